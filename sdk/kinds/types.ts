@@ -1,0 +1,78 @@
+/**
+ * The contract between the SDK's model-file reader and the per-kind scorers.
+ * Imports nothing: the SDK depends only on Web APIs and `msgpackr/pack`.
+ *
+ * @module
+ */
+
+/**
+ * A tensor as the SDK hands it to a scorer: float tensors (f32, f16, i8) are always given as
+ * `Float32Array` (f32 is a zero-copy view into the file; f16/i8 are dequantised once at load),
+ * integer tensors as `Int32Array`, `u8` as `Uint8Array`.
+ *
+ * @example
+ * ```ts
+ * import type { SdkTensor } from "./types.ts";
+ * const t: SdkTensor = { shape: [2], data: Float32Array.of(1, 2) };
+ * console.log(t.shape[0]);
+ * ```
+ */
+export interface SdkTensor {
+  readonly shape: readonly number[];
+  readonly data: Float32Array | Int32Array | Uint8Array;
+}
+
+/**
+ * A decoded model file as scorers see it.
+ *
+ * @example
+ * ```ts
+ * import type { DecodedModel } from "./types.ts";
+ * function size(m: DecodedModel): number { return m.numLabels; }
+ * console.log(typeof size);
+ * ```
+ */
+export interface DecodedModel {
+  readonly kind: string;
+  readonly formatVersion: number;
+  readonly numFeatures: number;
+  readonly numLabels: number;
+  readonly labelNames?: readonly string[];
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly meta?: Readonly<Record<string, unknown>>;
+  readonly tensors: Readonly<Record<string, SdkTensor>>;
+}
+
+/**
+ * Scores a preprocessed sparse row (indices in model columns, strictly increasing) and returns
+ * the top k labels, scores in decreasing order, ties broken by the smaller label index.
+ * Must not allocate per call beyond the returned arrays, and must not mutate the model.
+ *
+ * @example
+ * ```ts
+ * import type { KindScorer } from "./types.ts";
+ * const s: KindScorer = {
+ *   topK: (_i, _v, k) => ({ labels: new Int32Array(k), scores: new Float32Array(k) }),
+ * };
+ * console.log(s.topK(new Int32Array(0), new Float32Array(0), 1).labels.length); // 1
+ * ```
+ */
+export interface KindScorer {
+  topK(
+    indices: Int32Array,
+    values: Float32Array,
+    k: number,
+  ): { labels: Int32Array; scores: Float32Array };
+}
+
+/**
+ * Builds a scorer from a decoded model (called once per load).
+ *
+ * @example
+ * ```ts
+ * import type { KindFactory } from "./types.ts";
+ * const f: KindFactory = () => ({ topK: (_i, _v, k) => ({ labels: new Int32Array(k), scores: new Float32Array(k) }) });
+ * console.log(typeof f);
+ * ```
+ */
+export type KindFactory = (model: DecodedModel) => KindScorer;

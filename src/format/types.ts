@@ -1,0 +1,103 @@
+/**
+ * Types of the Tagstream model file (see docs/model-format.md). The SDK has its own copy of
+ * the reader side (it must not import trainer code); tests check that both agree.
+ *
+ * @module
+ */
+
+/**
+ * Kinds of inference model a file can hold.
+ *
+ * @example
+ * ```ts
+ * import type { ModelKind } from "./types.ts";
+ * const k: ModelKind = "linear-sparse";
+ * console.log(k);
+ * ```
+ */
+export type ModelKind = "linear-sparse" | "linear-lowrank" | "knn-embedding" | "random-features";
+
+/**
+ * A tensor as stored: element type, shape, and the typed array holding it.
+ * `f16` data is carried as `Uint16Array`; `i8` as `Int8Array` with a per-tensor (or per-row)
+ * `scale` so that value = int8 × scale.
+ *
+ * @example
+ * ```ts
+ * import type { Tensor } from "./types.ts";
+ * const t: Tensor = { dtype: "f32", shape: [2, 2], data: new Float32Array(4) };
+ * console.log(t.shape);
+ * ```
+ */
+export interface Tensor {
+  dtype: "f32" | "f64" | "i32" | "u8" | "i8" | "f16" | "u16";
+  shape: number[];
+  data: Float32Array | Float64Array | Int32Array | Uint8Array | Int8Array | Uint16Array;
+  /** For `i8`: one scale for the whole tensor, or one per row (a Float32Array). */
+  scale?: number | Float32Array;
+}
+
+/**
+ * How raw input features map to model columns.
+ *
+ * @example
+ * ```ts
+ * import type { FeatureSpace } from "./types.ts";
+ * const f: FeatureSpace = { type: "hashing", dim: 1 << 18, seed: 0 };
+ * console.log(f.type);
+ * ```
+ */
+export type FeatureSpace =
+  | { type: "index" }
+  | { type: "vocabulary"; names: string[] }
+  | { type: "hashing"; dim: number; seed: number };
+
+/**
+ * Preprocessing the model was trained with; the SDK applies it to raw input rows.
+ *
+ * @example
+ * ```ts
+ * import type { Preprocess } from "./types.ts";
+ * const p: Preprocess = { l2Normalize: true };
+ * console.log(p.l2Normalize);
+ * ```
+ */
+export interface Preprocess {
+  /** Multiply feature j by idf[j] (tensor `idf`) before normalisation. */
+  tfidf?: boolean;
+  /** Scale the row to unit L2 norm (after TF-IDF). */
+  l2Normalize?: boolean;
+}
+
+/**
+ * The content of a model file, as written by the trainer and read back.
+ *
+ * @example
+ * ```ts
+ * import type { ModelFileContent } from "./types.ts";
+ * const c: ModelFileContent = {
+ *   kind: "linear-lowrank",
+ *   numFeatures: 3,
+ *   numLabels: 2,
+ *   params: { rank: 1 },
+ *   tensors: {
+ *     W: { dtype: "f32", shape: [3, 1], data: new Float32Array(3) },
+ *     H: { dtype: "f32", shape: [2, 1], data: new Float32Array(2) },
+ *   },
+ * };
+ * console.log(c.kind);
+ * ```
+ */
+export interface ModelFileContent {
+  kind: ModelKind;
+  numFeatures: number;
+  numLabels: number;
+  labelNames?: string[];
+  featureSpace?: FeatureSpace;
+  preprocess?: Preprocess;
+  /** Kind-specific scalar parameters (rank, k of kNN, number of learners, ...). */
+  params: Record<string, number | string | boolean | number[]>;
+  /** Training metadata and metrics (free-form, JSON-able). */
+  meta?: Record<string, unknown>;
+  tensors: Record<string, Tensor>;
+}

@@ -1,0 +1,102 @@
+/**
+ * The River-shaped estimator contract every Tagstream model implements.
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../data/types.ts";
+
+/**
+ * A top-k answer: label indices in decreasing score order (ties: smaller index first),
+ * and their scores.
+ *
+ * @example
+ * ```ts
+ * import type { TopK } from "./estimator.ts";
+ * const t: TopK = { labels: Int32Array.of(4, 1), scores: Float32Array.of(0.9, 0.2) };
+ * console.log(t.labels[0]); // 4
+ * ```
+ */
+export interface TopK {
+  readonly labels: Int32Array;
+  readonly scores: Float32Array;
+}
+
+/**
+ * Serialisable full training state of a model (for checkpoints): a JSON-able config plus named
+ * typed arrays. Restoring it must give a model that continues learning exactly as the original.
+ *
+ * @example
+ * ```ts
+ * import type { ModelState } from "./estimator.ts";
+ * const s: ModelState = { kind: "br", config: { lambda: 0.01 }, scalars: { step: 3 }, tensors: { w: new Float32Array(4) } };
+ * console.log(s.kind); // "br"
+ * ```
+ */
+export interface ModelState {
+  readonly kind: string;
+  readonly config: Record<string, unknown>;
+  readonly scalars: Record<string, number>;
+  readonly tensors: Record<string, Float32Array | Float64Array | Int32Array | Uint8Array>;
+}
+
+/**
+ * A multi-label estimator.
+ *
+ * Rules: learning never mutates its inputs; prediction never mutates the model; the same seed
+ * and the same data give the same model; new features and labels (indices at or beyond the
+ * current sizes) grow the model.
+ *
+ * @example
+ * ```ts
+ * import type { Estimator } from "./estimator.ts";
+ * function top1(m: Estimator, x: { indices: Int32Array; values: Float32Array }): number {
+ *   return m.predictTopK(x, 1).labels[0] ?? -1;
+ * }
+ * console.log(typeof top1); // "function"
+ * ```
+ */
+export interface Estimator {
+  /** Model family, e.g. "leml", "sleec", "coembed", "br". */
+  readonly kind: string;
+  /** Current feature-space size. */
+  readonly numFeatures: number;
+  /** Current label-space size. */
+  readonly numLabels: number;
+  /** Learns from a minibatch. */
+  learnMany(batch: Batch): void;
+  /** Learns from one example; `y` lists the positive labels. */
+  learnOne(x: SparseVector, y: ArrayLike<number>): void;
+  /** The k best labels for `x`. */
+  predictTopK(x: SparseVector, k: number): TopK;
+  /**
+   * Scores of every label for `x` (length `numLabels`), written into `out` when given.
+   * Used by evaluation (AUC, Hamming loss: a label counts as predicted when its score is > 0).
+   */
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array;
+  /** Inference-only model file (see docs/model-format.md). */
+  toModelFile(options?: ModelFileOptions): Uint8Array;
+  /** Full training state for checkpoints. */
+  toState(): ModelState;
+}
+
+/**
+ * Options for {@linkcode Estimator.toModelFile}.
+ *
+ * @example
+ * ```ts
+ * import type { ModelFileOptions } from "./estimator.ts";
+ * const o: ModelFileOptions = { labelNames: ["a", "b"], quantize: "f16" };
+ * console.log(o.quantize); // "f16"
+ * ```
+ */
+export interface ModelFileOptions {
+  labelNames?: readonly string[];
+  featureNames?: readonly string[];
+  quantize?: "f32" | "f16" | "i8";
+  meta?: Record<string, unknown>;
+  /**
+   * Preprocessing the pipeline applied to rows before the model saw them (recorded in the file
+   * so the SDK applies it to raw rows; `idf` is required when `tfidf` is set).
+   */
+  preprocess?: { tfidf?: boolean; l2Normalize?: boolean; idf?: Float32Array };
+}
