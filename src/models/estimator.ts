@@ -100,3 +100,28 @@ export interface ModelFileOptions {
    */
   preprocess?: { tfidf?: boolean; l2Normalize?: boolean; idf?: Float32Array };
 }
+
+/**
+ * How the CLI, the service and the shared estimator checks create and restore a model.
+ * Each `src/models/<model>/mod.ts` exports one as `factory`.
+ *
+ * @example
+ * ```ts
+ * import type { EstimatorFactory } from "./estimator.ts";
+ * function kindOf(f: EstimatorFactory): string { return f.kind; }
+ * console.log(typeof kindOf);
+ * ```
+ */
+export interface EstimatorFactory {
+  /** Name used on the command line: "leml", "sleec", "coembed", "br". */
+  readonly kind: string;
+  /**
+   * A new streaming estimator. `numFeatures`/`numLabels` are initial sizes (the model grows when
+   * batches are larger); other options are model-specific and optional (defaults must work).
+   */
+  create(
+    options: { seed?: number; numFeatures?: number; numLabels?: number } & Record<string, unknown>,
+  ): Estimator;
+  /** Rebuilds an estimator from {@linkcode Estimator.toState}, bit-for-bit. */
+  restore(state: ModelState): Estimator;
+}
