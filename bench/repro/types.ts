@@ -1,0 +1,69 @@
+/**
+ * Contract of the repro harness: every experiment is a file `bench/repro/experiments/<name>.ts`
+ * whose default export is an {@linkcode Experiment}; `deno task repro NAME --dataset D` runs it
+ * and prints its {@linkcode ExperimentResult} as one JSON line.
+ *
+ * @module
+ */
+import type { Progress } from "../../src/cli/progress.ts";
+
+/**
+ * What an experiment receives from `bench/repro/repro.ts`.
+ *
+ * @example
+ * ```ts
+ * import type { ExperimentContext } from "./types.ts";
+ * function datasetOf(ctx: ExperimentContext): string { return ctx.dataset; }
+ * console.log(typeof datasetOf); // "function"
+ * ```
+ */
+export interface ExperimentContext {
+  /** Dataset name, e.g. "bibtex" (files `<dataDir>/<dataset>.train.txt` etc.). */
+  dataset: string;
+  /** Resolved data directory (`--data-dir`, else `$TAGSTREAM_DATA`, else `./data`). */
+  dataDir: string;
+  /** Random seed (`--seed`, default 0). */
+  seed: number;
+  /** Every other command-line flag, e.g. `{ k: "10", quick: true }`. */
+  flags: Record<string, string | boolean>;
+  /** Progress reporter for long loops (a bar on a terminal, silent otherwise). */
+  progress: Progress;
+}
+
+/**
+ * What an experiment returns. Precision-type metrics in percent (0-100), AUCs and Hamming loss
+ * as fractions.
+ *
+ * @example
+ * ```ts
+ * import type { ExperimentResult } from "./types.ts";
+ * const r: ExperimentResult = {
+ *   metrics: { "P@1": 42 },
+ *   trainSeconds: 1.5,
+ *   predictMsPerRow: 0.2,
+ *   modelBytes: 1024,
+ * };
+ * console.log(r.metrics["P@1"]); // 42
+ * ```
+ */
+export interface ExperimentResult {
+  metrics: Record<string, number>;
+  trainSeconds: number;
+  predictMsPerRow: number;
+  modelBytes: number;
+  /** Extra keys merged into the printed JSON object (chosen hyper-parameters, ...). */
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * An experiment: the default export of `bench/repro/experiments/<name>.ts`.
+ *
+ * @example
+ * ```ts
+ * import type { Experiment } from "./types.ts";
+ * const noop: Experiment = () =>
+ *   Promise.resolve({ metrics: {}, trainSeconds: 0, predictMsPerRow: 0, modelBytes: 0 });
+ * console.log(typeof noop); // "function"
+ * ```
+ */
+export type Experiment = (ctx: ExperimentContext) => Promise<ExperimentResult>;

@@ -1,0 +1,53 @@
+/**
+ * Inverse label propensities as in Jain, Prabhu and Varma (2016), the Extreme Classification
+ * Repository's convention for the propensity-scored metrics (PSP@k, PSnDCG@k).
+ *
+ * @module
+ */
+
+/**
+ * Label propensities `p_l = 1 / (1 + C (N_l + B)^-A)` with `C = (ln N − 1)(B + 1)^A`, where
+ * `N_l` is the number of training rows carrying label `l` and `N` the number of training rows.
+ * The repository's defaults are `A = 0.55, B = 1.5` (Wikipedia-LSHTC uses 0.5, 0.4; Amazon 0.6,
+ * 2.6). Rare labels get small propensities, i.e. large weights `1 / p_l`.
+ *
+ * @param labelCounts number of training rows per label (`N_l`), one entry per label
+ * @param numTrain number of training rows (`N`), at least 1
+ * @param A the `A` parameter (default 0.55)
+ * @param B the `B` parameter (default 1.5)
+ * @returns one propensity per label, in (0, 1]
+ * @throws {RangeError} when `numTrain` is not a positive integer or a count is negative/NaN
+ *
+ * @example
+ * ```ts
+ * import { propensities } from "./propensity.ts";
+ * const p = propensities([100, 1, 0], 1000);
+ * console.log(p[0] > p[1] && p[1] > p[2]); // true: frequent labels have larger propensities
+ * ```
+ */
+export function propensities(
+  labelCounts: ArrayLike<number>,
+  numTrain: number,
+  A = 0.55,
+  B = 1.5,
+): Float64Array {
+  if (!Number.isFinite(numTrain) || numTrain < 1) {
+    throw new RangeError(
+      `propensities: numTrain must be a positive number of training rows, got ${numTrain}`,
+    );
+  }
+  if (!Number.isFinite(A) || !Number.isFinite(B) || B <= -1) {
+    throw new RangeError(`propensities: invalid parameters A=${A}, B=${B} (need B > -1)`);
+  }
+  const c = (Math.log(numTrain) - 1) * Math.pow(B + 1, A);
+  const n = labelCounts.length;
+  const out = new Float64Array(n);
+  for (let l = 0; l < n; l++) {
+    const nl = labelCounts[l];
+    if (!(nl >= 0)) {
+      throw new RangeError(`propensities: label count ${l} is ${nl}, expected a number >= 0`);
+    }
+    out[l] = 1 / (1 + c * Math.pow(nl + B, -A));
+  }
+  return out;
+}
