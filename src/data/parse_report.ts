@@ -1,0 +1,73 @@
+/**
+ * The report every reader keeps: accepted and skipped line counts and the first few errors.
+ *
+ * @module
+ */
+
+/** One recorded parse error. */
+export interface ParseErrorEntry {
+  /** 1-based line number in the source (0 when the error is about the whole source). */
+  readonly line: number;
+  /** The full message (`Cannot parse line 12 of x.txt: ...`). */
+  readonly message: string;
+}
+
+/** What to do with a bad line: throw (`"fail"`, the default) or skip it and count it. */
+export type OnError = "fail" | "skip";
+
+/**
+ * Accepted/skipped counts and the first errors of one read. Readers mutate it as they go, so it
+ * is final once the stream has ended.
+ *
+ * @example
+ * ```ts
+ * import { newParseReport } from "./parse_report.ts";
+ * const r = newParseReport("x.txt");
+ * console.log(r.accepted, r.skipped, r.errors.length); // 0 0 0
+ * ```
+ */
+export interface ParseReport {
+  /** Source name (file base name, URL, `<stdin>`...). */
+  readonly source: string;
+  /** Rows delivered. */
+  accepted: number;
+  /** Lines skipped (`onError: "skip"`). */
+  skipped: number;
+  /** The first errors (at most `maxErrors`, default 10); `skipped` counts them all. */
+  readonly errors: ParseErrorEntry[];
+  /** The XC header, when the format has one. */
+  header?: { numRows: number; numFeatures: number; numLabels: number };
+}
+
+/**
+ * A fresh, empty report.
+ *
+ * @example
+ * ```ts
+ * import { newParseReport } from "./parse_report.ts";
+ * console.log(newParseReport("<stdin>").source); // "<stdin>"
+ * ```
+ */
+export function newParseReport(source: string): ParseReport {
+  return { source, accepted: 0, skipped: 0, errors: [] };
+}
+
+/**
+ * Builds the library's standard parse error: same class as `cause` (`SyntaxError`,
+ * `RangeError` or `TypeError`), message `Cannot parse line N of SOURCE: DETAIL`.
+ *
+ * @example
+ * ```ts
+ * import { lineError } from "./parse_report.ts";
+ * const e = lineError(new RangeError("feature index 9 is out of range [0, 9)"), 12, "x.txt");
+ * console.log(e.message); // "Cannot parse line 12 of x.txt: feature index 9 is out of range [0, 9)"
+ * ```
+ */
+export function lineError(cause: unknown, line: number, source: string): Error {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  const message = `Cannot parse line ${line} of ${source}: ${detail}`;
+  if (cause instanceof RangeError) return new RangeError(message);
+  if (cause instanceof TypeError) return new TypeError(message);
+  if (cause instanceof SyntaxError) return new SyntaxError(message);
+  throw cause; // not a parse error: an internal bug, keep its stack
+}

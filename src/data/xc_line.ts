@@ -1,0 +1,399 @@
+/**
+ * The byte-level line parser shared by the whole-file loader and the streaming readers of the XC
+ * (Extreme Classification Repository) and LIBSVM multi-label text formats.
+ *
+ * A line is `l1,l2,... f:v f:v ...`: a comma-separated list of label indices (empty list: the
+ * line starts with a space), then space-separated `index:value` pairs. Integers and plain
+ * decimals are parsed straight from the bytes with no substring; only exotic tokens (exponents,
+ * more than 15 significant digits) fall back to `Number()`. Output goes into growable typed
+ * arrays ({@link SparseRowBuffer}), doubled when full.
+ *
+ * @module
+ */
+
+/** Exact powers of ten used by the fast decimal path. */
+const POW10 = new Float64Array(16);
+for (let i = 0, p = 1; i < 16; i++, p *= 10) POW10[i] = p;
+
+const MAX_INDEX = 2147483647;
+const PLAIN_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Growable CSR storage for parsed rows: feature indices/values and label indices, plus row
+ * pointers. Arrays are doubled when full; `nnz`, `numLabelEntries` and `numRows` are the used
+ * lengths.
+ *
+ * @example
+ * ```ts
+ * import { SparseRowBuffer } from "./xc_line.ts";
+ * const b = new SparseRowBuffer(4, 8, 2);
+ * console.log(b.numRows, b.nnz); // 0 0
+ * ```
+ */
+export class SparseRowBuffer {
+  /** Feature indices (first `nnz` used). */
+  featIdx: Int32Array;
+  /** Feature values (first `nnz` used). */
+  featVal: Float32Array;
+  /** Label indices (first `numLabelEntries` used). */
+  labels: Int32Array;
+  /** Feature row pointers (first `numRows + 1` used). */
+  featPtr: Int32Array;
+  /** Label row pointers (first `numRows + 1` used). */
+  labelPtr: Int32Array;
+  /** Used entries of `featIdx`/`featVal`. */
+  nnz = 0;
+  /** Used entries of `labels`. */
+  numLabelEntries = 0;
+  /** Committed rows. */
+  numRows = 0;
+  /** Largest feature index seen in a committed row (-1 when none). */
+  maxFeature = -1;
+  /** Largest label index seen in a committed row (-1 when none). */
+  maxLabel = -1;
+
+  /**
+   * @param rows initial row capacity
+   * @param nnz initial feature-entry capacity
+   * @param labels initial label-entry capacity
+   */
+  constructor(rows = 1024, nnz = 16384, labels = 4096) {
+    this.featIdx = new Int32Array(Math.max(16, nnz));
+    this.featVal = new Float32Array(Math.max(16, nnz));
+    this.labels = new Int32Array(Math.max(16, labels));
+    this.featPtr = new Int32Array(Math.max(16, rows + 1));
+    this.labelPtr = new Int32Array(Math.max(16, rows + 1));
+  }
+
+  /** Doubles the feature arrays. */
+  growFeatures(): void {
+    const n = this.featIdx.length * 2;
+    const i = new Int32Array(n);
+    i.set(this.featIdx);
+    const v = new Float32Array(n);
+    v.set(this.featVal);
+    this.featIdx = i;
+    this.featVal = v;
+  }
+
+  /** Doubles the label array. */
+  growLabels(): void {
+    const l = new Int32Array(this.labels.length * 2);
+    l.set(this.labels);
+    this.labels = l;
+  }
+
+  /**
+   * Closes the current row (entries appended since the previous commit).
+   *
+   * @example
+   * ```ts
+   * import { SparseRowBuffer } from "./xc_line.ts";
+   * const b = new SparseRowBuffer();
+   * b.commitRow();
+   * console.log(b.numRows); // 1
+   * ```
+   */
+  commitRow(): void {
+    const r = this.numRows + 1;
+    if (r >= this.featPtr.length) {
+      const n = this.featPtr.length * 2;
+      const f = new Int32Array(n);
+      f.set(this.featPtr);
+      const l = new Int32Array(n);
+      l.set(this.labelPtr);
+      this.featPtr = f;
+      this.labelPtr = l;
+    }
+    const f0 = this.featPtr[r - 1], l0 = this.labelPtr[r - 1];
+    if (this.nnz > f0) {
+      const last = this.featIdx[this.nnz - 1];
+      if (last > this.maxFeature) this.maxFeature = last;
+    }
+    if (this.numLabelEntries > l0) {
+      const last = this.labels[this.numLabelEntries - 1];
+      if (last > this.maxLabel) this.maxLabel = last;
+    }
+    this.featPtr[r] = this.nnz;
+    this.labelPtr[r] = this.numLabelEntries;
+    this.numRows = r;
+  }
+
+  /** Drops entries appended since the last committed row. */
+  rollback(): void {
+    this.nnz = this.featPtr[this.numRows];
+    this.numLabelEntries = this.labelPtr[this.numRows];
+  }
+
+  /**
+   * Forgets all rows (keeps capacity and the max-index statistics).
+   *
+   * @example
+   * ```ts
+   * import { SparseRowBuffer } from "./xc_line.ts";
+   * const b = new SparseRowBuffer();
+   * b.commitRow();
+   * b.clear();
+   * console.log(b.numRows); // 0
+   * ```
+   */
+  clear(): void {
+    this.numRows = 0;
+    this.nnz = 0;
+    this.numLabelEntries = 0;
+  }
+}
+
+/** Options of {@link XcLineParser}. */
+export interface XcLineParserOptions {
+  /** Exclusive bound on feature indices (after the base shift); -1 for no bound. Default -1. */
+  numFeatures?: number;
+  /** Exclusive bound on label indices (after the base shift); -1 for no bound. Default -1. */
+  numLabels?: number;
+  /** Index of the first feature in the text (0 for XC, usually 1 for LIBSVM). Default 0. */
+  featureIndexBase?: number;
+  /** Index of the first label in the text. Default 0. */
+  labelIndexBase?: number;
+  /**
+   * LIBSVM mode: a line whose first token contains `:` has no labels (no leading space needed),
+   * and `qid:N` tokens are ignored. Default false (strict XC).
+   */
+  libsvm?: boolean;
+}
+
+function describeByte(c: number | undefined): string {
+  if (c === undefined) return "end of line";
+  if (c === 32) return "' '";
+  if (c === 9) return "a tab";
+  if (c >= 33 && c < 127) return `'${String.fromCharCode(c)}'`;
+  return `byte 0x${c.toString(16).padStart(2, "0")}`;
+}
+
+function latin1(buf: Uint8Array, start: number, end: number): string {
+  let s = "";
+  for (let i = start; i < end; i++) s += String.fromCharCode(buf[i]);
+  return s;
+}
+
+function shorten(s: string): string {
+  return s.length > 40 ? s.slice(0, 37) + "..." : s;
+}
+
+/**
+ * Parses one text line of the XC / LIBSVM format from bytes into a {@link SparseRowBuffer}.
+ * Errors are thrown as `SyntaxError` (malformed text) or `RangeError` (bad index or value) with
+ * a message naming the field, without the "Cannot parse line N of FILE" prefix, which the caller
+ * adds; on error nothing of the line is kept.
+ *
+ * @example
+ * ```ts
+ * import { SparseRowBuffer, XcLineParser } from "./xc_line.ts";
+ * const out = new SparseRowBuffer();
+ * const p = new XcLineParser(out, { numFeatures: 10, numLabels: 5 });
+ * const line = new TextEncoder().encode("1,3 0:1 7:0.25");
+ * p.parseLine(line, 0, line.length);
+ * console.log(out.numRows, out.nnz, out.featVal[1]); // 1 2 0.25
+ * ```
+ */
+export class XcLineParser {
+  /** Output buffer. */
+  readonly out: SparseRowBuffer;
+  /** Feature bound (-1: none). */
+  numFeatures: number;
+  /** Label bound (-1: none). */
+  numLabels: number;
+  readonly #featureBase: number;
+  readonly #labelBase: number;
+  readonly #libsvm: boolean;
+
+  /**
+   * @param out buffer receiving the rows
+   * @param options bounds, index bases and LIBSVM mode
+   */
+  constructor(out: SparseRowBuffer, options: XcLineParserOptions = {}) {
+    this.out = out;
+    this.numFeatures = options.numFeatures ?? -1;
+    this.numLabels = options.numLabels ?? -1;
+    this.#featureBase = options.featureIndexBase ?? 0;
+    this.#labelBase = options.labelIndexBase ?? 0;
+    this.#libsvm = options.libsvm ?? false;
+  }
+
+  /**
+   * Parses `buf[start, end)` (one line without its `\n`; a trailing `\r` is ignored) and commits
+   * it as a row of {@link out}. Throws (and keeps nothing of the line) on malformed input.
+   *
+   * @example
+   * ```ts
+   * import { SparseRowBuffer, XcLineParser } from "./xc_line.ts";
+   * const p = new XcLineParser(new SparseRowBuffer(), { numFeatures: 3 });
+   * const bad = new TextEncoder().encode("0 5:1");
+   * try { p.parseLine(bad, 0, bad.length); } catch (e) { console.log((e as Error).message); }
+   * // feature index 5 is out of range [0, 3)
+   * ```
+   */
+  parseLine(buf: Uint8Array, start: number, end: number): void {
+    if (end > start && buf[end - 1] === 13) end--;
+    try {
+      this.#parse(buf, start, end);
+    } catch (e) {
+      this.out.rollback();
+      throw e;
+    }
+    this.out.commitRow();
+  }
+
+  #parse(buf: Uint8Array, start: number, end: number): void {
+    const out = this.out;
+    let p = start;
+    let c = 0;
+    let hasLabels = p < end && buf[p] !== 32 && buf[p] !== 9;
+    if (hasLabels && this.#libsvm) {
+      for (let q = p; q < end; q++) {
+        const d = buf[q];
+        if (d === 32 || d === 9) break;
+        if (d === 58) {
+          hasLabels = false;
+          break;
+        }
+      }
+    }
+    if (hasLabels) {
+      const lb = this.#labelBase, nL = this.numLabels;
+      let prev = -1;
+      while (true) {
+        c = buf[p];
+        if (c < 48 || c > 57) {
+          throw new SyntaxError(
+            `expected a label index at column ${p - start + 1}, found ${
+              describeByte(p < end ? c : undefined)
+            }`,
+          );
+        }
+        let v = 0;
+        do {
+          v = v * 10 + (c - 48);
+          p++;
+        } while (p < end && (c = buf[p]) >= 48 && c <= 57);
+        if (v > MAX_INDEX) throw new RangeError(`label index ${v} is too large`);
+        v -= lb;
+        if (v < 0) throw new RangeError(`label index ${v + lb} is below the index base ${lb}`);
+        if (nL >= 0 && v >= nL) {
+          throw new RangeError(`label index ${v} is out of range [0, ${nL})`);
+        }
+        if (v <= prev) {
+          throw new RangeError(
+            `label indices must be strictly increasing: ${v} comes after ${prev}`,
+          );
+        }
+        if (out.numLabelEntries === out.labels.length) out.growLabels();
+        out.labels[out.numLabelEntries++] = v;
+        prev = v;
+        if (p >= end) break;
+        c = buf[p];
+        if (c === 44) {
+          p++;
+          continue;
+        }
+        if (c === 32 || c === 9) break;
+        throw new SyntaxError(
+          `expected ',' or ' ' after label ${v + lb}, found ${describeByte(c)}` +
+            (c === 58 ? " (a row with no labels must start with a space)" : ""),
+        );
+      }
+    }
+    const fb = this.#featureBase, nF = this.numFeatures;
+    let prevF = -1;
+    while (true) {
+      while (p < end && ((c = buf[p]) === 32 || c === 9)) p++;
+      if (p >= end) break;
+      if (c < 48 || c > 57) {
+        if (
+          this.#libsvm && c === 113 && buf[p + 1] === 105 && buf[p + 2] === 100 &&
+          buf[p + 3] === 58
+        ) {
+          while (p < end && buf[p] !== 32 && buf[p] !== 9) p++;
+          continue;
+        }
+        throw new SyntaxError(
+          `expected a feature index at column ${p - start + 1}, found ${describeByte(c)}`,
+        );
+      }
+      let idx = 0;
+      do {
+        idx = idx * 10 + (c - 48);
+        p++;
+      } while (p < end && (c = buf[p]) >= 48 && c <= 57);
+      if (p >= end || c !== 58) {
+        throw new SyntaxError(
+          `missing ':' after feature index ${idx} (found ${describeByte(p < end ? c : undefined)})`,
+        );
+      }
+      p++;
+      if (idx > MAX_INDEX) throw new RangeError(`feature index ${idx} is too large`);
+      idx -= fb;
+      if (idx < 0) throw new RangeError(`feature index ${idx + fb} is below the index base ${fb}`);
+      if (nF >= 0 && idx >= nF) {
+        throw new RangeError(`feature index ${idx} is out of range [0, ${nF})`);
+      }
+      if (idx <= prevF) {
+        throw new RangeError(
+          `feature indices must be strictly increasing: ${idx} comes after ${prevF}`,
+        );
+      }
+      prevF = idx;
+      // value
+      const vs = p;
+      let neg = false;
+      c = p < end ? buf[p] : -1;
+      if (c === 45) {
+        neg = true;
+        p++;
+      } else if (c === 43) p++;
+      let m = 0, digits = 0, scale = 0;
+      while (p < end && (c = buf[p]) >= 48 && c <= 57) {
+        m = m * 10 + (c - 48);
+        digits++;
+        p++;
+      }
+      if (p < end && c === 46) {
+        p++;
+        while (p < end && (c = buf[p]) >= 48 && c <= 57) {
+          m = m * 10 + (c - 48);
+          digits++;
+          scale++;
+          p++;
+        }
+      }
+      let val: number;
+      if (digits > 0 && digits <= 15 && (p >= end || (c = buf[p]) === 32 || c === 9)) {
+        val = scale === 0 ? m : m / POW10[scale];
+        if (neg) val = -val;
+      } else {
+        while (p < end && (c = buf[p]) !== 32 && c !== 9) p++;
+        val = this.#exotic(buf, vs, p, idx);
+      }
+      if (out.nnz === out.featIdx.length) out.growFeatures();
+      out.featIdx[out.nnz] = idx;
+      out.featVal[out.nnz++] = val;
+    }
+  }
+
+  #exotic(buf: Uint8Array, start: number, end: number, idx: number): number {
+    const tok = latin1(buf, start, end);
+    if (tok.length === 0) throw new SyntaxError(`missing value after '${idx}:'`);
+    if (!PLAIN_NUMBER.test(tok)) {
+      if (/^[+-]?(nan|inf|infinity)$/i.test(tok)) {
+        throw new RangeError(`value '${tok}' of feature ${idx} is not a finite number`);
+      }
+      throw new SyntaxError(`value '${shorten(tok)}' of feature ${idx} is not a number`);
+    }
+    const v = Number(tok);
+    if (!Number.isFinite(Math.fround(v))) {
+      throw new RangeError(
+        `value '${shorten(tok)}' of feature ${idx} is not a finite 32-bit float`,
+      );
+    }
+    return v;
+  }
+}

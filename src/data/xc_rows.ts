@@ -1,0 +1,202 @@
+/**
+ * Line-level driver of the XC / LIBSVM text formats: header handling, row counting against the
+ * header, `onError` policy and the {@link ParseReport}. Used both by the whole-file loader
+ * (`dataset.ts`) and by the streaming readers (`readers.ts`), so both share the byte parser.
+ *
+ * @module
+ */
+import { SparseRowBuffer, XcLineParser } from "./xc_line.ts";
+import { lineError, newParseReport, type OnError, type ParseReport } from "./parse_report.ts";
+
+/** Options of {@link TextRowsParser}. */
+export interface TextRowsOptions {
+  /** `"xc"` (header `N D L` on line 1, strict) or `"libsvm"` (no header). Default `"xc"`. */
+  format?: "xc" | "libsvm";
+  /** `"fail"` (default) throws on the first bad line; `"skip"` skips and counts it. */
+  onError?: OnError;
+  /** How many errors the report keeps (default 10). */
+  maxErrors?: number;
+  /** Feature index of the first feature in the text: XC 0 (fixed); LIBSVM default 1. */
+  featureIndexBase?: number;
+  /** Label index of the first label in the text (default 0). */
+  labelIndexBase?: number;
+  /** Bound on feature indices for LIBSVM (default: none, grows). XC uses the header's D. */
+  numFeatures?: number;
+  /** Bound on label indices for LIBSVM (default: none, grows). XC uses the header's L. */
+  numLabels?: number;
+}
+
+/**
+ * Reads an XC header line `N D L` from bytes.
+ *
+ * @example
+ * ```ts
+ * import { parseXcHeader } from "./xc_rows.ts";
+ * const h = parseXcHeader(new TextEncoder().encode("10 5 3"), 0, 6);
+ * console.log(h.numRows, h.numFeatures, h.numLabels); // 10 5 3
+ * ```
+ */
+export function parseXcHeader(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+): { numRows: number; numFeatures: number; numLabels: number } {
+  if (end > start && buf[end - 1] === 13) end--;
+  let text = "";
+  for (let i = start; i < end && i < start + 200; i++) text += String.fromCharCode(buf[i]);
+  const m = /^\s*(\d+)[ \t]+(\d+)[ \t]+(\d+)\s*$/.exec(text);
+  if (m === null || end - start > 200) {
+    const shown = text.length > 40 ? text.slice(0, 37) + "..." : text;
+    throw new SyntaxError(
+      `expected the header 'N D L' (three non-negative integers), found '${shown}'`,
+    );
+  }
+  const numRows = Number(m[1]), numFeatures = Number(m[2]), numLabels = Number(m[3]);
+  if (numRows > 2147483647 || numFeatures > 2147483647 || numLabels > 2147483647) {
+    throw new RangeError(`header '${text.trim()}' declares sizes beyond 2^31-1`);
+  }
+  return { numRows, numFeatures, numLabels };
+}
+
+/**
+ * Feeds lines (with their 1-based numbers) to the shared byte parser, applying the header, the
+ * row-count check and the `onError` policy. Accepted rows land in {@link out}.
+ *
+ * @example
+ * ```ts
+ * import { TextRowsParser } from "./xc_rows.ts";
+ * const enc = new TextEncoder();
+ * const p = new TextRowsParser("x.txt", { format: "xc" });
+ * for (const [i, s] of ["1 3 2", "0,1 2:1"].entries()) {
+ *   const b = enc.encode(s);
+ *   p.line(b, 0, b.length, i + 1);
+ * }
+ * p.finish(2);
+ * console.log(p.report.accepted, p.out.nnz); // 1 1
+ * ```
+ */
+export class TextRowsParser {
+  /** Source name used in messages. */
+  readonly source: string;
+  /** Accepted rows. */
+  readonly out: SparseRowBuffer;
+  /** Counts and first errors. */
+  readonly report: ParseReport;
+  readonly #parser: XcLineParser;
+  readonly #xc: boolean;
+  readonly #skip: boolean;
+  readonly #maxErrors: number;
+  #needHeader: boolean;
+  #rowsSeen = 0;
+
+  /**
+   * @param source name used in error messages
+   * @param options format, error policy, index bases
+   * @param out buffer to fill (a fresh one by default)
+   */
+  constructor(source: string, options: TextRowsOptions = {}, out?: SparseRowBuffer) {
+    this.source = source;
+    this.out = out ?? new SparseRowBuffer();
+    this.report = newParseReport(source);
+    const format = options.format ?? "xc";
+    if (format !== "xc" && format !== "libsvm") {
+      throw new TypeError(`TextRowsParser: unknown format '${format}' (expected xc or libsvm)`);
+    }
+    const onError = options.onError ?? "fail";
+    if (onError !== "fail" && onError !== "skip") {
+      throw new TypeError(`TextRowsParser: onError must be "fail" or "skip", got '${onError}'`);
+    }
+    this.#xc = format === "xc";
+    this.#skip = onError === "skip";
+    this.#maxErrors = options.maxErrors ?? 10;
+    this.#needHeader = this.#xc;
+    this.#parser = new XcLineParser(this.out, {
+      featureIndexBase: this.#xc ? 0 : (options.featureIndexBase ?? 1),
+      labelIndexBase: options.labelIndexBase ?? 0,
+      numFeatures: this.#xc ? -1 : (options.numFeatures ?? -1),
+      numLabels: this.#xc ? -1 : (options.numLabels ?? -1),
+      libsvm: !this.#xc,
+    });
+  }
+
+  /** True once the header line (XC) has been read. */
+  get hasHeader(): boolean {
+    return !this.#needHeader;
+  }
+
+  /**
+   * Handles one line `buf[start, end)` numbered `lineNo`. Returns true when a row was accepted.
+   * Throws the standard parse error in fail mode.
+   */
+  line(buf: Uint8Array, start: number, end: number, lineNo: number): boolean {
+    if (this.#needHeader) {
+      try {
+        const h = parseXcHeader(buf, start, end);
+        this.report.header = h;
+        this.#parser.numFeatures = h.numFeatures;
+        this.#parser.numLabels = h.numLabels;
+        this.#needHeader = false;
+      } catch (e) {
+        // A bad header is fatal even in skip mode: nothing after it can be checked.
+        throw lineError(e, lineNo, this.source);
+      }
+      return false;
+    }
+    if (!this.#xc) {
+      // LIBSVM: blank lines and '#' comments are ignored.
+      let p = start;
+      while (p < end && (buf[p] === 32 || buf[p] === 9 || buf[p] === 13)) p++;
+      if (p === end || buf[p] === 35) return false;
+    }
+    this.#rowsSeen++;
+    try {
+      if (this.#xc) {
+        const n = this.report.header!.numRows;
+        if (this.#rowsSeen > n) {
+          throw new RangeError(`more rows than the ${n} declared in the header`);
+        }
+        if (end === start || (end === start + 1 && buf[start] === 13)) {
+          throw new SyntaxError(
+            "empty line (a row with no labels and no features is written as a single space)",
+          );
+        }
+      }
+      this.#parser.parseLine(buf, start, end);
+    } catch (e) {
+      const err = lineError(e, lineNo, this.source);
+      if (!this.#skip) throw err;
+      this.report.skipped++;
+      if (this.report.errors.length < this.#maxErrors) {
+        this.report.errors.push({ line: lineNo, message: err.message });
+      }
+      return false;
+    }
+    this.report.accepted++;
+    return true;
+  }
+
+  /**
+   * Ends the input (`lastLine` = number of lines read). Checks that an XC source had a header and
+   * as many rows as declared; in skip mode a shortfall is recorded in the report instead.
+   */
+  finish(lastLine: number): void {
+    if (!this.#xc) return;
+    if (this.#needHeader) {
+      throw new SyntaxError(
+        `Cannot parse ${this.source}: empty input, expected the header 'N D L'`,
+      );
+    }
+    const n = this.report.header!.numRows;
+    if (this.#rowsSeen < n) {
+      const err = new RangeError(
+        `Cannot parse line ${
+          lastLine + 1
+        } of ${this.source}: unexpected end of input after ${this.#rowsSeen} rows, the header declares ${n}`,
+      );
+      if (!this.#skip) throw err;
+      if (this.report.errors.length < this.#maxErrors) {
+        this.report.errors.push({ line: lastLine + 1, message: err.message });
+      }
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { Rng } from "../../src/data/random.ts";
+import { assert, assertEquals } from "./helpers.ts";
+
+Deno.test("Rng: deterministic per seed, different across seeds", () => {
+  const a = new Rng(123), b = new Rng(123), c = new Rng(124);
+  const sa = Array.from({ length: 20 }, () => a.nextUint32());
+  const sb = Array.from({ length: 20 }, () => b.nextUint32());
+  const sc = Array.from({ length: 20 }, () => c.nextUint32());
+  assertEquals(sa, sb);
+  assert(sa.join() !== sc.join());
+});
+
+Deno.test("Rng: uniform, nextInt, normal and shuffle have the right distribution", () => {
+  const r = new Rng(2024);
+  let sum = 0;
+  const counts = new Int32Array(10);
+  let m1 = 0, m2 = 0;
+  const n = 20000;
+  for (let i = 0; i < n; i++) {
+    const u = r.next();
+    assert(u >= 0 && u < 1);
+    sum += u;
+    counts[r.nextInt(10)]++;
+    const z = r.normal();
+    m1 += z;
+    m2 += z * z;
+  }
+  assert(Math.abs(sum / n - 0.5) < 0.01, `mean ${sum / n}`);
+  for (const k of counts) assert(Math.abs(k - n / 10) < 300, `bucket ${k}`);
+  assert(Math.abs(m1 / n) < 0.03 && Math.abs(m2 / n - 1) < 0.05, `normal ${m1 / n} ${m2 / n}`);
+  const p = Int32Array.from({ length: 50 }, (_, i) => i);
+  r.shuffle(p);
+  assertEquals([...p].sort((x, y) => x - y), Array.from({ length: 50 }, (_, i) => i));
+  assert(p.some((v, i) => v !== i), "shuffle moved something");
+});
