@@ -1,0 +1,309 @@
+/**
+ * Offline evaluation: all the metrics of a model (or of stored predictions) over a labelled test
+ * set, in one pass. Top-k lists are derived from the scores with the project's tie rule
+ * (decreasing score, ties broken by the smaller label index), so the same scores always give
+ * the same metrics.
+ *
+ * Reported keys: `P@k`, `nDCG@k`, `PSP@k`, `PSnDCG@k`, `coverage@k` (percent, 0-100) for k in
+ * 1, 3, 5 (those up to `k`) and `k` itself; `instanceAUC`, `macroAUC` and `hamming` (fractions).
+ * An AUC with no valid row or label is NaN (`null` in JSON).
+ *
+ * @module
+ */
+import type { BinaryCsr, CsrMatrix, SparseVector } from "../data/types.ts";
+import type { TopK } from "../models/estimator.ts";
+import type { Progress } from "../cli/progress.ts";
+import { PrecisionAtK } from "./precision.ts";
+import { NdcgAtK } from "./ndcg.ts";
+import { PspAtK } from "./psp.ts";
+import { PsNdcgAtK } from "./psndcg.ts";
+import { HammingLoss } from "./hamming.ts";
+import { InstanceAuc } from "./instance_auc.ts";
+import { MacroAuc } from "./macro_auc.ts";
+import { LabelCoverage } from "./coverage.ts";
+import { topKDense, topKSparse } from "./topk.ts";
+import { checkLabels } from "./relevance.ts";
+
+/**
+ * Options of {@linkcode Evaluator}.
+ *
+ * @example
+ * ```ts
+ * import type { EvaluatorOptions } from "./evaluate.ts";
+ * const o: EvaluatorOptions = { propensities: Float64Array.of(0.5, 0.5), k: 3 };
+ * console.log(o.k); // 3
+ * ```
+ */
+export interface EvaluatorOptions {
+  /** One propensity per label (see `propensities` in `./propensity.ts`), from training counts. */
+  propensities: Float64Array;
+  /** Largest cut-off (default 5); metrics are reported at 1, 3, 5 (up to k) and k. */
+  k?: number;
+  /** Compute the macro AUC (default true; it keeps every non-zero score until the end). */
+  macroAuc?: boolean;
+}
+
+/**
+ * The cut-offs reported for a largest cut-off `k`: 1, 3 and 5 when not above `k`, and `k`.
+ *
+ * @example
+ * ```ts
+ * import { reportedKs } from "./evaluate.ts";
+ * console.log(reportedKs(5), reportedKs(10), reportedKs(2)); // [1, 3, 5] [1, 3, 5, 10] [1, 2]
+ * ```
+ */
+export function reportedKs(k: number): number[] {
+  if (!Number.isInteger(k) || k < 1) {
+    throw new RangeError(`evaluation: k must be a positive integer, got ${k}`);
+  }
+  return [...new Set([1, 3, 5].filter((c) => c <= k).concat([k]))].sort((a, b) => a - b);
+}
+
+/**
+ * Accumulates every metric over rows given as dense or sparse score vectors plus true labels.
+ *
+ * @example
+ * ```ts
+ * import { Evaluator } from "./evaluate.ts";
+ * const ev = new Evaluator(3, { propensities: Float64Array.of(0.5, 0.5, 0.5), k: 1 });
+ * ev.addScores(Float32Array.of(0.2, 0.9, -1), Int32Array.of(1)); // right
+ * ev.addSparseScores(Int32Array.of(2), Float64Array.of(0.4), Int32Array.of(0)); // wrong
+ * const m = ev.result();
+ * console.log(m["P@1"], m.instanceAUC, m.hamming); // 50 0.625 0.5
+ * ```
+ */
+export class Evaluator {
+  /** Size of the label space (scores may be longer when a model knows more labels). */
+  readonly numLabels: number;
+  /** Largest cut-off. */
+  readonly k: number;
+  readonly #p: PrecisionAtK;
+  readonly #ndcg: NdcgAtK;
+  readonly #psp: PspAtK;
+  readonly #psndcg: PsNdcgAtK;
+  readonly #coverage: LabelCoverage;
+  readonly #hamming = new HammingLoss();
+  readonly #instanceAuc = new InstanceAuc();
+  readonly #macroAuc: MacroAuc | undefined;
+  #rows = 0;
+
+  /**
+   * @param numLabels size of the label space of the true labels
+   * @param options propensities (at least `numLabels` of them) and cut-offs
+   */
+  constructor(numLabels: number, options: EvaluatorOptions) {
+    if (!Number.isInteger(numLabels) || numLabels < 1) {
+      throw new RangeError(`Evaluator: numLabels must be a positive integer, got ${numLabels}`);
+    }
+    if (options.propensities.length < numLabels) {
+      throw new RangeError(
+        `Evaluator: ${options.propensities.length} propensities for ${numLabels} labels`,
+      );
+    }
+    this.numLabels = numLabels;
+    this.k = options.k ?? 5;
+    const ks = reportedKs(this.k);
+    this.#p = new PrecisionAtK(ks);
+    this.#ndcg = new NdcgAtK(ks);
+    this.#psp = new PspAtK(options.propensities, ks);
+    this.#psndcg = new PsNdcgAtK(options.propensities, ks);
+    this.#coverage = new LabelCoverage(ks);
+    this.#macroAuc = options.macroAuc === false ? undefined : new MacroAuc();
+  }
+
+  /** Number of rows added. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  #topKMetrics(top: TopK, labels: ArrayLike<number>): void {
+    this.#p.add(top.labels, labels);
+    this.#ndcg.add(top.labels, labels);
+    this.#psp.add(top.labels, labels);
+    this.#psndcg.add(top.labels, labels);
+    this.#coverage.add(top.labels, labels);
+  }
+
+  /**
+   * Adds a row from one score per label (at least `numLabels` scores) and its strictly
+   * increasing true labels. Returns the top-k list it ranked.
+   */
+  addScores(scores: ArrayLike<number>, labels: ArrayLike<number>): TopK {
+    const where = `row ${this.#rows}`;
+    if (scores.length < this.numLabels) {
+      throw new RangeError(
+        `${where}: ${scores.length} scores for a label space of ${this.numLabels}`,
+      );
+    }
+    checkLabels(labels, this.numLabels, where);
+    const top = topKDense(scores, this.k);
+    this.#topKMetrics(top, labels);
+    this.#hamming.addDense(scores, labels);
+    this.#instanceAuc.addDense(scores, labels);
+    this.#macroAuc?.addDense(scores, labels);
+    this.#rows++;
+    return top;
+  }
+
+  /**
+   * Adds a row from listed (label, score) pairs (any order, no duplicates, labels in
+   * `[0, numLabels)`), every unlisted label scoring 0, and its strictly increasing true labels.
+   */
+  addSparseScores(
+    indices: ArrayLike<number>,
+    scores: ArrayLike<number>,
+    labels: ArrayLike<number>,
+  ): TopK {
+    const where = `row ${this.#rows}`;
+    checkLabels(labels, this.numLabels, where);
+    const top = topKSparse(indices, scores, this.numLabels, this.k);
+    this.#topKMetrics(top, labels);
+    this.#hamming.addSparse(indices, scores, this.numLabels, labels);
+    this.#instanceAuc.addSparse(indices, scores, this.numLabels, labels);
+    this.#macroAuc?.addSparse(indices, scores, this.numLabels, labels);
+    this.#rows++;
+    return top;
+  }
+
+  /** All metrics so far (see the module doc for the keys). */
+  result(): Record<string, number> {
+    const out: Record<string, number> = {
+      ...this.#p.result(),
+      ...this.#ndcg.result(),
+      ...this.#psp.result(),
+      ...this.#psndcg.result(),
+      instanceAUC: this.#instanceAuc.result(),
+      hamming: this.#hamming.result(),
+      ...this.#coverage.result(),
+    };
+    if (this.#macroAuc) out.macroAUC = this.#macroAuc.result();
+    return out;
+  }
+}
+
+/**
+ * What {@linkcode evaluateModel} needs from a model (any {@linkcode Estimator} fits).
+ *
+ * @example
+ * ```ts
+ * import type { ScoringModel } from "./evaluate.ts";
+ * const constant: ScoringModel = { predictScores: () => Float32Array.of(1, 0) };
+ * console.log(constant.predictScores({ indices: new Int32Array(0), values: new Float32Array(0) }));
+ * ```
+ */
+export interface ScoringModel {
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array;
+  predictTopK?(x: SparseVector, k: number): TopK;
+}
+
+/**
+ * A labelled test set (a `Dataset` from `src/data/dataset.ts` fits).
+ *
+ * @example
+ * ```ts
+ * import type { LabelledRows } from "./evaluate.ts";
+ * const empty: LabelledRows = {
+ *   numLabels: 1,
+ *   x: { numRows: 0, numCols: 1, indptr: Int32Array.of(0), indices: new Int32Array(0), values: new Float32Array(0) },
+ *   y: { numRows: 0, numCols: 1, indptr: Int32Array.of(0), indices: new Int32Array(0) },
+ * };
+ * console.log(empty.x.numRows); // 0
+ * ```
+ */
+export interface LabelledRows {
+  numLabels: number;
+  x: CsrMatrix;
+  y: BinaryCsr;
+}
+
+/**
+ * Options of {@linkcode evaluateModel}.
+ *
+ * @example
+ * ```ts
+ * import type { EvaluateModelOptions } from "./evaluate.ts";
+ * const o: EvaluateModelOptions = { propensities: Float64Array.of(0.5), timingRows: 100 };
+ * console.log(o.timingRows); // 100
+ * ```
+ */
+export interface EvaluateModelOptions extends EvaluatorOptions {
+  /** Progress reporter (one tick per row). */
+  progress?: Progress;
+  /** Rows timed for `predictMsPerRow` (default: all; 0 skips timing and reports NaN). */
+  timingRows?: number;
+}
+
+/**
+ * Evaluates a model on every row of `test`: scores each row once (`predictScores`) for all the
+ * metrics, then times `predictTopK(x, 5)` (or `predictScores` when the model has no
+ * `predictTopK`) over the rows for `predictMsPerRow`. Never mutates the model or the data.
+ *
+ * @example
+ * ```ts
+ * import { evaluateModel } from "./evaluate.ts";
+ * // a "model" that always ranks label 1 first
+ * const model = { predictScores: () => Float32Array.of(0.1, 0.8) };
+ * const test = {
+ *   numLabels: 2,
+ *   x: { numRows: 2, numCols: 1, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 0), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(1, 0) },
+ * };
+ * const r = evaluateModel(model, test, { propensities: Float64Array.of(0.5, 0.5) });
+ * console.log(r.metrics["P@1"], r.metrics.macroAUC); // 50 0.5
+ * ```
+ */
+export function evaluateModel(
+  model: ScoringModel,
+  test: LabelledRows,
+  options: EvaluateModelOptions,
+): { metrics: Record<string, number>; predictMsPerRow: number } {
+  const numRows = test.x.numRows;
+  if (test.y.numRows !== numRows) {
+    throw new RangeError(
+      `evaluateModel: ${numRows} feature rows but ${test.y.numRows} label rows`,
+    );
+  }
+  const numLabels = Math.max(test.numLabels, test.y.numCols);
+  const ev = new Evaluator(numLabels, options);
+  const progress = options.progress;
+  progress?.start(numRows, "evaluate");
+  let buf: Float32Array | undefined;
+  let padded: Float32Array | undefined;
+  for (let i = 0; i < numRows; i++) {
+    const x = row(test.x, i);
+    const labels = test.y.indices.subarray(test.y.indptr[i], test.y.indptr[i + 1]);
+    let s = buf ? model.predictScores(x, buf) : model.predictScores(x);
+    if (!buf || buf.length !== s.length) buf = s;
+    if (s.length < numLabels) {
+      // labels the model never saw score 0
+      if (!padded || padded.length !== numLabels) padded = new Float32Array(numLabels);
+      padded.set(s);
+      padded.fill(0, s.length);
+      s = padded;
+    }
+    ev.addScores(s, labels);
+    progress?.tick();
+  }
+  progress?.done();
+  const timed = Math.min(numRows, options.timingRows ?? numRows);
+  let predictMsPerRow = NaN;
+  if (timed > 0) {
+    const t0 = performance.now();
+    if (model.predictTopK) {
+      for (let i = 0; i < timed; i++) model.predictTopK(row(test.x, i), 5);
+    } else {
+      let out: Float32Array | undefined;
+      for (let i = 0; i < timed; i++) {
+        out = out ? model.predictScores(row(test.x, i), out) : model.predictScores(row(test.x, i));
+      }
+    }
+    predictMsPerRow = (performance.now() - t0) / timed;
+  }
+  return { metrics: ev.result(), predictMsPerRow };
+}
+
+function row(m: CsrMatrix, i: number): SparseVector {
+  const a = m.indptr[i];
+  const b = m.indptr[i + 1];
+  return { indices: m.indices.subarray(a, b), values: m.values.subarray(a, b) };
+}

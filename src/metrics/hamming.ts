@@ -1,0 +1,77 @@
+/**
+ * Hamming loss: the fraction of (row, label) entries where the prediction differs from the
+ * truth, a label counting as predicted when its score is > 0. Averaged per row over the row's
+ * label space, then over rows (equal to mismatches / (rows × L) for a fixed label space).
+ *
+ * @module
+ */
+import { containsSorted } from "./relevance.ts";
+
+/**
+ * Streaming Hamming-loss accumulator, from dense scores (O(L) per row) or from sparse scores
+ * where unlisted labels score 0 (O(m log |y| + |y|) per row).
+ *
+ * @example
+ * ```ts
+ * import { HammingLoss } from "./hamming.ts";
+ * const h = new HammingLoss();
+ * h.addDense(Float32Array.of(0.7, -1, 0, 2), Int32Array.of(0, 2)); // wrong on labels 2 and 3
+ * h.addSparse(Int32Array.of(1), Float64Array.of(0.5), 4, Int32Array.of(1)); // all right
+ * console.log(h.result()); // 0.25
+ * ```
+ */
+export class HammingLoss {
+  #sum = 0;
+  #rows = 0;
+
+  /** Number of rows added. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** Adds a row from one score per label and the strictly increasing true labels. */
+  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
+    const numLabels = scores.length;
+    let wrong = 0;
+    let p = 0;
+    for (let l = 0; l < numLabels; l++) {
+      const truth = p < labels.length && labels[p] === l;
+      if (truth) p++;
+      if ((scores[l] > 0) !== truth) wrong++;
+    }
+    this.#push(wrong, numLabels);
+  }
+
+  /**
+   * Adds a row from listed (label, score) pairs over `numLabels` labels, unlisted ones scoring
+   * 0; `indices` has no duplicates.
+   */
+  addSparse(
+    indices: ArrayLike<number>,
+    scores: ArrayLike<number>,
+    numLabels: number,
+    labels: ArrayLike<number>,
+  ): void {
+    // wrong = |predicted| + |true| - 2 |predicted ∩ true|
+    let predicted = 0;
+    let both = 0;
+    for (let j = 0; j < indices.length; j++) {
+      if (scores[j] > 0) {
+        predicted++;
+        if (containsSorted(labels, indices[j])) both++;
+      }
+    }
+    this.#push(predicted + labels.length - 2 * both, numLabels);
+  }
+
+  #push(wrong: number, numLabels: number): void {
+    if (numLabels <= 0) throw new RangeError("HammingLoss: a row must have at least one label");
+    this.#sum += wrong / numLabels;
+    this.#rows++;
+  }
+
+  /** The loss as a fraction in [0, 1] (0 when no row was added). */
+  result(): number {
+    return this.#rows === 0 ? 0 : this.#sum / this.#rows;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Macro-averaged AUC over labels, as in the CoEmbed paper: for each label, the AUC of ranking
+ * the rows by that label's score (positives = rows carrying the label), ties counting one half;
+ * averaged over the labels that have at least one positive and one negative row.
+ *
+ * @module
+ */
+import { pairAuc } from "./auc.ts";
+
+/** A growable Float64 list (no per-element allocation). */
+class F64List {
+  data = new Float64Array(8);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+}
+
+/**
+ * Streaming macro AUC. Exact: it keeps, per label, the scores of its positive rows and the
+ * non-zero scores of its negative rows (zero scores are only counted), and sorts each label's
+ * negatives once in {@linkcode MacroAuc.result}. Memory is one float64 per non-zero score (so
+ * N × L for a model whose scores are all non-zero).
+ *
+ * A row covers the labels below its label-space size (the length of its dense score vector, or
+ * `numLabels` for a sparse row); a label a row does not cover is neither positive nor negative
+ * there.
+ *
+ * @example
+ * ```ts
+ * import { MacroAuc } from "./macro_auc.ts";
+ * const m = new MacroAuc();
+ * m.addDense(Float32Array.of(0.9, 0.1), Int32Array.of(0));
+ * m.addDense(Float32Array.of(0.4, 0.3), Int32Array.of(1));
+ * m.addSparse(Int32Array.of(1), Float64Array.of(0.5), 2, Int32Array.of(0, 1));
+ * // label 0: positives 0.9, 0 vs negative 0.4 -> 0.5; label 1: positives 0.3, 0.5 vs 0.1 -> 1
+ * console.log(m.result(), m.validLabels); // 0.75 2
+ * ```
+ */
+export class MacroAuc {
+  #pos: (F64List | undefined)[] = [];
+  #neg: (F64List | undefined)[] = [];
+  #rowsByWidth = new Map<number, number>();
+  #rows = 0;
+  #valid = 0;
+  #flags = new Uint8Array(16);
+
+  /** Number of rows added. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** Number of labels counted in the last {@linkcode MacroAuc.result}. */
+  get validLabels(): number {
+    return this.#valid;
+  }
+
+  #list(lists: (F64List | undefined)[], l: number): F64List {
+    let x = lists[l];
+    if (x === undefined) {
+      while (lists.length < l) lists.push(undefined);
+      x = new F64List();
+      lists[l] = x;
+    }
+    return x;
+  }
+
+  #countRow(numLabels: number): void {
+    this.#rows++;
+    this.#rowsByWidth.set(numLabels, (this.#rowsByWidth.get(numLabels) ?? 0) + 1);
+  }
+
+  /** Adds a row from one score per label and its strictly increasing true labels. */
+  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
+    const numLabels = scores.length;
+    let p = 0;
+    for (let l = 0; l < numLabels; l++) {
+      const s = scores[l];
+      if (s !== s) throw new RangeError(`MacroAuc: score of label ${l} is NaN`);
+      if (p < labels.length && labels[p] === l) {
+        p++;
+        this.#list(this.#pos, l).push(s + 0);
+      } else if (s !== 0) {
+        this.#list(this.#neg, l).push(s);
+      }
+    }
+    if (p !== labels.length) {
+      throw new RangeError(
+        `MacroAuc: true label ${labels[p]} is outside the ${numLabels} scored labels`,
+      );
+    }
+    this.#countRow(numLabels);
+  }
+
+  /**
+   * Adds a row from listed (label, score) pairs over `numLabels` labels, every unlisted label
+   * scoring 0; `indices` has no duplicates and every label is below `numLabels`.
+   */
+  addSparse(
+    indices: ArrayLike<number>,
+    scores: ArrayLike<number>,
+    numLabels: number,
+    labels: ArrayLike<number>,
+  ): void {
+    const numPos = labels.length;
+    if (this.#flags.length < numPos) this.#flags = new Uint8Array(2 * numPos);
+    const listed = this.#flags;
+    listed.fill(0, 0, numPos);
+    for (let j = 0; j < indices.length; j++) {
+      const l = indices[j];
+      const s = scores[j];
+      if (s !== s) throw new RangeError(`MacroAuc: score of label ${l} is NaN`);
+      const at = indexOfSorted(labels, l);
+      if (at >= 0) {
+        listed[at] = 1;
+        this.#list(this.#pos, l).push(s + 0);
+      } else if (s !== 0) {
+        this.#list(this.#neg, l).push(s);
+      }
+    }
+    for (let i = 0; i < numPos; i++) {
+      if (listed[i] === 0) this.#list(this.#pos, labels[i]).push(0);
+    }
+    this.#countRow(numLabels);
+  }
+
+  /** Mean AUC over valid labels, a fraction in [0, 1] (NaN when there is none). */
+  result(): number {
+    const numLabels = Math.max(this.#pos.length, this.#neg.length, ...this.#rowsByWidth.keys());
+    // covering[l] = number of rows whose label space includes l
+    const covering = new Float64Array(numLabels + 1);
+    for (const [width, count] of this.#rowsByWidth) covering[width] += count;
+    for (let l = numLabels - 1; l >= 0; l--) covering[l] += covering[l + 1];
+    // covering[l] now counts rows with width >= l; rows with width > l cover l
+    let sum = 0;
+    let valid = 0;
+    for (let l = 0; l < numLabels; l++) {
+      const rows = covering[l + 1];
+      const pos = this.#pos[l];
+      const numPos = pos?.length ?? 0;
+      if (numPos === 0 || numPos >= rows) continue;
+      const negList = this.#neg[l];
+      const neg = negList ? negList.data.slice(0, negList.length).sort() : new Float64Array(0);
+      const zeroNeg = rows - numPos - neg.length;
+      sum += pairAuc(pos!.data.subarray(0, numPos), neg, zeroNeg);
+      valid++;
+    }
+    this.#valid = valid;
+    return valid === 0 ? NaN : sum / valid;
+  }
+}
+
+/** Position of `v` in the strictly increasing `sorted`, or -1. */
+function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === v ? lo : -1;
+}
