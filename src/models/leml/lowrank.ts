@@ -1,0 +1,287 @@
+/**
+ * The LEML scorer shared by the streaming and batch estimators: Z = W·Hᵀ plus a per-label bias,
+ * scores shifted by a decision threshold, growable factor storage, top-k prediction in
+ * O(nnz(x)·k + L·k) with preallocated scratch, and export as a `linear-lowrank` model file.
+ *
+ * @module
+ */
+import type { SparseVector } from "../../data/types.ts";
+import type { ModelFileOptions, TopK } from "../estimator.ts";
+import type { ModelFileContent, Tensor } from "../../format/types.ts";
+import { encodeModelFile } from "../../format/model_file.ts";
+import { selectTopK } from "./topk.ts";
+
+/**
+ * A row-major matrix of float32 rows with amortised O(1) row growth.
+ *
+ * @example
+ * ```ts
+ * import { GrowableRows } from "./lowrank.ts";
+ * const m = new GrowableRows(2, 1);
+ * m.resize(3);
+ * console.log(m.rows, m.data.length >= 6); // 3 true
+ * ```
+ */
+export class GrowableRows {
+  /** Backing storage (capacity × width, zero beyond `rows`). */
+  data: Float32Array;
+  /** Number of live rows. */
+  rows: number;
+  /** Row width. */
+  readonly width: number;
+  /** @param width row width; @param rows initial number of rows. */
+  constructor(width: number, rows: number) {
+    this.width = width;
+    this.rows = rows;
+    this.data = new Float32Array(Math.max(1, rows) * width);
+  }
+  /**
+   * Grows to `rows` rows (new rows are zero); never shrinks.
+   *
+   * @example
+   * ```ts
+   * import { GrowableRows } from "./lowrank.ts";
+   * const m = new GrowableRows(1, 1);
+   * m.resize(10);
+   * console.log(m.rows); // 10
+   * ```
+   */
+  resize(rows: number): void {
+    if (rows <= this.rows) return;
+    const need = rows * this.width;
+    if (need > this.data.length) {
+      const next = new Float32Array(Math.max(need, this.data.length * 2));
+      next.set(this.data.subarray(0, this.rows * this.width));
+      this.data = next;
+    }
+    this.rows = rows;
+  }
+  /**
+   * A copy of the live rows.
+   *
+   * @example
+   * ```ts
+   * import { GrowableRows } from "./lowrank.ts";
+   * console.log(new GrowableRows(2, 3).snapshot().length); // 6
+   * ```
+   */
+  snapshot(): Float32Array {
+    return this.data.slice(0, this.rows * this.width);
+  }
+  /**
+   * Replaces the content with `values` (rows·width numbers).
+   *
+   * @example
+   * ```ts
+   * import { GrowableRows } from "./lowrank.ts";
+   * const m = new GrowableRows(2, 0);
+   * m.load(Float32Array.of(1, 2, 3, 4));
+   * console.log(m.rows); // 2
+   * ```
+   */
+  load(values: ArrayLike<number>): void {
+    if (values.length % this.width !== 0) {
+      throw new RangeError(
+        `GrowableRows.load: ${values.length} values is not a multiple of ${this.width}`,
+      );
+    }
+    this.rows = values.length / this.width;
+    this.data = new Float32Array(Math.max(1, this.rows) * this.width);
+    this.data.set(values);
+  }
+}
+
+/**
+ * The inference side of LEML: factors W (features × rank), H (labels × rank), bias (labels) and
+ * the decision threshold subtracted from every score. Subclasses add learning.
+ *
+ * @example
+ * ```ts
+ * import { LowRankScorer } from "./lowrank.ts";
+ * const s = new LowRankScorer(1, 2, 2, 0);
+ * s.w.data.set([1, 0]); // feature 0 → [1], feature 1 → [0]
+ * s.h.data.set([2, -1]); // label 0 → [2], label 1 → [-1]
+ * const top = s.predictTopK({ indices: Int32Array.of(0), values: Float32Array.of(1) }, 1);
+ * console.log(top.labels[0], top.scores[0]); // 0 2
+ * ```
+ */
+export class LowRankScorer {
+  /** Model family. */
+  readonly kind: string = "leml";
+  /** Rank of the factorisation. */
+  readonly rank: number;
+  /** Feature factors, one row per feature. */
+  w: GrowableRows;
+  /** Label factors, one row per label. */
+  h: GrowableRows;
+  /** Per-label bias (width-1 rows). */
+  bias: GrowableRows;
+  /** Decision threshold subtracted from every raw score (0.5 for the squared loss on 0/1). */
+  threshold: number;
+  #u: Float64Array;
+  #scores: Float32Array;
+
+  /**
+   * @param rank rank r; @param numFeatures D; @param numLabels L; @param threshold see above.
+   */
+  constructor(rank: number, numFeatures: number, numLabels: number, threshold: number) {
+    if (!Number.isInteger(rank) || rank < 1) {
+      throw new RangeError(`leml: rank must be a positive integer, got ${rank}`);
+    }
+    this.rank = rank;
+    this.w = new GrowableRows(rank, numFeatures);
+    this.h = new GrowableRows(rank, numLabels);
+    this.bias = new GrowableRows(1, numLabels);
+    this.threshold = threshold;
+    this.#u = new Float64Array(rank);
+    this.#scores = new Float32Array(Math.max(1, numLabels));
+  }
+
+  /** Current feature-space size. */
+  get numFeatures(): number {
+    return this.w.rows;
+  }
+  /** Current label-space size. */
+  get numLabels(): number {
+    return this.h.rows;
+  }
+
+  /**
+   * Scores of every label for `x` (features beyond the model are ignored), raw score minus the
+   * threshold, written into `out` when given.
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const s = new LowRankScorer(1, 1, 2, 0.5);
+   * s.w.data[0] = 1;
+   * s.h.data.set([1, 0]);
+   * const x = { indices: Int32Array.of(0), values: Float32Array.of(2) };
+   * console.log(Array.from(s.predictScores(x)).join()); // "1.5,-0.5"
+   * ```
+   */
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    const L = this.numLabels;
+    const res = out ?? new Float32Array(L);
+    if (res.length < L) {
+      throw new RangeError(`leml.predictScores: out has length ${res.length} < numLabels ${L}`);
+    }
+    this.#scoreInto(x, res);
+    return res;
+  }
+
+  /**
+   * The k best labels for `x` in O(nnz(x)·k + L·k) using preallocated scratch.
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const s = new LowRankScorer(1, 1, 3, 0);
+   * s.w.data[0] = 1;
+   * s.h.data.set([1, 3, 2]);
+   * const t = s.predictTopK({ indices: Int32Array.of(0), values: Float32Array.of(1) }, 2);
+   * console.log(Array.from(t.labels).join()); // "1,2"
+   * ```
+   */
+  predictTopK(x: SparseVector, k: number): TopK {
+    const L = this.numLabels;
+    if (this.#scores.length < L) this.#scores = new Float32Array(L * 2);
+    this.#scoreInto(x, this.#scores);
+    return selectTopK(this.#scores, L, k);
+  }
+
+  #scoreInto(x: SparseVector, out: Float32Array): void {
+    const r = this.rank, D = this.numFeatures, L = this.numLabels;
+    const u = this.#u, W = this.w.data, H = this.h.data, b = this.bias.data;
+    u.fill(0);
+    const idx = x.indices, val = x.values;
+    for (let p = 0; p < idx.length; p++) {
+      const j = idx[p];
+      if (j < 0 || j >= D) continue;
+      const v = val[p], base = j * r;
+      for (let c = 0; c < r; c++) u[c] += v * W[base + c];
+    }
+    const t = this.threshold;
+    for (let l = 0; l < L; l++) {
+      const base = l * r;
+      let s = b[l] - t;
+      for (let c = 0; c < r; c++) s += u[c] * H[base + c];
+      out[l] = s;
+    }
+  }
+
+  /**
+   * The inference model as `linear-lowrank` content: W [D, r], H [L, r], bias [L] (the learned
+   * bias minus the threshold, so that SDK scores equal {@linkcode predictScores}).
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const c = new LowRankScorer(2, 3, 4, 0.5).toModelContent();
+   * console.log(c.kind, c.tensors.W.shape.join("x"), c.tensors.bias.data[0]); // "linear-lowrank" "3x2" -0.5
+   * ```
+   */
+  toModelContent(options: ModelFileOptions = {}): ModelFileContent {
+    const D = this.numFeatures, L = this.numLabels, r = this.rank;
+    if (options.labelNames && options.labelNames.length !== L) {
+      throw new RangeError(
+        `leml.toModelFile: ${options.labelNames.length} label names for ${L} labels`,
+      );
+    }
+    if (options.featureNames && options.featureNames.length !== D) {
+      throw new RangeError(
+        `leml.toModelFile: ${options.featureNames.length} feature names for ${D} features`,
+      );
+    }
+    const bias = new Float32Array(L);
+    const b = this.bias.data;
+    for (let l = 0; l < L; l++) bias[l] = b[l] - this.threshold;
+    const tensors: Record<string, Tensor> = {
+      W: { dtype: "f32", shape: [D, r], data: this.w.snapshot() },
+      H: { dtype: "f32", shape: [L, r], data: this.h.snapshot() },
+      bias: { dtype: "f32", shape: [L], data: bias },
+    };
+    const content: ModelFileContent = {
+      kind: "linear-lowrank",
+      numFeatures: D,
+      numLabels: L,
+      params: { rank: r },
+      tensors,
+    };
+    if (options.labelNames) content.labelNames = [...options.labelNames];
+    if (options.featureNames) {
+      content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
+    }
+    if (options.meta) content.meta = { ...options.meta };
+    const pre = options.preprocess;
+    if (pre && (pre.tfidf || pre.l2Normalize)) {
+      content.preprocess = {};
+      if (pre.tfidf) {
+        if (!pre.idf || pre.idf.length !== D) {
+          throw new RangeError(`leml.toModelFile: preprocess.tfidf needs idf of length ${D}`);
+        }
+        content.preprocess.tfidf = true;
+        tensors.idf = { dtype: "f32", shape: [D], data: pre.idf.slice() };
+      }
+      if (pre.l2Normalize) content.preprocess.l2Normalize = true;
+    }
+    return content;
+  }
+
+  /**
+   * Encodes {@linkcode toModelContent} as a model file (see docs/model-format.md).
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const bytes = new LowRankScorer(2, 3, 4, 0).toModelFile();
+   * console.log(bytes.length > 0); // true
+   * ```
+   */
+  toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    const content = this.toModelContent(options);
+    return options.quantize
+      ? encodeModelFile(content, { quantize: options.quantize })
+      : encodeModelFile(content);
+  }
+}

@@ -1,0 +1,694 @@
+/**
+ * Streaming LEML: minibatch SGD or Adam on W and H over
+ * Σ_{(i,l) observed} ℓ(y_il, x_iᵀW h_l + b_l) + λ/2(‖W‖² + ‖H‖²), never materialising n × L.
+ *
+ * Per batch of b rows:
+ * - squared loss, fully observed rows: the k×k Gram identity of the paper's Algorithm 2.
+ *   With U = X_b W and r_il = u_iᵀh_l + b_l − y_il,
+ *   ∂/∂u_i = (HᵀH) u_i + Hᵀb − Σ_{l∈y_i} h_l and ∂/∂h_l = (UᵀU) h_l + b_l Σu_i − Σ_{i∋l} u_i,
+ *   so a batch costs O((nnz(X_b) + nnz(Y_b))·k + L·k²);
+ * - rows with an observed mask (explicit negatives): exactly their observed entries;
+ * - other losses on fully observed rows: the positives plus `negatives` labels sampled uniformly
+ *   among the row's negatives, each weighted (L − |y_i|)/negatives (an unbiased estimate of the
+ *   sum over all negatives).
+ *
+ * The gradient is the batch mean; λ is applied to the rows of W touched by the batch and the rows
+ * of H that received a gradient (lazy regularisation). Adam is lazy (row-sparse) for W and H.
+ * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
+ * model does not depend on when a row was created. Scores are raw scores minus `threshold`
+ * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
+ *
+ * @module
+ */
+import type { Batch, BinaryCsr, SparseVector } from "../../data/types.ts";
+import type { Estimator, ModelState } from "../estimator.ts";
+import { adamUpdateRows } from "../../optim/adam.ts";
+import { sgdRate, sgdUpdateRows } from "../../optim/sgd.ts";
+import { defaultThreshold, type LemlLoss, lossGrad, parseLoss } from "./loss.ts";
+import { GrowableRows, LowRankScorer } from "./lowrank.ts";
+import { hashUniform, SmallRng } from "./rng.ts";
+
+/**
+ * Options of the streaming estimator (all optional).
+ *
+ * @example
+ * ```ts
+ * import type { LemlStreamOptions } from "./stream.ts";
+ * const o: LemlStreamOptions = { rank: 16, loss: "squared", optimizer: "adam", lr: 0.01 };
+ * console.log(o.rank); // 16
+ * ```
+ */
+export interface LemlStreamOptions {
+  /** Seed of initialisation and negative sampling (default 0). */
+  seed?: number;
+  /** Initial feature-space size (default 0: grows with the data). */
+  numFeatures?: number;
+  /** Initial label-space size (default 0). */
+  numLabels?: number;
+  /** Rank k (default 32). */
+  rank?: number;
+  /** Regularisation λ per batch step (default 1e-4). */
+  lambda?: number;
+  /** Learning rate (default 0.01 for Adam, 0.05 for SGD). */
+  lr?: number;
+  /** SGD learning-rate decay: lr/(1 + decay·(t−1)) (default 0; ignored by Adam). */
+  lrDecay?: number;
+  /** "adam" (default) or "sgd". */
+  optimizer?: "adam" | "sgd";
+  /** Loss (default "squared"). */
+  loss?: LemlLoss;
+  /** Sampled negatives per row for the logistic / squared hinge losses (default 16). */
+  negatives?: number;
+  /** Learn a per-label bias (default true). */
+  bias?: boolean;
+  /** Decision threshold subtracted from scores (default: 0.5 squared, else 0). */
+  threshold?: number;
+  /** Scale of the initial H entries, uniform in ±initScale (default 1/√rank). */
+  initScale?: number;
+}
+
+interface Config {
+  seed: number;
+  rank: number;
+  lambda: number;
+  lr: number;
+  lrDecay: number;
+  optimizer: "adam" | "sgd";
+  loss: LemlLoss;
+  negatives: number;
+  bias: boolean;
+  threshold: number;
+  initScale: number;
+}
+
+function num(v: unknown, dflt: number, name: string, min = -Infinity): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min) {
+    throw new RangeError(`leml: option ${name} must be a finite number >= ${min}, got ${v}`);
+  }
+  return v;
+}
+
+function makeConfig(o: Record<string, unknown>): Config {
+  const loss = parseLoss(o.loss ?? "squared", "leml option loss");
+  const optimizer = o.optimizer ?? "adam";
+  if (optimizer !== "adam" && optimizer !== "sgd") {
+    throw new TypeError(`leml: option optimizer must be "adam" or "sgd", got ${optimizer}`);
+  }
+  const rank = num(o.rank, 32, "rank", 1);
+  if (!Number.isInteger(rank)) throw new RangeError(`leml: option rank must be an integer`);
+  const negatives = num(o.negatives, 16, "negatives", 1);
+  return {
+    seed: num(o.seed, 0, "seed"),
+    rank,
+    lambda: num(o.lambda, 1e-4, "lambda", 0),
+    lr: num(o.lr, optimizer === "adam" ? 0.01 : 0.05, "lr", 0),
+    lrDecay: num(o.lrDecay, 0, "lrDecay", 0),
+    optimizer,
+    loss,
+    negatives: Math.floor(negatives),
+    bias: o.bias === undefined ? true : Boolean(o.bias),
+    threshold: num(o.threshold, defaultThreshold(loss), "threshold"),
+    initScale: num(o.initScale, 1 / Math.sqrt(rank), "initScale", 0),
+  };
+}
+
+/**
+ * The streaming LEML estimator (kind "leml").
+ *
+ * @example
+ * ```ts
+ * import { LemlStream } from "./stream.ts";
+ * const m = new LemlStream({ rank: 2, numFeatures: 2, numLabels: 2, lr: 0.1 });
+ * const a = { indices: Int32Array.of(0), values: Float32Array.of(1) };
+ * const b = { indices: Int32Array.of(1), values: Float32Array.of(1) };
+ * for (let i = 0; i < 50; i++) { m.learnOne(a, [0]); m.learnOne(b, [1]); }
+ * console.log(m.predictTopK(a, 1).labels[0], m.predictTopK(b, 1).labels[0]); // 0 1
+ * ```
+ */
+export class LemlStream extends LowRankScorer implements Estimator {
+  readonly config: Readonly<Config>;
+  /** Optimiser steps taken (one per non-empty batch). */
+  step = 0;
+  #rng: SmallRng;
+  #mW: GrowableRows;
+  #vW: GrowableRows;
+  #mH: GrowableRows;
+  #vH: GrowableRows;
+  #mb: GrowableRows;
+  #vb: GrowableRows;
+  // scratch (not model state)
+  #U = new Float64Array(0);
+  #gU = new Float64Array(0);
+  #wSlot = new Int32Array(0);
+  #wRows = new Int32Array(0);
+  #gW = new Float64Array(0);
+  #hSlot = new Int32Array(0);
+  #hRows = new Int32Array(0);
+  #gH = new Float64Array(0);
+  #gb = new Float64Array(0);
+  #G: Float64Array;
+  #HtH: Float64Array;
+  #Htb: Float64Array;
+  #s: Float64Array;
+  #mark = new Uint8Array(0);
+
+  /** @param options see {@linkcode LemlStreamOptions}. */
+  constructor(options: LemlStreamOptions | Record<string, unknown> = {}) {
+    const o = options as Record<string, unknown>;
+    const config = makeConfig(o);
+    const D = Math.floor(num(o.numFeatures, 0, "numFeatures", 0));
+    const L = Math.floor(num(o.numLabels, 0, "numLabels", 0));
+    super(config.rank, 0, 0, config.threshold);
+    this.config = config;
+    this.#rng = new SmallRng(Math.imul(Math.floor(config.seed) | 0, 0x9e3779b1) ^ 0x5bd1e995);
+    const k = config.rank;
+    this.#mW = new GrowableRows(k, 0);
+    this.#vW = new GrowableRows(k, 0);
+    this.#mH = new GrowableRows(k, 0);
+    this.#vH = new GrowableRows(k, 0);
+    this.#mb = new GrowableRows(1, 0);
+    this.#vb = new GrowableRows(1, 0);
+    this.#G = new Float64Array(k * k);
+    this.#HtH = new Float64Array(k * k);
+    this.#Htb = new Float64Array(k);
+    this.#s = new Float64Array(k);
+    this.grow(D, L);
+  }
+
+  /**
+   * Grows the feature and label spaces (never shrinks): zero W rows, hashed H rows.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2 });
+   * m.grow(5, 3);
+   * console.log(m.numFeatures, m.numLabels); // 5 3
+   * ```
+   */
+  grow(numFeatures: number, numLabels: number): void {
+    const k = this.rank;
+    if (numFeatures > this.w.rows) {
+      this.w.resize(numFeatures);
+      if (this.config.optimizer === "adam") {
+        this.#mW.resize(numFeatures);
+        this.#vW.resize(numFeatures);
+      }
+    }
+    if (numLabels > this.h.rows) {
+      const from = this.h.rows;
+      this.h.resize(numLabels);
+      this.bias.resize(numLabels);
+      if (this.config.optimizer === "adam") {
+        this.#mH.resize(numLabels);
+        this.#vH.resize(numLabels);
+        this.#mb.resize(numLabels);
+        this.#vb.resize(numLabels);
+      }
+      const H = this.h.data, sc = this.config.initScale, seed = this.config.seed;
+      for (let l = from; l < numLabels; l++) {
+        for (let c = 0; c < k; c++) H[l * k + c] = sc * hashUniform(seed, l, c);
+      }
+    }
+  }
+
+  /**
+   * Learns from one minibatch (see the module doc for the objective).
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2 });
+   * m.learnMany({
+   *   x: { numRows: 1, numCols: 3, indptr: Int32Array.of(0, 1), indices: Int32Array.of(2), values: Float32Array.of(1) },
+   *   y: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1) },
+   * });
+   * console.log(m.numFeatures, m.numLabels, m.step); // 3 2 1
+   * ```
+   */
+  learnMany(batch: Batch): void {
+    const { x, y } = batch;
+    const n = x.numRows;
+    if (y.numRows !== n) {
+      throw new RangeError(`leml.learnMany: x has ${n} rows but y has ${y.numRows}`);
+    }
+    if (batch.observed && batch.observed.numRows !== n) {
+      throw new RangeError(
+        `leml.learnMany: observed has ${batch.observed.numRows} rows, x has ${n}`,
+      );
+    }
+    const needD = checkCsr(x.indptr, x.indices, n, x.numCols, "x", "feature");
+    const needL = Math.max(
+      checkCsr(y.indptr, y.indices, n, y.numCols, "y", "label"),
+      batch.observed
+        ? checkCsr(
+          batch.observed.indptr,
+          batch.observed.indices,
+          n,
+          batch.observed.numCols,
+          "observed",
+          "label",
+        )
+        : 0,
+    );
+    this.grow(needD, needL);
+    if (n === 0) return;
+    this.#step(batch);
+  }
+
+  /**
+   * Learns from one example (`y` lists its positive labels, any order).
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2 });
+   * m.learnOne({ indices: Int32Array.of(4), values: Float32Array.of(1) }, [2]);
+   * console.log(m.numFeatures, m.numLabels); // 5 3
+   * ```
+   */
+  learnOne(x: SparseVector, y: ArrayLike<number>): void {
+    const labels = Int32Array.from(y).sort();
+    for (let i = 1; i < labels.length; i++) {
+      if (labels[i] === labels[i - 1]) {
+        throw new RangeError(`leml.learnOne: label ${labels[i]} is listed twice`);
+      }
+    }
+    let D = 0;
+    for (let p = 0; p < x.indices.length; p++) D = Math.max(D, x.indices[p] + 1);
+    const L = labels.length ? labels[labels.length - 1] + 1 : 0;
+    this.learnMany({
+      x: {
+        numRows: 1,
+        numCols: Math.max(D, this.numFeatures),
+        indptr: Int32Array.of(0, x.indices.length),
+        indices: x.indices,
+        values: x.values,
+      },
+      y: {
+        numRows: 1,
+        numCols: Math.max(L, this.numLabels),
+        indptr: Int32Array.of(0, labels.length),
+        indices: labels,
+      },
+    });
+  }
+
+  #ensureScratch(n: number): void {
+    const k = this.rank, D = this.numFeatures, L = this.numLabels;
+    if (this.#U.length < n * k) {
+      this.#U = new Float64Array(n * k * 2);
+      this.#gU = new Float64Array(n * k * 2);
+    }
+    if (this.#wSlot.length < D) {
+      const cap = Math.max(D, this.#wSlot.length * 2);
+      this.#wSlot = new Int32Array(cap).fill(-1);
+      this.#wRows = new Int32Array(cap);
+    }
+    if (this.#hSlot.length < L) {
+      const cap = Math.max(L, this.#hSlot.length * 2);
+      this.#hSlot = new Int32Array(cap).fill(-1);
+      this.#hRows = new Int32Array(cap);
+      this.#gb = new Float64Array(cap);
+      this.#mark = new Uint8Array(cap);
+    }
+    if (this.#gH.length < L * k) this.#gH = new Float64Array(Math.max(L * k, this.#gH.length * 2));
+  }
+
+  #step(batch: Batch): void {
+    const [nw, nh] = this.#gradient(batch);
+    this.#apply(nw, nh);
+  }
+
+  /**
+   * The gradient the next {@linkcode learnMany} step would use (dense copies; for tests and
+   * diagnostics), without changing the model. Objective: the batch mean of the per-row losses
+   * over observed entries plus λ/2 times the squared norms of the W rows the batch touches and
+   * of the H rows that receive a loss gradient. For the logistic / squared hinge losses on fully
+   * observed rows the negatives are sampled, so only the expectation matches.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2, numFeatures: 2, numLabels: 2 });
+   * const g = m.batchGradient({
+   *   x: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) },
+   *   y: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1) },
+   * });
+   * console.log(g.W.length, g.H.length, g.bias.length); // 4 4 2
+   * ```
+   */
+  batchGradient(batch: Batch): { W: Float64Array; H: Float64Array; bias: Float64Array } {
+    const n = batch.x.numRows;
+    if (batch.y.numRows !== n) throw new RangeError(`leml.batchGradient: row counts differ`);
+    checkCsr(batch.x.indptr, batch.x.indices, n, batch.x.numCols, "x", "feature");
+    checkCsr(batch.y.indptr, batch.y.indices, n, batch.y.numCols, "y", "label");
+    if (batch.x.numCols > this.numFeatures || batch.y.numCols > this.numLabels) {
+      throw new RangeError(`leml.batchGradient: the batch is wider than the model`);
+    }
+    const rng = this.#rng.state;
+    const [nw, nh] = this.#gradient(batch);
+    this.#rng.state = rng;
+    const k = this.rank;
+    const W = new Float64Array(this.numFeatures * k), H = new Float64Array(this.numLabels * k);
+    const bias = new Float64Array(this.numLabels);
+    for (let q = 0; q < nw; q++) {
+      W.set(this.#gW.subarray(q * k, q * k + k), this.#wRows[q] * k);
+      this.#wSlot[this.#wRows[q]] = -1;
+    }
+    for (let q = 0; q < nh; q++) {
+      H.set(this.#gH.subarray(q * k, q * k + k), this.#hRows[q] * k);
+      bias[this.#hRows[q]] = this.#gb[q];
+      this.#hSlot[this.#hRows[q]] = -1;
+    }
+    return { W, H, bias };
+  }
+
+  #gradient(batch: Batch): [number, number] {
+    const { x, y } = batch;
+    const observed: BinaryCsr | undefined = batch.observed;
+    const full = batch.fullyObserved;
+    const n = x.numRows, k = this.rank, L = this.numLabels;
+    const cfg = this.config;
+    this.#ensureScratch(n);
+    const U = this.#U, gU = this.#gU, W = this.w.data, H = this.h.data, b = this.bias.data;
+    const useBias = cfg.bias;
+    // U = X_b W
+    U.fill(0, 0, n * k);
+    gU.fill(0, 0, n * k);
+    for (let i = 0; i < n; i++) {
+      const ub = i * k;
+      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
+        const v = x.values[p], wb = x.indices[p] * k;
+        for (let c = 0; c < k; c++) U[ub + c] += v * W[wb + c];
+      }
+    }
+    const hSlot = this.#hSlot, hRows = this.#hRows, gH = this.#gH, gb = this.#gb;
+    let nh = 0;
+    const touchH = (l: number): number => {
+      let s = hSlot[l];
+      if (s < 0) {
+        s = nh++;
+        hSlot[l] = s;
+        hRows[s] = l;
+        gH.fill(0, s * k, s * k + k);
+        gb[s] = 0;
+      }
+      return s;
+    };
+    const isFull = (i: number) => !observed || (full !== undefined && full[i] === 1);
+    // ---- squared loss, fully observed rows: Gram identity (Algorithm 2) ----
+    let nFull = 0;
+    if (cfg.loss === "squared") {
+      for (let i = 0; i < n; i++) if (isFull(i)) nFull++;
+    }
+    if (nFull > 0) {
+      const G = this.#G, HtH = this.#HtH, Htb = this.#Htb, s = this.#s;
+      G.fill(0);
+      HtH.fill(0);
+      Htb.fill(0);
+      s.fill(0);
+      for (let i = 0; i < n; i++) {
+        if (!isFull(i)) continue;
+        const ub = i * k;
+        for (let a = 0; a < k; a++) {
+          const ua = U[ub + a];
+          s[a] += ua;
+          for (let c = a; c < k; c++) G[a * k + c] += ua * U[ub + c];
+        }
+      }
+      for (let l = 0; l < L; l++) {
+        const hb = l * k, bl = b[l];
+        for (let a = 0; a < k; a++) {
+          const ha = H[hb + a];
+          Htb[a] += bl * ha;
+          for (let c = a; c < k; c++) HtH[a * k + c] += ha * H[hb + c];
+        }
+      }
+      for (let a = 0; a < k; a++) {
+        for (let c = 0; c < a; c++) {
+          G[a * k + c] = G[c * k + a];
+          HtH[a * k + c] = HtH[c * k + a];
+        }
+      }
+      // every label receives a gradient: slots in label order
+      for (let l = 0; l < L; l++) {
+        const sl = touchH(l), hb = l * k, gb0 = sl * k, bl = b[l];
+        let hs = 0;
+        for (let a = 0; a < k; a++) {
+          let acc = bl * s[a];
+          const ga = a * k;
+          for (let c = 0; c < k; c++) acc += G[ga + c] * H[hb + c];
+          gH[gb0 + a] += acc;
+          hs += H[hb + a] * s[a];
+        }
+        gb[sl] += hs + nFull * bl;
+      }
+      for (let i = 0; i < n; i++) {
+        if (!isFull(i)) continue;
+        const ub = i * k;
+        for (let a = 0; a < k; a++) {
+          let acc = Htb[a];
+          const ha = a * k;
+          for (let c = 0; c < k; c++) acc += HtH[ha + c] * U[ub + c];
+          gU[ub + a] += acc;
+        }
+        for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) {
+          const l = y.indices[p], hb = l * k, sl = hSlot[l] * k;
+          for (let c = 0; c < k; c++) {
+            gU[ub + c] -= H[hb + c];
+            gH[sl + c] -= U[ub + c];
+          }
+          gb[hSlot[l]] -= 1;
+        }
+      }
+    }
+    // ---- explicit entries: masked rows, and sampled negatives for other losses ----
+    const entry = (i: number, l: number, target: number, weight: number) => {
+      const ub = i * k, hb = l * k;
+      let z = b[l];
+      for (let c = 0; c < k; c++) z += U[ub + c] * H[hb + c];
+      const d = weight * lossGrad(cfg.loss, z, target);
+      if (d === 0) return;
+      const sl = touchH(l), gb0 = sl * k;
+      for (let c = 0; c < k; c++) {
+        gU[ub + c] += d * H[hb + c];
+        gH[gb0 + c] += d * U[ub + c];
+      }
+      gb[sl] += d;
+    };
+    const mark = this.#mark;
+    for (let i = 0; i < n; i++) {
+      const full_i = isFull(i);
+      if (full_i && cfg.loss === "squared") continue;
+      const y0 = y.indptr[i], y1 = y.indptr[i + 1];
+      if (!full_i) {
+        // observed = labels ∪ mask row, merged in increasing order
+        const o = observed!;
+        let p = y0, q = o.indptr[i];
+        const q1 = o.indptr[i + 1];
+        while (p < y1 || q < q1) {
+          const ly = p < y1 ? y.indices[p] : Infinity, lo = q < q1 ? o.indices[q] : Infinity;
+          if (ly <= lo) {
+            entry(i, ly, 1, 1);
+            p++;
+            if (ly === lo) q++;
+          } else {
+            entry(i, lo, 0, 1);
+            q++;
+          }
+        }
+        continue;
+      }
+      const np = y1 - y0;
+      for (let p = y0; p < y1; p++) {
+        entry(i, y.indices[p], 1, 1);
+        mark[y.indices[p]] = 1;
+      }
+      const nneg = L - np;
+      if (nneg > 0) {
+        const m = cfg.negatives, wgt = nneg / m;
+        for (let t = 0; t < m; t++) {
+          let l = this.#rng.nextInt(L);
+          // rejection: positives are few; give up after a few tries on dense rows
+          for (let tries = 0; mark[l] === 1 && tries < 32; tries++) l = this.#rng.nextInt(L);
+          if (mark[l] === 1) continue;
+          entry(i, l, 0, wgt);
+        }
+      }
+      for (let p = y0; p < y1; p++) mark[y.indices[p]] = 0;
+    }
+    // ---- W gradient rows: gW_j = Σ_i x_ij gU_i / n + λ W_j ----
+    const inv = 1 / n;
+    const wSlot = this.#wSlot, wRows = this.#wRows;
+    let nw = 0;
+    for (let p = 0; p < x.indptr[n]; p++) {
+      const j = x.indices[p];
+      if (wSlot[j] < 0) {
+        wSlot[j] = nw;
+        wRows[nw++] = j;
+      }
+    }
+    if (this.#gW.length < nw * k) {
+      this.#gW = new Float64Array(Math.max(nw * k, this.#gW.length * 2));
+    }
+    const gW = this.#gW;
+    gW.fill(0, 0, nw * k);
+    for (let i = 0; i < n; i++) {
+      const ub = i * k;
+      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
+        const v = x.values[p] * inv, sb = wSlot[x.indices[p]] * k;
+        for (let c = 0; c < k; c++) gW[sb + c] += v * gU[ub + c];
+      }
+    }
+    const lam = cfg.lambda;
+    for (let q = 0; q < nw; q++) {
+      const wb = wRows[q] * k, sb = q * k;
+      for (let c = 0; c < k; c++) gW[sb + c] += lam * W[wb + c];
+    }
+    for (let q = 0; q < nh; q++) {
+      const hb = hRows[q] * k, sb = q * k;
+      for (let c = 0; c < k; c++) gH[sb + c] = gH[sb + c] * inv + lam * H[hb + c];
+      gb[q] = useBias ? gb[q] * inv : 0;
+    }
+    return [nw, nh];
+  }
+
+  #apply(nw: number, nh: number): void {
+    const cfg = this.config, k = this.rank, useBias = cfg.bias;
+    const W = this.w.data, H = this.h.data, b = this.bias.data;
+    const gW = this.#gW, gH = this.#gH, gb = this.#gb;
+    const wRows = this.#wRows, hRows = this.#hRows, wSlot = this.#wSlot, hSlot = this.#hSlot;
+    // ---- optimiser ----
+    this.step++;
+    const t = this.step;
+    if (cfg.optimizer === "adam") {
+      const opt = { lr: cfg.lr };
+      adamUpdateRows(W, this.#mW.data, this.#vW.data, gW, wRows, nw, k, t, opt);
+      adamUpdateRows(H, this.#mH.data, this.#vH.data, gH, hRows, nh, k, t, opt);
+      if (useBias) adamUpdateRows(b, this.#mb.data, this.#vb.data, gb, hRows, nh, 1, t, opt);
+    } else {
+      const lr = sgdRate(cfg.lr, cfg.lrDecay, t);
+      sgdUpdateRows(W, gW, wRows, nw, k, lr);
+      sgdUpdateRows(H, gH, hRows, nh, k, lr);
+      if (useBias) sgdUpdateRows(b, gb, hRows, nh, 1, lr);
+    }
+    for (let q = 0; q < nw; q++) wSlot[wRows[q]] = -1;
+    for (let q = 0; q < nh; q++) hSlot[hRows[q]] = -1;
+  }
+
+  /**
+   * Full training state (copies): config, step, RNG state, factors and optimiser moments.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const s = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2 }).toState();
+   * console.log(s.kind, s.tensors.W.length, s.tensors.H.length); // "leml" 6 4
+   * ```
+   */
+  toState(): ModelState {
+    const tensors: ModelState["tensors"] = {
+      W: this.w.snapshot(),
+      H: this.h.snapshot(),
+      bias: this.bias.snapshot(),
+    };
+    if (this.config.optimizer === "adam") {
+      tensors.mW = this.#mW.snapshot();
+      tensors.vW = this.#vW.snapshot();
+      tensors.mH = this.#mH.snapshot();
+      tensors.vH = this.#vH.snapshot();
+      tensors.mb = this.#mb.snapshot();
+      tensors.vb = this.#vb.snapshot();
+    }
+    return {
+      kind: "leml",
+      config: { trainer: "stream", ...this.config },
+      scalars: {
+        step: this.step,
+        rngState: this.#rng.state,
+        numFeatures: this.numFeatures,
+        numLabels: this.numLabels,
+      },
+      tensors,
+    };
+  }
+
+  /**
+   * Rebuilds a streaming estimator from {@linkcode toState}, bit-for-bit.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const a = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2, seed: 4 });
+   * const b = LemlStream.fromState(a.toState());
+   * console.log(b.numFeatures, b.h.data[0] === a.h.data[0]); // 3 true
+   * ```
+   */
+  static fromState(state: ModelState): LemlStream {
+    if (state.kind !== "leml") {
+      throw new TypeError(`leml.restore: state kind is "${state.kind}", expected "leml"`);
+    }
+    const { trainer: _t, ...config } = state.config;
+    const m = new LemlStream({ ...config, numFeatures: 0, numLabels: 0 });
+    const D = state.scalars.numFeatures, L = state.scalars.numLabels, k = m.rank;
+    const t = state.tensors;
+    const need = (name: string, len: number): ArrayLike<number> => {
+      const a = t[name];
+      if (!a || a.length !== len) {
+        throw new RangeError(
+          `leml.restore: tensor ${name} has length ${a?.length ?? "none"}, expected ${len}`,
+        );
+      }
+      return a;
+    };
+    m.w.load(need("W", D * k));
+    m.h.load(need("H", L * k));
+    m.bias.load(need("bias", L));
+    if (m.config.optimizer === "adam") {
+      m.#mW.load(need("mW", D * k));
+      m.#vW.load(need("vW", D * k));
+      m.#mH.load(need("mH", L * k));
+      m.#vH.load(need("vH", L * k));
+      m.#mb.load(need("mb", L));
+      m.#vb.load(need("vb", L));
+    }
+    m.step = state.scalars.step;
+    m.#rng.state = state.scalars.rngState >>> 0;
+    return m;
+  }
+}
+
+/** Validates one CSR part of a batch; returns the space size it needs (max index + 1, numCols). */
+function checkCsr(
+  indptr: Int32Array,
+  indices: Int32Array,
+  n: number,
+  numCols: number,
+  what: string,
+  entity: string,
+): number {
+  if (indptr.length !== n + 1 || indptr[0] !== 0 || indptr[n] > indices.length) {
+    throw new RangeError(`leml.learnMany: ${what}.indptr is not a valid row pointer for ${n} rows`);
+  }
+  let need = numCols;
+  for (let i = 0; i < n; i++) {
+    let prev = -1;
+    const p1 = indptr[i + 1];
+    if (p1 < indptr[i]) {
+      throw new RangeError(`leml.learnMany: ${what}.indptr decreases at row ${i}`);
+    }
+    for (let p = indptr[i]; p < p1; p++) {
+      const j = indices[p];
+      if (!(j > prev)) {
+        throw new RangeError(
+          `leml.learnMany: row ${i} of ${what}: ${entity} indices are not strictly increasing (${j} after ${prev})`,
+        );
+      }
+      prev = j;
+    }
+    if (prev + 1 > need) need = prev + 1;
+  }
+  return need;
+}

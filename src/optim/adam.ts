@@ -1,0 +1,116 @@
+/**
+ * Adam (Kingma & Ba 2015) over flat typed arrays, with a lazy row-sparse variant: only the rows
+ * touched by a minibatch have their moments and parameters updated (the bias correction uses the
+ * global step), which keeps a step's cost proportional to the batch, not to the model.
+ *
+ * @module
+ */
+
+/**
+ * Adam's hyper-parameters.
+ *
+ * @example
+ * ```ts
+ * import type { AdamOptions } from "./adam.ts";
+ * const o: AdamOptions = { lr: 0.01 };
+ * console.log(o.lr); // 0.01
+ * ```
+ */
+export interface AdamOptions {
+  /** Learning rate. */
+  lr: number;
+  /** First-moment decay (default 0.9). */
+  beta1?: number;
+  /** Second-moment decay (default 0.999). */
+  beta2?: number;
+  /** Denominator guard (default 1e-8). */
+  eps?: number;
+}
+
+type Params = Float32Array | Float64Array;
+
+/**
+ * One dense Adam step: updates `param[i]`, `m[i]`, `v[i]` for every i with gradient `grad[i]`,
+ * at 1-based step `t` (bias correction).
+ *
+ * @example
+ * ```ts
+ * import { adamUpdate } from "./adam.ts";
+ * const p = Float32Array.of(1), m = new Float32Array(1), v = new Float32Array(1);
+ * adamUpdate(p, m, v, Float64Array.of(2), 1, { lr: 0.1 });
+ * console.log(Math.abs(p[0] - 0.9) < 1e-6); // true: the first step moves by lr
+ * ```
+ */
+export function adamUpdate(
+  param: Params,
+  m: Params,
+  v: Params,
+  grad: ArrayLike<number>,
+  t: number,
+  options: AdamOptions,
+): void {
+  if (m.length < param.length || v.length < param.length || grad.length < param.length) {
+    throw new RangeError(
+      `adamUpdate: moments/gradient shorter than the parameters (${param.length})`,
+    );
+  }
+  const b1 = options.beta1 ?? 0.9, b2 = options.beta2 ?? 0.999;
+  const c1 = 1 - Math.pow(b1, t), c2 = 1 - Math.pow(b2, t);
+  const step = options.lr * Math.sqrt(c2) / c1;
+  const epsHat = (options.eps ?? 1e-8) * Math.sqrt(c2);
+  for (let i = 0; i < param.length; i++) {
+    const g = grad[i];
+    const mi = b1 * m[i] + (1 - b1) * g;
+    const vi = b2 * v[i] + (1 - b2) * g * g;
+    m[i] = mi;
+    v[i] = vi;
+    param[i] -= step * mi / (Math.sqrt(vi) + epsHat);
+  }
+}
+
+/**
+ * Lazy (row-sparse) Adam step: for q in [0, count), row `rows[q]` of the row-major `param`
+ * (rows of `rowLen`) gets gradient `grad[q*rowLen .. (q+1)*rowLen)`. Rows not listed are not
+ * touched (their moments do not decay), as in TensorFlow's LazyAdam.
+ *
+ * @example
+ * ```ts
+ * import { adamUpdateRows } from "./adam.ts";
+ * const p = new Float32Array(6), m = new Float32Array(6), v = new Float32Array(6);
+ * // update only row 2 of a 3×2 matrix
+ * adamUpdateRows(p, m, v, Float64Array.of(1, -1), Int32Array.of(2), 1, 2, 1, { lr: 0.5 });
+ * console.log(Array.from(p).map((a) => Math.round(a * 10) / 10).join()); // "0,0,0,0,-0.5,0.5"
+ * ```
+ */
+export function adamUpdateRows(
+  param: Params,
+  m: Params,
+  v: Params,
+  grad: ArrayLike<number>,
+  rows: Int32Array,
+  count: number,
+  rowLen: number,
+  t: number,
+  options: AdamOptions,
+): void {
+  const b1 = options.beta1 ?? 0.9, b2 = options.beta2 ?? 0.999;
+  const c1 = 1 - Math.pow(b1, t), c2 = 1 - Math.pow(b2, t);
+  const step = options.lr * Math.sqrt(c2) / c1;
+  const epsHat = (options.eps ?? 1e-8) * Math.sqrt(c2);
+  for (let q = 0; q < count; q++) {
+    const base = rows[q] * rowLen;
+    if (rows[q] < 0 || base + rowLen > param.length) {
+      throw new RangeError(`adamUpdateRows: row ${rows[q]} is out of range`);
+    }
+    const gb = q * rowLen;
+    for (let j = 0; j < rowLen; j++) {
+      const i = base + j;
+      const g = grad[gb + j];
+      const mi = b1 * m[i] + (1 - b1) * g;
+      const vi = b2 * v[i] + (1 - b2) * g * g;
+      m[i] = mi;
+      v[i] = vi;
+      param[i] -= step * mi / (Math.sqrt(vi) + epsHat);
+    }
+  }
+}

@@ -1,0 +1,274 @@
+import { LemlStream } from "../../../src/models/leml/stream.ts";
+import { lossValue } from "../../../src/models/leml/loss.ts";
+import type { LemlLoss } from "../../../src/models/leml/loss.ts";
+import type { Batch } from "../../../src/data/types.ts";
+import { SmallRng } from "../../../src/models/leml/rng.ts";
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+/** A random small batch; with `masked`, rows 1 and 3 carry an observed mask. */
+function randomBatch(seed: number, n: number, D: number, L: number, masked: boolean): Batch {
+  const rng = new SmallRng(seed);
+  const xp = [0], xi: number[] = [], xv: number[] = [];
+  const yp = [0], yi: number[] = [];
+  const op = [0], oi: number[] = [];
+  const full = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < D; j++) {
+      if (rng.next() < 0.4) {
+        xi.push(j);
+        xv.push(Math.round((rng.next() * 2 - 0.5) * 100) / 100);
+      }
+    }
+    xp.push(xi.length);
+    for (let l = 0; l < L; l++) if (rng.next() < 0.3) yi.push(l);
+    yp.push(yi.length);
+    const partial = masked && i % 2 === 1;
+    full[i] = partial ? 0 : 1;
+    if (partial) { for (let l = 0; l < L; l++) if (rng.next() < 0.5) oi.push(l); }
+    op.push(oi.length);
+  }
+  const b: Batch = {
+    x: {
+      numRows: n,
+      numCols: D,
+      indptr: Int32Array.from(xp),
+      indices: Int32Array.from(xi),
+      values: Float32Array.from(xv),
+    },
+    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
+  };
+  if (!masked) return b;
+  return {
+    ...b,
+    observed: { numRows: n, numCols: L, indptr: Int32Array.from(op), indices: Int32Array.from(oi) },
+    fullyObserved: full,
+  };
+}
+
+/**
+ * The streaming objective computed naively (materialising the n×L scores), in float64 from the
+ * model's float32 factors, with W/H/bias replaced by the given float64 arrays.
+ */
+function naiveObjective(
+  b: Batch,
+  loss: LemlLoss,
+  lambda: number,
+  k: number,
+  L: number,
+  W: Float64Array,
+  H: Float64Array,
+  bias: Float64Array,
+): number {
+  const n = b.x.numRows;
+  let f = 0;
+  const touchedW = new Set<number>();
+  for (let i = 0; i < n; i++) {
+    const u = new Float64Array(k);
+    for (let p = b.x.indptr[i]; p < b.x.indptr[i + 1]; p++) {
+      const j = b.x.indices[p];
+      touchedW.add(j);
+      for (let c = 0; c < k; c++) u[c] += b.x.values[p] * W[j * k + c];
+    }
+    const pos = new Set(Array.from(b.y.indices.subarray(b.y.indptr[i], b.y.indptr[i + 1])));
+    const full = !b.observed || b.fullyObserved![i] === 1;
+    const obs = full ? Array.from({ length: L }, (_, l) => l) : [
+      ...new Set([
+        ...pos,
+        ...Array.from(
+          b.observed!.indices.subarray(b.observed!.indptr[i], b.observed!.indptr[i + 1]),
+        ),
+      ]),
+    ];
+    for (const l of obs) {
+      let z = bias[l];
+      for (let c = 0; c < k; c++) z += u[c] * H[l * k + c];
+      f += lossValue(loss, z, pos.has(l) ? 1 : 0) / n;
+    }
+  }
+  let reg = 0;
+  for (const j of touchedW) for (let c = 0; c < k; c++) reg += W[j * k + c] ** 2;
+  for (let a = 0; a < L * k; a++) reg += H[a] ** 2; // every label row gets a gradient here
+  return f + 0.5 * lambda * reg;
+}
+
+function checkGradient(loss: LemlLoss, masked: boolean): void {
+  const D = 6, L = 5, k = 3, lambda = 0.05;
+  const m = new LemlStream({ rank: k, numFeatures: D, numLabels: L, loss, lambda, seed: 3 });
+  // non-trivial W and bias: train a few steps first
+  for (let s = 0; s < 5; s++) m.learnMany(randomBatch(100 + s, 4, D, L, masked));
+  const b = randomBatch(7, 4, D, L, masked);
+  // with the masks every row's entries are explicit; without, only the squared loss is exact
+  const g = m.batchGradient(b);
+  const W = Float64Array.from(m.w.snapshot()), H = Float64Array.from(m.h.snapshot());
+  const bias = Float64Array.from(m.bias.snapshot());
+  const f = () => naiveObjective(b, loss, lambda, k, L, W, H, bias);
+  const eps = 1e-5;
+  let maxErr = 0, maxAbs = 0;
+  const probe = (arr: Float64Array, grad: Float64Array) => {
+    for (let a = 0; a < arr.length; a++) {
+      const old = arr[a];
+      arr[a] = old + eps;
+      const fp = f();
+      arr[a] = old - eps;
+      const fm = f();
+      arr[a] = old;
+      const fd = (fp - fm) / (2 * eps);
+      maxErr = Math.max(maxErr, Math.abs(fd - grad[a]));
+      maxAbs = Math.max(maxAbs, Math.abs(fd));
+    }
+  };
+  probe(W, g.W);
+  probe(H, g.H);
+  probe(bias, g.bias);
+  assert(maxAbs > 1e-3, `gradient is trivially small (${maxAbs})`);
+  assert(maxErr < 1e-5 * Math.max(1, maxAbs), `${loss}: max |fd - grad| = ${maxErr}`);
+}
+
+Deno.test("leml stream: squared-loss Gram gradient matches finite differences", () => {
+  checkGradient("squared", false);
+});
+
+Deno.test("leml stream: observed-entry gradients match finite differences", () => {
+  // rows 0, 2 fully observed (Gram path for squared), rows 1, 3 masked (explicit entries)
+  checkGradient("squared", true);
+});
+
+Deno.test("leml stream: logistic and squared hinge gradients on masked rows", () => {
+  for (const loss of ["logistic", "sqhinge"] as const) {
+    const D = 5, L = 4, k = 2;
+    const m = new LemlStream({ rank: k, numFeatures: D, numLabels: L, loss, lambda: 0.01 });
+    const b0 = randomBatch(21, 4, D, L, true);
+    // every row masked: mark all rows partial so no sampling happens
+    const b: Batch = { ...b0, fullyObserved: new Uint8Array(4) };
+    for (let s = 0; s < 3; s++) m.learnMany(b);
+    const g = m.batchGradient(b);
+    const W = Float64Array.from(m.w.snapshot()), H = Float64Array.from(m.h.snapshot());
+    const bias = Float64Array.from(m.bias.snapshot());
+    // H rows without observed entries get no gradient (and no λ): compare only touched rows
+    const touched = new Set<number>();
+    for (let i = 0; i < 4; i++) {
+      for (let p = b.y.indptr[i]; p < b.y.indptr[i + 1]; p++) touched.add(b.y.indices[p]);
+      for (let p = b.observed!.indptr[i]; p < b.observed!.indptr[i + 1]; p++) {
+        touched.add(b.observed!.indices[p]);
+      }
+    }
+    const obj = () => {
+      const Hm = H.slice();
+      for (let l = 0; l < L; l++) if (!touched.has(l)) Hm.fill(0, l * k, l * k + k);
+      return naiveObjective(b, loss, 0.01, k, L, W, Hm, bias);
+    };
+    const eps = 1e-5;
+    for (const [arr, grad] of [[W, g.W], [H, g.H], [bias, g.bias]] as const) {
+      for (let a = 0; a < arr.length; a++) {
+        const old = arr[a];
+        arr[a] = old + eps;
+        const fp = obj();
+        arr[a] = old - eps;
+        const fm = obj();
+        arr[a] = old;
+        const fd = (fp - fm) / (2 * eps);
+        assert(Math.abs(fd - grad[a]) < 1e-5, `${loss} entry ${a}: fd ${fd} vs grad ${grad[a]}`);
+      }
+    }
+  }
+});
+
+Deno.test("leml stream: sampled negatives give an unbiased gradient on average", () => {
+  const D = 4, L = 12, k = 2;
+  const exact = new LemlStream({ rank: k, numFeatures: D, numLabels: L, loss: "logistic" });
+  const sampled = new LemlStream({
+    rank: k,
+    numFeatures: D,
+    numLabels: L,
+    loss: "logistic",
+    negatives: 3,
+  });
+  const b = randomBatch(5, 3, D, L, false);
+  // exact: every entry listed as observed
+  const all: Batch = {
+    ...b,
+    observed: {
+      numRows: 3,
+      numCols: L,
+      indptr: Int32Array.of(0, L, 2 * L, 3 * L),
+      indices: Int32Array.from({ length: 3 * L }, (_, a) => a % L),
+    },
+    fullyObserved: new Uint8Array(3),
+  };
+  const ge = exact.batchGradient(all);
+  const avg = new Float64Array(ge.W.length);
+  const reps = 3000;
+  for (let r = 0; r < reps; r++) {
+    // advance the sampler's RNG with a throwaway step on a copy
+    const g = sampled.batchGradient(b);
+    for (let a = 0; a < avg.length; a++) avg[a] += g.W[a] / reps;
+    sampled.learnMany({ ...b, y: { ...b.y } }); // moves the RNG (and the model)
+    sampled.w.data.set(exact.w.data.subarray(0, D * k));
+    sampled.h.data.set(exact.h.data.subarray(0, L * k));
+    sampled.bias.data.set(exact.bias.data.subarray(0, L));
+  }
+  let err = 0, scale = 0;
+  for (let a = 0; a < avg.length; a++) {
+    err = Math.max(err, Math.abs(avg[a] - ge.W[a]));
+    scale = Math.max(scale, Math.abs(ge.W[a]));
+  }
+  assert(scale > 1e-3, "exact gradient is trivially small");
+  assert(err < 0.05 * scale, `sampled W gradient mean off by ${err} (scale ${scale})`);
+});
+
+Deno.test("leml stream: never materialises n×L: learns a planted low-rank structure", () => {
+  // 3 latent topics; label l belongs to topic l % 3; features 0..8 = topic (j % 3)
+  const m = new LemlStream({ rank: 3, lr: 0.05, seed: 1 });
+  const rng = new SmallRng(9);
+  const rows = () => {
+    const n = 32;
+    const xp = [0], xi: number[] = [], yp = [0], yi: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = rng.nextInt(3);
+      xi.push(t, t + 3);
+      xp.push(xi.length);
+      for (let l = t; l < 12; l += 3) yi.push(l);
+      yp.push(yi.length);
+    }
+    return {
+      x: {
+        numRows: n,
+        numCols: 9,
+        indptr: Int32Array.from(xp),
+        indices: Int32Array.from(xi),
+        values: new Float32Array(xi.length).fill(1),
+      },
+      y: { numRows: n, numCols: 12, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
+    };
+  };
+  for (let s = 0; s < 200; s++) m.learnMany(rows());
+  const s = m.predictScores({ indices: Int32Array.of(1, 4), values: Float32Array.of(1, 1) });
+  for (let l = 0; l < 12; l++) {
+    if (l % 3 === 1) assert(s[l] > 0, `label ${l} should be predicted (score ${s[l]})`);
+    else assert(s[l] < 0, `label ${l} should not be predicted (score ${s[l]})`);
+  }
+});
+
+Deno.test("leml stream: rejects malformed batches with a clear message", () => {
+  const m = new LemlStream({ rank: 2 });
+  let msg = "";
+  try {
+    m.learnMany({
+      x: {
+        numRows: 1,
+        numCols: 4,
+        indptr: Int32Array.of(0, 2),
+        indices: Int32Array.of(3, 1),
+        values: Float32Array.of(1, 1),
+      },
+      y: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 0), indices: new Int32Array(0) },
+    });
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assert(/row 0 of x/.test(msg), `unexpected message: ${msg}`);
+  assert(m.numFeatures === 0 && m.step === 0, "a rejected batch changed the model");
+});
