@@ -1,0 +1,284 @@
+/**
+ * The cosine k-nearest-neighbour baseline as a streaming {@linkcode Estimator}: learning stores
+ * the L2-normalised rows; a query's label scores are the similarity-weighted votes of its `k`
+ * most cosine-similar stored rows.
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../../data/types.ts";
+import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import { topKSparse } from "../../metrics/topk.ts";
+import { CosineIndex, type Neighbours } from "./index.ts";
+
+/**
+ * Options of {@linkcode KnnEstimator}.
+ *
+ * @example
+ * ```ts
+ * import type { KnnOptions } from "./estimator.ts";
+ * const o: KnnOptions = { k: 20, threshold: 0.5 };
+ * console.log(o.k); // 20
+ * ```
+ */
+export interface KnnOptions {
+  /** Number of neighbours (default 10). */
+  k?: number;
+  /**
+   * Vote share above which a label counts as predicted (score > 0); default 0.5. Scores are
+   * `share_l − threshold` with `share_l = Σ_n w_n [l ∈ y_n] / Σ_n w_n`, `w_n = max(0, cos)`.
+   */
+  threshold?: number;
+  /** Initial feature-space size. */
+  numFeatures?: number;
+  /** Initial label-space size. */
+  numLabels?: number;
+}
+
+function checkK(k: number): number {
+  if (!Number.isInteger(k) || k < 1) {
+    throw new RangeError(`knn: k must be a positive integer, got ${k}`);
+  }
+  return k;
+}
+
+/**
+ * Cosine kNN over stored training rows. Deterministic (no randomness: the seed is unused).
+ * Not exportable as a model file ({@linkcode KnnEstimator.toModelFile} throws): serving it would
+ * mean shipping the whole training set.
+ *
+ * @example
+ * ```ts
+ * import { KnnEstimator } from "./estimator.ts";
+ * const m = new KnnEstimator({ k: 2 });
+ * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [0]);
+ * m.learnOne({ indices: Int32Array.of(1), values: Float32Array.of(1) }, [1, 2]);
+ * const top = m.predictTopK({ indices: Int32Array.of(1), values: Float32Array.of(3) }, 2);
+ * console.log([...top.labels], [...top.scores]); // [1, 2] [0.5, 0.5]
+ * ```
+ */
+export class KnnEstimator implements Estimator {
+  readonly kind = "knn";
+  readonly k: number;
+  readonly threshold: number;
+  #numFeatures: number;
+  #numLabels: number;
+  #index: CosineIndex;
+  // prediction scratch (not model state)
+  #votes = new Float64Array(0);
+  #labelStamp = new Int32Array(0);
+  #voted = new Int32Array(0);
+  #stampId = 0;
+
+  constructor(options: KnnOptions = {}, index = new CosineIndex()) {
+    this.k = checkK(options.k ?? 10);
+    this.threshold = options.threshold ?? 0.5;
+    if (!Number.isFinite(this.threshold)) {
+      throw new RangeError(`knn: threshold must be a finite number, got ${options.threshold}`);
+    }
+    this.#numFeatures = Math.max(0, Math.floor(options.numFeatures ?? 0));
+    this.#numLabels = Math.max(0, Math.floor(options.numLabels ?? 0));
+    this.#index = index;
+  }
+
+  /** Current feature-space size. */
+  get numFeatures(): number {
+    return this.#numFeatures;
+  }
+
+  /** Current label-space size. */
+  get numLabels(): number {
+    return this.#numLabels;
+  }
+
+  /** Number of stored training rows. */
+  get numRows(): number {
+    return this.#index.numRows;
+  }
+
+  /** Stores every row of the batch (the batch is not mutated). */
+  learnMany(batch: Batch): void {
+    const { x, y } = batch;
+    if (x.numRows !== y.numRows) {
+      throw new RangeError(`knn.learnMany: ${x.numRows} feature rows but ${y.numRows} label rows`);
+    }
+    this.#numFeatures = Math.max(this.#numFeatures, x.numCols);
+    this.#numLabels = Math.max(this.#numLabels, y.numCols);
+    for (let i = 0; i < x.numRows; i++) {
+      const a = x.indptr[i], b = x.indptr[i + 1];
+      this.#store(
+        { indices: x.indices.subarray(a, b), values: x.values.subarray(a, b) },
+        y.indices.subarray(y.indptr[i], y.indptr[i + 1]),
+      );
+    }
+  }
+
+  /** Stores one row; `y` lists its positive labels (any order, duplicates ignored). */
+  learnOne(x: SparseVector, y: ArrayLike<number>): void {
+    const labels = Int32Array.from(new Set(Array.from(y))).sort();
+    this.#store(x, labels);
+  }
+
+  #store(x: SparseVector, labels: Int32Array): void {
+    for (let i = 0; i < labels.length; i++) {
+      const l = labels[i];
+      if (!Number.isInteger(l) || l < 0) {
+        throw new RangeError(`knn: label ${l} is not a non-negative integer`);
+      }
+      if (l >= this.#numLabels) this.#numLabels = l + 1;
+    }
+    const n = x.indices.length;
+    for (let i = 0; i < n; i++) {
+      const j = x.indices[i];
+      if (j < 0) throw new RangeError(`knn: feature index ${j} is negative`);
+      if (i > 0 && j <= x.indices[i - 1]) {
+        throw new RangeError(`knn: feature indices must be strictly increasing (${j} at ${i})`);
+      }
+    }
+    if (n > 0 && x.indices[n - 1] >= this.#numFeatures) this.#numFeatures = x.indices[n - 1] + 1;
+    this.#index.add(x, labels);
+  }
+
+  /** The `k` (or the given number of) nearest stored rows of `x`. */
+  neighbours(x: SparseVector, k = this.k): Neighbours {
+    return this.#index.neighbours(x, checkK(k), this.#numFeatures);
+  }
+
+  /**
+   * Accumulates the neighbours' weighted votes; returns the number of voted labels (listed in
+   * the `voted` scratch) and the total weight.
+   */
+  #vote(nb: Neighbours, k: number): { count: number; total: number } {
+    const L = this.#numLabels;
+    if (this.#votes.length < L) {
+      this.#votes = new Float64Array(L);
+      const stamp = new Int32Array(L);
+      stamp.set(this.#labelStamp);
+      this.#labelStamp = stamp;
+      this.#voted = new Int32Array(L);
+    }
+    const id = ++this.#stampId;
+    let count = 0;
+    let total = 0;
+    const n = Math.min(k, nb.rows.length);
+    for (let t = 0; t < n; t++) {
+      const w = nb.sims[t];
+      if (!(w > 0)) continue;
+      total += w;
+      const labels = this.#index.labelsOf(nb.rows[t]);
+      for (let i = 0; i < labels.length; i++) {
+        const l = labels[i];
+        if (this.#labelStamp[l] !== id) {
+          this.#labelStamp[l] = id;
+          this.#votes[l] = 0;
+          this.#voted[count++] = l;
+        }
+        this.#votes[l] += w;
+      }
+    }
+    return { count, total };
+  }
+
+  /**
+   * Label scores from already-found neighbours, using the first `k` of them (for choosing k on
+   * a validation set without searching again). Same values as {@linkcode predictScores}.
+   */
+  scoresFromNeighbours(nb: Neighbours, k: number, out?: Float32Array): Float32Array {
+    const L = this.#numLabels;
+    const scores = out && out.length === L ? out : new Float32Array(L);
+    scores.fill(-this.threshold);
+    const { count, total } = this.#vote(nb, checkK(k));
+    for (let i = 0; i < count; i++) {
+      const l = this.#voted[i];
+      scores[l] = this.#votes[l] / total - this.threshold;
+    }
+    return scores;
+  }
+
+  /** Top-k labels from already-found neighbours (first `kNeighbours` of them). */
+  topKFromNeighbours(nb: Neighbours, kNeighbours: number, k: number): TopK {
+    const { count, total } = this.#vote(nb, checkK(kNeighbours));
+    const labels = this.#voted.subarray(0, count);
+    const shares = new Float64Array(count);
+    for (let i = 0; i < count; i++) shares[i] = this.#votes[labels[i]] / total;
+    // unvoted labels have share 0, as topKSparse assumes
+    const top = topKSparse(labels, shares, this.#numLabels, k);
+    const scores = new Float32Array(top.labels.length);
+    for (let i = 0; i < scores.length; i++) {
+      const l = top.labels[i];
+      const voted = this.#labelStamp[l] === this.#stampId;
+      scores[i] = (voted ? this.#votes[l] / total : 0) - this.threshold;
+    }
+    return { labels: top.labels, scores };
+  }
+
+  /** The `k` best labels (decreasing score, ties: smaller label index). */
+  predictTopK(x: SparseVector, k: number): TopK {
+    return this.topKFromNeighbours(this.neighbours(x), this.k, k);
+  }
+
+  /** One score per label, `share_l − threshold` (see {@linkcode KnnOptions.threshold}). */
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    return this.scoresFromNeighbours(this.neighbours(x), this.k, out);
+  }
+
+  /**
+   * Always throws: the kNN baseline is not exportable (its "model" is the training set).
+   * @throws {TypeError}
+   */
+  toModelFile(_options?: ModelFileOptions): Uint8Array {
+    throw new TypeError(
+      "knn.toModelFile: the kNN baseline is not exportable (it would ship the whole training " +
+        "set); export an embedding model (sleec, knn-embedding kind) instead",
+    );
+  }
+
+  /** Full state: config, sizes and the stored rows (copies). */
+  toState(): ModelState {
+    return {
+      kind: this.kind,
+      config: { k: this.k, threshold: this.threshold },
+      scalars: { numFeatures: this.#numFeatures, numLabels: this.#numLabels },
+      tensors: this.#index.toArrays(),
+    };
+  }
+
+  /**
+   * Rebuilds an estimator from {@linkcode KnnEstimator.toState}.
+   *
+   * @example
+   * ```ts
+   * import { KnnEstimator } from "./estimator.ts";
+   * const a = new KnnEstimator({ k: 3 });
+   * a.learnOne({ indices: Int32Array.of(2), values: Float32Array.of(1) }, [4]);
+   * const b = KnnEstimator.fromState(a.toState());
+   * console.log(b.numRows, b.numLabels, b.k); // 1 5 3
+   * ```
+   */
+  static fromState(state: ModelState): KnnEstimator {
+    if (state.kind !== "knn") {
+      throw new TypeError(`knn.restore: state kind is '${state.kind}', expected 'knn'`);
+    }
+    const t = state.tensors;
+    for (const name of ["rowPtr", "rowIdx", "labelPtr", "labelIdx"]) {
+      if (!(t[name] instanceof Int32Array)) {
+        throw new TypeError(`knn.restore: tensor '${name}' is missing or not an Int32Array`);
+      }
+    }
+    if (!(t.rowVal instanceof Float32Array)) {
+      throw new TypeError("knn.restore: tensor 'rowVal' is missing or not a Float32Array");
+    }
+    const index = CosineIndex.fromArrays({
+      rowPtr: t.rowPtr as Int32Array,
+      rowIdx: t.rowIdx as Int32Array,
+      rowVal: t.rowVal,
+      labelPtr: t.labelPtr as Int32Array,
+      labelIdx: t.labelIdx as Int32Array,
+    });
+    return new KnnEstimator({
+      k: Number(state.config.k),
+      threshold: Number(state.config.threshold),
+      numFeatures: state.scalars.numFeatures,
+      numLabels: state.scalars.numLabels,
+    }, index);
+  }
+}
