@@ -1,0 +1,468 @@
+/**
+ * `deno task repro coembed --dataset yeast|scene [--variant L|NL] [--tau 0.3|0.5|0.8]
+ * [--repeats N] [--stream]`: the CoEmbed paper's protocol (KDD 2018, section 5.1).
+ *
+ * The union of the train and test files; per repeat (seeded): 60% of the feature entries masked
+ * at random and a fraction τ of the positive label entries turned into unlabeled zeros.
+ * - inductive: a random 80/20 row split; the masks are applied to the 80% only; the model is fit
+ *   on them and scored on the 20% with full features against their true labels;
+ * - transductive: the masks are applied to all rows; the recovered label scores of all rows are
+ *   scored against the true labels (also reported over the unlabeled entries only).
+ * Macro-AUC over labels (ties count one half; labels without a positive or a negative are left
+ * out). The same protocol runs a plain logistic binary-relevance baseline on mean-imputed
+ * features. With `--stream`, the streaming estimator also learns the 80% rows once in file
+ * order (features absent = missing) and its inductive macro-AUC is reported next to the batch one.
+ * Held-out rows are never seen in training; masks come only from the seed.
+ *
+ * Other flags: --epochs, --batch, --gamma (number or "auto": 1 / median squared distance
+ * between training rows over their commonly observed entries, rescaled to D), --lambda,
+ * --lambdaX, --lambdaS, --lambdaE, --alpha, --lr, --rowLr, --rff, --rank, --streamBatch,
+ * --streamGlobalSteps, --no-transductive, --no-baseline.
+ *
+ * @module
+ */
+import { concatRows, type Dataset, loadDataset } from "../../../src/data/dataset.ts";
+import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
+import { Rng } from "../../../src/data/random.ts";
+import { type CoEmbedConfig, resolveConfig } from "../../../src/models/coembed/config.ts";
+import { type CoEmbedData, fitCoEmbed } from "../../../src/models/coembed/fit.ts";
+import type { Experiment, ExperimentContext, ExperimentResult } from "../types.ts";
+
+/** Dense copy of a dataset: features `[N, D]` and true labels `[N, L]`. */
+interface Dense {
+  N: number;
+  D: number;
+  L: number;
+  x: Float64Array;
+  y: Uint8Array;
+}
+
+function toDense(ds: Dataset): Dense {
+  const N = ds.x.numRows, D = ds.numFeatures, L = ds.numLabels;
+  const x = new Float64Array(N * D), y = new Uint8Array(N * L);
+  for (let i = 0; i < N; i++) {
+    for (let p = ds.x.indptr[i]; p < ds.x.indptr[i + 1]; p++) {
+      x[i * D + ds.x.indices[p]] = ds.x.values[p];
+    }
+    for (let p = ds.y.indptr[i]; p < ds.y.indptr[i + 1]; p++) y[i * L + ds.y.indices[p]] = 1;
+  }
+  return { N, D, L, x, y };
+}
+
+/**
+ * Exact macro-averaged AUC over labels of row-major `[n, L]` scores: ties count one half;
+ * only entries with `include[i*L+j]` (when given) take part; labels with no positive or no
+ * negative are left out.
+ */
+export function macroAuc(
+  scores: ArrayLike<number>,
+  truth: Uint8Array,
+  n: number,
+  L: number,
+  include?: Uint8Array,
+): number {
+  let sum = 0, used = 0;
+  const idx: number[] = [];
+  for (let j = 0; j < L; j++) {
+    idx.length = 0;
+    let pos = 0;
+    for (let i = 0; i < n; i++) {
+      if (include && !include[i * L + j]) continue;
+      idx.push(i);
+      if (truth[i * L + j]) pos++;
+    }
+    const neg = idx.length - pos;
+    if (pos === 0 || neg === 0) continue;
+    idx.sort((a, b) => scores[a * L + j] - scores[b * L + j]);
+    // Sum of the (average, for ties) ranks of the positives.
+    let rankSum = 0;
+    for (let s = 0; s < idx.length;) {
+      let e = s;
+      const v = scores[idx[s] * L + j];
+      while (e < idx.length && scores[idx[e] * L + j] === v) e++;
+      const avgRank = (s + 1 + e) / 2;
+      for (let q = s; q < e; q++) if (truth[idx[q] * L + j]) rankSum += avgRank;
+      s = e;
+    }
+    sum += (rankSum - pos * (pos + 1) / 2) / (pos * neg);
+    used++;
+  }
+  return used ? sum / used : NaN;
+}
+
+/** The masked training view of some rows: CSR of observed entries, explicit mask, weak labels. */
+interface Masked {
+  data: CoEmbedData;
+  /** Observed positive flags `[n, L]` of the rows (after flipping). */
+  weak: Uint8Array;
+  /** Feature mask `[n, D]`. */
+  mask: Uint8Array;
+}
+
+function maskRows(dense: Dense, rows: Int32Array, tau: number, rng: Rng): Masked {
+  const { D, L } = dense, n = rows.length;
+  // Exactly 60% of the feature entries masked.
+  const entries = new Int32Array(n * D);
+  for (let e = 0; e < entries.length; e++) entries[e] = e;
+  rng.shuffle(entries);
+  const mask = new Uint8Array(n * D);
+  const keep = Math.round(0.4 * n * D);
+  for (let e = 0; e < keep; e++) mask[entries[e]] = 1;
+  // Exactly a fraction tau of the positive label entries flipped to unlabeled.
+  const posList: number[] = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < L; j++) if (dense.y[rows[i] * L + j]) posList.push(i * L + j);
+  }
+  const pos = Int32Array.from(posList);
+  rng.shuffle(pos);
+  const weak = new Uint8Array(n * L);
+  const flip = Math.round(tau * pos.length);
+  for (let e = flip; e < pos.length; e++) weak[pos[e]] = 1;
+  // CSR views.
+  const xPtr = new Int32Array(n + 1), yPtr = new Int32Array(n + 1);
+  const xi: number[] = [], xv: number[] = [], yi: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    for (let d = 0; d < D; d++) {
+      if (!mask[i * D + d]) continue;
+      xi.push(d);
+      xv.push(dense.x[r * D + d]);
+    }
+    xPtr[i + 1] = xi.length;
+    for (let j = 0; j < L; j++) if (weak[i * L + j]) yi.push(j);
+    yPtr[i + 1] = yi.length;
+  }
+  const x: CsrMatrix = {
+    numRows: n,
+    numCols: D,
+    indptr: xPtr,
+    indices: Int32Array.from(xi),
+    values: Float32Array.from(xv),
+  };
+  const y: BinaryCsr = { numRows: n, numCols: L, indptr: yPtr, indices: Int32Array.from(yi) };
+  const observed: BinaryCsr = { numRows: n, numCols: D, indptr: xPtr, indices: x.indices };
+  return { data: { x, y, observed }, weak, mask };
+}
+
+function rowsTruth(dense: Dense, rows: Int32Array): Uint8Array {
+  const L = dense.L, t = new Uint8Array(rows.length * L);
+  for (let i = 0; i < rows.length; i++) {
+    t.set(dense.y.subarray(rows[i] * L, rows[i] * L + L), i * L);
+  }
+  return t;
+}
+
+/**
+ * Plain logistic binary relevance on mean-imputed features (the baseline): full-batch Adam on
+ * the mean logistic loss + 1e-4‖W‖², 300 steps. Returns a scorer of dense rows.
+ */
+function trainBaseline(
+  masked: Masked,
+  dense: Dense,
+  rows: Int32Array,
+): (x: Float64Array, out: Float64Array) => void {
+  const { D, L } = dense, n = rows.length;
+  const sum = new Float64Array(D), cnt = new Float64Array(D);
+  for (let i = 0; i < n; i++) {
+    for (let d = 0; d < D; d++) {
+      if (masked.mask[i * D + d]) {
+        sum[d] += dense.x[rows[i] * D + d];
+        cnt[d]++;
+      }
+    }
+  }
+  const mean = sum.map((s, d) => (cnt[d] ? s / cnt[d] : 0));
+  const X = new Float64Array(n * D);
+  for (let i = 0; i < n; i++) {
+    for (let d = 0; d < D; d++) {
+      X[i * D + d] = masked.mask[i * D + d] ? dense.x[rows[i] * D + d] : mean[d];
+    }
+  }
+  const W = new Float64Array((D + 1) * L); // last row: bias
+  const m = new Float64Array(W.length),
+    v = new Float64Array(W.length),
+    g = new Float64Array(W.length);
+  const z = new Float64Array(L);
+  const lr = 0.05, reg = 1e-4;
+  for (let t = 1; t <= 300; t++) {
+    g.fill(0);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < L; j++) z[j] = W[D * L + j];
+      for (let d = 0; d < D; d++) {
+        const xd = X[i * D + d];
+        for (let j = 0; j < L; j++) z[j] += xd * W[d * L + j];
+      }
+      for (let j = 0; j < L; j++) z[j] = (1 / (1 + Math.exp(-z[j])) - masked.weak[i * L + j]) / n;
+      for (let d = 0; d < D; d++) {
+        const xd = X[i * D + d];
+        for (let j = 0; j < L; j++) g[d * L + j] += xd * z[j];
+      }
+      for (let j = 0; j < L; j++) g[D * L + j] += z[j];
+    }
+    for (let k = 0; k < D * L; k++) g[k] += 2 * reg * W[k];
+    const c1 = 1 - Math.pow(0.9, t), c2 = 1 - Math.pow(0.999, t);
+    for (let k = 0; k < W.length; k++) {
+      m[k] = 0.9 * m[k] + 0.1 * g[k];
+      v[k] = 0.999 * v[k] + 0.001 * g[k] * g[k];
+      W[k] -= lr * (m[k] / c1) / (Math.sqrt(v[k] / c2) + 1e-8);
+    }
+  }
+  return (x, out) => {
+    for (let j = 0; j < L; j++) out[j] = W[D * L + j];
+    for (let d = 0; d < D; d++) for (let j = 0; j < L; j++) out[j] += x[d] * W[d * L + j];
+  };
+}
+
+/** γ = 1 / median squared distance between training rows over commonly observed entries. */
+function medianGamma(masked: Masked, dense: Dense, rows: Int32Array, rng: Rng): number {
+  const D = dense.D, n = rows.length, d2: number[] = [];
+  for (let s = 0; s < 2000; s++) {
+    const a = rng.nextInt(n), b = rng.nextInt(n);
+    if (a === b) continue;
+    let sum = 0, common = 0;
+    for (let d = 0; d < D; d++) {
+      if (masked.mask[a * D + d] && masked.mask[b * D + d]) {
+        const diff = dense.x[rows[a] * D + d] - dense.x[rows[b] * D + d];
+        sum += diff * diff;
+        common++;
+      }
+    }
+    if (common > 0) d2.push(sum * D / common);
+  }
+  d2.sort((p, q) => p - q);
+  return 1 / d2[d2.length >> 1];
+}
+
+function meanStd(a: number[]): { mean: number; std: number } {
+  const mean = a.reduce((s, v) => s + v, 0) / a.length;
+  const std = Math.sqrt(a.reduce((s, v) => s + (v - mean) * (v - mean), 0) / a.length);
+  return { mean, std };
+}
+
+function numFlag(flags: Record<string, string | boolean>, name: string): number | undefined {
+  const v = flags[name];
+  if (v === undefined || v === false) return undefined;
+  const n = Number(v);
+  if (v === true || !Number.isFinite(n)) {
+    throw new TypeError(`coembed experiment: --${name} must be a number, got ${v}`);
+  }
+  return n;
+}
+
+const experiment: Experiment = async (ctx: ExperimentContext): Promise<ExperimentResult> => {
+  const flags = ctx.flags;
+  const variant = String(flags.variant ?? "NL");
+  if (variant !== "L" && variant !== "NL") {
+    throw new RangeError(`coembed experiment: --variant must be L or NL, got ${variant}`);
+  }
+  const tau = numFlag(flags, "tau") ?? 0.5;
+  if (!(tau >= 0 && tau < 1)) throw new RangeError(`coembed experiment: --tau ${tau} not in [0,1)`);
+  const repeats = numFlag(flags, "repeats") ?? 10;
+  const epochs = numFlag(flags, "epochs") ?? 30;
+  const batchSize = numFlag(flags, "batch") ?? 64;
+  const gammaFlag = flags.gamma === undefined ? "auto" : String(flags.gamma);
+  const doTrans = flags.transductive !== false && flags["no-transductive"] !== true;
+  const doBase = flags.baseline !== false && flags["no-baseline"] !== true;
+  const doStream = flags.stream === true || flags.stream === "true";
+  const overrides: Record<string, unknown> = { variant };
+  if (typeof flags.input === "string") overrides.inductiveInput = flags.input;
+  const map: [string, keyof CoEmbedConfig][] = [
+    ["lambda", "lambda"],
+    ["lambdaX", "lambdaX"],
+    ["lambdaS", "lambdaS"],
+    ["lambdaE", "lambdaE"],
+    ["alpha", "alpha"],
+    ["lr", "learningRate"],
+    ["rowLr", "rowLearningRate"],
+    ["rff", "numRff"],
+    ["rowSteps", "rowSteps"],
+    ["globalSteps", "globalSteps"],
+    ["foldInSteps", "foldInSteps"],
+  ];
+  for (const [flag, key] of map) {
+    const v = numFlag(flags, flag);
+    if (v !== undefined) overrides[key] = v;
+  }
+  const rank = numFlag(flags, "rank");
+  if (rank !== undefined) Object.assign(overrides, { rankX: rank, rankS: rank, rankE: rank });
+
+  const train = await loadDataset(ctx.dataDir, ctx.dataset, "train");
+  const test = await loadDataset(ctx.dataDir, ctx.dataset, "test");
+  const dense = toDense(concatRows(train, test));
+  const { N, D, L } = dense;
+
+  const res: Record<string, number[]> = {};
+  const push = (k: string, v: number) => (res[k] ??= []).push(v);
+  const fitSeconds: number[] = [];
+  let predictMs = 0, predictRows = 0;
+  let lastFit: ReturnType<typeof fitCoEmbed> | undefined;
+  const gammas: number[] = [];
+  ctx.progress.start(repeats, `coembed ${ctx.dataset} ${variant} tau=${tau}`);
+  for (let r = 0; r < repeats; r++) {
+    const seed = ctx.seed * 1000 + r;
+    const rng = new Rng(seed + 1);
+    // Inductive: 80/20 split; masks on the 80% only.
+    const perm = new Int32Array(N);
+    for (let i = 0; i < N; i++) perm[i] = i;
+    rng.shuffle(perm);
+    const nTrain = Math.round(0.8 * N);
+    const trainRows = perm.slice(0, nTrain).sort();
+    const testRows = perm.slice(nTrain).sort();
+    const masked = maskRows(dense, trainRows, tau, rng);
+    const gamma = gammaFlag === "auto"
+      ? medianGamma(masked, dense, trainRows, new Rng(seed + 2))
+      : Number(gammaFlag);
+    gammas.push(gamma);
+    const config = resolveConfig({ ...overrides, gamma, seed });
+    const t0 = performance.now();
+    const fit = fitCoEmbed(masked.data, config, { epochs, batchSize });
+    fitSeconds.push((performance.now() - t0) / 1000);
+    lastFit = fit;
+    const predictor = fit.predictor();
+    const allIdx = new Int32Array(D).map((_, d) => d);
+    const xv = new Float32Array(D);
+    const scores = new Float32Array(testRows.length * L), out = new Float32Array(L);
+    const p0 = performance.now();
+    for (let i = 0; i < testRows.length; i++) {
+      for (let d = 0; d < D; d++) xv[d] = dense.x[testRows[i] * D + d];
+      predictor.scores(allIdx, xv, out);
+      scores.set(out, i * L);
+    }
+    predictMs += performance.now() - p0;
+    predictRows += testRows.length;
+    const testTruth = rowsTruth(dense, testRows);
+    push("inductiveMacroAUC", macroAuc(scores, testTruth, testRows.length, L));
+    if (doStream) {
+      const { CoEmbedEstimator } = await import("../../../src/models/coembed/estimator.ts");
+      const est = CoEmbedEstimator.create(
+        {
+          ...config,
+          absent: "missing",
+          globalSteps: numFlag(flags, "streamGlobalSteps") ?? config.globalSteps,
+        },
+        D,
+        L,
+      );
+      const sb = numFlag(flags, "streamBatch") ?? batchSize;
+      const x = masked.data.x, y = masked.data.y;
+      for (let s = 0; s < nTrain; s += sb) {
+        const e = Math.min(nTrain, s + sb);
+        const xo = x.indptr[s], yo = y.indptr[s];
+        est.learnMany({
+          x: {
+            numRows: e - s,
+            numCols: D,
+            indptr: x.indptr.slice(s, e + 1).map((p) => p - xo),
+            indices: x.indices.subarray(xo, x.indptr[e]),
+            values: x.values.subarray(xo, x.indptr[e]),
+          },
+          y: {
+            numRows: e - s,
+            numCols: L,
+            indptr: y.indptr.slice(s, e + 1).map((p) => p - yo),
+            indices: y.indices.subarray(yo, y.indptr[e]),
+          },
+        });
+      }
+      const sScores = new Float32Array(testRows.length * L);
+      for (let i = 0; i < testRows.length; i++) {
+        for (let d = 0; d < D; d++) xv[d] = dense.x[testRows[i] * D + d];
+        est.predictScores({ indices: allIdx, values: xv }, out);
+        sScores.set(out, i * L);
+      }
+      push("streamInductiveMacroAUC", macroAuc(sScores, testTruth, testRows.length, L));
+    }
+    if (doBase) {
+      const base = trainBaseline(masked, dense, trainRows);
+      const bs = new Float64Array(testRows.length * L), o = new Float64Array(L);
+      for (let i = 0; i < testRows.length; i++) {
+        base(dense.x.subarray(testRows[i] * D, testRows[i] * D + D), o);
+        bs.set(o, i * L);
+      }
+      push("baselineInductiveMacroAUC", macroAuc(bs, testTruth, testRows.length, L));
+    }
+    if (doTrans) {
+      // Transductive: masks on all rows (fresh draws from the same seeded stream).
+      const allRows = new Int32Array(N).map((_, i) => i);
+      const mAll = maskRows(dense, allRows, tau, rng);
+      const tGamma = gammaFlag === "auto"
+        ? medianGamma(mAll, dense, allRows, new Rng(seed + 3))
+        : Number(gammaFlag);
+      const tFit = fitCoEmbed(
+        mAll.data,
+        resolveConfig({ ...overrides, gamma: tGamma, seed }),
+        { epochs, batchSize },
+      );
+      const ts = tFit.transductiveScores();
+      push("transductiveMacroAUC", macroAuc(ts, dense.y, N, L));
+      const unlabeled = mAll.weak.map((w) => 1 - w);
+      push("transductiveUnlabeledMacroAUC", macroAuc(ts, dense.y, N, L, unlabeled));
+      if (doBase) {
+        const base = trainBaseline(mAll, dense, allRows);
+        const bs = new Float64Array(N * L), o = new Float64Array(L);
+        const xi = new Float64Array(D);
+        let mean: Float64Array | undefined;
+        // The baseline sees only the imputed training matrix: impute the masked entries again.
+        {
+          const sum = new Float64Array(D), cnt = new Float64Array(D);
+          for (let i = 0; i < N; i++) {
+            for (let d = 0; d < D; d++) {
+              if (mAll.mask[i * D + d]) {
+                sum[d] += dense.x[i * D + d];
+                cnt[d]++;
+              }
+            }
+          }
+          mean = sum.map((s, d) => (cnt[d] ? s / cnt[d] : 0));
+        }
+        for (let i = 0; i < N; i++) {
+          for (let d = 0; d < D; d++) xi[d] = mAll.mask[i * D + d] ? dense.x[i * D + d] : mean[d];
+          base(xi, o);
+          bs.set(o, i * L);
+        }
+        push("baselineTransductiveMacroAUC", macroAuc(bs, dense.y, N, L));
+      }
+    }
+    ctx.progress.tick(1);
+  }
+  ctx.progress.done();
+
+  const metrics: Record<string, number> = {};
+  const std: Record<string, number> = {};
+  for (const [k, vals] of Object.entries(res)) {
+    const s = meanStd(vals);
+    metrics[k] = s.mean;
+    std[k] = s.std;
+  }
+  let modelBytes = 0;
+  if (lastFit) {
+    try {
+      const { CoEmbedEstimator } = await import("../../../src/models/coembed/estimator.ts");
+      modelBytes = CoEmbedEstimator.fromFit(lastFit).toModelFile().length;
+    } catch {
+      const t = lastFit.core.predictorTensors();
+      modelBytes = [t.W, t.Q, t.P, t.bias, t.V].reduce((s, a) => s + (a ? a.byteLength : 0), 0);
+    }
+  }
+  const cfg = resolveConfig({ ...overrides, gamma: gammas[0] ?? 0.05 });
+  return {
+    metrics,
+    trainSeconds: meanStd(fitSeconds).mean,
+    predictMsPerRow: predictRows ? predictMs / predictRows : 0,
+    modelBytes,
+    extra: {
+      std,
+      variant,
+      tau,
+      repeats,
+      epochs,
+      batchSize,
+      gamma: gammaFlag === "auto" ? { rule: "1/median sq. distance", values: gammas } : gammas[0],
+      config: { ...cfg, gamma: undefined, seed: undefined, variant: undefined },
+      perRepeat: res,
+      fitSeconds,
+    },
+  };
+};
+
+export default experiment;

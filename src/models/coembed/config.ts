@@ -1,0 +1,164 @@
+/**
+ * Hyper-parameters of CoEmbed (ColEmbed-L / ColEmbed-NL) and their defaults.
+ *
+ * @module
+ */
+
+/**
+ * CoEmbed hyper-parameters. Names follow the paper (objectives (4) and (7), Algorithm 1).
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig } from "./config.ts";
+ * const c = resolveConfig({ variant: "L" });
+ * console.log(c.variant, c.rankX); // L 10
+ * ```
+ */
+export interface CoEmbedConfig {
+  /** "L": f(X̂) = X̂Sᵀ; "NL": f(X̂) = φ(X̂)Sᵀ with random Fourier features. */
+  variant: "L" | "NL";
+  /** k_X: rank of X̂ = UVᵀ. */
+  rankX: number;
+  /** k_S: rank of S = PQᵀ. */
+  rankS: number;
+  /** k_E: rank of E = GHᵀ. */
+  rankE: number;
+  /** K: number of random Fourier directions (ColEmbed-NL; φ has 2K outputs). */
+  numRff: number;
+  /** γ of the RBF kernel exp(-γ‖x − y‖²); directions u ~ N(0, 2γI). */
+  gamma: number;
+  /** Weight Γ of a positive label entry; unlabeled entries weigh 1 − alpha. */
+  alpha: number;
+  /** λ: weight of the label loss against the feature reconstruction. */
+  lambda: number;
+  /** λ_X: ridge on U and V. */
+  lambdaX: number;
+  /** λ_S: ridge on P and Q. */
+  lambdaS: number;
+  /** λ_E: ridge on G and H. */
+  lambdaE: number;
+  /** Adam step size of the global factors V, P, Q, H and the label bias. */
+  learningRate: number;
+  /** Adam step size of the per-row factors U_i, G_i. */
+  rowLearningRate: number;
+  /** Adam steps on (U_i, G_i) when a row is folded in (streaming). */
+  foldInSteps: number;
+  /** Adam steps on (U_i, G_i) per minibatch visit in a batch fit. */
+  rowSteps: number;
+  /** Global Adam steps per minibatch. */
+  globalSteps: number;
+  /**
+   * What an index absent from a sparse row means: "zero" (observed zero, as in the XC text
+   * format) or "missing" (unobserved, as in events: only present entries are observed).
+   */
+  absent: "zero" | "missing";
+  /**
+   * Input of the inductive predictor for a new row: "projected" folds every row in through U
+   * (x̃ = u Vᵀ with u the ridge fit of the row's observed entries, the same kind of input the
+   * classifier was trained on); "raw" uses the row itself, filling only missing entries.
+   */
+  inductiveInput: "projected" | "raw";
+  /** Standard deviation of the random initial factors. */
+  initScale: number;
+  /** Seed of every random draw (initial factors, RFF directions, batch-fit row order). */
+  seed: number;
+}
+
+/**
+ * Defaults: k_X = k_S = k_E = 10 and K = 700 as in the paper; alpha = 0.8 (the positive weight
+ * (1 + ρ)/2 for ρ = 0.6, see the docs); γ = 0.05 (directions with variance 2γ = 0.1).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_CONFIG } from "./config.ts";
+ * console.log(DEFAULT_CONFIG.numRff); // 700
+ * ```
+ */
+export const DEFAULT_CONFIG: Readonly<CoEmbedConfig> = Object.freeze({
+  variant: "NL",
+  rankX: 10,
+  rankS: 10,
+  rankE: 10,
+  numRff: 700,
+  gamma: 0.05,
+  alpha: 0.8,
+  lambda: 1,
+  lambdaX: 0.1,
+  lambdaS: 0.1,
+  lambdaE: 0.1,
+  learningRate: 0.01,
+  rowLearningRate: 0.05,
+  foldInSteps: 10,
+  rowSteps: 2,
+  globalSteps: 1,
+  absent: "zero",
+  inductiveInput: "projected",
+  initScale: 0.1,
+  seed: 0,
+});
+
+const POSITIVE_INTS = ["rankX", "rankS", "rankE", "numRff"] as const;
+const NON_NEGATIVE_INTS = ["foldInSteps", "rowSteps", "globalSteps"] as const;
+const POSITIVE = ["gamma", "learningRate", "rowLearningRate", "initScale"] as const;
+const NON_NEGATIVE = ["lambda", "lambdaX", "lambdaS", "lambdaE"] as const;
+
+/**
+ * Merges options over {@linkcode DEFAULT_CONFIG} and validates them (unknown keys are ignored).
+ * Throws a RangeError or TypeError naming the option.
+ *
+ * @example
+ * ```ts
+ * import { resolveConfig } from "./config.ts";
+ * try { resolveConfig({ rankX: 0 }); } catch (e) { console.log((e as Error).message); }
+ * ```
+ */
+export function resolveConfig(options: Record<string, unknown> = {}): CoEmbedConfig {
+  const c: CoEmbedConfig = { ...DEFAULT_CONFIG };
+  const rec = c as unknown as Record<string, unknown>;
+  for (const key of Object.keys(DEFAULT_CONFIG)) {
+    const v = options[key];
+    if (v === undefined) continue;
+    if (typeof v !== typeof rec[key]) {
+      throw new TypeError(`CoEmbed option ${key}: expected a ${typeof rec[key]}, got ${typeof v}`);
+    }
+    rec[key] = v;
+  }
+  if (c.variant !== "L" && c.variant !== "NL") {
+    throw new RangeError(`CoEmbed option variant: "${c.variant}" is not "L" or "NL"`);
+  }
+  if (c.inductiveInput !== "projected" && c.inductiveInput !== "raw") {
+    throw new RangeError(
+      `CoEmbed option inductiveInput: "${c.inductiveInput}" is not "projected" or "raw"`,
+    );
+  }
+  if (c.absent !== "zero" && c.absent !== "missing") {
+    throw new RangeError(`CoEmbed option absent: "${c.absent}" is not "zero" or "missing"`);
+  }
+  for (const k of POSITIVE_INTS) {
+    if (!Number.isInteger(c[k]) || c[k] < 1) {
+      throw new RangeError(`CoEmbed option ${k}: ${c[k]} must be an integer >= 1`);
+    }
+  }
+  for (const k of NON_NEGATIVE_INTS) {
+    if (!Number.isInteger(c[k]) || c[k] < 0) {
+      throw new RangeError(`CoEmbed option ${k}: ${c[k]} must be an integer >= 0`);
+    }
+  }
+  for (const k of POSITIVE) {
+    if (!(c[k] > 0) || !Number.isFinite(c[k])) {
+      throw new RangeError(`CoEmbed option ${k}: ${c[k]} must be a finite number > 0`);
+    }
+  }
+  for (const k of NON_NEGATIVE) {
+    if (!(c[k] >= 0) || !Number.isFinite(c[k])) {
+      throw new RangeError(`CoEmbed option ${k}: ${c[k]} must be a finite number >= 0`);
+    }
+  }
+  if (!(c.alpha >= 0 && c.alpha <= 1)) {
+    throw new RangeError(`CoEmbed option alpha: ${c.alpha} must be in [0, 1]`);
+  }
+  if (!Number.isInteger(c.seed)) {
+    throw new RangeError(`CoEmbed option seed: ${c.seed} must be an integer`);
+  }
+  return c;
+}

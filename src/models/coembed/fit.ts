@@ -1,0 +1,231 @@
+/**
+ * Batch (transductive) CoEmbed: Algorithm 1 over a fixed set of rows. Each epoch visits the rows
+ * in a seeded random order in minibatches; per minibatch, the rows' (U_i, G_i) take Adam steps
+ * with the globals fixed, then the globals (V, P, Q, H, bias) take Adam steps with the rows
+ * fixed — the same updates as the streaming estimator, with the row factors kept across epochs.
+ *
+ * @module
+ */
+import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
+import { blockFromCsr } from "./blocks.ts";
+import { type CoEmbedConfig, resolveConfig } from "./config.ts";
+import { CoEmbedCore, type RowBlock } from "./core.ts";
+import { RandomFeaturesPredictor } from "./predictor.ts";
+
+/**
+ * Training data of a batch fit.
+ *
+ * @example
+ * ```ts
+ * import type { CoEmbedData } from "./fit.ts";
+ * const d: CoEmbedData = {
+ *   x: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) },
+ *   y: { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0) },
+ * };
+ * console.log(d.x.numRows);
+ * ```
+ */
+export interface CoEmbedData {
+  /** Feature values (entries absent from `x` are 0 if observed). */
+  x: CsrMatrix;
+  /** Observed positive labels; every other entry is unlabeled. */
+  y: BinaryCsr;
+  /**
+   * Explicit mask of the observed feature entries. Without it, `absent` of the config decides
+   * ("zero": all observed; "missing": the entries present in `x`).
+   */
+  observed?: BinaryCsr;
+}
+
+/**
+ * Options of {@linkcode fitCoEmbed} besides the model's hyper-parameters.
+ *
+ * @example
+ * ```ts
+ * import type { FitOptions } from "./fit.ts";
+ * const o: FitOptions = { epochs: 5, batchSize: 32 };
+ * console.log(o.epochs);
+ * ```
+ */
+export interface FitOptions {
+  /** Passes over the rows (default 30). */
+  epochs?: number;
+  /** Minibatch size (default 64). */
+  batchSize?: number;
+  /** Called after each epoch (e.g. to report progress or track the objective). */
+  onEpoch?: (epoch: number, fit: CoEmbedFit) => void;
+}
+
+function mulberry(seed: number): () => number {
+  let a = seed | 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A fitted batch model: the global factors plus each training row's U_i and G_i.
+ *
+ * @example
+ * ```ts
+ * import { fitCoEmbed } from "./fit.ts";
+ * const fit = fitCoEmbed({
+ *   x: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) },
+ * }, { variant: "L", rankX: 2 }, { epochs: 2 });
+ * console.log(fit.transductiveScores().length); // 4
+ * ```
+ */
+export class CoEmbedFit {
+  readonly core: CoEmbedCore;
+  readonly block: RowBlock;
+  /** Row factors `[N, kX]`. */
+  readonly U: Float64Array;
+  /** Row residual factors `[N, kE]`. */
+  readonly G: Float64Array;
+  /** Adam state of the row factors. */
+  readonly rowMoments: { mU: Float64Array; vU: Float64Array; mG: Float64Array; vG: Float64Array };
+  /** Adam step counts of the rows. */
+  readonly rowSteps: Int32Array;
+  /** Epochs run so far. */
+  epochs = 0;
+
+  constructor(core: CoEmbedCore, block: RowBlock) {
+    this.core = core;
+    this.block = block;
+    const N = block.rows, kX = core.config.rankX, kE = core.config.rankE;
+    this.U = new Float64Array(N * kX);
+    this.G = new Float64Array(N * kE);
+    this.rowMoments = {
+      mU: new Float64Array(N * kX),
+      vU: new Float64Array(N * kX),
+      mG: new Float64Array(N * kE),
+      vG: new Float64Array(N * kE),
+    };
+    this.rowSteps = new Int32Array(N);
+    for (let i = 0; i < N; i++) core.ridgeFoldIn(block, i, this.U, i * kX);
+  }
+
+  /** Number of training rows. */
+  get numRows(): number {
+    return this.block.rows;
+  }
+
+  /** Runs one epoch of alternating updates over the rows (seeded order). */
+  runEpoch(batchSize: number): void {
+    const core = this.core, c = core.config, N = this.numRows;
+    const order = new Int32Array(N);
+    for (let i = 0; i < N; i++) order[i] = i;
+    const rand = mulberry(c.seed * 7919 + this.epochs + 1);
+    for (let i = N - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      const t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    for (let s = 0; s < N; s += batchSize) {
+      const rows = order.subarray(s, Math.min(N, s + batchSize));
+      core.rowSteps(this.block, this.U, this.G, this.rowMoments, this.rowSteps, c.rowSteps, rows);
+      for (let g = 0; g < c.globalSteps; g++) {
+        core.globalStep(this.block, this.U, this.G, N, rows);
+      }
+    }
+    this.epochs++;
+  }
+
+  /** The exact objective F (all rows plus the global regularisers). */
+  objective(): number {
+    const core = this.core, kX = core.config.rankX, kE = core.config.rankE;
+    let f = core.globalRegulariser();
+    for (let i = 0; i < this.numRows; i++) {
+      f += core.rowPass(this.block, i, this.U, i * kX, this.G, i * kE, false, 0);
+    }
+    return f;
+  }
+
+  /** Transductive label scores `[N, L]` (row-major) of the training rows: f(x̂_i)Sᵀ + E_i + b. */
+  transductiveScores(): Float32Array {
+    const core = this.core, N = this.numRows, L = core.numLabels;
+    const out = new Float32Array(N * L), row = new Float64Array(L);
+    for (let i = 0; i < N; i++) {
+      core.rowScores(this.block, i, this.U, this.G, row);
+      for (let j = 0; j < L; j++) out[i * L + j] = row[j];
+    }
+    return out;
+  }
+
+  /** Reconstructed features X̂ = UVᵀ `[N, D]` (row-major). */
+  reconstructedFeatures(): Float64Array {
+    const core = this.core, N = this.numRows, D = core.numFeatures, kX = core.config.rankX;
+    const out = new Float64Array(N * D), U = this.U, V = core.V;
+    for (let i = 0; i < N; i++) {
+      for (let d = 0; d < D; d++) {
+        let s = 0;
+        for (let k = 0; k < kX; k++) s += U[i * kX + k] * V[d * kX + k];
+        out[i * D + d] = s;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The inductive predictor of the current globals (a float32 snapshot; see ./predictor.ts).
+   * `CoEmbedEstimator.fromFit` turns a fit into a streaming estimator.
+   */
+  predictor(): RandomFeaturesPredictor {
+    return new RandomFeaturesPredictor(this.core.predictorTensors());
+  }
+
+  /** Inductive scores of a new row with the current globals. */
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    return this.predictor().scores(x.indices, x.values, out);
+  }
+}
+
+/**
+ * Fits CoEmbed on a fixed data set (transductive and inductive outputs).
+ *
+ * @example
+ * ```ts
+ * import { fitCoEmbed } from "./fit.ts";
+ * const x = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+ * const y = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) };
+ * const fit = fitCoEmbed({ x, y }, { variant: "NL", numRff: 16, seed: 1 }, { epochs: 3 });
+ * console.log(fit.reconstructedFeatures().length); // 4
+ * ```
+ */
+export function fitCoEmbed(
+  data: CoEmbedData,
+  config: Partial<CoEmbedConfig> | Record<string, unknown> = {},
+  options: FitOptions = {},
+): CoEmbedFit {
+  const c = resolveConfig(config as Record<string, unknown>);
+  const epochs = options.epochs ?? 30, batchSize = options.batchSize ?? 64;
+  if (!Number.isInteger(epochs) || epochs < 0) {
+    throw new RangeError(`fitCoEmbed: epochs ${epochs} must be an integer >= 0`);
+  }
+  if (!Number.isInteger(batchSize) || batchSize < 1) {
+    throw new RangeError(`fitCoEmbed: batchSize ${batchSize} must be an integer >= 1`);
+  }
+  const core = new CoEmbedCore(c, data.x.numCols, data.y.numCols);
+  const block = blockFromCsr(
+    data.x,
+    data.y,
+    core.numFeatures,
+    core.numLabels,
+    c.absent,
+    data.observed,
+    undefined,
+    "fitCoEmbed",
+  );
+  const fit = new CoEmbedFit(core, block);
+  for (let e = 0; e < epochs; e++) {
+    fit.runEpoch(batchSize);
+    options.onEpoch?.(e, fit);
+  }
+  return fit;
+}

@@ -1,0 +1,35 @@
+/**
+ * CoEmbed (Han et al., KDD 2018): multi-label learning from incomplete features and
+ * positive-unlabeled labels by collaborative embedding, as ColEmbed-L and ColEmbed-NL.
+ *
+ * - `factory` / {@linkcode CoEmbedEstimator}: the streaming estimator (inductive predictor).
+ * - {@linkcode fitCoEmbed} / {@linkcode CoEmbedFit}: the batch, transductive API (recovered label
+ *   scores and reconstructed features of the training rows, explicit feature masks).
+ *
+ * @example
+ * ```ts
+ * import { factory } from "./mod.ts";
+ * const m = factory.create({ seed: 1, numFeatures: 3, numLabels: 2, variant: "L" });
+ * console.log(m.kind); // coembed
+ * ```
+ *
+ * @module
+ */
+import type { EstimatorFactory } from "../estimator.ts";
+import { coembedFactory } from "./estimator.ts";
+
+export { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
+export { COEMBED_FILE_KIND, CoEmbedEstimator, predictorFileContent } from "./estimator.ts";
+export { type CoEmbedData, CoEmbedFit, fitCoEmbed, type FitOptions } from "./fit.ts";
+export { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
+
+/**
+ * The CoEmbed estimator factory (kind "coembed").
+ *
+ * @example
+ * ```ts
+ * import { factory } from "./mod.ts";
+ * console.log(factory.kind); // coembed
+ * ```
+ */
+export const factory: EstimatorFactory = coembedFactory;
