@@ -25,6 +25,12 @@ export { LabelCoverage } from "./coverage.ts";
 export { pairAuc } from "./auc.ts";
 export { topKDense, topKSparse } from "./topk.ts";
 export {
+  prequential,
+  type PrequentialOptions,
+  PrequentialP1,
+  type PrequentialPoint,
+} from "./prequential.ts";
+export {
   evaluateModel,
   type EvaluateModelOptions,
   Evaluator,

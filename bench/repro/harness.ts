@@ -1,0 +1,161 @@
+/**
+ * Shared helpers of the repro experiments: loading a dataset's train/test files with the
+ * training-set propensities, a seeded validation split, timing, and prequential evaluation.
+ *
+ * @module
+ */
+import {
+  type Dataset,
+  labelCounts,
+  loadDataset,
+  loadNames,
+  splitRows,
+} from "../../src/data/dataset.ts";
+import { propensities as propensitiesOf } from "../../src/metrics/propensity.ts";
+import type { ExperimentContext } from "./types.ts";
+
+export {
+  prequential,
+  type PrequentialOptions,
+  PrequentialP1,
+  type PrequentialPoint,
+} from "../../src/metrics/prequential.ts";
+
+/**
+ * What {@linkcode loadTrainTest} returns.
+ *
+ * @example
+ * ```ts
+ * import type { TrainTest } from "./harness.ts";
+ * function rows(t: TrainTest): number { return t.train.x.numRows; }
+ * console.log(typeof rows); // "function"
+ * ```
+ */
+export interface TrainTest {
+  train: Dataset;
+  test: Dataset;
+  /** Propensities from the TRAINING label counts (A = 0.55, B = 1.5 unless flagged). */
+  propensities: Float64Array;
+  /** Label names (`<dataset>.labels.txt`, else "0", "1", ...). */
+  labelNames: string[];
+}
+
+function numberFlag(
+  flags: Record<string, string | boolean>,
+  name: string,
+  fallback: number,
+): number {
+  const v = flags[name];
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (typeof v !== "string" || !Number.isFinite(n)) {
+    throw new TypeError(`--${name} must be a number, got '${v}'`);
+  }
+  return n;
+}
+
+/**
+ * Loads `<dataDir>/<dataset>.train.txt` and `.test.txt`, puts both in the same feature and label
+ * spaces (the larger of the two), and computes the propensities from the training label counts
+ * (flags `--propensity-a`, `--propensity-b` override A = 0.55 and B = 1.5).
+ *
+ * @example
+ * ```ts
+ * import { loadTrainTest } from "./harness.ts";
+ * import { Progress } from "../../src/cli/progress.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/toy.train.txt`, "2 2 2\n0 0:1\n0,1 1:1\n");
+ * await Deno.writeTextFile(`${dir}/toy.test.txt`, "1 2 2\n1 1:1\n");
+ * const ctx = { dataset: "toy", dataDir: dir, seed: 0, flags: {}, progress: Progress.silent() };
+ * const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
+ * console.log(train.x.numRows, test.x.numRows, propensities.length, labelNames); // 2 1 2 ["0", "1"]
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function loadTrainTest(ctx: ExperimentContext): Promise<TrainTest> {
+  const trainRaw = await loadDataset(ctx.dataDir, ctx.dataset, "train");
+  const testRaw = await loadDataset(ctx.dataDir, ctx.dataset, "test");
+  const numFeatures = Math.max(trainRaw.numFeatures, testRaw.numFeatures);
+  const numLabels = Math.max(trainRaw.numLabels, testRaw.numLabels);
+  const widen = (ds: Dataset): Dataset => ({
+    name: ds.name,
+    numFeatures,
+    numLabels,
+    x: { ...ds.x, numCols: numFeatures },
+    y: { ...ds.y, numCols: numLabels },
+  });
+  const train = widen(trainRaw);
+  const test = widen(testRaw);
+  const a = numberFlag(ctx.flags, "propensity-a", 0.55);
+  const b = numberFlag(ctx.flags, "propensity-b", 1.5);
+  const p = propensitiesOf(labelCounts(train.y), Math.max(1, train.x.numRows), a, b);
+  let labelNames: string[];
+  try {
+    labelNames = await loadNames(ctx.dataDir, ctx.dataset, "labels");
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    labelNames = Array.from({ length: numLabels }, (_, l) => String(l));
+  }
+  return { train, test, propensities: p, labelNames };
+}
+
+/**
+ * Seeded split of the training set into a fitting part and a validation part (`fraction` of
+ * the rows, default 0.2), for choosing hyper-parameters without touching the test file.
+ *
+ * @example
+ * ```ts
+ * import { validationSplit } from "./harness.ts";
+ * const ds = {
+ *   name: "t", numFeatures: 1, numLabels: 1,
+ *   x: { numRows: 5, numCols: 1, indptr: Int32Array.of(0, 1, 2, 3, 4, 5), indices: new Int32Array(5), values: new Float32Array(5).fill(1) },
+ *   y: { numRows: 5, numCols: 1, indptr: new Int32Array(6), indices: new Int32Array(0) },
+ * };
+ * const { fit, valid } = validationSplit(ds, 0.2, 7);
+ * console.log(fit.x.numRows, valid.x.numRows); // 4 1
+ * ```
+ */
+export function validationSplit(
+  train: Dataset,
+  fraction = 0.2,
+  seed = 0,
+): { fit: Dataset; valid: Dataset } {
+  if (!(fraction > 0 && fraction < 1)) {
+    throw new RangeError(`validationSplit: fraction must be in (0, 1), got ${fraction}`);
+  }
+  const { train: fit, valid } = splitRows(train, fraction, seed);
+  return { fit, valid };
+}
+
+/**
+ * Runs `fn` and measures its wall-clock time in seconds.
+ *
+ * @example
+ * ```ts
+ * import { timeSeconds } from "./harness.ts";
+ * const { result, seconds } = await timeSeconds(() => 6 * 7);
+ * console.log(result, seconds >= 0); // 42 true
+ * ```
+ */
+export async function timeSeconds<T>(
+  fn: () => T | Promise<T>,
+): Promise<{ result: T; seconds: number }> {
+  const t0 = performance.now();
+  const result = await fn();
+  return { result, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * Bytes held by a model's state tensors (an in-memory size, for models without a model file).
+ *
+ * @example
+ * ```ts
+ * import { stateBytes } from "./harness.ts";
+ * console.log(stateBytes({ tensors: { a: new Float32Array(4), b: new Int32Array(1) } })); // 20
+ * ```
+ */
+export function stateBytes(state: { tensors: Record<string, ArrayBufferView> }): number {
+  let n = 0;
+  for (const t of Object.values(state.tensors)) n += t.byteLength;
+  return n;
+}
