@@ -1,0 +1,406 @@
+/**
+ * A small Redis client speaking RESP2 over `Deno.connect`: pipelined commands and the stream
+ * commands the service needs (XADD, XREADGROUP, XACK, XGROUP CREATE ... MKSTREAM, XPENDING, XLEN).
+ * No npm redis package.
+ *
+ * @module
+ */
+
+/** A decoded RESP2 reply: simple/bulk strings, integers, null, arrays. Errors reject. */
+export type RespValue = string | number | null | RespValue[];
+
+/** One stream entry: its id and its field/value pairs. */
+export interface StreamEntry {
+  /** Entry id, `"<ms>-<seq>"`. */
+  readonly id: string;
+  /** Field/value pairs of the entry. */
+  readonly fields: Record<string, string>;
+}
+
+const CRLF = Uint8Array.of(13, 10);
+
+/**
+ * Encodes one command as a RESP array of bulk strings.
+ *
+ * @example
+ * ```ts
+ * import { encodeCommand } from "./redis_client.ts";
+ * console.log(new TextDecoder().decode(encodeCommand(["PING"]))); // "*1\r\n$4\r\nPING\r\n"
+ * ```
+ */
+export function encodeCommand(args: readonly (string | number | Uint8Array)[]): Uint8Array {
+  const enc = new TextEncoder();
+  const parts: Uint8Array[] = [enc.encode(`*${args.length}\r\n`)];
+  for (const a of args) {
+    const b = a instanceof Uint8Array ? a : enc.encode(String(a));
+    parts.push(enc.encode(`$${b.length}\r\n`), b, CRLF);
+  }
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Thrown inside the parser when a reply is not complete yet. */
+const INCOMPLETE = Symbol("incomplete");
+
+/** A RESP error reply, kept apart from values until it reaches its caller. */
+class ReplyError {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * Incremental RESP2 reply parser: feed bytes, take complete replies.
+ *
+ * @example
+ * ```ts
+ * import { RespParser } from "./redis_client.ts";
+ * const p = new RespParser();
+ * p.feed(new TextEncoder().encode("+OK\r\n:4"));
+ * console.log(p.next()); // { value: "OK" }
+ * p.feed(new TextEncoder().encode("2\r\n"));
+ * console.log(p.next()); // { value: 42 }
+ * console.log(p.next()); // undefined
+ * ```
+ */
+export class RespParser {
+  #buf = new Uint8Array(0);
+  #pos = 0;
+  #decoder = new TextDecoder();
+
+  /** Appends received bytes. */
+  feed(chunk: Uint8Array): void {
+    const rest = this.#buf.length - this.#pos;
+    const next = new Uint8Array(rest + chunk.length);
+    next.set(this.#buf.subarray(this.#pos), 0);
+    next.set(chunk, rest);
+    this.#buf = next;
+    this.#pos = 0;
+  }
+
+  /**
+   * The next complete reply (`{ value }`, or `{ error }` for a RESP error), or undefined when
+   * more bytes are needed.
+   */
+  next(): { value: RespValue } | { error: string } | undefined {
+    const start = this.#pos;
+    try {
+      const v = this.#parse();
+      return v instanceof ReplyError ? { error: v.message } : { value: v as RespValue };
+    } catch (e) {
+      if (e === INCOMPLETE) {
+        this.#pos = start;
+        return undefined;
+      }
+      throw e;
+    }
+  }
+
+  #line(): string {
+    const b = this.#buf;
+    for (let i = this.#pos; i + 1 < b.length; i++) {
+      if (b[i] === 13 && b[i + 1] === 10) {
+        const s = this.#decoder.decode(b.subarray(this.#pos, i));
+        this.#pos = i + 2;
+        return s;
+      }
+    }
+    throw INCOMPLETE;
+  }
+
+  #parse(): RespValue | ReplyError {
+    if (this.#pos >= this.#buf.length) throw INCOMPLETE;
+    const type = this.#buf[this.#pos++];
+    switch (type) {
+      case 43: // '+'
+        return this.#line();
+      case 45: // '-'
+        return new ReplyError(this.#line());
+      case 58: // ':'
+        return Number(this.#line());
+      case 36: { // '$'
+        const n = Number(this.#line());
+        if (n < 0) return null;
+        if (this.#pos + n + 2 > this.#buf.length) throw INCOMPLETE;
+        const s = this.#decoder.decode(this.#buf.subarray(this.#pos, this.#pos + n));
+        this.#pos += n + 2;
+        return s;
+      }
+      case 42: { // '*'
+        const n = Number(this.#line());
+        if (n < 0) return null;
+        const out: RespValue[] = [];
+        for (let i = 0; i < n; i++) {
+          const v = this.#parse();
+          out.push(v instanceof ReplyError ? `ERR ${v.message}` : v);
+        }
+        return out;
+      }
+      default:
+        throw new SyntaxError(
+          `Cannot parse Redis reply: unexpected type byte 0x${type.toString(16)}`,
+        );
+    }
+  }
+}
+
+/**
+ * Parses `redis://host:port[/db]` into connection options.
+ *
+ * @example
+ * ```ts
+ * import { parseRedisUrl } from "./redis_client.ts";
+ * console.log(parseRedisUrl("redis://127.0.0.1:6390/2")); // { hostname: "127.0.0.1", port: 6390, db: 2 }
+ * ```
+ */
+export function parseRedisUrl(url: string): { hostname: string; port: number; db: number } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new TypeError(`Invalid Redis URL '${url}': expected redis://host:port[/db]`);
+  }
+  if (u.protocol !== "redis:") {
+    throw new TypeError(`Invalid Redis URL '${url}': the scheme must be redis://`);
+  }
+  const port = u.port === "" ? 6379 : Number(u.port);
+  const dbText = u.pathname.replace(/^\//, "");
+  const db = dbText === "" ? 0 : Number(dbText);
+  if (!Number.isInteger(db) || db < 0) {
+    throw new RangeError(`Invalid Redis URL '${url}': database '${dbText}' is not an integer`);
+  }
+  return { hostname: u.hostname || "127.0.0.1", port, db };
+}
+
+/**
+ * Compares two stream ids `"<ms>-<seq>"` numerically: negative, zero or positive.
+ *
+ * @example
+ * ```ts
+ * import { compareStreamIds } from "./redis_client.ts";
+ * console.log(compareStreamIds("10-2", "9-5") > 0); // true
+ * console.log(compareStreamIds("0-0", "0-0")); // 0
+ * ```
+ */
+export function compareStreamIds(a: string, b: string): number {
+  const [am, as = "0"] = a.split("-");
+  const [bm, bs = "0"] = b.split("-");
+  const dm = BigInt(am) - BigInt(bm);
+  if (dm !== 0n) return dm < 0n ? -1 : 1;
+  const ds = BigInt(as) - BigInt(bs);
+  return ds === 0n ? 0 : ds < 0n ? -1 : 1;
+}
+
+/** Options of {@linkcode RedisClient.xreadgroup}. */
+export interface XReadGroupOptions {
+  /** Maximum entries returned. */
+  count?: number;
+  /** Block up to this many milliseconds when nothing is available (omit: do not block). */
+  blockMs?: number;
+}
+
+/**
+ * A pipelined RESP2 client over one TCP connection. Commands are answered in order.
+ *
+ * @example
+ * ```ts
+ * import { RedisClient } from "./redis_client.ts";
+ * // Needs a running redis-server; shown here without connecting.
+ * console.log(typeof RedisClient.connect); // "function"
+ * ```
+ */
+export class RedisClient {
+  readonly #conn: Deno.Conn;
+  readonly #waiting: { resolve: (v: RespValue) => void; reject: (e: Error) => void }[] = [];
+  readonly #parser = new RespParser();
+  readonly #label: string;
+  #closed = false;
+  #failure: Error | undefined;
+  #writing: Promise<void> = Promise.resolve();
+
+  private constructor(conn: Deno.Conn, label: string) {
+    this.#conn = conn;
+    this.#label = label;
+    this.#readLoop();
+  }
+
+  /**
+   * Connects to `redis://host:port[/db]` (or explicit options) and selects the database.
+   *
+   * @example
+   * ```ts
+   * import { RedisClient } from "./redis_client.ts";
+   * const connect: (url: string) => Promise<RedisClient> = RedisClient.connect;
+   * console.log(typeof connect); // "function"
+   * ```
+   */
+  static async connect(
+    target: string | { hostname: string; port: number; db?: number },
+  ): Promise<RedisClient> {
+    const opts = typeof target === "string" ? parseRedisUrl(target) : target;
+    let conn: Deno.Conn;
+    try {
+      conn = await Deno.connect({ hostname: opts.hostname, port: opts.port });
+    } catch (e) {
+      throw new Error(
+        `Cannot connect to Redis at ${opts.hostname}:${opts.port}: ${(e as Error).message}`,
+      );
+    }
+    const client = new RedisClient(conn, `${opts.hostname}:${opts.port}`);
+    if (opts.db !== undefined && opts.db !== 0) await client.command("SELECT", opts.db);
+    return client;
+  }
+
+  /** Whether the connection is closed or failed. */
+  get closed(): boolean {
+    return this.#closed || this.#failure !== undefined;
+  }
+
+  async #readLoop(): Promise<void> {
+    const buf = new Uint8Array(64 * 1024);
+    try {
+      while (true) {
+        const n = await this.#conn.read(buf);
+        if (n === null) break;
+        this.#parser.feed(buf.subarray(0, n));
+        for (let r = this.#parser.next(); r !== undefined; r = this.#parser.next()) {
+          const w = this.#waiting.shift();
+          if (w === undefined) continue;
+          if ("error" in r) w.reject(new Error(`Redis ${this.#label}: ${r.error}`));
+          else w.resolve(r.value);
+        }
+      }
+      this.#fail(new Error(`Redis ${this.#label}: connection closed by the server`));
+    } catch (e) {
+      this.#fail(
+        this.#closed
+          ? new Error(`Redis ${this.#label}: connection closed`)
+          : new Error(`Redis ${this.#label}: ${(e as Error).message}`),
+      );
+    }
+  }
+
+  #fail(e: Error): void {
+    if (this.#failure === undefined) this.#failure = e;
+    for (const w of this.#waiting.splice(0)) w.reject(this.#failure);
+  }
+
+  /** Sends one command and resolves with its reply (rejects on a RESP error reply). */
+  command(...args: (string | number | Uint8Array)[]): Promise<RespValue> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#closed) return Promise.reject(new Error(`Redis ${this.#label}: client closed`));
+    const bytes = encodeCommand(args);
+    const p = new Promise<RespValue>((resolve, reject) => {
+      this.#waiting.push({ resolve, reject });
+    });
+    this.#writing = this.#writing.then(async () => {
+      let off = 0;
+      while (off < bytes.length) off += await this.#conn.write(bytes.subarray(off));
+    }).catch((e) => this.#fail(new Error(`Redis ${this.#label}: ${(e as Error).message}`)));
+    return p;
+  }
+
+  /** Appends an entry to a stream; returns its id. */
+  async xadd(key: string, fields: Record<string, string>, id = "*"): Promise<string> {
+    const args: string[] = ["XADD", key, id];
+    for (const [k, v] of Object.entries(fields)) args.push(k, v);
+    return String(await this.command(...args));
+  }
+
+  /**
+   * Creates a consumer group (and the stream with MKSTREAM); returns false when it already exists.
+   */
+  async xgroupCreate(key: string, group: string, startId = "0"): Promise<boolean> {
+    try {
+      await this.command("XGROUP", "CREATE", key, group, startId, "MKSTREAM");
+      return true;
+    } catch (e) {
+      if ((e as Error).message.includes("BUSYGROUP")) return false;
+      throw e;
+    }
+  }
+
+  /**
+   * Reads entries for a consumer of a group: `id` ">" for new entries, or "0" (or an id) for the
+   * consumer's own pending entries after that id.
+   */
+  async xreadgroup(
+    group: string,
+    consumer: string,
+    key: string,
+    id: string,
+    options: XReadGroupOptions = {},
+  ): Promise<StreamEntry[]> {
+    const args: (string | number)[] = ["XREADGROUP", "GROUP", group, consumer];
+    if (options.count !== undefined) args.push("COUNT", options.count);
+    if (options.blockMs !== undefined) args.push("BLOCK", options.blockMs);
+    args.push("STREAMS", key, id);
+    const reply = await this.command(...args);
+    return parseStreamReply(reply);
+  }
+
+  /** Acknowledges entries; returns how many were pending. */
+  async xack(key: string, group: string, ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    let total = 0;
+    for (let i = 0; i < ids.length; i += 1000) {
+      total += Number(await this.command("XACK", key, group, ...ids.slice(i, i + 1000)));
+    }
+    return total;
+  }
+
+  /** Number of entries pending (delivered, not acknowledged) in a group. */
+  async xpendingCount(key: string, group: string): Promise<number> {
+    const reply = await this.command("XPENDING", key, group);
+    return Array.isArray(reply) ? Number(reply[0]) : 0;
+  }
+
+  /** Number of entries in a stream. */
+  async xlen(key: string): Promise<number> {
+    return Number(await this.command("XLEN", key));
+  }
+
+  /** Closes the connection (pending commands reject). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/**
+ * Turns an XREAD/XREADGROUP reply into entries (entries whose data was deleted are skipped).
+ *
+ * @example
+ * ```ts
+ * import { parseStreamReply } from "./redis_client.ts";
+ * const e = parseStreamReply([["s", [["1-0", ["event", "{}"]]]]]);
+ * console.log(e[0].id, e[0].fields.event); // "1-0" "{}"
+ * ```
+ */
+export function parseStreamReply(reply: RespValue): StreamEntry[] {
+  const out: StreamEntry[] = [];
+  if (!Array.isArray(reply)) return out;
+  for (const stream of reply) {
+    if (!Array.isArray(stream) || !Array.isArray(stream[1])) continue;
+    for (const entry of stream[1]) {
+      if (!Array.isArray(entry) || typeof entry[0] !== "string") continue;
+      const kv = entry[1];
+      const fields: Record<string, string> = {};
+      if (Array.isArray(kv)) {
+        for (let i = 0; i + 1 < kv.length; i += 2) fields[String(kv[i])] = String(kv[i + 1]);
+      }
+      out.push({ id: entry[0], fields });
+    }
+  }
+  return out;
+}
