@@ -1,0 +1,240 @@
+/**
+ * `deno task eval --dataset NAME --predictions FILE [--data-dir DIR] [--k K]`: evaluates stored
+ * predictions against a dataset's test file and prints ONE JSON object on the last stdout line:
+ * `{"dataset", "rows", "metrics": {"P@1", ..., "PSnDCG@5", "instanceAUC", "macroAUC",
+ * "hamming", "coverage@1", ...}}` (precision-type metrics in percent, AUCs and Hamming loss as
+ * fractions; an AUC that has no valid row or label prints as null).
+ *
+ * FILE has one line per test row, in test-file order: space-separated `label:score` pairs
+ * (0-based labels, any order, each at most once); a label absent from a line scores 0; an empty
+ * line means no scores. Propensities come from the dataset's TRAINING file. Top-k lists rank by
+ * decreasing score, ties broken by the smaller label index (absent labels included, at score 0).
+ *
+ * @module
+ */
+import { labelCounts, labelsOf, loadDataset } from "../data/dataset.ts";
+import { resolveDataDir } from "../data/data_dir.ts";
+import { propensities } from "../metrics/propensity.ts";
+import { Evaluator } from "../metrics/evaluate.ts";
+import { Progress } from "./progress.ts";
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * One parsed prediction line: listed labels and their scores.
+ *
+ * @example
+ * ```ts
+ * import type { PredictionRow } from "./eval.ts";
+ * const r: PredictionRow = { labels: Int32Array.of(3), scores: Float64Array.of(0.5) };
+ * console.log(r.labels[0]); // 3
+ * ```
+ */
+export interface PredictionRow {
+  labels: Int32Array;
+  scores: Float64Array;
+}
+
+/**
+ * Parses one line of a predictions file (`label:score` pairs separated by spaces or tabs).
+ *
+ * @param line the line, without its newline
+ * @param numLabels size of the label space (labels must be in `[0, numLabels)`)
+ * @param where names the line in errors, e.g. "line 3 of preds.txt"
+ * @throws {SyntaxError} on a malformed pair; {RangeError} on a label out of range or repeated
+ *
+ * @example
+ * ```ts
+ * import { parsePredictionLine } from "./eval.ts";
+ * const r = parsePredictionLine("4:0.9 0:-1.5e-1", 5, "line 1 of p.txt");
+ * console.log([...r.labels], [...r.scores]); // [4, 0] [0.9, -0.15]
+ * try {
+ *   parsePredictionLine("4:0.9 7:1", 5, "line 2 of p.txt");
+ * } catch (e) {
+ *   console.log((e as Error).message); // Cannot parse line 2 of p.txt: label 7 is out of range [0, 5)
+ * }
+ * ```
+ */
+export function parsePredictionLine(line: string, numLabels: number, where: string): PredictionRow {
+  const tokens = line.split(/[ \t]+/).filter((t) => t !== "");
+  const labels = new Int32Array(tokens.length);
+  const scores = new Float64Array(tokens.length);
+  for (let i = 0; i < tokens.length; i++) {
+    const tok = tokens[i];
+    const colon = tok.indexOf(":");
+    const ls = colon > 0 ? tok.slice(0, colon) : "";
+    const ss = colon > 0 ? tok.slice(colon + 1) : "";
+    if (!/^\d+$/.test(ls) || !DECIMAL.test(ss)) {
+      throw new SyntaxError(
+        `Cannot parse ${where}: '${tok}' is not a label:score pair (e.g. 12:0.83)`,
+      );
+    }
+    const l = Number(ls);
+    if (l >= numLabels) {
+      throw new RangeError(`Cannot parse ${where}: label ${l} is out of range [0, ${numLabels})`);
+    }
+    const s = Number(ss);
+    if (!Number.isFinite(s)) {
+      throw new RangeError(`Cannot parse ${where}: score '${ss}' of label ${l} is not finite`);
+    }
+    labels[i] = l;
+    scores[i] = s;
+  }
+  if (labels.length > 1) {
+    const sorted = labels.slice().sort();
+    for (let i = 1; i < sorted.length; i++) {
+      if (sorted[i] === sorted[i - 1]) {
+        throw new RangeError(`Cannot parse ${where}: label ${sorted[i]} is listed twice`);
+      }
+    }
+  }
+  return { labels, scores };
+}
+
+/**
+ * Splits a predictions file's text into lines (LF or CRLF; a final newline does not start a new
+ * row, so "a\n\n" is two rows, the second empty).
+ *
+ * @example
+ * ```ts
+ * import { predictionLines } from "./eval.ts";
+ * console.log(predictionLines("0:1\r\n\n2:1\n")); // ["0:1", "", "2:1"]
+ * ```
+ */
+export function predictionLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+}
+
+/**
+ * Options of {@linkcode evaluatePredictionsFile}.
+ *
+ * @example
+ * ```ts
+ * import type { EvalOptions } from "./eval.ts";
+ * const o: EvalOptions = { dataset: "bibtex", predictions: "preds.txt", k: 5 };
+ * console.log(o.k); // 5
+ * ```
+ */
+export interface EvalOptions {
+  dataset: string;
+  predictions: string;
+  /** Data directory (default: `$TAGSTREAM_DATA`, else `./data`). */
+  dataDir?: string;
+  /** Largest cut-off (default 5). */
+  k?: number;
+  progress?: Progress;
+}
+
+/**
+ * Evaluates a predictions file against `<dataDir>/<dataset>.test.txt`, with propensities from
+ * `<dataset>.train.txt`; returns the object the CLI prints.
+ *
+ * @example
+ * ```ts
+ * import { evaluatePredictionsFile } from "./eval.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/toy.train.txt`, "2 2 2\n0 0:1\n1 1:1\n");
+ * await Deno.writeTextFile(`${dir}/toy.test.txt`, "2 2 2\n0 0:1\n1 1:1\n");
+ * await Deno.writeTextFile(`${dir}/p.txt`, "0:0.9 1:0.1\n0:0.8\n");
+ * const r = await evaluatePredictionsFile({ dataset: "toy", dataDir: dir, predictions: `${dir}/p.txt` });
+ * console.log(r.rows, r.metrics["P@1"], r.metrics.macroAUC); // 2 50 0.5
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function evaluatePredictionsFile(
+  options: EvalOptions,
+): Promise<{ dataset: string; rows: number; metrics: Record<string, number> }> {
+  const dataDir = resolveDataDir(options.dataDir);
+  const test = await loadDataset(dataDir, options.dataset, "test");
+  const train = await loadDataset(dataDir, options.dataset, "train");
+  const numLabels = Math.max(test.numLabels, train.numLabels);
+  const counts = new Float64Array(numLabels);
+  counts.set(labelCounts(train.y));
+  const p = propensities(counts, Math.max(1, train.x.numRows));
+  let text: string;
+  try {
+    text = await Deno.readTextFile(options.predictions);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new TypeError(`Cannot read predictions ${options.predictions}: no such file`);
+    }
+    throw e;
+  }
+  const source = options.predictions.slice(options.predictions.lastIndexOf("/") + 1);
+  const lines = predictionLines(text);
+  const numRows = test.x.numRows;
+  if (lines.length !== numRows) {
+    throw new RangeError(
+      `${source} has ${lines.length} lines but ${options.dataset}.test.txt has ${numRows} rows ` +
+        `(one line per test row is required, empty lines included)`,
+    );
+  }
+  const ev = new Evaluator(numLabels, { propensities: p, k: options.k ?? 5 });
+  const progress = options.progress;
+  progress?.start(numRows, "eval");
+  for (let i = 0; i < numRows; i++) {
+    const row = parsePredictionLine(lines[i], numLabels, `line ${i + 1} of ${source}`);
+    ev.addSparseScores(row.labels, row.scores, labelsOf(test.y, i));
+    progress?.tick();
+  }
+  progress?.done();
+  return { dataset: options.dataset, rows: numRows, metrics: ev.result() };
+}
+
+/** A token of `node:util` `parseArgs`' result we use. */
+interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+async function main(args: string[]): Promise<void> {
+  // node:util is imported dynamically: a static import makes `deno check` require
+  // npm:@types/node, which node_modules does not have ("nodeModulesDir": "manual").
+  const nodeUtil = "node:util";
+  const { parseArgs } = (await import(nodeUtil)) as {
+    parseArgs(config: {
+      args: string[];
+      options: Record<string, { type: "string" | "boolean" }>;
+    }): ParsedArgs;
+  };
+  const { values } = parseArgs({
+    args,
+    options: {
+      dataset: { type: "string" },
+      predictions: { type: "string" },
+      "data-dir": { type: "string" },
+      k: { type: "string" },
+    },
+  });
+  const usage = "usage: deno task eval --dataset NAME --predictions FILE [--data-dir DIR] [--k K]";
+  if (typeof values.dataset !== "string" || typeof values.predictions !== "string") {
+    throw new TypeError(`--dataset and --predictions are required; ${usage}`);
+  }
+  let k = 5;
+  if (values.k !== undefined) {
+    k = Number(values.k);
+    if (!Number.isInteger(k) || k < 1) throw new TypeError(`--k must be a positive integer`);
+  }
+  const out = await evaluatePredictionsFile({
+    dataset: values.dataset,
+    predictions: values.predictions,
+    dataDir: typeof values["data-dir"] === "string" ? values["data-dir"] : undefined,
+    k,
+    progress: new Progress(),
+  });
+  console.log(JSON.stringify(out));
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`eval: ${e instanceof Error ? e.message : String(e)}`);
+    Deno.exit(
+      e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError ? 2 : 1,
+    );
+  }
+}
