@@ -1,0 +1,217 @@
+/**
+ * A tiny dependency-free SVG line plot (several series, axes with round ticks, legend), e.g. for
+ * prequential P@1 curves or accuracy-versus-size trade-offs. Returns SVG text.
+ *
+ * @module
+ */
+import { formatTick, niceTicks } from "./ticks.ts";
+
+/**
+ * One series of a line plot.
+ *
+ * @example
+ * ```ts
+ * import type { Series } from "./line_plot.ts";
+ * const s: Series = { name: "LEML", x: [1, 2, 3], y: [10, 20, 25] };
+ * console.log(s.x.length); // 3
+ * ```
+ */
+export interface Series {
+  name: string;
+  x: ArrayLike<number>;
+  y: ArrayLike<number>;
+  /** CSS colour (default: from a fixed palette). */
+  color?: string;
+  /** Draw a marker at each point (default: when the series has at most 40 points). */
+  markers?: boolean;
+}
+
+/**
+ * Options of {@linkcode linePlot}.
+ *
+ * @example
+ * ```ts
+ * import type { LinePlotOptions } from "./line_plot.ts";
+ * const o: LinePlotOptions = { title: "P@1", xLabel: "rows", yLabel: "%" };
+ * console.log(o.title); // "P@1"
+ * ```
+ */
+export interface LinePlotOptions {
+  title?: string;
+  xLabel?: string;
+  yLabel?: string;
+  /** Size in pixels (default 640 × 400). */
+  width?: number;
+  height?: number;
+  /** Fixed y range (default: from the data). */
+  yMin?: number;
+  yMax?: number;
+  /** Logarithmic x axis (all x must be > 0). */
+  logX?: boolean;
+}
+
+const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"];
+
+/**
+ * Escapes text for SVG/XML content and attribute values.
+ *
+ * @example
+ * ```ts
+ * import { escapeXml } from "./line_plot.ts";
+ * console.log(escapeXml(`a<b & "c"`)); // a&lt;b &amp; &quot;c&quot;
+ * ```
+ */
+export function escapeXml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+}
+
+function fmt(v: number): string {
+  return Number(v.toFixed(2)).toString();
+}
+
+/**
+ * Renders the series as an SVG line plot. Points with a non-finite coordinate are skipped
+ * (they break the line).
+ *
+ * @throws {RangeError} when a series' x and y lengths differ, or `logX` meets x ≤ 0
+ *
+ * @example
+ * ```ts
+ * import { linePlot } from "./line_plot.ts";
+ * const svg = linePlot([{ name: "P@1", x: [100, 200, 300], y: [20, 35, 41] }], { title: "demo" });
+ * console.log(svg.startsWith("<svg"), svg.includes("<polyline")); // true true
+ * ```
+ */
+export function linePlot(series: readonly Series[], options: LinePlotOptions = {}): string {
+  const width = options.width ?? 640;
+  const height = options.height ?? 400;
+  const left = 64, right = 16, top = options.title ? 36 : 16, bottom = 48;
+  const legendWidth = series.length > 1 ? 130 : 0;
+  const plotW = width - left - right - legendWidth;
+  const plotH = height - top - bottom;
+  let xMin = Infinity, xMax = -Infinity, yMin = Infinity, yMax = -Infinity;
+  const tx = (v: number) => (options.logX ? Math.log10(v) : v);
+  for (const s of series) {
+    if (s.x.length !== s.y.length) {
+      throw new RangeError(
+        `linePlot: series '${s.name}' has ${s.x.length} x values but ${s.y.length} y values`,
+      );
+    }
+    for (let i = 0; i < s.x.length; i++) {
+      const x = s.x[i], y = s.y[i];
+      if (!Number.isFinite(x) || !Number.isFinite(y)) continue;
+      if (options.logX && x <= 0) {
+        throw new RangeError(`linePlot: logX needs x > 0, series '${s.name}' has x = ${x}`);
+      }
+      xMin = Math.min(xMin, tx(x));
+      xMax = Math.max(xMax, tx(x));
+      yMin = Math.min(yMin, y);
+      yMax = Math.max(yMax, y);
+    }
+  }
+  if (xMin === Infinity) {
+    xMin = 0;
+    xMax = 1;
+    yMin = 0;
+    yMax = 1;
+  }
+  if (options.yMin !== undefined) yMin = options.yMin;
+  if (options.yMax !== undefined) yMax = options.yMax;
+  const xt = niceTicks(xMin, xMax, 6);
+  const yt = niceTicks(yMin, yMax, 5);
+  const x0 = options.logX ? xMin : xt[0], x1 = options.logX ? xMax : xt[xt.length - 1];
+  const y0 = options.yMin ?? yt[0], y1 = options.yMax ?? yt[yt.length - 1];
+  const sx = (v: number) => left + ((tx(v) - x0) / (x1 - x0 || 1)) * plotW;
+  const sy = (v: number) => top + plotH - ((v - y0) / (y1 - y0 || 1)) * plotH;
+  const out: string[] = [];
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
+      `viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+  );
+  out.push(`<rect width="${width}" height="${height}" fill="white"/>`);
+  if (options.title) {
+    out.push(
+      `<text x="${fmt(left + plotW / 2)}" y="22" text-anchor="middle" font-size="15">` +
+        `${escapeXml(options.title)}</text>`,
+    );
+  }
+  // grid and ticks
+  for (const v of yt) {
+    if (v < y0 - 1e-12 || v > y1 + 1e-12) continue;
+    const y = fmt(sy(v));
+    out.push(`<line x1="${left}" x2="${left + plotW}" y1="${y}" y2="${y}" stroke="#e5e5e5"/>`);
+    out.push(
+      `<text x="${left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">` +
+        `${escapeXml(formatTick(v))}</text>`,
+    );
+  }
+  const xTicks = options.logX
+    ? niceTicks(xMin, xMax, 6).filter((e) => Number.isInteger(e)).map((e) => Math.pow(10, e))
+    : xt;
+  for (const v of xTicks) {
+    if (tx(v) < x0 - 1e-12 || tx(v) > x1 + 1e-12) continue;
+    const x = fmt(sx(v));
+    out.push(`<line x1="${x}" x2="${x}" y1="${top}" y2="${top + plotH}" stroke="#e5e5e5"/>`);
+    out.push(
+      `<text x="${x}" y="${top + plotH + 16}" text-anchor="middle">` +
+        `${escapeXml(formatTick(v))}</text>`,
+    );
+  }
+  out.push(
+    `<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333"/>`,
+  );
+  if (options.xLabel) {
+    out.push(
+      `<text x="${fmt(left + plotW / 2)}" y="${height - 10}" text-anchor="middle">` +
+        `${escapeXml(options.xLabel)}</text>`,
+    );
+  }
+  if (options.yLabel) {
+    const cy = fmt(top + plotH / 2);
+    out.push(
+      `<text x="16" y="${cy}" text-anchor="middle" transform="rotate(-90 16 ${cy})">` +
+        `${escapeXml(options.yLabel)}</text>`,
+    );
+  }
+  // series
+  series.forEach((s, k) => {
+    const color = s.color ?? PALETTE[k % PALETTE.length];
+    const segments: string[][] = [[]];
+    for (let i = 0; i < s.x.length; i++) {
+      const x = s.x[i], y = s.y[i];
+      if (!Number.isFinite(x) || !Number.isFinite(y)) {
+        if (segments[segments.length - 1].length > 0) segments.push([]);
+        continue;
+      }
+      segments[segments.length - 1].push(`${fmt(sx(x))},${fmt(sy(y))}`);
+    }
+    for (const seg of segments) {
+      if (seg.length === 0) continue;
+      out.push(
+        `<polyline fill="none" stroke="${escapeXml(color)}" stroke-width="2" ` +
+          `points="${seg.join(" ")}"><title>${escapeXml(s.name)}</title></polyline>`,
+      );
+      if (s.markers ?? s.x.length <= 40) {
+        for (const p of seg) {
+          const [cx, cy] = p.split(",");
+          out.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${escapeXml(color)}"/>`);
+        }
+      }
+    }
+    if (legendWidth > 0) {
+      const ly = top + 10 + 18 * k;
+      const lx = left + plotW + 12;
+      out.push(
+        `<line x1="${lx}" x2="${lx + 18}" y1="${ly}" y2="${ly}" stroke="${
+          escapeXml(color)
+        }" stroke-width="2"/>`,
+      );
+      out.push(
+        `<text x="${lx + 24}" y="${ly}" dominant-baseline="middle">${escapeXml(s.name)}</text>`,
+      );
+    }
+  });
+  out.push("</svg>");
+  return out.join("\n") + "\n";
+}

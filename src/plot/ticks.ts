@@ -1,0 +1,58 @@
+/**
+ * "Nice" axis ticks (1, 2, 5 × 10^n steps) for the SVG plots.
+ *
+ * @module
+ */
+
+/**
+ * About `count` evenly spaced round tick values covering `[min, max]` (the first tick ≤ min,
+ * the last ≥ max). A degenerate range is widened around its value.
+ *
+ * @example
+ * ```ts
+ * import { niceTicks } from "./ticks.ts";
+ * console.log(niceTicks(0, 97, 5)); // [0, 20, 40, 60, 80, 100]
+ * console.log(niceTicks(3, 3)); // [2, 2.5, 3, 3.5, 4]
+ * ```
+ */
+export function niceTicks(min: number, max: number, count = 5): number[] {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) {
+    throw new RangeError(`niceTicks: range must be finite, got [${min}, ${max}]`);
+  }
+  if (min > max) [min, max] = [max, min];
+  if (min === max) {
+    const pad = min === 0 ? 1 : Math.abs(min) / 3;
+    min -= pad;
+    max += pad;
+  }
+  const raw = (max - min) / Math.max(1, count);
+  const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+  const norm = raw / mag;
+  const step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+  const start = Math.floor(min / step + 1e-9) * step;
+  const ticks: number[] = [];
+  for (let v = start; v < max + step - 1e-9 * step; v += step) {
+    // round away binary noise such as 0.30000000000000004
+    ticks.push(Number(v.toPrecision(12)));
+    if (ticks.length > 1000) break;
+  }
+  return ticks;
+}
+
+/**
+ * Formats a tick value compactly (`1.5k`, `2M`, `0.25`).
+ *
+ * @example
+ * ```ts
+ * import { formatTick } from "./ticks.ts";
+ * console.log(formatTick(1500), formatTick(0.25), formatTick(2e6)); // 1.5k 0.25 2M
+ * ```
+ */
+export function formatTick(v: number): string {
+  const a = Math.abs(v);
+  const trim = (x: number) => String(Number(x.toPrecision(4)));
+  if (a >= 1e9) return `${trim(v / 1e9)}G`;
+  if (a >= 1e6) return `${trim(v / 1e6)}M`;
+  if (a >= 1000) return `${trim(v / 1e3)}k`;
+  return trim(v);
+}
