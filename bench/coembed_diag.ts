@@ -25,6 +25,9 @@ if (import.meta.main) {
       seed: { type: "string", default: "99" },
       config: { type: "string", default: "{}" },
       every: { type: "string", default: "5" },
+      standardize: { type: "boolean", default: false },
+      keep: { type: "string", default: "0.4" },
+      gamma: { type: "string", default: "0.5" },
     },
   });
   const dir = resolveDataDir();
@@ -41,6 +44,16 @@ if (import.meta.main) {
     for (let p = ds.y.indptr[i]; p < ds.y.indptr[i + 1]; p++) Y[i * L + ds.y.indices[p]] = 1;
   }
   const rng = new Rng(Number(values.seed));
+  if (values.standardize) {
+    for (let d = 0; d < D; d++) {
+      let m = 0, q = 0;
+      for (let i = 0; i < N; i++) m += X[i * D + d];
+      m /= N;
+      for (let i = 0; i < N; i++) q += (X[i * D + d] - m) ** 2;
+      const sd = Math.sqrt(q / N) || 1;
+      for (let i = 0; i < N; i++) X[i * D + d] = (X[i * D + d] - m) / sd;
+    }
+  }
   const perm = new Int32Array(N).map((_, i) => i);
   rng.shuffle(perm);
   const nT = Math.round(0.8 * N);
@@ -50,7 +63,7 @@ if (import.meta.main) {
   const xp = [0], yp = [0];
   for (const r of tr) {
     for (let d = 0; d < D; d++) {
-      if (rng.next() < 0.4) {
+      if (rng.next() < Number(values.keep)) {
         xi.push(d);
         xv.push(X[r * D + d]);
       }
@@ -87,7 +100,7 @@ if (import.meta.main) {
   const t0 = performance.now();
   fitCoEmbed({ x, y, observed: { ...y, numCols: D, indptr: x.indptr, indices: x.indices } }, {
     variant: values.variant,
-    gamma: values.variant === "NL" ? 0.5 : 0.05,
+    gamma: Number(values.gamma),
     ...JSON.parse(values.config!),
   }, {
     epochs: Number(values.epochs),

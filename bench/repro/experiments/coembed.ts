@@ -26,6 +26,7 @@ import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { Rng } from "../../../src/data/random.ts";
 import { type CoEmbedConfig, resolveConfig } from "../../../src/models/coembed/config.ts";
 import { type CoEmbedData, fitCoEmbed } from "../../../src/models/coembed/fit.ts";
+import { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "../types.ts";
 
 /** Dense copy of a dataset: features `[N, D]` and true labels `[N, L]`. */
@@ -333,8 +334,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     const testTruth = rowsTruth(dense, testRows);
     push("inductiveMacroAUC", macroAuc(scores, testTruth, testRows.length, L));
     if (doStream) {
-      const { CoEmbedEstimator } = await import("../../../src/models/coembed/estimator.ts");
-      const est = CoEmbedEstimator.create(
+      const est = CoEmbedLearner.create(
         {
           ...config,
           absent: "missing",

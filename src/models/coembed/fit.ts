@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
@@ -52,6 +53,12 @@ export interface FitOptions {
   epochs?: number;
   /** Minibatch size (default 64). */
   batchSize?: number;
+  /**
+   * Initial V: "spectral" (default) takes the top k_X eigenvectors of the Gram matrix of the
+   * observed entries (zero-filled, each feature rescaled by 1/its observed fraction), scaled by
+   * the square roots of the singular values; "random" keeps the seeded random V.
+   */
+  init?: "spectral" | "random";
   /** Called after each epoch (e.g. to report progress or track the objective). */
   onEpoch?: (epoch: number, fit: CoEmbedFit) => void;
 }
@@ -186,6 +193,46 @@ export class CoEmbedFit {
   }
 }
 
+/** Sets V from the top eigenvectors of the rescaled zero-filled Gram matrix (see FitOptions). */
+function spectralInit(core: CoEmbedCore, block: RowBlock): void {
+  const N = block.rows, D = core.numFeatures, kX = core.config.rankX;
+  if (N === 0 || D === 0) return;
+  const cnt = new Float64Array(D);
+  for (let i = 0; i < N; i++) {
+    for (let d = 0; d < D; d++) if (block.mask[i * D + d]) cnt[d]++;
+  }
+  const gram = new Float64Array(D * D), obs = new Int32Array(D), val = new Float64Array(D);
+  for (let i = 0; i < N; i++) {
+    let n = 0;
+    for (let d = 0; d < D; d++) {
+      if (!block.mask[i * D + d]) continue;
+      obs[n] = d;
+      val[n++] = block.x[i * D + d] * N / cnt[d];
+    }
+    for (let a = 0; a < n; a++) {
+      const ra = obs[a] * D, va = val[a];
+      for (let b = 0; b <= a; b++) gram[ra + obs[b]] += va * val[b];
+    }
+  }
+  const rows: number[][] = [];
+  for (let a = 0; a < D; a++) {
+    const r = new Array<number>(D);
+    for (let b = 0; b < D; b++) r[b] = a >= b ? gram[a * D + b] : gram[b * D + a];
+    rows.push(r);
+  }
+  const eig = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
+  const values = eig.realEigenvalues, vectors = eig.eigenvectorMatrix;
+  const order = values.map((_, k) => k).sort((a, b) => values[b] - values[a]);
+  const V = core.V;
+  for (let k = 0; k < kX; k++) {
+    if (k >= order.length) break;
+    const col = order[k];
+    const scale = Math.sqrt(Math.sqrt(Math.max(values[col], 0)));
+    for (let d = 0; d < D; d++) V[d * kX + k] = vectors.get(d, col) * scale;
+  }
+  core.changed();
+}
+
 /**
  * Fits CoEmbed on a fixed data set (transductive and inductive outputs).
  *
@@ -222,6 +269,11 @@ export function fitCoEmbed(
     undefined,
     "fitCoEmbed",
   );
+  const init = options.init ?? "spectral";
+  if (init !== "spectral" && init !== "random") {
+    throw new RangeError(`fitCoEmbed: init "${init}" is not "spectral" or "random"`);
+  }
+  if (init === "spectral") spectralInit(core, block);
   const fit = new CoEmbedFit(core, block);
   for (let e = 0; e < epochs; e++) {
     fit.runEpoch(batchSize);

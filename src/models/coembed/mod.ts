@@ -19,7 +19,8 @@ import type { EstimatorFactory } from "../estimator.ts";
 import { coembedFactory } from "./estimator.ts";
 
 export { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
-export { COEMBED_FILE_KIND, CoEmbedEstimator, predictorFileContent } from "./estimator.ts";
+export { CoEmbedEstimator } from "./estimator.ts";
+export { COEMBED_FILE_KIND, CoEmbedLearner, predictorFileContent } from "./learner.ts";
 export { type CoEmbedData, CoEmbedFit, fitCoEmbed, type FitOptions } from "./fit.ts";
 export { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 

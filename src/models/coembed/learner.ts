@@ -1,0 +1,291 @@
+/**
+ * The streaming CoEmbed learner: each minibatch's rows are folded in (U_i by ridge regression
+ * on the observed features, then Adam steps on (U_i, G_i) with the globals fixed), then the
+ * global factors (V, P, Q, H, bias) take Adam steps on the minibatch. Predictions use the
+ * inductive predictor (see ./predictor.ts); the model file kind is "random-features".
+ *
+ * @module
+ */
+import type { Batch, BinaryCsr, SparseVector } from "../../data/types.ts";
+import type { ModelFileContent, Tensor } from "../../format/types.ts";
+import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import { blockFromCsr } from "./blocks.ts";
+import { type CoEmbedConfig, resolveConfig } from "./config.ts";
+import { CoEmbedCore, GLOBAL_NAMES } from "./core.ts";
+import { type PredictorTensors, RandomFeaturesPredictor, topKOf } from "./predictor.ts";
+
+/** The model-file kind written by CoEmbed. */
+export const COEMBED_FILE_KIND = "random-features" as const;
+
+/**
+ * Builds the `random-features` model-file content of an inductive predictor.
+ *
+ * @example
+ * ```ts
+ * import { predictorFileContent } from "./learner.ts";
+ * const c = predictorFileContent({
+ *   variant: "L", numFeatures: 1, numLabels: 1, rankS: 1, rankX: 1, numRff: 0, lambdaX: 0.1,
+ *   absent: "zero", input: "raw", Q: Float32Array.of(1), P: Float32Array.of(1), bias: Float32Array.of(0),
+ *   V: Float32Array.of(1),
+ * }, 0.05);
+ * console.log(c.kind, Object.keys(c.tensors).sort().join()); // random-features P,Q,V,bias
+ * ```
+ */
+export function predictorFileContent(
+  t: PredictorTensors,
+  gamma: number,
+  options: ModelFileOptions = {},
+): ModelFileContent {
+  const F = t.variant === "NL" ? 2 * t.numRff : t.numFeatures;
+  const tensors: Record<string, Tensor> = {
+    Q: { dtype: "f32", shape: [F, t.rankS], data: t.Q },
+    P: { dtype: "f32", shape: [t.numLabels, t.rankS], data: t.P },
+    bias: { dtype: "f32", shape: [t.numLabels], data: t.bias },
+    V: { dtype: "f32", shape: [t.numFeatures, t.rankX], data: t.V },
+  };
+  if (t.variant === "NL") {
+    tensors.W = { dtype: "f32", shape: [t.numFeatures, t.numRff], data: t.W! };
+  }
+  const content: ModelFileContent = {
+    kind: COEMBED_FILE_KIND,
+    numFeatures: t.numFeatures,
+    numLabels: t.numLabels,
+    params: {
+      variant: t.variant,
+      numRff: t.numRff,
+      gamma,
+      rankS: t.rankS,
+      rankX: t.rankX,
+      lambdaX: t.lambdaX,
+      absent: t.absent,
+      input: t.input,
+    },
+    tensors,
+  };
+  if (options.labelNames) content.labelNames = [...options.labelNames];
+  if (options.featureNames) {
+    content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
+  }
+  if (options.meta) content.meta = { ...options.meta };
+  if (options.preprocess) {
+    const { tfidf, l2Normalize, idf } = options.preprocess;
+    content.preprocess = { tfidf, l2Normalize };
+    if (tfidf) {
+      if (!idf) throw new TypeError("toModelFile: preprocess.tfidf requires preprocess.idf");
+      tensors.idf = { dtype: "f32", shape: [idf.length], data: idf };
+    }
+  }
+  return content;
+}
+
+function sortedUnique(y: ArrayLike<number>, where: string): Int32Array {
+  const a = Int32Array.from(y).sort();
+  let n = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isInteger(a[i]) || a[i] < 0) {
+      throw new RangeError(`${where}: label ${a[i]} is not a non-negative integer`);
+    }
+    if (n === 0 || a[i] !== a[n - 1]) a[n++] = a[i];
+  }
+  return a.slice(0, n);
+}
+
+/**
+ * The streaming CoEmbed learner: everything of the estimator except the model-file export
+ * (see {@linkcode CoEmbedEstimator} in ./estimator.ts, which adds `toModelFile`).
+ *
+ * @example
+ * ```ts
+ * import { CoEmbedLearner } from "./learner.ts";
+ * const m = CoEmbedLearner.create({ variant: "L", seed: 1 }, 3, 2);
+ * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [1]);
+ * console.log(m.predictScores({ indices: Int32Array.of(0), values: Float32Array.of(1) }).length); // 2
+ * ```
+ */
+export class CoEmbedLearner {
+  readonly kind = "coembed";
+  readonly core: CoEmbedCore;
+  /** Rows learned so far (the regulariser of a minibatch step is scaled by 1/rowsSeen). */
+  rowsSeen: number;
+  private predictor: RandomFeaturesPredictor | undefined;
+  private predictorOf: PredictorTensors | undefined;
+
+  constructor(core: CoEmbedCore, rowsSeen = 0) {
+    this.core = core;
+    this.rowsSeen = rowsSeen;
+  }
+
+  /** A new estimator from options (see {@linkcode CoEmbedConfig}). */
+  static create(
+    options: Record<string, unknown> = {},
+    numFeatures = 0,
+    numLabels = 0,
+  ): CoEmbedLearner {
+    return new CoEmbedLearner(new CoEmbedCore(resolveConfig(options), numFeatures, numLabels));
+  }
+
+  /**
+   * A streaming estimator continuing from a batch fit's global factors (a copy: the fit and the
+   * estimator share nothing mutable).
+   */
+  static fromFit(fit: { core: CoEmbedCore; numRows: number }): CoEmbedLearner {
+    return CoEmbedLearner.restore(new CoEmbedLearner(fit.core, fit.numRows).toState());
+  }
+
+  /** Hyper-parameters. */
+  get config(): CoEmbedConfig {
+    return this.core.config;
+  }
+
+  get numFeatures(): number {
+    return this.core.numFeatures;
+  }
+
+  get numLabels(): number {
+    return this.core.numLabels;
+  }
+
+  learnMany(batch: Batch): void {
+    const where = "CoEmbed learnMany";
+    const B = batch.x.numRows;
+    if (batch.y.numRows !== B) {
+      throw new RangeError(`${where}: ${B} feature rows but ${batch.y.numRows} label rows`);
+    }
+    const core = this.core, c = core.config;
+    core.grow(batch.x.numCols, batch.y.numCols);
+    if (B === 0) return;
+    const block = blockFromCsr(
+      batch.x,
+      batch.y,
+      core.numFeatures,
+      core.numLabels,
+      c.absent,
+      undefined,
+      undefined,
+      where,
+    );
+    const kX = c.rankX, kE = c.rankE;
+    const U = new Float64Array(B * kX), G = new Float64Array(B * kE);
+    for (let i = 0; i < B; i++) core.ridgeFoldIn(block, i, U, i * kX);
+    const mom = {
+      mU: new Float64Array(B * kX),
+      vU: new Float64Array(B * kX),
+      mG: new Float64Array(B * kE),
+      vG: new Float64Array(B * kE),
+    };
+    const tRow = new Int32Array(B);
+    core.rowSteps(block, U, G, mom, tRow, c.foldInSteps);
+    this.rowsSeen += B;
+    for (let s = 0; s < c.globalSteps; s++) {
+      if (s > 0) core.rowSteps(block, U, G, mom, tRow, c.rowSteps);
+      core.globalStep(block, U, G, this.rowsSeen);
+    }
+  }
+
+  learnOne(x: SparseVector, y: ArrayLike<number>): void {
+    const labels = sortedUnique(y, "CoEmbed learnOne");
+    let maxFeature = -1;
+    for (let n = 0; n < x.indices.length; n++) maxFeature = Math.max(maxFeature, x.indices[n]);
+    const numLabels = Math.max(this.numLabels, labels.length ? labels[labels.length - 1] + 1 : 0);
+    const yCsr: BinaryCsr = {
+      numRows: 1,
+      numCols: numLabels,
+      indptr: Int32Array.of(0, labels.length),
+      indices: labels,
+    };
+    this.learnMany({
+      x: {
+        numRows: 1,
+        numCols: Math.max(this.numFeatures, maxFeature + 1),
+        indptr: Int32Array.of(0, x.indices.length),
+        indices: x.indices,
+        values: x.values,
+      },
+      y: yCsr,
+    });
+  }
+
+  private getPredictor(): RandomFeaturesPredictor {
+    const t = this.core.predictorTensors();
+    if (this.predictor === undefined || this.predictorOf !== t) {
+      this.predictor = new RandomFeaturesPredictor(t);
+      this.predictorOf = t;
+    }
+    return this.predictor;
+  }
+
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    const L = this.numLabels;
+    const o = out ?? new Float32Array(L);
+    if (o.length < L) {
+      throw new RangeError(`CoEmbed predictScores: out has ${o.length} entries, need ${L}`);
+    }
+    return this.getPredictor().scores(x.indices, x.values, o);
+  }
+
+  predictTopK(x: SparseVector, k: number): TopK {
+    return topKOf(this.predictScores(x), k);
+  }
+
+  /** The `random-features` model-file content of the inductive predictor. */
+  toModelFileContent(options: ModelFileOptions = {}): ModelFileContent {
+    return predictorFileContent(this.core.predictorTensors(), this.config.gamma, options);
+  }
+
+  toState(): ModelState {
+    const core = this.core;
+    const tensors: Record<string, Float64Array> = {};
+    for (const name of GLOBAL_NAMES) {
+      tensors[name] = core[name].slice();
+      tensors[`m_${name}`] = core.m[name].slice();
+      tensors[`v_${name}`] = core.v[name].slice();
+    }
+    return {
+      kind: "coembed",
+      config: { ...core.config },
+      scalars: {
+        numFeatures: core.numFeatures,
+        numLabels: core.numLabels,
+        step: core.step,
+        rowsSeen: this.rowsSeen,
+      },
+      tensors,
+    };
+  }
+
+  /** Rebuilds a learner from {@linkcode toState} output, bit for bit. */
+  static restore(state: ModelState): CoEmbedLearner {
+    const { core, rowsSeen } = restoreCore(state);
+    return new CoEmbedLearner(core, rowsSeen);
+  }
+}
+
+/** Rebuilds the core and row count of a {@linkcode CoEmbedLearner.toState} snapshot. */
+export function restoreCore(state: ModelState): { core: CoEmbedCore; rowsSeen: number } {
+  if (state.kind !== "coembed") {
+    throw new TypeError(`CoEmbed restore: state kind "${state.kind}" is not "coembed"`);
+  }
+  const config = resolveConfig(state.config);
+  const s = state.scalars;
+  for (const k of ["numFeatures", "numLabels", "step", "rowsSeen"]) {
+    if (!Number.isInteger(s[k]) || s[k] < 0) {
+      throw new RangeError(`CoEmbed restore: scalar ${k} is ${s[k]}, not an integer >= 0`);
+    }
+  }
+  const core = new CoEmbedCore(config, s.numFeatures, s.numLabels);
+  core.step = s.step;
+  for (const name of GLOBAL_NAMES) {
+    for (const [prefix, target] of [["", core], ["m_", core.m], ["v_", core.v]] as const) {
+      const t = state.tensors[`${prefix}${name}`];
+      const dst = (target as Record<string, Float64Array>)[name];
+      if (!(t instanceof Float64Array) || t.length !== dst.length) {
+        throw new RangeError(
+          `CoEmbed restore: tensor ${prefix}${name} must be a Float64Array of ${dst.length}`,
+        );
+      }
+      dst.set(t);
+    }
+  }
+  core.changed();
+  return { core, rowsSeen: s.rowsSeen };
+}

@@ -1,0 +1,119 @@
+/** Synthetic low-rank multi-label data for the CoEmbed tests. */
+import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
+
+/** A seeded uniform generator in [0, 1). */
+export function rand(seed: number): () => number {
+  let a = seed | 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Dense rows x = z A + noise (rank r), labels = sign of a nonlinear function of z. */
+export interface Synthetic {
+  N: number;
+  D: number;
+  L: number;
+  x: Float64Array;
+  y: Uint8Array;
+}
+
+/** Generates a synthetic problem whose labels depend on the low-rank latent factors. */
+export function synthetic(N: number, D: number, L: number, seed: number, r = 3): Synthetic {
+  const g = rand(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(g() + 1e-12)) * Math.cos(2 * Math.PI * g());
+  const A = Float64Array.from({ length: r * D }, normal);
+  const B = Float64Array.from({ length: r * L }, normal);
+  const x = new Float64Array(N * D), y = new Uint8Array(N * L);
+  const z = new Float64Array(r);
+  for (let i = 0; i < N; i++) {
+    for (let k = 0; k < r; k++) z[k] = normal();
+    for (let d = 0; d < D; d++) {
+      let s = 0.05 * normal();
+      for (let k = 0; k < r; k++) s += z[k] * A[k * D + d];
+      x[i * D + d] = s / Math.sqrt(r);
+    }
+    for (let j = 0; j < L; j++) {
+      let s = 0;
+      for (let k = 0; k < r; k++) s += z[k] * B[k * L + j];
+      y[i * L + j] = s > 0.3 ? 1 : 0;
+    }
+  }
+  return { N, D, L, x, y };
+}
+
+/** CSR views of rows [from, to): observed entries (keep prob), weak labels (flip prob tau). */
+export function maskedCsr(
+  s: Synthetic,
+  from: number,
+  to: number,
+  keep: number,
+  tau: number,
+  seed: number,
+): { x: CsrMatrix; y: BinaryCsr; observed: BinaryCsr; mask: Uint8Array; weak: Uint8Array } {
+  const g = rand(seed);
+  const n = to - from, { D, L } = s;
+  const mask = new Uint8Array(n * D), weak = new Uint8Array(n * L);
+  const xp = new Int32Array(n + 1), yp = new Int32Array(n + 1);
+  const xi: number[] = [], xv: number[] = [], yi: number[] = [];
+  for (let i = 0; i < n; i++) {
+    for (let d = 0; d < D; d++) {
+      if (g() < keep) {
+        mask[i * D + d] = 1;
+        xi.push(d);
+        xv.push(s.x[(from + i) * D + d]);
+      }
+    }
+    xp[i + 1] = xi.length;
+    for (let j = 0; j < L; j++) {
+      if (s.y[(from + i) * L + j] && g() >= tau) {
+        weak[i * L + j] = 1;
+        yi.push(j);
+      }
+    }
+    yp[i + 1] = yi.length;
+  }
+  const indices = Int32Array.from(xi);
+  return {
+    x: { numRows: n, numCols: D, indptr: xp, indices, values: Float32Array.from(xv) },
+    y: { numRows: n, numCols: L, indptr: yp, indices: Int32Array.from(yi) },
+    observed: { numRows: n, numCols: D, indptr: xp, indices },
+    mask,
+    weak,
+  };
+}
+
+/** Exact AUC of one label over rows (ties one half); NaN without positives or negatives. */
+export function auc(scores: ArrayLike<number>, truth: ArrayLike<number>): number {
+  let pos = 0, neg = 0, wins = 0;
+  for (let a = 0; a < scores.length; a++) {
+    if (!truth[a]) continue;
+    pos++;
+    for (let b = 0; b < scores.length; b++) {
+      if (truth[b]) continue;
+      if (scores[a] > scores[b]) wins++;
+      else if (scores[a] === scores[b]) wins += 0.5;
+    }
+  }
+  for (let b = 0; b < scores.length; b++) if (!truth[b]) neg++;
+  return pos && neg ? wins / (pos * neg) : NaN;
+}
+
+/** Macro AUC of row-major [n, L] scores (labels without positives or negatives left out). */
+export function macroAucOf(scores: ArrayLike<number>, truth: Uint8Array, n: number, L: number) {
+  let sum = 0, used = 0;
+  for (let j = 0; j < L; j++) {
+    const s = Array.from({ length: n }, (_, i) => scores[i * L + j]);
+    const t = Array.from({ length: n }, (_, i) => truth[i * L + j]);
+    const a = auc(s, t);
+    if (!Number.isNaN(a)) {
+      sum += a;
+      used++;
+    }
+  }
+  return sum / used;
+}

@@ -1,0 +1,61 @@
+/** Random Fourier features: kernel approximation, determinism and growth. */
+import { RandomFourierFeatures } from "../../../src/linalg/rff.ts";
+import { rand } from "./helpers.ts";
+
+Deno.test("RFF inner products approximate the RBF kernel", () => {
+  const g = rand(1);
+  const D = 5, gamma = 0.7;
+  const rff = new RandomFourierFeatures(D, 3000, gamma, 42);
+  let worst = 0;
+  for (let t = 0; t < 20; t++) {
+    const x = Float64Array.from({ length: D }, () => g() - 0.5);
+    const y = Float64Array.from({ length: D }, () => g() - 0.5);
+    let d2 = 0;
+    for (let d = 0; d < D; d++) d2 += (x[d] - y[d]) ** 2;
+    const fx = rff.features(x), fy = rff.features(y);
+    let dot = 0;
+    for (let i = 0; i < fx.length; i++) dot += fx[i] * fy[i];
+    worst = Math.max(worst, Math.abs(dot - Math.exp(-gamma * d2)));
+  }
+  if (!(worst < 0.06)) throw new Error(`worst kernel error ${worst}`);
+  // A wider kernel (larger gamma) must decorrelate distant points: check the map is not constant.
+  const far = new RandomFourierFeatures(D, 3000, 50, 42);
+  const a = far.features(new Float64Array(D).fill(0.4)), b = far.features(new Float64Array(D));
+  let dot = 0;
+  for (let i = 0; i < a.length; i++) dot += a[i] * b[i];
+  if (!(Math.abs(dot) < 0.1)) throw new Error(`k(x, y) for distant points ${dot}`);
+});
+
+Deno.test("RFF directions are seeded per input row, so growing keeps and extends them", () => {
+  const a = new RandomFourierFeatures(4, 16, 0.5, 9);
+  a.grow(7);
+  const b = new RandomFourierFeatures(7, 16, 0.5, 9);
+  for (let i = 0; i < b.W.length; i++) {
+    if (a.W[i] !== b.W[i]) throw new Error(`W[${i}] differs after growth`);
+  }
+  const c = new RandomFourierFeatures(7, 16, 0.5, 10);
+  if (c.W.every((v, i) => v === b.W[i])) throw new Error("seed has no effect");
+  // Variance of the directions is 2γ.
+  const big = new RandomFourierFeatures(50, 400, 0.5, 3);
+  let s = 0;
+  for (const w of big.W) s += w * w;
+  const v = s / big.W.length;
+  if (Math.abs(v - 1) > 0.05) throw new Error(`direction variance ${v}, expected 1`);
+});
+
+Deno.test("RFF rejects bad parameters with clear errors", () => {
+  for (
+    const [args, msg] of [
+      [[3, 0, 1, 0], "numRff"],
+      [[3, 4, 0, 0], "gamma"],
+      [[-1, 4, 1, 0], "numInputs"],
+    ] as const
+  ) {
+    try {
+      new RandomFourierFeatures(args[0], args[1], args[2], args[3]);
+      throw new Error(`accepted ${args}`);
+    } catch (e) {
+      if (!(e instanceof RangeError) || !e.message.includes(msg)) throw e;
+    }
+  }
+});
