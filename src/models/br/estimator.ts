@@ -1,0 +1,522 @@
+/**
+ * Binary relevance (one-vs-all linear models) as a streaming estimator: Adam or SGD on the
+ * L2-regularised squared hinge or logistic loss, with sparse (lazy) updates that touch only the
+ * weight rows of the features present in a minibatch. Weights are kept feature-major in a dense
+ * float32 block that grows with the feature and label spaces; the model file stores only the
+ * non-zero weights (`linear-sparse`).
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../../data/types.ts";
+import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import { topKDense } from "../../metrics/topk.ts";
+import { encodeModelFile } from "../../format/model_file.ts";
+import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
+
+/**
+ * Hyper-parameters of the streaming BR estimator (all optional).
+ *
+ * @example
+ * ```ts
+ * import type { BrConfig } from "./estimator.ts";
+ * const c: BrConfig = { loss: "logistic", optimizer: "sgd", learningRate: 0.1 };
+ * console.log(c.loss); // "logistic"
+ * ```
+ */
+export interface BrConfig {
+  /** Per-label loss (default "squared-hinge"). */
+  loss?: "squared-hinge" | "logistic";
+  /** Optimiser (default "adam"). */
+  optimizer?: "adam" | "sgd";
+  /** Step size (default 0.05 for Adam, 0.5 for SGD). */
+  learningRate?: number;
+  /** L2 penalty λ/2‖w‖², applied lazily to the rows a batch touches (default 1e-4). */
+  lambda?: number;
+  /** Learn a per-label bias (default true). */
+  bias?: boolean;
+  /** Adam β1 (default 0.9). */
+  beta1?: number;
+  /** Adam β2 (default 0.999). */
+  beta2?: number;
+  /** Adam ε (default 1e-8). */
+  epsilon?: number;
+  /**
+   * Scale every row to unit L2 norm before learning and scoring (recorded in the model file as
+   * `preprocess.l2Normalize`, so the SDK does the same to raw rows; default false).
+   */
+  l2Normalize?: boolean;
+  /** Seed (recorded; training is deterministic and does not draw random numbers). */
+  seed?: number;
+}
+
+interface ResolvedConfig {
+  loss: "squared-hinge" | "logistic";
+  optimizer: "adam" | "sgd";
+  learningRate: number;
+  lambda: number;
+  bias: boolean;
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+  l2Normalize: boolean;
+  seed: number;
+}
+
+function resolve(c: BrConfig): ResolvedConfig {
+  const optimizer = c.optimizer ?? "adam";
+  const r: ResolvedConfig = {
+    loss: c.loss ?? "squared-hinge",
+    optimizer,
+    learningRate: c.learningRate ?? (optimizer === "adam" ? 0.05 : 0.5),
+    lambda: c.lambda ?? 1e-4,
+    bias: c.bias ?? true,
+    beta1: c.beta1 ?? 0.9,
+    beta2: c.beta2 ?? 0.999,
+    epsilon: c.epsilon ?? 1e-8,
+    l2Normalize: c.l2Normalize ?? false,
+    seed: c.seed ?? 0,
+  };
+  if (r.loss !== "squared-hinge" && r.loss !== "logistic") {
+    throw new TypeError(`br: loss must be "squared-hinge" or "logistic", got ${String(r.loss)}`);
+  }
+  if (r.optimizer !== "adam" && r.optimizer !== "sgd") {
+    throw new TypeError(`br: optimizer must be "adam" or "sgd", got ${String(r.optimizer)}`);
+  }
+  for (const k of ["learningRate", "lambda", "beta1", "beta2", "epsilon", "seed"] as const) {
+    if (!Number.isFinite(r[k])) throw new RangeError(`br: ${k} must be a finite number`);
+  }
+  if (!(r.learningRate > 0)) throw new RangeError(`br: learningRate must be > 0`);
+  if (r.lambda < 0) throw new RangeError(`br: lambda must be >= 0`);
+  return r;
+}
+
+function checkSize(what: string, n: unknown): number {
+  const v = n ?? 0;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0) {
+    throw new RangeError(`br: ${what} must be a non-negative integer, got ${String(n)}`);
+  }
+  return v;
+}
+
+/**
+ * The streaming binary-relevance estimator (kind "br").
+ *
+ * @example
+ * ```ts
+ * import { BrEstimator } from "./estimator.ts";
+ * const m = new BrEstimator({ numFeatures: 4, numLabels: 2 });
+ * const a = { indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+ * const b = { indices: Int32Array.of(2, 3), values: Float32Array.of(1, 1) };
+ * for (let i = 0; i < 30; i++) { m.learnOne(a, [0]); m.learnOne(b, [1]); }
+ * console.log(m.predictTopK(a, 1).labels[0], m.predictTopK(b, 1).labels[0]); // 0 1
+ * ```
+ */
+export class BrEstimator implements Estimator {
+  readonly kind = "br";
+  #cfg: ResolvedConfig;
+  #d = 0;
+  #l = 0;
+  #dCap = 0;
+  #lCap = 0;
+  #w: Float32Array = new Float32Array(0);
+  #b: Float32Array = new Float32Array(0);
+  #mw: Float32Array = new Float32Array(0);
+  #vw: Float32Array = new Float32Array(0);
+  #mb: Float32Array = new Float32Array(0);
+  #vb: Float32Array = new Float32Array(0);
+  #step = 0;
+  // scratch (not model state)
+  #grad: Float64Array = new Float64Array(0);
+  #gb: Float64Array = new Float64Array(0);
+  #scores: Float64Array = new Float64Array(0);
+  #deriv: Float64Array = new Float64Array(0);
+  #mark: Int8Array = new Int8Array(0);
+  #touched: Uint8Array = new Uint8Array(0);
+
+  /** A new (all-zero) model with the given initial sizes and configuration. */
+  constructor(options: BrConfig & { numFeatures?: number; numLabels?: number } = {}) {
+    this.#cfg = resolve(options);
+    this.#grow(
+      checkSize("numFeatures", options.numFeatures),
+      checkSize("numLabels", options.numLabels),
+    );
+  }
+
+  /** Current feature-space size. */
+  get numFeatures(): number {
+    return this.#d;
+  }
+
+  /** Current label-space size. */
+  get numLabels(): number {
+    return this.#l;
+  }
+
+  /** The resolved configuration (a copy). */
+  get config(): Required<BrConfig> {
+    return { ...this.#cfg };
+  }
+
+  #grow(d: number, l: number): void {
+    if (d <= this.#dCap && l <= this.#lCap) {
+      this.#d = Math.max(this.#d, d);
+      this.#l = Math.max(this.#l, l);
+      return;
+    }
+    const nd = Math.max(this.#d, d), nl = Math.max(this.#l, l);
+    const dCap = nd <= this.#dCap ? this.#dCap : Math.max(nd, Math.ceil(this.#dCap * 1.5));
+    const lCap = nl <= this.#lCap ? this.#lCap : Math.max(nl, Math.ceil(this.#lCap * 1.5));
+    const adam = this.#cfg.optimizer === "adam";
+    const move = (src: Float32Array): Float32Array => {
+      const dst = new Float32Array(dCap * lCap);
+      for (let j = 0; j < this.#d; j++) {
+        dst.set(src.subarray(j * this.#lCap, j * this.#lCap + this.#l), j * lCap);
+      }
+      return dst;
+    };
+    const moveVec = (src: Float32Array): Float32Array => {
+      const dst = new Float32Array(lCap);
+      dst.set(src.subarray(0, this.#l));
+      return dst;
+    };
+    this.#w = move(this.#w);
+    this.#b = moveVec(this.#b);
+    if (adam) {
+      this.#mw = move(this.#mw);
+      this.#vw = move(this.#vw);
+      this.#mb = moveVec(this.#mb);
+      this.#vb = moveVec(this.#vb);
+    }
+    this.#grad = new Float64Array(dCap * lCap);
+    this.#gb = new Float64Array(lCap);
+    this.#scores = new Float64Array(lCap);
+    this.#deriv = new Float64Array(lCap);
+    this.#mark = new Int8Array(lCap);
+    this.#touched = new Uint8Array(dCap);
+    this.#dCap = dCap;
+    this.#lCap = lCap;
+    this.#d = nd;
+    this.#l = nl;
+  }
+
+  /** Scores into the float64 scratch (length ≥ numLabels). */
+  /** Row scale: 1, or 1/‖x‖ over the model's features when rows are L2-normalised. */
+  #rowScale(indices: Int32Array, values: Float32Array, from: number, to: number): number {
+    if (!this.#cfg.l2Normalize) return 1;
+    let ss = 0;
+    const d = this.#d;
+    for (let p = from; p < to; p++) {
+      const j = indices[p];
+      if (j >= 0 && j < d) ss += values[p] * values[p];
+    }
+    return ss > 0 ? 1 / Math.sqrt(ss) : 0;
+  }
+
+  #score(indices: Int32Array, values: Float32Array, from: number, to: number): Float64Array {
+    const s = this.#scores, w = this.#w, L = this.#l, stride = this.#lCap, d = this.#d;
+    const f = this.#rowScale(indices, values, from, to);
+    if (this.#cfg.bias) { for (let l = 0; l < L; l++) s[l] = this.#b[l]; }
+    else s.fill(0, 0, L);
+    for (let p = from; p < to; p++) {
+      const j = indices[p];
+      if (j < 0 || j >= d) continue;
+      const v = values[p] * f;
+      const row = j * stride;
+      for (let l = 0; l < L; l++) s[l] += v * w[row + l];
+    }
+    return s;
+  }
+
+  /** Learns from a minibatch (grows to the batch's feature and label spaces). */
+  learnMany(batch: Batch): void {
+    const { x, y } = batch;
+    if (x.numRows !== y.numRows) {
+      throw new RangeError(`br.learnMany: x has ${x.numRows} rows but y has ${y.numRows}`);
+    }
+    let maxF = x.numCols, maxL = y.numCols;
+    for (let p = 0; p < x.indptr[x.numRows]; p++) {
+      const j = x.indices[p];
+      if (!(j >= 0)) {
+        throw new RangeError(`br.learnMany: feature index ${j} at entry ${p} is negative`);
+      }
+      if (j >= maxF) maxF = j + 1;
+    }
+    for (let p = 0; p < y.indptr[y.numRows]; p++) {
+      const l = y.indices[p];
+      if (!(l >= 0)) {
+        throw new RangeError(`br.learnMany: label index ${l} at entry ${p} is negative`);
+      }
+      if (l >= maxL) maxL = l + 1;
+    }
+    this.#grow(maxF, maxL);
+    const n = x.numRows;
+    if (n === 0) return;
+    const L = this.#l, stride = this.#lCap;
+    const grad = this.#grad, gb = this.#gb, deriv = this.#deriv, mark = this.#mark;
+    const touched = this.#touched;
+    const touchedList: number[] = [];
+    const logistic = this.#cfg.loss === "logistic";
+    const obs = batch.observed, full = batch.fullyObserved;
+    gb.fill(0, 0, L);
+    const inv = 1 / n;
+    for (let i = 0; i < n; i++) {
+      const xs = x.indptr[i], xe = x.indptr[i + 1];
+      const s = this.#score(x.indices, x.values, xs, xe);
+      for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 1;
+      // partially observed row: only observed entries (and positives) contribute
+      const partial = obs !== undefined &&
+        (full ? full[i] === 0 : obs.indptr[i + 1] > obs.indptr[i]);
+      if (partial) {
+        for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
+          const l = obs!.indices[p];
+          if (l < L && mark[l] === 0) mark[l] = -1;
+        }
+      }
+      for (let l = 0; l < L; l++) {
+        const m = mark[l];
+        if (partial && m === 0) {
+          deriv[l] = 0;
+          continue;
+        }
+        const yl = m === 1 ? 1 : -1;
+        const z = yl * s[l];
+        let g: number;
+        if (logistic) g = -yl / (1 + Math.exp(z));
+        else g = z < 1 ? -2 * yl * (1 - z) : 0;
+        g *= inv;
+        deriv[l] = g;
+        gb[l] += g;
+      }
+      for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 0;
+      if (partial) {
+        for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
+          if (obs!.indices[p] < L) mark[obs!.indices[p]] = 0;
+        }
+      }
+      const f = this.#rowScale(x.indices, x.values, xs, xe);
+      for (let p = xs; p < xe; p++) {
+        const j = x.indices[p];
+        const v = x.values[p] * f;
+        if (touched[j] === 0) {
+          touched[j] = 1;
+          touchedList.push(j);
+        }
+        const row = j * stride;
+        for (let l = 0; l < L; l++) grad[row + l] += v * deriv[l];
+      }
+    }
+    touchedList.sort((a, b) => a - b);
+    this.#step++;
+    this.#apply(touchedList);
+    for (const j of touchedList) touched[j] = 0;
+  }
+
+  #apply(rows: readonly number[]): void {
+    const c = this.#cfg, L = this.#l, stride = this.#lCap;
+    const w = this.#w, grad = this.#grad, lam = c.lambda, lr = c.learningRate;
+    if (c.optimizer === "adam") {
+      const b1 = c.beta1, b2 = c.beta2, eps = c.epsilon;
+      const c1 = 1 - Math.pow(b1, this.#step), c2 = 1 - Math.pow(b2, this.#step);
+      const mw = this.#mw, vw = this.#vw;
+      for (const j of rows) {
+        const row = j * stride;
+        for (let l = 0; l < L; l++) {
+          const q = row + l;
+          const g = grad[q] + lam * w[q];
+          grad[q] = 0;
+          const m = b1 * mw[q] + (1 - b1) * g;
+          const v = b2 * vw[q] + (1 - b2) * g * g;
+          mw[q] = m;
+          vw[q] = v;
+          w[q] -= lr * (m / c1) / (Math.sqrt(v / c2) + eps);
+        }
+      }
+      if (c.bias) {
+        const mb = this.#mb, vb = this.#vb, b = this.#b, gb = this.#gb;
+        for (let l = 0; l < L; l++) {
+          const g = gb[l];
+          const m = b1 * mb[l] + (1 - b1) * g;
+          const v = b2 * vb[l] + (1 - b2) * g * g;
+          mb[l] = m;
+          vb[l] = v;
+          b[l] -= lr * (m / c1) / (Math.sqrt(v / c2) + eps);
+        }
+      }
+    } else {
+      for (const j of rows) {
+        const row = j * stride;
+        for (let l = 0; l < L; l++) {
+          const q = row + l;
+          w[q] -= lr * (grad[q] + lam * w[q]);
+          grad[q] = 0;
+        }
+      }
+      if (c.bias) { for (let l = 0; l < L; l++) this.#b[l] -= lr * this.#gb[l]; }
+    }
+  }
+
+  /** Learns from one example; `y` lists the positive labels. */
+  learnOne(x: SparseVector, y: ArrayLike<number>): void {
+    const labels = Int32Array.from(y).sort();
+    let maxF = 0;
+    for (let p = 0; p < x.indices.length; p++) maxF = Math.max(maxF, x.indices[p] + 1);
+    this.learnMany({
+      x: {
+        numRows: 1,
+        numCols: Math.max(this.#d, maxF),
+        indptr: Int32Array.of(0, x.indices.length),
+        indices: x.indices,
+        values: x.values,
+      },
+      y: {
+        numRows: 1,
+        numCols: this.#l,
+        indptr: Int32Array.of(0, labels.length),
+        indices: labels,
+      },
+    });
+  }
+
+  /** Scores of every label (features beyond the model are ignored). */
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    const L = this.#l;
+    const res = out ?? new Float32Array(L);
+    if (res.length < L) {
+      throw new RangeError(`br.predictScores: out has length ${res.length}, need ${L}`);
+    }
+    const s = this.#score(x.indices, x.values, 0, x.indices.length);
+    for (let l = 0; l < L; l++) res[l] = s[l];
+    return res;
+  }
+
+  /** The k best labels for `x` (ties: smaller label index first). */
+  predictTopK(x: SparseVector, k: number): TopK {
+    const s = this.#score(x.indices, x.values, 0, x.indices.length);
+    return topKDense(s.subarray(0, this.#l), k);
+  }
+
+  /** The non-zero weights as label-major sparse vectors, with the bias when learned. */
+  toLabelWeights(): LabelWeights {
+    const D = this.#d, L = this.#l, stride = this.#lCap, w = this.#w;
+    const labelPtr = new Int32Array(L + 1);
+    for (let j = 0; j < D; j++) {
+      const row = j * stride;
+      for (let l = 0; l < L; l++) if (w[row + l] !== 0) labelPtr[l + 1]++;
+    }
+    for (let l = 0; l < L; l++) labelPtr[l + 1] += labelPtr[l];
+    const next = labelPtr.slice(0, L);
+    const featIdx = new Int32Array(labelPtr[L]);
+    const values = new Float32Array(labelPtr[L]);
+    for (let j = 0; j < D; j++) {
+      const row = j * stride;
+      for (let l = 0; l < L; l++) {
+        const v = w[row + l];
+        if (v !== 0) {
+          const q = next[l]++;
+          featIdx[q] = j;
+          values[q] = v;
+        }
+      }
+    }
+    return {
+      numFeatures: D,
+      numLabels: L,
+      labelPtr,
+      featIdx,
+      values,
+      bias: this.#cfg.bias ? this.#b.slice(0, L) : undefined,
+    };
+  }
+
+  /**
+   * A model holding the given weights (e.g. from the batch trainer or POP); it can keep
+   * learning with `config`.
+   */
+  static fromLabelWeights(lw: LabelWeights, config: BrConfig = {}): BrEstimator {
+    const m = new BrEstimator({
+      ...config,
+      bias: config.bias ?? lw.bias !== undefined,
+      numFeatures: lw.numFeatures,
+      numLabels: lw.numLabels,
+    });
+    const stride = m.#lCap;
+    for (let l = 0; l < lw.numLabels; l++) {
+      for (let p = lw.labelPtr[l]; p < lw.labelPtr[l + 1]; p++) {
+        m.#w[lw.featIdx[p] * stride + l] = lw.values[p];
+      }
+    }
+    if (lw.bias && m.#cfg.bias) m.#b.set(lw.bias);
+    return m;
+  }
+
+  /** Inference-only `linear-sparse` model file of the non-zero weights. */
+  toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    const content = linearSparseContent(this.toLabelWeights(), {
+      labelNames: options.labelNames,
+      featureNames: options.featureNames,
+      preprocess: this.#cfg.l2Normalize
+        ? { ...options.preprocess, l2Normalize: true }
+        : options.preprocess,
+      meta: { trainer: "br", ...this.#cfg, steps: this.#step, ...options.meta },
+    });
+    return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
+  }
+
+  #compact(src: Float32Array): Float32Array {
+    const D = this.#d, L = this.#l, stride = this.#lCap;
+    const out = new Float32Array(D * L);
+    for (let j = 0; j < D; j++) out.set(src.subarray(j * stride, j * stride + L), j * L);
+    return out;
+  }
+
+  /** Full training state (a snapshot: copies, never live views). */
+  toState(): ModelState {
+    const L = this.#l;
+    const tensors: Record<string, Float32Array> = {
+      w: this.#compact(this.#w),
+      b: this.#b.slice(0, L),
+    };
+    if (this.#cfg.optimizer === "adam") {
+      tensors.mw = this.#compact(this.#mw);
+      tensors.vw = this.#compact(this.#vw);
+      tensors.mb = this.#mb.slice(0, L);
+      tensors.vb = this.#vb.slice(0, L);
+    }
+    return {
+      kind: "br",
+      config: { ...this.#cfg },
+      scalars: { numFeatures: this.#d, numLabels: L, step: this.#step },
+      tensors,
+    };
+  }
+
+  /** Rebuilds a model from {@linkcode BrEstimator.toState}, bit-for-bit. */
+  static restore(state: ModelState): BrEstimator {
+    if (state.kind !== "br") {
+      throw new TypeError(`br.restore: state kind is ${state.kind}, not "br"`);
+    }
+    const D = checkSize("state numFeatures", state.scalars.numFeatures);
+    const L = checkSize("state numLabels", state.scalars.numLabels);
+    const m = new BrEstimator({ ...(state.config as BrConfig), numFeatures: D, numLabels: L });
+    const take = (name: string, len: number): Float32Array => {
+      const t = state.tensors[name];
+      if (!(t instanceof Float32Array) || t.length !== len) {
+        throw new RangeError(`br.restore: tensor ${name} must be a Float32Array of length ${len}`);
+      }
+      return t;
+    };
+    const fill = (dst: Float32Array, src: Float32Array) => {
+      for (let j = 0; j < D; j++) dst.set(src.subarray(j * L, j * L + L), j * m.#lCap);
+    };
+    fill(m.#w, take("w", D * L));
+    m.#b.set(take("b", L));
+    if (m.#cfg.optimizer === "adam") {
+      fill(m.#mw, take("mw", D * L));
+      fill(m.#vw, take("vw", D * L));
+      m.#mb.set(take("mb", L));
+      m.#vb.set(take("vb", L));
+    }
+    m.#step = checkSize("state step", state.scalars.step);
+    return m;
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * POP, joint label and feature parameter optimisation (Wei and Li, AAAI 2019, Algorithms 1-2):
+ * labels are ranked by their performance impact wⱼuⱼ (inverse propensity × training frequency);
+ * a binary search finds how many of the lowest-impact labels can keep only their δ largest
+ * weights while PSP@k on a validation set stays within the tolerance ε of the unpruned model;
+ * then weights in [−√λ, √λ] are zeroed, keeping at least δ per label.
+ *
+ * ε is relative: every PSP@k (k in `ks`) must stay ≥ (1 − ε) × its unpruned value.
+ *
+ * @module
+ */
+import type { LabelWeights } from "../models/br/label_weights.ts";
+import { validationPsp, type ValidationRows } from "./validation.ts";
+
+/**
+ * Performance impact wⱼuⱼ of each label: `count / propensity`.
+ *
+ * @example
+ * ```ts
+ * import { labelImpact } from "./pop.ts";
+ * console.log([...labelImpact([10, 1], [0.5, 0.25])]); // [20, 4]
+ * ```
+ */
+export function labelImpact(
+  labelCounts: ArrayLike<number>,
+  propensities: ArrayLike<number>,
+): Float64Array {
+  if (labelCounts.length !== propensities.length) {
+    throw new RangeError(
+      `labelImpact: ${labelCounts.length} label counts but ${propensities.length} propensities`,
+    );
+  }
+  const out = new Float64Array(labelCounts.length);
+  for (let l = 0; l < out.length; l++) {
+    const p = propensities[l];
+    if (!(p > 0)) throw new RangeError(`labelImpact: propensity of label ${l} is ${p}`);
+    out[l] = labelCounts[l] / p;
+  }
+  return out;
+}
+
+/**
+ * Labels in ascending order of impact (ties: smaller index first).
+ *
+ * @example
+ * ```ts
+ * import { impactOrder } from "./pop.ts";
+ * console.log([...impactOrder(Float64Array.of(3, 1, 3, 0))]); // [3, 1, 0, 2]
+ * ```
+ */
+export function impactOrder(impact: ArrayLike<number>): Int32Array {
+  const order = Int32Array.from({ length: impact.length }, (_, i) => i);
+  return order.sort((a, b) => impact[a] - impact[b] || a - b);
+}
+
+/**
+ * A copy of `w` in which every label with `mask[l] === 1` keeps only its `delta` weights of
+ * largest magnitude (ties: smaller feature index), and every other label keeps all of them.
+ *
+ * @example
+ * ```ts
+ * import { keepTopDelta } from "./pop.ts";
+ * const w = { numFeatures: 3, numLabels: 1, labelPtr: Int32Array.of(0, 3),
+ *   featIdx: Int32Array.of(0, 1, 2), values: Float32Array.of(0.1, -3, 2) };
+ * const p = keepTopDelta(w, Uint8Array.of(1), 2);
+ * console.log([...p.featIdx], [...p.values]); // [1, 2] [-3, 2]
+ * ```
+ */
+export function keepTopDelta(w: LabelWeights, mask: Uint8Array, delta: number): LabelWeights {
+  return filterLabels(w, (l, s, e, keep) => {
+    if (mask[l] === 1 && e - s > delta) markTop(w.values, s, e, delta, keep);
+    else keep.fill(1, s, e);
+  });
+}
+
+/**
+ * A copy of `w` in which weights with |w| ≤ √λ are zeroed, except that each label keeps at
+ * least its `delta` largest-magnitude weights (Algorithm 2, line 4).
+ *
+ * @example
+ * ```ts
+ * import { thresholdWeights } from "./pop.ts";
+ * const w = { numFeatures: 4, numLabels: 1, labelPtr: Int32Array.of(0, 4),
+ *   featIdx: Int32Array.of(0, 1, 2, 3), values: Float32Array.of(0.05, -0.5, 0.02, 0.09) };
+ * console.log([...thresholdWeights(w, 0.01, 2).featIdx]); // [1, 3]
+ * ```
+ */
+export function thresholdWeights(w: LabelWeights, lambda: number, delta: number): LabelWeights {
+  if (!(lambda >= 0)) throw new RangeError(`thresholdWeights: lambda must be >= 0, got ${lambda}`);
+  const t = Math.sqrt(lambda);
+  return filterLabels(w, (_l, s, e, keep) => {
+    let n = 0;
+    for (let p = s; p < e; p++) {
+      if (Math.abs(w.values[p]) > t) {
+        keep[p] = 1;
+        n++;
+      }
+    }
+    if (n < delta) markTop(w.values, s, e, Math.min(delta, e - s), keep);
+  });
+}
+
+/** Marks the `count` largest |values[s..e)| (ties: smaller position) in `keep`. */
+function markTop(values: Float32Array, s: number, e: number, count: number, keep: Uint8Array) {
+  const pos = Int32Array.from({ length: e - s }, (_, i) => s + i);
+  pos.sort((a, b) => Math.abs(values[b]) - Math.abs(values[a]) || a - b);
+  for (let i = 0; i < count && i < pos.length; i++) keep[pos[i]] = 1;
+}
+
+function filterLabels(
+  w: LabelWeights,
+  mark: (label: number, start: number, end: number, keep: Uint8Array) => void,
+): LabelWeights {
+  const L = w.numLabels, nnz = w.labelPtr[L];
+  const keep = new Uint8Array(nnz);
+  for (let l = 0; l < L; l++) mark(l, w.labelPtr[l], w.labelPtr[l + 1], keep);
+  const labelPtr = new Int32Array(L + 1);
+  let n = 0;
+  for (let l = 0; l < L; l++) {
+    for (let p = w.labelPtr[l]; p < w.labelPtr[l + 1]; p++) n += keep[p];
+    labelPtr[l + 1] = n;
+  }
+  const featIdx = new Int32Array(n), values = new Float32Array(n);
+  let q = 0;
+  for (let p = 0; p < nnz; p++) {
+    if (keep[p]) {
+      featIdx[q] = w.featIdx[p];
+      values[q++] = w.values[p];
+    }
+  }
+  return {
+    numFeatures: w.numFeatures,
+    numLabels: L,
+    labelPtr,
+    featIdx,
+    values,
+    bias: w.bias?.slice(),
+  };
+}
+
+/**
+ * Options of {@linkcode labelOptimization} and {@linkcode pop}.
+ *
+ * @example
+ * ```ts
+ * import type { PopOptions } from "./pop.ts";
+ * const o: PopOptions = { epsilon: 0.01, lambda: 0.01, delta: 5 };
+ * console.log(o.delta); // 5
+ * ```
+ */
+export interface PopOptions {
+  /** Relative tolerance on every PSP@k (default 0.01, i.e. 1%). */
+  epsilon?: number;
+  /** Feature-parameter threshold: weights in [−√λ, √λ] are zeroed (default 0.01). */
+  lambda?: number;
+  /** Weights every label keeps at least (default 5). */
+  delta?: number;
+  /** Cut-offs of the PSP@k constraint (default [1, 3, 5]). */
+  ks?: number[];
+}
+
+/**
+ * Result of {@linkcode labelOptimization}.
+ *
+ * @example
+ * ```ts
+ * import type { LabelOptimization } from "./pop.ts";
+ * function pruned(r: LabelOptimization): number { return r.numPrunedLabels; }
+ * console.log(typeof pruned); // "function"
+ * ```
+ */
+export interface LabelOptimization {
+  /** The model with the lowest-impact `numPrunedLabels` labels cut to δ weights. */
+  model: LabelWeights;
+  /** How many labels (first in `order`) keep only δ weights. */
+  numPrunedLabels: number;
+  /** PSP@k of the unpruned model on the validation rows (q*). */
+  baseline: number[];
+  /** PSP@k of `model` on the validation rows. */
+  validation: number[];
+  /** Number of validation evaluations the search made. */
+  evaluations: number;
+}
+
+/** Mask of the first `m` labels of `order`. */
+function prefixMask(order: Int32Array, m: number, numLabels: number): Uint8Array {
+  const mask = new Uint8Array(numLabels);
+  for (let i = 0; i < m; i++) mask[order[i]] = 1;
+  return mask;
+}
+
+/**
+ * Algorithm 1: binary search for the largest number m of lowest-impact labels (in `order`) that
+ * can keep only δ weights with every PSP@k ≥ (1 − ε) q*_k on the validation rows.
+ *
+ * @example
+ * ```ts
+ * import { labelOptimization } from "./pop.ts";
+ * const w = { numFeatures: 2, numLabels: 2, labelPtr: Int32Array.of(0, 2, 4),
+ *   featIdx: Int32Array.of(0, 1, 0, 1), values: Float32Array.of(1, -1, -1, 1) };
+ * const v = {
+ *   x: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) },
+ * };
+ * const r = labelOptimization(w, v, Float64Array.of(0.5, 0.5), Int32Array.of(0, 1), { delta: 1 });
+ * console.log(r.numPrunedLabels, r.validation[0]); // 1 100
+ * ```
+ */
+export function labelOptimization(
+  w: LabelWeights,
+  rows: ValidationRows,
+  propensities: ArrayLike<number>,
+  order: Int32Array,
+  options: PopOptions = {},
+): LabelOptimization {
+  const eps = options.epsilon ?? 0.01, delta = options.delta ?? 5, ks = options.ks ?? [1, 3, 5];
+  if (!(eps >= 0 && eps < 1)) throw new RangeError(`POP: epsilon must be in [0, 1), got ${eps}`);
+  if (!(Number.isInteger(delta) && delta >= 0)) {
+    throw new RangeError(`POP: delta must be a non-negative integer, got ${delta}`);
+  }
+  if (order.length !== w.numLabels) {
+    throw new RangeError(`POP: label order has ${order.length} entries for ${w.numLabels} labels`);
+  }
+  const baseline = validationPsp(w, rows, propensities, ks);
+  const ok = (psp: number[]) => psp.every((v, i) => v >= (1 - eps) * baseline[i] - 1e-9);
+  let lo = 0, hi = w.numLabels, evaluations = 1;
+  let best = { model: w, validation: baseline };
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    const model = keepTopDelta(w, prefixMask(order, mid, w.numLabels), delta);
+    const psp = validationPsp(model, rows, propensities, ks);
+    evaluations++;
+    if (ok(psp)) {
+      lo = mid;
+      best = { model, validation: psp };
+    } else hi = mid;
+  }
+  return { ...best, numPrunedLabels: lo, baseline, evaluations };
+}
+
+/**
+ * Result of {@linkcode pop}.
+ *
+ * @example
+ * ```ts
+ * import type { PopResult } from "./pop.ts";
+ * function kept(r: PopResult): number { return r.nnzAfter / r.nnzBefore; }
+ * console.log(typeof kept); // "function"
+ * ```
+ */
+export interface PopResult extends LabelOptimization {
+  /** Non-zero weights before and after pruning. */
+  nnzBefore: number;
+  nnzAfter: number;
+  /** PSP@k of the final (thresholded) model on the validation rows. */
+  final: number[];
+}
+
+/**
+ * Algorithm 2: label ordering by impact, {@linkcode labelOptimization}, then feature
+ * thresholding at √λ keeping at least δ weights per label.
+ *
+ * @param labelCounts training positives per label (uⱼ)
+ * @param propensities label propensities (wⱼ = 1/pⱼ)
+ *
+ * @example
+ * ```ts
+ * import { pop } from "./pop.ts";
+ * const w = { numFeatures: 3, numLabels: 2, labelPtr: Int32Array.of(0, 3, 6),
+ *   featIdx: Int32Array.of(0, 1, 2, 0, 1, 2), values: Float32Array.of(1, -1, 0.01, -1, 1, 0.02) };
+ * const v = {
+ *   x: { numRows: 2, numCols: 3, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) },
+ * };
+ * const r = pop(w, v, [5, 5], Float64Array.of(0.5, 0.5), { delta: 1 });
+ * console.log(r.nnzBefore, r.nnzAfter, r.final[0]); // 6 3 100
+ * ```
+ */
+export function pop(
+  w: LabelWeights,
+  rows: ValidationRows,
+  labelCounts: ArrayLike<number>,
+  propensities: ArrayLike<number>,
+  options: PopOptions = {},
+): PopResult {
+  const lambda = options.lambda ?? 0.01, delta = options.delta ?? 5;
+  const order = impactOrder(labelImpact(labelCounts, propensities));
+  const opt = labelOptimization(w, rows, propensities, order, options);
+  const model = thresholdWeights(opt.model, lambda, delta);
+  const final = validationPsp(model, rows, propensities, options.ks ?? [1, 3, 5]);
+  return {
+    ...opt,
+    model,
+    final,
+    nnzBefore: w.labelPtr[w.numLabels],
+    nnzAfter: model.labelPtr[model.numLabels],
+  };
+}
+
+/**
+ * Applies a POP result found on another model: cuts the first `numPrunedLabels` labels of
+ * `order` to δ weights, then thresholds at √λ (for retraining on the full data after the
+ * search ran on a held-out split).
+ *
+ * @example
+ * ```ts
+ * import { applyPop } from "./pop.ts";
+ * const w = { numFeatures: 2, numLabels: 1, labelPtr: Int32Array.of(0, 2),
+ *   featIdx: Int32Array.of(0, 1), values: Float32Array.of(0.5, 0.05) };
+ * console.log([...applyPop(w, Int32Array.of(0), 1, { delta: 1 }).featIdx]); // [0]
+ * ```
+ */
+export function applyPop(
+  w: LabelWeights,
+  order: Int32Array,
+  numPrunedLabels: number,
+  options: PopOptions = {},
+): LabelWeights {
+  const delta = options.delta ?? 5;
+  const cut = keepTopDelta(w, prefixMask(order, numPrunedLabels, w.numLabels), delta);
+  return thresholdWeights(cut, options.lambda ?? 0.01, delta);
+}

@@ -1,0 +1,79 @@
+import {
+  fromFeatureMajor,
+  type LabelWeights,
+  linearSparseContent,
+  scoreFeatureMajor,
+  toFeatureMajor,
+  validateLabelWeights,
+} from "../../../src/models/br/label_weights.ts";
+import { BrEstimator } from "../../../src/models/br/estimator.ts";
+import { Rng } from "../../../src/data/random.ts";
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+function randomWeights(d: number, l: number, seed: number): LabelWeights {
+  const rng = new Rng(seed);
+  const ptr = [0], fi: number[] = [], fv: number[] = [];
+  for (let lab = 0; lab < l; lab++) {
+    for (let j = 0; j < d; j++) {
+      if (rng.next() < 0.3) {
+        fi.push(j);
+        fv.push(rng.normal());
+      }
+    }
+    ptr.push(fi.length);
+  }
+  const bias = Float32Array.from({ length: l }, () => rng.normal());
+  return {
+    numFeatures: d,
+    numLabels: l,
+    labelPtr: Int32Array.from(ptr),
+    featIdx: Int32Array.from(fi),
+    values: Float32Array.from(fv),
+    bias,
+  };
+}
+
+Deno.test("feature-major conversion round-trips and scores like the dense model", () => {
+  const w = randomWeights(17, 9, 1);
+  validateLabelWeights(w);
+  const f = toFeatureMajor(w);
+  const back = fromFeatureMajor(f, 9, w.bias);
+  assert(back.labelPtr.join() === w.labelPtr.join(), "labelPtr");
+  assert(back.featIdx.join() === w.featIdx.join(), "featIdx");
+  assert(back.values.join() === w.values.join(), "values");
+  const m = BrEstimator.fromLabelWeights(w);
+  const x = { indices: Int32Array.of(0, 4, 16, 40), values: Float32Array.of(1, -2, 0.5, 3) };
+  const s = scoreFeatureMajor(f, w.bias, x, new Float64Array(9));
+  const t = m.predictScores(x);
+  for (let l = 0; l < 9; l++) {
+    assert(Math.abs(s[l] - t[l]) < 1e-5, `label ${l}: ${s[l]} vs ${t[l]}`);
+  }
+  const back2 = m.toLabelWeights();
+  assert(back2.values.join() === w.values.join(), "estimator round trip");
+  const c = linearSparseContent(w, { labelNames: ["a"], preprocess: { l2Normalize: true } });
+  assert(c.kind === "linear-sparse" && c.tensors.featPtr.data.length === 18, "content tensors");
+  assert(c.preprocess?.l2Normalize === true && c.tensors.bias.data.length === 9, "content extras");
+});
+
+Deno.test("malformed weights and tensors are rejected with a RangeError naming the place", () => {
+  const w = randomWeights(5, 3, 2);
+  const bad = { ...w, featIdx: w.featIdx.map((j, p) => (p === 0 ? 7 : j)) };
+  let msg = "";
+  try {
+    validateLabelWeights(bad);
+  } catch (e) {
+    msg = e instanceof RangeError ? e.message : "";
+  }
+  assert(/out of order or out of range/.test(msg), `got "${msg}"`);
+  const f = toFeatureMajor(w);
+  msg = "";
+  try {
+    fromFeatureMajor(f, 2);
+  } catch (e) {
+    msg = e instanceof RangeError ? e.message : "";
+  }
+  assert(/labelIdx\[\d+\] = 2 is out of range/.test(msg), `got "${msg}"`);
+});
