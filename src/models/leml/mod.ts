@@ -13,6 +13,7 @@
  */
 import type { EstimatorFactory } from "../estimator.ts";
 import { LemlStream } from "./stream.ts";
+import { LemlBatch } from "./batch_estimator.ts";
 
 export { LemlStream, type LemlStreamOptions } from "./stream.ts";
 export type { LemlLoss } from "./loss.ts";
@@ -31,5 +32,26 @@ export type { LemlLoss } from "./loss.ts";
 export const factory: EstimatorFactory = {
   kind: "leml",
   create: (options) => new LemlStream(options),
-  restore: (state) => LemlStream.fromState(state),
+  restore: (state) =>
+    state.config.trainer === "batch" ? LemlBatch.fromState(state) : LemlStream.fromState(state),
+};
+
+export { type LemlBatchOptions, type LemlFactors, trainLemlBatch } from "./batch.ts";
+export { LemlBatch, type LemlBatchEstimatorOptions } from "./batch_estimator.ts";
+
+/**
+ * Creates and restores batch-trained LEML estimators: `learnMany` appends the rows and refits
+ * by alternating minimisation, warm-started (see {@linkcode LemlBatch}).
+ *
+ * @example
+ * ```ts
+ * import { batchFactory } from "./mod.ts";
+ * const m = batchFactory.create({ seed: 1, rank: 2, numFeatures: 3, numLabels: 2 });
+ * console.log(m.kind, batchFactory.restore(m.toState()).numLabels); // "leml" 2
+ * ```
+ */
+export const batchFactory: EstimatorFactory = {
+  kind: "leml",
+  create: (options) => new LemlBatch(options),
+  restore: (state) => LemlBatch.fromState(state),
 };

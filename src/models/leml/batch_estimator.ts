@@ -1,0 +1,344 @@
+/**
+ * The batch LEML trainer behind the {@linkcode Estimator} contract: `learnMany` appends the
+ * batch to the rows seen so far and refits by alternating minimisation, warm-started from the
+ * current factors (new features start at zero, new labels from the seeded hash). Each call costs
+ * a refit over all rows seen, so this is for datasets that fit in memory; use the streaming
+ * estimator for streams.
+ *
+ * @module
+ */
+import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
+import type { Estimator, ModelState } from "../estimator.ts";
+import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
+import { defaultThreshold, type LemlLoss, parseLoss } from "./loss.ts";
+import { LowRankScorer } from "./lowrank.ts";
+import { hashUniform } from "./rng.ts";
+
+/**
+ * Options of {@linkcode LemlBatch}.
+ *
+ * @example
+ * ```ts
+ * import type { LemlBatchEstimatorOptions } from "./batch_estimator.ts";
+ * const o: LemlBatchEstimatorOptions = { rank: 8, lambda: 1, iterations: 5 };
+ * console.log(o.iterations); // 5
+ * ```
+ */
+export interface LemlBatchEstimatorOptions {
+  seed?: number;
+  numFeatures?: number;
+  numLabels?: number;
+  /** Rank (default 32). */
+  rank?: number;
+  /** λ of the summed objective (default 1). */
+  lambda?: number;
+  loss?: LemlLoss;
+  /** Alternating iterations per refit (default 10). */
+  iterations?: number;
+  cgIterations?: number;
+  cgTolerance?: number;
+  newtonSteps?: number;
+  bias?: boolean;
+  /** Decision threshold (default 0.5 squared, else 0). */
+  threshold?: number;
+}
+
+interface Config {
+  seed: number;
+  rank: number;
+  lambda: number;
+  loss: LemlLoss;
+  iterations: number;
+  cgIterations: number;
+  cgTolerance: number;
+  newtonSteps: number;
+  bias: boolean;
+  threshold: number;
+}
+
+function makeConfig(o: Record<string, unknown>): Config {
+  const n = (v: unknown, d: number, name: string, min: number): number => {
+    if (v === undefined) return d;
+    if (typeof v !== "number" || !Number.isFinite(v) || v < min) {
+      throw new RangeError(`leml batch: option ${name} must be a number >= ${min}, got ${v}`);
+    }
+    return v;
+  };
+  const loss = parseLoss(o.loss ?? "squared", "leml batch option loss");
+  return {
+    seed: n(o.seed, 0, "seed", -Infinity),
+    rank: Math.floor(n(o.rank, 32, "rank", 1)),
+    lambda: n(o.lambda, 1, "lambda", 0),
+    loss,
+    iterations: Math.floor(n(o.iterations, 10, "iterations", 1)),
+    cgIterations: Math.floor(n(o.cgIterations, 30, "cgIterations", 1)),
+    cgTolerance: n(o.cgTolerance, 1e-4, "cgTolerance", 0),
+    newtonSteps: Math.floor(n(o.newtonSteps, 2, "newtonSteps", 1)),
+    bias: o.bias === undefined ? true : Boolean(o.bias),
+    threshold: n(o.threshold, defaultThreshold(loss), "threshold", -Infinity),
+  };
+}
+
+/** Growable row store (CSR chunks concatenated). */
+class RowStore {
+  xPtr: number[] = [0];
+  xIdx: number[] = [];
+  xVal: number[] = [];
+  yPtr: number[] = [0];
+  yIdx: number[] = [];
+  get rows(): number {
+    return this.xPtr.length - 1;
+  }
+}
+
+/**
+ * Batch-trained LEML as an estimator (kind "leml").
+ *
+ * @example
+ * ```ts
+ * import { LemlBatch } from "./batch_estimator.ts";
+ * const m = new LemlBatch({ rank: 2, lambda: 0.01 });
+ * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [0]);
+ * m.learnOne({ indices: Int32Array.of(1), values: Float32Array.of(1) }, [1]);
+ * console.log(m.predictTopK({ indices: Int32Array.of(1), values: Float32Array.of(1) }, 1).labels[0]); // 1
+ * ```
+ */
+export class LemlBatch extends LowRankScorer implements Estimator {
+  readonly config: Readonly<Config>;
+  #data = new RowStore();
+  #dataFeatures = 0;
+
+  /** @param options see {@linkcode LemlBatchEstimatorOptions}. */
+  constructor(options: LemlBatchEstimatorOptions | Record<string, unknown> = {}) {
+    const o = options as Record<string, unknown>;
+    const config = makeConfig(o);
+    super(config.rank, 0, 0, config.threshold);
+    this.config = config;
+    this.#grow(Math.floor(Number(o.numFeatures ?? 0)), Math.floor(Number(o.numLabels ?? 0)));
+  }
+
+  #grow(D: number, L: number): void {
+    this.w.resize(D);
+    if (L > this.h.rows) {
+      const from = this.h.rows, k = this.rank;
+      this.h.resize(L);
+      this.bias.resize(L);
+      // same initial rows as trainLemlBatch: a zero H would be a fixed point of the alternation
+      const sc = 1 / Math.sqrt(k), seed = this.config.seed;
+      for (let a = from * k; a < L * k; a++) {
+        this.h.data[a] = sc * hashUniform(seed, Math.floor(a / k), a % k);
+      }
+    }
+  }
+
+  /**
+   * Fits on a whole dataset at once (no copy of the rows is kept for later refits).
+   *
+   * @example
+   * ```ts
+   * import { LemlBatch } from "./batch_estimator.ts";
+   * const m = LemlBatch.fit(
+   *   { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1), values: Float32Array.of(1) },
+   *   { numRows: 1, numCols: 3, indptr: Int32Array.of(0, 1), indices: Int32Array.of(2) },
+   *   { rank: 2 },
+   * );
+   * console.log(m.numFeatures, m.numLabels); // 2 3
+   * ```
+   */
+  static fit(
+    x: CsrMatrix,
+    y: BinaryCsr,
+    options:
+      & LemlBatchEstimatorOptions
+      & Pick<
+        LemlBatchOptions,
+        "observed" | "fullyObserved" | "onIteration" | "trackObjective"
+      > = {},
+  ): LemlBatch {
+    const m = new LemlBatch(options);
+    const c = m.config;
+    const f = trainLemlBatch(x, y, {
+      ...c,
+      observed: options.observed,
+      fullyObserved: options.fullyObserved,
+      onIteration: options.onIteration,
+      trackObjective: options.trackObjective,
+    });
+    m.w.load(Float32Array.from(f.W));
+    m.h.load(Float32Array.from(f.H));
+    m.bias.load(Float32Array.from(f.bias));
+    return m;
+  }
+
+  /**
+   * Appends the batch's rows and refits (warm start). Observed masks are not kept: rows are
+   * treated as fully observed.
+   *
+   * @example
+   * ```ts
+   * import { LemlBatch } from "./batch_estimator.ts";
+   * const m = new LemlBatch({ rank: 1, iterations: 2 });
+   * m.learnMany({
+   *   x: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1), values: Float32Array.of(1) },
+   *   y: { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0) },
+   * });
+   * console.log(m.numFeatures, m.numLabels); // 2 1
+   * ```
+   */
+  learnMany(batch: Batch): void {
+    const { x, y } = batch;
+    const n = x.numRows;
+    if (y.numRows !== n) throw new RangeError(`leml batch: x has ${n} rows, y ${y.numRows}`);
+    let D = x.numCols, L = y.numCols;
+    for (let i = 0; i < n; i++) {
+      for (
+        const [ptr, idx, what] of [[x.indptr, x.indices, "feature"], [
+          y.indptr,
+          y.indices,
+          "label",
+        ]] as const
+      ) {
+        let prev = -1;
+        for (let p = ptr[i]; p < ptr[i + 1]; p++) {
+          if (!(idx[p] > prev)) {
+            throw new RangeError(
+              `leml batch: row ${i}: ${what} indices are not strictly increasing (${
+                idx[p]
+              } after ${prev})`,
+            );
+          }
+          prev = idx[p];
+        }
+        if (what === "feature") D = Math.max(D, prev + 1);
+        else L = Math.max(L, prev + 1);
+      }
+    }
+    const s = this.#data;
+    for (let i = 0; i < n; i++) {
+      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
+        s.xIdx.push(x.indices[p]);
+        s.xVal.push(x.values[p]);
+      }
+      s.xPtr.push(s.xIdx.length);
+      for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) s.yIdx.push(y.indices[p]);
+      s.yPtr.push(s.yIdx.length);
+    }
+    this.#grow(Math.max(D, this.numFeatures), Math.max(L, this.numLabels));
+    this.#dataFeatures = Math.max(this.#dataFeatures, D);
+    this.#refit();
+  }
+
+  /**
+   * Learns one example (appends it and refits).
+   *
+   * @example
+   * ```ts
+   * import { LemlBatch } from "./batch_estimator.ts";
+   * const m = new LemlBatch({ rank: 1, iterations: 1 });
+   * m.learnOne({ indices: Int32Array.of(3), values: Float32Array.of(1) }, [1]);
+   * console.log(m.numFeatures, m.numLabels); // 4 2
+   * ```
+   */
+  learnOne(x: SparseVector, y: ArrayLike<number>): void {
+    const labels = Int32Array.from(y).sort();
+    this.learnMany({
+      x: {
+        numRows: 1,
+        numCols: 0,
+        indptr: Int32Array.of(0, x.indices.length),
+        indices: x.indices,
+        values: x.values,
+      },
+      y: { numRows: 1, numCols: 0, indptr: Int32Array.of(0, labels.length), indices: labels },
+    });
+  }
+
+  #refit(): void {
+    const s = this.#data, D = this.numFeatures, L = this.numLabels;
+    const x: CsrMatrix = {
+      numRows: s.rows,
+      numCols: D,
+      indptr: Int32Array.from(s.xPtr),
+      indices: Int32Array.from(s.xIdx),
+      values: Float32Array.from(s.xVal),
+    };
+    const y: BinaryCsr = {
+      numRows: s.rows,
+      numCols: L,
+      indptr: Int32Array.from(s.yPtr),
+      indices: Int32Array.from(s.yIdx),
+    };
+    const f = trainLemlBatch(x, y, {
+      ...this.config,
+      init: { W: this.w.data, H: this.h.data, bias: this.bias.data },
+    });
+    this.w.load(Float32Array.from(f.W));
+    this.h.load(Float32Array.from(f.H));
+    this.bias.load(Float32Array.from(f.bias));
+  }
+
+  /**
+   * Full state: config, factors and the rows seen (needed to refit exactly after a restore).
+   *
+   * @example
+   * ```ts
+   * import { LemlBatch } from "./batch_estimator.ts";
+   * const s = new LemlBatch({ rank: 2, numFeatures: 3, numLabels: 1 }).toState();
+   * console.log(s.config.trainer, s.tensors.W.length); // "batch" 6
+   * ```
+   */
+  toState(): ModelState {
+    const s = this.#data;
+    return {
+      kind: "leml",
+      config: { trainer: "batch", ...this.config },
+      scalars: { numFeatures: this.numFeatures, numLabels: this.numLabels },
+      tensors: {
+        W: this.w.snapshot(),
+        H: this.h.snapshot(),
+        bias: this.bias.snapshot(),
+        xIndptr: Int32Array.from(s.xPtr),
+        xIndices: Int32Array.from(s.xIdx),
+        xValues: Float32Array.from(s.xVal),
+        yIndptr: Int32Array.from(s.yPtr),
+        yIndices: Int32Array.from(s.yIdx),
+      },
+    };
+  }
+
+  /**
+   * Rebuilds from {@linkcode toState}.
+   *
+   * @example
+   * ```ts
+   * import { LemlBatch } from "./batch_estimator.ts";
+   * const a = new LemlBatch({ rank: 2, numFeatures: 3, numLabels: 1 });
+   * console.log(LemlBatch.fromState(a.toState()).numFeatures); // 3
+   * ```
+   */
+  static fromState(state: ModelState): LemlBatch {
+    if (state.kind !== "leml" || state.config.trainer !== "batch") {
+      throw new TypeError(`leml batch restore: not a batch LEML state (${state.kind})`);
+    }
+    const { trainer: _t, ...config } = state.config;
+    const m = new LemlBatch(config);
+    const t = state.tensors;
+    const k = m.rank, D = state.scalars.numFeatures, L = state.scalars.numLabels;
+    for (const [name, len] of [["W", D * k], ["H", L * k], ["bias", L]] as const) {
+      if (!t[name] || t[name].length !== len) {
+        throw new RangeError(`leml batch restore: tensor ${name} should have length ${len}`);
+      }
+    }
+    m.w.load(t.W);
+    m.h.load(t.H);
+    m.bias.load(t.bias);
+    const s = m.#data;
+    s.xPtr = Array.from(t.xIndptr ?? [0]);
+    s.xIdx = Array.from(t.xIndices ?? []);
+    s.xVal = Array.from(t.xValues ?? []);
+    s.yPtr = Array.from(t.yIndptr ?? [0]);
+    s.yIdx = Array.from(t.yIndices ?? []);
+    for (const j of s.xIdx) m.#dataFeatures = Math.max(m.#dataFeatures, j + 1);
+    return m;
+  }
+}

@@ -1,0 +1,19 @@
+import { checkEstimator } from "../estimator_checks.ts";
+import { batchFactory, factory } from "../../../src/models/leml/mod.ts";
+
+// Streaming trainer: Adam on the squared loss with the Gram identity.
+checkEstimator("leml streaming (squared, adam)", factory, {
+  createOptions: { rank: 8, lr: 0.05 },
+});
+
+// Streaming trainer with the logistic loss and sampled negatives.
+checkEstimator("leml streaming (logistic, sampled negatives)", factory, {
+  createOptions: { rank: 8, lr: 0.05, loss: "logistic", negatives: 4 },
+});
+
+// Batch trainer: learnMany appends the batch to its data and refits by alternating minimisation
+// (warm-started from the current factors).
+checkEstimator("leml batch (alternating minimisation)", batchFactory, {
+  createOptions: { rank: 8, lambda: 0.1, iterations: 3 },
+  epochs: 1,
+});
