@@ -55,3 +55,4 @@ export const batchFactory: EstimatorFactory = {
   create: (options) => new LemlBatch(options),
   restore: (state) => LemlBatch.fromState(state),
 };
+export { revealEntries } from "./missing.ts";

@@ -1,0 +1,92 @@
+/**
+ * Peak-RSS check of a streaming LEML pass: `deno run -A bench/leml_memory.ts [--rows 2000000]
+ * [--batch 256]` generates a seeded stream (5000 features, 200 labels, ~20 non-zeros and ~3
+ * labels per row) batch by batch, never holding more than one batch, trains the streaming
+ * estimator on it and prints one JSON line with the RSS at checkpoints (every 10% of the rows).
+ * RSS should stay flat: the model and its scratch do not grow with the number of rows seen.
+ *
+ * @module
+ */
+import { LemlStream } from "../src/models/leml/mod.ts";
+import { SmallRng } from "../src/models/leml/rng.ts";
+import type { Batch } from "../src/data/types.ts";
+
+// node:util is imported dynamically: a static import makes `deno check` require @types/node.
+const NODE_UTIL = "node:util";
+const { parseArgs } = (await import(NODE_UTIL)) as {
+  parseArgs(c: unknown): { values: { rows: string; batch: string } };
+};
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    rows: { type: "string", default: "2000000" },
+    batch: { type: "string", default: "256" },
+  },
+});
+const rows = Number(values.rows), bs = Number(values.batch);
+if (!(rows >= 1) || !(bs >= 1)) throw new TypeError("--rows and --batch must be positive");
+const D = 5000, L = 200, rng = new SmallRng(1);
+const xi = new Int32Array(bs * 40), xv = new Float32Array(bs * 40).fill(1);
+const yi = new Int32Array(bs * 8), xp = new Int32Array(bs + 1), yp = new Int32Array(bs + 1);
+const seen = new Uint8Array(D);
+
+function nextBatch(n: number): Batch {
+  let px = 0, py = 0;
+  for (let i = 0; i < n; i++) {
+    const topic = rng.nextInt(20);
+    const start = px;
+    for (let t = 0; t < 20; t++) {
+      const j = (topic * 250 + rng.nextInt(250) + (t < 4 ? 0 : rng.nextInt(D))) % D;
+      if (!seen[j]) {
+        seen[j] = 1;
+        xi[px++] = j;
+      }
+    }
+    for (let p = start; p < px; p++) seen[xi[p]] = 0;
+    xi.subarray(start, px).sort();
+    xp[i + 1] = px;
+    const l0 = topic * 10;
+    const cnt = 1 + rng.nextInt(5);
+    for (let c = 0; c < cnt; c++) yi[py + c] = l0 + c;
+    py += cnt;
+    yp[i + 1] = py;
+  }
+  return {
+    x: {
+      numRows: n,
+      numCols: D,
+      indptr: xp.subarray(0, n + 1),
+      indices: xi.subarray(0, px),
+      values: xv.subarray(0, px),
+    },
+    y: { numRows: n, numCols: L, indptr: yp.subarray(0, n + 1), indices: yi.subarray(0, py) },
+  };
+}
+
+const model = new LemlStream({ rank: 16, lr: 0.002, seed: 0 });
+const checkpoints: { rows: number; rssMB: number; seconds: number }[] = [];
+const t0 = performance.now();
+const every = Math.max(bs, Math.floor(rows / 10));
+let done = 0, next = every;
+const mb = () => Math.round(Deno.memoryUsage().rss / 1048576 * 10) / 10;
+checkpoints.push({ rows: 0, rssMB: mb(), seconds: 0 });
+while (done < rows) {
+  const n = Math.min(bs, rows - done);
+  model.learnMany(nextBatch(n));
+  done += n;
+  if (done >= next || done === rows) {
+    checkpoints.push({ rows: done, rssMB: mb(), seconds: (performance.now() - t0) / 1000 });
+    next += every;
+  }
+}
+const rss = checkpoints.map((c) => c.rssMB);
+console.log(JSON.stringify({
+  bench: "leml_memory",
+  rows,
+  batch: bs,
+  rank: 16,
+  numFeatures: D,
+  numLabels: L,
+  checkpoints,
+  rssGrowthAfterFirstCheckpointMB: Math.max(...rss.slice(1)) - rss[1],
+}));
