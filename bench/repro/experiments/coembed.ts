@@ -16,7 +16,7 @@
  *
  * Other flags: --epochs, --batch, --gamma (number or "auto": 1 / median squared distance
  * between training rows over their commonly observed entries, rescaled to D), --lambda,
- * --lambdaX, --lambdaS, --lambdaE, --alpha, --lr, --rowLr, --rff, --rank, --streamBatch,
+ * --transLambda (λ of the transductive fit; default: --lambda), --lambdaX, --lambdaS, --lambdaE, --alpha, --lr, --rowLr, --rff, --rank, --streamBatch,
  * --streamGlobalSteps, --no-transductive, --no-baseline.
  *
  * @module
@@ -388,9 +388,13 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       const tGamma = gammaFlag === "auto"
         ? medianGamma(mAll, dense, allRows, new Rng(seed + 3))
         : Number(gammaFlag);
+      const transLambda = numFlag(flags, "transLambda");
+      const tOverrides = transLambda === undefined
+        ? overrides
+        : { ...overrides, lambda: transLambda };
       const tFit = fitCoEmbed(
         mAll.data,
-        resolveConfig({ ...overrides, gamma: tGamma, seed }),
+        resolveConfig({ ...tOverrides, gamma: tGamma, seed }),
         { epochs, batchSize },
       );
       const ts = tFit.transductiveScores();
@@ -461,6 +465,8 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       config: { ...cfg, gamma: undefined, seed: undefined, variant: undefined },
       perRepeat: res,
       fitSeconds,
+      transLambda: numFlag(flags, "transLambda") ?? cfg.lambda,
+      seeds: `${ctx.seed * 1000}..${ctx.seed * 1000 + repeats - 1}`,
     },
   };
 };

@@ -7,6 +7,7 @@
  */
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
+import { float16ToFloat32, float32ToFloat16 } from "../../format/quantize.ts";
 
 /**
  * Label-major sparse weights: for label `l`, features `featIdx[labelPtr[l]..labelPtr[l+1])`
@@ -262,6 +263,37 @@ export interface LinearSparseContentOptions {
   meta?: Record<string, unknown>;
   preprocess?: { tfidf?: boolean; l2Normalize?: boolean; idf?: Float32Array };
   params?: Record<string, number | string | boolean | number[]>;
+  /**
+   * Storage of `weights`: "f32" (default) or "f16" (half precision, 2 bytes; pair it with
+   * {@linkcode roundWeights} to evaluate exactly what the file holds).
+   */
+  weightType?: "f32" | "f16";
+  /**
+   * Storage of `labelIdx`: "i32" (default) or "u16" (2 bytes; only when numLabels ≤ 65536).
+   * Readers must accept a `u16` labelIdx (see the report on docs/model-format.md).
+   */
+  indexType?: "i32" | "u16";
+}
+
+/**
+ * A copy of `w` whose weights are rounded as the file stores them (the bias stays f32): identity for
+ * "f32", nearest float16 for "f16".
+ *
+ * @example
+ * ```ts
+ * import { roundWeights } from "./label_weights.ts";
+ * const w = { numFeatures: 1, numLabels: 1, labelPtr: Int32Array.of(0, 1),
+ *   featIdx: Int32Array.of(0), values: Float32Array.of(0.1) };
+ * console.log(roundWeights(w, "f16").values[0]); // 0.0999755859375
+ * ```
+ */
+export function roundWeights(w: LabelWeights, type: "f32" | "f16"): LabelWeights {
+  if (type === "f32") return { ...w, values: w.values.slice(), bias: w.bias?.slice() };
+  return {
+    ...w,
+    values: float16ToFloat32(float32ToFloat16(w.values)),
+    bias: w.bias?.slice(),
+  };
 }
 
 /**
@@ -284,11 +316,23 @@ export function linearSparseContent(
 ): ModelFileContent {
   const f = toFeatureMajor(w);
   const nnz = f.weights.length;
+  const u16 = options.indexType === "u16";
+  if (u16 && w.numLabels > 65536) {
+    throw new RangeError(
+      `linearSparseContent: u16 labelIdx needs numLabels <= 65536, got ${w.numLabels}`,
+    );
+  }
+  const f16 = options.weightType === "f16";
   const tensors: Record<string, Tensor> = {
     featPtr: { dtype: "i32", shape: [w.numFeatures + 1], data: f.featPtr },
-    labelIdx: { dtype: "i32", shape: [nnz], data: f.labelIdx },
-    weights: { dtype: "f32", shape: [nnz], data: f.weights },
+    labelIdx: u16
+      ? { dtype: "u16", shape: [nnz], data: Uint16Array.from(f.labelIdx) }
+      : { dtype: "i32", shape: [nnz], data: f.labelIdx },
+    weights: f16
+      ? { dtype: "f16", shape: [nnz], data: float32ToFloat16(f.weights) }
+      : { dtype: "f32", shape: [nnz], data: f.weights },
   };
+  // the bias stays f32 (L values): scores keep the trainer's bias exactly
   if (w.bias) tensors.bias = { dtype: "f32", shape: [w.numLabels], data: w.bias };
   const content: ModelFileContent = {
     kind: "linear-sparse",

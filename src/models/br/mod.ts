@@ -21,6 +21,7 @@ export {
   linearSparseContent,
   type LinearSparseContentOptions,
   nnzOf,
+  roundWeights,
   scoreFeatureMajor,
   toFeatureMajor,
   validateLabelWeights,

@@ -1,0 +1,137 @@
+/**
+ * Seeded spherical k-means on sparse rows: rows are L2-normalised, centroids are unit vectors,
+ * a row goes to the centroid with the largest inner product (ties: the smaller index).
+ *
+ * @module
+ */
+import type { CsrMatrix } from "../data/types.ts";
+import { Rng } from "../data/random.ts";
+
+/** Result of {@linkcode sphericalKMeans}. */
+export interface KMeansResult {
+  /** Unit-norm centroids, row-major `clusters × numCols` (a centroid of an empty cluster is 0). */
+  centroids: Float64Array;
+  /** Cluster of each row. */
+  assignment: Int32Array;
+  /** Number of clusters. */
+  clusters: number;
+  /** Iterations run. */
+  iterations: number;
+}
+
+/**
+ * Index of the centroid with the largest inner product with a sparse row (ties: smaller index).
+ *
+ * @example
+ * ```ts
+ * import { nearestCentroid } from "./kmeans.ts";
+ * const c = Float64Array.of(1, 0, 0, 1); // two centroids in R^2
+ * console.log(nearestCentroid(c, 2, 2, Int32Array.of(1), Float32Array.of(1), 0, 1)); // 1
+ * ```
+ */
+export function nearestCentroid(
+  centroids: ArrayLike<number>,
+  clusters: number,
+  dim: number,
+  indices: ArrayLike<number>,
+  values: ArrayLike<number>,
+  start: number,
+  end: number,
+): number {
+  let best = 0, bestDot = -Infinity;
+  for (let c = 0; c < clusters; c++) {
+    const o = c * dim;
+    let s = 0;
+    for (let e = start; e < end; e++) {
+      const j = indices[e];
+      if (j < dim) s += values[e] * centroids[o + j];
+    }
+    if (s > bestDot) {
+      bestDot = s;
+      best = c;
+    }
+  }
+  return best;
+}
+
+/**
+ * Clusters the rows of `x` (assumed L2-normalised) into `clusters` groups.
+ *
+ * @example
+ * ```ts
+ * import { sphericalKMeans } from "./kmeans.ts";
+ * const x = {
+ *   numRows: 4, numCols: 2, indptr: Int32Array.of(0, 1, 2, 3, 4),
+ *   indices: Int32Array.of(0, 0, 1, 1), values: Float32Array.of(1, 1, 1, 1),
+ * };
+ * const r = sphericalKMeans(x, 2, { seed: 3 });
+ * console.log(r.assignment[0] === r.assignment[1], r.assignment[0] !== r.assignment[2]); // true true
+ * ```
+ */
+export function sphericalKMeans(
+  x: CsrMatrix,
+  clusters: number,
+  options: { seed?: number; iterations?: number } = {},
+): KMeansResult {
+  const n = x.numRows, d = x.numCols;
+  if (!(clusters >= 1)) {
+    throw new RangeError(`sphericalKMeans: clusters must be >= 1, got ${clusters}`);
+  }
+  const C = Math.min(clusters, Math.max(1, n));
+  const maxIter = options.iterations ?? 10;
+  const { indptr, indices, values } = x;
+  const centroids = new Float64Array(C * d);
+  const assignment = new Int32Array(n);
+  const rng = new Rng(options.seed ?? 0);
+  // k-means++ style seeding on cosine distance (1 - dot), seeded.
+  const dist = new Float64Array(n).fill(Infinity);
+  const setCentroidFromRow = (c: number, i: number) => {
+    for (let e = indptr[i]; e < indptr[i + 1]; e++) centroids[c * d + indices[e]] = values[e];
+  };
+  if (n > 0) setCentroidFromRow(0, rng.nextInt(n));
+  for (let c = 1; c < C; c++) {
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let e = indptr[i]; e < indptr[i + 1]; e++) {
+        s += values[e] * centroids[(c - 1) * d + indices[e]];
+      }
+      const dd = Math.max(0, 1 - s);
+      if (dd < dist[i]) dist[i] = dd;
+      total += dist[i];
+    }
+    let u = rng.next() * total, pick = n - 1;
+    for (let i = 0; i < n; i++) {
+      u -= dist[i];
+      if (u <= 0 && dist[i] > 0) {
+        pick = i;
+        break;
+      }
+    }
+    setCentroidFromRow(c, pick);
+  }
+  let it = 0;
+  for (; it < maxIter; it++) {
+    let changed = 0;
+    for (let i = 0; i < n; i++) {
+      const a = nearestCentroid(centroids, C, d, indices, values, indptr[i], indptr[i + 1]);
+      if (a !== assignment[i] || it === 0) changed++;
+      assignment[i] = a;
+    }
+    centroids.fill(0);
+    for (let i = 0; i < n; i++) {
+      const o = assignment[i] * d;
+      for (let e = indptr[i]; e < indptr[i + 1]; e++) centroids[o + indices[e]] += values[e];
+    }
+    for (let c = 0; c < C; c++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += centroids[c * d + j] ** 2;
+      if (s > 0) {
+        const inv = 1 / Math.sqrt(s);
+        for (let j = 0; j < d; j++) centroids[c * d + j] *= inv;
+      }
+    }
+    if (changed === 0) break;
+  }
+  return { centroids, assignment, clusters: C, iterations: it };
+}

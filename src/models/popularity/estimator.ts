@@ -1,0 +1,235 @@
+/**
+ * The popularity baseline as a streaming {@linkcode Estimator}: every row gets the same label
+ * scores, each label's frequency among the rows seen so far (minus a threshold, so that only
+ * labels carried by more than that share of rows count as predicted).
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../../data/types.ts";
+import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import type { ModelFileContent } from "../../format/types.ts";
+import { topKDense } from "../../metrics/topk.ts";
+import { encodeModelFile } from "../../format/model_file.ts";
+
+/**
+ * Options of {@linkcode PopularityEstimator}.
+ *
+ * @example
+ * ```ts
+ * import type { PopularityOptions } from "./estimator.ts";
+ * const o: PopularityOptions = { threshold: 0.5 };
+ * console.log(o.threshold); // 0.5
+ * ```
+ */
+export interface PopularityOptions {
+  /** Frequency above which a label counts as predicted (score > 0); default 0.5. */
+  threshold?: number;
+  /** Initial feature-space size (features are ignored, but the size is tracked). */
+  numFeatures?: number;
+  /** Initial label-space size. */
+  numLabels?: number;
+}
+
+/**
+ * Label popularity: `score_l = count_l / rows − threshold`, where `count_l` is the number of
+ * rows seen with label `l` (an explicit negative or a missing entry counts as "not carried").
+ * Exported as a `linear-sparse` model file with no weights and the scores as `bias`.
+ *
+ * @example
+ * ```ts
+ * import { PopularityEstimator } from "./estimator.ts";
+ * const m = new PopularityEstimator();
+ * const x = { indices: new Int32Array(0), values: new Float32Array(0) };
+ * m.learnOne(x, [2]);
+ * m.learnOne(x, [0, 2]);
+ * console.log([...m.predictTopK(x, 2).labels], [...m.predictScores(x)]); // [2, 0] [0, -0.5, 0.5]
+ * ```
+ */
+export class PopularityEstimator implements Estimator {
+  readonly kind = "popularity";
+  readonly threshold: number;
+  #numFeatures: number;
+  #counts: Float64Array;
+  #numLabels: number;
+  #rows = 0;
+
+  constructor(options: PopularityOptions = {}) {
+    this.threshold = options.threshold ?? 0.5;
+    if (!Number.isFinite(this.threshold)) {
+      throw new RangeError(
+        `popularity: threshold must be a finite number, got ${options.threshold}`,
+      );
+    }
+    this.#numFeatures = Math.max(0, Math.floor(options.numFeatures ?? 0));
+    this.#numLabels = Math.max(0, Math.floor(options.numLabels ?? 0));
+    this.#counts = new Float64Array(Math.max(8, this.#numLabels));
+  }
+
+  /** Current feature-space size. */
+  get numFeatures(): number {
+    return this.#numFeatures;
+  }
+
+  /** Current label-space size. */
+  get numLabels(): number {
+    return this.#numLabels;
+  }
+
+  /** Number of rows learned from. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  #growLabels(n: number): void {
+    if (n <= this.#numLabels) return;
+    if (n > this.#counts.length) {
+      const next = new Float64Array(Math.max(n, 2 * this.#counts.length));
+      next.set(this.#counts);
+      this.#counts = next;
+    }
+    this.#numLabels = n;
+  }
+
+  /** Counts the batch's label occurrences (the batch is not mutated). */
+  learnMany(batch: Batch): void {
+    const { x, y } = batch;
+    if (x.numRows !== y.numRows) {
+      throw new RangeError(
+        `popularity.learnMany: ${x.numRows} feature rows but ${y.numRows} label rows`,
+      );
+    }
+    this.#numFeatures = Math.max(this.#numFeatures, x.numCols);
+    let maxLabel = y.numCols - 1;
+    const end = y.indptr[y.numRows];
+    for (let p = y.indptr[0]; p < end; p++) if (y.indices[p] > maxLabel) maxLabel = y.indices[p];
+    this.#growLabels(maxLabel + 1);
+    for (let p = y.indptr[0]; p < end; p++) this.#counts[y.indices[p]]++;
+    this.#rows += y.numRows;
+  }
+
+  /** Counts one row's labels (any order, duplicates counted once). */
+  learnOne(x: SparseVector, y: ArrayLike<number>): void {
+    const labels = new Set<number>();
+    for (let i = 0; i < y.length; i++) {
+      const l = y[i];
+      if (!Number.isInteger(l) || l < 0) {
+        throw new RangeError(`popularity.learnOne: label ${l} is not a non-negative integer`);
+      }
+      labels.add(l);
+    }
+    const n = x.indices.length;
+    if (n > 0 && x.indices[n - 1] >= this.#numFeatures) this.#numFeatures = x.indices[n - 1] + 1;
+    for (const l of labels) this.#growLabels(l + 1);
+    for (const l of labels) this.#counts[l]++;
+    this.#rows++;
+  }
+
+  /** One score per label, the same for every `x`: frequency − threshold. */
+  predictScores(_x: SparseVector, out?: Float32Array): Float32Array {
+    const L = this.#numLabels;
+    const scores = out && out.length === L ? out : new Float32Array(L);
+    const inv = this.#rows > 0 ? 1 / this.#rows : 0;
+    for (let l = 0; l < L; l++) scores[l] = this.#counts[l] * inv - this.threshold;
+    return scores;
+  }
+
+  /** The `k` most frequent labels (ties: smaller label index). */
+  predictTopK(x: SparseVector, k: number): TopK {
+    return topKDense(this.predictScores(x), k);
+  }
+
+  /**
+   * The model file content: `linear-sparse` with an empty weight matrix and `bias` = scores.
+   *
+   * @example
+   * ```ts
+   * import { PopularityEstimator } from "./estimator.ts";
+   * const m = new PopularityEstimator({ numFeatures: 3 });
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [1]);
+   * const c = m.toModelContent();
+   * console.log(c.kind, c.tensors.bias.data); // linear-sparse Float32Array(2) [ -0.5, 0.5 ]
+   * ```
+   */
+  toModelContent(options: ModelFileOptions = {}): ModelFileContent {
+    const D = this.#numFeatures, L = this.#numLabels;
+    const bias = this.predictScores({ indices: new Int32Array(0), values: new Float32Array(0) });
+    const content: ModelFileContent = {
+      kind: "linear-sparse",
+      numFeatures: D,
+      numLabels: L,
+      params: { trainer: "popularity", threshold: this.threshold },
+      meta: { trainer: "popularity", rows: this.#rows, ...options.meta },
+      tensors: {
+        featPtr: { dtype: "i32", shape: [D + 1], data: new Int32Array(D + 1) },
+        labelIdx: { dtype: "i32", shape: [0], data: new Int32Array(0) },
+        weights: { dtype: "f32", shape: [0], data: new Float32Array(0) },
+        bias: { dtype: "f32", shape: [L], data: bias },
+      },
+    };
+    if (options.labelNames) content.labelNames = [...options.labelNames];
+    if (options.featureNames) {
+      content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
+    }
+    if (options.preprocess) {
+      const { tfidf, l2Normalize, idf } = options.preprocess;
+      content.preprocess = { tfidf, l2Normalize };
+      if (tfidf && idf) content.tensors.idf = { dtype: "f32", shape: [idf.length], data: idf };
+    }
+    return content;
+  }
+
+  /** Inference-only model file (`linear-sparse`, see {@linkcode toModelContent}). */
+  toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    return encodeModelFile(
+      this.toModelContent(options),
+      options.quantize ? { quantize: options.quantize } : undefined,
+    );
+  }
+
+  /** Full state: threshold, sizes, row count and label counts (copies). */
+  toState(): ModelState {
+    return {
+      kind: this.kind,
+      config: { threshold: this.threshold },
+      scalars: { numFeatures: this.#numFeatures, numLabels: this.#numLabels, rows: this.#rows },
+      tensors: { counts: this.#counts.slice(0, this.#numLabels) },
+    };
+  }
+
+  /**
+   * Rebuilds an estimator from {@linkcode PopularityEstimator.toState}.
+   *
+   * @example
+   * ```ts
+   * import { PopularityEstimator } from "./estimator.ts";
+   * const a = new PopularityEstimator();
+   * a.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [3]);
+   * console.log(PopularityEstimator.fromState(a.toState()).numLabels); // 4
+   * ```
+   */
+  static fromState(state: ModelState): PopularityEstimator {
+    if (state.kind !== "popularity") {
+      throw new TypeError(
+        `popularity.restore: state kind is '${state.kind}', expected 'popularity'`,
+      );
+    }
+    const counts = state.tensors.counts;
+    if (!(counts instanceof Float64Array)) {
+      throw new TypeError("popularity.restore: tensor 'counts' is missing or not a Float64Array");
+    }
+    const { numFeatures, numLabels, rows } = state.scalars;
+    if (counts.length !== numLabels) {
+      throw new RangeError(
+        `popularity.restore: ${counts.length} counts for numLabels ${numLabels}`,
+      );
+    }
+    const m = new PopularityEstimator({
+      threshold: Number(state.config.threshold),
+      numFeatures,
+      numLabels,
+    });
+    m.#counts.set(counts);
+    m.#rows = rows;
+    return m;
+  }
+}

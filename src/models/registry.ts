@@ -1,0 +1,57 @@
+/**
+ * Maps model names ("leml", "sleec", "coembed", "br") to their {@linkcode EstimatorFactory}.
+ * Models that are statically imported here are always available; the others are loaded from
+ * `src/models/<name>/mod.ts` on demand by {@linkcode loadFactory}.
+ *
+ * @module
+ */
+import type { EstimatorFactory } from "./estimator.ts";
+import { factory as leml } from "./leml/mod.ts";
+import { factory as coembed } from "./coembed/mod.ts";
+
+/** Model names the CLI and the service accept. */
+export const MODEL_NAMES = ["leml", "sleec", "coembed", "br"] as const;
+
+/** One of {@linkcode MODEL_NAMES}. */
+export type ModelName = (typeof MODEL_NAMES)[number];
+
+/**
+ * Factories linked into this build.
+ *
+ * @example
+ * ```ts
+ * import { factories } from "./registry.ts";
+ * console.log(factories.leml?.kind); // "leml"
+ * ```
+ */
+export const factories: Partial<Record<ModelName, EstimatorFactory>> = { leml, coembed };
+
+/**
+ * The factory of a model name: statically linked, else imported from
+ * `src/models/<name>/mod.ts`. Throws a TypeError for an unknown name or a missing module.
+ *
+ * @example
+ * ```ts
+ * import { loadFactory } from "./registry.ts";
+ * const f = await loadFactory("leml");
+ * console.log(f.create({ seed: 1 }).kind); // "leml"
+ * ```
+ */
+export async function loadFactory(name: string): Promise<EstimatorFactory> {
+  if (!(MODEL_NAMES as readonly string[]).includes(name)) {
+    throw new TypeError(`Unknown model '${name}': expected one of ${MODEL_NAMES.join(", ")}`);
+  }
+  const linked = factories[name as ModelName];
+  if (linked !== undefined) return linked;
+  const specifier = new URL(`./${name}/mod.ts`, import.meta.url).href;
+  let mod: { factory?: EstimatorFactory };
+  try {
+    mod = await import(specifier);
+  } catch (e) {
+    throw new TypeError(`Model '${name}' is not available in this build: ${(e as Error).message}`);
+  }
+  if (mod.factory === undefined || typeof mod.factory.create !== "function") {
+    throw new TypeError(`src/models/${name}/mod.ts does not export an EstimatorFactory 'factory'`);
+  }
+  return mod.factory;
+}

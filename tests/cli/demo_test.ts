@@ -1,0 +1,136 @@
+// `deno task demo` end to end with tiny --rows (subprocesses), plus the batch builder it uses.
+import { examplesToBatch } from "../../src/cli/demo.ts";
+
+const DEMO = new URL("../../src/cli/demo.ts", import.meta.url).pathname;
+
+async function runDemo(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-env",
+      "--allow-write",
+      "--allow-net",
+      "--allow-hrtime",
+      DEMO,
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+function lastJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+Deno.test("demo streams synthetic rows, holds out every fifth, prints metrics JSON", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream_demo_" });
+  try {
+    const r = await runDemo(["--rows", "500", "--model", "knn", "--plot", `${dir}/curve.svg`]);
+    assert(r.code === 0, `exit ${r.code}: ${r.stderr}`);
+    const out = lastJson(r.stdout);
+    assert(out.model === "knn" && out.source === "synthetic", `${out.model} ${out.source}`);
+    assert(out.rows === 500 && out.trainRows === 400 && out.testRows === 100, "row split");
+    const m = out.metrics as Record<string, number>;
+    for (const key of ["P@1", "P@3", "P@5", "nDCG@5", "PSP@5", "instanceAUC", "hamming"]) {
+      assert(typeof m[key] === "number", `metric ${key}`);
+    }
+    assert(m["P@1"] >= 0 && m["P@1"] <= 100, `P@1 ${m["P@1"]}`);
+    assert(typeof out.prequentialP1 === "number", "prequential P@1");
+    const svg = await Deno.readTextFile(`${dir}/curve.svg`);
+    assert(svg.startsWith("<svg") && svg.includes("polyline"), "SVG curve written");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("demo: kNN learns the synthetic structure better than popularity", async () => {
+  const args = ["--rows", "1500", "--seed", "3"];
+  const knn = lastJson((await runDemo([...args, "--model", "knn"])).stdout);
+  const pop = lastJson((await runDemo([...args, "--model", "popularity"])).stdout);
+  const pk = (knn.metrics as Record<string, number>)["P@1"];
+  const pp = (pop.metrics as Record<string, number>)["P@1"];
+  assert(pk > pp + 5, `knn held-out P@1 ${pk} vs popularity ${pp}`);
+});
+
+Deno.test("demo reads an XC file with --data; the default model runs", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream_demo_" });
+  try {
+    const lines = Array.from({ length: 50 }, (_, i) => `${i % 3} ${i % 3}:1 ${3 + (i % 2)}:0.5`);
+    await Deno.writeTextFile(`${dir}/toy.txt`, `50 5 3\n${lines.join("\n")}\n`);
+    const r = await runDemo(["--data", `${dir}/toy.txt`, "--model", "knn", "--batch-size", "8"]);
+    assert(r.code === 0, `exit ${r.code}: ${r.stderr}`);
+    const out = lastJson(r.stdout);
+    assert(out.source === "toy.txt" && out.rows === 50 && out.testRows === 10, "file rows");
+    // feature i % 3 determines label i % 3: every held-out row is predicted right
+    assert((out.metrics as Record<string, number>)["P@1"] === 100, `P@1 ${JSON.stringify(out)}`);
+    const d = await runDemo(["--rows", "200"]);
+    assert(d.code === 0, `default model: exit ${d.code}: ${d.stderr}`);
+    assert(typeof lastJson(d.stdout).model === "string", "default model named");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("demo rejects an unknown model, listing the available ones", async () => {
+  const r = await runDemo(["--model", "nope", "--rows", "10"]);
+  assert(r.code === 2, `exit ${r.code}`);
+  assert(r.stderr.includes("Unknown model 'nope'") && r.stderr.includes("knn"), r.stderr);
+});
+
+Deno.test("examplesToBatch builds CSR rows and an observed mask for explicit negatives", () => {
+  const b = examplesToBatch(
+    [
+      {
+        x: { indices: Int32Array.of(1, 4), values: Float32Array.of(1, 2) },
+        labels: Int32Array.of(2),
+      },
+      {
+        x: { indices: Int32Array.of(0), values: Float32Array.of(3) },
+        labels: Int32Array.of(1, 5),
+        negatives: Int32Array.of(0, 5, 6),
+      },
+    ],
+    3,
+    2,
+  );
+  assert(b.x.numCols === 5 && b.y.numCols === 7, `sizes ${b.x.numCols} ${b.y.numCols}`);
+  assert([...b.x.indptr].join() === "0,2,3" && [...b.x.values].join() === "1,2,3", "x");
+  assert([...b.y.indptr].join() === "0,1,3" && [...b.y.indices].join() === "2,1,5", "y");
+  assert(b.observed !== undefined && b.fullyObserved !== undefined, "mask present");
+  assert([...b.observed.indptr].join() === "0,0,4", `mask ptr ${b.observed.indptr}`);
+  assert([...b.observed.indices].join() === "0,1,5,6", `mask ${b.observed.indices}`);
+  assert([...b.fullyObserved].join() === "1,0", "fully observed flags");
+});
+
+Deno.test("the demo's progress reporter throttles events and always reports start and done", async () => {
+  const { Progress } = await import("../../src/cli/progress.ts");
+  const p = new Progress({ silent: true, intervalMs: 60_000 });
+  const seen: { done: number; total: number | undefined; etaSeconds: number; loss?: number }[] = [];
+  p.addEventListener("progress", (e) => seen.push((e as CustomEvent).detail));
+  p.start(100, "work");
+  for (let i = 0; i < 100; i++) p.tick(1, { loss: i });
+  p.done();
+  // a 60 s interval lets only start and done through
+  assert(seen.length === 2, `events ${seen.length}`);
+  assert(seen[0].done === 0 && seen[1].done === 100 && seen[1].total === 100, "done counts");
+  assert(seen[1].loss === 99 && seen[1].etaSeconds === 0, `detail ${JSON.stringify(seen[1])}`);
+  assert(!p.drawing, "silent never draws");
+  const q = new Progress({ silent: true, intervalMs: 0 });
+  let n = 0;
+  q.addEventListener("progress", () => n++);
+  q.start(undefined, "open-ended");
+  q.tick(5);
+  q.tick(5);
+  q.done();
+  assert(n === 4 && q.doneCount === 10, `unthrottled events ${n}`);
+});

@@ -1,0 +1,403 @@
+/**
+ * The shared estimator check suite: every model runs it (see DEVELOPERS.md).
+ *
+ * `checkEstimator(name, factory)` registers one `Deno.test` with a step per check:
+ * learning the planted structure, no mutation of inputs, no mutation of the model by
+ * prediction, top-k consistent with the full scores, new labels and new features mid-stream,
+ * save → SDK load gives the same top-k, restore(toState()) gives the same model, and the same
+ * seed gives the same model.
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../../src/data/types.ts";
+import type { Estimator, EstimatorFactory, ModelState } from "../../src/models/estimator.ts";
+import { loadModel } from "../../sdk/mod.ts";
+
+/** Names of the individual checks (to skip one, with a reason). */
+export type CheckName =
+  | "learns"
+  | "inputs"
+  | "predictionPure"
+  | "topkMatchesScores"
+  | "newLabels"
+  | "newFeatures"
+  | "saveLoad"
+  | "restore"
+  | "seed";
+
+/** Options of {@linkcode checkEstimator}. */
+export interface EstimatorCheckOptions {
+  /** Model-specific options passed to `factory.create` (besides seed and sizes). */
+  createOptions?: Record<string, unknown>;
+  /** Passes over the planted data before the checks that need a trained model (default 3). */
+  epochs?: number;
+  /** Minimum training P@1 on the planted data (default 0.6; popularity gets about 0.25). */
+  minTrainP1?: number;
+  /** Absolute tolerance on scores between the trainer, the SDK and a restored model (1e-5). */
+  tolerance?: number;
+  /** Checks that do not apply to this model, each with the reason. */
+  skip?: Partial<Record<CheckName, string>>;
+  /** Minibatch size (default 16). */
+  batchSize?: number;
+}
+
+/** A planted multi-label problem: each label owns 3 features; rows carry 1-2 labels. */
+export interface PlantedData {
+  numFeatures: number;
+  numLabels: number;
+  rows: { x: SparseVector; labels: Int32Array }[];
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Generates the planted data: label l owns features 3l..3l+2; a row with labels S has those
+ * features (value 1, sometimes one dropped) plus two noise features from the tail block.
+ * Label frequencies decay so that popularity alone is a weak predictor.
+ */
+export function plantedData(
+  numRows = 240,
+  numLabels = 8,
+  seed = 7,
+): PlantedData {
+  const rand = mulberry32(seed);
+  const noiseStart = 3 * numLabels;
+  const numFeatures = noiseStart + 16;
+  const rows: PlantedData["rows"] = [];
+  const weights = Array.from({ length: numLabels }, (_, l) => 1 / Math.sqrt(l + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const draw = () => {
+    let u = rand() * total;
+    for (let l = 0; l < numLabels; l++) {
+      u -= weights[l];
+      if (u <= 0) return l;
+    }
+    return numLabels - 1;
+  };
+  for (let i = 0; i < numRows; i++) {
+    const labels = new Set<number>([draw()]);
+    if (rand() < 0.4) labels.add(draw());
+    const feats = new Map<number, number>();
+    for (const l of labels) {
+      const drop = rand() < 0.3 ? Math.floor(rand() * 3) : -1;
+      for (let j = 0; j < 3; j++) if (j !== drop) feats.set(3 * l + j, 1);
+    }
+    for (let n = 0; n < 2; n++) feats.set(noiseStart + Math.floor(rand() * 16), 0.5);
+    const idx = [...feats.keys()].sort((a, b) => a - b);
+    rows.push({
+      x: {
+        indices: Int32Array.from(idx),
+        values: Float32Array.from(idx.map((j) => feats.get(j)!)),
+      },
+      labels: Int32Array.from([...labels].sort((a, b) => a - b)),
+    });
+  }
+  return { numFeatures, numLabels, rows };
+}
+
+/** Builds a CSR batch from rows; `numFeatures`/`numLabels` are the batch's space sizes. */
+export function makeBatch(
+  rows: readonly { x: SparseVector; labels: Int32Array }[],
+  numFeatures: number,
+  numLabels: number,
+): Batch {
+  const xPtr = new Int32Array(rows.length + 1);
+  const yPtr = new Int32Array(rows.length + 1);
+  rows.forEach((r, i) => {
+    xPtr[i + 1] = xPtr[i] + r.x.indices.length;
+    yPtr[i + 1] = yPtr[i] + r.labels.length;
+  });
+  const xi = new Int32Array(xPtr[rows.length]);
+  const xv = new Float32Array(xPtr[rows.length]);
+  const yi = new Int32Array(yPtr[rows.length]);
+  rows.forEach((r, i) => {
+    xi.set(r.x.indices, xPtr[i]);
+    xv.set(r.x.values, xPtr[i]);
+    yi.set(r.labels, yPtr[i]);
+  });
+  return {
+    x: { numRows: rows.length, numCols: numFeatures, indptr: xPtr, indices: xi, values: xv },
+    y: { numRows: rows.length, numCols: numLabels, indptr: yPtr, indices: yi },
+  };
+}
+
+function* batches(
+  data: PlantedData,
+  batchSize: number,
+  numFeatures = data.numFeatures,
+  numLabels = data.numLabels,
+): Generator<Batch> {
+  for (let s = 0; s < data.rows.length; s += batchSize) {
+    yield makeBatch(data.rows.slice(s, s + batchSize), numFeatures, numLabels);
+  }
+}
+
+function cloneBatch(b: Batch): Batch {
+  return structuredClone(b);
+}
+
+function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+function sameBytes(a: ArrayBufferView, b: ArrayBufferView): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  const x = bytesOf(a), y = bytesOf(b);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
+
+/** Describes the first difference between two states, or returns undefined when identical. */
+export function stateDifference(a: ModelState, b: ModelState): string | undefined {
+  if (a.kind !== b.kind) return `kind ${a.kind} vs ${b.kind}`;
+  if (JSON.stringify(a.config) !== JSON.stringify(b.config)) return "config differs";
+  const sk = Object.keys(a.scalars).sort(), tk = Object.keys(b.scalars).sort();
+  if (sk.join() !== tk.join()) return `scalar names ${sk} vs ${tk}`;
+  for (const k of sk) {
+    if (!Object.is(a.scalars[k], b.scalars[k])) {
+      return `scalar ${k}: ${a.scalars[k]} vs ${b.scalars[k]}`;
+    }
+  }
+  const ak = Object.keys(a.tensors).sort(), bk = Object.keys(b.tensors).sort();
+  if (ak.join() !== bk.join()) return `tensor names ${ak} vs ${bk}`;
+  for (const k of ak) {
+    const x = a.tensors[k], y = b.tensors[k];
+    if (x.constructor !== y.constructor) return `tensor ${k} type differs`;
+    if (!sameBytes(x, y)) return `tensor ${k} differs`;
+  }
+  return undefined;
+}
+
+function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+function assertSameTopK(
+  a: { labels: ArrayLike<number>; scores: ArrayLike<number> },
+  b: { labels: ArrayLike<number>; scores: ArrayLike<number> },
+  tol: number,
+  what: string,
+): void {
+  assert(a.labels.length === b.labels.length, `${what}: ${a.labels.length} vs ${b.labels.length}`);
+  for (let i = 0; i < a.labels.length; i++) {
+    const close = Math.abs(a.scores[i] - b.scores[i]) <= tol * Math.max(1, Math.abs(a.scores[i]));
+    assert(close, `${what}: score ${i} ${a.scores[i]} vs ${b.scores[i]}`);
+    // Labels must agree except where the two scores tie within tolerance.
+    if (a.labels[i] !== b.labels[i]) {
+      const tie = i + 1 < a.labels.length &&
+        Math.abs(a.scores[i] - a.scores[i + 1]) <= tol * Math.max(1, Math.abs(a.scores[i]));
+      const prevTie = i > 0 &&
+        Math.abs(a.scores[i] - a.scores[i - 1]) <= tol * Math.max(1, Math.abs(a.scores[i]));
+      assert(tie || prevTie, `${what}: label ${i} ${a.labels[i]} vs ${b.labels[i]}`);
+    }
+  }
+}
+
+function trainP1(model: Estimator, data: PlantedData): number {
+  let hits = 0;
+  for (const r of data.rows) {
+    const top = model.predictTopK(r.x, 1).labels[0];
+    if (r.labels.includes(top)) hits++;
+  }
+  return hits / data.rows.length;
+}
+
+/**
+ * Registers the shared checks for a model family as one `Deno.test` with steps.
+ *
+ * @example
+ * ```ts ignore
+ * import { checkEstimator } from "./estimator_checks.ts";
+ * import { factory } from "../../src/models/leml/mod.ts";
+ * checkEstimator("leml streaming", factory);
+ * ```
+ */
+export function checkEstimator(
+  name: string,
+  factory: EstimatorFactory,
+  options: EstimatorCheckOptions = {},
+): void {
+  const epochs = options.epochs ?? 3;
+  const minP1 = options.minTrainP1 ?? 0.6;
+  const tol = options.tolerance ?? 1e-5;
+  const bs = options.batchSize ?? 16;
+  const skip = options.skip ?? {};
+  const data = plantedData();
+  const create = (seed: number, numFeatures = data.numFeatures, numLabels = data.numLabels) =>
+    factory.create({ ...options.createOptions, seed, numFeatures, numLabels });
+  const train = (
+    m: Estimator,
+    d = data,
+    e = epochs,
+    numFeatures = d.numFeatures,
+    numLabels = d.numLabels,
+  ) => {
+    for (let ep = 0; ep < e; ep++) {
+      for (const b of batches(d, bs, numFeatures, numLabels)) m.learnMany(b);
+    }
+  };
+  let trained: Estimator | undefined;
+  const getTrained = () => {
+    if (!trained) {
+      trained = create(1);
+      train(trained);
+    }
+    return trained;
+  };
+  const probe = data.rows.slice(0, 12);
+
+  Deno.test(`estimator checks: ${name}`, async (t) => {
+    const step = async (check: CheckName, title: string, fn: () => void | Promise<void>) => {
+      await t.step({ name: title, ignore: skip[check] !== undefined, fn });
+    };
+
+    await step("learns", "learns the planted structure", () => {
+      const m = getTrained();
+      assert(m.kind === factory.kind, `kind ${m.kind} vs factory ${factory.kind}`);
+      const p1 = trainP1(m, data);
+      assert(p1 >= minP1, `training P@1 ${p1.toFixed(3)} < ${minP1}`);
+    });
+
+    await step("inputs", "learning never mutates its inputs", () => {
+      const m = create(2);
+      for (const b of batches(data, bs)) {
+        const before = cloneBatch(b);
+        m.learnMany(b);
+        assert(
+          sameBytes(b.x.indptr, before.x.indptr) && sameBytes(b.x.indices, before.x.indices) &&
+            sameBytes(b.x.values, before.x.values) && sameBytes(b.y.indptr, before.y.indptr) &&
+            sameBytes(b.y.indices, before.y.indices),
+          "learnMany mutated its batch",
+        );
+      }
+      const r = data.rows[3];
+      const xi = r.x.indices.slice(), xv = r.x.values.slice(), y = r.labels.slice();
+      m.learnOne(r.x, r.labels);
+      assert(
+        sameBytes(xi, r.x.indices) && sameBytes(xv, r.x.values) && sameBytes(y, r.labels),
+        "learnOne mutated its inputs",
+      );
+    });
+
+    await step("predictionPure", "prediction never mutates the model", () => {
+      const m = getTrained();
+      const before = m.toState();
+      // toState must be a snapshot, not live views: copy defensively for the comparison.
+      const snapshot = structuredClone(before);
+      for (const r of probe) {
+        m.predictTopK(r.x, 5);
+        m.predictScores(r.x);
+      }
+      const diff = stateDifference(snapshot, m.toState());
+      assert(diff === undefined, `prediction changed the model: ${diff}`);
+    });
+
+    await step("topkMatchesScores", "predictTopK agrees with predictScores", () => {
+      const m = getTrained();
+      for (const r of probe) {
+        const s = m.predictScores(r.x);
+        assert(s.length === m.numLabels, `predictScores length ${s.length} vs ${m.numLabels}`);
+        const order = Array.from(s.keys()).sort((a, b) => s[b] - s[a] || a - b).slice(0, 5);
+        const top = m.predictTopK(r.x, 5);
+        assert(top.labels.length === Math.min(5, m.numLabels), "top-k length");
+        assertSameTopK(top, { labels: order, scores: order.map((l) => s[l]) }, tol, "top-k");
+      }
+    });
+
+    await step("newLabels", "new labels mid-stream grow the model and are learned", () => {
+      const hidden = 2; // the last two labels appear only in the second half of the stream
+      const known = data.numLabels - hidden;
+      const m = create(3, data.numFeatures, known);
+      const early = data.rows.filter((r) => r.labels.every((l) => l < known));
+      train(m, { ...data, rows: early }, 1, data.numFeatures, known);
+      assert(m.numLabels === known, `numLabels ${m.numLabels}, expected ${known}`);
+      train(m, data, epochs);
+      assert(m.numLabels === data.numLabels, `numLabels ${m.numLabels} did not grow`);
+      const newLabel = data.numLabels - 1;
+      const rows = data.rows.filter((r) => r.labels.length === 1 && r.labels[0] === newLabel);
+      assert(rows.length > 0, "planted data has rows of the new label");
+      let hits = 0;
+      for (const r of rows) if (m.predictTopK(r.x, 3).labels.includes(newLabel)) hits++;
+      assert(hits / rows.length >= 0.5, `new label in top-3 for ${hits}/${rows.length} rows`);
+    });
+
+    await step(
+      "newFeatures",
+      "new features mid-stream grow the model; unknown ones are ignored",
+      () => {
+        const extra = 16; // the noise block appears only later
+        const narrow = data.numFeatures - extra;
+        const m = create(4, narrow, data.numLabels);
+        const stripped = data.rows.map((r) => {
+          const keep = r.x.indices.findIndex((j) => j >= narrow);
+          const n = keep < 0 ? r.x.indices.length : keep;
+          return {
+            x: { indices: r.x.indices.slice(0, n), values: r.x.values.slice(0, n) },
+            labels: r.labels,
+          };
+        });
+        train(m, { ...data, rows: stripped }, 1, narrow, data.numLabels);
+        assert(m.numFeatures === narrow, `numFeatures ${m.numFeatures}, expected ${narrow}`);
+        train(m, data, 1);
+        assert(m.numFeatures === data.numFeatures, `numFeatures ${m.numFeatures} did not grow`);
+        const r = data.rows[0];
+        const far = data.numFeatures + 100;
+        const widened: SparseVector = {
+          indices: Int32Array.from([...r.x.indices, far]),
+          values: Float32Array.from([...r.x.values, 1]),
+        };
+        assertSameTopK(m.predictTopK(widened, 5), m.predictTopK(r.x, 5), tol, "unknown feature");
+      },
+    );
+
+    await step("saveLoad", "toModelFile → SDK loadModel gives the same top-k", () => {
+      const m = getTrained();
+      const sdk = loadModel(m.toModelFile());
+      assert(sdk.numLabels === m.numLabels, `SDK numLabels ${sdk.numLabels} vs ${m.numLabels}`);
+      for (const r of probe) {
+        assertSameTopK(sdk.predictTopK(r.x, 5), m.predictTopK(r.x, 5), tol, "SDK vs trainer");
+      }
+    });
+
+    await step(
+      "restore",
+      "restore(toState()) predicts and learns exactly like the original",
+      () => {
+        const a = create(5);
+        train(a, data, 1);
+        const b = factory.restore(structuredClone(a.toState()));
+        for (const r of probe) {
+          assertSameTopK(
+            b.predictTopK(r.x, 5),
+            a.predictTopK(r.x, 5),
+            0,
+            "restored",
+          );
+        }
+        for (const batch of batches(data, bs)) {
+          a.learnMany(batch);
+          b.learnMany(batch);
+        }
+        const diff = stateDifference(a.toState(), b.toState());
+        assert(diff === undefined, `restored model diverged: ${diff}`);
+      },
+    );
+
+    await step("seed", "the same seed gives the same model", () => {
+      const a = create(11), b = create(11);
+      train(a, data, 1);
+      train(b, data, 1);
+      const diff = stateDifference(a.toState(), b.toState());
+      assert(diff === undefined, `same seed, different models: ${diff}`);
+    });
+  });
+}
