@@ -1,5 +1,6 @@
 /**
- * Maps model names ("leml", "sleec", "coembed", "br") to their {@linkcode EstimatorFactory}.
+ * Maps model names ("leml", "sleec", "coembed", "br", and the baselines "knn" and "popularity")
+ * to their {@linkcode EstimatorFactory}.
  * Models that are statically imported here are always available; the others are loaded from
  * `src/models/<name>/mod.ts` on demand by {@linkcode loadFactory}.
  *
@@ -8,9 +9,12 @@
 import type { EstimatorFactory } from "./estimator.ts";
 import { factory as leml } from "./leml/mod.ts";
 import { factory as coembed } from "./coembed/mod.ts";
+import { factory as br } from "./br/mod.ts";
+import { factory as knn } from "./knn/mod.ts";
+import { factory as popularity } from "./popularity/mod.ts";
 
 /** Model names the CLI and the service accept. */
-export const MODEL_NAMES = ["leml", "sleec", "coembed", "br"] as const;
+export const MODEL_NAMES = ["leml", "sleec", "coembed", "br", "knn", "popularity"] as const;
 
 /** One of {@linkcode MODEL_NAMES}. */
 export type ModelName = (typeof MODEL_NAMES)[number];
@@ -24,7 +28,13 @@ export type ModelName = (typeof MODEL_NAMES)[number];
  * console.log(factories.leml?.kind); // "leml"
  * ```
  */
-export const factories: Partial<Record<ModelName, EstimatorFactory>> = { leml, coembed };
+export const factories: Partial<Record<ModelName, EstimatorFactory>> = {
+  leml,
+  coembed,
+  br,
+  knn,
+  popularity,
+};
 
 /**
  * The factory of a model name: statically linked, else imported from
