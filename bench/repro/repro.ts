@@ -7,29 +7,12 @@
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import { resolveDataDir } from "../../src/data/data_dir.ts";
 import { Progress } from "../../src/cli/progress.ts";
 import type { Experiment, ExperimentContext } from "./types.ts";
 
 const EXPERIMENTS_DIR = new URL("./experiments/", import.meta.url);
-
-/** A token of `node:util` `parseArgs` with `tokens: true`. */
-type ArgToken =
-  | { kind: "positional"; index: number; value: string }
-  | { kind: "option"; index: number; name: string; value?: string }
-  | { kind: "option-terminator"; index: number };
-
-// node:util is imported dynamically: a static import makes `deno check` require npm:@types/node,
-// which node_modules does not have ("nodeModulesDir": "manual").
-const NODE_UTIL = "node:util";
-const { parseArgs } = (await import(NODE_UTIL)) as {
-  parseArgs(config: {
-    args: string[];
-    strict: false;
-    allowPositionals: true;
-    tokens: true;
-  }): { tokens: ArgToken[] };
-};
 
 /**
  * Names of the available experiments (the `.ts` files of `bench/repro/experiments/`).

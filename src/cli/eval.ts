@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import { labelCounts, labelsOf, loadDataset } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
 import { propensities } from "../metrics/propensity.ts";
@@ -184,22 +185,7 @@ export async function evaluatePredictionsFile(
   return { dataset: options.dataset, rows: numRows, metrics: ev.result() };
 }
 
-/** A token of `node:util` `parseArgs`' result we use. */
-interface ParsedArgs {
-  values: Record<string, string | boolean | undefined>;
-  positionals: string[];
-}
-
 async function main(args: string[]): Promise<void> {
-  // node:util is imported dynamically: a static import makes `deno check` require
-  // npm:@types/node, which node_modules does not have ("nodeModulesDir": "manual").
-  const nodeUtil = "node:util";
-  const { parseArgs } = (await import(nodeUtil)) as {
-    parseArgs(config: {
-      args: string[];
-      options: Record<string, { type: "string" | "boolean" }>;
-    }): ParsedArgs;
-  };
   const { values } = parseArgs({
     args,
     options: {
