@@ -53,6 +53,27 @@ export function newParseReport(source: string): ParseReport {
 }
 
 /**
+ * Counts a skipped line in `report` and keeps its error when fewer than `maxErrors` are kept.
+ *
+ * @example
+ * ```ts
+ * import { newParseReport, recordSkip } from "./parse_report.ts";
+ * const r = newParseReport("x.txt");
+ * recordSkip(r, 3, new RangeError("Cannot parse line 3 of x.txt: bad"), 10);
+ * console.log(r.skipped, r.errors[0].line); // 1 3
+ * ```
+ */
+export function recordSkip(
+  report: ParseReport,
+  line: number,
+  error: Error,
+  maxErrors: number,
+): void {
+  report.skipped++;
+  if (report.errors.length < maxErrors) report.errors.push({ line, message: error.message });
+}
+
+/**
  * Builds the library's standard parse error: same class as `cause` (`SyntaxError`,
  * `RangeError` or `TypeError`), message `Cannot parse line N of SOURCE: DETAIL`.
  *

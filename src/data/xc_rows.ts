@@ -6,7 +6,13 @@
  * @module
  */
 import { SparseRowBuffer, XcLineParser } from "./xc_line.ts";
-import { lineError, newParseReport, type OnError, type ParseReport } from "./parse_report.ts";
+import {
+  lineError,
+  newParseReport,
+  type OnError,
+  type ParseReport,
+  recordSkip,
+} from "./parse_report.ts";
 
 /** Options of {@link TextRowsParser}. */
 export interface TextRowsOptions {
@@ -165,10 +171,7 @@ export class TextRowsParser {
     } catch (e) {
       const err = lineError(e, lineNo, this.source);
       if (!this.#skip) throw err;
-      this.report.skipped++;
-      if (this.report.errors.length < this.#maxErrors) {
-        this.report.errors.push({ line: lineNo, message: err.message });
-      }
+      recordSkip(this.report, lineNo, err, this.#maxErrors);
       return false;
     }
     this.report.accepted++;

@@ -1,0 +1,160 @@
+/**
+ * Feature hashing, self-contained (no imports) so that the SDK can carry an identical copy.
+ *
+ * The hash of a feature is MurmurHash3 x86 32-bit of the UTF-8 bytes of its key, with a 32-bit
+ * seed. The key of a named feature is its name; the key of an integer feature index `j` (XC,
+ * LIBSVM after the index-base shift, NDJSON index keys) is the decimal text of `j` with no sign
+ * and no leading zeros (`"0"`, `"17"`), so the same feature hashes alike in every format.
+ *
+ * With `h` the unsigned 32-bit hash and `dim` the hashed dimension:
+ * - bucket (column) = `h % dim` (unsigned remainder);
+ * - sign = `+1` when `signed` is false; else `-1` when bit 31 of `h` is set, `+1` otherwise.
+ *
+ * A row's hashed value in a bucket is the sum of `sign * value` over its features landing there.
+ *
+ * @module
+ */
+
+/** Reusable scratch for the UTF-8 bytes of a key. */
+let scratch = new Uint8Array(256);
+
+/**
+ * MurmurHash3 x86 32-bit of `bytes[0, length)` with `seed`, as an unsigned 32-bit integer.
+ *
+ * @example
+ * ```ts
+ * import { murmur3_32 } from "./feature_hash.ts";
+ * // reference value of MurmurHash3_x86_32("hello", seed 0)
+ * console.log(murmur3_32(new TextEncoder().encode("hello"), 0).toString(16)); // "248bfa47"
+ * ```
+ */
+export function murmur3_32(bytes: Uint8Array, seed: number, length = bytes.length): number {
+  let h = seed | 0;
+  const nblocks = length >> 2;
+  for (let i = 0; i < nblocks; i++) {
+    const p = i << 2;
+    let k = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
+    k = Math.imul(k, 0xcc9e2d51);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, 0x1b873593);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  const tail = nblocks << 2;
+  const rem = length & 3;
+  if (rem > 0) {
+    let k1 = bytes[tail];
+    if (rem > 1) k1 ^= bytes[tail + 1] << 8;
+    if (rem > 2) k1 ^= bytes[tail + 2] << 16;
+    k1 = Math.imul(k1, 0xcc9e2d51);
+    k1 = (k1 << 15) | (k1 >>> 17);
+    k1 = Math.imul(k1, 0x1b873593);
+    h ^= k1;
+  }
+  h ^= length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** UTF-8 encodes `s` into the scratch buffer, returning the byte length (lone surrogates → U+FFFD). */
+function utf8(s: string): number {
+  if (scratch.length < s.length * 3) scratch = new Uint8Array(s.length * 3 + 16);
+  const b = scratch;
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      b[n++] = c;
+    } else if (c < 0x800) {
+      b[n++] = 0xc0 | (c >> 6);
+      b[n++] = 0x80 | (c & 63);
+    } else {
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          b[n++] = 0xf0 | (c >> 18);
+          b[n++] = 0x80 | ((c >> 12) & 63);
+          b[n++] = 0x80 | ((c >> 6) & 63);
+          b[n++] = 0x80 | (c & 63);
+          continue;
+        }
+      }
+      if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+      b[n++] = 0xe0 | (c >> 12);
+      b[n++] = 0x80 | ((c >> 6) & 63);
+      b[n++] = 0x80 | (c & 63);
+    }
+  }
+  return n;
+}
+
+/**
+ * The 32-bit hash of a feature name (MurmurHash3 x86 32 of its UTF-8 bytes).
+ *
+ * @example
+ * ```ts
+ * import { hashName } from "./feature_hash.ts";
+ * console.log(hashName("hello", 0) === 0x248bfa47, hashName("héllo", 1) === hashName("héllo", 1)); // true true
+ * ```
+ */
+export function hashName(name: string, seed: number): number {
+  return murmur3_32(scratch, seed, utf8(name));
+}
+
+/**
+ * The 32-bit hash of an integer feature index `j >= 0`: the hash of its decimal text, computed
+ * without building a string.
+ *
+ * @example
+ * ```ts
+ * import { hashIndex, hashName } from "./feature_hash.ts";
+ * console.log(hashIndex(1836, 7) === hashName("1836", 7), hashIndex(0, 7) === hashName("0", 7)); // true true
+ * ```
+ */
+export function hashIndex(j: number, seed: number): number {
+  let n = 0;
+  let v = j;
+  do {
+    n++;
+    v = Math.floor(v / 10);
+  } while (v > 0);
+  v = j;
+  for (let p = n - 1; p >= 0; p--) {
+    scratch[p] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return murmur3_32(scratch, seed, n);
+}
+
+/**
+ * The column of a hash in a space of `dim` columns: `h % dim`.
+ *
+ * @example
+ * ```ts
+ * import { hashBucket } from "./feature_hash.ts";
+ * console.log(hashBucket(0xffffffff, 1000)); // 295
+ * ```
+ */
+export function hashBucket(h: number, dim: number): number {
+  return (h >>> 0) % dim;
+}
+
+/**
+ * The sign of a hash: `-1` when bit 31 is set, else `+1` (used when hashing is `signed`).
+ *
+ * @example
+ * ```ts
+ * import { hashSign } from "./feature_hash.ts";
+ * console.log(hashSign(0x80000000), hashSign(5)); // -1 1
+ * ```
+ */
+export function hashSign(h: number): number {
+  return (h & 0x80000000) !== 0 ? -1 : 1;
+}

@@ -1,0 +1,122 @@
+/**
+ * The feature-hashing option of the readers: maps feature names or indices into a fixed number
+ * of columns with the hash of `feature_hash.ts` (MurmurHash3 x86 32 of the key's UTF-8 bytes,
+ * bucket `h % dim`, optional sign from bit 31). Colliding features of a row are summed.
+ *
+ * @module
+ */
+import type { SparseVector } from "./types.ts";
+import { hashBucket, hashIndex, hashName, hashSign } from "./feature_hash.ts";
+import { RowBuilder } from "./sparse_row.ts";
+
+/** Feature hashing settings. */
+export interface HashingOptions {
+  /** Number of columns (the hashed dimension), 1 ≤ dim ≤ 2^31 - 1. */
+  dim: number;
+  /** Hash seed, an integer taken mod 2^32 (default 0). */
+  seed?: number;
+  /**
+   * Signed hashing: a feature's value is multiplied by `-1` when bit 31 of its hash is set, so
+   * collisions cancel out in expectation (default false: every sign is `+1`).
+   */
+  signed?: boolean;
+}
+
+/** The JSON description of a hasher, enough to reproduce it (e.g. in the SDK). */
+export interface HashingJSON {
+  type: "hashing";
+  hash: "murmur3_x86_32";
+  dim: number;
+  seed: number;
+  signed: boolean;
+}
+
+/**
+ * Maps rows into a hashed feature space.
+ *
+ * @example
+ * ```ts
+ * import { FeatureHasher } from "./hashing.ts";
+ * const h = new FeatureHasher({ dim: 16, seed: 1 });
+ * const byName = h.hashNamed(["17", "4"], [1, 2]);
+ * const byIndex = h.hashIndexed({ indices: Int32Array.of(4, 17), values: Float32Array.of(2, 1) });
+ * console.log(byName.indices.join() === byIndex.indices.join(), byName.indices.every((j) => j < 16)); // true true
+ * ```
+ */
+export class FeatureHasher {
+  /** Hashed dimension. */
+  readonly dim: number;
+  /** Seed (uint32). */
+  readonly seed: number;
+  /** Whether signs are taken from the hash. */
+  readonly signed: boolean;
+  readonly #row = new RowBuilder();
+
+  /** @param options dimension, seed and sign mode */
+  constructor(options: HashingOptions) {
+    const dim = options?.dim;
+    if (!(Number.isInteger(dim) && dim >= 1 && dim <= 2147483647)) {
+      throw new RangeError(`hashing: dim must be an integer in [1, 2^31-1], got ${dim}`);
+    }
+    const seed = options.seed ?? 0;
+    if (!Number.isInteger(seed)) {
+      throw new RangeError(`hashing: seed must be an integer, got ${seed}`);
+    }
+    this.dim = dim;
+    this.seed = seed >>> 0;
+    this.signed = options.signed ?? false;
+  }
+
+  /** The column and sign of a named feature. */
+  bucketOfName(name: string): { index: number; sign: number } {
+    const h = hashName(name, this.seed);
+    return { index: hashBucket(h, this.dim), sign: this.signed ? hashSign(h) : 1 };
+  }
+
+  /** Hashes a row with integer feature indices (keys are their decimal text). */
+  hashIndexed(x: SparseVector): SparseVector {
+    const b = this.#row;
+    b.clear();
+    const dim = this.dim, seed = this.seed, signed = this.signed;
+    for (let k = 0; k < x.indices.length; k++) {
+      const h = hashIndex(x.indices[k], seed);
+      b.push(hashBucket(h, dim), signed ? hashSign(h) * x.values[k] : x.values[k]);
+    }
+    return b.build();
+  }
+
+  /** Hashes a row given as feature names and values (same length). */
+  hashNamed(names: readonly string[], values: ArrayLike<number>): SparseVector {
+    if (names.length !== values.length) {
+      throw new RangeError(`hashNamed: ${names.length} names but ${values.length} values`);
+    }
+    const b = this.#row;
+    b.clear();
+    const dim = this.dim, seed = this.seed, signed = this.signed;
+    for (let k = 0; k < names.length; k++) {
+      const h = hashName(names[k], seed);
+      b.push(hashBucket(h, dim), signed ? hashSign(h) * values[k] : values[k]);
+    }
+    return b.build();
+  }
+
+  /**
+   * The JSON description.
+   *
+   * @example
+   * ```ts
+   * import { FeatureHasher } from "./hashing.ts";
+   * console.log(new FeatureHasher({ dim: 1024 }).toJSON());
+   * // { type: "hashing", hash: "murmur3_x86_32", dim: 1024, seed: 0, signed: false }
+   * ```
+   */
+  toJSON(): HashingJSON {
+    return {
+      type: "hashing",
+      hash: "murmur3_x86_32",
+      dim: this.dim,
+      seed: this.seed,
+      signed: this.signed,
+    };
+  }
+}

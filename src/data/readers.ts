@@ -1,0 +1,355 @@
+/**
+ * Streaming readers: a source (file, stdin, URL, stream or iterable; gzip detected by magic
+ * bytes) in the XC, LIBSVM or NDJSON format becomes a `ReadableStream` of {@linkcode Example}s,
+ * with optional feature hashing, TF-IDF weighting and row L2 normalisation (in that order).
+ *
+ * Errors: with `onError: "fail"` (default) the stream errors at the first bad line with a
+ * message naming the source, line and field
+ * (`Cannot parse line 12 of x.txt: feature index 1836 is out of range [0, 1836)`), after every
+ * row accepted before it has been delivered. With `"skip"` bad lines are skipped and counted in
+ * the reader's {@linkcode ParseReport} (accepted, skipped, first errors). A bad XC header and a
+ * broken source (truncated gzip, network failure) always end the stream.
+ *
+ * @module
+ */
+import type { Example } from "./types.ts";
+import { type ByteSource, openSource, type OpenSourceOptions, type SourceInput } from "./sources.ts";
+import { LineSplitter } from "./line_splitter.ts";
+import { TextRowsParser } from "./xc_rows.ts";
+import { lineError, type OnError, type ParseReport, recordSkip } from "./parse_report.ts";
+import { NdjsonParser, type NdjsonOptions } from "./ndjson.ts";
+import { FeatureHasher, type HashingOptions } from "./hashing.ts";
+import { TfIdf } from "./tfidf.ts";
+import { l2NormalizeInPlace } from "./normalize.ts";
+import type { Vocabulary } from "./vocabulary.ts";
+
+/** The text formats the readers understand. */
+export type StreamFormat = "xc" | "libsvm" | "ndjson";
+
+/** Options of {@linkcode readExamples}. */
+export interface ReadExamplesOptions extends OpenSourceOptions, Omit<NdjsonOptions, "hashing"> {
+  /** Format (default: from the name: `.ndjson`/`.jsonl` → ndjson, `.svm`/`.libsvm` → libsvm, else xc). */
+  format?: StreamFormat;
+  /** `"fail"` (default) or `"skip"` bad lines. */
+  onError?: OnError;
+  /** Errors kept in the report (default 10; all skipped lines are counted). */
+  maxErrors?: number;
+  /** LIBSVM: index of the first feature in the text (default 1). */
+  featureIndexBase?: number;
+  /** XC/LIBSVM: index of the first label in the text (default 0). */
+  labelIndexBase?: number;
+  /** Longest line accepted in bytes (default 64 MiB); longer lines are errors. */
+  maxLineBytes?: number;
+  /** Hash features into a fixed number of columns. */
+  hashing?: HashingOptions;
+  /** TF-IDF weighting: `true` for online statistics, or a {@linkcode TfIdf} to use (and update while it is fitting). */
+  tfidf?: boolean | TfIdf;
+  /** Scale every row to unit L2 norm (after hashing and TF-IDF). */
+  l2?: boolean;
+}
+
+/** What {@linkcode readExamples} returns. */
+export interface ExampleReader {
+  /** Source name (file base name, URL, `<stdin>`, `<stream>` or the given name). */
+  readonly name: string;
+  /** The format being read. */
+  readonly format: StreamFormat;
+  /** The rows. Iterate with `for await` or pipe through a `Minibatcher`. */
+  readonly stream: ReadableStream<Example>;
+  /** Accepted/skipped counts, XC header and first errors; final once the stream has ended. */
+  readonly report: ParseReport;
+  /** NDJSON feature-name vocabulary (`featureKeys: "name"`). */
+  readonly featureVocabulary?: Vocabulary;
+  /** NDJSON label vocabulary (`labelKeys: "name"`). */
+  readonly labelVocabulary?: Vocabulary;
+  /** The hasher, when hashing. */
+  readonly hasher?: FeatureHasher;
+  /** The TF-IDF statistics, when weighting. */
+  readonly tfidf?: TfIdf;
+  /** Current feature-space size: hashed dimension, XC header D, vocabulary size or largest index + 1. */
+  readonly numFeatures: number;
+  /** Current label-space size: XC header L, vocabulary size or largest index + 1. */
+  readonly numLabels: number;
+}
+
+/**
+ * The format implied by a file name: `.ndjson`/`.jsonl` → ndjson, `.svm`/`.libsvm` → libsvm,
+ * anything else → xc (a trailing `.gz` is ignored).
+ *
+ * @example
+ * ```ts
+ * import { formatFromName } from "./readers.ts";
+ * console.log(formatFromName("ev.jsonl.gz"), formatFromName("a.svm"), formatFromName("b.txt")); // ndjson libsvm xc
+ * ```
+ */
+export function formatFromName(name: string): StreamFormat {
+  const p = name.replace(/\.gz$/i, "");
+  if (/\.(ndjson|jsonl)$/i.test(p)) return "ndjson";
+  if (/\.(svm|libsvm)$/i.test(p)) return "libsvm";
+  return "xc";
+}
+
+/** Per-row post-processing: hashing, TF-IDF, L2. Rows passed in are owned by the reader. */
+interface RowPost {
+  (e: Example): Example;
+}
+
+function makePost(
+  hasher: FeatureHasher | undefined,
+  tfidf: TfIdf | undefined,
+  l2: boolean,
+): RowPost | undefined {
+  if (!hasher && !tfidf && !l2) return undefined;
+  return (e) => {
+    let x = e.x;
+    if (hasher) x = hasher.hashIndexed(x);
+    if (tfidf) x = tfidf.apply(x);
+    if (l2) {
+      if (x === e.x) x = { indices: x.indices, values: x.values.slice() };
+      l2NormalizeInPlace(x.values);
+    }
+    return x === e.x ? e : { ...e, x };
+  };
+}
+
+/** A source-level failure (truncated gzip, network) as a line-level TypeError. */
+function readError(e: unknown, lineNo: number, name: string): Error {
+  let detail = e instanceof Error ? e.message : String(e);
+  const prefix = `Cannot read ${name}: `;
+  if (detail.startsWith(prefix)) detail = detail.slice(prefix.length);
+  return new TypeError(`Cannot parse line ${lineNo} of ${name}: ${detail}`);
+}
+
+/**
+ * Drives a line-based parser over a byte source: pulls chunks, splits lines, hands completed
+ * rows out in order; on a fatal error every row accepted before it is yielded first.
+ */
+async function* drive(
+  src: ByteSource,
+  splitter: LineSplitter,
+  take: () => Example[],
+  finish: () => void,
+): AsyncGenerator<Example> {
+  const reader = src.stream.getReader();
+  let failure: Error | undefined;
+  let ended = false;
+  try {
+    while (failure === undefined) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        failure = readError(e, splitter.lineNo + 1, src.name);
+        break;
+      }
+      try {
+        if (r.done) {
+          ended = true;
+          splitter.end();
+          finish();
+        } else {
+          splitter.push(r.value);
+        }
+      } catch (e) {
+        if (!(e instanceof Error)) throw e;
+        failure = e;
+      }
+      const rows = take();
+      for (let i = 0; i < rows.length; i++) yield rows[i];
+      if (ended) break;
+    }
+    if (failure !== undefined) throw failure;
+  } finally {
+    if (!ended) {
+      try {
+        await reader.cancel();
+      } catch {
+        // the source already failed
+      }
+    }
+    reader.releaseLock();
+  }
+}
+
+function tooLong(max: number, name: string): (lineNo: number, length: number) => void {
+  return (lineNo, length) => {
+    throw new RangeError(
+      `Cannot parse line ${lineNo} of ${name}: line is ${length} bytes long, more than the ${max} allowed`,
+    );
+  };
+}
+
+/**
+ * Opens `input` and streams its rows as {@linkcode Example}s (see the module doc for sources,
+ * formats and errors). Missing files and failed HTTP requests reject here; parse errors error
+ * the stream.
+ *
+ * @example
+ * ```ts
+ * import { readExamples } from "./readers.ts";
+ * const r = await readExamples(["3 4 2\n0 1:1\n", " 2:0.5\n1 0:1 3:2\n"], { name: "mem.txt" });
+ * for await (const e of r.stream) console.log(e.line, [...e.labels], [...e.x.indices]);
+ * // 2 [ 0 ] [ 1 ]
+ * // 3 [] [ 2 ]
+ * // 4 [ 1 ] [ 0, 3 ]
+ * console.log(r.report.accepted, r.numFeatures); // 3 4
+ * ```
+ */
+export async function readExamples(
+  input: SourceInput,
+  options: ReadExamplesOptions = {},
+): Promise<ExampleReader> {
+  const onError = options.onError ?? "fail";
+  if (onError !== "fail" && onError !== "skip") {
+    throw new TypeError(`readExamples: onError must be "fail" or "skip", got '${onError}'`);
+  }
+  const maxErrors = options.maxErrors ?? 10;
+  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
+  const src = await openSource(input, options);
+  const format = options.format ?? formatFromName(typeof input === "string" ? input : src.name);
+  if (format !== "xc" && format !== "libsvm" && format !== "ndjson") {
+    await src.stream.cancel();
+    throw new TypeError(`readExamples: unknown format '${format}' (expected xc, libsvm or ndjson)`);
+  }
+  const hasher = options.hashing ? new FeatureHasher(options.hashing) : undefined;
+  const tfidf = options.tfidf === true
+    ? new TfIdf()
+    : options.tfidf instanceof TfIdf
+    ? options.tfidf
+    : undefined;
+  const l2 = options.l2 ?? false;
+
+  if (format === "ndjson") {
+    const parser = new NdjsonParser({ ...options, hashing: options.hashing });
+    const post = makePost(undefined, tfidf, l2);
+    const report: ParseReport = { source: src.name, accepted: 0, skipped: 0, errors: [] };
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+    let rows: Example[] = [];
+    const splitter = new LineSplitter((buf, s, e, lineNo) => {
+      let p = s;
+      while (p < e && (buf[p] === 32 || buf[p] === 9 || buf[p] === 13)) p++;
+      if (p === e) return; // blank line
+      let ex: Example;
+      try {
+        let text: string;
+        try {
+          text = decoder.decode(buf.subarray(s, e));
+        } catch {
+          throw new TypeError("the line is not valid UTF-8");
+        }
+        ex = parser.parse(text);
+      } catch (err) {
+        const wrapped = lineError(err, lineNo, src.name);
+        if (onError === "fail") throw wrapped;
+        recordSkip(report, lineNo, wrapped, maxErrors);
+        return;
+      }
+      (ex as { line?: number }).line = lineNo;
+      rows.push(post ? post(ex) : ex);
+      report.accepted++;
+    }, { maxLineBytes, onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors) });
+    const take = () => {
+      const out = rows;
+      rows = [];
+      return out;
+    };
+    return {
+      name: src.name,
+      format,
+      stream: ReadableStream.from(drive(src, splitter, take, () => {})),
+      report,
+      featureVocabulary: parser.featureKeys === "name" && !parser.hasher
+        ? parser.features
+        : undefined,
+      labelVocabulary: parser.labelKeys === "name" ? parser.labels : undefined,
+      hasher: parser.hasher,
+      tfidf,
+      get numFeatures() {
+        return parser.numFeatures;
+      },
+      get numLabels() {
+        return parser.numLabels;
+      },
+    };
+  }
+
+  // XC / LIBSVM: the shared byte parser
+  const rowsParser = new TextRowsParser(src.name, {
+    format,
+    onError,
+    maxErrors,
+    featureIndexBase: options.featureIndexBase,
+    labelIndexBase: options.labelIndexBase,
+    numFeatures: options.numFeatures,
+    numLabels: options.numLabels,
+  });
+  const out = rowsParser.out;
+  const report = rowsParser.report;
+  let lineNos = new Int32Array(1024);
+  const splitter = new LineSplitter((buf, s, e, lineNo) => {
+    if (rowsParser.line(buf, s, e, lineNo)) {
+      const r = out.numRows - 1;
+      if (r >= lineNos.length) {
+        const next = new Int32Array(lineNos.length * 2);
+        next.set(lineNos);
+        lineNos = next;
+      }
+      lineNos[r] = lineNo;
+    }
+  }, { maxLineBytes, onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors) });
+  const post = makePost(hasher, tfidf, l2);
+  const take = (): Example[] => {
+    const n = out.numRows;
+    if (n === 0) return [];
+    const fp = out.featPtr, lp = out.labelPtr;
+    const fi = out.featIdx.slice(0, out.nnz), fv = out.featVal.slice(0, out.nnz);
+    const li = out.labels.slice(0, out.numLabelEntries);
+    const rows: Example[] = new Array(n);
+    for (let r = 0; r < n; r++) {
+      const a = fp[r], b = fp[r + 1];
+      const e: Example = {
+        x: { indices: fi.subarray(a, b), values: fv.subarray(a, b) },
+        labels: li.subarray(lp[r], lp[r + 1]),
+        line: lineNos[r],
+      };
+      rows[r] = post ? post(e) : e;
+    }
+    out.clear();
+    return rows;
+  };
+  const xc = format === "xc";
+  const bound = (explicit: number | undefined, header: number | undefined, seen: number) =>
+    header ?? explicit ?? seen;
+  return {
+    name: src.name,
+    format,
+    stream: ReadableStream.from(drive(src, splitter, take, () => rowsParser.finish(splitter.lineNo))),
+    report,
+    hasher,
+    tfidf,
+    get numFeatures() {
+      if (hasher) return hasher.dim;
+      return bound(options.numFeatures, xc ? report.header?.numFeatures : undefined, out.maxFeature + 1);
+    },
+    get numLabels() {
+      return bound(options.numLabels, xc ? report.header?.numLabels : undefined, out.maxLabel + 1);
+    },
+  };
+}
+
+/** Wraps a too-long-line handler so that in skip mode the line is counted instead. */
+function skippable(
+  fail: (lineNo: number, length: number) => void,
+  onError: OnError,
+  report: ParseReport,
+  maxErrors: number,
+): (lineNo: number, length: number) => void {
+  if (onError === "fail") return fail;
+  return (lineNo, length) => {
+    try {
+      fail(lineNo, length);
+    } catch (e) {
+      recordSkip(report, lineNo, e as Error, maxErrors);
+    }
+  };
+}

@@ -1,0 +1,252 @@
+/**
+ * Byte sources for the streaming readers: a file path, `"-"` (stdin), an `http(s)://` URL (or a
+ * `URL` object), a `ReadableStream`, or any (async) iterable of strings / bytes. Gzip input is
+ * recognised by its magic bytes `1f 8b` (not by the name) and decompressed as a stream.
+ *
+ * @module
+ */
+import { gunzipStream, isGzip } from "./gzip.ts";
+
+/** One chunk of a source: bytes or text (text is encoded as UTF-8). */
+export type SourceChunk = Uint8Array | ArrayBuffer | string;
+
+/**
+ * Where bytes come from: a file path, `"-"` for stdin, an `http://` / `https://` URL (string or
+ * `URL`; `file:` URLs read files), a `ReadableStream`, or an (async) iterable of chunks.
+ */
+export type SourceInput =
+  | string
+  | URL
+  | ReadableStream<SourceChunk>
+  | AsyncIterable<SourceChunk>
+  | Iterable<SourceChunk>;
+
+/** Options of {@linkcode openSource}. */
+export interface OpenSourceOptions {
+  /** Name used in messages (default: file base name, the URL, `<stdin>` or `<stream>`). */
+  name?: string;
+  /** `"auto"` (default): gunzip when the data starts with the gzip magic; `"none"`: never. */
+  decompress?: "auto" | "none";
+  /** Aborts a URL fetch. */
+  signal?: AbortSignal;
+  /** Extra `fetch` options for URLs (headers...). */
+  fetchInit?: RequestInit;
+}
+
+/** An opened byte source. */
+export interface ByteSource {
+  /** Name used in messages. */
+  readonly name: string;
+  /** The (decompressed) bytes. */
+  readonly stream: ReadableStream<Uint8Array>;
+  /** True when the data was gzip and is being decompressed. */
+  readonly gzip: boolean;
+}
+
+/**
+ * The base name of a path (after the last `/` or `\`).
+ *
+ * @example
+ * ```ts
+ * import { baseName } from "./sources.ts";
+ * console.log(baseName("/data/bibtex.train.txt")); // "bibtex.train.txt"
+ * ```
+ */
+export function baseName(path: string): string {
+  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+const encoder = new TextEncoder();
+
+function toBytes(chunk: SourceChunk, name: string): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === "string") return encoder.encode(chunk);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError(
+    `Cannot read ${name}: chunks must be strings, Uint8Arrays or ArrayBuffers, got ${
+      chunk === null ? "null" : typeof chunk
+    }`,
+  );
+}
+
+/** A byte stream over an (async) iterable or a stream of mixed chunks. */
+function iterableStream(
+  it: AsyncIterable<SourceChunk> | Iterable<SourceChunk>,
+  name: string,
+): ReadableStream<Uint8Array> {
+  let iter: AsyncIterator<SourceChunk> | Iterator<SourceChunk> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      iter ??= Symbol.asyncIterator in it
+        ? (it as AsyncIterable<SourceChunk>)[Symbol.asyncIterator]()
+        : (it as Iterable<SourceChunk>)[Symbol.iterator]();
+      while (true) {
+        const r = await iter.next();
+        if (r.done) {
+          controller.close();
+          return;
+        }
+        const b = toBytes(r.value, name);
+        if (b.length > 0) {
+          controller.enqueue(b);
+          return;
+        }
+      }
+    },
+    async cancel(reason) {
+      await iter?.return?.(reason);
+    },
+  }, { highWaterMark: 0 });
+}
+
+function isUrlString(s: string): boolean {
+  return /^(https?|file):\/\//i.test(s);
+}
+
+async function openFile(path: string, name: string): Promise<ReadableStream<Uint8Array>> {
+  try {
+    const file = await Deno.open(path, { read: true });
+    return file.readable;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new TypeError(`Cannot read ${name}: no such file`);
+    if (e instanceof Deno.errors.PermissionDenied) {
+      throw new TypeError(`Cannot read ${name}: permission denied`);
+    }
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new TypeError(`Cannot read ${name}: it is a directory`);
+    }
+    throw e;
+  }
+}
+
+async function openUrl(
+  url: URL,
+  name: string,
+  options: OpenSourceOptions,
+): Promise<ReadableStream<Uint8Array>> {
+  let res: Response;
+  try {
+    res = await fetch(url, { ...options.fetchInit, signal: options.signal });
+  } catch (e) {
+    throw new TypeError(`Cannot read ${name}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new TypeError(`Cannot read ${name}: HTTP ${res.status} ${res.statusText}`.trimEnd());
+  }
+  return res.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+}
+
+/**
+ * Reads the first chunks of `stream` until at least 2 bytes are known, and returns them with a
+ * stream that replays them followed by the rest.
+ */
+async function peek(
+  stream: ReadableStream<Uint8Array>,
+): Promise<{ head: Uint8Array; stream: ReadableStream<Uint8Array> }> {
+  const reader = stream.getReader();
+  const first: Uint8Array[] = [];
+  let have = 0;
+  let ended = false;
+  while (have < 2) {
+    const r = await reader.read();
+    if (r.done) {
+      ended = true;
+      break;
+    }
+    if (r.value.length === 0) continue;
+    first.push(r.value);
+    have += r.value.length;
+  }
+  const head = first.length === 1 ? first[0] : new Uint8Array(have);
+  if (first.length > 1) {
+    let o = 0;
+    for (const c of first) {
+      head.set(c, o);
+      o += c.length;
+    }
+  }
+  let replayed = false;
+  const out = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (!replayed) {
+        replayed = true;
+        if (head.length > 0) {
+          controller.enqueue(head);
+          return;
+        }
+      }
+      if (ended) {
+        controller.close();
+        return;
+      }
+      const r = await reader.read();
+      if (r.done) controller.close();
+      else controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  return { head, stream: out };
+}
+
+/**
+ * Opens a byte source, detecting and decompressing gzip by its magic bytes. Missing files and
+ * failed HTTP requests throw a `TypeError` naming the source; truncated gzip data errors the
+ * stream with a `TypeError` naming it.
+ *
+ * @example
+ * ```ts
+ * import { openSource } from "./sources.ts";
+ * const gz = new Blob(["1 2 1\n0 1:1\n"]).stream().pipeThrough(new CompressionStream("gzip"));
+ * const src = await openSource(gz, { name: "mem.gz" });
+ * console.log(src.gzip, await new Response(src.stream).text()); // true "1 2 1\n0 1:1\n"
+ * ```
+ */
+export async function openSource(
+  input: SourceInput,
+  options: OpenSourceOptions = {},
+): Promise<ByteSource> {
+  let name: string;
+  let raw: ReadableStream<Uint8Array>;
+  if (typeof input === "string" || input instanceof URL) {
+    if (input === "-") {
+      name = options.name ?? "<stdin>";
+      raw = Deno.stdin.readable;
+    } else if (input instanceof URL || isUrlString(input)) {
+      const url = input instanceof URL ? input : new URL(input);
+      if (url.protocol === "file:") {
+        name = options.name ?? baseName(decodeURIComponent(url.pathname));
+        raw = await openFile(url.pathname === "" ? "/" : decodeURIComponent(url.pathname), name);
+      } else if (url.protocol === "http:" || url.protocol === "https:") {
+        name = options.name ?? url.href;
+        raw = await openUrl(url, name, options);
+      } else {
+        throw new TypeError(`Cannot read ${url.href}: unsupported protocol ${url.protocol}`);
+      }
+    } else {
+      if (input.length === 0) throw new TypeError("Cannot read a source with an empty path");
+      name = options.name ?? baseName(input);
+      raw = await openFile(input, name);
+    }
+  } else if (input instanceof ReadableStream) {
+    name = options.name ?? "<stream>";
+    raw = iterableStream(input as ReadableStream<SourceChunk>, name);
+  } else if (
+    input !== null && typeof input === "object" &&
+    (Symbol.asyncIterator in input || Symbol.iterator in input)
+  ) {
+    name = options.name ?? "<stream>";
+    raw = iterableStream(input, name);
+  } else {
+    throw new TypeError(
+      "openSource: expected a path, '-', a URL, a ReadableStream or an iterable of chunks",
+    );
+  }
+  if (options.decompress === "none") return { name, stream: raw, gzip: false };
+  const { head, stream } = await peek(raw);
+  if (!isGzip(head)) return { name, stream, gzip: false };
+  return { name, stream: gunzipStream(stream, name), gzip: true };
+}

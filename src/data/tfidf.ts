@@ -1,0 +1,137 @@
+/**
+ * Online TF-IDF weighting for streams: document frequencies are counted as rows arrive, and a
+ * row is weighted with the IDF of all rows seen so far, itself included:
+ * `idf(j) = ln((1 + n) / (1 + df(j))) + 1` (the smoothed IDF of scikit-learn), `x'_j = x_j idf(j)`.
+ * Freeze it (`fit: false`, or {@linkcode TfIdf.freeze}) to weight test rows with the training
+ * statistics only.
+ *
+ * @module
+ */
+import type { SparseVector } from "./types.ts";
+
+/** The JSON (checkpoint) form of a {@linkcode TfIdf}. */
+export interface TfIdfJSON {
+  /** Rows counted. */
+  numDocs: number;
+  /** Document frequency of each feature column. */
+  df: number[];
+  /** Whether counting continues. */
+  fit: boolean;
+}
+
+/**
+ * Document-frequency counts and IDF weights.
+ *
+ * @example
+ * ```ts
+ * import { TfIdf } from "./tfidf.ts";
+ * const t = new TfIdf();
+ * t.apply({ indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) });
+ * const r = t.apply({ indices: Int32Array.of(0), values: Float32Array.of(2) });
+ * // feature 0 is in both rows: idf = ln(3/3) + 1 = 1; feature 1 in one of two: ln(3/2) + 1
+ * console.log(r.values[0], t.idf(1).toFixed(4)); // 2 "1.4055"
+ * ```
+ */
+export class TfIdf {
+  #df = new Float64Array(64);
+  #numDocs = 0;
+  #fit: boolean;
+
+  /** @param options `fit` (default true): count the rows passed to {@linkcode TfIdf.apply} */
+  constructor(options: { fit?: boolean } = {}) {
+    this.#fit = options.fit ?? true;
+  }
+
+  /** Rows counted so far. */
+  get numDocs(): number {
+    return this.#numDocs;
+  }
+
+  /** True while rows are being counted. */
+  get fitting(): boolean {
+    return this.#fit;
+  }
+
+  /** Stops counting: later rows are weighted with the current statistics. */
+  freeze(): void {
+    this.#fit = false;
+  }
+
+  /** Counts a row (its indices) without weighting it. */
+  observe(x: SparseVector): void {
+    const idx = x.indices;
+    if (idx.length > 0 && idx[idx.length - 1] >= this.#df.length) {
+      let n = this.#df.length * 2;
+      while (n <= idx[idx.length - 1]) n *= 2;
+      const next = new Float64Array(n);
+      next.set(this.#df);
+      this.#df = next;
+    }
+    for (let k = 0; k < idx.length; k++) this.#df[idx[k]]++;
+    this.#numDocs++;
+  }
+
+  /** The IDF of column `j`. */
+  idf(j: number): number {
+    const df = j < this.#df.length ? this.#df[j] : 0;
+    return Math.log((1 + this.#numDocs) / (1 + df)) + 1;
+  }
+
+  /**
+   * The weighted row (new values array, same indices); counts it first while fitting.
+   */
+  apply(x: SparseVector): SparseVector {
+    if (this.#fit) this.observe(x);
+    const values = new Float32Array(x.values.length);
+    for (let k = 0; k < values.length; k++) values[k] = x.values[k] * this.idf(x.indices[k]);
+    return { indices: x.indices, values };
+  }
+
+  /**
+   * The IDF of columns `0 .. numFeatures - 1` (for a model file's preprocessing block).
+   *
+   * @example
+   * ```ts
+   * import { TfIdf } from "./tfidf.ts";
+   * const t = new TfIdf();
+   * t.observe({ indices: Int32Array.of(1), values: Float32Array.of(1) });
+   * console.log([...t.idfVector(2)].map((v) => v.toFixed(3))); // [ "2.099", "1.000" ]
+   * ```
+   */
+  idfVector(numFeatures: number): Float32Array {
+    const out = new Float32Array(numFeatures);
+    for (let j = 0; j < numFeatures; j++) out[j] = this.idf(j);
+    return out;
+  }
+
+  /** The JSON form (for checkpoints). */
+  toJSON(): TfIdfJSON {
+    let last = this.#df.length - 1;
+    while (last >= 0 && this.#df[last] === 0) last--;
+    return { numDocs: this.#numDocs, df: Array.from(this.#df.subarray(0, last + 1)), fit: this.#fit };
+  }
+
+  /**
+   * Rebuilds from {@linkcode TfIdf.toJSON}.
+   *
+   * @example
+   * ```ts
+   * import { TfIdf } from "./tfidf.ts";
+   * const t = TfIdf.fromJSON({ numDocs: 4, df: [4, 1], fit: false });
+   * console.log(t.idf(0), t.fitting); // 1 false
+   * ```
+   */
+  static fromJSON(json: TfIdfJSON): TfIdf {
+    if (
+      !json || !Number.isInteger(json.numDocs) || json.numDocs < 0 || !Array.isArray(json.df) ||
+      json.df.some((d) => !(Number.isInteger(d) && d >= 0 && d <= json.numDocs))
+    ) {
+      throw new TypeError("TfIdf.fromJSON: expected {numDocs, df: counts <= numDocs, fit}");
+    }
+    const t = new TfIdf({ fit: json.fit !== false });
+    t.#numDocs = json.numDocs;
+    t.#df = new Float64Array(Math.max(64, json.df.length));
+    t.#df.set(json.df);
+    return t;
+  }
+}
