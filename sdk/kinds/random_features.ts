@@ -10,28 +10,9 @@
  *
  * @module
  */
-import type { DecodedModel, KindFactory, KindScorer, SdkTensor } from "./types.ts";
-
-function f32(model: DecodedModel, name: string, length: number): Float32Array {
-  const t: SdkTensor | undefined = model.tensors[name];
-  if (!t || !(t.data instanceof Float32Array)) {
-    throw new TypeError(`random-features model: missing float tensor "${name}"`);
-  }
-  if (t.data.length !== length) {
-    throw new RangeError(
-      `random-features model: tensor "${name}" has ${t.data.length} values, expected ${length}`,
-    );
-  }
-  return t.data;
-}
-
-function intParam(model: DecodedModel, name: string, min: number): number {
-  const v = model.params[name];
-  if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
-    throw new RangeError(`random-features model: param "${name}" must be an integer >= ${min}`);
-  }
-  return v;
-}
+import { topK } from "../topk.ts";
+import { floats as f32, intParam } from "./tensors.ts";
+import type { DecodedModel, KindFactory, KindScorer } from "./types.ts";
 
 function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
   for (let j = 0; j < n; j++) {
@@ -97,7 +78,7 @@ export const randomFeatures: KindFactory = (model: DecodedModel): KindScorer => 
   const gram = new Float64Array(kX * kX), u = new Float64Array(kX);
   const scores = new Float32Array(L);
 
-  const complete = (indices: Int32Array, values: Float32Array) => {
+  const complete = (indices: Int32Array, values: Float32Array | Float64Array) => {
     xt.fill(0);
     present.fill(0);
     let observed = 0;
@@ -139,7 +120,7 @@ export const randomFeatures: KindFactory = (model: DecodedModel): KindScorer => 
     }
   };
 
-  const score = (indices: Int32Array, values: Float32Array) => {
+  const score = (indices: Int32Array, values: Float32Array | Float64Array) => {
     complete(indices, values);
     let h: Float64Array;
     if (W) {
@@ -177,23 +158,7 @@ export const randomFeatures: KindFactory = (model: DecodedModel): KindScorer => 
   return {
     topK(indices, values, k) {
       score(indices, values);
-      const n = Math.max(0, Math.min(Math.floor(k), L));
-      const labels = new Int32Array(n), top = new Float32Array(n);
-      let size = 0;
-      for (let j = 0; j < L; j++) {
-        const s = scores[j];
-        if (size === n && !(s > top[n - 1])) continue;
-        let pos = size < n ? size : n - 1;
-        while (pos > 0 && s > top[pos - 1]) {
-          top[pos] = top[pos - 1];
-          labels[pos] = labels[pos - 1];
-          pos--;
-        }
-        top[pos] = s;
-        labels[pos] = j;
-        if (size < n) size++;
-      }
-      return { labels, scores: top };
+      return topK(scores, L, k);
     },
   };
 };

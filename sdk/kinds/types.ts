@@ -6,9 +6,9 @@
  */
 
 /**
- * A tensor as the SDK hands it to a scorer: float tensors (f32, f16, i8) are always given as
- * `Float32Array` (f32 is a zero-copy view into the file; f16/i8 are dequantised once at load),
- * integer tensors as `Int32Array`, `u8` as `Uint8Array`.
+ * A tensor as the SDK hands it to a scorer: float tensors (f32, f64, f16, i8) are always given as
+ * `Float32Array` (an aligned f32 tensor is a zero-copy view into the file; f16/i8 are dequantised
+ * once at load), `i32` as `Int32Array`, `u16` as `Uint16Array`, `u8` as `Uint8Array`.
  *
  * @example
  * ```ts
@@ -19,8 +19,24 @@
  */
 export interface SdkTensor {
   readonly shape: readonly number[];
-  readonly data: Float32Array | Int32Array | Uint8Array;
+  readonly data: Float32Array | Int32Array | Uint16Array | Uint8Array;
 }
+
+/**
+ * How raw input features map to model columns: by index, by a vocabulary of names, or by
+ * MurmurHash3 (x86, 32-bit) of the name's UTF-8 bytes with `seed`, modulo `dim`.
+ *
+ * @example
+ * ```ts
+ * import type { FeatureSpace } from "./types.ts";
+ * const f: FeatureSpace = { type: "vocabulary", names: ["red", "green"] };
+ * console.log(f.type);
+ * ```
+ */
+export type FeatureSpace =
+  | { readonly type: "index" }
+  | { readonly type: "vocabulary"; readonly names: readonly string[] }
+  | { readonly type: "hashing"; readonly dim: number; readonly seed: number };
 
 /**
  * A decoded model file as scorers see it.
@@ -38,15 +54,21 @@ export interface DecodedModel {
   readonly numFeatures: number;
   readonly numLabels: number;
   readonly labelNames?: readonly string[];
+  /** How raw feature names map to columns (absent: columns are given by index). */
+  readonly featureSpace?: FeatureSpace;
+  /** Preprocessing applied to raw rows before scoring (absent: none). */
+  readonly preprocess?: { readonly tfidf?: boolean; readonly l2Normalize?: boolean };
   readonly params: Readonly<Record<string, unknown>>;
   readonly meta?: Readonly<Record<string, unknown>>;
   readonly tensors: Readonly<Record<string, SdkTensor>>;
 }
 
 /**
- * Scores a preprocessed sparse row (indices in model columns, strictly increasing) and returns
- * the top k labels, scores in decreasing order, ties broken by the smaller label index.
- * Must not allocate per call beyond the returned arrays, and must not mutate the model.
+ * Scores a preprocessed sparse row and returns the top k labels (k is an integer in
+ * [0, numLabels]), scores in decreasing order, ties broken by the smaller label index. Indices
+ * are model columns in [0, numFeatures), in the caller's order (duplicates add up, as in the
+ * trainers). Must not allocate per call beyond the returned arrays, and must not mutate the
+ * model.
  *
  * @example
  * ```ts
@@ -60,7 +82,7 @@ export interface DecodedModel {
 export interface KindScorer {
   topK(
     indices: Int32Array,
-    values: Float32Array,
+    values: Float32Array | Float64Array,
     k: number,
   ): { labels: Int32Array; scores: Float32Array };
 }

@@ -1,0 +1,62 @@
+/**
+ * The error the SDK's model-file reader throws. A copy of src/format/errors.ts (the SDK imports
+ * nothing from the trainer); tests/sdk/reader_agreement_test.ts checks that both readers give
+ * the same reason and offset on the same bad files.
+ *
+ * @module
+ */
+
+/**
+ * Why a model file could not be read: `bad-magic` (not a Tagstream model file), `truncated`
+ * (shorter than its header says), `newer-version` (written by a newer format version), `corrupt`
+ * (CRC-32 mismatch, malformed msgpack, a field of the wrong type or size) or `unsupported`
+ * (well-formed, but uses a kind or dtype this SDK cannot serve).
+ *
+ * @example
+ * ```ts
+ * import type { ModelFormatErrorReason } from "./errors.ts";
+ * const r: ModelFormatErrorReason = "newer-version";
+ * console.log(r);
+ * ```
+ */
+export type ModelFormatErrorReason =
+  | "bad-magic"
+  | "truncated"
+  | "newer-version"
+  | "corrupt"
+  | "unsupported";
+
+/**
+ * A model file that cannot be read, with the reason, the format version read from the file (0
+ * when it could not be read) and the byte offset where the problem was found.
+ *
+ * @example
+ * ```ts
+ * import { ModelFormatError } from "./errors.ts";
+ * const e = new ModelFormatError("truncated", "file has 10 of 200 bytes", { offset: 10 });
+ * console.log(e.reason, e.offset, e.message);
+ * ```
+ */
+export class ModelFormatError extends Error {
+  /** Why the file could not be read. */
+  readonly reason: ModelFormatErrorReason;
+  /** Format version found in the file, 0 if it could not be read. */
+  readonly formatVersion: number;
+  /** Byte offset in the file where the problem was detected. */
+  readonly offset: number;
+
+  constructor(
+    reason: ModelFormatErrorReason,
+    detail: string,
+    options: { formatVersion?: number; offset?: number; cause?: unknown } = {},
+  ) {
+    const offset = options.offset ?? 0;
+    super(`Cannot read model file (${reason}) at byte ${offset}: ${detail}`, {
+      cause: options.cause,
+    });
+    this.name = "ModelFormatError";
+    this.reason = reason;
+    this.formatVersion = options.formatVersion ?? 0;
+    this.offset = offset;
+  }
+}
