@@ -1,6 +1,7 @@
 /**
- * `deno task demo [--data FILE] [--format xc|libsvm|ndjson] [--rows N] [--model NAME]
- * [--batch-size B] [--seed S] [--holdout F] [--plot FILE.svg]`: streams a multi-label dataset
+ * `deno task demo [--data FILE|URL|-] [--format xc|libsvm|ndjson] [--on-error fail|skip]
+ * [--hash-dim N] [--tfidf] [--l2] [--rows N] [--features D --labels L --avg-nnz K]
+ * [--model NAME] [--batch-size B] [--seed S] [--holdout F] [--plot FILE.svg]`: streams a multi-label dataset
  * through a streaming model in minibatches, test-then-train, with a progress bar showing the
  * prequential P@1; then evaluates the model on held-out rows and prints the metrics as ONE JSON
  * object on the last stdout line.
@@ -8,160 +9,35 @@
  * Without `--data` the rows come from the synthetic generator (planted structure, power-law
  * label frequencies), so the demo needs no data directory and no server. Every `1/F`-th row
  * (F = `--holdout`, default 0.2) is held out for the final evaluation and never learned from.
- * `--model` is any `src/models/<name>/mod.ts` exporting a `factory` (default: leml, else knn).
+ * `--model` is any name of `src/models/registry.ts` (default: leml, streaming LEML).
  *
  * @module
  */
-import type { Batch, Example } from "../data/types.ts";
-import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
-import { readExamples, type StreamFormat } from "../data/readers.ts";
-import { syntheticExamples } from "../data/synthetic.ts";
+import { parseArgs } from "node:util";
+import type { Example } from "../data/types.ts";
+import type { Estimator } from "../models/estimator.ts";
+import { loadFactory } from "../models/registry.ts";
+import { formatFromName, readExamples, type StreamFormat } from "../data/readers.ts";
+import { syntheticExamples, type SyntheticOptions } from "../data/synthetic.ts";
+import { examplesToBatch, Minibatcher } from "../data/batcher.ts";
+import type { OnError, ParseReport } from "../data/parse_report.ts";
+import { rowView } from "../data/dataset.ts";
 import { evaluateModel } from "../metrics/evaluate.ts";
 import { PrequentialP1 } from "../metrics/prequential.ts";
 import { propensities } from "../metrics/propensity.ts";
 import { linePlot } from "../plot/line_plot.ts";
 import { Progress } from "./progress.ts";
 
-const MODELS_DIR = new URL("../models/", import.meta.url);
-
 /**
- * Names of the models the demo can run: directories of `src/models/` with a `mod.ts`.
+ * The model the demo runs by default: streaming LEML.
  *
  * @example
  * ```ts
- * import { availableModels } from "./demo.ts";
- * console.log((await availableModels()).includes("knn")); // true
+ * import { DEFAULT_DEMO_MODEL } from "./demo.ts";
+ * console.log(DEFAULT_DEMO_MODEL); // "leml"
  * ```
  */
-export async function availableModels(): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of Deno.readDir(MODELS_DIR)) {
-    if (!e.isDirectory) continue;
-    try {
-      const st = await Deno.stat(new URL(`${e.name}/mod.ts`, MODELS_DIR));
-      if (st.isFile) names.push(e.name);
-    } catch {
-      // no mod.ts: not a model
-    }
-  }
-  return names.sort();
-}
-
-/**
- * Loads the `factory` of `src/models/<name>/mod.ts`.
- *
- * @throws {TypeError} naming the available models when `name` is unknown or has no factory
- *
- * @example
- * ```ts
- * import { loadFactory } from "./demo.ts";
- * console.log((await loadFactory("popularity")).kind); // "popularity"
- * ```
- */
-export async function loadFactory(name: string): Promise<EstimatorFactory> {
-  const available = await availableModels();
-  if (!/^[a-z0-9_-]+$/.test(name) || !available.includes(name)) {
-    throw new TypeError(`Unknown model '${name}'; available: ${available.join(", ")}`);
-  }
-  const mod = await import(new URL(`${name}/mod.ts`, MODELS_DIR).href);
-  const factory = mod.factory as EstimatorFactory | undefined;
-  if (!factory || typeof factory.create !== "function") {
-    throw new TypeError(`src/models/${name}/mod.ts does not export an estimator factory`);
-  }
-  return factory;
-}
-
-/** The default model: leml when it exports a factory, else knn. */
-async function defaultModel(): Promise<string> {
-  try {
-    await loadFactory("leml");
-    return "leml";
-  } catch {
-    return "knn";
-  }
-}
-
-/**
- * Builds a minibatch from examples (copies), in feature and label spaces of at least the given
- * sizes. Rows with explicit negatives get an observed mask (`labels ∪ negatives`).
- *
- * @example
- * ```ts
- * import { examplesToBatch } from "./demo.ts";
- * const b = examplesToBatch([
- *   { x: { indices: Int32Array.of(2), values: Float32Array.of(1) }, labels: Int32Array.of(0) },
- *   { x: { indices: Int32Array.of(0), values: Float32Array.of(3) }, labels: Int32Array.of(1), negatives: Int32Array.of(0) },
- * ], 3, 2);
- * console.log(b.x.numCols, [...b.y.indices], [...b.observed!.indices], [...b.fullyObserved!]); // 3 [0, 1] [0, 1] [1, 0]
- * ```
- */
-export function examplesToBatch(
-  examples: readonly Example[],
-  numFeatures: number,
-  numLabels: number,
-): Batch {
-  const n = examples.length;
-  const xPtr = new Int32Array(n + 1);
-  const yPtr = new Int32Array(n + 1);
-  const oPtr = new Int32Array(n + 1);
-  const observedRows: (Int32Array | undefined)[] = new Array(n);
-  const full = new Uint8Array(n);
-  let partial = false;
-  for (let i = 0; i < n; i++) {
-    const e = examples[i];
-    xPtr[i + 1] = xPtr[i] + e.x.indices.length;
-    yPtr[i + 1] = yPtr[i] + e.labels.length;
-    const k = e.x.indices.length;
-    if (k > 0 && e.x.indices[k - 1] >= numFeatures) numFeatures = e.x.indices[k - 1] + 1;
-    const m = e.labels.length;
-    if (m > 0 && e.labels[m - 1] >= numLabels) numLabels = e.labels[m - 1] + 1;
-    if (e.negatives) {
-      partial = true;
-      const q = e.negatives;
-      if (q.length > 0 && q[q.length - 1] >= numLabels) numLabels = q[q.length - 1] + 1;
-      observedRows[i] = mergeSorted(e.labels, q);
-    } else {
-      full[i] = 1;
-    }
-    oPtr[i + 1] = oPtr[i] + (observedRows[i]?.length ?? 0);
-  }
-  const xi = new Int32Array(xPtr[n]), xv = new Float32Array(xPtr[n]);
-  const yi = new Int32Array(yPtr[n]);
-  const oi = new Int32Array(oPtr[n]);
-  for (let i = 0; i < n; i++) {
-    const e = examples[i];
-    xi.set(e.x.indices, xPtr[i]);
-    xv.set(e.x.values, xPtr[i]);
-    yi.set(e.labels, yPtr[i]);
-    const o = observedRows[i];
-    if (o) oi.set(o, oPtr[i]);
-  }
-  const batch: Batch = {
-    x: { numRows: n, numCols: numFeatures, indptr: xPtr, indices: xi, values: xv },
-    y: { numRows: n, numCols: numLabels, indptr: yPtr, indices: yi },
-  };
-  if (!partial) return batch;
-  return {
-    ...batch,
-    observed: { numRows: n, numCols: numLabels, indptr: oPtr, indices: oi },
-    fullyObserved: full,
-  };
-}
-
-/** Union of two strictly increasing index lists. */
-function mergeSorted(p: Int32Array, q: Int32Array): Int32Array {
-  const out = new Int32Array(p.length + q.length);
-  let a = 0, b = 0, o = 0;
-  while (a < p.length || b < q.length) {
-    if (b >= q.length || (a < p.length && p[a] < q[b])) out[o++] = p[a++];
-    else if (a >= p.length || q[b] < p[a]) out[o++] = q[b++];
-    else {
-      out[o++] = p[a++];
-      b++;
-    }
-  }
-  return out.subarray(0, o);
-}
+export const DEFAULT_DEMO_MODEL = "leml";
 
 /**
  * Options of {@linkcode runDemo}.
@@ -174,13 +50,25 @@ function mergeSorted(p: Int32Array, q: Int32Array): Int32Array {
  * ```
  */
 export interface DemoOptions {
-  /** Read this XC/LIBSVM/NDJSON file instead of generating synthetic rows. */
+  /** Read this XC/LIBSVM/NDJSON file (or URL, or `-` for stdin) instead of synthetic rows. */
   data?: string;
   /** Format of `data` (default: from the extension: .ndjson/.jsonl, .svm/.libsvm, else xc). */
   format?: StreamFormat;
-  /** Rows to stream (default 6000 synthetic rows; all rows of `data`). */
+  /** Bad lines of `data`: `"fail"` (default) or `"skip"` (counted in `skipped`). */
+  onError?: OnError;
+  /** NDJSON feature keys: `"index"` (default) or `"name"` (a growing vocabulary). */
+  featureKeys?: "index" | "name";
+  /** Hash the features of `data` into this many columns. */
+  hashDim?: number;
+  /** TF-IDF-weight the rows (online statistics). */
+  tfidf?: boolean;
+  /** L2-normalise the rows. */
+  l2?: boolean;
+  /** Rows to stream (default 20000 synthetic rows; all rows of `data`). */
   rows?: number;
-  /** Model name (default: leml when available, else knn). */
+  /** Shape of the synthetic data (rows and seed come from `rows` and `seed`). */
+  synthetic?: Omit<SyntheticOptions, "rows" | "seed">;
+  /** Model name (default {@linkcode DEFAULT_DEMO_MODEL}). */
   model?: string;
   /** Model-specific options passed to `factory.create`. */
   modelOptions?: Record<string, unknown>;
@@ -212,6 +100,8 @@ export interface DemoResult {
   rows: number;
   trainRows: number;
   testRows: number;
+  /** Lines of `data` skipped as malformed (`onError: "skip"`). */
+  skipped: number;
   numFeatures: number;
   numLabels: number;
   batchSize: number;
@@ -226,18 +116,29 @@ export interface DemoResult {
   plot?: string;
 }
 
-function formatOf(path: string): StreamFormat {
-  const p = path.replace(/\.gz$/, "");
-  if (/\.(ndjson|jsonl)$/.test(p)) return "ndjson";
-  if (/\.(svm|libsvm)$/.test(p)) return "libsvm";
-  return "xc";
-}
+/**
+ * Synthetic rows of the default demo.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_SYNTHETIC_ROWS } from "./demo.ts";
+ * console.log(DEFAULT_SYNTHETIC_ROWS); // 20000
+ * ```
+ */
+export const DEFAULT_SYNTHETIC_ROWS = 20000;
 
-const DEFAULT_SYNTHETIC_ROWS = 6000;
+/** Shape of the default synthetic data. */
+const DEFAULT_SYNTHETIC: Omit<SyntheticOptions, "rows" | "seed"> = {
+  numFeatures: 5000,
+  numLabels: 200,
+  avgNnz: 30,
+  avgLabels: 3,
+};
 
 /**
- * Streams rows through a model test-then-train in minibatches, then evaluates it on the
- * held-out rows (every `1/holdout`-th row, never learned from).
+ * Streams rows through a model test-then-train in minibatches (every row is scored before its
+ * batch is learned), then evaluates it on the held-out rows (every `1/holdout`-th row, never
+ * learned from).
  *
  * @example
  * ```ts
@@ -261,44 +162,63 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   if (!(limit >= 1) || (limit !== Infinity && !Number.isInteger(limit))) {
     throw new RangeError(`demo: --rows must be a positive integer, got ${options.rows}`);
   }
-  const modelName = options.model ?? await defaultModel();
+  const modelName = options.model ?? DEFAULT_DEMO_MODEL;
   const factory = await loadFactory(modelName);
   const model: Estimator = factory.create({ seed, ...options.modelOptions });
   const progress = options.progress ?? new Progress();
 
   let sourceName: string;
-  let examples: AsyncIterable<Example> | Iterable<Example>;
-  let total: number | undefined;
+  let examples: ReadableStream<Example>;
+  let report: ParseReport | undefined;
+  let sizes: { readonly numFeatures: number; readonly numLabels: number } | undefined;
   if (options.data) {
     const reader = await readExamples(options.data, {
-      format: options.format ?? formatOf(options.data),
+      format: options.format ?? formatFromName(options.data),
+      onError: options.onError ?? "fail",
+      featureKeys: options.featureKeys,
+      hashing: options.hashDim ? { dim: options.hashDim, seed } : undefined,
+      tfidf: options.tfidf,
+      l2: options.l2,
     });
     sourceName = reader.name;
     examples = reader.stream;
-    total = limit === Infinity ? undefined : limit;
+    report = reader.report;
+    sizes = reader;
   } else {
     sourceName = "synthetic";
-    examples = syntheticExamples({ rows: limit, seed });
-    total = limit;
+    const shape = { ...DEFAULT_SYNTHETIC, ...options.synthetic };
+    examples = ReadableStream.from(syntheticExamples({ ...shape, rows: limit, seed }));
+    sizes = { numFeatures: shape.numFeatures!, numLabels: shape.numLabels! };
   }
 
+  // split: every 1/holdout-th row is held out, the others go to the minibatcher
   const held: Example[] = [];
-  let pending: Example[] = [];
+  let rows = 0;
+  const split = new TransformStream<Example, Example>({
+    transform(e, controller) {
+      if (rows >= limit) return;
+      const r = rows++;
+      if (Math.floor((r + 1) * holdout) > Math.floor(r * holdout)) held.push(e);
+      else controller.enqueue(e);
+      if (rows >= limit) controller.terminate();
+    },
+  });
+  const batcher = new Minibatcher({ batchSize, sizes });
   let numFeatures = 0, numLabels = 0;
   let counts = new Float64Array(64);
   const preq = new PrequentialP1(500);
   const curve = { x: [] as number[], p1: [] as number[], window: [] as number[] };
   let learnMs = 0;
-  let rows = 0;
-  let sinceTick = 0;
 
-  const flush = () => {
-    if (pending.length === 0) return;
-    for (const e of pending) {
-      const top = model.predictTopK(e.x, 1);
-      preq.add(top.labels.length > 0 ? top.labels[0] : -1, e.labels);
+  progress.start(limit === Infinity ? undefined : limit, `${modelName} on ${sourceName}`);
+  let seen = 0;
+  for await (const batch of examples.pipeThrough(split).pipeThrough(batcher)) {
+    const n = batch.x.numRows;
+    for (let i = 0; i < n; i++) {
+      const top = model.predictTopK(rowView(batch.x, i), 1);
+      const labels = batch.y.indices.subarray(batch.y.indptr[i], batch.y.indptr[i + 1]);
+      preq.add(top.labels.length > 0 ? top.labels[0] : -1, labels);
     }
-    const batch = examplesToBatch(pending, numFeatures, numLabels);
     numFeatures = batch.x.numCols;
     numLabels = batch.y.numCols;
     if (counts.length < numLabels) {
@@ -313,25 +233,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     curve.x.push(preq.rows);
     curve.p1.push(preq.p1);
     curve.window.push(preq.windowP1);
-    progress.tick(sinceTick, { "P@1": preq.windowP1 });
-    sinceTick = 0;
-    pending = [];
-  };
-
-  progress.start(total, `${modelName} on ${sourceName}`);
-  for await (const e of examples) {
-    if (rows >= limit) break;
-    if (Math.floor((rows + 1) * holdout) > Math.floor(rows * holdout)) held.push(e);
-    else pending.push(e);
-    rows++;
-    sinceTick++;
-    if (pending.length >= batchSize) flush();
+    progress.tick(rows - seen, { "P@1": preq.windowP1 });
+    seen = rows;
   }
-  flush();
   progress.done();
 
   // held-out evaluation, with propensities from the streamed (training) label counts
-  const test = examplesToBatch(held, numFeatures, Math.max(numLabels, model.numLabels));
+  const test = examplesToBatch(
+    held,
+    Math.max(numFeatures, sizes?.numFeatures ?? 0),
+    Math.max(numLabels, model.numLabels, sizes?.numLabels ?? 0),
+  );
   const L = Math.max(test.y.numCols, model.numLabels, 1);
   const trainCounts = new Float64Array(L);
   trainCounts.set(counts.subarray(0, Math.min(L, counts.length)));
@@ -347,7 +259,8 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     rows,
     trainRows,
     testRows: held.length,
-    numFeatures: Math.max(numFeatures, model.numFeatures),
+    skipped: report?.skipped ?? 0,
+    numFeatures: Math.max(test.x.numCols, model.numFeatures),
     numLabels: L,
     batchSize,
     prequentialP1: preq.p1,
@@ -380,53 +293,97 @@ function intFlag(v: string | boolean | undefined, name: string): number | undefi
   return n;
 }
 
+const USAGE = `Usage: deno task demo [options]
+  --data FILE|URL|-       read this XC/LIBSVM/NDJSON source (gzip ok) instead of synthetic rows
+  --format xc|libsvm|ndjson   format of --data (default: from the file name)
+  --on-error fail|skip    what to do with a malformed line of --data (default fail)
+  --feature-keys index|name   NDJSON feature keys: column indices (default) or names
+  --hash-dim N            hash features into N columns
+  --tfidf, --l2           TF-IDF weighting, row L2 normalisation
+  --rows N                rows to stream (default ${DEFAULT_SYNTHETIC_ROWS} synthetic; all of --data)
+  --features D --labels L --avg-nnz K   shape of the synthetic data
+  --model NAME            leml (default), coembed, br, knn, popularity, ...
+  --batch-size B          minibatch size (default 64)
+  --seed S                seed of the data and the model (default 0)
+  --holdout F             share of rows held out for evaluation (default 0.2)
+  --plot FILE.svg         write the prequential P@1 curve`;
+
 async function main(args: string[]): Promise<void> {
-  // node:util is imported dynamically: a static import makes `deno check` require
-  // npm:@types/node, which node_modules does not have ("nodeModulesDir": "manual").
-  const nodeUtil = "node:util";
-  const { parseArgs } = (await import(nodeUtil)) as {
-    parseArgs(config: {
-      args: string[];
-      options: Record<string, { type: "string" | "boolean" }>;
-    }): { values: Record<string, string | boolean | undefined> };
-  };
   const { values } = parseArgs({
     args,
     options: {
       data: { type: "string" },
       format: { type: "string" },
+      "on-error": { type: "string" },
+      "feature-keys": { type: "string" },
+      "hash-dim": { type: "string" },
+      tfidf: { type: "boolean" },
+      l2: { type: "boolean" },
       rows: { type: "string" },
+      features: { type: "string" },
+      labels: { type: "string" },
+      "avg-nnz": { type: "string" },
       model: { type: "string" },
       "batch-size": { type: "string" },
       seed: { type: "string" },
       holdout: { type: "string" },
       plot: { type: "string" },
+      help: { type: "boolean", short: "h" },
     },
   });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const format = values.format;
   if (format !== undefined && format !== "xc" && format !== "libsvm" && format !== "ndjson") {
     throw new TypeError(`--format must be xc, libsvm or ndjson, got '${format}'`);
+  }
+  const onError = values["on-error"];
+  if (onError !== undefined && onError !== "fail" && onError !== "skip") {
+    throw new TypeError(`--on-error must be fail or skip, got '${onError}'`);
+  }
+  const featureKeys = values["feature-keys"];
+  if (featureKeys !== undefined && featureKeys !== "index" && featureKeys !== "name") {
+    throw new TypeError(`--feature-keys must be index or name, got '${featureKeys}'`);
   }
   let holdout: number | undefined;
   if (values.holdout !== undefined) {
     holdout = Number(values.holdout);
     if (!Number.isFinite(holdout)) throw new TypeError(`--holdout must be a number`);
   }
+  let avgNnz: number | undefined;
+  if (values["avg-nnz"] !== undefined) {
+    avgNnz = Number(values["avg-nnz"]);
+    if (!Number.isFinite(avgNnz)) throw new TypeError(`--avg-nnz must be a number`);
+  }
+  const synthetic: Omit<SyntheticOptions, "rows" | "seed"> = {};
+  const d = intFlag(values.features, "features"), l = intFlag(values.labels, "labels");
+  if (d !== undefined) synthetic.numFeatures = d;
+  if (l !== undefined) synthetic.numLabels = l;
+  if (avgNnz !== undefined) synthetic.avgNnz = avgNnz;
   const r = await runDemo({
-    data: values.data as string | undefined,
+    data: values.data,
     format,
+    onError,
+    featureKeys,
+    hashDim: intFlag(values["hash-dim"], "hash-dim"),
+    tfidf: values.tfidf,
+    l2: values.l2,
     rows: intFlag(values.rows, "rows"),
-    model: values.model as string | undefined,
+    synthetic,
+    model: values.model,
     batchSize: intFlag(values["batch-size"], "batch-size"),
     seed: intFlag(values.seed, "seed"),
     holdout,
-    plot: values.plot as string | undefined,
+    plot: values.plot,
   });
   const m = r.metrics;
   const f = (v: number) => v.toFixed(2);
   console.log(
     `${r.model} on ${r.source}: ${r.trainRows} rows streamed test-then-train in batches of ` +
-      `${r.batchSize} (${r.trainSeconds.toFixed(2)} s learning), ${r.testRows} held out`,
+      `${r.batchSize} (${r.trainSeconds.toFixed(2)} s learning), ${r.testRows} held out` +
+      (r.skipped > 0 ? `, ${r.skipped} malformed lines skipped` : ""),
   );
   console.log(`prequential P@1 ${f(r.prequentialP1)}%`);
   console.log(

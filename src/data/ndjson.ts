@@ -94,7 +94,9 @@ export class NdjsonParser {
   constructor(options: NdjsonOptions = {}) {
     this.featureKeys = options.featureKeys ?? "index";
     if (this.featureKeys !== "index" && this.featureKeys !== "name") {
-      throw new TypeError(`ndjson: featureKeys must be "index" or "name", got '${this.featureKeys}'`);
+      throw new TypeError(
+        `ndjson: featureKeys must be "index" or "name", got '${this.featureKeys}'`,
+      );
     }
     this.labelKeys = options.labelKeys ?? "name";
     if (this.labelKeys !== "index" && this.labelKeys !== "name") {
@@ -212,9 +214,7 @@ export class NdjsonParser {
       const v = fv[key];
       if (typeof v !== "number") {
         throw new TypeError(
-          `features[${show(key)}]: value must be a number, got ${
-            v === null ? "null" : typeof v
-          }`,
+          `features[${show(key)}]: value must be a number, got ${v === null ? "null" : typeof v}`,
         );
       }
       if (!Number.isFinite(Math.fround(v))) {

@@ -13,11 +13,16 @@
  * @module
  */
 import type { Example } from "./types.ts";
-import { type ByteSource, openSource, type OpenSourceOptions, type SourceInput } from "./sources.ts";
+import {
+  type ByteSource,
+  openSource,
+  type OpenSourceOptions,
+  type SourceInput,
+} from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { TextRowsParser } from "./xc_rows.ts";
 import { lineError, type OnError, type ParseReport, recordSkip } from "./parse_report.ts";
-import { NdjsonParser, type NdjsonOptions } from "./ndjson.ts";
+import { type NdjsonOptions, NdjsonParser } from "./ndjson.ts";
 import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { TfIdf } from "./tfidf.ts";
 import { l2NormalizeInPlace } from "./normalize.ts";
@@ -247,7 +252,10 @@ export async function readExamples(
       (ex as { line?: number }).line = lineNo;
       rows.push(post ? post(ex) : ex);
       report.accepted++;
-    }, { maxLineBytes, onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors) });
+    }, {
+      maxLineBytes,
+      onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors),
+    });
     const take = () => {
       const out = rows;
       rows = [];
@@ -296,7 +304,10 @@ export async function readExamples(
       }
       lineNos[r] = lineNo;
     }
-  }, { maxLineBytes, onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors) });
+  }, {
+    maxLineBytes,
+    onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors),
+  });
   const post = makePost(hasher, tfidf, l2);
   const take = (): Example[] => {
     const n = out.numRows;
@@ -323,13 +334,19 @@ export async function readExamples(
   return {
     name: src.name,
     format,
-    stream: ReadableStream.from(drive(src, splitter, take, () => rowsParser.finish(splitter.lineNo))),
+    stream: ReadableStream.from(
+      drive(src, splitter, take, () => rowsParser.finish(splitter.lineNo)),
+    ),
     report,
     hasher,
     tfidf,
     get numFeatures() {
       if (hasher) return hasher.dim;
-      return bound(options.numFeatures, xc ? report.header?.numFeatures : undefined, out.maxFeature + 1);
+      return bound(
+        options.numFeatures,
+        xc ? report.header?.numFeatures : undefined,
+        out.maxFeature + 1,
+      );
     },
     get numLabels() {
       return bound(options.numLabels, xc ? report.header?.numLabels : undefined, out.maxLabel + 1);

@@ -108,7 +108,11 @@ export class TfIdf {
   toJSON(): TfIdfJSON {
     let last = this.#df.length - 1;
     while (last >= 0 && this.#df[last] === 0) last--;
-    return { numDocs: this.#numDocs, df: Array.from(this.#df.subarray(0, last + 1)), fit: this.#fit };
+    return {
+      numDocs: this.#numDocs,
+      df: Array.from(this.#df.subarray(0, last + 1)),
+      fit: this.#fit,
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
-// `deno task demo` end to end with tiny --rows (subprocesses), plus the batch builder it uses.
-import { examplesToBatch } from "../../src/cli/demo.ts";
+// `deno task demo` end to end with tiny --rows (subprocesses), and runDemo in process.
+import { runDemo as runDemoInProcess } from "../../src/cli/demo.ts";
+import { Progress } from "../../src/cli/progress.ts";
 
 const DEMO = new URL("../../src/cli/demo.ts", import.meta.url).pathname;
 
@@ -87,31 +88,6 @@ Deno.test("demo rejects an unknown model, listing the available ones", async () 
   assert(r.stderr.includes("Unknown model 'nope'") && r.stderr.includes("knn"), r.stderr);
 });
 
-Deno.test("examplesToBatch builds CSR rows and an observed mask for explicit negatives", () => {
-  const b = examplesToBatch(
-    [
-      {
-        x: { indices: Int32Array.of(1, 4), values: Float32Array.of(1, 2) },
-        labels: Int32Array.of(2),
-      },
-      {
-        x: { indices: Int32Array.of(0), values: Float32Array.of(3) },
-        labels: Int32Array.of(1, 5),
-        negatives: Int32Array.of(0, 5, 6),
-      },
-    ],
-    3,
-    2,
-  );
-  assert(b.x.numCols === 5 && b.y.numCols === 7, `sizes ${b.x.numCols} ${b.y.numCols}`);
-  assert([...b.x.indptr].join() === "0,2,3" && [...b.x.values].join() === "1,2,3", "x");
-  assert([...b.y.indptr].join() === "0,1,3" && [...b.y.indices].join() === "2,1,5", "y");
-  assert(b.observed !== undefined && b.fullyObserved !== undefined, "mask present");
-  assert([...b.observed.indptr].join() === "0,0,4", `mask ptr ${b.observed.indptr}`);
-  assert([...b.observed.indices].join() === "0,1,5,6", `mask ${b.observed.indices}`);
-  assert([...b.fullyObserved].join() === "1,0", "fully observed flags");
-});
-
 Deno.test("the demo's progress reporter throttles events and always reports start and done", async () => {
   const { Progress } = await import("../../src/cli/progress.ts");
   const p = new Progress({ silent: true, intervalMs: 60_000 });
@@ -133,4 +109,87 @@ Deno.test("the demo's progress reporter throttles events and always reports star
   q.tick(5);
   q.done();
   assert(n === 4 && q.doneCount === 10, `unthrottled events ${n}`);
+});
+
+Deno.test("runDemo: the default model (streaming LEML) learns the planted structure", async () => {
+  const opts = { rows: 3000, seed: 2, progress: Progress.silent() };
+  const leml = await runDemoInProcess(opts);
+  const pop = await runDemoInProcess({ ...opts, model: "popularity" });
+  assert(leml.model === "leml" && leml.trainRows === 2400 && leml.testRows === 600, "split");
+  assert(leml.numFeatures === 5000 && leml.numLabels === 200, `${leml.numFeatures}`);
+  assert(
+    leml.metrics["P@1"] > pop.metrics["P@1"] + 20,
+    `leml P@1 ${leml.metrics["P@1"]} vs popularity ${pop.metrics["P@1"]}`,
+  );
+});
+
+Deno.test("demo --data: NDJSON with names, gzip, --on-error skip counts bad lines, --rows stops early", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream_demo_" });
+  try {
+    const lines: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const c = ["red", "green", "blue"][i % 3];
+      lines.push(
+        JSON.stringify({ id: `e${i}`, features: { [`w_${c}`]: 1, noise: 0.5 }, labels: [c] }),
+      );
+      if (i === 7) lines.push('{"features": {"x": "one"}, "labels": []}');
+      if (i === 30) lines.push("not json");
+    }
+    const gz = new Uint8Array(
+      await new Response(
+        new Blob([lines.join("\n") + "\n"]).stream().pipeThrough(new CompressionStream("gzip")),
+      ).arrayBuffer(),
+    );
+    await Deno.writeFile(`${dir}/ev.ndjson.gz`, gz);
+    const keys = ["--feature-keys", "name"];
+    const idx = await runDemo(["--data", `${dir}/ev.ndjson.gz`]);
+    assert(
+      idx.code === 2 && idx.stderr.includes("Cannot parse line 1 of ev.ndjson.gz"),
+      idx.stderr,
+    );
+    const bad = await runDemo(["--data", `${dir}/ev.ndjson.gz`, ...keys, "--model", "knn"]);
+    assert(bad.code === 2, `fail mode exit ${bad.code}`);
+    assert(
+      bad.stderr.includes("Cannot parse line 9 of ev.ndjson.gz") && bad.stderr.includes("features"),
+      bad.stderr,
+    );
+    const r = await runDemo([
+      "--data",
+      `${dir}/ev.ndjson.gz`,
+      "--on-error",
+      "skip",
+      ...keys,
+      "--model",
+      "knn",
+      "--batch-size",
+      "4",
+    ]);
+    assert(r.code === 0, `exit ${r.code}: ${r.stderr}`);
+    const out = lastJson(r.stdout);
+    assert(out.rows === 60 && out.skipped === 2, `rows ${out.rows} skipped ${out.skipped}`);
+    assert(out.numLabels === 3 && out.numFeatures === 4, `${out.numLabels} ${out.numFeatures}`);
+    assert((out.metrics as Record<string, number>)["P@1"] === 100, JSON.stringify(out.metrics));
+    const few = lastJson(
+      (await runDemo([
+        "--data",
+        `${dir}/ev.ndjson.gz`,
+        ...keys,
+        "--on-error",
+        "skip",
+        "--rows",
+        "10",
+      ]))
+        .stdout,
+    );
+    assert(few.rows === 10 && few.testRows === 2, `limited rows ${few.rows}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("demo --help prints the usage; a bad flag value is a clear error", async () => {
+  const h = await runDemo(["--help"]);
+  assert(h.code === 0 && h.stdout.includes("--data FILE|URL|-"), h.stdout);
+  const b = await runDemo(["--on-error", "ignore"]);
+  assert(b.code === 2 && b.stderr.includes("--on-error must be fail or skip"), b.stderr);
 });
