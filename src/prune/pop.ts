@@ -178,7 +178,7 @@ export interface LabelOptimization {
   baseline: number[];
   /** PSP@k of `model` on the validation rows. */
   validation: number[];
-  /** Number of validation evaluations the search made. */
+  /** Number of validation evaluations the search made (cached cuts not counted). */
   evaluations: number;
 }
 
@@ -190,8 +190,25 @@ function prefixMask(order: Int32Array, m: number, numLabels: number): Uint8Array
 }
 
 /**
+ * PSP@k of the model with its first m lowest-impact labels cut to δ weights, by m: lets several
+ * searches over the same model, rows and δ (e.g. an ε sweep) share their evaluations.
+ *
+ * @example
+ * ```ts
+ * import type { CutCache } from "./pop.ts";
+ * const cache: CutCache = new Map();
+ * console.log(cache.size); // 0
+ * ```
+ */
+export type CutCache = Map<number, number[]>;
+
+/**
  * Algorithm 1: binary search for the largest number m of lowest-impact labels (in `order`) that
- * can keep only δ weights with every PSP@k ≥ (1 − ε) q*_k on the validation rows.
+ * can keep only δ weights with every PSP@k ≥ (1 − ε) q*_k on the validation rows (the rows
+ * must already be preprocessed as the model expects). Since the search only visits m where
+ * the constraint held for its lower bound, m never decreases when ε grows.
+ *
+ * @param cache optional memo of evaluated cuts (only valid for the same w, rows, δ and ks)
  *
  * @example
  * ```ts
@@ -212,30 +229,44 @@ export function labelOptimization(
   propensities: ArrayLike<number>,
   order: Int32Array,
   options: PopOptions = {},
+  cache: CutCache = new Map(),
 ): LabelOptimization {
   const eps = options.epsilon ?? 0.01, delta = options.delta ?? 5, ks = options.ks ?? [1, 3, 5];
-  if (!(eps >= 0 && eps < 1)) throw new RangeError(`POP: epsilon must be in [0, 1), got ${eps}`);
-  if (!(Number.isInteger(delta) && delta >= 0)) {
-    throw new RangeError(`POP: delta must be a non-negative integer, got ${delta}`);
-  }
+  checkPopOptions(eps, options.lambda ?? 0.01, delta);
   if (order.length !== w.numLabels) {
     throw new RangeError(`POP: label order has ${order.length} entries for ${w.numLabels} labels`);
   }
-  const baseline = validationPsp(w, rows, propensities, ks);
+  let evaluations = 0;
+  const evaluate = (m: number): number[] => {
+    let psp = cache.get(m);
+    if (psp === undefined) {
+      const model = m === 0 ? w : keepTopDelta(w, prefixMask(order, m, w.numLabels), delta);
+      psp = validationPsp(model, rows, propensities, ks);
+      cache.set(m, psp);
+      evaluations++;
+    }
+    return psp;
+  };
+  const baseline = evaluate(0);
   const ok = (psp: number[]) => psp.every((v, i) => v >= (1 - eps) * baseline[i] - 1e-9);
-  let lo = 0, hi = w.numLabels, evaluations = 1;
-  let best = { model: w, validation: baseline };
+  let lo = 0, hi = w.numLabels;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    const model = keepTopDelta(w, prefixMask(order, mid, w.numLabels), delta);
-    const psp = validationPsp(model, rows, propensities, ks);
-    evaluations++;
-    if (ok(psp)) {
-      lo = mid;
-      best = { model, validation: psp };
-    } else hi = mid;
+    if (ok(evaluate(mid))) lo = mid;
+    else hi = mid;
   }
-  return { ...best, numPrunedLabels: lo, baseline, evaluations };
+  const model = lo === 0 ? w : keepTopDelta(w, prefixMask(order, lo, w.numLabels), delta);
+  return { model, validation: evaluate(lo), numPrunedLabels: lo, baseline, evaluations };
+}
+
+function checkPopOptions(eps: number, lambda: number, delta: number): void {
+  if (!(eps >= 0 && eps < 1)) throw new RangeError(`POP: epsilon must be in [0, 1), got ${eps}`);
+  if (!(lambda >= 0 && Number.isFinite(lambda))) {
+    throw new RangeError(`POP: lambda must be a finite number >= 0, got ${lambda}`);
+  }
+  if (!(Number.isInteger(delta) && delta >= 0)) {
+    throw new RangeError(`POP: delta must be a non-negative integer, got ${delta}`);
+  }
 }
 
 /**
@@ -260,8 +291,10 @@ export interface PopResult extends LabelOptimization {
  * Algorithm 2: label ordering by impact, {@linkcode labelOptimization}, then feature
  * thresholding at √λ keeping at least δ weights per label.
  *
+ * @param rows validation rows, already preprocessed as the model expects
  * @param labelCounts training positives per label (uⱼ)
  * @param propensities label propensities (wⱼ = 1/pⱼ)
+ * @param cache optional memo shared by searches on the same w, rows, δ and ks
  *
  * @example
  * ```ts
@@ -282,10 +315,11 @@ export function pop(
   labelCounts: ArrayLike<number>,
   propensities: ArrayLike<number>,
   options: PopOptions = {},
+  cache?: CutCache,
 ): PopResult {
   const lambda = options.lambda ?? 0.01, delta = options.delta ?? 5;
   const order = impactOrder(labelImpact(labelCounts, propensities));
-  const opt = labelOptimization(w, rows, propensities, order, options);
+  const opt = labelOptimization(w, rows, propensities, order, options, cache);
   const model = thresholdWeights(opt.model, lambda, delta);
   const final = validationPsp(model, rows, propensities, options.ks ?? [1, 3, 5]);
   return {

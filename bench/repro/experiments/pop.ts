@@ -1,6 +1,6 @@
 /**
  * `deno task repro pop --dataset D [--epsilon 0.01] [--lambda 0.01] [--delta 5]
- * [--val-fraction 0.2] [--weights f16|f32] [--index u16|i32] [--plot FILE]` plus the BR flags
+ * [--val-fraction 0.2] [--weights f16|f32] [--index u16|i32] [--plot FILE.svg]` plus the BR flags
  * of `repro br` (`--C`, `--normalize`, `--eps`): POP (Wei and Li, AAAI 2019) on binary relevance.
  *
  * Protocol: BR is trained on a seeded (1 − val-fraction) part of the training file; POP's binary
@@ -12,24 +12,20 @@
  * `modelBytes` is the size of the pruned `linear-sparse` file; by default it stores weights as
  * float16 and label indices as uint16 (`--weights f32 --index i32` for the plain layout), and
  * the metrics are those of exactly the stored (rounded) weights. `extra` holds the unpruned
- * model's metrics and file size and the relative PSP@k changes in percent.
+ * model's metrics and file size and the relative PSP@k changes in percent. `--plot FILE.svg`
+ * also sweeps ε and λ on the held-out rows and writes the size-vs-PSP@k curve (`src/prune/curve.ts`).
+ *
+ * The protocol itself is `popBr` (src/prune/pop_br.ts), shared with `deno task prune --train br`.
  *
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { loadTrainTest, timeSeconds, validationSplit } from "../harness.ts";
-import { labelCounts } from "../../../src/data/dataset.ts";
-import {
-  BrEstimator,
-  linearSparseContent,
-  nnzOf,
-  preprocessRows,
-  roundWeights,
-} from "../../../src/models/br/mod.ts";
-import { applyPop, impactOrder, labelImpact, pop } from "../../../src/prune/pop.ts";
+import { loadTrainTest } from "../harness.ts";
+import { BrEstimator, nnzOf } from "../../../src/models/br/mod.ts";
+import { popBr } from "../../../src/prune/pop_br.ts";
+import { curveSvg } from "../../../src/prune/curve.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
-import { encodeModelFile } from "../../../src/format/model_file.ts";
-import { brSettings, trainBrModel } from "./br.ts";
+import { brSettings } from "./br.ts";
 
 function numFlag(flags: Record<string, string | boolean>, name: string, fallback: number): number {
   const v = flags[name];
@@ -62,46 +58,50 @@ const popExperiment: Experiment = async (ctx) => {
   const valFraction = numFlag(ctx.flags, "val-fraction", 0.2);
   const weightType = choice(ctx.flags, "weights", ["f16", "f32"] as const);
   const indexType = choice(ctx.flags, "index", ["u16", "i32"] as const);
+  const plot = ctx.flags.plot;
+  if (plot !== undefined && typeof plot !== "string") {
+    throw new TypeError("--plot needs a file name, e.g. --plot pop-bibtex.svg");
+  }
   const opts = { epsilon, lambda, delta };
-  const counts = labelCounts(train.y);
-  const order = impactOrder(labelImpact(counts, propensities));
-
-  const { result: search, seconds: searchSeconds } = await timeSeconds(() => {
-    const { fit, valid } = validationSplit(train, valFraction, ctx.seed);
-    const probe = trainBrModel(ctx, fit, "br (fit split)").toLabelWeights();
-    const validRows = {
-      x: preprocessRows(valid.x, { l2Normalize: settings.l2Normalize }),
-      y: valid.y,
-    };
-    return pop(probe, validRows, counts, propensities, opts);
-  });
-  const { result: full, seconds: trainSeconds } = await timeSeconds(() =>
-    trainBrModel(ctx, train, "br (full)")
-  );
-  const fullWeights = full.toLabelWeights();
-  const pruned = roundWeights(
-    applyPop(fullWeights, order, search.numPrunedLabels, opts),
+  ctx.progress.start(2 * train.numLabels, "br (fit split, then all rows)");
+  const r = popBr(train, propensities, {
+    ...opts,
     weightType,
-  );
+    indexType,
+    dcd: { C: settings.C, eps: settings.eps },
+    l2Normalize: settings.l2Normalize,
+    validationFraction: valFraction,
+    seed: ctx.seed,
+    labelNames,
+    meta: { dataset: ctx.dataset },
+    curve: plot ? {} : undefined,
+    onProgress: () => ctx.progress.tick(),
+  });
+  ctx.progress.done();
   const config = { l2Normalize: settings.l2Normalize };
-  const prunedModel = BrEstimator.fromLabelWeights(pruned, config);
-  const base = evaluateModel(full, test, { propensities, timingRows: 0 });
+  const prunedModel = BrEstimator.fromLabelWeights(r.weights, config);
+  const base = evaluateModel(r.full, test, { propensities, timingRows: 0 });
   const ev = evaluateModel(prunedModel, test, { propensities, progress: ctx.progress });
-  const preprocess = { l2Normalize: settings.l2Normalize };
-  const meta = { dataset: ctx.dataset, pop: { ...opts, numPrunedLabels: search.numPrunedLabels } };
-  const file = encodeModelFile(
-    linearSparseContent(pruned, { labelNames, preprocess, meta, weightType, indexType }),
-  );
-  const unprunedFile = full.toModelFile({ labelNames });
+  const unprunedFile = r.full.toModelFile({ labelNames });
   const rel: Record<string, number> = {};
   for (const k of ["PSP@1", "PSP@3", "PSP@5", "PSnDCG@1", "PSnDCG@3", "PSnDCG@5"]) {
     rel[k] = 100 * (ev.metrics[k] / base.metrics[k] - 1);
   }
+  if (plot && r.curve) {
+    await Deno.writeTextFile(
+      plot,
+      curveSvg(r.curve, {
+        title: `POP on ${ctx.dataset}`,
+        referenceBytes: unprunedFile.byteLength,
+        referenceLabel: "unpruned BR",
+      }),
+    );
+  }
   return {
     metrics: ev.metrics,
-    trainSeconds: trainSeconds + searchSeconds,
+    trainSeconds: r.trainSeconds + r.searchSeconds,
     predictMsPerRow: ev.predictMsPerRow,
-    modelBytes: file.byteLength,
+    modelBytes: r.bytes.byteLength,
     extra: {
       ...opts,
       C: settings.C,
@@ -109,16 +109,18 @@ const popExperiment: Experiment = async (ctx) => {
       weightType,
       indexType,
       numLabels: train.numLabels,
-      numPrunedLabels: search.numPrunedLabels,
-      searchEvaluations: search.evaluations,
-      validationBaseline: search.baseline,
-      validationFinal: search.final,
-      nnzUnpruned: nnzOf(fullWeights),
-      nnzPruned: nnzOf(pruned),
+      numPrunedLabels: r.search.numPrunedLabels,
+      searchEvaluations: r.search.evaluations,
+      validationBaseline: r.search.baseline,
+      validationFinal: r.search.final,
+      nnzUnpruned: nnzOf(r.full.toLabelWeights()),
+      nnzPruned: nnzOf(r.weights),
       unprunedBytes: unprunedFile.byteLength,
       unprunedMetrics: base.metrics,
       relativeChangePercent: rel,
-      searchSeconds,
+      searchSeconds: r.searchSeconds,
+      fullTrainSeconds: r.trainSeconds,
+      ...(plot ? { plot, curve: r.curve } : {}),
     },
   };
 };

@@ -1,0 +1,425 @@
+/**
+ * `deno task prune`: POP-prunes a linear model and writes the pruned model file plus an SVG
+ * curve of model size against validation PSP@k over ε and λ.
+ *
+ * ```
+ * deno task prune --dataset NAME (--model FILE | --train br) [--out FILE] [--plot FILE.svg]
+ *   [--no-plot] [--data-dir DIR] [--valid FILE] [--val-fraction 0.2] [--seed 0]
+ *   [--epsilon 0.01] [--lambda 0.01] [--delta 5] [--ks 1,3,5]
+ *   [--epsilons 0,0.005,0.01,0.02,0.05,0.1] [--lambdas 0,0.0001,0.001,0.01,0.03,0.1]
+ *   [--weights f16|f32] [--index u16|i32] [--test]
+ *   [--C 1] [--eps 0.1] [--normalize true|false]          (with --train br)
+ * ```
+ *
+ * - `--model FILE`: a `linear-sparse` (BR) or `linear-lowrank` (LEML) model file. Labels are
+ *   ranked by wⱼuⱼ from `<dataset>.train.txt`; the search validates on `--valid FILE` (an XC
+ *   file), else on a seeded `--val-fraction` of the training rows. A LEML model is pruned as its
+ *   product W·Hᵀ and replaced by the `linear-sparse` result only when that is smaller; otherwise
+ *   the output is the input file and `reason` says why.
+ * - `--train br`: trains binary relevance (DCD) itself: the search runs on a held-out part of the
+ *   training file, the found label cut is applied to BR retrained on all training rows
+ *   (`src/prune/pop_br.ts`).
+ *
+ * The output defaults to `<model>.pop.tsm` (or `<dataset>.br.pop.tsm`), the plot to the output
+ * name with `.svg`. `--test` also reports the unpruned and pruned PSP@k on `<dataset>.test.txt`.
+ * The last stdout line is one JSON object summarising the run.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import {
+  type Dataset,
+  labelCounts,
+  loadDataset,
+  loadNames,
+  loadXcFile,
+  splitRows,
+} from "../data/dataset.ts";
+import { resolveDataDir } from "../data/data_dir.ts";
+import { decodeModelFile } from "../format/model_file.ts";
+import { ModelFormatError } from "../format/errors.ts";
+import type { LabelWeights } from "../models/br/label_weights.ts";
+import { preprocessRows, type RowPreprocess } from "../models/br/preprocess.ts";
+import { propensities as propensitiesOf } from "../metrics/propensity.ts";
+import { curveSvg } from "../prune/curve.ts";
+import { labelWeightsOfContent, rowPreprocessOfContent } from "../prune/model_weights.ts";
+import { popBr } from "../prune/pop_br.ts";
+import { pruneModel } from "../prune/prune_model.ts";
+import { validationPsp } from "../prune/validation.ts";
+import { Progress } from "./progress.ts";
+
+/**
+ * What `deno task prune` does, as parsed from its flags.
+ *
+ * @example
+ * ```ts
+ * import type { PruneCommand } from "./prune.ts";
+ * const c: PruneCommand = { dataset: "bibtex", train: "br", plot: false };
+ * console.log(c.train); // "br"
+ * ```
+ */
+export interface PruneCommand {
+  dataset: string;
+  dataDir?: string;
+  /** Model file to prune (exclusive with `train`). */
+  model?: string;
+  /** Train this model instead (only "br"). */
+  train?: "br";
+  /** Output model file. */
+  out?: string;
+  /** SVG curve file, or false for none. */
+  plot?: string | false;
+  /** Validation rows (XC file) instead of a split of the training file. */
+  valid?: string;
+  valFraction?: number;
+  seed?: number;
+  epsilon?: number;
+  lambda?: number;
+  delta?: number;
+  ks?: number[];
+  epsilons?: number[];
+  lambdas?: number[];
+  weightType?: "f16" | "f32";
+  indexType?: "u16" | "i32";
+  /** Also evaluate PSP@k on the test file. */
+  test?: boolean;
+  /** BR settings for `train: "br"`. */
+  C?: number;
+  eps?: number;
+  normalize?: boolean;
+  progress?: Progress;
+}
+
+const USAGE = "usage: deno task prune --dataset NAME (--model FILE | --train br) [--out FILE] " +
+  "[--plot FILE.svg | --no-plot] [--epsilon 0.01] [--lambda 0.01] [--delta 5] ...";
+
+function numberOf(
+  v: string | undefined,
+  name: string,
+  check: (n: number) => boolean,
+  what: string,
+) {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || !check(n)) {
+    throw new TypeError(`--${name} must be ${what}, got '${v}'`);
+  }
+  return n;
+}
+
+function listOf(v: string | undefined, name: string, check: (n: number) => boolean, what: string) {
+  if (v === undefined) return undefined;
+  return v.split(",").map((s) => numberOf(s, name, check, `a comma-separated list of ${what}`)!);
+}
+
+function oneOf<T extends string>(v: string | undefined, name: string, allowed: readonly T[]) {
+  if (v === undefined) return undefined;
+  if (!allowed.includes(v as T)) {
+    throw new TypeError(`--${name} must be one of ${allowed.join(", ")}, got '${v}'`);
+  }
+  return v as T;
+}
+
+/**
+ * Parses the command line of `deno task prune`.
+ *
+ * @throws {TypeError} on a missing or malformed flag, naming it
+ *
+ * @example
+ * ```ts
+ * import { parsePruneArgs } from "./prune.ts";
+ * const c = parsePruneArgs(["--dataset", "bibtex", "--model", "br.tsm", "--epsilon", "0.02", "--no-plot"]);
+ * console.log(c.model, c.epsilon, c.plot); // br.tsm 0.02 false
+ * ```
+ */
+export function parsePruneArgs(args: string[]): PruneCommand {
+  const { values: v } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      dataset: { type: "string" },
+      "data-dir": { type: "string" },
+      model: { type: "string" },
+      train: { type: "string" },
+      out: { type: "string" },
+      plot: { type: "string" },
+      "no-plot": { type: "boolean" },
+      valid: { type: "string" },
+      "val-fraction": { type: "string" },
+      seed: { type: "string" },
+      epsilon: { type: "string" },
+      lambda: { type: "string" },
+      delta: { type: "string" },
+      ks: { type: "string" },
+      epsilons: { type: "string" },
+      lambdas: { type: "string" },
+      weights: { type: "string" },
+      index: { type: "string" },
+      test: { type: "boolean" },
+      C: { type: "string" },
+      eps: { type: "string" },
+      normalize: { type: "string" },
+    },
+  });
+  if (!v.dataset) throw new TypeError(`--dataset is required; ${USAGE}`);
+  if ((v.model === undefined) === (v.train === undefined)) {
+    throw new TypeError(`give exactly one of --model FILE and --train br; ${USAGE}`);
+  }
+  if (v["no-plot"] && v.plot !== undefined) {
+    throw new TypeError("--plot and --no-plot contradict each other");
+  }
+  const isEps = (n: number) => n >= 0 && n < 1;
+  const nonNeg = (n: number) => n >= 0;
+  const pos = (n: number) => n > 0;
+  const posInt = (n: number) => Number.isInteger(n) && n >= 1;
+  const cmd: PruneCommand = {
+    dataset: v.dataset,
+    dataDir: v["data-dir"],
+    model: v.model,
+    train: oneOf(v.train, "train", ["br"] as const),
+    out: v.out,
+    plot: v["no-plot"] ? false : v.plot,
+    valid: v.valid,
+    valFraction: numberOf(v["val-fraction"], "val-fraction", (n) => n > 0 && n < 1, "in (0, 1)"),
+    seed: numberOf(v.seed, "seed", Number.isInteger, "an integer"),
+    epsilon: numberOf(v.epsilon, "epsilon", isEps, "in [0, 1)"),
+    lambda: numberOf(v.lambda, "lambda", nonNeg, "a number >= 0"),
+    delta: numberOf(v.delta, "delta", (n) => Number.isInteger(n) && n >= 0, "an integer >= 0"),
+    ks: listOf(v.ks, "ks", posInt, "positive integers"),
+    epsilons: listOf(v.epsilons, "epsilons", isEps, "numbers in [0, 1)"),
+    lambdas: listOf(v.lambdas, "lambdas", nonNeg, "numbers >= 0"),
+    weightType: oneOf(v.weights, "weights", ["f16", "f32"] as const),
+    indexType: oneOf(v.index, "index", ["u16", "i32"] as const),
+    test: v.test ?? false,
+    C: numberOf(v.C, "C", pos, "a number > 0"),
+    eps: numberOf(v.eps, "eps", pos, "a number > 0"),
+    normalize: oneOf(v.normalize, "normalize", ["true", "false"] as const) === undefined
+      ? undefined
+      : v.normalize === "true",
+  };
+  if (cmd.model !== undefined && (v.C ?? v.eps ?? v.normalize) !== undefined) {
+    throw new TypeError("--C, --eps and --normalize only apply with --train br");
+  }
+  if (cmd.valid !== undefined && cmd.train !== undefined) {
+    throw new TypeError("--valid only applies with --model (--train br holds out --val-fraction)");
+  }
+  return cmd;
+}
+
+function defaultOut(cmd: PruneCommand): string {
+  if (cmd.out) return cmd.out;
+  if (cmd.model) return cmd.model.replace(/(\.tsm)?$/, ".pop.tsm");
+  return `${cmd.dataset}.br.pop.tsm`;
+}
+
+async function labelNamesOf(dataDir: string, dataset: string): Promise<string[] | undefined> {
+  try {
+    return await loadNames(dataDir, dataset, "labels");
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+}
+
+async function readModel(path: string): Promise<Uint8Array> {
+  try {
+    return await Deno.readFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new TypeError(`Cannot read model ${path}: no such file`);
+    }
+    throw e;
+  }
+}
+
+/** PSP@k of `weights` on the test file (rows preprocessed as the model expects). */
+async function testPsp(
+  cmd: PruneCommand,
+  dataDir: string,
+  models: LabelWeights[],
+  pre: RowPreprocess | undefined,
+  p: ArrayLike<number>,
+  ks: number[],
+): Promise<number[][]> {
+  const test = await loadDataset(dataDir, cmd.dataset, "test");
+  if (test.numLabels > models[0].numLabels) {
+    throw new RangeError(
+      `${cmd.dataset}.test.txt has ${test.numLabels} labels but the model only ${
+        models[0].numLabels
+      }`,
+    );
+  }
+  const rows = { x: preprocessRows(test.x, pre), y: test.y };
+  return models.map((w) => validationPsp(w, rows, p, ks));
+}
+
+/**
+ * Runs `deno task prune`: writes the pruned model (and the SVG curve unless `plot` is false)
+ * and returns the JSON summary the CLI prints.
+ *
+ * @example
+ * ```ts
+ * import { runPrune } from "./prune.ts";
+ * const dir = await Deno.makeTempDir();
+ * const rows = Array.from({ length: 30 }, (_, i) => `${i % 3} ${i % 3}:1 ${3 + (i % 4)}:1`);
+ * await Deno.writeTextFile(`${dir}/toy.train.txt`, `30 7 3\n${rows.join("\n")}\n`);
+ * const s = await runPrune({ dataset: "toy", dataDir: dir, train: "br", delta: 1,
+ *   out: `${dir}/toy.tsm`, plot: false });
+ * console.log(s.kind, (await Deno.stat(`${dir}/toy.tsm`)).size === s.modelBytes); // linear-sparse true
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknown>> {
+  const dataDir = resolveDataDir(cmd.dataDir);
+  const progress = cmd.progress ?? Progress.silent();
+  const out = defaultOut(cmd);
+  const plot = cmd.plot === false ? undefined : cmd.plot ?? out.replace(/(\.tsm)?$/, ".svg");
+  const ks = cmd.ks ?? [1, 3, 5];
+  const popOpts = {
+    epsilon: cmd.epsilon ?? 0.01,
+    lambda: cmd.lambda ?? 0.01,
+    delta: cmd.delta ?? 5,
+    ks,
+    weightType: cmd.weightType,
+    indexType: cmd.indexType,
+  };
+  const curve = plot ? { epsilons: cmd.epsilons, lambdas: cmd.lambdas } : undefined;
+  const train: Dataset = await loadDataset(dataDir, cmd.dataset, "train");
+  const labelNames = await labelNamesOf(dataDir, cmd.dataset);
+  const summary: Record<string, unknown> = { dataset: cmd.dataset };
+  let written: Uint8Array;
+  let svg: string | undefined;
+  if (cmd.model) {
+    const input = await readModel(cmd.model);
+    const content = decodeModelFile(input);
+    const L = content.numLabels;
+    if (train.numLabels > L) {
+      throw new RangeError(
+        `${cmd.dataset}.train.txt has ${train.numLabels} labels but the model ${cmd.model} only ${L}`,
+      );
+    }
+    const counts = new Float64Array(L);
+    counts.set(labelCounts(train.y));
+    const p = propensitiesOf(counts, Math.max(1, train.x.numRows));
+    const rows = cmd.valid
+      ? await loadXcFile(cmd.valid)
+      : splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
+    progress.start(undefined, "POP search");
+    const r = pruneModel(content, rows, counts, p, { ...popOpts, curve }, input);
+    progress.done();
+    written = r.bytes;
+    Object.assign(summary, {
+      source: cmd.model,
+      sourceKind: content.kind,
+      kind: r.pruned ? "linear-sparse" : content.kind,
+      pruned: r.pruned,
+      reason: r.reason,
+      validation: cmd.valid ?? `${cmd.valFraction ?? 0.2} of ${cmd.dataset}.train.txt`,
+      numPrunedLabels: r.search.numPrunedLabels,
+      nnzBefore: r.search.nnzBefore,
+      nnzAfter: r.search.nnzAfter,
+      originalBytes: r.originalBytes,
+      prunedBytes: r.prunedBytes,
+      validationBaseline: r.search.baseline,
+      validationPruned: r.stored,
+      withinTolerance: r.withinTolerance,
+    });
+    if (cmd.test) {
+      const pre = rowPreprocessOfContent(content);
+      const [base, pruned] = await testPsp(
+        cmd,
+        dataDir,
+        [labelWeightsOfContent(content), r.weights],
+        pre,
+        p,
+        ks,
+      );
+      Object.assign(summary, { testBaseline: base, testPruned: pruned });
+    }
+    if (r.curve) {
+      svg = curveSvg(r.curve, {
+        title: `POP on ${cmd.dataset}`,
+        ks,
+        referenceBytes: input.length,
+        referenceLabel: `input ${content.kind}`,
+      });
+      summary.curve = r.curve;
+    }
+  } else {
+    const counts = labelCounts(train.y);
+    const p = propensitiesOf(counts, Math.max(1, train.x.numRows));
+    const normalize = cmd.normalize ?? true;
+    progress.start(2 * train.numLabels, "br (fit split, then all rows)");
+    const r = popBr(train, p, {
+      ...popOpts,
+      dcd: { C: cmd.C ?? 1, eps: cmd.eps ?? 0.1 },
+      l2Normalize: normalize,
+      validationFraction: cmd.valFraction ?? 0.2,
+      seed: cmd.seed ?? 0,
+      labelNames,
+      meta: { dataset: cmd.dataset },
+      curve,
+      onProgress: () => progress.tick(),
+    });
+    progress.done();
+    written = r.bytes;
+    const unpruned = r.full.toModelFile({ labelNames });
+    const fullWeights = r.full.toLabelWeights();
+    Object.assign(summary, {
+      source: "br",
+      kind: "linear-sparse",
+      pruned: true,
+      numPrunedLabels: r.search.numPrunedLabels,
+      nnzBefore: fullWeights.labelPtr[fullWeights.numLabels],
+      nnzAfter: r.weights.labelPtr[r.weights.numLabels],
+      originalBytes: unpruned.length,
+      prunedBytes: r.bytes.length,
+      validationBaseline: r.search.baseline,
+      validationPruned: r.search.final,
+      withinTolerance: r.search.final.every((v, i) =>
+        v >= (1 - popOpts.epsilon) * r.search.baseline[i] - 1e-9
+      ),
+      searchSeconds: r.searchSeconds,
+      trainSeconds: r.trainSeconds,
+    });
+    if (cmd.test) {
+      const pre = normalize ? { l2Normalize: true } : undefined;
+      const [base, pruned] = await testPsp(cmd, dataDir, [fullWeights, r.weights], pre, p, ks);
+      Object.assign(summary, { testBaseline: base, testPruned: pruned });
+    }
+    if (r.curve) {
+      svg = curveSvg(r.curve, {
+        title: `POP on ${cmd.dataset}`,
+        ks,
+        referenceBytes: unpruned.length,
+        referenceLabel: "unpruned BR",
+      });
+      summary.curve = r.curve;
+    }
+  }
+  await Deno.writeFile(out, written);
+  if (svg !== undefined && plot) await Deno.writeTextFile(plot, svg);
+  Object.assign(summary, {
+    epsilon: popOpts.epsilon,
+    lambda: popOpts.lambda,
+    delta: popOpts.delta,
+    ks,
+    out,
+    plot: plot ?? null,
+    modelBytes: written.length,
+  });
+  return summary;
+}
+
+if (import.meta.main) {
+  try {
+    const cmd = parsePruneArgs(Deno.args);
+    const summary = await runPrune({ ...cmd, progress: new Progress() });
+    console.log(JSON.stringify(summary));
+  } catch (e) {
+    console.error(`prune: ${e instanceof Error ? e.message : String(e)}`);
+    const usage = e instanceof TypeError || e instanceof RangeError ||
+      e instanceof SyntaxError || e instanceof ModelFormatError;
+    Deno.exit(usage ? 2 : 1);
+  }
+}

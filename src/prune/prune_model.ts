@@ -1,0 +1,238 @@
+/**
+ * POP on a decoded model file: binary relevance (`linear-sparse`) is pruned directly; LEML
+ * (`linear-lowrank`) is pruned as the per-label columns of its product W·Hᵀ, and the pruned
+ * `linear-sparse` file replaces the low-rank one only when it is smaller (otherwise the original
+ * is kept and the result says why).
+ *
+ * @module
+ */
+import type { ModelFileContent } from "../format/types.ts";
+import { encodeModelFile } from "../format/model_file.ts";
+import {
+  type LabelWeights,
+  linearSparseContent,
+  roundWeights,
+} from "../models/br/label_weights.ts";
+import { preprocessRows } from "../models/br/preprocess.ts";
+import { type CutCache, pop, type PopOptions, type PopResult } from "./pop.ts";
+import { validationPsp, type ValidationRows } from "./validation.ts";
+import { labelWeightsOfContent, rowPreprocessOfContent } from "./model_weights.ts";
+import { resolveStorage, type StorageOptions } from "./storage.ts";
+import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
+
+/**
+ * Options of {@linkcode pruneModel}.
+ *
+ * @example
+ * ```ts
+ * import type { PruneModelOptions } from "./prune_model.ts";
+ * const o: PruneModelOptions = { epsilon: 0.01, lambda: 0.01, delta: 5, weightType: "f32" };
+ * console.log(o.delta); // 5
+ * ```
+ */
+export interface PruneModelOptions extends PopOptions, StorageOptions {
+  /** Extra metadata recorded in the pruned file's `meta` (besides `pop`). */
+  meta?: Record<string, unknown>;
+  /** Memo of label cuts shared with other searches on the same model and rows. */
+  cache?: CutCache;
+  /**
+   * Also sweep ε and λ (see {@linkcode popCurve}; δ, ks, storage and cache are this call's);
+   * the points are returned as `curve`.
+   */
+  curve?: Omit<CurveOptions, "delta" | "ks" | "cache" | "weightType" | "indexType">;
+}
+
+/**
+ * The outcome of {@linkcode pruneModel}.
+ *
+ * @example
+ * ```ts
+ * import type { PrunedModel } from "./prune_model.ts";
+ * function saved(p: PrunedModel): number { return p.originalBytes - p.bytes.length; }
+ * console.log(typeof saved); // "function"
+ * ```
+ */
+export interface PrunedModel {
+  /** True when `bytes` is the pruned model; false when the original was kept. */
+  pruned: boolean;
+  /** Why the original was kept, or a one-line summary of the pruning. */
+  reason: string;
+  /** The file to write: the pruned `linear-sparse` model, or the original bytes. */
+  bytes: Uint8Array;
+  /** The content of the pruned model (also when it was not kept). */
+  content: ModelFileContent;
+  /** The pruned weights exactly as stored (after rounding to the weight type). */
+  weights: LabelWeights;
+  /** Size of the input file and of the pruned file, in bytes. */
+  originalBytes: number;
+  prunedBytes: number;
+  /** The POP search on the (preprocessed) validation rows. */
+  search: PopResult;
+  /** PSP@k of the stored pruned weights on the validation rows. */
+  stored: number[];
+  /** Whether every stored PSP@k is ≥ (1 − ε) × the unpruned model's on the validation rows. */
+  withinTolerance: boolean;
+  /** The ε and λ sweeps, when `options.curve` was given. */
+  curve?: CurvePoint[];
+}
+
+/**
+ * Runs POP on a decoded `linear-sparse` or `linear-lowrank` model: the validation rows are
+ * preprocessed as the file says, labels are ranked by `labelCounts[l] / propensities[l]`, the
+ * label cut is searched under the tolerance ε and weights in [−√λ, √λ] are dropped (at least δ
+ * kept per label). The result is encoded as a `linear-sparse` file (labels, feature space,
+ * preprocessing and metadata carried over; `meta.pop` records the settings and validation
+ * PSP@k).
+ *
+ * Which file is returned: a `linear-sparse` model is replaced by its pruned version when that is
+ * smaller (Algorithm 2 as is; `withinTolerance` reports whether the thresholding kept the
+ * validation PSP@k within ε). A `linear-lowrank` model changes representation, so its pruned
+ * product replaces it only when it is smaller AND within the tolerance ε on every validation
+ * PSP@k (the constraint of the paper's Eq. 1); otherwise the original is kept and `reason` says
+ * why (with the curve, it names the smallest swept λ that would have qualified, if any).
+ *
+ * @param originalFile the input file's bytes, returned unchanged when the original is kept
+ * (default: `content` re-encoded)
+ * @throws {TypeError} for a model kind POP cannot prune
+ * @throws {RangeError} when the rows, counts or propensities do not match the model
+ *
+ * @example
+ * ```ts
+ * import { pruneModel } from "./prune_model.ts";
+ * // a rank-1 model: 4 features, 2 labels; label 0 ← feature 0, label 1 ← feature 1
+ * const content = {
+ *   kind: "linear-lowrank" as const, numFeatures: 4, numLabels: 2, params: { rank: 1 },
+ *   tensors: {
+ *     W: { dtype: "f32" as const, shape: [4, 1], data: Float32Array.of(1, -1, 0.01, 0.02) },
+ *     H: { dtype: "f32" as const, shape: [2, 1], data: Float32Array.of(1, -1) },
+ *   },
+ * };
+ * const rows = {
+ *   x: { numRows: 2, numCols: 4, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) },
+ * };
+ * const r = pruneModel(content, rows, [1, 1], Float64Array.of(0.5, 0.5), { delta: 1 });
+ * console.log(r.search.nnzBefore, r.search.nnzAfter, r.pruned); // 8 3 false (not smaller)
+ * console.log(r.reason.startsWith("kept the linear-lowrank model")); // true
+ * ```
+ */
+export function pruneModel(
+  content: ModelFileContent,
+  rows: ValidationRows,
+  labelCounts: ArrayLike<number>,
+  propensities: ArrayLike<number>,
+  options: PruneModelOptions = {},
+  originalFile?: Uint8Array,
+): PrunedModel {
+  const L = content.numLabels;
+  if (labelCounts.length !== L || propensities.length !== L) {
+    throw new RangeError(
+      `POP: the model has ${L} labels but there are ${labelCounts.length} label counts and ${propensities.length} propensities`,
+    );
+  }
+  if (rows.y.numCols > L) {
+    throw new RangeError(
+      `POP: the validation rows have ${rows.y.numCols} labels but the model only ${L}`,
+    );
+  }
+  const storage = resolveStorage(options, L);
+  const weights = labelWeightsOfContent(content);
+  const pre = rowPreprocessOfContent(content);
+  const prepared: ValidationRows = { x: preprocessRows(rows.x, pre), y: rows.y };
+  const ks = options.ks ?? [1, 3, 5];
+  const cache = options.cache ?? new Map();
+  const search = pop(weights, prepared, labelCounts, propensities, options, cache);
+  const stored = roundWeights(search.model, storage.weightType);
+  const storedPsp = storage.weightType === "f32"
+    ? search.final
+    : validationPsp(stored, prepared, propensities, ks);
+  const popMeta = {
+    epsilon: options.epsilon ?? 0.01,
+    lambda: options.lambda ?? 0.01,
+    delta: options.delta ?? 5,
+    ks,
+    from: content.kind,
+    numPrunedLabels: search.numPrunedLabels,
+    nnzBefore: search.nnzBefore,
+    nnzAfter: search.nnzAfter,
+    validationRows: rows.x.numRows,
+    validationBaseline: search.baseline,
+    validationPruned: storedPsp,
+  };
+  const build = (w: LabelWeights, pop: Record<string, unknown>): ModelFileContent => {
+    const c = linearSparseContent(w, {
+      labelNames: content.labelNames,
+      preprocess: pre,
+      meta: { ...content.meta, ...options.meta, pop },
+      weightType: storage.weightType,
+      indexType: storage.indexType,
+    });
+    if (content.featureSpace) c.featureSpace = structuredClone(content.featureSpace);
+    return c;
+  };
+  const pruned = build(stored, popMeta);
+  const bytes = encodeModelFile(pruned);
+  const original = originalFile ?? encodeModelFile(content);
+  const before = original.length;
+  const eps = options.epsilon ?? 0.01;
+  const within = (psp: number[]) => psp.every((v, i) => v >= (1 - eps) * search.baseline[i] - 1e-9);
+  const withinTolerance = within(storedPsp);
+  const lowRank = content.kind === "linear-lowrank";
+  const smaller = bytes.length < before;
+  const kept = smaller && (withinTolerance || !lowRank);
+  const curve = options.curve &&
+    popCurve(weights, prepared, labelCounts, propensities, {
+      epsilon: eps,
+      lambda: options.lambda,
+      ...options.curve,
+      delta: options.delta,
+      ks,
+      cache,
+      ...storage,
+      sizeOf: (m, lambda, w) =>
+        encodeModelFile(build(w, { ...popMeta, lambda, numPrunedLabels: m })).length,
+    });
+  const kb = (n: number) => `${(n / 1000).toFixed(1)} kB`;
+  const what = lowRank
+    ? `the pruned product W·Hᵀ (${search.nnzAfter} of ${search.nnzBefore} weights, ${
+      kb(bytes.length)
+    })`
+    : `the pruned weights (${search.nnzAfter} of ${search.nnzBefore}, ${kb(bytes.length)})`;
+  let reason: string;
+  if (kept) {
+    reason = `pruned ${content.kind} → linear-sparse: ${what}, ${kb(before)} → ${kb(bytes.length)}`;
+  } else {
+    const why: string[] = [];
+    if (!smaller) why.push(`is not smaller than the original ${kb(before)}`);
+    if (lowRank && !withinTolerance) {
+      const i = storedPsp.findIndex((v, j) => v < (1 - eps) * search.baseline[j] - 1e-9);
+      const drop = 100 * (1 - storedPsp[i] / search.baseline[i]);
+      why.push(
+        `loses ${drop.toFixed(1)}% of validation PSP@${ks[i]} (${search.baseline[i].toFixed(2)} → ${
+          storedPsp[i].toFixed(2)
+        }), more than ε = ${100 * eps}%`,
+      );
+    }
+    reason = `kept the ${content.kind} model: ${what} ${why.join(" and ")}`;
+    if (curve) {
+      const ok = curve.filter((c) => c.sweep === "lambda" && c.bytes < before && within(c.psp))
+        .sort((a, b) => a.bytes - b.bytes);
+      reason += ok.length
+        ? `; λ = ${ok[0].lambda} would give ${kb(ok[0].bytes)} within the tolerance`
+        : "; no λ of the sweep gives a smaller file within the tolerance";
+    }
+  }
+  return {
+    curve,
+    withinTolerance,
+    pruned: kept,
+    reason,
+    bytes: kept ? bytes : original,
+    content: pruned,
+    weights: stored,
+    originalBytes: before,
+    prunedBytes: bytes.length,
+    search,
+    stored: storedPsp,
+  };
+}
