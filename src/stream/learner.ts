@@ -1,26 +1,47 @@
 /**
  * The test-then-train core of the learning service: every accepted event is first scored (its
- * top-5 feeds the prequential window), then queued and learned in minibatches of a fixed size.
+ * top 5 feeds the prequential window), then queued and learned in minibatches of a fixed size.
  * The whole learner (model state, vocabularies, queued events, counts, window, stream position)
  * goes into one checkpoint object, so a restore continues exactly where the checkpoint was taken.
  *
  * @module
  */
-import type { Batch } from "../data/types.ts";
+import type { Example } from "../data/types.ts";
 import { Vocabulary, type VocabularyJSON } from "../data/vocabulary.ts";
+import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState } from "../models/estimator.ts";
-import { type EventLimits, EventParser, type LineResult, type ParsedEvent } from "./events.ts";
+import { type EventLimits, EventParser, type LineResult } from "./events.ts";
 import { PrequentialState, PrequentialWindow } from "./prequential.ts";
 
-/** Where the learner is in its sources; saved in the same checkpoint as the model. */
+/**
+ * Where the learner is in its sources; saved in the same checkpoint as the model.
+ *
+ * @example
+ * ```ts
+ * import type { StreamPosition } from "./learner.ts";
+ * const p: StreamPosition = { redis: { key: "ev", group: "g", lastId: "5-0" }, wal: { segment: 3 } };
+ * console.log(p.redis?.lastId); // "5-0"
+ * ```
+ */
 export interface StreamPosition {
   /** Followed file: path, byte offset after the last applied line, and that line's number. */
   file?: { path: string; offset: number; line: number };
   /** Redis stream: id of the last applied entry. */
   redis?: { key: string; group: string; lastId: string };
+  /** Write-ahead log of HTTP events: the first segment NOT covered by the checkpoint. */
+  wal?: { segment: number };
 }
 
-/** Options of {@linkcode StreamLearner}. */
+/**
+ * Options of {@linkcode StreamLearner.create}.
+ *
+ * @example
+ * ```ts
+ * import type { LearnerOptions } from "./learner.ts";
+ * const o: LearnerOptions = { batchSize: 64, windowSize: 500, modelOptions: { rank: 16 } };
+ * console.log(o.batchSize); // 64
+ * ```
+ */
 export interface LearnerOptions {
   /** Events per learned minibatch (default 32). Batches are cut at multiples of this count. */
   batchSize?: number;
@@ -28,11 +49,24 @@ export interface LearnerOptions {
   windowSize?: number;
   /** Event validation limits and key mode. */
   limits?: EventLimits;
-  /** Options passed to `factory.create` (seed, rank, ...). */
+  /** Options passed to `factory.create` (seed, rank, initial sizes, ...). */
   modelOptions?: Record<string, unknown>;
+  /** Initial label names (index order), e.g. a dataset's label list. */
+  labelNames?: readonly string[];
+  /** Initial feature names (name mode only). */
+  featureNames?: readonly string[];
 }
 
-/** One rejected line, as reported by `/metrics` and the `/events` answer. */
+/**
+ * One rejected line, as reported by `/metrics` and the `/events` answer.
+ *
+ * @example
+ * ```ts
+ * import type { Reject } from "./learner.ts";
+ * const r: Reject = { source: "http", line: 3, reason: "malformed JSON" };
+ * console.log(r.line); // 3
+ * ```
+ */
 export interface Reject {
   /** Where it came from ("http", "redis", a file path). */
   source: string;
@@ -45,7 +79,17 @@ export interface Reject {
 const CHECKPOINT_FORMAT = "tagstream-checkpoint";
 const CHECKPOINT_VERSION = 1;
 
-/** The checkpoint object written by {@linkcode StreamLearner.toCheckpoint}. */
+/**
+ * The checkpoint object written by {@linkcode StreamLearner.toCheckpoint} (encode it with
+ * `encodeCheckpoint` from `./checkpoint.ts`).
+ *
+ * @example
+ * ```ts
+ * import type { LearnerCheckpoint } from "./learner.ts";
+ * function applied(c: LearnerCheckpoint): number { return c.applied; }
+ * console.log(typeof applied); // "function"
+ * ```
+ */
 export interface LearnerCheckpoint {
   format: string;
   version: number;
@@ -64,10 +108,25 @@ export interface LearnerCheckpoint {
   applied: number;
   learned: number;
   rejected: number;
+  /** Order-independent digest of the applied events' ids (see {@linkcode StreamLearner.idDigest}). */
+  idDigest: [number, number];
+  /** Positive count of each label among the applied events. */
+  labelCounts: Float64Array;
   window: PrequentialState;
   position: StreamPosition;
   modelVersion: number;
   savedAt: string;
+}
+
+/** Two independent 32-bit FNV-1a style hashes of a string. */
+function hashId(s: string): [number, number] {
+  let a = 0x811c9dc5, b = 0x01000193 ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return [a >>> 0, b >>> 0];
 }
 
 /**
@@ -84,20 +143,26 @@ export interface LearnerCheckpoint {
  * ```
  */
 export class StreamLearner {
+  /** The factory of the model. */
   readonly factory: EstimatorFactory;
+  /** Validates lines and owns the vocabularies. */
   readonly parser: EventParser;
+  /** Prequential P@1/P@5 of the last scored events. */
   readonly window: PrequentialWindow;
+  /** Events per learned minibatch. */
   readonly batchSize: number;
   readonly #limits: EventLimits;
   #estimator: Estimator;
-  #pending: ParsedEvent[] = [];
+  #pending: Example[] = [];
+  #digest: [number, number] = [0, 0];
+  #labelCounts: Float64Array;
   /** Events accepted and applied (scored; learned or queued for the next batch). */
   applied = 0;
   /** Events learned by the model (applied minus queued). */
   learned = 0;
   /** Lines rejected since the stream began. */
   rejected = 0;
-  /** The last rejected lines (at most 20). */
+  /** The last rejected lines (at most 20; not checkpointed). */
   readonly lastRejects: Reject[] = [];
   /** Position in the sources, covering every applied event. */
   position: StreamPosition = {};
@@ -118,16 +183,27 @@ export class StreamLearner {
     this.window = window;
     this.batchSize = batchSize;
     this.#limits = limits;
+    this.#labelCounts = new Float64Array(Math.max(16, parser.labels.size));
   }
 
-  /** A fresh learner with a new model. */
+  /**
+   * A fresh learner with a new model.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/popularity/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory, { labelNames: ["x", "y"] });
+   * console.log(l.parser.labels.size, l.batchSize); // 2 32
+   * ```
+   */
   static create(factory: EstimatorFactory, options: LearnerOptions = {}): StreamLearner {
     const batchSize = options.batchSize ?? 32;
     if (!Number.isInteger(batchSize) || batchSize < 1) {
       throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
     }
     const limits = { ...(options.limits ?? {}) };
-    const parser = new EventParser(new Vocabulary(), new Vocabulary(), limits);
+    const parser = new EventParser(options.featureNames, options.labelNames, limits);
     return new StreamLearner(
       factory,
       factory.create({ ...(options.modelOptions ?? {}) }),
@@ -141,22 +217,34 @@ export class StreamLearner {
   /**
    * Rebuilds a learner from {@linkcode StreamLearner.toCheckpoint} output (decoded). The batch
    * size, window and limits come from the checkpoint, so batches stay aligned after a restart.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/popularity/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const a = StreamLearner.create(factory, { batchSize: 4 });
+   * a.ingestLine('{"features": {"0": 1}, "labels": ["a"]}', "demo", 1);
+   * const b = StreamLearner.fromCheckpoint(factory, a.toCheckpoint());
+   * console.log(b.applied, b.pendingCount, b.batchSize); // 1 1 4
+   * ```
    */
   static fromCheckpoint(factory: EstimatorFactory, ck: LearnerCheckpoint): StreamLearner {
     if (ck === null || typeof ck !== "object" || ck.format !== CHECKPOINT_FORMAT) {
       throw new TypeError("Not a Tagstream checkpoint (format field missing)");
     }
     if (ck.version !== CHECKPOINT_VERSION) {
-      throw new RangeError(`Checkpoint version ${ck.version} is not supported (expected 1)`);
+      throw new RangeError(
+        `Checkpoint version ${ck.version} is not supported (expected ${CHECKPOINT_VERSION})`,
+      );
     }
     if (ck.kind !== factory.kind) {
       throw new TypeError(
-        `Checkpoint holds a '${ck.kind}' model but the service runs '${factory.kind}'`,
+        `Checkpoint holds a '${ck.kind}' model but '${factory.kind}' was asked for`,
       );
     }
     const parser = new EventParser(
-      Vocabulary.fromJSON(ck.features),
-      Vocabulary.fromJSON(ck.labels),
+      Vocabulary.fromJSON(ck.features).names,
+      Vocabulary.fromJSON(ck.labels).names,
       ck.options.limits,
     );
     const l = new StreamLearner(
@@ -168,14 +256,20 @@ export class StreamLearner {
       ck.options.limits,
     );
     l.#pending = ck.pending.map((p) => {
-      const e: ParsedEvent = { x: { indices: p.indices, values: p.values }, labels: p.labels };
-      if (p.id !== undefined) (e as { id?: string }).id = p.id;
-      if (p.negatives !== undefined) (e as { negatives?: Int32Array }).negatives = p.negatives;
+      const e: { id?: string; x: Example["x"]; labels: Int32Array; negatives?: Int32Array } = {
+        x: { indices: p.indices, values: p.values },
+        labels: p.labels,
+      };
+      if (p.id !== undefined) e.id = p.id;
+      if (p.negatives !== undefined) e.negatives = p.negatives;
       return e;
     });
     l.applied = ck.applied;
     l.learned = ck.learned;
     l.rejected = ck.rejected;
+    l.#digest = [ck.idDigest[0], ck.idDigest[1]];
+    l.#labelCounts = new Float64Array(Math.max(16, ck.labelCounts.length));
+    l.#labelCounts.set(ck.labelCounts);
     l.position = ck.position ?? {};
     l.modelVersion = ck.modelVersion ?? 0;
     return l;
@@ -189,6 +283,51 @@ export class StreamLearner {
   /** Events applied but not yet learned (waiting for their minibatch). */
   get pendingCount(): number {
     return this.#pending.length;
+  }
+
+  /**
+   * Order-independent digest (hex) of the ids of every applied event: the same set of events
+   * applied once each gives the same digest whatever the order; a duplicate or a gap changes it.
+   * Events without an id count by their position-free empty id.
+   *
+   * @example
+   * ```ts
+   * import { StreamLearner } from "./learner.ts";
+   * console.log(StreamLearner.digestOf(["a", "b"]) === StreamLearner.digestOf(["b", "a"])); // true
+   * ```
+   */
+  get idDigest(): string {
+    return StreamLearner.#hex(this.#digest);
+  }
+
+  /**
+   * The digest {@linkcode StreamLearner.idDigest} would have after applying `ids` once each.
+   *
+   * @example
+   * ```ts
+   * import { StreamLearner } from "./learner.ts";
+   * console.log(StreamLearner.digestOf([]) === "0000000000000000"); // true
+   * ```
+   */
+  static digestOf(ids: Iterable<string | undefined>): string {
+    const d: [number, number] = [0, 0];
+    for (const id of ids) StreamLearner.#addDigest(d, id);
+    return StreamLearner.#hex(d);
+  }
+
+  static #addDigest(d: [number, number], id: string | undefined): void {
+    const [a, b] = hashId(id ?? "");
+    d[0] = (d[0] + a) >>> 0;
+    d[1] = (d[1] + b) >>> 0;
+  }
+
+  static #hex(d: readonly number[]): string {
+    return d.map((v) => v.toString(16).padStart(8, "0")).join("");
+  }
+
+  /** Positive counts of each label among the applied events (length `parser.labels.size`). */
+  labelCounts(): Float64Array {
+    return this.#labelCounts.slice(0, this.parser.labels.size);
   }
 
   /** Records a rejected line. */
@@ -206,18 +345,26 @@ export class StreamLearner {
     return r;
   }
 
-  /** Test-then-train on one validated event. */
-  ingest(ev: ParsedEvent): void {
+  /**
+   * Test-then-train on one validated event (its label indices must come from
+   * `parser.labels`, its feature indices from the model's feature space or beyond).
+   */
+  ingest(ev: Example): void {
     if (ev.labels.length > 0) {
       const est = this.#estimator;
-      let predicted: Int32Array;
-      if (est.numLabels === 0) {
-        predicted = new Int32Array(0);
-      } else {
-        predicted = est.predictTopK(this.#clip(ev.x.indices, ev.x.values), 5).labels;
-      }
+      const predicted = est.numLabels === 0
+        ? new Int32Array(0)
+        : est.predictTopK(this.#clip(ev.x.indices, ev.x.values), 5).labels;
       this.window.record(predicted, ev.labels);
+      const top = ev.labels[ev.labels.length - 1];
+      if (top >= this.#labelCounts.length) {
+        const next = new Float64Array(Math.max(top + 1, 2 * this.#labelCounts.length));
+        next.set(this.#labelCounts);
+        this.#labelCounts = next;
+      }
+      for (let i = 0; i < ev.labels.length; i++) this.#labelCounts[ev.labels[i]]++;
     }
+    StreamLearner.#addDigest(this.#digest, ev.id);
     this.#pending.push(ev);
     this.applied++;
     if (this.#pending.length >= this.batchSize) this.flush();
@@ -226,7 +373,13 @@ export class StreamLearner {
   /** Learns the queued events now (a partial batch), e.g. when the stream is idle. */
   flush(): void {
     if (this.#pending.length === 0) return;
-    const batch = this.#buildBatch(this.#pending);
+    const est = this.#estimator;
+    const p = this.parser;
+    const batch = examplesToBatch(
+      this.#pending,
+      Math.max(est.numFeatures, p.featureKeys === "name" ? p.features.size : 0),
+      Math.max(est.numLabels, p.labels.size),
+    );
     this.#estimator.learnMany(batch);
     this.learned += this.#pending.length;
     this.#pending = [];
@@ -242,74 +395,23 @@ export class StreamLearner {
       : { indices: indices.subarray(0, n), values: values.subarray(0, n) };
   }
 
-  #buildBatch(evs: readonly ParsedEvent[]): Batch {
-    const n = evs.length;
-    let nnz = 0, nl = 0, maxF = -1, anyNeg = false, nObs = 0;
-    for (const e of evs) {
-      nnz += e.x.indices.length;
-      nl += e.labels.length;
-      const last = e.x.indices.length > 0 ? e.x.indices[e.x.indices.length - 1] : -1;
-      if (last > maxF) maxF = last;
-      if (e.negatives !== undefined) {
-        anyNeg = true;
-        nObs += e.labels.length + e.negatives.length;
-      }
-    }
-    const indptr = new Int32Array(n + 1), indices = new Int32Array(nnz);
-    const values = new Float32Array(nnz);
-    const yptr = new Int32Array(n + 1), yidx = new Int32Array(nl);
-    let o = 0, q = 0;
-    for (let i = 0; i < n; i++) {
-      const e = evs[i];
-      indices.set(e.x.indices, o);
-      values.set(e.x.values, o);
-      o += e.x.indices.length;
-      indptr[i + 1] = o;
-      yidx.set(e.labels, q);
-      q += e.labels.length;
-      yptr[i + 1] = q;
-    }
-    const numCols = Math.max(
-      this.#estimator.numFeatures,
-      maxF + 1,
-      this.parser.featureKeys === "name" ? this.parser.features.size : 0,
-    );
-    const numLabels = Math.max(this.#estimator.numLabels, this.parser.labels.size);
-    const batch: Batch = {
-      x: { numRows: n, numCols, indptr, indices, values },
-      y: { numRows: n, numCols: numLabels, indptr: yptr, indices: yidx },
-      ids: evs.map((e) => e.id),
-    };
-    if (!anyNeg) return batch;
-    const optr = new Int32Array(n + 1), oidx = new Int32Array(nObs);
-    const full = new Uint8Array(n);
-    let r = 0;
-    for (let i = 0; i < n; i++) {
-      const e = evs[i];
-      if (e.negatives === undefined) {
-        full[i] = 1;
-      } else {
-        const merged = Int32Array.from(new Set([...e.labels, ...e.negatives])).sort();
-        oidx.set(merged, r);
-        r += merged.length;
-      }
-      optr[i + 1] = r;
-    }
-    return {
-      ...batch,
-      observed: { numRows: n, numCols: numLabels, indptr: optr, indices: oidx.slice(0, r) },
-      fullyObserved: full,
-    };
-  }
-
   /**
    * Top-k labels (names and scores) for a raw feature record; unknown features are ignored.
    * Throws a TypeError naming the bad field.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/popularity/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory, { batchSize: 1 });
+   * l.ingestLine('{"features": {"0": 1}, "labels": ["news"]}', "demo", 1);
+   * console.log(l.predict({ "0": 1 }, 3).labels); // [ "news" ]
+   * ```
    */
   predict(features: unknown, k: number): { labels: string[]; scores: number[] } {
     const est = this.#estimator;
     const x = this.parser.featuresForPredict(features, est.numFeatures);
-    if (est.numLabels === 0) return { labels: [], scores: [] };
+    if (est.numLabels === 0 || k === 0) return { labels: [], scores: [] };
     const t = est.predictTopK(x, Math.min(k, est.numLabels));
     const names = this.parser.labels.names;
     const labels: string[] = new Array(t.labels.length);
@@ -322,8 +424,8 @@ export class StreamLearner {
   }
 
   /**
-   * The whole learner as one checkpoint object (encode it with `encodeCheckpoint`). Taken
-   * synchronously, so it is consistent even while events keep arriving afterwards.
+   * The whole learner as one checkpoint object. Taken synchronously, so it is consistent even
+   * while events keep arriving afterwards.
    */
   toCheckpoint(): LearnerCheckpoint {
     return {
@@ -344,6 +446,8 @@ export class StreamLearner {
       applied: this.applied,
       learned: this.learned,
       rejected: this.rejected,
+      idDigest: [this.#digest[0], this.#digest[1]],
+      labelCounts: this.labelCounts(),
       window: this.window.toState(),
       position: structuredClone(this.position),
       modelVersion: this.modelVersion,

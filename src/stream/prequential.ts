@@ -1,10 +1,22 @@
 /**
- * Prequential (test-then-train) precision over a sliding window of the last scored events.
+ * Prequential (test-then-train) precision over a sliding window of the last scored events, with
+ * a serialisable state for checkpoints. P@k follows `src/metrics/precision.ts` (hits among the
+ * top k divided by k), in percent.
  *
  * @module
  */
+import { containsSorted } from "../metrics/relevance.ts";
 
-/** Serialisable form of a {@linkcode PrequentialWindow}, for checkpoints. */
+/**
+ * Serialisable form of a {@linkcode PrequentialWindow}, for checkpoints.
+ *
+ * @example
+ * ```ts
+ * import { PrequentialWindow, type PrequentialState } from "./prequential.ts";
+ * const s: PrequentialState = new PrequentialWindow(3).toState();
+ * console.log(s.size, s.filled); // 3 0
+ * ```
+ */
 export interface PrequentialState {
   size: number;
   next: number;
@@ -25,7 +37,7 @@ export interface PrequentialState {
  * const w = new PrequentialWindow(2);
  * w.record(Int32Array.of(3, 1), Int32Array.of(1));
  * w.record(Int32Array.of(3), Int32Array.of(3));
- * console.log(w.precisionAt1, w.filled); // 0.5 2
+ * console.log(w.precisionAt1, w.precisionAt5, w.filled); // 50 20 2
  * ```
  */
 export class PrequentialWindow {
@@ -47,24 +59,15 @@ export class PrequentialWindow {
     this.#p5 = new Float32Array(size);
   }
 
-  /** Records one scored event: `predicted` in decreasing score order, `truth` sorted. */
+  /**
+   * Records one scored event: `predicted` in decreasing score order, `truth` strictly
+   * increasing (an event without true labels scores 0, as in the metrics).
+   */
   record(predicted: Int32Array, truth: Int32Array): void {
     let hits = 0, first = 0;
     const k = Math.min(5, predicted.length);
     for (let r = 0; r < k; r++) {
-      const l = predicted[r];
-      // truth is sorted: binary search
-      let lo = 0, hi = truth.length - 1, found = false;
-      while (lo <= hi) {
-        const m = (lo + hi) >> 1;
-        if (truth[m] === l) {
-          found = true;
-          break;
-        }
-        if (truth[m] < l) lo = m + 1;
-        else hi = m - 1;
-      }
-      if (found) {
+      if (containsSorted(truth, predicted[r])) {
         hits++;
         if (r === 0) first = 1;
       }
@@ -84,12 +87,12 @@ export class PrequentialWindow {
     return this.#filled;
   }
 
-  /** Mean P@1 over the window (NaN when empty). */
+  /** P@1 over the window, percent (NaN when empty). */
   get precisionAt1(): number {
     return this.#mean(this.#p1);
   }
 
-  /** Mean P@5 over the window (NaN when empty). */
+  /** P@5 over the window, percent (NaN when empty). */
   get precisionAt5(): number {
     return this.#mean(this.#p5);
   }
@@ -99,21 +102,21 @@ export class PrequentialWindow {
     return this.#totalScored;
   }
 
-  /** Mean P@1 since the beginning of the stream (NaN when nothing was scored). */
+  /** P@1 since the beginning of the stream, percent (NaN when nothing was scored). */
   get cumulativeP1(): number {
-    return this.#totalScored === 0 ? NaN : this.#totalP1 / this.#totalScored;
+    return this.#totalScored === 0 ? NaN : (100 * this.#totalP1) / this.#totalScored;
   }
 
-  /** Mean P@5 since the beginning of the stream. */
+  /** P@5 since the beginning of the stream, percent (NaN when nothing was scored). */
   get cumulativeP5(): number {
-    return this.#totalScored === 0 ? NaN : this.#totalP5 / this.#totalScored;
+    return this.#totalScored === 0 ? NaN : (100 * this.#totalP5) / this.#totalScored;
   }
 
   #mean(a: Float32Array): number {
     if (this.#filled === 0) return NaN;
     let s = 0;
     for (let i = 0; i < this.#filled; i++) s += a[i];
-    return s / this.#filled;
+    return (100 * s) / this.#filled;
   }
 
   /**
@@ -125,7 +128,7 @@ export class PrequentialWindow {
    * const w = new PrequentialWindow(4);
    * w.record(Int32Array.of(0), Int32Array.of(0));
    * const c = PrequentialWindow.fromState(w.toState());
-   * console.log(c.precisionAt1, c.totalScored); // 1 1
+   * console.log(c.precisionAt1, c.totalScored); // 100 1
    * ```
    */
   toState(): PrequentialState {
@@ -141,7 +144,16 @@ export class PrequentialWindow {
     };
   }
 
-  /** Rebuilds a window from {@linkcode PrequentialWindow.toState}. */
+  /**
+   * Rebuilds a window from {@linkcode PrequentialWindow.toState}.
+   *
+   * @example
+   * ```ts
+   * import { PrequentialWindow } from "./prequential.ts";
+   * const w = PrequentialWindow.fromState(new PrequentialWindow(2).toState());
+   * console.log(w.size); // 2
+   * ```
+   */
   static fromState(s: PrequentialState): PrequentialWindow {
     const w = new PrequentialWindow(s.size);
     if (s.p1.length !== s.size || s.p5.length !== s.size) {

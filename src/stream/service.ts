@@ -1,44 +1,88 @@
 /**
  * The continuous learning service: a {@linkcode StreamLearner} fed by HTTP bodies, a Redis
  * Stream consumer group and/or a followed file, with durable checkpoints (every N events, every
- * T seconds, on stop), exactly-once Redis acknowledgement, and periodic model publishing.
+ * T seconds, on stop), a write-ahead log for HTTP events, exactly-once Redis acknowledgement and
+ * periodic model publishing. The HTTP layer is `http_app.ts`.
  *
- * Exactly-once: the applied-event count, the stream positions (file offset, last Redis id) and
- * the model are written in one atomic checkpoint; Redis entries are XACKed only after the
- * checkpoint containing their effect is durable; after a restart, the consumer's pending
- * entries with ids at or below the checkpoint's last id are acked without being re-applied.
+ * Exactly-once: the applied-event count, the stream positions (file offset, last Redis id, first
+ * WAL segment not covered) and the model are written in one atomic checkpoint. Redis entries are
+ * acknowledged only after the checkpoint containing their effect is durable; after a restart the
+ * consumer's pending entries with ids at or below the checkpoint's last id are acknowledged
+ * without being applied again, the others are applied. HTTP events are answered only once they
+ * are in the fsynced write-ahead log; the log segments the checkpoint does not cover are
+ * replayed on start.
+ *
+ * State directory: `checkpoint.msgpack`, `model.tsm` (the last published model), `wal/`.
  *
  * @module
  */
-import type { EstimatorFactory } from "../models/estimator.ts";
+import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
+import { decodeModelFile } from "../format/model_file.ts";
 import {
   decodeCheckpoint,
   encodeCheckpoint,
   readFileIfExists,
   writeFileAtomic,
 } from "./checkpoint.ts";
+import { FileFollower } from "./file_source.ts";
 import { type LearnerCheckpoint, type LearnerOptions, StreamLearner } from "./learner.ts";
-import { compareStreamIds, RedisClient, type StreamEntry } from "./redis_client.ts";
+import type { StreamEntry } from "./redis_client.ts";
+import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_source.ts";
+import { replaySegments, WriteAheadLog } from "./wal.ts";
 
-/** Redis Stream source settings. */
-export interface RedisSourceOptions {
-  /** `redis://host:port[/db]`. */
-  url: string;
-  /** Stream key (default "tagstream:events"). */
-  key?: string;
-  /** Consumer group (default "tagstream"). */
-  group?: string;
-  /** Consumer name, stable across restarts (default "learner-1"). */
-  consumer?: string;
-  /** Entries per read (default 512). */
-  count?: number;
+/**
+ * What a model-file builder gets when the service publishes: the model, the vocabularies'
+ * names, the label counts of the applied events and a reservoir of recent events (for POP's
+ * validation), plus the metadata to record.
+ *
+ * @example
+ * ```ts
+ * import type { PublishContext } from "./service.ts";
+ * function size(c: PublishContext): number { return c.estimator.numLabels; }
+ * console.log(typeof size); // "function"
+ * ```
+ */
+export interface PublishContext {
+  estimator: Estimator;
+  labelNames: string[];
+  featureNames?: string[];
+  labelCounts: Float64Array;
+  applied: number;
+  meta: Record<string, unknown>;
 }
 
-/** Options of {@linkcode LearningService.open}. */
+/**
+ * Builds the published model file; the default writes the unpruned `toModelFile()`.
+ *
+ * @example
+ * ```ts
+ * import type { ModelBuilder } from "./service.ts";
+ * const plain: ModelBuilder = (c) => ({
+ *   bytes: c.estimator.toModelFile({ labelNames: c.labelNames, meta: c.meta }),
+ *   pruned: false,
+ * });
+ * console.log(typeof plain); // "function"
+ * ```
+ */
+export type ModelBuilder = (
+  context: PublishContext,
+) => { bytes: Uint8Array; pruned: boolean } | Promise<{ bytes: Uint8Array; pruned: boolean }>;
+
+/**
+ * Options of {@linkcode LearningService.open}.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceOptions } from "./service.ts";
+ * import { factory } from "../models/leml/mod.ts";
+ * const o: ServiceOptions = { factory, stateDir: "/tmp/ts", checkpointEvery: 1000 };
+ * console.log(o.checkpointEvery); // 1000
+ * ```
+ */
 export interface ServiceOptions extends LearnerOptions {
   /** Model factory. */
   factory: EstimatorFactory;
-  /** Directory of `checkpoint.msgpack` and `model.tsm` (created when missing). */
+  /** Directory of `checkpoint.msgpack`, `model.tsm` and `wal/` (created when missing). */
   stateDir: string;
   /** Checkpoint after this many applied events (default 5000). */
   checkpointEvery?: number;
@@ -46,17 +90,32 @@ export interface ServiceOptions extends LearnerOptions {
   checkpointSeconds?: number;
   /** Publish a model file after this many applied events (default 5000; 0: never). */
   publishEvery?: number;
-  /** Learn a partial batch after this many idle milliseconds (default 200). */
+  /** Learn a partial batch after this many idle milliseconds (default 200; 0: never). */
   flushMs?: number;
   /** Consume a Redis Stream. */
   redis?: RedisSourceOptions;
-  /** Follow an NDJSON file (like `tail -f`), resuming at the checkpointed offset. */
-  follow?: string;
+  /** Read an NDJSON file from the checkpointed offset. */
+  file?: string;
+  /** Keep following `file` for appended lines (default true); false: stop at its end. */
+  followFile?: boolean;
+  /** Log HTTP events to a write-ahead log before answering (default true). */
+  wal?: boolean;
+  /** Builds published model files (default: the unpruned model file). */
+  buildModel?: ModelBuilder;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
 }
 
-/** A published model file. */
+/**
+ * A published model file.
+ *
+ * @example
+ * ```ts
+ * import type { PublishedModel } from "./service.ts";
+ * function tag(m: PublishedModel): string { return m.etag; }
+ * console.log(typeof tag); // "function"
+ * ```
+ */
 export interface PublishedModel {
   readonly bytes: Uint8Array;
   readonly version: number;
@@ -67,19 +126,47 @@ export interface PublishedModel {
   readonly pruned: boolean;
 }
 
-/** Answer to an ingested body. */
+/**
+ * Answer to an ingested body: accepted count, rejected lines (the first 100 with reasons) and
+ * whether the accepted events are durable (in the write-ahead log).
+ *
+ * @example
+ * ```ts
+ * import type { IngestResult } from "./service.ts";
+ * const r: IngestResult = { accepted: 2, rejectedCount: 1, rejected: [{ line: 3, reason: "x" }], durable: true };
+ * console.log(r.rejected[0].line); // 3
+ * ```
+ */
 export interface IngestResult {
   accepted: number;
+  rejectedCount: number;
   rejected: { line: number; reason: string }[];
+  durable: boolean;
 }
+
+const MAX_REPORTED_REJECTS = 100;
 
 async function sha1Hex(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
   return Array.from(d.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The default {@linkcode ModelBuilder}: the unpruned model file. */
+const plainModel: ModelBuilder = (c) => ({
+  bytes: c.estimator.toModelFile({
+    labelNames: c.labelNames,
+    featureNames: c.featureNames,
+    meta: c.meta,
+  }),
+  pruned: false,
+});
+
+function yieldNow(): Promise<void> {
+  return new Promise((r) => setTimeout(r, 0));
+}
+
 /**
- * The learning service (sources, checkpoints, publishing); HTTP lives in `http_app.ts`.
+ * The learning service (sources, checkpoints, write-ahead log, publishing).
  *
  * @example
  * ```ts
@@ -87,53 +174,71 @@ async function sha1Hex(bytes: Uint8Array): Promise<string> {
  * import { LearningService } from "./service.ts";
  * const dir = await Deno.makeTempDir();
  * const s = await LearningService.open({ factory, stateDir: dir, modelOptions: { rank: 4 }, log: () => {} });
- * const r = s.ingestText('{"features": {"0": 1}, "labels": ["a"]}\n{"bad": 1}\n', "http");
+ * const r = await s.ingestBody('{"features": {"0": 1}, "labels": ["a"]}\n{"bad": 1}\n', "http");
  * console.log(r.accepted, r.rejected[0].line); // 1 2
  * await s.stop();
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export class LearningService {
+  /** The options given to {@linkcode LearningService.open}. */
   readonly options: ServiceOptions;
+  /** Path of the checkpoint file. */
   readonly checkpointPath: string;
+  /** Path of the published model file. */
   readonly modelPath: string;
   #learner: StreamLearner;
   #log: (m: string) => void;
+  #wal: WriteAheadLog | undefined;
   #published: PublishedModel | undefined;
+  #progressAtCheckpoint: number;
   #appliedAtCheckpoint: number;
   #appliedAtPublish: number;
-  #checkpointing: Promise<void> | undefined;
-  #checkpointAgain = false;
-  #publishing = false;
+  #ckWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  #ckActive = false;
+  #publishing: Promise<PublishedModel> | undefined;
   #lastIngestMs = 0;
   #timers: ReturnType<typeof setInterval>[] = [];
-  #stopped = false;
-  #redis: RedisClient | undefined;
-  #redisAck: RedisClient | undefined;
+  #stopping = false;
+  #redis: RedisStreamSource | undefined;
   #unacked: string[] = [];
+  #fileDone: Promise<void> | undefined;
   #loops: Promise<void>[] = [];
   #startedMs = performance.now();
   #appliedAtStart: number;
-  /** Entries acked at startup because a checkpoint already covered them. */
-  ackedOnRecovery = 0;
+  #rate: { t: number; applied: number }[] = [];
+  /** Events replayed from the write-ahead log when the service opened. */
+  readonly walReplayed: number;
   /** Checkpoints written by this process. */
   checkpointsWritten = 0;
-  /** Last error of a background task (checkpoint, source), for `/metrics`. */
+  /** Last error of a background task (checkpoint, source, publish), for `/metrics`. */
   lastError: string | undefined;
 
-  private constructor(options: ServiceOptions, learner: StreamLearner) {
+  private constructor(
+    options: ServiceOptions,
+    learner: StreamLearner,
+    wal: WriteAheadLog | undefined,
+    walReplayed: number,
+  ) {
     this.options = options;
     this.checkpointPath = `${options.stateDir}/checkpoint.msgpack`;
     this.modelPath = `${options.stateDir}/model.tsm`;
     this.#learner = learner;
+    this.#wal = wal;
+    this.walReplayed = walReplayed;
     this.#log = options.log ?? ((m) => console.error(m));
-    this.#appliedAtCheckpoint = learner.applied;
+    this.#appliedAtCheckpoint = learner.applied - walReplayed;
+    this.#progressAtCheckpoint = this.#appliedAtCheckpoint + learner.rejected;
     this.#appliedAtPublish = learner.applied;
     this.#appliedAtStart = learner.applied;
   }
 
-  /** Opens the state directory: resumes from its checkpoint, or starts a new model. */
+  /**
+   * Opens the state directory: resumes from its checkpoint (or starts a new model), replays the
+   * write-ahead log segments the checkpoint does not cover, and loads the published model.
+   */
   static async open(options: ServiceOptions): Promise<LearningService> {
+    const log = options.log ?? ((m: string) => console.error(m));
     await Deno.mkdir(options.stateDir, { recursive: true });
     const path = `${options.stateDir}/checkpoint.msgpack`;
     const bytes = await readFileIfExists(path);
@@ -146,18 +251,52 @@ export class LearningService {
         throw new SyntaxError(`Cannot read checkpoint ${path}: ${(e as Error).message}`);
       }
       learner = StreamLearner.fromCheckpoint(options.factory, ck);
-    } else {
-      learner = StreamLearner.create(options.factory, options);
-    }
-    const s = new LearningService(options, learner);
-    if (bytes !== undefined) {
-      s.#log(
+      log(
         `resumed from ${path}: ${learner.applied} events applied, position ${
           JSON.stringify(learner.position)
         }`,
       );
+    } else {
+      learner = StreamLearner.create(options.factory, options);
     }
+    let wal: WriteAheadLog | undefined;
+    let replayed = 0;
+    if (options.wal ?? true) {
+      const dir = `${options.stateDir}/wal`;
+      const from = learner.position.wal?.segment ?? 0;
+      const decoder = new TextDecoder();
+      for await (const l of replaySegments(dir, from)) {
+        const r = learner.ingestLine(decoder.decode(l.bytes), "wal", `${l.segment}:${l.line}`);
+        if (r.ok) replayed++;
+      }
+      if (replayed > 0) log(`replayed ${replayed} events from the write-ahead log`);
+      wal = await WriteAheadLog.open(dir, from);
+      learner.position.wal = { segment: wal.segment };
+    }
+    const s = new LearningService(options, learner, wal, replayed);
+    await s.#loadPublished();
     return s;
+  }
+
+  async #loadPublished(): Promise<void> {
+    const bytes = await readFileIfExists(this.modelPath);
+    if (bytes === undefined) return;
+    try {
+      const meta = decodeModelFile(bytes).meta ?? {};
+      const version = Number(meta.modelVersion ?? 0);
+      const applied = Number(meta.eventsApplied ?? 0);
+      const l = this.#learner;
+      if (version > l.modelVersion) l.modelVersion = version;
+      this.#published = {
+        bytes,
+        version,
+        etag: `"v${version}-${await sha1Hex(bytes)}"`,
+        applied,
+        pruned: meta.pruned === true,
+      };
+    } catch (e) {
+      this.#log(`ignoring ${this.modelPath}: ${(e as Error).message}`);
+    }
   }
 
   /** The learner (model, vocabularies, counts). */
@@ -170,56 +309,149 @@ export class LearningService {
     return this.#published;
   }
 
-  /** Starts the sources and timers. */
+  /** Whether {@linkcode LearningService.stop} was called. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** Starts the sources and timers. Rejects when a source cannot be opened. */
   async start(): Promise<void> {
     const o = this.options;
     const ckMs = (o.checkpointSeconds ?? 5) * 1000;
-    this.#timers.push(setInterval(() => {
-      if (this.#learner.applied !== this.#appliedAtCheckpoint) this.#backgroundCheckpoint();
-    }, ckMs));
+    if (ckMs > 0) {
+      this.#timers.push(setInterval(() => {
+        if (this.#dirty()) this.#backgroundCheckpoint();
+      }, ckMs));
+    }
     const flushMs = o.flushMs ?? 200;
-    this.#timers.push(setInterval(() => {
-      if (
-        this.#learner.pendingCount > 0 && performance.now() - this.#lastIngestMs >= flushMs
-      ) {
-        this.#learner.flush();
-      }
-    }, Math.max(10, Math.floor(flushMs / 2))));
-    if (this.#learner.applied > 0 && (o.publishEvery ?? 5000) > 0) await this.publish();
+    if (flushMs > 0) {
+      this.#timers.push(setInterval(() => {
+        const l = this.#learner;
+        if (l.pendingCount > 0 && performance.now() - this.#lastIngestMs >= flushMs) l.flush();
+      }, Math.max(10, Math.floor(flushMs / 2))));
+    }
+    if (this.walReplayed > 0) await this.checkpoint();
+    const l = this.#learner;
+    if (this.#published === undefined && l.applied > 0 && (o.publishEvery ?? 5000) > 0) {
+      await this.publish();
+    }
     if (o.redis !== undefined) await this.#startRedis(o.redis);
-    if (o.follow !== undefined) this.#loops.push(this.#followLoop(o.follow));
+    if (o.file !== undefined) {
+      this.#fileDone = this.#fileLoop(o.file, o.followFile ?? true);
+      this.#loops.push(this.#fileDone);
+    }
   }
 
-  /** Validates and applies an NDJSON body; bad lines are reported with their 1-based numbers. */
-  ingestText(text: string, source: string): IngestResult {
-    const rejected: { line: number; reason: string }[] = [];
-    let accepted = 0, lineNo = 0, start = 0;
+  /** Resolves when the file source reached the end of its file (not following). */
+  async fileDone(): Promise<void> {
+    await this.#fileDone;
+  }
+
+  #dirty(): boolean {
     const l = this.#learner;
-    while (start <= text.length) {
-      let end = text.indexOf("\n", start);
-      if (end < 0) end = text.length;
+    return l.applied + l.rejected !== this.#progressAtCheckpoint || this.#unacked.length > 0;
+  }
+
+  /**
+   * Validates and applies an NDJSON body; bad lines are reported with their 1-based numbers and
+   * reasons, good lines are kept. Resolves once the accepted lines are in the write-ahead log.
+   */
+  async ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult> {
+    const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+    const l = this.#learner;
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    const maxLine = l.parser.maxLineBytes;
+    const rejected: { line: number; reason: string }[] = [];
+    let rejectedCount = 0, accepted = 0, lineNo = 0, start = 0;
+    const reject = (reason: string) => {
+      rejectedCount++;
+      l.reject(source, lineNo, reason);
+      if (rejected.length < MAX_REPORTED_REJECTS) rejected.push({ line: lineNo, reason });
+    };
+    const durable: Promise<void>[] = [];
+    let walParts: Uint8Array[] = [], walBytes = 0;
+    const flushWal = () => {
+      if (walParts.length === 0) return;
+      if (this.#wal !== undefined) {
+        const all = new Uint8Array(walBytes);
+        let o = 0;
+        for (const p of walParts) {
+          all.set(p, o);
+          o += p.length;
+        }
+        durable.push(this.#wal.append(all));
+      }
+      walParts = [];
+      walBytes = 0;
+    };
+    let sliceStart = performance.now();
+    while (start < bytes.length) {
+      let end = bytes.indexOf(10, start);
+      if (end < 0) end = bytes.length;
       lineNo++;
-      let line = text.slice(start, end);
+      const raw = bytes.subarray(start, end);
       start = end + 1;
-      if (line.endsWith("\r")) line = line.slice(0, -1);
-      if (line.trim() === "") continue;
-      const r = l.ingestLine(line, source, lineNo);
-      if (r.ok) accepted++;
-      else rejected.push({ line: lineNo, reason: r.reason });
+      let e = raw.length;
+      if (e > 0 && raw[e - 1] === 13) e--;
+      if (this.#stopping) {
+        reject("the service is stopping");
+        continue;
+      }
+      if (e === 0) continue;
+      if (e > maxLine) {
+        reject(`line is longer than ${maxLine} bytes`);
+        continue;
+      }
+      let text: string;
+      try {
+        text = decoder.decode(raw.subarray(0, e));
+      } catch {
+        reject("line is not valid UTF-8");
+        continue;
+      }
+      if (text.trim() === "") continue;
+      const r = l.parser.parseLine(text);
+      if (!r.ok) {
+        reject(r.reason);
+        continue;
+      }
+      l.ingest(r.event);
+      accepted++;
+      walParts.push(raw.subarray(0, e), NEWLINE);
+      walBytes += e + 1;
+      // Long bodies: let other requests in between slices (lines stay in order).
+      if ((lineNo & 255) === 0 && performance.now() - sliceStart > 20) {
+        flushWal();
+        this.#afterIngest();
+        await yieldNow();
+        sliceStart = performance.now();
+      }
     }
+    flushWal();
     if (accepted > 0) this.#afterIngest();
-    return { accepted, rejected };
+    let isDurable = this.#wal !== undefined;
+    if (durable.length > 0) {
+      try {
+        await Promise.all(durable);
+      } catch (err) {
+        this.#error("write-ahead log", err);
+        isDurable = false;
+      }
+    }
+    return { accepted, rejectedCount, rejected, durable: isDurable && accepted > 0 };
   }
 
   #afterIngest(): void {
     this.#lastIngestMs = performance.now();
     const o = this.options;
     const l = this.#learner;
-    if (l.applied - this.#appliedAtCheckpoint >= (o.checkpointEvery ?? 5000)) {
+    if (l.applied - this.#appliedAtCheckpoint >= (o.checkpointEvery ?? 5000) && !this.#ckActive) {
       this.#backgroundCheckpoint();
     }
     const every = o.publishEvery ?? 5000;
-    if (every > 0 && l.applied - this.#appliedAtPublish >= every && !this.#publishing) {
+    if (
+      every > 0 && l.applied - this.#appliedAtPublish >= every && this.#publishing === undefined
+    ) {
       this.publish().catch((e) => this.#error("publish", e));
     }
   }
@@ -234,31 +466,40 @@ export class LearningService {
   }
 
   /**
-   * Writes a checkpoint now (waits for one in progress, then writes a fresh one) and, once it is
-   * durable, acknowledges the Redis entries it covers.
+   * Writes a checkpoint that starts after this call and resolves once it is durable and the
+   * Redis entries it covers are acknowledged. Concurrent calls share checkpoints.
    */
-  async checkpoint(): Promise<void> {
-    if (this.#checkpointing !== undefined) {
-      this.#checkpointAgain = true;
-      await this.#checkpointing;
-      if (this.#checkpointing !== undefined) return await this.#checkpointing;
-      if (!this.#checkpointAgain) return;
-    }
-    this.#checkpointAgain = false;
-    const run = this.#writeCheckpoint();
-    this.#checkpointing = run;
+  checkpoint(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#ckWaiters.push({ resolve, reject });
+      if (!this.#ckActive) this.#runCheckpoints();
+    });
+  }
+
+  async #runCheckpoints(): Promise<void> {
+    this.#ckActive = true;
     try {
-      await run;
+      while (this.#ckWaiters.length > 0) {
+        const waiters = this.#ckWaiters.splice(0);
+        try {
+          await this.#writeCheckpoint();
+          for (const w of waiters) w.resolve();
+        } catch (e) {
+          for (const w of waiters) w.reject(e as Error);
+        }
+      }
     } finally {
-      this.#checkpointing = undefined;
+      this.#ckActive = false;
     }
   }
 
   async #writeCheckpoint(): Promise<void> {
-    // Snapshot synchronously: model, counts, position and the ids it covers agree.
+    // Snapshot synchronously: model, counts, positions and the ids it covers agree.
     const l = this.#learner;
+    const nextSegment = this.#wal?.rotate();
+    if (nextSegment !== undefined) l.position.wal = { segment: nextSegment };
     const bytes = encodeCheckpoint(l.toCheckpoint());
-    const applied = l.applied;
+    const applied = l.applied, progress = l.applied + l.rejected;
     const covered = this.#unacked;
     this.#unacked = [];
     try {
@@ -268,81 +509,134 @@ export class LearningService {
       throw e;
     }
     this.#appliedAtCheckpoint = applied;
+    this.#progressAtCheckpoint = progress;
     this.checkpointsWritten++;
-    const r = this.options.redis;
-    if (covered.length > 0 && this.#redisAck !== undefined && r !== undefined) {
-      await this.#redisAck.xack(r.key ?? "tagstream:events", r.group ?? "tagstream", covered);
+    if (nextSegment !== undefined) await this.#wal!.release(nextSegment);
+    if (covered.length > 0 && this.#redis !== undefined) {
+      try {
+        await this.#redis.ack(covered);
+      } catch (e) {
+        // Still pending in Redis: acknowledged at the next start (the checkpoint covers them).
+        this.#error("redis ack", e);
+      }
     }
   }
 
   /**
-   * Builds and publishes a model file (atomically written to `model.tsm` and kept in memory for
-   * `GET /model`). Not POP-pruned: pruning needs a validation set the stream does not provide.
+   * Builds and publishes a model file now (atomically written to `model.tsm` and kept in memory
+   * for `GET /model`).
    */
-  async publish(): Promise<PublishedModel> {
-    this.#publishing = true;
-    try {
-      const l = this.#learner;
-      const applied = l.applied;
-      const version = l.modelVersion + 1;
-      const est = l.estimator;
-      const bytes = est.toModelFile({
-        labelNames: l.parser.labels.names.slice(0, est.numLabels),
-        featureNames: l.parser.featureKeys === "name"
-          ? l.parser.features.names.slice(0, est.numFeatures)
-          : undefined,
-        meta: {
-          modelVersion: version,
-          eventsApplied: applied,
-          prequentialP1: l.window.precisionAt1,
-          prequentialP5: l.window.precisionAt5,
-          publishedAt: new Date().toISOString(),
-        },
-      });
-      l.modelVersion = version;
-      this.#appliedAtPublish = applied;
-      const etag = `"v${version}-${await sha1Hex(bytes)}"`;
-      const m: PublishedModel = { bytes, version, etag, applied, pruned: false };
-      this.#published = m;
-      await writeFileAtomic(this.modelPath, bytes);
-      return m;
-    } finally {
-      this.#publishing = false;
-    }
+  publish(): Promise<PublishedModel> {
+    if (this.#publishing !== undefined) return this.#publishing;
+    const run = this.#publish();
+    this.#publishing = run;
+    return run.finally(() => {
+      this.#publishing = undefined;
+    });
   }
 
-  /** Metrics for `GET /metrics` and the progress line. */
-  metrics(): Record<string, unknown> {
+  async #publish(): Promise<PublishedModel> {
+    const l = this.#learner;
+    const applied = l.applied;
+    const version = l.modelVersion + 1;
+    const est = l.estimator;
+    const names = l.parser.labels.names;
+    const labelNames = Array.from({ length: est.numLabels }, (_, i) => names[i] ?? String(i));
+    const meta: Record<string, unknown> = {
+      modelVersion: version,
+      eventsApplied: applied,
+      eventsLearned: l.learned,
+      prequentialP1: finiteOrNull(l.window.precisionAt1),
+      prequentialP5: finiteOrNull(l.window.precisionAt5),
+      prequentialWindow: l.window.filled,
+      publishedAt: new Date().toISOString(),
+    };
+    const context: PublishContext = {
+      estimator: est,
+      labelNames,
+      labelCounts: l.labelCounts(),
+      applied,
+      meta,
+    };
+    if (l.parser.featureKeys === "name") {
+      const f = l.parser.features.names;
+      context.featureNames = Array.from({ length: est.numFeatures }, (_, i) => f[i] ?? `#${i}`);
+    }
+    const build = this.options.buildModel ?? plainModel;
+    const { bytes, pruned } = await build(context);
+    l.modelVersion = Math.max(l.modelVersion, version);
+    this.#appliedAtPublish = applied;
+    const etag = `"v${version}-${await sha1Hex(bytes)}"`;
+    const m: PublishedModel = { bytes, version, etag, applied, pruned };
+    await writeFileAtomic(this.modelPath, bytes);
+    this.#published = m;
+    return m;
+  }
+
+  /** Events per second over about the last 5 seconds (for the progress line and `/metrics`). */
+  recentRate(): number {
+    const now = performance.now(), applied = this.#learner.applied;
+    this.#rate.push({ t: now, applied });
+    while (this.#rate.length > 2 && now - this.#rate[1].t > 5000) this.#rate.shift();
+    const first = this.#rate[0];
+    const dt = (now - first.t) / 1000;
+    return dt > 0 ? (applied - first.applied) / dt : 0;
+  }
+
+  /** Metrics for `GET /metrics` (precision in percent; null before any event was scored). */
+  async metrics(): Promise<Record<string, unknown>> {
     const l = this.#learner;
     const secs = (performance.now() - this.#startedMs) / 1000;
     const mem = Deno.memoryUsage();
-    const nan = (v: number) => (Number.isNaN(v) ? null : v);
+    let redis: Record<string, unknown> | null = null;
+    if (this.#redis !== undefined) {
+      let pending: number | null = null;
+      try {
+        pending = await this.#redis.pending();
+      } catch {
+        pending = null;
+      }
+      redis = {
+        key: this.#redis.key,
+        group: this.#redis.group,
+        consumer: this.#redis.consumer,
+        pending,
+        unacked: this.#unacked.length,
+        ackedOnRecovery: this.#redis.ackedOnRecovery,
+      };
+    }
     return {
       model: l.estimator.kind,
       modelVersion: l.modelVersion,
-      eventsApplied: l.applied,
-      eventsLearned: l.learned,
-      eventsQueued: l.pendingCount,
-      rejected: l.rejected,
+      events: {
+        applied: l.applied,
+        learned: l.learned,
+        queued: l.pendingCount,
+        rejected: l.rejected,
+      },
+      idDigest: l.idDigest,
       lastRejects: l.lastRejects.slice(-5),
       numFeatures: l.estimator.numFeatures,
       numLabels: l.estimator.numLabels,
       prequential: {
         window: l.window.filled,
-        "P@1": nan(l.window.precisionAt1),
-        "P@5": nan(l.window.precisionAt5),
-        cumulativeP1: nan(l.window.cumulativeP1),
-        cumulativeP5: nan(l.window.cumulativeP5),
+        "P@1": finiteOrNull(l.window.precisionAt1),
+        "P@5": finiteOrNull(l.window.precisionAt5),
+        cumulative: {
+          "P@1": finiteOrNull(l.window.cumulativeP1),
+          "P@5": finiteOrNull(l.window.cumulativeP5),
+        },
         scored: l.window.totalScored,
       },
-      eventsPerSecond: secs > 0 ? (l.applied - this.#appliedAtStart) / secs : 0,
+      eventsPerSecond: this.recentRate(),
+      eventsPerSecondSinceStart: secs > 0 ? (l.applied - this.#appliedAtStart) / secs : 0,
       uptimeSeconds: secs,
       checkpoint: {
-        appliedAtLastCheckpoint: this.#appliedAtCheckpoint,
+        applied: this.#appliedAtCheckpoint,
         written: this.checkpointsWritten,
-        unackedRedisEntries: this.#unacked.length,
-        ackedOnRecovery: this.ackedOnRecovery,
+        walReplayed: this.walReplayed,
       },
+      redis,
       position: l.position,
       published: this.#published === undefined ? null : {
         version: this.#published.version,
@@ -359,152 +653,117 @@ export class LearningService {
   // ---- Redis ----
 
   async #startRedis(o: RedisSourceOptions): Promise<void> {
-    const key = o.key ?? "tagstream:events", group = o.group ?? "tagstream";
-    const consumer = o.consumer ?? "learner-1";
-    this.#redis = await RedisClient.connect(o.url);
-    this.#redisAck = await RedisClient.connect(o.url);
-    await this.#redis.xgroupCreate(key, group, "0");
+    const src = await RedisStreamSource.connect(o);
+    this.#redis = src;
     const l = this.#learner;
     const prev = l.position.redis;
-    const covered = prev !== undefined && prev.key === key && prev.group === group
+    const covered = prev !== undefined && prev.key === src.key && prev.group === src.group
       ? prev.lastId
       : "0-0";
-    // Recovery: our own pending entries. Covered ones are acked, the rest applied in order.
-    let after = "0";
-    const toAck: string[] = [];
-    while (true) {
-      const entries = await this.#redis.xreadgroup(group, consumer, key, after, { count: 1000 });
-      if (entries.length === 0) break;
-      const fresh: StreamEntry[] = [];
-      for (const e of entries) {
-        if (compareStreamIds(e.id, covered) <= 0) toAck.push(e.id);
-        else fresh.push(e);
-      }
-      if (fresh.length > 0) this.#applyEntries(fresh, key, group);
-      after = entries[entries.length - 1].id;
+    for await (const entries of src.recover(covered)) this.#applyEntries(entries);
+    if (src.ackedOnRecovery > 0) {
+      this.#log(`acknowledged ${src.ackedOnRecovery} pending entries the checkpoint covers`);
     }
-    if (toAck.length > 0) {
-      await this.#redisAck.xack(key, group, toAck);
-      this.ackedOnRecovery += toAck.length;
-      this.#log(`acked ${toAck.length} pending entries already covered by the checkpoint`);
-    }
-    this.#loops.push(this.#redisLoop(key, group, consumer, o.count ?? 512));
+    this.#loops.push(this.#redisLoop(src));
   }
 
-  #applyEntries(entries: readonly StreamEntry[], key: string, group: string): void {
+  #applyEntries(entries: readonly StreamEntry[]): void {
+    const src = this.#redis!;
     const l = this.#learner;
     let any = false;
+    const dead: { id: string; line: string; reason: string }[] = [];
     for (const e of entries) {
-      const line = e.fields.event ?? e.fields.data;
-      if (line === undefined) l.reject("redis", e.id, "entry has no 'event' field");
-      else if (l.ingestLine(line, "redis", e.id).ok) any = true;
-      l.position.redis = { key, group, lastId: e.id };
+      const line = entryLine(e);
+      if (line === undefined) {
+        l.reject("redis", e.id, "entry has no 'event' field");
+        dead.push({ id: e.id, line: "", reason: "entry has no 'event' field" });
+      } else {
+        const r = l.ingestLine(line, "redis", e.id);
+        if (r.ok) any = true;
+        else dead.push({ id: e.id, line, reason: r.reason });
+      }
+      l.position.redis = { key: src.key, group: src.group, lastId: e.id };
       this.#unacked.push(e.id);
     }
+    if (dead.length > 0) src.deadLetter(dead).catch((e) => this.#error("redis dead-letter", e));
     if (any) this.#afterIngest();
-    else if (entries.length > 0) this.#lastIngestMs = performance.now();
   }
 
-  async #redisLoop(key: string, group: string, consumer: string, count: number): Promise<void> {
-    const client = this.#redis!;
-    while (!this.#stopped) {
+  async #redisLoop(src: RedisStreamSource): Promise<void> {
+    while (!this.#stopping) {
       let entries: StreamEntry[];
       try {
-        entries = await client.xreadgroup(group, consumer, key, ">", { count, blockMs: 100 });
+        entries = await src.read();
       } catch (e) {
-        if (this.#stopped) return;
+        if (this.#stopping) return;
         this.#error("redis read", e);
         await new Promise((r) => setTimeout(r, 500));
         continue;
       }
-      if (this.#stopped) return; // delivered but not applied: stays pending, re-read on restart
-      if (entries.length > 0) this.#applyEntries(entries, key, group);
-      else if (this.#learner.pendingCount > 0) this.#learner.flush();
+      if (this.#stopping) return; // delivered but not applied: stays pending, re-read on restart
+      if (entries.length > 0) this.#applyEntries(entries);
     }
   }
 
-  // ---- followed file ----
+  // ---- file ----
 
-  async #followLoop(path: string): Promise<void> {
+  async #fileLoop(path: string, follow: boolean): Promise<void> {
     const l = this.#learner;
     const pos = l.position.file?.path === path ? l.position.file : { path, offset: 0, line: 0 };
-    let offset = pos.offset, lineNo = pos.line;
-    const decoder = new TextDecoder();
-    const buf = new Uint8Array(1 << 20);
-    let carry = new Uint8Array(0);
-    let file: Deno.FsFile | undefined;
+    const f = new FileFollower(path, pos, {
+      follow,
+      maxLineBytes: l.parser.maxLineBytes,
+      log: this.#log,
+    });
     try {
-      while (!this.#stopped) {
-        if (file === undefined) {
-          try {
-            file = await Deno.open(path, { read: true });
-            await file.seek(offset, Deno.SeekMode.Start);
-            carry = new Uint8Array(0);
-          } catch (e) {
-            if (!(e instanceof Deno.errors.NotFound)) this.#error(`follow ${path}`, e);
-            await new Promise((r) => setTimeout(r, 200));
-            continue;
-          }
-        }
-        const n = await file.read(buf);
-        if (n === null || n === 0) {
-          const size = (await Deno.stat(path).catch(() => undefined))?.size;
-          if (size !== undefined && size < offset + carry.length) {
-            this.#log(`${path} shrank below the followed offset: starting again from its start`);
-            file.close();
-            file = undefined;
-            offset = 0;
-            lineNo = 0;
-          } else {
-            if (l.pendingCount > 0 && performance.now() - this.#lastIngestMs >= 50) l.flush();
-            await new Promise((r) => setTimeout(r, 100));
-          }
+      while (!this.#stopping) {
+        let lines;
+        try {
+          lines = await f.next();
+        } catch (e) {
+          if (!follow) throw e;
+          this.#error(`follow ${path}`, e);
+          await new Promise((r) => setTimeout(r, 500));
           continue;
         }
-        const chunk = new Uint8Array(carry.length + n);
-        chunk.set(carry, 0);
-        chunk.set(buf.subarray(0, n), carry.length);
-        let start = 0, any = false;
-        for (let i = 0; i < chunk.length; i++) {
-          if (chunk[i] !== 10) continue;
-          lineNo++;
-          let end = i;
-          if (end > start && chunk[end - 1] === 13) end--;
-          const text = decoder.decode(chunk.subarray(start, end));
-          offset += i + 1 - start;
-          start = i + 1;
-          if (text.trim() !== "" && l.ingestLine(text, path, lineNo).ok) any = true;
-          l.position.file = { path, offset, line: lineNo };
+        if (lines === null) return;
+        let any = false;
+        for (const line of lines) {
+          if (line.text === undefined) l.reject(path, line.line, line.error ?? "unreadable line");
+          else if (line.text.trim() !== "" && l.ingestLine(line.text, path, line.line).ok) {
+            any = true;
+          }
+          l.position.file = { path, offset: line.offset, line: line.line };
         }
-        carry = chunk.slice(start);
         if (any) this.#afterIngest();
-        if (carry.length > l.parser.maxLineBytes * 4) {
-          // A line without end that is far too long: skip it.
-          l.reject(path, lineNo + 1, `line is longer than ${l.parser.maxLineBytes} bytes`);
-          offset += carry.length;
-          carry = new Uint8Array(0);
-          l.position.file = { path, offset, line: lineNo };
-        }
+        if (lines.length > 0) await yieldNow();
       }
     } finally {
-      file?.close();
+      f.close();
     }
   }
 
   /**
-   * Stops the sources and timers and writes a final checkpoint (acking what it covers).
-   * Queued events are saved in the checkpoint, not learned early, so batches stay aligned.
+   * Stops the sources and timers, writes a final checkpoint (acknowledging what it covers) and
+   * closes the write-ahead log. Queued events are saved in the checkpoint, not learned early, so
+   * batches stay aligned across restarts.
    */
   async stop(): Promise<void> {
-    if (this.#stopped) return;
-    this.#stopped = true;
+    if (this.#stopping) return;
+    this.#stopping = true;
     for (const t of this.#timers) clearInterval(t);
     await Promise.allSettled(this.#loops);
     try {
       await this.checkpoint();
     } finally {
+      await this.#wal?.close();
       this.#redis?.close();
-      this.#redisAck?.close();
     }
   }
+}
+
+const NEWLINE = Uint8Array.of(10);
+
+function finiteOrNull(v: number): number | null {
+  return Number.isFinite(v) ? v : null;
 }

@@ -1,0 +1,269 @@
+/**
+ * The HTTP face of the learning service, a Hono app:
+ *
+ * - `POST /events`: NDJSON body, one event per line; bad lines are answered with their line
+ *   numbers and reasons while the good lines of the same body are kept. 200 when at least one
+ *   line was accepted (or the body held only blank lines), 400 when every line was rejected,
+ *   413 over the body limit, 401 without the right bearer token, 503 while stopping.
+ * - `POST /predict`: `{"features": {...}, "k": 5}` or `{"rows": [{"features": {...}}, ...], "k": 5}`.
+ * - `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory.
+ * - `GET /model`: the last published model file, with `ETag` (304 on `If-None-Match`) and
+ *   `X-Model-Version`.
+ * - `POST /checkpoint`, `POST /publish`: checkpoint or publish now.
+ * - `GET /health`: liveness, never authenticated.
+ *
+ * Every error is a JSON `{"error": "..."}` with a 4xx status; an unexpected failure of one
+ * request is a 500 for that request only.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { LearningService } from "./service.ts";
+
+/**
+ * Options of {@linkcode createApp}.
+ *
+ * @example
+ * ```ts
+ * import type { AppOptions } from "./http_app.ts";
+ * const o: Omit<AppOptions, "service"> = { token: "secret", maxBodyBytes: 1 << 20 };
+ * console.log(o.maxBodyBytes); // 1048576
+ * ```
+ */
+export interface AppOptions {
+  /** The service behind the app. */
+  service: LearningService;
+  /** Bearer token every request but `GET /health` must carry; undefined: no authentication. */
+  token?: string;
+  /** Let `GET /model`, `GET /metrics` and `POST /predict` through without the token. */
+  publicRead?: boolean;
+  /** Largest `POST /events` body in bytes (default 8 MiB). */
+  maxBodyBytes?: number;
+  /** Largest `POST /predict` body in bytes (default 1 MiB). */
+  maxPredictBytes?: number;
+  /** Most rows in one `POST /predict` (default 1000). */
+  maxPredictRows?: number;
+  /** Largest k of `POST /predict` (default 100). */
+  maxK?: number;
+}
+
+class HttpError extends Error {
+  constructor(readonly status: 400 | 401 | 404 | 413 | 503, message: string) {
+    super(message);
+  }
+}
+
+/** Reads a request body, refusing it (413) beyond `limit` bytes without buffering the rest. */
+async function readBody(req: Request, limit: number, what: string): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new HttpError(413, `${what} body is larger than the limit of ${limit} bytes`);
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw tooLarge();
+  if (req.body === null) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    parts.push(value);
+  }
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(total);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Constant-time string comparison. */
+function sameToken(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a), y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  return diff === 0;
+}
+
+function parseJson(bytes: Uint8Array, what: string): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, `${what} body is not valid UTF-8`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HttpError(400, `${what} body is malformed JSON: ${(e as Error).message}`);
+  }
+}
+
+const PREDICT_FIELDS = new Set(["features", "rows", "k"]);
+
+/**
+ * The Hono app of a {@linkcode LearningService}; serve it with `Deno.serve(app.fetch)`.
+ *
+ * @example
+ * ```ts
+ * import { factory } from "../models/popularity/mod.ts";
+ * import { LearningService } from "./service.ts";
+ * import { createApp } from "./http_app.ts";
+ * const dir = await Deno.makeTempDir();
+ * const service = await LearningService.open({ factory, stateDir: dir, log: () => {} });
+ * const app = createApp({ service, token: "t" });
+ * const res = await app.request("/events", {
+ *   method: "POST",
+ *   headers: { authorization: "Bearer t" },
+ *   body: '{"features": {"0": 1}, "labels": ["a"]}\n',
+ * });
+ * console.log(res.status, (await res.json()).accepted); // 200 1
+ * console.log((await app.request("/events", { method: "POST", body: "{}" })).status); // 401
+ * await service.stop();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function createApp(options: AppOptions): Hono {
+  const { service, token } = options;
+  const maxBody = options.maxBodyBytes ?? 8 << 20;
+  const maxPredict = options.maxPredictBytes ?? 1 << 20;
+  const maxRows = options.maxPredictRows ?? 1000;
+  const maxK = options.maxK ?? 100;
+  const app = new Hono();
+
+  const authorize = (c: Context, read: boolean): void => {
+    if (token === undefined || (read && options.publicRead)) return;
+    const h = c.req.header("authorization");
+    if (h === undefined) {
+      throw new HttpError(401, "missing bearer token (Authorization: Bearer ...)");
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+    if (m === null) throw new HttpError(401, "the Authorization header must be 'Bearer <token>'");
+    if (!sameToken(m[1], token)) throw new HttpError(401, "wrong bearer token");
+  };
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) {
+      if (err.status === 401) c.header("WWW-Authenticate", 'Bearer realm="tagstream"');
+      return c.json({ error: err.message }, err.status);
+    }
+    return c.json({ error: `internal error: ${err.message}` }, 500);
+  });
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+
+  app.get("/health", (c) => c.json({ status: service.stopping ? "stopping" : "ok" }));
+
+  app.post("/events", async (c) => {
+    authorize(c, false);
+    if (service.stopping) throw new HttpError(503, "the service is stopping");
+    const body = await readBody(c.req.raw, maxBody, "/events");
+    const r = await service.ingestBody(body, "http");
+    const answer = {
+      accepted: r.accepted,
+      rejectedCount: r.rejectedCount,
+      rejected: r.rejected,
+      durable: r.durable,
+      eventsApplied: service.learner.applied,
+    };
+    if (r.accepted === 0 && r.rejectedCount > 0) return c.json(answer, 400);
+    return c.json(answer, 200);
+  });
+
+  app.post("/predict", async (c) => {
+    authorize(c, true);
+    const req = parseJson(await readBody(c.req.raw, maxPredict, "/predict"), "/predict");
+    if (req === null || typeof req !== "object" || Array.isArray(req)) {
+      throw new HttpError(400, "/predict body must be a JSON object");
+    }
+    const rec = req as Record<string, unknown>;
+    for (const key in rec) {
+      if (!PREDICT_FIELDS.has(key)) {
+        throw new HttpError(
+          400,
+          `unknown field '${key.slice(0, 40)}' (allowed: features, rows, k)`,
+        );
+      }
+    }
+    const k = rec.k === undefined ? 5 : rec.k;
+    if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > maxK) {
+      throw new HttpError(400, `field 'k' must be an integer in [1, ${maxK}]`);
+    }
+    const l = service.learner;
+    const predictOne = (f: unknown, where: string) => {
+      try {
+        return l.predict(f, k);
+      } catch (e) {
+        if (e instanceof TypeError) throw new HttpError(400, `${where}${e.message}`);
+        throw e;
+      }
+    };
+    if (rec.rows !== undefined) {
+      if (rec.features !== undefined) {
+        throw new HttpError(400, "give either 'features' (one row) or 'rows', not both");
+      }
+      if (!Array.isArray(rec.rows)) throw new HttpError(400, "field 'rows' must be an array");
+      if (rec.rows.length > maxRows) {
+        throw new HttpError(400, `at most ${maxRows} rows per request, got ${rec.rows.length}`);
+      }
+      const results = rec.rows.map((row: unknown, i: number) => {
+        if (row === null || typeof row !== "object" || Array.isArray(row)) {
+          throw new HttpError(400, `rows[${i}]: must be an object {"features": {...}}`);
+        }
+        for (const key in row as Record<string, unknown>) {
+          if (key !== "features") {
+            throw new HttpError(400, `rows[${i}]: unknown field '${key.slice(0, 40)}'`);
+          }
+        }
+        return predictOne((row as Record<string, unknown>).features, `rows[${i}]: `);
+      });
+      return c.json({ modelVersion: l.modelVersion, results });
+    }
+    if (rec.features === undefined) {
+      throw new HttpError(400, "field 'features' (one row) or 'rows' is required");
+    }
+    return c.json({ modelVersion: l.modelVersion, ...predictOne(rec.features, "") });
+  });
+
+  app.get("/metrics", async (c) => {
+    authorize(c, true);
+    return c.json(await service.metrics());
+  });
+
+  app.get("/model", (c) => {
+    authorize(c, true);
+    const m = service.published;
+    if (m === undefined) throw new HttpError(404, "no model has been published yet");
+    c.header("ETag", m.etag);
+    c.header("X-Model-Version", String(m.version));
+    c.header("X-Model-Pruned", String(m.pruned));
+    c.header("Cache-Control", "no-cache");
+    const inm = c.req.header("if-none-match");
+    if (inm !== undefined && inm.split(",").some((t) => t.trim() === m.etag || t.trim() === "*")) {
+      return c.body(null, 304);
+    }
+    c.header("Content-Type", "application/vnd.tagstream.model");
+    return c.body(m.bytes as Uint8Array<ArrayBuffer>, 200);
+  });
+
+  app.post("/checkpoint", async (c) => {
+    authorize(c, false);
+    await service.checkpoint();
+    return c.json({ checkpointed: true, eventsApplied: service.learner.applied });
+  });
+
+  app.post("/publish", async (c) => {
+    authorize(c, false);
+    if (service.learner.applied === 0) throw new HttpError(400, "no event has been applied yet");
+    const m = await service.publish();
+    return c.json({ version: m.version, etag: m.etag, bytes: m.bytes.length, pruned: m.pruned });
+  });
+
+  return app;
+}
