@@ -91,3 +91,31 @@ Deno.test("trainDcd is deterministic, does not mutate inputs, validates them", (
   const nb = trainDcd(x, y, { bias: 0 });
   assert(nb.bias === undefined, "bias 0 still returned a bias");
 });
+
+Deno.test("trainDcd matches the hand-solved SVM of two mirrored points", () => {
+  // rows x = +1 (label 0 on) and x = −1 (off), bias B = 1: by symmetry b = 0, and
+  // ½w² + C·2(1 − w)² is minimal at w = 4C / (1 + 4C); without bias the same.
+  const x = {
+    numRows: 2,
+    numCols: 1,
+    indptr: Int32Array.of(0, 1, 2),
+    indices: Int32Array.of(0, 0),
+    values: Float32Array.of(1, -1),
+  };
+  const y = { numRows: 2, numCols: 1, indptr: Int32Array.of(0, 1, 1), indices: Int32Array.of(0) };
+  for (const C of [0.25, 1, 4]) {
+    const want = (4 * C) / (1 + 4 * C);
+    for (const bias of [0, 1]) {
+      const w = trainDcd(x, y, { C, eps: 1e-8, bias });
+      assert(w.labelPtr[1] === 1 && w.featIdx[0] === 0, `C=${C}: one weight on feature 0`);
+      assert(Math.abs(w.values[0] - want) < 1e-6, `C=${C} B=${bias}: w ${w.values[0]} vs ${want}`);
+      if (bias) assert(Math.abs(w.bias![0]) < 1e-6, `C=${C}: bias ${w.bias![0]} should be 0`);
+    }
+  }
+  // an all-negative label: by symmetry only the bias moves
+  const none = { ...y, indptr: Int32Array.of(0, 0, 0), indices: new Int32Array(0) };
+  const w = trainDcd(x, none, { C: 1, eps: 1e-8 });
+  // primal: ½(w² + b²) + C[(1 + w + b)² + (1 − w + b)²] → w = 0, b = −4C/(1 + 4C)
+  assert(w.labelPtr[1] === 0, `w should be exactly 0, got ${w.values.join()}`);
+  assert(Math.abs(w.bias![0] + 0.8) < 1e-6, `bias ${w.bias![0]} vs −0.8`);
+});
