@@ -201,8 +201,11 @@ export class Minibatcher {
     this.writable = new WritableStream<Example>({
       write: async (e) => {
         if (cancelled) throw cancelReason;
-        if (pending.length === 0) firstPendingAt = performance.now();
         pending.push(e);
+        if (pending.length === 1) {
+          firstPendingAt = performance.now();
+          if (maxDelay !== undefined) wake("r"); // a waiting reader starts its timer
+        }
         if (pending.length >= batchSize) cut();
         // backpressure: wait while a batch is waiting for the reader
         while (ready.length > 0 && !cancelled) {

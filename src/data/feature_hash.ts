@@ -105,7 +105,8 @@ function utf8(s: string): number {
  * ```
  */
 export function hashName(name: string, seed: number): number {
-  return murmur3_32(scratch, seed, utf8(name));
+  const n = utf8(name); // may replace the scratch buffer: read it after
+  return murmur3_32(scratch, seed, n);
 }
 
 /**

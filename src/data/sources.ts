@@ -107,6 +107,10 @@ function isUrlString(s: string): boolean {
 async function openFile(path: string, name: string): Promise<ReadableStream<Uint8Array>> {
   try {
     const file = await Deno.open(path, { read: true });
+    if ((await file.stat()).isDirectory) {
+      file.close();
+      throw new Deno.errors.IsADirectory(path);
+    }
     return file.readable;
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) throw new TypeError(`Cannot read ${name}: no such file`);

@@ -321,3 +321,135 @@ export function* syntheticExamples(options: SyntheticOptions = {}): Generator<Ex
   const g = new SyntheticGenerator(options);
   for (let i = 0; i < g.options.rows; i++) yield g.next();
 }
+
+/** Writes the decimal digits of a non-negative integer at `p`; returns the new position. */
+function writeInt(buf: Uint8Array, p: number, v: number): number {
+  if (v < 10) {
+    buf[p] = 48 + v;
+    return p + 1;
+  }
+  let n = 0;
+  for (let t = v; t > 0; t = Math.floor(t / 10)) n++;
+  for (let q = p + n - 1; q >= p; q--) {
+    buf[q] = 48 + (v % 10);
+    v = Math.floor(v / 10);
+  }
+  return p + n;
+}
+
+/**
+ * Writes one row as an XC text line (with its `\n`) at `buf[p]`, values rounded to 4 decimals
+ * (never to 0) with trailing zeros trimmed; returns the new position. `buf` must have room for
+ * `16 * (nnz + labels) + 2` bytes.
+ */
+function writeXcLine(buf: Uint8Array, p: number, e: Example): number {
+  const lab = e.labels;
+  for (let k = 0; k < lab.length; k++) {
+    if (k > 0) buf[p++] = 44;
+    p = writeInt(buf, p, lab[k]);
+  }
+  const idx = e.x.indices, val = e.x.values;
+  if (idx.length === 0) buf[p++] = 32;
+  for (let k = 0; k < idx.length; k++) {
+    buf[p++] = 32;
+    p = writeInt(buf, p, idx[k]);
+    buf[p++] = 58;
+    let v = Math.round(Math.abs(val[k]) * 10000);
+    if (v === 0) v = 1;
+    if (val[k] < 0) buf[p++] = 45;
+    p = writeInt(buf, p, Math.floor(v / 10000));
+    let frac = v % 10000;
+    if (frac > 0) {
+      buf[p++] = 46;
+      let digits = 4;
+      while (frac % 10 === 0) {
+        frac /= 10;
+        digits--;
+      }
+      const end = p + digits;
+      for (let q = end - 1; q >= p; q--) {
+        buf[q] = 48 + (frac % 10);
+        frac = Math.floor(frac / 10);
+      }
+      p = end;
+    }
+  }
+  buf[p++] = 10;
+  return p;
+}
+
+/**
+ * Synthetic rows as XC text (header `N D L`, then one line per row), streamed in chunks of about
+ * `chunkBytes` (default 1 MiB). Values are written with 4 decimals.
+ *
+ * @example
+ * ```ts
+ * import { syntheticXcStream } from "./synthetic.ts";
+ * const text = await new Response(syntheticXcStream({ rows: 3, numFeatures: 40, numLabels: 5, seed: 1 })).text();
+ * const lines = text.trimEnd().split("\n");
+ * console.log(lines[0], lines.length); // "3 40 5" 4
+ * ```
+ */
+export function syntheticXcStream(
+  options: SyntheticOptions = {},
+  chunkBytes = 1 << 20,
+): ReadableStream<Uint8Array> {
+  const g = new SyntheticGenerator(options);
+  const o = g.options;
+  let header = true;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      let buf = new Uint8Array(chunkBytes + 4096);
+      let p = 0;
+      if (header) {
+        header = false;
+        p = writeInt(buf, p, o.rows);
+        buf[p++] = 32;
+        p = writeInt(buf, p, o.numFeatures);
+        buf[p++] = 32;
+        p = writeInt(buf, p, o.numLabels);
+        buf[p++] = 10;
+      }
+      while (p < chunkBytes && g.rowsMade < o.rows) {
+        const e = g.next();
+        const need = 16 * (e.x.indices.length + e.labels.length) + 2;
+        if (p + need > buf.length) {
+          const next = new Uint8Array(Math.max(2 * buf.length, p + need));
+          next.set(buf.subarray(0, p));
+          buf = next;
+        }
+        p = writeXcLine(buf, p, e);
+      }
+      if (p > 0) controller.enqueue(buf.subarray(0, p));
+      if (g.rowsMade >= o.rows) controller.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * Writes synthetic rows to an XC text file; returns the file size in bytes.
+ *
+ * @example
+ * ```ts
+ * import { writeSyntheticXc } from "./synthetic.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".txt" });
+ * const bytes = await writeSyntheticXc(path, { rows: 10, seed: 2 });
+ * console.log(bytes === (await Deno.stat(path)).size); // true
+ * await Deno.remove(path);
+ * ```
+ */
+export async function writeSyntheticXc(
+  path: string,
+  options: SyntheticOptions = {},
+): Promise<number> {
+  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  let bytes = 0;
+  const counter = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      bytes += chunk.length;
+      controller.enqueue(chunk);
+    },
+  });
+  await syntheticXcStream(options).pipeThrough(counter).pipeTo(file.writable);
+  return bytes;
+}
