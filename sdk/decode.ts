@@ -81,10 +81,9 @@ function readFrame(b: Uint8Array, dv: DataView): number {
     }
     pos++;
   }
+  // Running out of bytes before the file's byteLength is known: the file was cut short.
   const need = (n: number) => {
-    if (n > len - pos) {
-      fail("corrupt", `msgpack value needs ${n} bytes but only ${len - pos} remain`, pos);
-    }
+    if (n > len - pos) fail("truncated", `the file ends at byte ${len} inside the header`, len);
   };
   const uint = (n: number): number => {
     need(n);
@@ -137,21 +136,12 @@ function readFrame(b: Uint8Array, dv: DataView): number {
       return fail("corrupt", "string is not valid UTF-8", s);
     }
   };
-  // A failure close to the end of the bytes means the file was cut inside its header.
-  const header = <T>(read: () => T): T => {
-    try {
-      return read();
-    } catch (e) {
-      if (pos >= len - 8) fail("truncated", `the file ends at byte ${len} inside the header`, len);
-      throw e;
-    }
-  };
-  let key = header(str);
+  let key = str();
   if (key !== "formatVersion") {
     fail("corrupt", `second entry must be formatVersion, found "${key}"`, pos);
   }
   let at = pos;
-  const v = header(num);
+  const v = num();
   if (v === undefined || !Number.isInteger(v) || v < 1) {
     fail("corrupt", "formatVersion must be a positive integer", at);
   }
@@ -163,11 +153,9 @@ function readFrame(b: Uint8Array, dv: DataView): number {
       at,
     );
   }
-  const size = header(() => {
-    key = str();
-    at = pos;
-    return num();
-  });
+  key = str();
+  at = pos;
+  const size = num();
   if (key !== "byteLength") fail("corrupt", `third entry must be byteLength, found "${key}"`, at);
   if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
     fail("corrupt", "byteLength must be a non-negative integer", at);

@@ -157,6 +157,15 @@ export function encodeModelFile(
       );
     }
   }
+  for (const [k, v] of Object.entries(content.params ?? {})) {
+    const ok = v === undefined || typeof v === "number" || typeof v === "string" ||
+      typeof v === "boolean" || (Array.isArray(v) && v.every((x) => typeof x === "number"));
+    if (!ok) {
+      throw new TypeError(
+        `${where}: params.${k} must be a number, string, boolean or number array`,
+      );
+    }
+  }
   const quantize = options.quantize ?? "f32";
   if (!["f32", "f16", "i8"].includes(quantize)) {
     throw new RangeError(`${where}: quantize must be "f32", "f16" or "i8", got ${quantize}`);
@@ -337,27 +346,12 @@ function readPrefix(bytes: Uint8Array): { version: number; reader: MsgpackReader
     }
   }
   const reader = new MsgpackReader(bytes, headerLen + expect.length);
-  const truncatedOr = <T>(f: () => T): T => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof ModelFormatError && reader.pos >= bytes.length - 8) {
-        throw new ModelFormatError(
-          "truncated",
-          `the file ends at byte ${bytes.length} inside the header`,
-          {
-            offset: bytes.length,
-          },
-        );
-      }
-      throw e;
-    }
-  };
-  const key = truncatedOr(() => reader.string());
+  reader.eofIsTruncation = true;
+  const key = reader.string();
   if (key !== "formatVersion") reader.fail(`second entry must be formatVersion, found "${key}"`);
   const at = reader.pos;
-  const v = truncatedOr(() => reader.value());
-  if (typeof v !== "number" || !Number.isInteger(v) || v < 1) {
+  const v = reader.number();
+  if (v === undefined || !Number.isInteger(v) || v < 1) {
     return reader.fail(`formatVersion must be a positive integer`, at);
   }
   const version = v;
@@ -381,25 +375,12 @@ function checkFrame(bytes: Uint8Array): { version: number; reader: MsgpackReader
   const fail = (reason: "truncated" | "corrupt", detail: string, offset: number): never => {
     throw new ModelFormatError(reason, detail, { offset, formatVersion: version });
   };
-  let key: string;
-  let at = reader.pos;
-  let byteLength: MsgpackValue;
-  try {
-    key = reader.string();
-    at = reader.pos;
-    byteLength = reader.value();
-  } catch (e) {
-    if (reader.pos >= bytes.length - 8) {
-      return fail(
-        "truncated",
-        `the file ends at byte ${bytes.length} inside the header`,
-        bytes.length,
-      );
-    }
-    throw e;
-  }
+  const key = reader.string();
+  const at = reader.pos;
+  const byteLength = reader.number();
+  reader.eofIsTruncation = false;
   if (key !== "byteLength") fail("corrupt", `third entry must be byteLength, found "${key}"`, at);
-  if (typeof byteLength !== "number" || !Number.isSafeInteger(byteLength) || byteLength < 0) {
+  if (byteLength === undefined || !Number.isSafeInteger(byteLength) || byteLength < 0) {
     return fail("corrupt", "byteLength must be a non-negative integer", at);
   }
   if (bytes.length < byteLength) {
@@ -530,7 +511,7 @@ export function decodeModelFile(bytes: Uint8Array): ModelFileContent & { formatV
   const tensors = root.tensors;
   if (!isMap(tensors)) return fail("tensors must be a map");
   for (const [name, t] of Object.entries(tensors)) {
-    out.tensors[name] = readTensor(bytes, name, t, fail);
+    out.tensors[name] = readTensor(bytes, name, t, fail, version);
   }
   if (out.preprocess?.tfidf && out.tensors.idf?.data.length !== out.numFeatures) {
     fail(`preprocess.tfidf needs a tensor idf of ${out.numFeatures} values`);
@@ -551,11 +532,16 @@ function readTensor(
   name: string,
   t: MsgpackValue,
   fail: (detail: string) => never,
+  formatVersion: number,
 ): Tensor {
   if (!isMap(t)) return fail(`tensor ${name} must be a map`);
   const dtype = t.dtype as Tensor["dtype"];
   if (typeof dtype !== "string" || !Object.hasOwn(ELEMENT_BYTES, dtype)) {
-    throw new ModelFormatError("unsupported", `tensor ${name} has unknown dtype ${String(dtype)}`);
+    throw new ModelFormatError(
+      "unsupported",
+      `tensor ${name} has unknown dtype ${String(dtype)}`,
+      { formatVersion },
+    );
   }
   const shape = t.shape;
   if (!Array.isArray(shape) || !shape.every(isCount)) {

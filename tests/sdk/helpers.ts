@@ -1,0 +1,45 @@
+/**
+ * Helpers shared by the SDK tests.
+ *
+ * @module
+ */
+import { ModelFormatError as TrainerError } from "../../src/format/errors.ts";
+import { ModelFormatError } from "../../sdk/mod.ts";
+
+/** Throws `msg` unless `cond` holds. */
+export function assert(cond: unknown, msg: string): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+/** What a reader did with a file: "ok", or the ModelFormatError's fields (anything else is rethrown). */
+export interface Outcome {
+  reason: string;
+  offset: number;
+  version: number;
+  message: string;
+}
+
+/** Runs a reader and records its outcome; rethrows any error that is not a ModelFormatError. */
+export function outcome(read: () => unknown): Outcome {
+  try {
+    read();
+    return { reason: "ok", offset: -1, version: -1, message: "" };
+  } catch (e) {
+    if (e instanceof ModelFormatError || e instanceof TrainerError) {
+      return { reason: e.reason, offset: e.offset, version: e.formatVersion, message: e.message };
+    }
+    throw e;
+  }
+}
+
+/** A seeded uniform generator in [0, 1) (mulberry32). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
