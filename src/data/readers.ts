@@ -126,54 +126,65 @@ function readError(e: unknown, lineNo: number, name: string): Error {
 }
 
 /**
- * Drives a line-based parser over a byte source: pulls chunks, splits lines, hands completed
- * rows out in order; on a fatal error every row accepted before it is yielded first.
+ * Drives a line-based parser over a byte source as a pull stream: each pull reads chunks until
+ * at least one row is complete and enqueues all of a chunk's rows at once. A fatal error is held
+ * back until every row accepted before it has been read (with `highWaterMark` 0 the next pull
+ * only happens once the queue is empty), so no accepted row is lost.
  */
-async function* drive(
+function driveStream(
   src: ByteSource,
   splitter: LineSplitter,
   take: () => Example[],
   finish: () => void,
-): AsyncGenerator<Example> {
+): ReadableStream<Example> {
   const reader = src.stream.getReader();
   let failure: Error | undefined;
   let ended = false;
-  try {
-    while (failure === undefined) {
-      let r: ReadableStreamReadResult<Uint8Array>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        failure = readError(e, splitter.lineNo + 1, src.name);
-        break;
-      }
-      try {
-        if (r.done) {
-          ended = true;
-          splitter.end();
-          finish();
-        } else {
-          splitter.push(r.value);
+  return new ReadableStream<Example>({
+    async pull(controller) {
+      while (true) {
+        if (failure !== undefined) {
+          controller.error(failure);
+          return;
         }
-      } catch (e) {
-        if (!(e instanceof Error)) throw e;
-        failure = e;
+        if (ended) {
+          controller.close();
+          return;
+        }
+        let r: ReadableStreamReadResult<Uint8Array> | undefined;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          failure = readError(e, splitter.lineNo + 1, src.name);
+        }
+        if (r !== undefined) {
+          try {
+            if (r.done) {
+              ended = true;
+              splitter.end();
+              finish();
+            } else {
+              splitter.push(r.value);
+            }
+          } catch (e) {
+            if (!(e instanceof Error)) throw e;
+            failure = e;
+          }
+        }
+        if (failure !== undefined || ended) reader.releaseLock();
+        if (failure !== undefined && !ended) src.stream.cancel().catch(() => {});
+        const rows = take();
+        for (let i = 0; i < rows.length; i++) controller.enqueue(rows[i]);
+        if (rows.length > 0) return;
       }
-      const rows = take();
-      for (let i = 0; i < rows.length; i++) yield rows[i];
-      if (ended) break;
-    }
-    if (failure !== undefined) throw failure;
-  } finally {
-    if (!ended) {
-      try {
-        await reader.cancel();
-      } catch {
-        // the source already failed
+    },
+    async cancel(reason) {
+      if (failure === undefined && !ended) {
+        ended = true;
+        await reader.cancel(reason).catch(() => {});
       }
-    }
-    reader.releaseLock();
-  }
+    },
+  }, { highWaterMark: 0 });
 }
 
 function tooLong(max: number, name: string): (lineNo: number, length: number) => void {
@@ -264,7 +275,7 @@ export async function readExamples(
     return {
       name: src.name,
       format,
-      stream: ReadableStream.from(drive(src, splitter, take, () => {})),
+      stream: driveStream(src, splitter, take, () => {}),
       report,
       featureVocabulary: parser.featureKeys === "name" && !parser.hasher
         ? parser.features
@@ -334,9 +345,7 @@ export async function readExamples(
   return {
     name: src.name,
     format,
-    stream: ReadableStream.from(
-      drive(src, splitter, take, () => rowsParser.finish(splitter.lineNo)),
-    ),
+    stream: driveStream(src, splitter, take, () => rowsParser.finish(splitter.lineNo)),
     report,
     hasher,
     tfidf,

@@ -1,0 +1,224 @@
+/**
+ * `deno task bench [--data-dir DIR] [--size-mb N] [--repeat R] [--no-generated] [--keep FILE]`:
+ * parsing throughput of the XC text format, for the whole-file loader (`loadXcFile`), the
+ * streaming reader (`readExamples`, rows as `Example`s) and the streaming reader followed by the
+ * minibatcher (CSR batches of 256 rows). It runs on every `*.txt` data file of the data directory
+ * (`--data-dir`, else `$TAGSTREAM_DATA`, else `./data`) and on a synthetic XC file of about
+ * `--size-mb` MB (default 200) generated into a temporary directory and deleted afterwards.
+ *
+ * Each measurement is the best of `--repeat` runs (default 3; the median is reported too). MB/s
+ * counts 10^6 bytes of the (uncompressed) file per second; parsing runs on one thread. The last
+ * stdout line is ONE JSON object: `{"bench": "parse", "unit": ..., "files": [...],
+ * "generated": {...}, "targetMBps": 60, "xcMBps": ...}` where `xcMBps` is the streaming reader's
+ * best throughput on the generated file (the figure the 60 MB/s target is about).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import { loadXcFile } from "../src/data/dataset.ts";
+import { readExamples } from "../src/data/readers.ts";
+import { Minibatcher } from "../src/data/batcher.ts";
+import {
+  SyntheticGenerator,
+  type SyntheticOptions,
+  syntheticXcStream,
+} from "../src/data/synthetic.ts";
+
+/** One timed mode on one file. */
+interface Timing {
+  /** Best wall time, seconds. */
+  seconds: number;
+  /** Median wall time, seconds. */
+  medianSeconds: number;
+  /** Throughput of the best run, 10^6 bytes per second. */
+  MBps: number;
+  /** Rows per second of the best run. */
+  rowsPerSecond: number;
+}
+
+/** All modes on one file. */
+interface FileResult {
+  file: string;
+  bytes: number;
+  rows: number;
+  nnz: number;
+  whole: Timing;
+  stream: Timing;
+  streamBatches: Timing;
+}
+
+const TARGET_MBPS = 60;
+
+/** Shape of the generated file: bibtex/delicious-like sparse rows, wider spaces. */
+const GENERATED: SyntheticOptions = {
+  numFeatures: 100_000,
+  numLabels: 5_000,
+  avgNnz: 40,
+  avgLabels: 4,
+  seed: 1,
+};
+
+async function time(
+  repeat: number,
+  run: () => Promise<{ rows: number; nnz: number }>,
+): Promise<{ times: number[]; rows: number; nnz: number }> {
+  const times: number[] = [];
+  let rows = 0, nnz = 0;
+  for (let r = 0; r < repeat; r++) {
+    const t0 = performance.now();
+    const out = await run();
+    times.push((performance.now() - t0) / 1000);
+    if (r > 0 && (out.rows !== rows || out.nnz !== nnz)) {
+      throw new Error(`bench: runs disagree (${out.rows} vs ${rows} rows)`);
+    }
+    rows = out.rows;
+    nnz = out.nnz;
+  }
+  return { times, rows, nnz };
+}
+
+function timing(times: number[], bytes: number, rows: number): Timing {
+  const s = [...times].sort((a, b) => a - b);
+  const best = s[0];
+  const round = (v: number, d: number) => Number(v.toFixed(d));
+  return {
+    seconds: round(best, 4),
+    medianSeconds: round(s[Math.floor((s.length - 1) / 2)], 4),
+    MBps: round(bytes / 1e6 / best, 1),
+    rowsPerSecond: Math.round(rows / best),
+  };
+}
+
+async function measureFile(path: string, name: string, repeat: number): Promise<FileResult> {
+  const bytes = (await Deno.stat(path)).size;
+  const whole = await time(repeat, async () => {
+    const ds = await loadXcFile(path);
+    return { rows: ds.x.numRows, nnz: ds.x.indices.length };
+  });
+  const stream = await time(repeat, async () => {
+    const r = await readExamples(path, { format: "xc" });
+    let rows = 0, nnz = 0;
+    for await (const e of r.stream) {
+      rows++;
+      nnz += e.x.indices.length;
+    }
+    return { rows, nnz };
+  });
+  const batched = await time(repeat, async () => {
+    const r = await readExamples(path, { format: "xc" });
+    let rows = 0, nnz = 0;
+    for await (const b of r.stream.pipeThrough(new Minibatcher({ batchSize: 256, sizes: r }))) {
+      rows += b.x.numRows;
+      nnz += b.x.indptr[b.x.numRows];
+    }
+    return { rows, nnz };
+  });
+  if (stream.rows !== whole.rows || stream.nnz !== whole.nnz || batched.nnz !== whole.nnz) {
+    throw new Error(`bench: ${name}: the streaming reader and the loader disagree`);
+  }
+  return {
+    file: name,
+    bytes,
+    rows: whole.rows,
+    nnz: whole.nnz,
+    whole: timing(whole.times, bytes, whole.rows),
+    stream: timing(stream.times, bytes, stream.rows),
+    streamBatches: timing(batched.times, bytes, batched.rows),
+  };
+}
+
+/** Rows giving about `targetBytes` of XC text, from the mean line length of a sample. */
+function rowsFor(targetBytes: number): number {
+  const g = new SyntheticGenerator({ ...GENERATED, rows: 2000 });
+  let chars = 0;
+  for (let i = 0; i < 2000; i++) {
+    const e = g.next();
+    chars += e.labels.length * 5 + e.x.indices.length * 13 + 1;
+  }
+  return Math.max(1, Math.round(targetBytes / (chars / 2000)));
+}
+
+async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      "data-dir": { type: "string" },
+      "size-mb": { type: "string" },
+      repeat: { type: "string" },
+      "no-generated": { type: "boolean" },
+      keep: { type: "string" },
+    },
+  });
+  const repeat = Number(values.repeat ?? 3);
+  const sizeMb = Number(values["size-mb"] ?? 200);
+  if (!(Number.isInteger(repeat) && repeat >= 1)) {
+    throw new RangeError(`--repeat must be a positive integer, got '${values.repeat}'`);
+  }
+  if (!(sizeMb > 0)) throw new RangeError(`--size-mb must be positive, got '${values["size-mb"]}'`);
+  const dataDir = resolveDataDir(values["data-dir"]);
+
+  const files: FileResult[] = [];
+  let names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dataDir)) {
+      if (e.isFile && /\.(train|test)\.txt$/.test(e.name)) names.push(e.name);
+    }
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    console.error(`bench: no data directory at ${dataDir}; only the generated file is measured`);
+  }
+  names = names.sort();
+  for (const name of names) {
+    const r = await measureFile(`${dataDir}/${name}`, name, repeat);
+    files.push(r);
+    console.error(
+      `${name}: ${r.bytes} bytes, ${r.rows} rows; loader ${r.whole.MBps} MB/s, stream ` +
+        `${r.stream.MBps} MB/s, stream+batches ${r.streamBatches.MBps} MB/s`,
+    );
+  }
+
+  let generated: (FileResult & { generateSeconds: number }) | undefined;
+  if (!values["no-generated"]) {
+    const dir = await Deno.makeTempDir({ prefix: "tagstream_bench_" });
+    const path = values.keep ?? `${dir}/synthetic.train.txt`;
+    try {
+      const rows = rowsFor(sizeMb * 1e6);
+      const t0 = performance.now();
+      const file = await Deno.open(path, { write: true, create: true, truncate: true });
+      await syntheticXcStream({ ...GENERATED, rows }).pipeTo(file.writable);
+      const generateSeconds = (performance.now() - t0) / 1000;
+      const r = await measureFile(path, `synthetic (${rows} rows)`, repeat);
+      generated = { ...r, generateSeconds: Number(generateSeconds.toFixed(2)) };
+      console.error(
+        `generated: ${r.bytes} bytes, ${r.rows} rows in ${generated.generateSeconds} s; loader ` +
+          `${r.whole.MBps} MB/s, stream ${r.stream.MBps} MB/s, stream+batches ` +
+          `${r.streamBatches.MBps} MB/s`,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+  const xcMBps = generated?.stream.MBps ??
+    (files.length > 0 ? Math.min(...files.map((f) => f.stream.MBps)) : undefined);
+  console.log(JSON.stringify({
+    bench: "parse",
+    unit: "MBps = 1e6 bytes/s of uncompressed XC text, best of repeat runs, one thread",
+    repeat,
+    dataDir,
+    files,
+    generated,
+    targetMBps: TARGET_MBPS,
+    xcMBps,
+    meetsTarget: xcMBps === undefined ? undefined : xcMBps >= TARGET_MBPS,
+  }));
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
+    Deno.exit(e instanceof TypeError || e instanceof RangeError ? 2 : 1);
+  }
+}
