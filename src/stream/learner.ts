@@ -156,6 +156,10 @@ export class StreamLearner {
   #pending: Example[] = [];
   #digest: [number, number] = [0, 0];
   #labelCounts: Float64Array;
+  #recent: Example[] = [];
+  #recentNext = 0;
+  /** How many of the latest labelled events {@linkcode StreamLearner.recentEvents} keeps (0: none). */
+  recentCapacity = 0;
   /** Events accepted and applied (scored; learned or queued for the next batch). */
   applied = 0;
   /** Events learned by the model (applied minus queued). */
@@ -330,6 +334,26 @@ export class StreamLearner {
     return this.#labelCounts.slice(0, this.parser.labels.size);
   }
 
+  /**
+   * The latest labelled events applied by this process (at most `recentCapacity`, oldest first;
+   * not checkpointed), e.g. as POP's validation rows when publishing.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/popularity/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory);
+   * l.recentCapacity = 2;
+   * for (const n of ["a", "b", "c"]) l.ingestLine(`{"id": "${n}", "features": {}, "labels": ["x"]}`, "demo", 1);
+   * console.log(l.recentEvents().map((e) => e.id)); // [ "b", "c" ]
+   * ```
+   */
+  recentEvents(): Example[] {
+    const r = this.#recent;
+    if (r.length < this.recentCapacity) return r.slice();
+    return [...r.slice(this.#recentNext), ...r.slice(0, this.#recentNext)];
+  }
+
   /** Records a rejected line. */
   reject(source: string, line: number | string, reason: string): void {
     this.rejected++;
@@ -363,6 +387,11 @@ export class StreamLearner {
         this.#labelCounts = next;
       }
       for (let i = 0; i < ev.labels.length; i++) this.#labelCounts[ev.labels[i]]++;
+      if (this.recentCapacity > 0) {
+        if (this.#recent.length < this.recentCapacity) this.#recent.push(ev);
+        else this.#recent[this.#recentNext] = ev;
+        this.#recentNext = (this.#recentNext + 1) % this.recentCapacity;
+      }
     }
     StreamLearner.#addDigest(this.#digest, ev.id);
     this.#pending.push(ev);

@@ -16,6 +16,7 @@
  *
  * @module
  */
+import type { Example } from "../data/types.ts";
 import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
 import { decodeModelFile } from "../format/model_file.ts";
 import {
@@ -32,8 +33,8 @@ import { replaySegments, WriteAheadLog } from "./wal.ts";
 
 /**
  * What a model-file builder gets when the service publishes: the model, the vocabularies'
- * names, the label counts of the applied events and a reservoir of recent events (for POP's
- * validation), plus the metadata to record.
+ * names, the label counts of the applied events and the latest labelled events (for POP's
+ * validation; empty unless `validationEvents` is set), plus the metadata to record.
  *
  * @example
  * ```ts
@@ -49,10 +50,12 @@ export interface PublishContext {
   labelCounts: Float64Array;
   applied: number;
   meta: Record<string, unknown>;
+  validation: readonly Example[];
 }
 
 /**
- * Builds the published model file; the default writes the unpruned `toModelFile()`.
+ * Builds the published model file (`note`: a one-line remark, e.g. why it was not pruned); the
+ * default writes the unpruned `toModelFile()`.
  *
  * @example
  * ```ts
@@ -60,13 +63,30 @@ export interface PublishContext {
  * const plain: ModelBuilder = (c) => ({
  *   bytes: c.estimator.toModelFile({ labelNames: c.labelNames, meta: c.meta }),
  *   pruned: false,
+ *   note: "unpruned",
  * });
  * console.log(typeof plain); // "function"
  * ```
  */
 export type ModelBuilder = (
   context: PublishContext,
-) => { bytes: Uint8Array; pruned: boolean } | Promise<{ bytes: Uint8Array; pruned: boolean }>;
+) => BuiltModel | Promise<BuiltModel>;
+
+/**
+ * What a {@linkcode ModelBuilder} returns.
+ *
+ * @example
+ * ```ts
+ * import type { BuiltModel } from "./service.ts";
+ * const b: BuiltModel = { bytes: new Uint8Array(0), pruned: false, note: "empty" };
+ * console.log(b.pruned); // false
+ * ```
+ */
+export interface BuiltModel {
+  bytes: Uint8Array;
+  pruned: boolean;
+  note?: string;
+}
 
 /**
  * Options of {@linkcode LearningService.open}.
@@ -102,6 +122,8 @@ export interface ServiceOptions extends LearnerOptions {
   wal?: boolean;
   /** Builds published model files (default: the unpruned model file). */
   buildModel?: ModelBuilder;
+  /** Latest labelled events kept for the builder's validation (default 0). */
+  validationEvents?: number;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
 }
@@ -124,6 +146,8 @@ export interface PublishedModel {
   readonly applied: number;
   /** Whether the file was POP-pruned. */
   readonly pruned: boolean;
+  /** The builder's remark (e.g. why it was not pruned). */
+  readonly note?: string;
 }
 
 /**
@@ -159,6 +183,7 @@ const plainModel: ModelBuilder = (c) => ({
     meta: c.meta,
   }),
   pruned: false,
+  note: "unpruned model file",
 });
 
 function yieldNow(): Promise<void> {
@@ -231,6 +256,7 @@ export class LearningService {
     this.#progressAtCheckpoint = this.#appliedAtCheckpoint + learner.rejected;
     this.#appliedAtPublish = learner.applied;
     this.#appliedAtStart = learner.applied;
+    learner.recentCapacity = options.validationEvents ?? 0;
   }
 
   /**
@@ -292,7 +318,7 @@ export class LearningService {
         version,
         etag: `"v${version}-${await sha1Hex(bytes)}"`,
         applied,
-        pruned: meta.pruned === true,
+        pruned: typeof meta.pop === "object" && meta.pop !== null && "numPrunedLabels" in meta.pop,
       };
     } catch (e) {
       this.#log(`ignoring ${this.modelPath}: ${(e as Error).message}`);
@@ -557,17 +583,18 @@ export class LearningService {
       labelCounts: l.labelCounts(),
       applied,
       meta,
+      validation: l.recentEvents(),
     };
     if (l.parser.featureKeys === "name") {
       const f = l.parser.features.names;
       context.featureNames = Array.from({ length: est.numFeatures }, (_, i) => f[i] ?? `#${i}`);
     }
     const build = this.options.buildModel ?? plainModel;
-    const { bytes, pruned } = await build(context);
+    const { bytes, pruned, note } = await build(context);
     l.modelVersion = Math.max(l.modelVersion, version);
     this.#appliedAtPublish = applied;
     const etag = `"v${version}-${await sha1Hex(bytes)}"`;
-    const m: PublishedModel = { bytes, version, etag, applied, pruned };
+    const m: PublishedModel = { bytes, version, etag, applied, pruned, note };
     await writeFileAtomic(this.modelPath, bytes);
     this.#published = m;
     return m;
@@ -644,6 +671,7 @@ export class LearningService {
         bytes: this.#published.bytes.length,
         applied: this.#published.applied,
         pruned: this.#published.pruned,
+        note: this.#published.note ?? null,
       },
       memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
       lastError: this.lastError ?? null,

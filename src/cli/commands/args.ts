@@ -1,0 +1,275 @@
+/**
+ * Shared command-line plumbing of `tagstream`: the command contract, strict flag parsing with
+ * `node:util` `parseArgs`, typed flag readers with errors naming the flag, and the model and
+ * learner flags every learning command accepts.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import type { LearnerOptions } from "../../stream/learner.ts";
+
+/**
+ * One `tagstream` sub-command.
+ *
+ * @example
+ * ```ts
+ * import type { Command } from "./args.ts";
+ * const hello: Command = {
+ *   name: "hello",
+ *   summary: "say hello",
+ *   usage: "tagstream hello",
+ *   run: () => Promise.resolve(0),
+ * };
+ * console.log(hello.name); // "hello"
+ * ```
+ */
+export interface Command {
+  /** Name on the command line. */
+  readonly name: string;
+  /** One line for `tagstream --help`. */
+  readonly summary: string;
+  /** Full help text for `tagstream <name> --help`. */
+  readonly usage: string;
+  /** Runs the command; resolves with the process exit code. */
+  run(args: string[]): Promise<number>;
+}
+
+/**
+ * Flag specification for {@linkcode parseFlags}: `string`, `boolean`, or repeatable `multiple`.
+ *
+ * @example
+ * ```ts
+ * import type { FlagSpec } from "./args.ts";
+ * const spec: FlagSpec = { port: "string", quiet: "boolean", option: "multiple" };
+ * console.log(spec.port); // "string"
+ * ```
+ */
+export type FlagSpec = Record<string, "string" | "boolean" | "multiple">;
+
+/**
+ * Parsed flags and positional arguments.
+ *
+ * @example
+ * ```ts
+ * import type { Flags } from "./args.ts";
+ * const f: Flags = { values: { port: "8080" }, positionals: [] };
+ * console.log(f.values.port); // "8080"
+ * ```
+ */
+export interface Flags {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/**
+ * Parses `args` strictly (unknown flags are a TypeError naming the command and the flag).
+ * `--help`/`-h` is always accepted as `values.help`.
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * const f = parseFlags("serve", ["--port", "0", "--quiet", "x"], { port: "string", quiet: "boolean" });
+ * console.log(f.values.port, f.values.quiet, f.positionals); // "0" true [ "x" ]
+ * try {
+ *   parseFlags("serve", ["--nope"], {});
+ * } catch (e) {
+ *   console.log((e as Error).message); // tagstream serve: unknown option '--nope' (see tagstream serve --help)
+ * }
+ * ```
+ */
+export function parseFlags(command: string, args: string[], spec: FlagSpec): Flags {
+  const options: Record<
+    string,
+    { type: "string" | "boolean"; multiple?: boolean; short?: string }
+  > = { help: { type: "boolean", short: "h" } };
+  for (const [name, kind] of Object.entries(spec)) {
+    options[name] = kind === "multiple" ? { type: "string", multiple: true } : { type: kind };
+  }
+  try {
+    const r = parseArgs({ args, options, strict: true, allowPositionals: true });
+    return { values: r.values as Flags["values"], positionals: r.positionals };
+  } catch (e) {
+    const m = /Unknown option '([^']+)'/.exec((e as Error).message);
+    if (m) {
+      throw new TypeError(
+        `tagstream ${command}: unknown option '${m[1]}' (see tagstream ${command} --help)`,
+      );
+    }
+    throw new TypeError(`tagstream ${command}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * A string flag, or `dflt`.
+ *
+ * @example
+ * ```ts
+ * import { stringFlag } from "./args.ts";
+ * console.log(stringFlag({ values: {}, positionals: [] }, "out", "model.tsm")); // "model.tsm"
+ * ```
+ */
+export function stringFlag(f: Flags, name: string, dflt?: string): string | undefined {
+  const v = f.values[name];
+  if (v === undefined) return dflt;
+  if (typeof v !== "string") throw new TypeError(`--${name} needs a value`);
+  return v;
+}
+
+/**
+ * A required string flag.
+ *
+ * @example
+ * ```ts
+ * import { requiredFlag } from "./args.ts";
+ * try {
+ *   requiredFlag({ values: {}, positionals: [] }, "state-dir", "export");
+ * } catch (e) {
+ *   console.log((e as Error).message); // tagstream export: --state-dir is required
+ * }
+ * ```
+ */
+export function requiredFlag(f: Flags, name: string, command: string): string {
+  const v = stringFlag(f, name);
+  if (v === undefined || v === "") {
+    throw new TypeError(`tagstream ${command}: --${name} is required`);
+  }
+  return v;
+}
+
+/**
+ * An integer flag within `[min, max]`, or `dflt`.
+ *
+ * @example
+ * ```ts
+ * import { intFlag } from "./args.ts";
+ * console.log(intFlag({ values: { port: "8080" }, positionals: [] }, "port", 0, 0, 65535)); // 8080
+ * try {
+ *   intFlag({ values: { port: "x" }, positionals: [] }, "port", 0, 0, 65535);
+ * } catch (e) {
+ *   console.log((e as Error).message); // --port must be an integer in [0, 65535], got 'x'
+ * }
+ * ```
+ */
+export function intFlag(
+  f: Flags,
+  name: string,
+  dflt: number | undefined,
+  min = -Infinity,
+  max = Infinity,
+): number | undefined {
+  const v = stringFlag(f, name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+    throw new RangeError(`--${name} must be an integer in [${min}, ${max}], got '${v}'`);
+  }
+  return n;
+}
+
+/**
+ * A finite number flag within `[min, max]`, or `dflt`.
+ *
+ * @example
+ * ```ts
+ * import { numberFlag } from "./args.ts";
+ * console.log(numberFlag({ values: { t: "2.5" }, positionals: [] }, "t", 1, 0)); // 2.5
+ * ```
+ */
+export function numberFlag(
+  f: Flags,
+  name: string,
+  dflt: number | undefined,
+  min = -Infinity,
+  max = Infinity,
+): number | undefined {
+  const v = stringFlag(f, name);
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (v.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
+    throw new RangeError(`--${name} must be a number in [${min}, ${max}], got '${v}'`);
+  }
+  return n;
+}
+
+/**
+ * `--option key=value` pairs (repeatable) as model options: values are read as JSON when they
+ * parse (numbers, booleans, arrays), else kept as strings.
+ *
+ * @example
+ * ```ts
+ * import { modelOptionFlags } from "./args.ts";
+ * const f = { values: { option: ["rank=16", "optimizer=sgd", "bias=false"] }, positionals: [] };
+ * console.log(modelOptionFlags(f)); // { rank: 16, optimizer: "sgd", bias: false }
+ * ```
+ */
+export function modelOptionFlags(f: Flags): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const list = f.values.option;
+  if (list === undefined) return out;
+  for (const pair of list as string[]) {
+    const i = pair.indexOf("=");
+    if (i <= 0) throw new TypeError(`--option must be key=value, got '${pair}'`);
+    const key = pair.slice(0, i), raw = pair.slice(i + 1);
+    let v: unknown = raw;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      v = raw;
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+/** Flags of the model and the learner, shared by `train` and `serve`. */
+export const LEARNER_FLAGS: FlagSpec = {
+  model: "string",
+  seed: "string",
+  option: "multiple",
+  "batch-size": "string",
+  window: "string",
+  "feature-keys": "string",
+  "max-features": "string",
+  "max-labels": "string",
+  "max-line-bytes": "string",
+};
+
+/** Help text of {@linkcode LEARNER_FLAGS}. */
+export const LEARNER_USAGE = `Model and learner:
+  --model NAME            leml (default), sleec, coembed, br, knn, popularity
+  --seed S                model seed (default 0)
+  --option KEY=VALUE      model option, repeatable (e.g. --option rank=32 --option lr=0.01)
+  --batch-size B          events per learned minibatch (default 32)
+  --window N              prequential window, events (default 1000)
+  --feature-keys MODE     event feature keys: index (default) or name
+  --max-features N        largest feature index / vocabulary (default 1048576)
+  --max-labels N          largest label vocabulary (default 65536)
+  --max-line-bytes N      longest event line (default 65536)`;
+
+/**
+ * The learner options given by {@linkcode LEARNER_FLAGS}.
+ *
+ * @example
+ * ```ts
+ * import { learnerOptionFlags } from "./args.ts";
+ * const o = learnerOptionFlags({ values: { "batch-size": "64", option: ["rank=8"] }, positionals: [] });
+ * console.log(o.batchSize, o.modelOptions); // 64 { seed: 0, rank: 8 }
+ * ```
+ */
+export function learnerOptionFlags(f: Flags): LearnerOptions {
+  const keys = stringFlag(f, "feature-keys", "index");
+  if (keys !== "index" && keys !== "name") {
+    throw new TypeError(`--feature-keys must be index or name, got '${keys}'`);
+  }
+  return {
+    batchSize: intFlag(f, "batch-size", 32, 1, 1 << 16),
+    windowSize: intFlag(f, "window", 1000, 1, 1 << 24),
+    limits: {
+      featureKeys: keys,
+      maxFeatures: intFlag(f, "max-features", undefined, 1, 2 ** 31 - 1),
+      maxLabels: intFlag(f, "max-labels", undefined, 1, 2 ** 31 - 1),
+      maxLineBytes: intFlag(f, "max-line-bytes", undefined, 16, 1 << 30),
+    },
+    modelOptions: { seed: intFlag(f, "seed", 0), ...modelOptionFlags(f) },
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * `tagstream eval`: the metrics of a state directory's model (or of a model file, through the
+ * SDK) on a labelled XC test file. Labels are matched by name: the test file's label names
+ * (`NAME.labels.txt`, or the indices) are looked up in the model's label vocabulary, labels the
+ * model never saw count as misses. Propensities come from the training file when there is one.
+ * `--predictions FILE` instead evaluates a predictions file (as `deno task eval`).
+ *
+ * @module
+ */
+import { examplesToBatch } from "../../data/batcher.ts";
+import { type Dataset, labelCounts, loadNames, loadXcFile, rowView } from "../../data/dataset.ts";
+import { resolveDataDir } from "../../data/data_dir.ts";
+import type { Example, SparseVector } from "../../data/types.ts";
+import { evaluateModel, type ScoringModel } from "../../metrics/evaluate.ts";
+import { propensities } from "../../metrics/propensity.ts";
+import { loadModel } from "../../../sdk/mod.ts";
+import { evaluatePredictionsFile } from "../eval.ts";
+import { Progress } from "../progress.ts";
+import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
+import { openState } from "./state.ts";
+
+const USAGE =
+  `tagstream eval (--state-dir DIR | --model-file FILE.tsm) (--dataset NAME | --data FILE) [options]
+tagstream eval --predictions FILE --dataset NAME
+
+Metrics (P@k, nDCG@k, PSP@k, PSnDCG@k in percent; AUCs, Hamming loss as fractions) of a model on
+a labelled XC test file; prints one JSON object.
+
+  --state-dir DIR       the model of a serve/train state directory (its checkpoint)
+  --model-file FILE     a model file, scored through the SDK
+  --dataset NAME        test on DATA_DIR/NAME.test.txt, propensities from NAME.train.txt,
+                        label names from NAME.labels.txt
+  --data-dir DIR        data directory (default $TAGSTREAM_DATA, else ./data)
+  --data FILE           test on this XC file instead
+  --train FILE          propensities from this XC training file (with --data)
+  --labels FILE         label names of the test file, one per line
+  --k K                 largest cut-off (default 5)
+  --predictions FILE    evaluate a predictions file (label:score pairs per test row) instead
+
+Example:
+  npx deno task tagstream eval --state-dir state --dataset bibtex`;
+
+/** A model to evaluate: scores over its own labels, and their names. */
+interface NamedModel extends ScoringModel {
+  numFeatures: number;
+  numLabels: number;
+  labelName(l: number): string;
+}
+
+/**
+ * Evaluates a model whose labels have names on an XC test set whose labels have names
+ * (`testLabelNames[i]` names label `i`): test labels are mapped to the model's labels by name,
+ * unknown ones get new indices (scored 0); features beyond the model's are dropped.
+ * Propensities use `trainCounts` (indexed like the test labels) over `numTrain` rows.
+ *
+ * @example
+ * ```ts
+ * import { evaluateByName } from "./eval.ts";
+ * import { loadXcBytes } from "../../data/dataset.ts";
+ * const test = loadXcBytes(new TextEncoder().encode("2 2 2\n1 0:1\n0 1:1\n"), "t");
+ * // a model with labels named "b", "a" that always ranks "a" first
+ * const model = { numFeatures: 2, numLabels: 2, labelName: (l: number) => ["b", "a"][l],
+ *   predictScores: () => Float32Array.of(0, 1) };
+ * const r = evaluateByName(model, test, ["a", "b"], Float64Array.of(1, 1), 2);
+ * console.log(r.metrics["P@1"], r.unknownLabels); // 50 0
+ * ```
+ */
+export function evaluateByName(
+  model: NamedModel,
+  test: Dataset,
+  testLabelNames: readonly string[],
+  trainCounts: ArrayLike<number>,
+  numTrain: number,
+  k = 5,
+): { rows: number; metrics: Record<string, number>; unknownLabels: number } {
+  const byName = new Map<string, number>();
+  for (let l = 0; l < model.numLabels; l++) byName.set(model.labelName(l), l);
+  let next = model.numLabels, unknown = 0;
+  const map = Int32Array.from(testLabelNames, (n) => {
+    const l = byName.get(n);
+    if (l !== undefined) return l;
+    unknown++;
+    return next++;
+  });
+  const numLabels = next;
+  const counts = new Float64Array(numLabels);
+  for (let i = 0; i < testLabelNames.length && i < trainCounts.length; i++) {
+    counts[map[i]] += trainCounts[i];
+  }
+  const examples: Example[] = [];
+  for (let i = 0; i < test.x.numRows; i++) {
+    const x = rowView(test.x, i);
+    let n = x.indices.length;
+    while (n > 0 && x.indices[n - 1] >= model.numFeatures) n--;
+    const y = test.y.indices.subarray(test.y.indptr[i], test.y.indptr[i + 1]);
+    examples.push({
+      x: { indices: x.indices.subarray(0, n), values: x.values.subarray(0, n) },
+      labels: Int32Array.from(y, (v) => map[v]).sort(),
+    });
+  }
+  const rows = examplesToBatch(examples, model.numFeatures, numLabels);
+  const { metrics } = evaluateModel(
+    model,
+    { numLabels, x: rows.x, y: rows.y },
+    { propensities: propensities(counts, Math.max(1, numTrain)), k, timingRows: 0 },
+  );
+  return { rows: test.x.numRows, metrics, unknownLabels: unknown };
+}
+
+/** A model file scored through the SDK (full score vectors from its top-L). */
+async function sdkModel(path: string): Promise<NamedModel> {
+  const m = loadModel(await Deno.readFile(path));
+  const L = m.numLabels;
+  return {
+    numFeatures: m.numFeatures,
+    numLabels: L,
+    labelName: (l) => m.labelName(l),
+    predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+      const s = out !== undefined && out.length === L ? out : new Float32Array(L);
+      const t = m.predictTopK(x, L);
+      for (let i = 0; i < t.labels.length; i++) s[t.labels[i]] = t.scores[i];
+      return s;
+    },
+  };
+}
+
+/** Test label names: --labels, NAME.labels.txt beside the file, or the indices. */
+async function testNames(
+  path: string,
+  flag: string | undefined,
+  L: number,
+  known: (name: string) => boolean,
+): Promise<string[]> {
+  const indices = Array.from({ length: L }, (_, i) => String(i));
+  let names: string[] | undefined;
+  if (flag !== undefined) {
+    names = (await Deno.readTextFile(flag)).split("\n").map((l) => l.replace(/\r$/, ""));
+    if (names[names.length - 1] === "") names.pop();
+    if (names.length !== L) {
+      throw new RangeError(`--labels ${flag} has ${names.length} names, the data has ${L} labels`);
+    }
+    return names;
+  }
+  const m = /^(.*\/)?([^/]+)\.(train|test)\.txt$/.exec(path);
+  if (m) {
+    names = await loadNames((m[1] ?? "./").replace(/\/$/, "") || ".", m[2], "labels")
+      .catch(() => undefined);
+  }
+  if (names === undefined || names.length !== L) return indices;
+  // Use whichever naming the model knows better (names, or indices as strings).
+  const hits = (list: string[]) => list.reduce((a, n) => a + (known(n) ? 1 : 0), 0);
+  return hits(names) >= hits(indices) ? names : indices;
+}
+
+/** The `eval` command. */
+export const evalCommand: Command = {
+  name: "eval",
+  summary: "metrics of a model (state dir or model file) on a test set, or of a predictions file",
+  usage: USAGE,
+  async run(args) {
+    const f = parseFlags("eval", args, {
+      "state-dir": "string",
+      "model-file": "string",
+      dataset: "string",
+      "data-dir": "string",
+      data: "string",
+      train: "string",
+      labels: "string",
+      k: "string",
+      predictions: "string",
+    });
+    if (f.values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const k = intFlag(f, "k", 5, 1, 1000)!;
+    const dataset = stringFlag(f, "dataset");
+    const predictions = stringFlag(f, "predictions");
+    if (predictions !== undefined) {
+      if (dataset === undefined) {
+        throw new TypeError("tagstream eval: --predictions needs --dataset");
+      }
+      const r = await evaluatePredictionsFile({
+        dataset,
+        predictions,
+        dataDir: stringFlag(f, "data-dir"),
+        k,
+        progress: new Progress(),
+      });
+      console.log(JSON.stringify(r));
+      return 0;
+    }
+    const stateDir = stringFlag(f, "state-dir"), modelFile = stringFlag(f, "model-file");
+    if ((stateDir === undefined) === (modelFile === undefined)) {
+      throw new TypeError("tagstream eval: give exactly one of --state-dir or --model-file");
+    }
+    let testPath = stringFlag(f, "data"), trainPath = stringFlag(f, "train");
+    if ((testPath === undefined) === (dataset === undefined)) {
+      throw new TypeError("tagstream eval: give exactly one of --dataset NAME or --data FILE");
+    }
+    if (dataset !== undefined) {
+      const dir = resolveDataDir(stringFlag(f, "data-dir"));
+      testPath = `${dir}/${dataset}.test.txt`;
+      trainPath = `${dir}/${dataset}.train.txt`;
+    }
+    let model: NamedModel;
+    if (stateDir !== undefined) {
+      const l = await openState(stateDir);
+      const est = l.estimator, names = l.parser.labels.names;
+      model = {
+        numFeatures: est.numFeatures,
+        numLabels: est.numLabels,
+        labelName: (i) => names[i] ?? String(i),
+        predictScores: (x, out) => est.predictScores(x, out),
+      };
+    } else {
+      model = await sdkModel(modelFile!);
+    }
+    const test = await loadXcFile(testPath!);
+    const known = new Set(Array.from({ length: model.numLabels }, (_, i) => model.labelName(i)));
+    const names = await testNames(
+      testPath!,
+      stringFlag(f, "labels"),
+      test.numLabels,
+      (n) => known.has(n),
+    );
+    let counts: ArrayLike<number> = labelCounts(test.y), numTrain = test.x.numRows;
+    if (trainPath !== undefined) {
+      const train = await loadXcFile(trainPath);
+      counts = labelCounts(train.y);
+      numTrain = train.x.numRows;
+    }
+    const r = evaluateByName(model, test, names, counts, numTrain, k);
+    console.log(JSON.stringify({
+      test: testPath,
+      model: stateDir ?? modelFile,
+      rows: r.rows,
+      unknownLabels: r.unknownLabels,
+      propensitiesFrom: trainPath ?? testPath,
+      metrics: r.metrics,
+    }));
+    return 0;
+  },
+};

@@ -1,0 +1,181 @@
+/**
+ * `tagstream inspect`: a model file's header (format version, kind, sizes, feature space,
+ * preprocessing, parameters), its tensors with their sizes, and its metadata and metrics; or a
+ * state directory's checkpoint (counts, position, prequential precision, published model).
+ *
+ * @module
+ */
+import { decodeModelFile } from "../../format/model_file.ts";
+import { readFileIfExists } from "../../stream/checkpoint.ts";
+import { listSegments } from "../../stream/wal.ts";
+import { PrequentialWindow } from "../../stream/prequential.ts";
+import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
+import { readCheckpoint } from "./state.ts";
+
+const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N]
+tagstream inspect --state-dir DIR [--json]
+
+Prints a model file's header (format version, kind, numbers of features and labels, feature
+space, preprocessing, parameters), its tensors (dtype, shape, bytes) and its metadata (training
+metrics, model version); or a state directory's checkpoint and published model.
+
+  --json        one JSON object instead of text
+  --labels N    label names shown (default 10)`;
+
+/**
+ * A model file's description (what `inspect --json` prints).
+ *
+ * @example
+ * ```ts
+ * import { encodeModelFile } from "../../format/model_file.ts";
+ * import { describeModelFile } from "./inspect.ts";
+ * const bytes = encodeModelFile({
+ *   kind: "linear-lowrank", numFeatures: 2, numLabels: 1, params: { rank: 1 },
+ *   tensors: {
+ *     W: { dtype: "f32", shape: [2, 1], data: new Float32Array(2) },
+ *     H: { dtype: "f32", shape: [1, 1], data: new Float32Array(1) },
+ *   },
+ * });
+ * const d = describeModelFile(bytes);
+ * console.log(d.kind, d.numFeatures, (d.tensors as { name: string }[])[0].name); // "linear-lowrank" 2 "W"
+ * ```
+ */
+export function describeModelFile(bytes: Uint8Array, maxLabels = 10): Record<string, unknown> {
+  const c = decodeModelFile(bytes);
+  const tensors = Object.entries(c.tensors).map(([name, t]) => ({
+    name,
+    dtype: t.dtype,
+    shape: t.shape,
+    bytes: t.data.byteLength,
+  }));
+  const fs = c.featureSpace;
+  return {
+    bytes: bytes.length,
+    formatVersion: c.formatVersion,
+    kind: c.kind,
+    numFeatures: c.numFeatures,
+    numLabels: c.numLabels,
+    featureSpace: fs === undefined
+      ? "index"
+      : fs.type === "vocabulary"
+      ? `vocabulary (${fs.names.length} names)`
+      : fs.type === "hashing"
+      ? `hashing (dim ${fs.dim}, seed ${fs.seed})`
+      : fs.type,
+    preprocess: c.preprocess ?? null,
+    params: c.params,
+    tensors,
+    tensorBytes: tensors.reduce((a, t) => a + t.bytes, 0),
+    labelNames: c.labelNames?.slice(0, maxLabels) ?? null,
+    meta: c.meta ?? null,
+  };
+}
+
+function text(d: Record<string, unknown>, indent = ""): string {
+  const lines: string[] = [];
+  for (const [k, v] of Object.entries(d)) {
+    if (Array.isArray(v) && v.length > 0 && typeof v[0] === "object" && v[0] !== null) {
+      lines.push(`${indent}${k}:`);
+      for (const item of v) {
+        const t = item as Record<string, unknown>;
+        lines.push(
+          `${indent}  ${
+            "name" in t
+              ? `${String(t.name).padEnd(8)} ${String(t.dtype).padEnd(4)} [${
+                (t.shape as number[]).join(", ")
+              }] ${t.bytes} bytes`
+              : JSON.stringify(t)
+          }`,
+        );
+      }
+    } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      lines.push(`${indent}${k}:`);
+      lines.push(text(v as Record<string, unknown>, indent + "  "));
+    } else {
+      lines.push(`${indent}${k}: ${Array.isArray(v) ? v.join(", ") : String(v)}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+/**
+ * A state directory's description (checkpoint, write-ahead log, published model).
+ *
+ * @example
+ * ```ts
+ * import { describeState } from "./inspect.ts";
+ * console.log(typeof describeState); // "function"
+ * ```
+ */
+export async function describeState(dir: string): Promise<Record<string, unknown>> {
+  const ck = await readCheckpoint(dir);
+  const w = PrequentialWindow.fromState(ck.window);
+  const fin = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
+  const out: Record<string, unknown> = {
+    stateDir: dir,
+    model: ck.kind,
+    savedAt: ck.savedAt,
+    events: {
+      applied: ck.applied,
+      learned: ck.learned,
+      queued: ck.pending.length,
+      rejected: ck.rejected,
+    },
+    labels: ck.labels.names.length,
+    featureNames: ck.features.names.length,
+    batchSize: ck.options.batchSize,
+    prequential: {
+      window: w.filled,
+      "P@1": fin(w.precisionAt1),
+      "P@5": fin(w.precisionAt5),
+      cumulativeP1: fin(w.cumulativeP1),
+      cumulativeP5: fin(w.cumulativeP5),
+    },
+    position: ck.position,
+    modelVersion: ck.modelVersion,
+    walSegments: (await listSegments(`${dir}/wal`)).length,
+  };
+  const model = await readFileIfExists(`${dir}/model.tsm`);
+  if (model !== undefined) {
+    const d = describeModelFile(model, 0);
+    out.published = { bytes: d.bytes, kind: d.kind, meta: d.meta };
+  }
+  return out;
+}
+
+/** The `inspect` command. */
+export const inspectCommand: Command = {
+  name: "inspect",
+  summary: "print a model file's header, sizes and metrics (or a state directory's checkpoint)",
+  usage: USAGE,
+  async run(args) {
+    const f = parseFlags("inspect", args, {
+      "state-dir": "string",
+      json: "boolean",
+      labels: "string",
+    });
+    if (f.values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const dir = stringFlag(f, "state-dir");
+    let d: Record<string, unknown>;
+    if (dir !== undefined) {
+      d = await describeState(dir);
+    } else {
+      const path = f.positionals[0];
+      if (path === undefined) {
+        throw new TypeError("tagstream inspect: give a model file or --state-dir");
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = await Deno.readFile(path);
+      } catch (e) {
+        throw new TypeError(`Cannot read ${path}: ${(e as Error).message}`);
+      }
+      d = { file: path, ...describeModelFile(bytes, intFlag(f, "labels", 10, 0)) };
+    }
+    console.log(f.values.json ? JSON.stringify(d) : text(d));
+    return 0;
+  },
+};

@@ -1,0 +1,54 @@
+/**
+ * The model-publishing flags shared by `serve` and `train`: how often a model file is published
+ * and whether it is POP-pruned (with which ε, λ, δ and how many validation events).
+ *
+ * @module
+ */
+import { popModelBuilder } from "../../stream/publish_pop.ts";
+import type { ServiceOptions } from "../../stream/service.ts";
+import { type Flags, type FlagSpec, intFlag, numberFlag } from "./args.ts";
+
+/** Flags of {@linkcode publishBuilder}. */
+export const PUBLISH_FLAGS: FlagSpec = {
+  "publish-every": "string",
+  "no-prune": "boolean",
+  epsilon: "string",
+  lambda: "string",
+  delta: "string",
+  "validation-events": "string",
+};
+
+/** Help text of {@linkcode PUBLISH_FLAGS}. */
+export const PUBLISH_USAGE = `Publishing (GET /model and STATE_DIR/model.tsm):
+  --publish-every M       publish a model file every M events (default 5000; 0: never)
+  --no-prune              publish the unpruned model file
+  --epsilon E             POP tolerance on validation PSP@1/3/5, relative (default 0.01)
+  --lambda L              POP drops weights in [-sqrt(L), sqrt(L)] (default 0.01)
+  --delta D               POP keeps at least D weights per label (default 5)
+  --validation-events N   latest events used as POP's validation rows (default 2000)`;
+
+/**
+ * The publishing part of the service options given by {@linkcode PUBLISH_FLAGS}.
+ *
+ * @example
+ * ```ts
+ * import { publishBuilder } from "./publish.ts";
+ * const o = publishBuilder({ values: { "publish-every": "100", "no-prune": true }, positionals: [] });
+ * console.log(o.publishEvery, o.buildModel); // 100 undefined
+ * ```
+ */
+export function publishBuilder(
+  f: Flags,
+): Pick<ServiceOptions, "publishEvery" | "buildModel" | "validationEvents"> {
+  const publishEvery = intFlag(f, "publish-every", 5000, 0);
+  if (f.values["no-prune"]) return { publishEvery };
+  return {
+    publishEvery,
+    validationEvents: intFlag(f, "validation-events", 2000, 1, 1 << 20),
+    buildModel: popModelBuilder({
+      epsilon: numberFlag(f, "epsilon", undefined, 0, 0.999),
+      lambda: numberFlag(f, "lambda", undefined, 0),
+      delta: intFlag(f, "delta", undefined, 0),
+    }),
+  };
+}

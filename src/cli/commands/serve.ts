@@ -1,0 +1,192 @@
+/**
+ * `tagstream serve`: the continuous learning service over HTTP (Hono on `Deno.serve`), with
+ * optional Redis Stream and followed-file sources, checkpoints in `--state-dir`, and a status
+ * line on a terminal. Prints one JSON line on stdout once listening
+ * (`{"event":"listening","url":...,"port":...}`); logs go to stderr. SIGTERM or SIGINT stops it
+ * cleanly: in-flight requests finish, a last checkpoint is written, Redis entries are
+ * acknowledged.
+ *
+ * @module
+ */
+import { loadFactory } from "../../models/registry.ts";
+import { LearningService } from "../../stream/service.ts";
+import { createApp } from "../../stream/http_app.ts";
+import { showProgress } from "../../stream/live_progress.ts";
+import { Progress } from "../progress.ts";
+import {
+  type Command,
+  intFlag,
+  LEARNER_FLAGS,
+  LEARNER_USAGE,
+  learnerOptionFlags,
+  numberFlag,
+  parseFlags,
+  requiredFlag,
+  stringFlag,
+} from "./args.ts";
+import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
+
+const USAGE = `tagstream serve --state-dir DIR [options]
+
+Learns continuously from events (test-then-train) and serves predictions:
+  POST /events    NDJSON events, one per line (bearer token from $TAGSTREAM_TOKEN)
+  POST /predict   {"features": {...}, "k": 5} or {"rows": [{"features": {...}}, ...], "k": 5}
+  GET  /metrics   counts, rejects, prequential P@1/P@5, model version, memory
+  GET  /model     the last published model file (ETag, X-Model-Version)
+  POST /checkpoint, POST /publish, GET /health
+
+Server:
+  --state-dir DIR         checkpoint, write-ahead log and published model (required)
+  --port P                TCP port (default 8080; 0 picks a free one)
+  --hostname H            interface (default 127.0.0.1)
+  --no-auth               run without a token when $TAGSTREAM_TOKEN is unset
+  --public-read           GET /model, GET /metrics and POST /predict without the token
+  --max-body-bytes N      largest POST /events body (default 8388608)
+  --quiet                 no status line
+
+Sources besides HTTP:
+  --source redis://HOST:PORT[/DB]   consume a Redis Stream with a consumer group
+  --stream-key KEY        stream key (default tagstream:events)
+  --group NAME            consumer group (default tagstream)
+  --consumer NAME         consumer name, keep it stable across restarts (default learner-1)
+  --follow FILE           also follow an NDJSON file (like tail -F)
+
+Durability:
+  --checkpoint-every N    checkpoint after N events (default 5000)
+  --checkpoint-seconds T  checkpoint at least every T seconds while events arrive (default 5)
+  --flush-ms MS           learn a partial minibatch after MS idle milliseconds (default 200)
+  --no-wal                answer POST /events before the events are on disk (faster, not durable)
+
+${PUBLISH_USAGE}
+
+${LEARNER_USAGE}
+
+Example:
+  TAGSTREAM_TOKEN=secret npx deno task tagstream serve --model leml --port 8080 --state-dir state`;
+
+/** The `serve` command. */
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "learn from events over HTTP / Redis / a file and serve predictions and models",
+  usage: USAGE,
+  async run(args) {
+    const f = parseFlags("serve", args, {
+      ...LEARNER_FLAGS,
+      ...PUBLISH_FLAGS,
+      "state-dir": "string",
+      port: "string",
+      hostname: "string",
+      "no-auth": "boolean",
+      "public-read": "boolean",
+      "max-body-bytes": "string",
+      quiet: "boolean",
+      source: "string",
+      "stream-key": "string",
+      group: "string",
+      consumer: "string",
+      follow: "string",
+      "checkpoint-every": "string",
+      "checkpoint-seconds": "string",
+      "flush-ms": "string",
+      "no-wal": "boolean",
+    });
+    if (f.values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const stateDir = requiredFlag(f, "state-dir", "serve");
+    const token = Deno.env.get("TAGSTREAM_TOKEN") || undefined;
+    if (token === undefined && !f.values["no-auth"]) {
+      throw new TypeError(
+        "tagstream serve: set TAGSTREAM_TOKEN (clients send 'Authorization: Bearer <token>'), " +
+          "or pass --no-auth to run without authentication",
+      );
+    }
+    const source = stringFlag(f, "source");
+    if (source !== undefined && !source.startsWith("redis://")) {
+      throw new TypeError(`--source must be a redis:// URL, got '${source}'`);
+    }
+    const factory = await loadFactory(stringFlag(f, "model", "leml")!);
+    const learner = learnerOptionFlags(f);
+    const log = (m: string) => console.error(`[tagstream] ${m}`);
+    const service = await LearningService.open({
+      ...learner,
+      factory,
+      stateDir,
+      checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
+      checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0),
+      flushMs: intFlag(f, "flush-ms", 200, 0),
+      wal: !f.values["no-wal"],
+      ...publishBuilder(f),
+      redis: source === undefined ? undefined : {
+        url: source,
+        key: stringFlag(f, "stream-key"),
+        group: stringFlag(f, "group"),
+        consumer: stringFlag(f, "consumer"),
+      },
+      file: stringFlag(f, "follow"),
+      followFile: true,
+      log,
+    });
+    // A background failure must never take the server down.
+    globalThis.addEventListener("unhandledrejection", (e) => {
+      e.preventDefault();
+      log(`unhandled rejection: ${(e.reason as Error)?.message ?? String(e.reason)}`);
+    });
+    try {
+      await service.start();
+    } catch (e) {
+      await service.stop().catch(() => {});
+      throw e;
+    }
+    const app = createApp({
+      service,
+      token,
+      publicRead: f.values["public-read"] === true,
+      maxBodyBytes: intFlag(f, "max-body-bytes", 8 << 20, 1),
+    });
+    const port = intFlag(f, "port", 8080, 0, 65535)!;
+    const hostname = stringFlag(f, "hostname", "127.0.0.1")!;
+    const server = Deno.serve({
+      port,
+      hostname,
+      onListen(addr) {
+        console.log(JSON.stringify({
+          event: "listening",
+          url: `http://${addr.hostname}:${addr.port}`,
+          port: addr.port,
+          model: factory.kind,
+          stateDir,
+          eventsApplied: service.learner.applied,
+        }));
+      },
+      onError(e) {
+        log(`request failed: ${(e as Error)?.message ?? String(e)}`);
+        return Response.json({ error: "internal error" }, { status: 500 });
+      },
+    }, app.fetch);
+    const endProgress = f.values.quiet ? undefined : showProgress(service, new Progress());
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        log("stopping: finishing requests, writing the last checkpoint");
+        await server.shutdown();
+        await service.stop();
+        endProgress?.();
+        log(`stopped after ${service.learner.applied} events applied`);
+      })();
+      return stopping;
+    };
+    const onSignal = () => {
+      if (stopping !== undefined) Deno.exit(130); // a second signal: give up at once
+      stop();
+    };
+    Deno.addSignalListener("SIGTERM", onSignal);
+    Deno.addSignalListener("SIGINT", onSignal);
+    await server.finished;
+    await stop();
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    Deno.removeSignalListener("SIGINT", onSignal);
+    return 0;
+  },
+};

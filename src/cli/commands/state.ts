@@ -1,0 +1,51 @@
+/**
+ * Reading a state directory's checkpoint (read-only) for the offline commands.
+ *
+ * @module
+ */
+import { loadFactory } from "../../models/registry.ts";
+import { decodeCheckpoint, readFileIfExists } from "../../stream/checkpoint.ts";
+import { type LearnerCheckpoint, StreamLearner } from "../../stream/learner.ts";
+
+/**
+ * The decoded checkpoint of a state directory. Throws a TypeError naming the path when there is
+ * none, a SyntaxError when it cannot be decoded.
+ *
+ * @example
+ * ```ts
+ * import { readCheckpoint } from "./state.ts";
+ * try {
+ *   await readCheckpoint("/nonexistent/tagstream-state");
+ * } catch (e) {
+ *   console.log((e as Error).message); // /nonexistent/tagstream-state/checkpoint.msgpack does not exist ...
+ * }
+ * ```
+ */
+export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoint> {
+  const path = `${stateDir}/checkpoint.msgpack`;
+  const bytes = await readFileIfExists(path);
+  if (bytes === undefined) {
+    throw new TypeError(`${path} does not exist (is --state-dir the directory of serve/train?)`);
+  }
+  try {
+    return decodeCheckpoint(bytes) as LearnerCheckpoint;
+  } catch (e) {
+    throw new SyntaxError(`Cannot read checkpoint ${path}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The learner saved in a state directory (read-only: nothing is replayed or written). The model
+ * family comes from the checkpoint unless `model` is given.
+ *
+ * @example
+ * ```ts
+ * import { openState } from "./state.ts";
+ * console.log(typeof openState); // "function"
+ * ```
+ */
+export async function openState(stateDir: string, model?: string): Promise<StreamLearner> {
+  const ck = await readCheckpoint(stateDir);
+  const factory = await loadFactory(model ?? ck.kind);
+  return StreamLearner.fromCheckpoint(factory, ck);
+}

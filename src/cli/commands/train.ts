@@ -1,0 +1,287 @@
+/**
+ * `tagstream train`: learns test-then-train from a file, without a server.
+ *
+ * - `--data FILE` reads an XC (or LIBSVM) training file or an NDJSON event file once;
+ * - `--follow FILE` tails an NDJSON event file (like `tail -F`) until SIGINT/SIGTERM.
+ *
+ * With `--state-dir` the learner resumes from the directory's checkpoint and saves there (the
+ * same state `serve` uses: a followed file resumes at its checkpointed offset); `--out` writes
+ * the model file at the end. The last stdout line is one JSON summary.
+ *
+ * @module
+ */
+import { loadNames, loadXcFile, rowView } from "../../data/dataset.ts";
+import type { Example } from "../../data/types.ts";
+import { loadFactory } from "../../models/registry.ts";
+import { writeFileAtomic } from "../../stream/checkpoint.ts";
+import { showProgress } from "../../stream/live_progress.ts";
+import { StreamLearner } from "../../stream/learner.ts";
+import { LearningService } from "../../stream/service.ts";
+import { Progress } from "../progress.ts";
+import {
+  type Command,
+  type Flags,
+  intFlag,
+  LEARNER_FLAGS,
+  LEARNER_USAGE,
+  learnerOptionFlags,
+  numberFlag,
+  parseFlags,
+  stringFlag,
+} from "./args.ts";
+import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
+import { modelFileOf } from "./export.ts";
+
+const USAGE =
+  `tagstream train (--data FILE | --follow FILE) [--state-dir DIR] [--out FILE.tsm] [options]
+
+Learns test-then-train (each event is scored, then learned) from a file, without a server.
+
+Input:
+  --data FILE             one pass over an XC/LIBSVM training file or an NDJSON event file
+  --format F              xc, libsvm or ndjson (default: from the extension; .ndjson/.jsonl: ndjson)
+  --labels FILE           label names of an XC file, one per line (default: NAME.labels.txt
+                          next to NAME.train.txt, else the label indices)
+  --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir)
+
+Output:
+  --state-dir DIR         resume from and save to this state directory (as serve does)
+  --out FILE              write the (unpruned) model file at the end
+  --checkpoint-every N    with --follow: checkpoint after N events (default 5000)
+  --checkpoint-seconds T  with --follow: checkpoint at least every T seconds (default 5)
+  --quiet                 no progress line
+
+${PUBLISH_USAGE}
+  (publishing applies to --follow and NDJSON --data runs with a --state-dir)
+
+${LEARNER_USAGE}
+
+Examples:
+  npx deno task tagstream train --data $TAGSTREAM_DATA/bibtex.train.txt --out bibtex.tsm
+  npx deno task tagstream train --follow events.ndjson --state-dir state --model leml`;
+
+function formatOf(path: string, flag: string | undefined): "xc" | "libsvm" | "ndjson" {
+  const f = flag ??
+    (/\.(ndjson|jsonl)(\.gz)?$/.test(path)
+      ? "ndjson"
+      : /\.(svm|libsvm)(\.gz)?$/.test(path)
+      ? "libsvm"
+      : "xc");
+  if (f !== "xc" && f !== "libsvm" && f !== "ndjson") {
+    throw new TypeError(`--format must be xc, libsvm or ndjson, got '${f}'`);
+  }
+  return f;
+}
+
+/** Label names of an XC file: --labels, else NAME.labels.txt next to NAME.<split>.txt. */
+async function labelNamesFor(path: string, flag: string | undefined, L: number): Promise<string[]> {
+  if (flag !== undefined) {
+    const names = (await Deno.readTextFile(flag)).split("\n").map((l) => l.replace(/\r$/, ""));
+    if (names.length > 0 && names[names.length - 1] === "") names.pop();
+    if (names.length !== L) {
+      throw new RangeError(`--labels ${flag} has ${names.length} names, the data has ${L} labels`);
+    }
+    return names;
+  }
+  const m = /^(.*\/)?([^/]+)\.(train|test)\.txt$/.exec(path);
+  if (m) {
+    try {
+      const names = await loadNames((m[1] ?? "./").replace(/\/$/, "") || ".", m[2], "labels");
+      if (names.length === L) return names;
+    } catch {
+      // no names file: indices
+    }
+  }
+  return Array.from({ length: L }, (_, i) => String(i));
+}
+
+interface TrainSummary {
+  [key: string]: unknown;
+}
+
+function summary(l: StreamLearner, extra: Record<string, unknown>): TrainSummary {
+  return {
+    model: l.estimator.kind,
+    eventsApplied: l.applied,
+    eventsLearned: l.learned,
+    rejected: l.rejected,
+    numFeatures: l.estimator.numFeatures,
+    numLabels: l.estimator.numLabels,
+    prequentialP1: Number.isFinite(l.window.cumulativeP1) ? l.window.cumulativeP1 : null,
+    prequentialP5: Number.isFinite(l.window.cumulativeP5) ? l.window.cumulativeP5 : null,
+    ...extra,
+  };
+}
+
+async function writeOut(l: StreamLearner, out: string | undefined): Promise<number | undefined> {
+  if (out === undefined) return undefined;
+  const bytes = modelFileOf(l, {});
+  await writeFileAtomic(out, bytes);
+  return bytes.length;
+}
+
+/** One pass over an XC/LIBSVM file, rows fed straight to the learner (no JSON). */
+async function trainXc(f: Flags, data: string, format: "xc" | "libsvm"): Promise<TrainSummary> {
+  const learnerOptions = learnerOptionFlags(f);
+  if (learnerOptions.limits?.featureKeys === "name") {
+    throw new TypeError("XC and LIBSVM files carry feature indices: use --feature-keys index");
+  }
+  const ds = await loadXcFile(data, { format });
+  const names = await labelNamesFor(data, stringFlag(f, "labels"), ds.numLabels);
+  const factory = await loadFactory(stringFlag(f, "model", "leml")!);
+  const stateDir = stringFlag(f, "state-dir");
+  const quiet = f.values.quiet === true;
+  const modelOptions = {
+    numFeatures: ds.numFeatures,
+    numLabels: ds.numLabels,
+    ...learnerOptions.modelOptions,
+  };
+  const service = stateDir === undefined ? undefined : await LearningService.open({
+    ...learnerOptions,
+    modelOptions,
+    labelNames: names,
+    factory,
+    stateDir,
+    publishEvery: 0,
+    log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
+  });
+  const l = service?.learner ??
+    StreamLearner.create(factory, { ...learnerOptions, modelOptions, labelNames: names });
+  // Dataset label index → learner label index (identity for a fresh learner).
+  const map = Int32Array.from(names, (n) => l.parser.labels.idOf(n, true));
+  const identity = map.every((v, i) => v === i);
+  const progress = quiet ? Progress.silent() : new Progress();
+  progress.start(ds.x.numRows, `${factory.kind} on ${ds.name}`);
+  const t0 = performance.now();
+  for (let i = 0; i < ds.x.numRows; i++) {
+    const y = ds.y.indices.subarray(ds.y.indptr[i], ds.y.indptr[i + 1]);
+    const labels = identity ? y : Int32Array.from(y, (v) => map[v]).sort();
+    const e: Example = { id: `${ds.name}:${i + 2}`, x: rowView(ds.x, i), labels };
+    l.ingest(e);
+    if ((i & 255) === 255) {
+      progress.tick(256, { "P@1": l.window.precisionAt1, "P@5": l.window.precisionAt5 });
+    }
+  }
+  l.flush();
+  const seconds = (performance.now() - t0) / 1000;
+  progress.tick(ds.x.numRows & 255, { "P@1": l.window.precisionAt1 });
+  progress.done();
+  await service?.stop();
+  const modelBytes = await writeOut(l, stringFlag(f, "out"));
+  return summary(l, {
+    data,
+    rows: ds.x.numRows,
+    trainSeconds: seconds,
+    eventsPerSecond: ds.x.numRows / seconds,
+    stateDir: stateDir ?? null,
+    out: stringFlag(f, "out") ?? null,
+    modelBytes: modelBytes ?? null,
+  });
+}
+
+/** An NDJSON file through the service: once (`follow` false) or followed until a signal. */
+async function trainEvents(f: Flags, file: string, follow: boolean): Promise<TrainSummary> {
+  let stateDir = stringFlag(f, "state-dir");
+  if (follow && stateDir === undefined) {
+    throw new TypeError("tagstream train: --follow needs --state-dir (where the offset is kept)");
+  }
+  const temp = stateDir === undefined;
+  if (temp) stateDir = await Deno.makeTempDir({ prefix: "tagstream-train-" });
+  const quiet = f.values.quiet === true;
+  const factory = await loadFactory(stringFlag(f, "model", "leml")!);
+  const service = await LearningService.open({
+    ...learnerOptionFlags(f),
+    ...(temp ? { publishEvery: 0 } : publishBuilder(f)),
+    factory,
+    stateDir: stateDir!,
+    file,
+    followFile: follow,
+    wal: !temp,
+    checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
+    checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0),
+    log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
+  });
+  const t0 = performance.now(), applied0 = service.learner.applied;
+  const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
+  let onSignal: (() => void) | undefined;
+  try {
+    await service.start();
+    if (follow) {
+      await new Promise<void>((resolve) => {
+        onSignal = resolve;
+        Deno.addSignalListener("SIGINT", resolve);
+        Deno.addSignalListener("SIGTERM", resolve);
+      });
+    } else {
+      await service.fileDone();
+      service.learner.flush();
+    }
+  } finally {
+    if (onSignal !== undefined) {
+      Deno.removeSignalListener("SIGINT", onSignal);
+      Deno.removeSignalListener("SIGTERM", onSignal);
+    }
+    await service.stop();
+    endProgress?.();
+    if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
+  }
+  const l = service.learner;
+  const seconds = (performance.now() - t0) / 1000;
+  const modelBytes = await writeOut(l, stringFlag(f, "out"));
+  return summary(l, {
+    data: file,
+    follow,
+    position: l.position.file ?? null,
+    trainSeconds: seconds,
+    eventsPerSecond: (l.applied - applied0) / seconds,
+    stateDir: temp ? null : stateDir,
+    out: stringFlag(f, "out") ?? null,
+    modelBytes: modelBytes ?? null,
+  });
+}
+
+/** The `train` command. */
+export const trainCommand: Command = {
+  name: "train",
+  summary: "learn from a data file, or follow an event file (--follow), without a server",
+  usage: USAGE,
+  async run(args) {
+    const f = parseFlags("train", args, {
+      ...LEARNER_FLAGS,
+      ...PUBLISH_FLAGS,
+      data: "string",
+      format: "string",
+      labels: "string",
+      follow: "string",
+      "state-dir": "string",
+      out: "string",
+      "checkpoint-every": "string",
+      "checkpoint-seconds": "string",
+      quiet: "boolean",
+    });
+    if (f.values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    const data = stringFlag(f, "data"), follow = stringFlag(f, "follow");
+    if ((data === undefined) === (follow === undefined)) {
+      throw new TypeError("tagstream train: give exactly one of --data FILE or --follow FILE");
+    }
+    if (f.values.out === undefined && f.values["state-dir"] === undefined) {
+      throw new TypeError(
+        "tagstream train: give --out FILE and/or --state-dir DIR to keep the model",
+      );
+    }
+    let result: TrainSummary;
+    if (follow !== undefined) {
+      result = await trainEvents(f, follow, true);
+    } else {
+      const format = formatOf(data!, stringFlag(f, "format"));
+      result = format === "ndjson"
+        ? await trainEvents(f, data!, false)
+        : await trainXc(f, data!, format);
+    }
+    console.log(JSON.stringify(result));
+    return 0;
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * POP-pruned publishing for the learning service: a {@linkcode ModelBuilder} that builds the
+ * model file, then runs POP (`src/prune/prune_model.ts`) with the latest applied events as the
+ * validation rows, the applied label counts and their propensities. POP decides which file is
+ * published: a BR (`linear-sparse`) model is replaced by its pruned weights; a LEML
+ * (`linear-lowrank`) model by its pruned product W·Hᵀ only when that is smaller and within ε.
+ *
+ * The validation rows have already been learned (the stream gives no held-out rows), so the
+ * tolerance is checked on rows the model has seen; the file's `meta.pop` records the numbers.
+ *
+ * @module
+ */
+import { examplesToBatch } from "../data/batcher.ts";
+import type { Example } from "../data/types.ts";
+import { decodeModelFile } from "../format/model_file.ts";
+import { propensities } from "../metrics/propensity.ts";
+import { pruneModel } from "../prune/prune_model.ts";
+import type { ModelBuilder, PublishContext } from "./service.ts";
+
+/**
+ * Options of {@linkcode popModelBuilder}.
+ *
+ * @example
+ * ```ts
+ * import type { PopPublishOptions } from "./publish_pop.ts";
+ * const o: PopPublishOptions = { epsilon: 0.01, lambda: 0.01, delta: 5 };
+ * console.log(o.delta); // 5
+ * ```
+ */
+export interface PopPublishOptions {
+  /** Relative PSP@k tolerance (default 0.01). */
+  epsilon?: number;
+  /** Weights in [−√λ, √λ] are dropped (default 0.01). */
+  lambda?: number;
+  /** Weights every label keeps at least (default 5). */
+  delta?: number;
+  /** Fewest validation rows needed to prune (default 200); with fewer the file is unpruned. */
+  minValidationRows?: number;
+  /** Largest numFeatures × numLabels POP is run on (default 5e7: the product is built densely). */
+  maxProduct?: number;
+}
+
+/** The validation rows of `events`, restricted to the model's feature and label spaces. */
+function validationRows(events: readonly Example[], numFeatures: number, numLabels: number) {
+  const clipped: Example[] = [];
+  for (const e of events) {
+    let nx = e.x.indices.length;
+    while (nx > 0 && e.x.indices[nx - 1] >= numFeatures) nx--;
+    let ny = e.labels.length;
+    while (ny > 0 && e.labels[ny - 1] >= numLabels) ny--;
+    if (ny === 0) continue;
+    clipped.push({
+      x: { indices: e.x.indices.subarray(0, nx), values: e.x.values.subarray(0, nx) },
+      labels: e.labels.subarray(0, ny),
+    });
+  }
+  const b = examplesToBatch(clipped, numFeatures, numLabels);
+  return { x: b.x, y: b.y };
+}
+
+/**
+ * A {@linkcode ModelBuilder} publishing POP-pruned model files (see the module doc). Models POP
+ * cannot prune (kNN, random features), models too large for the dense product, and too few
+ * validation rows give the unpruned file; `note` says what happened.
+ *
+ * @example
+ * ```ts
+ * import { factory } from "../models/br/mod.ts";
+ * import { popModelBuilder } from "./publish_pop.ts";
+ * const m = factory.create({ seed: 1 });
+ * const ev = (j: number, l: number) => ({ x: { indices: Int32Array.of(j), values: Float32Array.of(1) }, labels: Int32Array.of(l) });
+ * const events = Array.from({ length: 40 }, (_, i) => ev(i % 4, i % 2));
+ * for (const e of events) m.learnOne(e.x, e.labels);
+ * const build = popModelBuilder({ minValidationRows: 10 });
+ * const out = await build({
+ *   estimator: m, labelNames: ["a", "b"], labelCounts: Float64Array.of(20, 20), applied: 40,
+ *   meta: {}, validation: events,
+ * });
+ * console.log(out.bytes.length > 0, typeof out.note); // true "string"
+ * ```
+ */
+export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
+  const minRows = options.minValidationRows ?? 200;
+  const maxProduct = options.maxProduct ?? 5e7;
+  return (c: PublishContext) => {
+    const est = c.estimator;
+    const meta = { ...c.meta };
+    const plain = () =>
+      est.toModelFile({ labelNames: c.labelNames, featureNames: c.featureNames, meta });
+    const unpruned = (why: string) => {
+      meta.pop = { pruned: false, reason: why };
+      return { bytes: plain(), pruned: false, note: why };
+    };
+    const D = est.numFeatures, L = est.numLabels;
+    if (D * L > maxProduct) {
+      return unpruned(`not pruned: ${D} × ${L} weights exceed the POP limit of ${maxProduct}`);
+    }
+    const rows = validationRows(c.validation, D, L);
+    if (rows.x.numRows < minRows) {
+      return unpruned(`not pruned: ${rows.x.numRows} validation events (need ${minRows})`);
+    }
+    const original = plain();
+    const content = decodeModelFile(original);
+    if (content.kind !== "linear-sparse" && content.kind !== "linear-lowrank") {
+      return unpruned(`not pruned: POP does not apply to ${content.kind} models`);
+    }
+    const counts = c.labelCounts.slice(0, L);
+    const n = Math.max(1, c.applied);
+    const p = propensities(counts, n);
+    const r = pruneModel(content, rows, counts, p, {
+      epsilon: options.epsilon,
+      lambda: options.lambda,
+      delta: options.delta,
+      meta: { validation: "latest applied events" },
+    }, original);
+    return { bytes: r.bytes, pruned: r.pruned, note: r.reason };
+  };
+}
