@@ -1,10 +1,14 @@
 /**
- * `deno task bench [--data-dir DIR] [--size-mb N] [--repeat R] [--no-generated] [--keep FILE]`:
+ * `deno task bench [--data-dir DIR] [--size-mb N] [--repeat R] [--no-generated] [--keep FILE]
+ * [--ndjson-mb M]`:
  * parsing throughput of the XC text format, for the whole-file loader (`loadXcFile`), the
  * streaming reader (`readExamples`, rows as `Example`s) and the streaming reader followed by the
  * minibatcher (CSR batches of 256 rows). It runs on every `*.txt` data file of the data directory
  * (`--data-dir`, else `$TAGSTREAM_DATA`, else `./data`) and on a synthetic XC file of about
  * `--size-mb` MB (default 200) generated into a temporary directory and deleted afterwards.
+ *
+ * For information it also times the streaming NDJSON reader on about `--ndjson-mb` MB of events
+ * (default 20; 0 skips it).
  *
  * Each measurement is the best of `--repeat` runs (default 3; the median is reported too). MB/s
  * counts 10^6 bytes of the (uncompressed) file per second; parsing runs on one thread. The last
@@ -128,6 +132,55 @@ async function measureFile(path: string, name: string, repeat: number): Promise<
   };
 }
 
+/**
+ * The streaming NDJSON reader (index feature keys, label names) on about `bytes` of events built
+ * from synthetic rows, written to a temporary file.
+ */
+async function measureNdjson(
+  bytes: number,
+  repeat: number,
+): Promise<Timing & { bytes: number; rows: number }> {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream_bench_" });
+  try {
+    const path = `${dir}/events.ndjson`;
+    const g = new SyntheticGenerator({ ...GENERATED, rows: Number.MAX_SAFE_INTEGER });
+    const parts: string[] = [];
+    let size = 0, rows = 0;
+    while (size < bytes) {
+      const e = g.next();
+      const features: Record<string, number> = {};
+      for (let k = 0; k < e.x.indices.length; k++) {
+        features[e.x.indices[k]] = Number(e.x.values[k].toFixed(4));
+      }
+      const line = JSON.stringify({
+        id: `e${rows}`,
+        features,
+        labels: Array.from(e.labels, (l) => `label_${l}`),
+      }) + "\n";
+      parts.push(line);
+      size += line.length;
+      rows++;
+    }
+    await Deno.writeTextFile(path, parts.join(""));
+    const fileBytes = (await Deno.stat(path)).size;
+    const t = await time(repeat, async () => {
+      const r = await readExamples(path);
+      let n = 0, nnz = 0;
+      for await (const e of r.stream) {
+        n++;
+        nnz += e.x.indices.length;
+      }
+      return { rows: n, nnz };
+    });
+    if (t.rows !== rows) throw new Error(`bench: ndjson: ${t.rows} rows read, ${rows} written`);
+    const out = { bytes: fileBytes, rows, ...timing(t.times, fileBytes, rows) };
+    console.error(`ndjson: ${fileBytes} bytes, ${rows} rows; stream ${out.MBps} MB/s`);
+    return out;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** Rows giving about `targetBytes` of XC text, from the mean line length of a sample. */
 function rowsFor(targetBytes: number): number {
   const g = new SyntheticGenerator({ ...GENERATED, rows: 2000 });
@@ -147,6 +200,7 @@ async function main(args: string[]): Promise<void> {
       "size-mb": { type: "string" },
       repeat: { type: "string" },
       "no-generated": { type: "boolean" },
+      "ndjson-mb": { type: "string" },
       keep: { type: "string" },
     },
   });
@@ -199,6 +253,9 @@ async function main(args: string[]): Promise<void> {
       await Deno.remove(dir, { recursive: true });
     }
   }
+  const ndjsonMb = Number(values["ndjson-mb"] ?? 20);
+  let ndjson: (Timing & { bytes: number; rows: number }) | undefined;
+  if (ndjsonMb > 0) ndjson = await measureNdjson(ndjsonMb * 1e6, repeat);
   const xcMBps = generated?.stream.MBps ??
     (files.length > 0 ? Math.min(...files.map((f) => f.stream.MBps)) : undefined);
   console.log(JSON.stringify({
@@ -208,6 +265,7 @@ async function main(args: string[]): Promise<void> {
     dataDir,
     files,
     generated,
+    ndjson,
     targetMBps: TARGET_MBPS,
     xcMBps,
     meetsTarget: xcMBps === undefined ? undefined : xcMBps >= TARGET_MBPS,

@@ -94,6 +94,15 @@ export function formatFromName(name: string): StreamFormat {
   return "xc";
 }
 
+/** The path part of a URL input (no query), else the input path or the source name. */
+function nameForFormat(input: SourceInput, name: string): string {
+  if (input instanceof URL) return input.pathname;
+  if (typeof input === "string") {
+    return /^(https?|file):\/\//i.test(input) ? new URL(input).pathname : input;
+  }
+  return name;
+}
+
 /** Per-row post-processing: hashing, TF-IDF, L2. Rows passed in are owned by the reader. */
 interface RowPost {
   (e: Example): Example;
@@ -222,7 +231,7 @@ export async function readExamples(
   const maxErrors = options.maxErrors ?? 10;
   const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
   const src = await openSource(input, options);
-  const format = options.format ?? formatFromName(typeof input === "string" ? input : src.name);
+  const format = options.format ?? formatFromName(nameForFormat(input, src.name));
   if (format !== "xc" && format !== "libsvm" && format !== "ndjson") {
     await src.stream.cancel();
     throw new TypeError(`readExamples: unknown format '${format}' (expected xc, libsvm or ndjson)`);

@@ -125,6 +125,7 @@ Deno.test("sources: HTTP URL (plain, gzip body, 404) from a local Deno.serve", a
     }, (req) => {
       const path = new URL(req.url).pathname;
       if (path === "/data.txt") return new Response(TEXT);
+      if (path === "/ev.ndjson") return new Response('{"features": {"2": 1}, "labels": ["a"]}\n');
       if (path === "/data.txt.gz") {
         return new Response(gz, { headers: { "content-type": "application/gzip" } });
       }
@@ -143,6 +144,9 @@ Deno.test("sources: HTTP URL (plain, gzip body, 404) from a local Deno.serve", a
       TypeError,
       `Cannot read ${base}/missing.txt: HTTP 404 Not Found`,
     );
+    const nd = await readExamples(`${base}/ev.ndjson?since=0`);
+    assert(nd.format === "ndjson", `format from the URL path: ${nd.format}`);
+    for await (const e of nd.stream) assertEquals(e.x.indices, [2]);
     const r = await readExamples(`${base}/data.txt`, { format: "xc" });
     const rows = [];
     for await (const e of r.stream) rows.push(e);
