@@ -45,8 +45,20 @@ export interface NdjsonOptions {
 }
 
 const ALLOWED = new Set(["id", "features", "labels", "negatives"]);
-const INDEX_RE = /^(0|[1-9][0-9]*)$/;
 const MAX_INDEX = 2147483647;
+
+/** The value of a canonical decimal index key (`0`, `17`; no sign, no leading zero), else -1. */
+function parseIndex(key: string): number {
+  const n = key.length;
+  if (n === 0 || n > 10 || (n > 1 && key.charCodeAt(0) === 48)) return -1;
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v <= MAX_INDEX ? v : -1;
+}
 
 function show(s: string): string {
   return JSON.stringify(s.length > 40 ? s.slice(0, 37) + "..." : s);
@@ -89,6 +101,7 @@ export class NdjsonParser {
   readonly #row = new RowBuilder();
   readonly #keys: string[] = [];
   readonly #vals: number[] = [];
+  #pendingMax = -1;
 
   /** @param options key modes, vocabularies, hashing and bounds */
   constructor(options: NdjsonOptions = {}) {
@@ -210,6 +223,11 @@ export class NdjsonParser {
     const keys = this.#keys, vals = this.#vals;
     keys.length = 0;
     vals.length = 0;
+    // index keys go straight into the row builder (nothing grows until the line is accepted)
+    const direct = this.hasher === undefined && this.featureKeys === "index";
+    const row = this.#row;
+    row.clear();
+    let maxIndex = -1;
     for (const key in fv) {
       const v = fv[key];
       if (typeof v !== "number") {
@@ -220,43 +238,41 @@ export class NdjsonParser {
       if (!Number.isFinite(Math.fround(v))) {
         throw new RangeError(`features[${show(key)}]: value ${v} is not a finite 32-bit float`);
       }
-      if (this.hasher === undefined) {
-        if (this.featureKeys === "index") {
-          if (!INDEX_RE.test(key) || Number(key) > MAX_INDEX) {
-            throw new RangeError(
-              `features: key ${show(key)} is not a feature index (a non-negative integer)`,
-            );
-          }
-          if (Number(key) >= this.#numFeatures) {
-            throw new RangeError(
-              `feature index ${key} is out of range [0, ${this.#numFeatures})`,
-            );
-          }
-        } else if (key.length === 0 || key.length > this.#maxName) {
-          throw new RangeError(`features: name length must be 1..${this.#maxName}`);
+      if (direct) {
+        const j = parseIndex(key);
+        if (j < 0) {
+          throw new RangeError(
+            `features: key ${show(key)} is not a feature index (a non-negative integer)`,
+          );
         }
+        if (j >= this.#numFeatures) {
+          throw new RangeError(`feature index ${j} is out of range [0, ${this.#numFeatures})`);
+        }
+        if (j > maxIndex) maxIndex = j;
+        row.push(j, v);
+        continue;
+      }
+      if (this.hasher === undefined && (key.length === 0 || key.length > this.#maxName)) {
+        throw new RangeError(`features: name length must be 1..${this.#maxName}`);
       }
       keys.push(key);
       vals.push(v);
     }
+    this.#pendingMax = maxIndex;
   }
 
   #mapFeatures(): SparseVector {
     const keys = this.#keys, vals = this.#vals;
     if (this.hasher) return this.hasher.hashNamed(keys, vals);
     const row = this.#row;
-    row.clear();
     if (this.featureKeys === "index") {
-      for (let k = 0; k < keys.length; k++) {
-        const j = Number(keys[k]);
-        if (j + 1 > this.maxFeatureIndex) this.maxFeatureIndex = j + 1;
-        row.push(j, vals[k]);
-      }
-    } else {
-      for (let k = 0; k < keys.length; k++) {
-        const j = this.features.idOf(keys[k], this.#growFeatures);
-        if (j >= 0) row.push(j, vals[k]);
-      }
+      if (this.#pendingMax + 1 > this.maxFeatureIndex) this.maxFeatureIndex = this.#pendingMax + 1;
+      return row.build();
+    }
+    row.clear();
+    for (let k = 0; k < keys.length; k++) {
+      const j = this.features.idOf(keys[k], this.#growFeatures);
+      if (j >= 0) row.push(j, vals[k]);
     }
     return row.build();
   }
