@@ -7,9 +7,10 @@ import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
 import { decodeModelFile } from "../../src/format/model_file.ts";
 import { roundWeights } from "../../src/models/br/label_weights.ts";
 import { preprocessRows } from "../../src/models/br/preprocess.ts";
-import { trainBr } from "../../src/models/br/mod.ts";
+import { BrEstimator, trainBr } from "../../src/models/br/mod.ts";
+import { loadModel } from "../../sdk/mod.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
-import { type Dataset, labelCounts, splitRows } from "../../src/data/dataset.ts";
+import { type Dataset, labelCounts, rowView, splitRows } from "../../src/data/dataset.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
@@ -55,6 +56,17 @@ Deno.test("popBr validates on held-out rows and prunes BR retrained on all rows"
   // the curve's point at the chosen (ε, λ) is the written file
   const point = r.curve!.find((q) => q.sweep === "epsilon")!;
   assert(point.bytes === r.bytes.length, `curve bytes ${point.bytes} vs ${r.bytes.length}`);
+  // the SDK reads the f16/u16 file and scores raw rows like the trainer-side model of r.weights
+  const sdk = loadModel(r.bytes);
+  const local = BrEstimator.fromLabelWeights(r.weights, { l2Normalize: true });
+  for (let i = 0; i < 30; i++) {
+    const x = rowView(train.x, i);
+    const a = sdk.predictTopK(x, 4), b = local.predictTopK(x, 4);
+    for (let k = 0; k < 4; k++) {
+      assert(a.labels[k] === b.labels[k], `row ${i}: SDK ${[...a.labels]} vs ${[...b.labels]}`);
+      assert(Math.abs(a.scores[k] - b.scores[k]) < 1e-5, `row ${i}: score ${a.scores[k]}`);
+    }
+  }
   // same seed, same file
   const again = popBr(train, p, { ...opts, labelNames: NAMES });
   assert(again.bytes.join() === r.bytes.join(), "not deterministic");
