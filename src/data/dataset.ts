@@ -5,8 +5,9 @@
  * @module
  */
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "./types.ts";
-import { gunzipBytes, isGzip } from "./gzip.ts";
-import type { OnError, ParseReport } from "./parse_report.ts";
+import { baseName, openSource } from "./sources.ts";
+import { LineSplitter } from "./line_splitter.ts";
+import { type OnError, type ParseReport, sourceError } from "./parse_report.ts";
 import { TextRowsParser } from "./xc_rows.ts";
 import { SparseRowBuffer } from "./xc_line.ts";
 import { Rng } from "./random.ts";
@@ -53,11 +54,6 @@ export interface LoadOptions {
   format?: "xc" | "libsvm";
   /** LIBSVM only: index of the first feature in the text (default 1). */
   featureIndexBase?: number;
-}
-
-function baseName(path: string): string {
-  const i = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  return i >= 0 ? path.slice(i + 1) : path;
 }
 
 function stripExt(name: string): string {
@@ -147,8 +143,9 @@ export function loadXcBytes(
 }
 
 /**
- * Loads a whole XC text file (plain or gzip, detected by magic bytes) into memory, parsing the
- * bytes directly (the fast path). Errors name the file's base name and line:
+ * Loads a whole XC (or LIBSVM) text file (plain or gzip, detected by magic bytes) into memory.
+ * The file is read in chunks and parsed straight from the bytes by the same parser as the
+ * streaming readers (no whole-file buffer). Errors name the file's base name and line:
  * `Cannot parse line 12 of bibtex.train.txt: feature index 1836 is out of range [0, 1836)`.
  *
  * @example
@@ -165,18 +162,49 @@ export async function loadXcFile(
   path: string,
   options: LoadOptions = {},
 ): Promise<LoadedDataset> {
-  const source = baseName(path);
-  let bytes: Uint8Array;
+  const src = await openSource(path, { name: baseName(path) });
+  let size = 1 << 20;
   try {
-    bytes = await Deno.readFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new TypeError(`Cannot read ${path}: no such file`);
+    size = (await Deno.stat(path)).size * (src.gzip ? 4 : 1);
+  } catch {
+    // a file: URL or a race: keep the default estimate
+  }
+  const est = Math.max(1024, Math.ceil(size / 8));
+  const out = new SparseRowBuffer(Math.ceil(est / 64), est, Math.ceil(est / 32));
+  const rows = new TextRowsParser(src.name, {
+    format: options.format ?? "xc",
+    onError: options.onError ?? "fail",
+    featureIndexBase: options.featureIndexBase,
+  }, out);
+  const splitter = new LineSplitter((buf, s, e, n) => {
+    rows.line(buf, s, e, n);
+  });
+  const reader = src.stream.getReader();
+  try {
+    while (true) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        throw sourceError(e, splitter.lineNo + 1, src.name);
+      }
+      if (r.done) break;
+      splitter.push(r.value);
     }
+  } catch (e) {
+    await reader.cancel().catch(() => {});
     throw e;
   }
-  if (isGzip(bytes)) bytes = await gunzipBytes(bytes, source);
-  return loadXcBytes(bytes, source, options);
+  splitter.end();
+  rows.finish(splitter.lineNo);
+  const h = rows.report.header;
+  const ds = datasetFromBuffer(
+    out,
+    stripExt(src.name),
+    h ? h.numFeatures : out.maxFeature + 1,
+    h ? h.numLabels : out.maxLabel + 1,
+  );
+  return { ...ds, report: rows.report };
 }
 
 /**

@@ -92,3 +92,22 @@ export function lineError(cause: unknown, line: number, source: string): Error {
   if (cause instanceof SyntaxError) return new SyntaxError(message);
   throw cause; // not a parse error: an internal bug, keep its stack
 }
+
+/**
+ * A failure of the byte source itself (truncated gzip, network error) while reading line
+ * `line`, as the standard `TypeError`: `Cannot parse line N of SOURCE: DETAIL` (a leading
+ * `Cannot read SOURCE: ` of the cause is dropped).
+ *
+ * @example
+ * ```ts
+ * import { sourceError } from "./parse_report.ts";
+ * const e = sourceError(new TypeError("Cannot read a.gz: truncated or corrupt gzip data"), 7, "a.gz");
+ * console.log(e.message); // "Cannot parse line 7 of a.gz: truncated or corrupt gzip data"
+ * ```
+ */
+export function sourceError(cause: unknown, line: number, source: string): TypeError {
+  let detail = cause instanceof Error ? cause.message : String(cause);
+  const prefix = `Cannot read ${source}: `;
+  if (detail.startsWith(prefix)) detail = detail.slice(prefix.length);
+  return new TypeError(`Cannot parse line ${line} of ${source}: ${detail}`);
+}

@@ -21,7 +21,13 @@ import {
 } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { TextRowsParser } from "./xc_rows.ts";
-import { lineError, type OnError, type ParseReport, recordSkip } from "./parse_report.ts";
+import {
+  lineError,
+  type OnError,
+  type ParseReport,
+  recordSkip,
+  sourceError,
+} from "./parse_report.ts";
 import { type NdjsonOptions, NdjsonParser } from "./ndjson.ts";
 import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { TfIdf } from "./tfidf.ts";
@@ -126,14 +132,6 @@ function makePost(
   };
 }
 
-/** A source-level failure (truncated gzip, network) as a line-level TypeError. */
-function readError(e: unknown, lineNo: number, name: string): Error {
-  let detail = e instanceof Error ? e.message : String(e);
-  const prefix = `Cannot read ${name}: `;
-  if (detail.startsWith(prefix)) detail = detail.slice(prefix.length);
-  return new TypeError(`Cannot parse line ${lineNo} of ${name}: ${detail}`);
-}
-
 /**
  * Drives a line-based parser over a byte source as a pull stream: each pull reads chunks until
  * at least one row is complete and enqueues all of a chunk's rows at once. A fatal error is held
@@ -164,7 +162,7 @@ function driveStream(
         try {
           r = await reader.read();
         } catch (e) {
-          failure = readError(e, splitter.lineNo + 1, src.name);
+          failure = sourceError(e, splitter.lineNo + 1, src.name);
         }
         if (r !== undefined) {
           try {

@@ -104,7 +104,7 @@ function isUrlString(s: string): boolean {
   return /^(https?|file):\/\//i.test(s);
 }
 
-async function openFile(path: string, name: string): Promise<ReadableStream<Uint8Array>> {
+async function openFile(path: string): Promise<ReadableStream<Uint8Array>> {
   try {
     const file = await Deno.open(path, { read: true });
     if ((await file.stat()).isDirectory) {
@@ -113,12 +113,12 @@ async function openFile(path: string, name: string): Promise<ReadableStream<Uint
     }
     return file.readable;
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw new TypeError(`Cannot read ${name}: no such file`);
+    if (e instanceof Deno.errors.NotFound) throw new TypeError(`Cannot read ${path}: no such file`);
     if (e instanceof Deno.errors.PermissionDenied) {
-      throw new TypeError(`Cannot read ${name}: permission denied`);
+      throw new TypeError(`Cannot read ${path}: permission denied`);
     }
     if (e instanceof Deno.errors.IsADirectory) {
-      throw new TypeError(`Cannot read ${name}: it is a directory`);
+      throw new TypeError(`Cannot read ${path}: it is a directory`);
     }
     throw e;
   }
@@ -223,7 +223,7 @@ export async function openSource(
       const url = input instanceof URL ? input : new URL(input);
       if (url.protocol === "file:") {
         name = options.name ?? baseName(decodeURIComponent(url.pathname));
-        raw = await openFile(url.pathname === "" ? "/" : decodeURIComponent(url.pathname), name);
+        raw = await openFile(decodeURIComponent(url.pathname));
       } else if (url.protocol === "http:" || url.protocol === "https:") {
         name = options.name ?? url.href;
         raw = await openUrl(url, name, options);
@@ -233,7 +233,7 @@ export async function openSource(
     } else {
       if (input.length === 0) throw new TypeError("Cannot read a source with an empty path");
       name = options.name ?? baseName(input);
-      raw = await openFile(input, name);
+      raw = await openFile(input);
     }
   } else if (input instanceof ReadableStream) {
     name = options.name ?? "<stream>";

@@ -143,7 +143,7 @@ Deno.test("loadXcFile: gzip detected by magic bytes; truncated gzip names the fi
     await assertThrowsMsg(
       () => loadXcFile(`${dir}/b.txt.gz`),
       TypeError,
-      "Cannot read b.txt.gz: truncated or corrupt gzip",
+      "Cannot parse line 4 of b.txt.gz: truncated or corrupt gzip",
     );
     await assertThrowsMsg(() => loadXcFile(`${dir}/none.txt`), TypeError, "no such file");
   } finally {

@@ -37,7 +37,7 @@ Deno.test("sources: a file path, a gzip file with a .txt name, a file: URL; miss
     await assertThrowsMsg(
       () => readExamples(`${dir}/nope.txt`),
       TypeError,
-      "Cannot read nope.txt: no such file",
+      `Cannot read ${dir}/nope.txt: no such file`,
     );
     await assertThrowsMsg(() => readExamples(dir), TypeError, "it is a directory");
     const raw = await openSource(`${dir}/b.txt`, { decompress: "none" });
