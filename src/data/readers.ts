@@ -38,7 +38,18 @@ import type { Vocabulary } from "./vocabulary.ts";
 export type StreamFormat = "xc" | "libsvm" | "ndjson";
 
 /** Options of {@linkcode readExamples}. */
-export interface ReadExamplesOptions extends OpenSourceOptions, Omit<NdjsonOptions, "hashing"> {
+export interface ReadExamplesOptions
+  extends OpenSourceOptions, Omit<NdjsonOptions, "hashing" | "numFeatures" | "numLabels"> {
+  /**
+   * LIBSVM and NDJSON index keys: exclusive bound on feature indices (default none: the space
+   * grows). XC always uses the header's D.
+   */
+  numFeatures?: number;
+  /**
+   * LIBSVM and NDJSON label indices: exclusive bound on label indices (default none). XC always
+   * uses the header's L.
+   */
+  numLabels?: number;
   /** Format (default: from the name: `.ndjson`/`.jsonl` → ndjson, `.svm`/`.libsvm` → libsvm, else xc). */
   format?: StreamFormat;
   /** `"fail"` (default) or `"skip"` bad lines. */
@@ -194,14 +205,6 @@ function driveStream(
   }, { highWaterMark: 0 });
 }
 
-function tooLong(max: number, name: string): (lineNo: number, length: number) => void {
-  return (lineNo, length) => {
-    throw new RangeError(
-      `Cannot parse line ${lineNo} of ${name}: line is ${length} bytes long, more than the ${max} allowed`,
-    );
-  };
-}
-
 /**
  * Opens `input` and streams its rows as {@linkcode Example}s (see the module doc for sources,
  * formats and errors). Missing files and failed HTTP requests reject here; parse errors error
@@ -272,7 +275,15 @@ export async function readExamples(
       report.accepted++;
     }, {
       maxLineBytes,
-      onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors),
+      onTooLong: (lineNo, length) => {
+        const err = lineError(
+          new RangeError(`line is ${length} bytes long, more than the ${maxLineBytes} allowed`),
+          lineNo,
+          src.name,
+        );
+        if (onError === "fail") throw err;
+        recordSkip(report, lineNo, err, maxErrors);
+      },
     });
     const take = () => {
       const out = rows;
@@ -324,7 +335,11 @@ export async function readExamples(
     }
   }, {
     maxLineBytes,
-    onTooLong: skippable(tooLong(maxLineBytes, src.name), onError, report, maxErrors),
+    onTooLong: (lineNo, length) =>
+      rowsParser.reject(
+        lineNo,
+        new RangeError(`line is ${length} bytes long, more than the ${maxLineBytes} allowed`),
+      ),
   });
   const post = makePost(hasher, tfidf, l2);
   const take = (): Example[] => {
@@ -367,22 +382,5 @@ export async function readExamples(
     get numLabels() {
       return bound(options.numLabels, xc ? report.header?.numLabels : undefined, out.maxLabel + 1);
     },
-  };
-}
-
-/** Wraps a too-long-line handler so that in skip mode the line is counted instead. */
-function skippable(
-  fail: (lineNo: number, length: number) => void,
-  onError: OnError,
-  report: ParseReport,
-  maxErrors: number,
-): (lineNo: number, length: number) => void {
-  if (onError === "fail") return fail;
-  return (lineNo, length) => {
-    try {
-      fail(lineNo, length);
-    } catch (e) {
-      recordSkip(report, lineNo, e as Error, maxErrors);
-    }
   };
 }

@@ -179,6 +179,27 @@ export class TextRowsParser {
   }
 
   /**
+   * Rejects line `lineNo` for a reason found outside the byte parser (e.g. it is too long): it
+   * counts as a data row of the header, then is thrown (fail) or skipped and counted (skip).
+   * A line before the XC header is always fatal.
+   *
+   * @example
+   * ```ts
+   * import { TextRowsParser } from "./xc_rows.ts";
+   * const p = new TextRowsParser("x.txt", { format: "libsvm", onError: "skip" });
+   * p.reject(3, new RangeError("line is too long"));
+   * console.log(p.report.skipped, p.report.errors[0].message); // 1 "Cannot parse line 3 of x.txt: line is too long"
+   * ```
+   */
+  reject(lineNo: number, cause: Error): void {
+    const err = lineError(cause, lineNo, this.source);
+    if (this.#needHeader) throw err;
+    this.#rowsSeen++;
+    if (!this.#skip) throw err;
+    recordSkip(this.report, lineNo, err, this.#maxErrors);
+  }
+
+  /**
    * Ends the input (`lastLine` = number of lines read). Checks that an XC source had a header and
    * as many rows as declared; in skip mode a shortfall is recorded in the report instead.
    */

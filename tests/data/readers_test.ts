@@ -407,6 +407,10 @@ Deno.test("line length limit: fail names the line; skip counts it and goes on", 
   const f = await readAll(chunked(text, 9), { name: "l.txt", maxLineBytes: 100 });
   assert(f.error?.message.startsWith("Cannot parse line 3 of l.txt: line is"), String(f.error));
   assert(f.rows.length === 1, "row before kept");
+  // skip: the long line still counts as one of the header's rows
+  const s = await readAll([text], { name: "l.txt", maxLineBytes: 100, onError: "skip" });
+  assert(s.error === undefined && s.rows.length === 2, String(s.error));
+  assert(s.reader.report.skipped === 1 && s.reader.report.errors[0].line === 3, "counted");
   const nd = await readAll([
     `{"features": {}, "labels": []}\n{"features": {"${
       "x".repeat(200)
