@@ -12,7 +12,6 @@ async function runDemo(args: string[]): Promise<{ code: number; stdout: string; 
       "--allow-env",
       "--allow-write",
       "--allow-net",
-      "--allow-hrtime",
       DEMO,
       ...args,
     ],
