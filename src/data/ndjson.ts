@@ -40,8 +40,10 @@ export interface NdjsonOptions {
   numLabels?: number;
   /** Ignore fields other than id/features/labels/negatives (default false: they are errors). */
   allowExtraFields?: boolean;
-  /** Longest feature or label name (default 1024). */
+  /** Longest feature name, label name or id (default 1024). */
   maxNameLength?: number;
+  /** Most features in one event (default unbounded). */
+  maxFeaturesPerEvent?: number;
 }
 
 const ALLOWED = new Set(["id", "features", "labels", "negatives"]);
@@ -98,6 +100,7 @@ export class NdjsonParser {
   readonly #numLabels: number;
   readonly #extra: boolean;
   readonly #maxName: number;
+  readonly #maxPerEvent: number;
   readonly #row = new RowBuilder();
   readonly #keys: string[] = [];
   readonly #vals: number[] = [];
@@ -124,6 +127,7 @@ export class NdjsonParser {
     this.#numLabels = options.numLabels ?? Infinity;
     this.#extra = options.allowExtraFields ?? false;
     this.#maxName = options.maxNameLength ?? 1024;
+    this.#maxPerEvent = options.maxFeaturesPerEvent ?? Infinity;
   }
 
   /** The current feature-space size: hashed dimension, vocabulary size, or largest index + 1. */
@@ -165,6 +169,9 @@ export class NdjsonParser {
       if (typeof rec.id === "string") id = rec.id;
       else if (typeof rec.id === "number" && Number.isFinite(rec.id)) id = String(rec.id);
       else throw new TypeError("field 'id' must be a string or a finite number");
+      if (id.length > this.#maxName) {
+        throw new RangeError(`field 'id' is longer than ${this.#maxName} characters`);
+      }
     }
     this.#checkFeatures(rec.features);
     if (rec.labels === undefined) throw new TypeError("field 'labels' is required (an array)");
@@ -228,7 +235,11 @@ export class NdjsonParser {
     const row = this.#row;
     row.clear();
     let maxIndex = -1;
+    let count = 0;
     for (const key in fv) {
+      if (++count > this.#maxPerEvent) {
+        throw new RangeError(`features: more than ${this.#maxPerEvent} features in one event`);
+      }
       const v = fv[key];
       if (typeof v !== "number") {
         throw new TypeError(
@@ -273,6 +284,51 @@ export class NdjsonParser {
     for (let k = 0; k < keys.length; k++) {
       const j = this.features.idOf(keys[k], this.#growFeatures);
       if (j >= 0) row.push(j, vals[k]);
+    }
+    return row.build();
+  }
+
+  /**
+   * Maps a `features` object for prediction without growing anything: unknown names and indices
+   * outside `[0, numFeatures)` are dropped; with hashing the keys are hashed. Throws a TypeError
+   * naming the key of a non-numeric or non-finite value.
+   *
+   * @example
+   * ```ts
+   * import { NdjsonParser } from "./ndjson.ts";
+   * import { Vocabulary } from "./vocabulary.ts";
+   * const p = new NdjsonParser({ featureKeys: "name", features: new Vocabulary(["a", "b"]) });
+   * const x = p.featuresForPredict({ b: 2, zzz: 1 }, 2);
+   * console.log([...x.indices], [...x.values], p.features.size); // [ 1 ] [ 2 ] 2
+   * ```
+   */
+  featuresForPredict(f: unknown, numFeatures: number): SparseVector {
+    if (f === null || typeof f !== "object" || Array.isArray(f)) {
+      throw new TypeError("field 'features' must be an object {key: number}");
+    }
+    const fv = f as Record<string, unknown>;
+    const keys: string[] = [], vals: number[] = [];
+    const row = this.#row;
+    row.clear();
+    for (const key in fv) {
+      const v = fv[key];
+      if (typeof v !== "number" || !Number.isFinite(Math.fround(v))) {
+        throw new TypeError(`features[${show(key)}]: value must be a finite number`);
+      }
+      if (this.hasher) {
+        keys.push(key);
+        vals.push(v);
+        continue;
+      }
+      const j = this.featureKeys === "index" ? parseIndex(key) : this.features.idOf(key, false);
+      if (this.featureKeys === "index" && j < 0) {
+        throw new TypeError(`features: key ${show(key)} is not a feature index`);
+      }
+      if (j >= 0 && j < numFeatures) row.push(j, v);
+    }
+    if (this.hasher) {
+      row.clear();
+      return this.hasher.hashNamed(keys, vals);
     }
     return row.build();
   }
