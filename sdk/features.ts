@@ -84,120 +84,69 @@ function rotl(x: number, r: number): number {
 }
 
 /**
- * Preprocesses rows for one model into reusable scratch buffers (not shared between threads;
- * one per model).
+ * The row preprocessor of a model: returns a function that maps an input row to model columns
+ * and values (views into scratch buffers reused by the next call). Unknown features are dropped;
+ * values are rounded to float32; then TF-IDF and L2 normalisation when the model asks for them.
+ *
+ * @throws {TypeError} (from the returned function) when `x` is not an object, or its indices
+ * and values differ in length.
  *
  * @example
  * ```ts
- * import { Featurizer } from "./features.ts";
- * const f = new Featurizer({
+ * import { featurizer } from "./features.ts";
+ * const rows = featurizer({
  *   kind: "k", formatVersion: 1, numFeatures: 3, numLabels: 1, params: {}, tensors: {},
  *   featureSpace: { type: "vocabulary", names: ["a", "b", "c"] }, preprocess: { l2Normalize: true },
  * });
- * const n = f.load({ c: 3, a: 4, zzz: 1 });
- * console.log([...f.indices.subarray(0, n)], [...f.values.subarray(0, n)]); // [ 0, 2 ] [ 0.8, 0.6 ]
+ * const [indices, values] = rows({ c: 3, a: 4, zzz: 1 });
+ * console.log([...indices], [...values]); // [ 0, 2 ] [ 0.8, 0.6 ]
  * ```
  */
-export class Featurizer {
-  /** Column indices of the last row loaded (first `n` entries). */
-  indices = new Int32Array(64);
-  /** Values of the last row loaded. */
-  values = new Float64Array(64);
-  readonly #D: number;
-  readonly #m: DecodedModel;
-  readonly #idf?: Float32Array;
-  readonly #l2: boolean;
-  #names?: Map<string, number>;
-
-  constructor(m: DecodedModel) {
-    this.#m = m;
-    this.#D = m.numFeatures;
-    if (m.preprocess?.tfidf) {
-      const idf = m.tensors.idf?.data;
-      if (!(idf instanceof Float32Array)) {
-        throw new TypeError(`tensor "idf" must be a float tensor`);
-      }
-      this.#idf = idf;
-    }
-    this.#l2 = m.preprocess?.l2Normalize === true;
-  }
-
-  #grow(n: number): void {
-    if (n <= this.indices.length) return;
-    const cap = Math.max(n, 2 * this.indices.length);
-    const i = new Int32Array(cap), v = new Float64Array(cap);
-    i.set(this.indices);
-    v.set(this.values);
-    this.indices = i;
-    this.values = v;
-  }
-
-  /** The column of a feature name, or -1 when the model does not know it. */
-  #column(name: string): number {
-    const fs = this.#m.featureSpace;
+export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] {
+  const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess;
+  const idf = pre?.tfidf ? m.tensors.idf?.data : undefined;
+  if (idf && !(idf instanceof Float32Array)) throw new TypeError("idf must be a float tensor");
+  if (fs?.type === "vocabulary" && !Array.isArray(fs.names)) throw new TypeError("featureSpace");
+  let idx = new Int32Array(64), val = new Float64Array(64), names: Map<string, number>;
+  const column = (name: string): number => {
     if (fs?.type === "vocabulary") {
-      if (!this.#names) this.#names = new Map(fs.names.map((s, i) => [s, i]));
-      return this.#names.get(name) ?? -1;
+      return (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
     }
     if (fs?.type === "hashing") return murmur3(enc.encode(name), fs.seed) % fs.dim;
-    const j = Number(name);
-    return name !== "" && Number.isInteger(j) ? j : -1;
-  }
-
-  /**
-   * Loads one row; returns its number of entries `n` (`indices`/`values` hold them).
-   *
-   * @throws {TypeError} when `x` is neither form, or indices and values differ in length.
-   */
-  load(x: ModelInput): number {
-    const D = this.#D;
-    let n = 0;
-    if (typeof x !== "object" || x === null) {
-      throw new TypeError("predictTopK: x must be {indices, values} or a {name: value} record");
+    return name ? +name : -1;
+  };
+  return (x) => {
+    const sp = x as SparseInput, rec = x as FeatureRecord, sum = new Map<number, number>();
+    if (typeof x !== "object" || !x) throw new TypeError("predictTopK: x must be an object");
+    const sparse = typeof sp.indices === "object" && typeof sp.values === "object";
+    if (sparse && sp.values.length !== sp.indices.length) {
+      throw new TypeError("predictTopK: x.indices/values lengths differ");
     }
-    const sp = x as SparseInput;
-    if (typeof sp.indices === "object" && typeof sp.values === "object") {
-      const m = sp.indices.length;
-      if (sp.values.length !== m) {
-        throw new TypeError(
-          `predictTopK: x.indices has ${m} entries but x.values has ${sp.values.length}`,
-        );
+    // named features: sorted by column, collisions (hashing) added up
+    if (!sparse) {
+      for (const k in rec) {
+        const j = column(k);
+        if (typeof rec[k] === "number") sum.set(j, (sum.get(j) ?? 0) + rec[k]);
       }
-      this.#grow(m);
-      const idx = this.indices, val = this.values;
-      for (let p = 0; p < m; p++) {
-        const j = sp.indices[p];
-        if (j >= 0 && j < D && Number.isInteger(j)) {
-          idx[n] = j;
-          val[n++] = Math.fround(sp.values[p]);
-        }
-      }
-    } else {
-      // named features: sorted by column, collisions (hashing) added up
-      const cols: [number, number][] = [];
-      for (const name in x) {
-        const j = this.#column(name), v = (x as FeatureRecord)[name];
-        if (j >= 0 && j < D && typeof v === "number") cols.push([j, v]);
-      }
-      cols.sort((a, b) => a[0] - b[0]);
-      this.#grow(cols.length);
-      for (const [j, v] of cols) {
-        if (n > 0 && this.indices[n - 1] === j) this.values[n - 1] += v;
-        else {
-          this.indices[n] = j;
-          this.values[n++] = v;
-        }
-      }
-      for (let p = 0; p < n; p++) this.values[p] = Math.fround(this.values[p]);
     }
-    const val = this.values, idf = this.#idf;
-    if (idf) { for (let p = 0; p < n; p++) val[p] = Math.fround(val[p] * idf[this.indices[p]]); }
-    if (this.#l2) {
-      let ss = 0;
-      for (let p = 0; p < n; p++) ss += val[p] * val[p];
-      const f = ss > 0 ? 1 / Math.sqrt(ss) : 0;
-      for (let p = 0; p < n; p++) val[p] *= f;
+    const cols = sparse ? sp.indices : [...sum.keys()].sort((a, b) => a - b);
+    if (cols.length > idx.length) {
+      idx = new Int32Array(cols.length);
+      val = new Float64Array(cols.length);
     }
-    return n;
-  }
+    let n = 0, ss = 0;
+    for (let p = 0; p < cols.length; p++) {
+      const j = cols[p];
+      if (j >= 0 && j < D && Number.isInteger(j)) {
+        let v = Math.fround(sparse ? sp.values[p] : sum.get(j)!);
+        if (idf) v = Math.fround(v * idf[j]);
+        ss += v * v;
+        idx[n] = j;
+        val[n++] = v;
+      }
+    }
+    const f = ss > 0 ? 1 / Math.sqrt(ss) : 0;
+    if (pre?.l2Normalize) { for (let p = 0; p < n; p++) val[p] *= f; }
+    return [idx.subarray(0, n), val.subarray(0, n)];
+  };
 }

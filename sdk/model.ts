@@ -7,12 +7,12 @@
  */
 import { decodeModel } from "./decode.ts";
 import { ModelFormatError } from "./errors.ts";
-import { Featurizer, type ModelInput } from "./features.ts";
+import { featurizer, type ModelInput } from "./features.ts";
 import { knnEmbedding } from "./kinds/knn_embedding.ts";
 import { linearLowrank } from "./kinds/linear_lowrank.ts";
 import { linearSparse } from "./kinds/linear_sparse.ts";
 import { randomFeatures } from "./kinds/random_features.ts";
-import type { DecodedModel, KindFactory, KindScorer } from "./kinds/types.ts";
+import type { DecodedModel, KindFactory } from "./kinds/types.ts";
 import type { TopK } from "./topk.ts";
 
 const KINDS: Record<string, KindFactory> = {
@@ -23,97 +23,31 @@ const KINDS: Record<string, KindFactory> = {
 };
 
 /**
- * A loaded model. Prediction never mutates it (it keeps scratch buffers, so one `Model` serves
- * one request at a time, which is how JavaScript runs anyway).
+ * A loaded model: the decoded file (kind, sizes, label names, params, meta, tensors) and its
+ * queries. Prediction never mutates it; it reuses scratch buffers, so one model answers one
+ * query at a time (as JavaScript runs anyway).
  *
  * @example
  * ```ts
- * import { loadModel } from "./model.ts";
+ * import { loadModel, type Model } from "./model.ts";
  * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
- * const model = loadModel(file);
+ * const model: Model = loadModel(file);
  * const top = model.predictTopK({ indices: [0, 2], values: [1, 1] }, 2);
- * console.log(model.kind, [...top.labels].map((l) => model.labelName(l)));
+ * console.log(model.kind, [...top.labels].map((l) => model.labelName(l))); // linear-sparse [ "tag-0", "tag-2" ]
  * ```
  */
-export class Model {
-  /** Model kind, e.g. "linear-sparse". */
-  readonly kind: string;
-  /** Format version of the file it was loaded from. */
-  readonly formatVersion: number;
-  /** Number of feature columns. */
-  readonly numFeatures: number;
-  /** Number of labels. */
-  readonly numLabels: number;
-  /** Label names, when the file has them. */
-  readonly labelNames?: readonly string[];
-  /** Kind-specific parameters. */
-  readonly params: Readonly<Record<string, unknown>>;
-  /** Training metadata and metrics recorded in the file. */
-  readonly meta?: Readonly<Record<string, unknown>>;
-  readonly #scorer: KindScorer;
-  readonly #rows: Featurizer;
-
-  /** Wraps a decoded model (use {@linkcode loadModel}). */
-  constructor(decoded: DecodedModel, scorer: KindScorer, rows: Featurizer) {
-    this.kind = decoded.kind;
-    this.formatVersion = decoded.formatVersion;
-    this.numFeatures = decoded.numFeatures;
-    this.numLabels = decoded.numLabels;
-    this.labelNames = decoded.labelNames;
-    this.params = decoded.params;
-    this.meta = decoded.meta;
-    this.#scorer = scorer;
-    this.#rows = rows;
-  }
-
+export interface Model extends DecodedModel {
   /**
-   * The `k` best labels for `x` (`{indices, values}` or a `{name: value}` record), in decreasing
-   * score order, ties broken by the smaller label index.
+   * The `k` best labels for `x` (`{indices, values}` or a `{name: value}` record), in
+   * decreasing score order, ties broken by the smaller label index.
    *
    * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer >= 0.
    */
-  predictTopK(x: ModelInput, k: number): TopK {
-    if (!Number.isInteger(k) || k < 0) {
-      throw new RangeError(`predictTopK: k must be a non-negative integer, got ${k}`);
-    }
-    const rows = this.#rows, n = rows.load(x);
-    return this.#scorer.topK(
-      rows.indices.subarray(0, n),
-      rows.values.subarray(0, n),
-      Math.min(k, this.numLabels),
-    );
-  }
-
-  /**
-   * {@linkcode predictTopK} for each row.
-   *
-   * @example
-   * ```ts
-   * import { loadModel } from "./model.ts";
-   * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
-   * const answers = loadModel(file).predictBatch([{ indices: [0], values: [1] }, { "1": 2 }], 1);
-   * console.log(answers.length); // 2
-   * ```
-   */
-  predictBatch(rows: Iterable<ModelInput>, k: number): TopK[] {
-    const out: TopK[] = [];
-    for (const x of rows) out.push(this.predictTopK(x, k));
-    return out;
-  }
-
-  /**
-   * The name of label `l` (its index as a string when the file has no names).
-   *
-   * @example
-   * ```ts
-   * import { loadModel } from "./model.ts";
-   * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
-   * console.log(loadModel(file).labelName(0)); // "tag-0"
-   * ```
-   */
-  labelName(l: number): string {
-    return this.labelNames?.[l] ?? String(l);
-  }
+  predictTopK(x: ModelInput, k: number): TopK;
+  /** {@linkcode Model.predictTopK} for each row. */
+  predictBatch(rows: Iterable<ModelInput>, k: number): TopK[];
+  /** The name of label `l` (its index as a string when the file has no names). */
+  labelName(l: number): string;
 }
 
 /**
@@ -127,7 +61,8 @@ export class Model {
  * ```ts
  * import { loadModel, ModelFormatError } from "./mod.ts";
  * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-lowrank.tsm", import.meta.url));
- * console.log(loadModel(file).numLabels); // 3
+ * const model = loadModel(file);
+ * console.log(model.numLabels, model.predictBatch([{ "word:cat": 1 }, { a: 2 }], 1).length); // 3 2
  * try {
  *   loadModel(file.subarray(0, 50));
  * } catch (e) {
@@ -137,16 +72,26 @@ export class Model {
  */
 export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
   const m = decodeModel(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes);
-  const factory = KINDS[m.kind];
-  const fail = (reason: "corrupt" | "unsupported", detail: string, cause?: unknown): never => {
-    throw new ModelFormatError(reason, detail, { formatVersion: m.formatVersion, cause });
+  const fail = (reason: "corrupt" | "unsupported", detail: string): never => {
+    throw new ModelFormatError(reason, detail, { formatVersion: m.formatVersion });
   };
-  if (!Object.hasOwn(KINDS, m.kind)) {
-    fail("unsupported", `model kind "${m.kind}" is not one of ${Object.keys(KINDS).join(", ")}`);
-  }
+  if (!Object.hasOwn(KINDS, m.kind)) fail("unsupported", `unknown model kind "${m.kind}"`);
+  let scorer, rows;
   try {
-    return new Model(m, factory(m), new Featurizer(m));
+    scorer = KINDS[m.kind](m);
+    rows = featurizer(m);
   } catch (e) {
-    return fail("corrupt", (e as Error).message, e);
+    return fail("corrupt", (e as Error).message);
   }
+  const L = m.numLabels;
+  const predictTopK = (x: ModelInput, k: number) => {
+    if (!Number.isInteger(k) || k < 0) throw new RangeError(`predictTopK: bad k ${k}`);
+    return scorer.topK(...rows(x), k < L ? k : L);
+  };
+  return {
+    ...m,
+    predictTopK,
+    predictBatch: (xs, k) => Array.from(xs, (x) => predictTopK(x, k)),
+    labelName: (l) => m.labelNames?.[l] ?? `${l}`,
+  };
 }

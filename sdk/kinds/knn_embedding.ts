@@ -9,7 +9,7 @@
  * @module
  */
 import { topK } from "../topk.ts";
-import { checkIndices, checkOffsets, floats, intParam, ints } from "./tensors.ts";
+import { checkIndices, floats, intParam, ints } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
 /**
@@ -37,7 +37,7 @@ import type { KindFactory } from "./types.ts";
  * ```
  */
 export const knnEmbedding: KindFactory = (m) => {
-  const D = m.numFeatures, L = m.numLabels, kind = m.kind;
+  const D = m.numFeatures, L = m.numLabels;
   const r = intParam(m, "rank", 1), kNN = intParam(m, "k", 1);
   const NL = intParam(m, "numLearners", 1), weighted = m.params.weighted === true;
   const learner = ints(m, "clusterLearner"), C = learner.length;
@@ -45,9 +45,9 @@ export const knnEmbedding: KindFactory = (m) => {
   const pointPtr = ints(m, "pointPtr", C + 1), labelPtr = ints(m, "labelPtr");
   const P = labelPtr.length - 1;
   const pts = floats(m, "points", P * r), labels = ints(m, "labels");
-  checkIndices(kind, "clusterLearner", learner, NL);
-  checkOffsets(kind, "pointPtr", pointPtr, P);
-  checkOffsets(kind, "labelPtr", labelPtr, labels.length);
+  checkIndices(m, "clusterLearner", learner, NL);
+  checkIndices(m, "pointPtr", pointPtr, P + 1, P);
+  checkIndices(m, "labelPtr", labelPtr, labels.length + 1, labels.length);
   const z = new Float64Array(r), nnIdx = new Int32Array(kNN), nnSim = new Float64Array(kNN);
   const acc = new Float64Array(L), out = new Float32Array(L);
   return {

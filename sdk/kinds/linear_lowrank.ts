@@ -6,7 +6,7 @@
  * @module
  */
 import { topK } from "../topk.ts";
-import { floats } from "./tensors.ts";
+import { floats, intParam } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
 /**
@@ -27,10 +27,7 @@ import type { KindFactory } from "./types.ts";
  */
 export const linearLowrank: KindFactory = (m) => {
   const D = m.numFeatures, L = m.numLabels;
-  const r = m.tensors.W?.shape[1] ?? 0;
-  if (!(r >= 1) || m.tensors.W.shape.length !== 2) {
-    throw new RangeError(`linear-lowrank model: tensor "W" must have shape [${D}, rank >= 1]`);
-  }
+  const r = intParam(m, "rank", 1);
   const W = floats(m, "W", D * r), H = floats(m, "H", L * r);
   const bias = m.tensors.bias ? floats(m, "bias", L) : undefined;
   const u = new Float64Array(r), s = new Float32Array(L);

@@ -7,7 +7,7 @@
  * @module
  */
 import { topK } from "../topk.ts";
-import { checkIndices, checkOffsets, floats, ints } from "./tensors.ts";
+import { checkIndices, floats, ints } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
 /**
@@ -29,13 +29,13 @@ import type { KindFactory } from "./types.ts";
  * ```
  */
 export const linearSparse: KindFactory = (m) => {
-  const D = m.numFeatures, L = m.numLabels, kind = m.kind;
+  const D = m.numFeatures, L = m.numLabels;
   const ptr = ints(m, "featPtr", D + 1);
   const idx = ints(m, "labelIdx", undefined, true);
   const w = floats(m, "weights", idx.length);
   const bias = m.tensors.bias ? floats(m, "bias", L) : undefined;
-  checkOffsets(kind, "featPtr", ptr, idx.length);
-  checkIndices(kind, "labelIdx", idx, L);
+  checkIndices(m, "featPtr", ptr, idx.length + 1, idx.length);
+  checkIndices(m, "labelIdx", idx, L);
   const s = new Float64Array(L);
   return {
     topK(indices, values, k) {

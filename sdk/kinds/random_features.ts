@@ -11,14 +11,14 @@
  * @module
  */
 import { topK } from "../topk.ts";
-import { floats as f32, intParam } from "./tensors.ts";
+import { bad, floats as f32, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory, KindScorer } from "./types.ts";
 
 function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
   for (let j = 0; j < n; j++) {
     let s = a[j * n + j];
     for (let k = 0; k < j; k++) s -= a[j * n + k] * a[j * n + k];
-    if (!(s > 0)) throw new RangeError(`random-features: fold-in matrix not positive definite`);
+    if (!(s > 0)) throw new RangeError("random-features: fold-in failed");
     const l = Math.sqrt(s);
     a[j * n + j] = l;
     for (let i = j + 1; i < n; i++) {
@@ -60,9 +60,7 @@ function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
  */
 export const randomFeatures: KindFactory = (model: DecodedModel): KindScorer => {
   const variant = model.params.variant;
-  if (variant !== "L" && variant !== "NL") {
-    throw new RangeError(`random-features model: param "variant" must be "L" or "NL"`);
-  }
+  if (variant !== "L" && variant !== "NL") bad(model, `param "variant"`);
   const absent = model.params.absent === "missing" ? "missing" : "zero";
   const project = model.params.input === "projected";
   const D = model.numFeatures, L = model.numLabels;

@@ -1,11 +1,24 @@
 /**
  * Checked access to a decoded model's tensors and parameters, for the kind scorers. Errors are
- * `TypeError`/`RangeError` naming the kind and the field; `loadModel` reports them as a
- * `corrupt` model file.
+ * `RangeError`s naming the kind and the field; `loadModel` reports them as a `corrupt` model
+ * file.
  *
  * @module
  */
 import type { DecodedModel } from "./types.ts";
+
+/**
+ * Throws a `RangeError` "<kind> model: <what>".
+ *
+ * @example
+ * ```ts
+ * import { bad } from "./tensors.ts";
+ * try { bad({ kind: "k" }, "param x"); } catch (e) { console.log((e as Error).message); } // "k model: param x"
+ * ```
+ */
+export function bad(m: { kind: string }, what: string): never {
+  throw new RangeError(`${m.kind} model: ${what}`);
+}
 
 /**
  * The float tensor `name` (with `length` values when given).
@@ -19,15 +32,11 @@ import type { DecodedModel } from "./types.ts";
  * ```
  */
 export function floats(m: DecodedModel, name: string, length?: number): Float32Array {
-  const t = m.tensors[name];
-  if (!t || !(t.data instanceof Float32Array)) {
-    throw new TypeError(`${m.kind} model: missing float tensor "${name}"`);
-  }
-  return checkLength(m, name, t.data, length);
+  return tensor(m, name, length, Float32Array) as Float32Array;
 }
 
 /**
- * The integer tensor `name` (i32, or u16 when `u16` is allowed), with `length` values when given.
+ * The integer tensor `name` (i32, or also u16 when `u16`), with `length` values when given.
  *
  * @example
  * ```ts
@@ -43,70 +52,47 @@ export function ints(
   length?: number,
   u16 = false,
 ): Int32Array | Uint16Array {
-  const t = m.tensors[name];
-  if (!t || !(t.data instanceof Int32Array || (u16 && t.data instanceof Uint16Array))) {
-    throw new TypeError(`${m.kind} model: missing integer tensor "${name}"`);
-  }
-  return checkLength(m, name, t.data, length);
+  return tensor(m, name, length, Int32Array, u16 ? Uint16Array : Int32Array) as Int32Array;
 }
 
-function checkLength<T extends { length: number }>(
+function tensor(
   m: DecodedModel,
   name: string,
-  data: T,
-  length?: number,
-): T {
-  if (length !== undefined && data.length !== length) {
-    throw new RangeError(
-      `${m.kind} model: tensor "${name}" has ${data.length} values, expected ${length}`,
-    );
+  length: number | undefined,
+  ...types: (typeof Float32Array | typeof Int32Array | typeof Uint16Array)[]
+) {
+  const d = m.tensors[name]?.data;
+  if (!d || !types.some((t) => d instanceof t) || length !== undefined && d.length !== length) {
+    bad(m, `tensor "${name}" missing or of wrong type or size`);
   }
-  return data;
+  return d;
 }
 
 /**
- * Checks that `ptr` is a valid offsets array: starts at 0, never decreases, ends at `total`.
- *
- * @example
- * ```ts
- * import { checkOffsets } from "./tensors.ts";
- * checkOffsets("k", "ptr", Int32Array.of(0, 2, 2, 5), 5); // passes
- * try { checkOffsets("k", "ptr", Int32Array.of(0, 3, 2), 2); } catch (e) { console.log((e as Error).message); }
- * ```
- */
-export function checkOffsets(
-  kind: string,
-  name: string,
-  ptr: ArrayLike<number>,
-  total: number,
-): void {
-  let prev = 0;
-  for (let i = 0; i < ptr.length; i++) {
-    if (ptr[i] < prev || (i === 0 && ptr[0] !== 0)) {
-      throw new RangeError(`${kind} model: ${name}[${i}] = ${ptr[i]} breaks the offsets order`);
-    }
-    prev = ptr[i];
-  }
-  if (prev !== total) {
-    throw new RangeError(`${kind} model: ${name} ends at ${prev}, expected ${total}`);
-  }
-}
-
-/**
- * Checks that every value of `a` is an index in [0, n).
+ * Checks that every value of `a` is an integer in [0, n) and, when `total` is given, that `a` is
+ * an offsets array: starting at 0, never decreasing, ending at `total`.
  *
  * @example
  * ```ts
  * import { checkIndices } from "./tensors.ts";
- * checkIndices("k", "labels", Int32Array.of(0, 1), 2); // passes
+ * checkIndices({ kind: "k" }, "labels", Int32Array.of(0, 1), 2); // passes
+ * checkIndices({ kind: "k" }, "ptr", Int32Array.of(0, 2, 2, 5), 6, 5); // passes
+ * try { checkIndices({ kind: "k" }, "ptr", Int32Array.of(0, 3, 2), 9, 2); } catch (e) { console.log((e as Error).message); }
  * ```
  */
-export function checkIndices(kind: string, name: string, a: ArrayLike<number>, n: number): void {
+export function checkIndices(
+  m: { kind: string },
+  name: string,
+  a: ArrayLike<number>,
+  n: number,
+  total?: number,
+): void {
   for (let i = 0; i < a.length; i++) {
-    if (!(a[i] >= 0 && a[i] < n)) {
-      throw new RangeError(`${kind} model: ${name}[${i}] = ${a[i]} is out of range [0, ${n})`);
+    if (!(a[i] >= 0 && a[i] < n) || total !== undefined && (i ? a[i] < a[i - 1] : a[0])) {
+      bad(m, `${name}[${i}] = ${a[i]} is out of range or order`);
     }
   }
+  if (total !== undefined && a[a.length - 1] !== total) bad(m, `${name} must end at ${total}`);
 }
 
 /**
@@ -121,8 +107,5 @@ export function checkIndices(kind: string, name: string, a: ArrayLike<number>, n
  */
 export function intParam(m: DecodedModel, name: string, min: number): number {
   const v = m.params[name];
-  if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
-    throw new RangeError(`${m.kind} model: param "${name}" must be an integer >= ${min}`);
-  }
-  return v;
+  return Number.isInteger(v) && (v as number) >= min ? v as number : bad(m, `param "${name}"`);
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import { crc32 } from "./crc32.ts";
-import { ModelFormatError } from "./errors.ts";
+import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 import { MsgpackReader, type MsgpackValue } from "./msgpack_reader.ts";
 import { MsgpackWriter } from "./msgpack_writer.ts";
 import { float32ToFloat16, quantizeInt8 } from "./quantize.ts";
@@ -303,109 +303,78 @@ function writeTensor(w: MsgpackWriter, name: string, t: Tensor, quantize: string
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-const CRC_TAIL = [0xa5, 0x63, 0x72, 0x63, 0x33, 0x32, 0xce]; // "crc32" key + uint32 tag
+const ENC = new TextEncoder();
+/** The fixed header bytes after the map tag: "magic" → "TAGSTREAM", then the "formatVersion" key. */
+const MAGIC_BYTES = [0xa5, ...ENC.encode("magic"), 0xa9, ...ENC.encode(MAGIC)];
+const VERSION_KEY = [0xad, ...ENC.encode("formatVersion")];
+/** The "byteLength" key and the uint32 tag of its value. */
+const LENGTH_KEY = [0xaa, ...ENC.encode("byteLength"), 0xce];
+/** The last 11 bytes: the "crc32" key, the uint32 tag and the big-endian CRC. */
+const CRC_TAIL = [0xa5, ...ENC.encode("crc32"), 0xce];
 
 /**
- * Reads the fixed-position prefix of a model file: checks the magic and returns the format
- * version and the position after it. Throws `bad-magic`, `truncated` or `corrupt`.
+ * Checks the frame of a model file and returns its format version. The header has a fixed
+ * layout (docs/model-format.md): a map tag, "magic": "TAGSTREAM", "formatVersion": a positive
+ * fixint, "byteLength": a uint32 (0xce) — so a reader knows the version without decoding the
+ * rest, which later versions may change. Then the length and the trailing CRC-32 are checked.
+ * The SDK (sdk/decode.ts) implements the same rules; tests check both give the same reason and
+ * offset on every broken file.
  */
-function readPrefix(bytes: Uint8Array): { version: number; reader: MsgpackReader } {
-  const enc = new TextEncoder();
-  if (bytes.length === 0) throw new ModelFormatError("truncated", "the file is empty");
-  const t = bytes[0];
-  let headerLen = 1;
-  if (t === 0xde) headerLen = 3;
-  else if (t === 0xdf) headerLen = 5;
-  else if ((t & 0xf0) !== 0x80) {
-    throw new ModelFormatError(
-      "bad-magic",
-      "not a Tagstream model file (does not start with a msgpack map)",
-    );
-  }
-  // fixstr(5) "magic", fixstr(9) "TAGSTREAM"
-  const expect = [0xa5, ...enc.encode("magic"), 0xa9, ...enc.encode(MAGIC)];
-  for (let i = 0; i < expect.length; i++) {
-    const at = headerLen + i;
-    if (at >= bytes.length) {
-      throw new ModelFormatError(
-        "truncated",
-        `the file ends at byte ${bytes.length} inside the magic`,
-        {
-          offset: bytes.length,
-        },
-      );
-    }
-    if (bytes[at] !== expect[i]) {
-      throw new ModelFormatError(
-        "bad-magic",
-        `not a Tagstream model file (magic "${MAGIC}" expected)`,
-        {
-          offset: at,
-        },
-      );
-    }
-  }
-  const reader = new MsgpackReader(bytes, headerLen + expect.length);
-  reader.eofIsTruncation = true;
-  const key = reader.string();
-  if (key !== "formatVersion") reader.fail(`second entry must be formatVersion, found "${key}"`);
-  const at = reader.pos;
-  const v = reader.number();
-  if (v === undefined || !Number.isInteger(v) || v < 1) {
-    return reader.fail(`formatVersion must be a positive integer`, at);
-  }
-  const version = v;
-  reader.formatVersion = version;
-  if (version > FORMAT_VERSION) {
-    throw new ModelFormatError(
-      "newer-version",
-      `format version ${version} is newer than this reader (reads up to ${FORMAT_VERSION})`,
-      { offset: at, formatVersion: version },
-    );
-  }
-  return { version, reader };
-}
-
-/**
- * Checks the frame of a model file (magic, version, byteLength, CRC-32) and returns a reader
- * positioned after the byteLength entry. Shared by {@linkcode decodeModelFile} and tests.
- */
-function checkFrame(bytes: Uint8Array): { version: number; reader: MsgpackReader } {
-  const { version, reader } = readPrefix(bytes);
-  const fail = (reason: "truncated" | "corrupt", detail: string, offset: number): never => {
+function checkFrame(bytes: Uint8Array): number {
+  const len = bytes.length;
+  let version = 0, pos = 0;
+  const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos): never => {
     throw new ModelFormatError(reason, detail, { offset, formatVersion: version });
   };
-  const key = reader.string();
-  const at = reader.pos;
-  const byteLength = reader.number();
-  reader.eofIsTruncation = false;
-  if (key !== "byteLength") fail("corrupt", `third entry must be byteLength, found "${key}"`, at);
-  if (byteLength === undefined || !Number.isSafeInteger(byteLength) || byteLength < 0) {
-    return fail("corrupt", "byteLength must be a non-negative integer", at);
-  }
-  if (bytes.length < byteLength) {
-    fail("truncated", `the file has ${bytes.length} of its ${byteLength} bytes`, bytes.length);
-  }
-  if (bytes.length > byteLength) {
-    fail("corrupt", `${bytes.length - byteLength} unexpected bytes after the model`, byteLength);
-  }
-  const tail = bytes.length - 11;
-  if (tail < reader.pos) return fail("corrupt", "no room for the crc32 entry", reader.pos);
-  for (let i = 0; i < CRC_TAIL.length; i++) {
-    if (bytes[tail + i] !== CRC_TAIL[i]) {
-      fail("corrupt", "the file does not end with its crc32 entry", tail + i);
+  const expect = (want: number[], reason: ModelFormatErrorReason, detail: string) => {
+    for (const c of want) {
+      if (pos >= len) fail("truncated", `the file ends at byte ${len} inside the header`, len);
+      if (bytes[pos] !== c) fail(reason, detail);
+      pos++;
     }
+  };
+  if (len === 0) fail("truncated", "the file is empty");
+  const t = bytes[0];
+  if (t === 0xde) pos = 3;
+  else if (t === 0xdf) pos = 5;
+  else if ((t & 0xf0) === 0x80) pos = 1;
+  else fail("bad-magic", "not a Tagstream model file (does not start with a msgpack map)");
+  expect(MAGIC_BYTES, "bad-magic", `not a Tagstream model file (magic "${MAGIC}" expected)`);
+  expect(VERSION_KEY, "corrupt", "the second header entry must be formatVersion");
+  if (pos >= len) fail("truncated", `the file ends at byte ${len} inside the header`, len);
+  const v = bytes[pos];
+  if (v < 1 || v > 0x7f) fail("corrupt", "formatVersion must be a positive fixint");
+  version = v;
+  if (v > FORMAT_VERSION) {
+    fail(
+      "newer-version",
+      `format version ${v} is newer than this reader (reads up to ${FORMAT_VERSION})`,
+    );
   }
-  const stored = reader.view.getUint32(tail + 7);
+  pos++;
+  expect(LENGTH_KEY, "corrupt", "the third header entry must be byteLength (uint32)");
+  if (pos + 4 > len) fail("truncated", `the file ends at byte ${len} inside the header`, len);
+  const byteLength = new DataView(bytes.buffer, bytes.byteOffset, len).getUint32(pos);
+  pos += 4;
+  if (len < byteLength) {
+    fail("truncated", `the file has ${len} of its ${byteLength} bytes`, len);
+  }
+  if (len > byteLength) {
+    fail("corrupt", `${len - byteLength} unexpected bytes after the model`, byteLength);
+  }
+  const tail = len - 11;
+  if (tail < pos) fail("corrupt", "no room for the crc32 entry");
+  pos = tail;
+  expect(CRC_TAIL, "corrupt", "the file does not end with its crc32 entry");
+  const stored = new DataView(bytes.buffer, bytes.byteOffset, len).getUint32(pos);
   const actual = crc32(bytes, 0, tail);
   if (stored !== actual) {
     fail(
       "corrupt",
       `CRC-32 mismatch (stored ${stored.toString(16)}, computed ${actual.toString(16)})`,
-      tail + 7,
     );
   }
-  return { version, reader };
+  return version;
 }
 
 /**
@@ -421,7 +390,7 @@ function checkFrame(bytes: Uint8Array): { version: number; reader: MsgpackReader
  * @example
  * ```ts
  * import { decodeModelFile, encodeModelFile } from "./model_file.ts";
- * import { ModelFormatError } from "./errors.ts";
+ * import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
  * const bytes = encodeModelFile({
  *   kind: "linear-lowrank",
  *   numFeatures: 1,
@@ -444,7 +413,7 @@ export function decodeModelFile(bytes: Uint8Array): ModelFileContent & { formatV
   if (!(bytes instanceof Uint8Array)) {
     throw new TypeError("decodeModelFile: bytes must be a Uint8Array");
   }
-  const { version } = checkFrame(bytes);
+  const version = checkFrame(bytes);
   const r = new MsgpackReader(bytes, 0, bytes.length, version);
   const root = r.value();
   if (r.pos !== bytes.length) r.fail("bytes after the top-level map");

@@ -37,13 +37,6 @@ export class MsgpackReader {
   readonly end: number;
   /** Format version reported in errors. */
   formatVersion: number;
-  /**
-   * When set, running out of bytes means the file was cut short (a `truncated` error at the end
-   * of the bytes) rather than a malformed length (`corrupt`). Set while reading the header,
-   * before the file's own byteLength is known.
-   */
-  eofIsTruncation = false;
-
   constructor(bytes: Uint8Array, pos = 0, end = bytes.length, formatVersion = 0) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -62,13 +55,6 @@ export class MsgpackReader {
 
   private need(n: number): void {
     if (n > this.end - this.pos) {
-      if (this.eofIsTruncation) {
-        throw new ModelFormatError(
-          "truncated",
-          `the file ends at byte ${this.end} inside the header`,
-          { offset: this.end, formatVersion: this.formatVersion },
-        );
-      }
       this.fail(`msgpack value needs ${n} bytes but only ${this.end - this.pos} remain`);
     }
   }
@@ -182,17 +168,6 @@ export class MsgpackReader {
           at,
         );
     }
-  }
-
-  /**
-   * Reads a value if it is a msgpack number (any int or float form); otherwise consumes nothing
-   * and returns undefined.
-   */
-  number(): number | undefined {
-    this.need(1);
-    const t = this.bytes[this.pos];
-    const isNumber = t < 0x80 || t >= 0xe0 || (t >= 0xca && t <= 0xd3);
-    return isNumber ? this.value() as number : undefined;
   }
 
   /** Reads a string value (any str form). */

@@ -66,11 +66,11 @@ Deno.test("k: clamped to the label count, 0 gives nothing, bad k and bad rows th
   const m = loadModel(sparseFile), x = { indices: [0], values: [1] };
   assert(m.predictTopK(x, 99).labels.length === m.numLabels, "k > L");
   assert(m.predictTopK(x, 0).labels.length === 0, "k = 0");
-  throws(() => m.predictTopK(x, -1), RangeError, "k must be a non-negative integer");
-  throws(() => m.predictTopK(x, 1.5), RangeError, "got 1.5");
-  throws(() => m.predictTopK({ indices: [0, 1], values: [1] }, 1), TypeError, "x.values has 1");
-  throws(() => m.predictTopK(null as never, 1), TypeError, "{indices, values}");
-  throws(() => m.predictTopK(7 as never, 1), TypeError, "{indices, values}");
+  throws(() => m.predictTopK(x, -1), RangeError, "bad k -1");
+  throws(() => m.predictTopK(x, 1.5), RangeError, "bad k 1.5");
+  throws(() => m.predictTopK({ indices: [0, 1], values: [1] }, 1), TypeError, "lengths differ");
+  throws(() => m.predictTopK(null as never, 1), TypeError, "x must be an object");
+  throws(() => m.predictTopK(7 as never, 1), TypeError, "x must be an object");
   const top = m.predictTopK({ indices: [], values: [] }, 3);
   assert([...top.labels].join() === "0,2,1", `empty row ranks by bias: ${top.labels}`); // 0.1, 0, -0.2
   const answers = m.predictBatch([x, { "2": 1 }, { indices: [], values: [] }], 2);
@@ -109,11 +109,26 @@ function linearSparse(): ModelFileContent {
 
 Deno.test("inconsistent files are ModelFormatErrors naming the field", () => {
   const cases: [string, (c: ModelFileContent) => void, string, string][] = [
-    ["label", (c) => c.tensors.labelIdx.data.set([0, 2]), "corrupt", "labelIdx[1] = 2"],
-    ["ptr", (c) => c.tensors.featPtr.data.set([0, 2, 1]), "corrupt", "featPtr[2] = 1"],
-    ["ptr end", (c) => c.tensors.featPtr.data.set([0, 1, 1]), "corrupt", "featPtr ends at 1"],
-    ["missing", (c) => delete c.tensors.weights, "corrupt", `float tensor "weights"`],
-    ["kind", (c) => (c.kind = "linear-dense" as never), "unsupported", `"linear-dense"`],
+    [
+      "label",
+      (c) => c.tensors.labelIdx.data.set([0, 2]),
+      "corrupt",
+      "labelIdx[1] = 2 is out of range",
+    ],
+    [
+      "ptr",
+      (c) => c.tensors.featPtr.data.set([0, 2, 1]),
+      "corrupt",
+      "featPtr[2] = 1 is out of range or order",
+    ],
+    ["ptr end", (c) => c.tensors.featPtr.data.set([0, 1, 1]), "corrupt", "featPtr must end at 2"],
+    ["missing", (c) => delete c.tensors.weights, "corrupt", `tensor "weights" missing`],
+    [
+      "kind",
+      (c) => (c.kind = "linear-dense" as never),
+      "unsupported",
+      `unknown model kind "linear-dense"`,
+    ],
     [
       "idf",
       (c) => {
@@ -121,7 +136,7 @@ Deno.test("inconsistent files are ModelFormatErrors naming the field", () => {
         c.tensors.idf = { dtype: "i32", shape: [2], data: Int32Array.of(1, 1) };
       },
       "corrupt",
-      `"idf" must be a float tensor`,
+      "idf must be a float tensor",
     ],
     [
       "knn",
