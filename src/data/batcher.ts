@@ -101,13 +101,31 @@ export function examplesToBatch(
   return batch;
 }
 
-/** Current feature and label space sizes (an `ExampleReader` has both). */
+/**
+ * Current feature and label space sizes (an `ExampleReader` has both).
+ *
+ * @example
+ * ```ts
+ * import type { SpaceSizes } from "./batcher.ts";
+ * const s: SpaceSizes = { numFeatures: 100, numLabels: 5 };
+ * console.log(s.numLabels); // 5
+ * ```
+ */
 export interface SpaceSizes {
   readonly numFeatures: number;
   readonly numLabels: number;
 }
 
-/** Options of {@linkcode Minibatcher}. */
+/**
+ * Options of {@linkcode Minibatcher}.
+ *
+ * @example
+ * ```ts
+ * import type { MinibatcherOptions } from "./batcher.ts";
+ * const o: MinibatcherOptions = { batchSize: 128, maxDelayMs: 250 };
+ * console.log(o.batchSize); // 128
+ * ```
+ */
 export interface MinibatcherOptions {
   /** Rows per batch (default 64); the last batch may be smaller. */
   batchSize?: number;

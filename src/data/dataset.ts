@@ -40,13 +40,31 @@ export interface Dataset {
   y: BinaryCsr;
 }
 
-/** A dataset returned by a loader, with its parse report (skipped lines, first errors). */
+/**
+ * A dataset returned by a loader, with its parse report (skipped lines, first errors).
+ *
+ * @example
+ * ```ts
+ * import { type LoadedDataset, loadXcBytes } from "./dataset.ts";
+ * const ds: LoadedDataset = loadXcBytes(new TextEncoder().encode("1 2 1\n0 1:1\n"), "t.txt");
+ * console.log(ds.report.accepted); // 1
+ * ```
+ */
 export interface LoadedDataset extends Dataset {
   /** Accepted/skipped counts, header and first errors. */
   report: ParseReport;
 }
 
-/** Options of {@link loadXcFile} and {@link loadXcBytes}. */
+/**
+ * Options of {@link loadXcFile} and {@link loadXcBytes}.
+ *
+ * @example
+ * ```ts
+ * import type { LoadOptions } from "./dataset.ts";
+ * const o: LoadOptions = { format: "libsvm", onError: "skip" };
+ * console.log(o.format); // "libsvm"
+ * ```
+ */
 export interface LoadOptions {
   /** `"fail"` (default): throw on the first bad line; `"skip"`: skip and count bad lines. */
   onError?: OnError;

@@ -9,7 +9,16 @@ import type { SparseVector } from "./types.ts";
 import { hashBucket, hashIndex, hashName, hashSign } from "./feature_hash.ts";
 import { RowBuilder } from "./sparse_row.ts";
 
-/** Feature hashing settings. */
+/**
+ * Feature hashing settings.
+ *
+ * @example
+ * ```ts
+ * import type { HashingOptions } from "./hashing.ts";
+ * const h: HashingOptions = { dim: 1 << 18, seed: 7, signed: true };
+ * console.log(h.dim); // 262144
+ * ```
+ */
 export interface HashingOptions {
   /** Number of columns (the hashed dimension), 1 ≤ dim ≤ 2^31 - 1. */
   dim: number;
@@ -22,7 +31,16 @@ export interface HashingOptions {
   signed?: boolean;
 }
 
-/** The JSON description of a hasher, enough to reproduce it (e.g. in the SDK). */
+/**
+ * The JSON description of a hasher, enough to reproduce it (e.g. in the SDK).
+ *
+ * @example
+ * ```ts
+ * import { FeatureHasher, type HashingJSON } from "./hashing.ts";
+ * const j: HashingJSON = new FeatureHasher({ dim: 64 }).toJSON();
+ * console.log(j.hash); // "murmur3_x86_32"
+ * ```
+ */
 export interface HashingJSON {
   type: "hashing";
   hash: "murmur3_x86_32";

@@ -6,10 +6,28 @@
  * @module
  */
 
-/** Called for each line `buf[start, end)` (without its `\n`), numbered from 1. */
+/**
+ * Called for each line `buf[start, end)` (without its `\n`), numbered from 1.
+ *
+ * @example
+ * ```ts
+ * import type { LineHandler } from "./line_splitter.ts";
+ * const count: LineHandler = (_buf, start, end, lineNo) => console.log(lineNo, end - start);
+ * count(new Uint8Array(3), 0, 3, 1); // 1 3
+ * ```
+ */
 export type LineHandler = (buf: Uint8Array, start: number, end: number, lineNo: number) => void;
 
-/** Options of {@linkcode LineSplitter}. */
+/**
+ * Options of {@linkcode LineSplitter}.
+ *
+ * @example
+ * ```ts
+ * import type { LineSplitterOptions } from "./line_splitter.ts";
+ * const o: LineSplitterOptions = { maxLineBytes: 1 << 16 };
+ * console.log(o.maxLineBytes); // 65536
+ * ```
+ */
 export interface LineSplitterOptions {
   /**
    * Longest line kept, in bytes (default unbounded). Longer lines are not passed to the line

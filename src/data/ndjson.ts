@@ -15,10 +15,28 @@ import { Vocabulary } from "./vocabulary.ts";
 import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { RowBuilder } from "./sparse_row.ts";
 
-/** How NDJSON feature keys are read. */
+/**
+ * How NDJSON feature keys are read.
+ *
+ * @example
+ * ```ts
+ * import type { FeatureKeys } from "./ndjson.ts";
+ * const k: FeatureKeys = "name";
+ * console.log(k); // "name"
+ * ```
+ */
 export type FeatureKeys = "index" | "name";
 
-/** Options of {@linkcode NdjsonParser}. */
+/**
+ * Options of {@linkcode NdjsonParser}.
+ *
+ * @example
+ * ```ts
+ * import type { NdjsonOptions } from "./ndjson.ts";
+ * const o: NdjsonOptions = { featureKeys: "name", growLabels: false };
+ * console.log(o.featureKeys); // "name"
+ * ```
+ */
 export interface NdjsonOptions {
   /** `"index"` (default): keys are non-negative integers; `"name"`: names. Ignored with hashing. */
   featureKeys?: FeatureKeys;

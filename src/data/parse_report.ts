@@ -4,7 +4,16 @@
  * @module
  */
 
-/** One recorded parse error. */
+/**
+ * One recorded parse error.
+ *
+ * @example
+ * ```ts
+ * import type { ParseErrorEntry } from "./parse_report.ts";
+ * const e: ParseErrorEntry = { line: 3, message: "Cannot parse line 3 of x.txt: bad" };
+ * console.log(e.line); // 3
+ * ```
+ */
 export interface ParseErrorEntry {
   /** 1-based line number in the source (0 when the error is about the whole source). */
   readonly line: number;
@@ -12,7 +21,16 @@ export interface ParseErrorEntry {
   readonly message: string;
 }
 
-/** What to do with a bad line: throw (`"fail"`, the default) or skip it and count it. */
+/**
+ * What to do with a bad line: throw (`"fail"`, the default) or skip it and count it.
+ *
+ * @example
+ * ```ts
+ * import type { OnError } from "./parse_report.ts";
+ * const o: OnError = "skip";
+ * console.log(o); // "skip"
+ * ```
+ */
 export type OnError = "fail" | "skip";
 
 /**

@@ -34,10 +34,28 @@ import { TfIdf } from "./tfidf.ts";
 import { l2NormalizeInPlace } from "./normalize.ts";
 import type { Vocabulary } from "./vocabulary.ts";
 
-/** The text formats the readers understand. */
+/**
+ * The text formats the readers understand.
+ *
+ * @example
+ * ```ts
+ * import type { StreamFormat } from "./readers.ts";
+ * const f: StreamFormat = "ndjson";
+ * console.log(f); // "ndjson"
+ * ```
+ */
 export type StreamFormat = "xc" | "libsvm" | "ndjson";
 
-/** Options of {@linkcode readExamples}. */
+/**
+ * Options of {@linkcode readExamples}.
+ *
+ * @example
+ * ```ts
+ * import type { ReadExamplesOptions } from "./readers.ts";
+ * const o: ReadExamplesOptions = { format: "xc", onError: "skip", hashing: { dim: 4096 }, l2: true };
+ * console.log(o.hashing?.dim); // 4096
+ * ```
+ */
 export interface ReadExamplesOptions
   extends OpenSourceOptions, Omit<NdjsonOptions, "hashing" | "numFeatures" | "numLabels"> {
   /**
@@ -70,7 +88,17 @@ export interface ReadExamplesOptions
   l2?: boolean;
 }
 
-/** What {@linkcode readExamples} returns. */
+/**
+ * What {@linkcode readExamples} returns.
+ *
+ * @example
+ * ```ts
+ * import { type ExampleReader, readExamples } from "./readers.ts";
+ * const r: ExampleReader = await readExamples(["1 3 2\n1 2:1\n"]);
+ * for await (const e of r.stream) console.log([...e.labels]); // [ 1 ]
+ * console.log(r.report.accepted, r.numLabels); // 1 2
+ * ```
+ */
 export interface ExampleReader {
   /** Source name (file base name, URL, `<stdin>`, `<stream>` or the given name). */
   readonly name: string;

@@ -7,12 +7,28 @@
  */
 import { gunzipStream, isGzip } from "./gzip.ts";
 
-/** One chunk of a source: bytes or text (text is encoded as UTF-8). */
+/**
+ * One chunk of a source: bytes or text (text is encoded as UTF-8).
+ *
+ * @example
+ * ```ts
+ * import type { SourceChunk } from "./sources.ts";
+ * const c: SourceChunk = "0 1:1\n";
+ * console.log(typeof c); // "string"
+ * ```
+ */
 export type SourceChunk = Uint8Array | ArrayBuffer | string;
 
 /**
  * Where bytes come from: a file path, `"-"` for stdin, an `http://` / `https://` URL (string or
  * `URL`; `file:` URLs read files), a `ReadableStream`, or an (async) iterable of chunks.
+ *
+ * @example
+ * ```ts
+ * import type { SourceInput } from "./sources.ts";
+ * const inputs: SourceInput[] = ["data/bibtex.train.txt", "-", new URL("https://example.com/x.txt"), ["1 2 1\n", "0 1:1\n"]];
+ * console.log(inputs.length); // 4
+ * ```
  */
 export type SourceInput =
   | string
@@ -21,7 +37,16 @@ export type SourceInput =
   | AsyncIterable<SourceChunk>
   | Iterable<SourceChunk>;
 
-/** Options of {@linkcode openSource}. */
+/**
+ * Options of {@linkcode openSource}.
+ *
+ * @example
+ * ```ts
+ * import type { OpenSourceOptions } from "./sources.ts";
+ * const o: OpenSourceOptions = { name: "events", decompress: "none" };
+ * console.log(o.name); // "events"
+ * ```
+ */
 export interface OpenSourceOptions {
   /** Name used in messages (default: file base name, the URL, `<stdin>` or `<stream>`). */
   name?: string;
@@ -33,7 +58,16 @@ export interface OpenSourceOptions {
   fetchInit?: RequestInit;
 }
 
-/** An opened byte source. */
+/**
+ * An opened byte source.
+ *
+ * @example
+ * ```ts
+ * import { type ByteSource, openSource } from "./sources.ts";
+ * const s: ByteSource = await openSource(["abc"], { name: "mem" });
+ * console.log(s.name, s.gzip, await new Response(s.stream).text()); // mem false abc
+ * ```
+ */
 export interface ByteSource {
   /** Name used in messages. */
   readonly name: string;

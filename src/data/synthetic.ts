@@ -20,7 +20,16 @@
 import type { Example } from "./types.ts";
 import { Rng } from "./random.ts";
 
-/** Options of the synthetic generator. Every field has a default. */
+/**
+ * Options of the synthetic generator. Every field has a default.
+ *
+ * @example
+ * ```ts
+ * import type { SyntheticOptions } from "./synthetic.ts";
+ * const o: SyntheticOptions = { rows: 10_000, numFeatures: 5000, numLabels: 200, avgNnz: 30, seed: 1 };
+ * console.log(o.numLabels); // 200
+ * ```
+ */
 export interface SyntheticOptions {
   /** Rows to generate (default 1000). */
   rows?: number;
@@ -46,7 +55,16 @@ export interface SyntheticOptions {
   seed?: number;
 }
 
-/** The resolved options (all fields set). */
+/**
+ * The resolved options (all fields set).
+ *
+ * @example
+ * ```ts
+ * import { type ResolvedSyntheticOptions, resolveSyntheticOptions } from "./synthetic.ts";
+ * const o: ResolvedSyntheticOptions = resolveSyntheticOptions({ rows: 5 });
+ * console.log(o.rows, o.numLabels); // 5 100
+ * ```
+ */
 export type ResolvedSyntheticOptions = Required<SyntheticOptions>;
 
 function check(cond: boolean, what: string, value: unknown): void {

@@ -9,7 +9,16 @@
  */
 import type { SparseVector } from "./types.ts";
 
-/** The JSON (checkpoint) form of a {@linkcode TfIdf}. */
+/**
+ * The JSON (checkpoint) form of a {@linkcode TfIdf}.
+ *
+ * @example
+ * ```ts
+ * import type { TfIdfJSON } from "./tfidf.ts";
+ * const j: TfIdfJSON = { numDocs: 2, df: [2, 1], fit: true };
+ * console.log(j.df.length); // 2
+ * ```
+ */
 export interface TfIdfJSON {
   /** Rows counted. */
   numDocs: number;

@@ -144,7 +144,16 @@ export class SparseRowBuffer {
   }
 }
 
-/** Options of {@link XcLineParser}. */
+/**
+ * Options of {@link XcLineParser}.
+ *
+ * @example
+ * ```ts
+ * import type { XcLineParserOptions } from "./xc_line.ts";
+ * const o: XcLineParserOptions = { numFeatures: 100, libsvm: true, featureIndexBase: 1 };
+ * console.log(o.libsvm); // true
+ * ```
+ */
 export interface XcLineParserOptions {
   /** Exclusive bound on feature indices (after the base shift); -1 for no bound. Default -1. */
   numFeatures?: number;

@@ -14,7 +14,16 @@ import {
   recordSkip,
 } from "./parse_report.ts";
 
-/** Options of {@link TextRowsParser}. */
+/**
+ * Options of {@link TextRowsParser}.
+ *
+ * @example
+ * ```ts
+ * import type { TextRowsOptions } from "./xc_rows.ts";
+ * const o: TextRowsOptions = { format: "libsvm", onError: "skip", maxErrors: 5 };
+ * console.log(o.maxErrors); // 5
+ * ```
+ */
 export interface TextRowsOptions {
   /** `"xc"` (header `N D L` on line 1, strict) or `"libsvm"` (no header). Default `"xc"`. */
   format?: "xc" | "libsvm";
