@@ -82,3 +82,11 @@ Deno.test("hashing cancels exactly-opposite collisions and keeps rows canonical"
     "sorted, merged",
   );
 });
+
+Deno.test("unsigned hashing agrees with the model file's hashing feature space (src/format)", async () => {
+  const { hashFeature } = await import("../../src/format/feature_hash.ts");
+  const h = new FeatureHasher({ dim: 1 << 18, seed: 12345 });
+  for (const name of ["word:cat", "0", "1836", "東京", "🏷️", "x".repeat(300)]) {
+    assert(h.bucketOfName(name).index === hashFeature(name, 1 << 18, 12345), name);
+  }
+});
