@@ -1,21 +1,24 @@
 /**
  * POP-pruned publishing for the learning service: a {@linkcode ModelBuilder} that builds the
- * model file, then runs POP (`src/prune/prune_model.ts`) with the latest applied events as the
- * validation rows, the applied label counts and their propensities. POP decides which file is
- * published: a BR (`linear-sparse`) model is replaced by its pruned weights; a LEML
- * (`linear-lowrank`) model by its pruned product W·Hᵀ only when that is smaller and within ε.
+ * model file, then runs POP (`src/prune/prune_model.ts`) in a worker (`pop_worker.ts`, so
+ * serving never waits for it) with the latest applied events as the validation rows, the applied
+ * label counts and their propensities. POP decides which file is published: a BR
+ * (`linear-sparse`) model is replaced by its pruned weights; a LEML (`linear-lowrank`) model by
+ * its pruned product W·Hᵀ only when that is smaller and within ε, otherwise the original file
+ * is published and `note` says why.
  *
  * The validation rows have already been learned (the stream gives no held-out rows), so the
- * tolerance is checked on rows the model has seen; the file's `meta.pop` records the numbers.
+ * tolerance is checked on rows the model has seen; the pruned file's `meta.pop` records the
+ * numbers.
  *
  * @module
  */
 import { examplesToBatch } from "../data/batcher.ts";
 import type { Example } from "../data/types.ts";
-import { decodeModelFile } from "../format/model_file.ts";
 import { propensities } from "../metrics/propensity.ts";
-import { pruneModel } from "../prune/prune_model.ts";
-import type { ModelBuilder, PublishContext } from "./service.ts";
+import type { ValidationRows } from "../prune/validation.ts";
+import type { PopAnswer, PopRequest } from "./pop_worker.ts";
+import type { BuiltModel, ModelBuilder, PublishContext } from "./service.ts";
 
 /**
  * Options of {@linkcode popModelBuilder}.
@@ -40,8 +43,23 @@ export interface PopPublishOptions {
   maxProduct?: number;
 }
 
-/** The validation rows of `events`, restricted to the model's feature and label spaces. */
-function validationRows(events: readonly Example[], numFeatures: number, numLabels: number) {
+/**
+ * The validation rows of `events`, restricted to a model's feature and label spaces (events
+ * left without a label are dropped).
+ *
+ * @example
+ * ```ts
+ * import { validationRows } from "./publish_pop.ts";
+ * const e = { x: { indices: Int32Array.of(0, 9), values: Float32Array.of(1, 1) }, labels: Int32Array.of(1, 7) };
+ * const r = validationRows([e], 5, 3);
+ * console.log(r.x.numRows, [...r.x.indices], [...r.y.indices]); // 1 [ 0 ] [ 1 ]
+ * ```
+ */
+export function validationRows(
+  events: readonly Example[],
+  numFeatures: number,
+  numLabels: number,
+): ValidationRows {
   const clipped: Example[] = [];
   for (const e of events) {
     let nx = e.x.indices.length;
@@ -61,7 +79,8 @@ function validationRows(events: readonly Example[], numFeatures: number, numLabe
 /**
  * A {@linkcode ModelBuilder} publishing POP-pruned model files (see the module doc). Models POP
  * cannot prune (kNN, random features), models too large for the dense product, and too few
- * validation rows give the unpruned file; `note` says what happened.
+ * validation rows give the unpruned file; `note` says what happened. Call `close()` to stop its
+ * worker.
  *
  * @example
  * ```ts
@@ -71,48 +90,86 @@ function validationRows(events: readonly Example[], numFeatures: number, numLabe
  * const ev = (j: number, l: number) => ({ x: { indices: Int32Array.of(j), values: Float32Array.of(1) }, labels: Int32Array.of(l) });
  * const events = Array.from({ length: 40 }, (_, i) => ev(i % 4, i % 2));
  * for (const e of events) m.learnOne(e.x, e.labels);
- * const build = popModelBuilder({ minValidationRows: 10 });
- * const out = await build({
+ * const builder = popModelBuilder({ minValidationRows: 10 });
+ * const out = await builder.build({
  *   estimator: m, labelNames: ["a", "b"], labelCounts: Float64Array.of(20, 20), applied: 40,
  *   meta: {}, validation: events,
  * });
+ * builder.close();
  * console.log(out.bytes.length > 0, typeof out.note); // true "string"
  * ```
  */
 export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
   const minRows = options.minValidationRows ?? 200;
   const maxProduct = options.maxProduct ?? 5e7;
-  return (c: PublishContext) => {
-    const est = c.estimator;
-    const meta = { ...c.meta };
-    const plain = () =>
-      est.toModelFile({ labelNames: c.labelNames, featureNames: c.featureNames, meta });
-    const unpruned = (why: string) => {
-      meta.pop = { pruned: false, reason: why };
-      return { bytes: plain(), pruned: false, note: why };
-    };
-    const D = est.numFeatures, L = est.numLabels;
-    if (D * L > maxProduct) {
-      return unpruned(`not pruned: ${D} × ${L} weights exceed the POP limit of ${maxProduct}`);
+  let worker: Worker | undefined;
+  let nextId = 0;
+  const waiting = new Map<number, (a: PopAnswer) => void>();
+  const runInWorker = (req: Omit<PopRequest, "id">): Promise<PopAnswer> => {
+    if (worker === undefined) {
+      worker = new Worker(new URL("./pop_worker.ts", import.meta.url).href, { type: "module" });
+      worker.onmessage = (e: MessageEvent<PopAnswer>) => {
+        const done = waiting.get(e.data.id);
+        waiting.delete(e.data.id);
+        done?.(e.data);
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        for (const [id, done] of waiting) done({ id, error: `POP worker failed: ${e.message}` });
+        waiting.clear();
+        worker?.terminate();
+        worker = undefined;
+      };
     }
-    const rows = validationRows(c.validation, D, L);
-    if (rows.x.numRows < minRows) {
-      return unpruned(`not pruned: ${rows.x.numRows} validation events (need ${minRows})`);
-    }
-    const original = plain();
-    const content = decodeModelFile(original);
-    if (content.kind !== "linear-sparse" && content.kind !== "linear-lowrank") {
-      return unpruned(`not pruned: POP does not apply to ${content.kind} models`);
-    }
-    const counts = c.labelCounts.slice(0, L);
-    const n = Math.max(1, c.applied);
-    const p = propensities(counts, n);
-    const r = pruneModel(content, rows, counts, p, {
-      epsilon: options.epsilon,
-      lambda: options.lambda,
-      delta: options.delta,
-      meta: { validation: "latest applied events" },
-    }, original);
-    return { bytes: r.bytes, pruned: r.pruned, note: r.reason };
+    const id = nextId++;
+    return new Promise<PopAnswer>((resolve) => {
+      waiting.set(id, resolve);
+      worker!.postMessage({ id, ...req });
+    });
+  };
+  return {
+    async build(c: PublishContext): Promise<BuiltModel> {
+      const est = c.estimator;
+      const meta = { ...c.meta };
+      const plain = () =>
+        est.toModelFile({ labelNames: c.labelNames, featureNames: c.featureNames, meta });
+      const unpruned = (why: string): BuiltModel => {
+        meta.pop = { pruned: false, reason: why };
+        return { bytes: plain(), pruned: false, note: why };
+      };
+      const D = est.numFeatures, L = est.numLabels;
+      if (D * L > maxProduct) {
+        return unpruned(`not pruned: ${D} × ${L} weights exceed the POP limit of ${maxProduct}`);
+      }
+      const rows = validationRows(c.validation, D, L);
+      if (rows.x.numRows < minRows) {
+        return unpruned(`not pruned: ${rows.x.numRows} validation events (need ${minRows})`);
+      }
+      const original = plain();
+      const counts = c.labelCounts.slice(0, L);
+      const answer = await runInWorker({
+        original,
+        rows,
+        counts,
+        propensities: propensities(counts, Math.max(1, c.applied)),
+        options: {
+          epsilon: options.epsilon,
+          lambda: options.lambda,
+          delta: options.delta,
+          meta: { validation: `${rows.x.numRows} latest applied events` },
+        },
+      });
+      if ("error" in answer) {
+        // Not a POP-able model (kNN, random features) or bad rows: publish it unpruned.
+        return { bytes: original, pruned: false, note: `not pruned: ${answer.error}` };
+      }
+      return { bytes: answer.bytes, pruned: answer.pruned, note: answer.reason };
+    },
+    close() {
+      worker?.terminate();
+      worker = undefined;
+      for (const [id, done] of waiting) done({ id, error: "the POP worker was closed" });
+      waiting.clear();
+    },
   };
 }

@@ -54,23 +54,27 @@ export interface PublishContext {
 }
 
 /**
- * Builds the published model file (`note`: a one-line remark, e.g. why it was not pruned); the
- * default writes the unpruned `toModelFile()`.
+ * Builds the published model files (`note` of the result: a one-line remark, e.g. why it was
+ * not pruned); `close` releases its resources when the service stops. The default writes the
+ * unpruned `toModelFile()`.
  *
  * @example
  * ```ts
  * import type { ModelBuilder } from "./service.ts";
- * const plain: ModelBuilder = (c) => ({
- *   bytes: c.estimator.toModelFile({ labelNames: c.labelNames, meta: c.meta }),
- *   pruned: false,
- *   note: "unpruned",
- * });
- * console.log(typeof plain); // "function"
+ * const plain: ModelBuilder = {
+ *   build: (c) => ({
+ *     bytes: c.estimator.toModelFile({ labelNames: c.labelNames, meta: c.meta }),
+ *     pruned: false,
+ *     note: "unpruned",
+ *   }),
+ * };
+ * console.log(typeof plain.build); // "function"
  * ```
  */
-export type ModelBuilder = (
-  context: PublishContext,
-) => BuiltModel | Promise<BuiltModel>;
+export interface ModelBuilder {
+  build(context: PublishContext): BuiltModel | Promise<BuiltModel>;
+  close?(): void;
+}
 
 /**
  * What a {@linkcode ModelBuilder} returns.
@@ -110,6 +114,8 @@ export interface ServiceOptions extends LearnerOptions {
   checkpointSeconds?: number;
   /** Publish a model file after this many applied events (default 5000; 0: never). */
   publishEvery?: number;
+  /** Seconds at least between two automatic publishes (default 10). */
+  publishMinSeconds?: number;
   /** Learn a partial batch after this many idle milliseconds (default 200; 0: never). */
   flushMs?: number;
   /** Consume a Redis Stream. */
@@ -176,15 +182,17 @@ async function sha1Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /** The default {@linkcode ModelBuilder}: the unpruned model file. */
-const plainModel: ModelBuilder = (c) => ({
-  bytes: c.estimator.toModelFile({
-    labelNames: c.labelNames,
-    featureNames: c.featureNames,
-    meta: c.meta,
+const plainModel: ModelBuilder = {
+  build: (c) => ({
+    bytes: c.estimator.toModelFile({
+      labelNames: c.labelNames,
+      featureNames: c.featureNames,
+      meta: c.meta,
+    }),
+    pruned: false,
+    note: "unpruned model file",
   }),
-  pruned: false,
-  note: "unpruned model file",
-});
+};
 
 function yieldNow(): Promise<void> {
   return new Promise((r) => setTimeout(r, 0));
@@ -219,6 +227,7 @@ export class LearningService {
   #progressAtCheckpoint: number;
   #appliedAtCheckpoint: number;
   #appliedAtPublish: number;
+  #lastPublishMs = -Infinity;
   #ckWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   #ckActive = false;
   #publishing: Promise<PublishedModel> | undefined;
@@ -476,7 +485,9 @@ export class LearningService {
     }
     const every = o.publishEvery ?? 5000;
     if (
-      every > 0 && l.applied - this.#appliedAtPublish >= every && this.#publishing === undefined
+      every > 0 && l.applied - this.#appliedAtPublish >= every &&
+      this.#publishing === undefined &&
+      performance.now() - this.#lastPublishMs >= (o.publishMinSeconds ?? 10) * 1000
     ) {
       this.publish().catch((e) => this.#error("publish", e));
     }
@@ -562,6 +573,7 @@ export class LearningService {
   }
 
   async #publish(): Promise<PublishedModel> {
+    this.#lastPublishMs = performance.now();
     const l = this.#learner;
     const applied = l.applied;
     const version = l.modelVersion + 1;
@@ -590,7 +602,7 @@ export class LearningService {
       context.featureNames = Array.from({ length: est.numFeatures }, (_, i) => f[i] ?? `#${i}`);
     }
     const build = this.options.buildModel ?? plainModel;
-    const { bytes, pruned, note } = await build(context);
+    const { bytes, pruned, note } = await build.build(context);
     l.modelVersion = Math.max(l.modelVersion, version);
     this.#appliedAtPublish = applied;
     const etag = `"v${version}-${await sha1Hex(bytes)}"`;
@@ -784,6 +796,8 @@ export class LearningService {
     try {
       await this.checkpoint();
     } finally {
+      await this.#publishing?.catch(() => {});
+      this.options.buildModel?.close?.();
       await this.#wal?.close();
       this.#redis?.close();
     }

@@ -11,6 +11,7 @@ import { type Flags, type FlagSpec, intFlag, numberFlag } from "./args.ts";
 /** Flags of {@linkcode publishBuilder}. */
 export const PUBLISH_FLAGS: FlagSpec = {
   "publish-every": "string",
+  "publish-min-seconds": "string",
   "no-prune": "boolean",
   epsilon: "string",
   lambda: "string",
@@ -21,6 +22,7 @@ export const PUBLISH_FLAGS: FlagSpec = {
 /** Help text of {@linkcode PUBLISH_FLAGS}. */
 export const PUBLISH_USAGE = `Publishing (GET /model and STATE_DIR/model.tsm):
   --publish-every M       publish a model file every M events (default 5000; 0: never)
+  --publish-min-seconds T at most one automatic publish every T seconds (default 10)
   --no-prune              publish the unpruned model file
   --epsilon E             POP tolerance on validation PSP@1/3/5, relative (default 0.01)
   --lambda L              POP drops weights in [-sqrt(L), sqrt(L)] (default 0.01)
@@ -39,11 +41,13 @@ export const PUBLISH_USAGE = `Publishing (GET /model and STATE_DIR/model.tsm):
  */
 export function publishBuilder(
   f: Flags,
-): Pick<ServiceOptions, "publishEvery" | "buildModel" | "validationEvents"> {
+): Pick<ServiceOptions, "publishEvery" | "publishMinSeconds" | "buildModel" | "validationEvents"> {
   const publishEvery = intFlag(f, "publish-every", 5000, 0);
-  if (f.values["no-prune"]) return { publishEvery };
+  const publishMinSeconds = numberFlag(f, "publish-min-seconds", 10, 0);
+  if (f.values["no-prune"]) return { publishEvery, publishMinSeconds };
   return {
     publishEvery,
+    publishMinSeconds,
     validationEvents: intFlag(f, "validation-events", 2000, 1, 1 << 20),
     buildModel: popModelBuilder({
       epsilon: numberFlag(f, "epsilon", undefined, 0, 0.999),

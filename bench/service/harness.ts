@@ -1,0 +1,411 @@
+/**
+ * Shared pieces of the service checks (crash, bad input, load), used by the bench scripts (full
+ * runs) and by the tests (shortened runs): starting `tagstream serve` as a child process on
+ * 127.0.0.1 with a free port, XC rows as NDJSON events, a small keep-alive HTTP/1.1 client, and
+ * latency percentiles.
+ *
+ * @module
+ */
+import { loadNames, loadXcFile, rowView } from "../../src/data/dataset.ts";
+
+/** The repository root (where deno.json is). */
+export const REPO_ROOT: string = new URL("../../", import.meta.url).pathname;
+
+/**
+ * A `tagstream serve` child process.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceProcess } from "./harness.ts";
+ * function url(p: ServiceProcess): string { return p.url; }
+ * console.log(typeof url); // "function"
+ * ```
+ */
+export interface ServiceProcess {
+  /** Process id. */
+  readonly pid: number;
+  /** TCP port it listens on. */
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Everything it wrote on stderr so far. */
+  stderr(): string;
+  /** `kill -9` and wait for the exit. */
+  kill9(): Promise<void>;
+  /** SIGTERM, wait for the exit (SIGKILL after `timeoutMs`); resolves with the exit code. */
+  stop(timeoutMs?: number): Promise<number>;
+  /** Resolves with the exit status when the process ends. */
+  readonly status: Promise<Deno.CommandStatus>;
+}
+
+/**
+ * Options of {@linkcode startService}.
+ *
+ * @example
+ * ```ts
+ * import type { StartOptions } from "./harness.ts";
+ * const o: StartOptions = { stateDir: "/tmp/s", args: ["--model", "leml"], token: "t" };
+ * console.log(o.token); // "t"
+ * ```
+ */
+export interface StartOptions {
+  stateDir: string;
+  /** More `serve` flags. */
+  args?: string[];
+  /** TAGSTREAM_TOKEN (default: none, and `--no-auth`). */
+  token?: string;
+  /** Longest wait for the listening line, ms (default 30000). */
+  timeoutMs?: number;
+}
+
+/**
+ * Starts `tagstream serve --port 0 --hostname 127.0.0.1 --quiet` and waits for its listening
+ * line. The caller must stop it (also on failure).
+ *
+ * @example
+ * ```ts
+ * import { startService } from "./harness.ts";
+ * console.log(typeof startService); // "function" (see tests/stream/service_*_test.ts)
+ * ```
+ */
+export async function startService(o: StartOptions): Promise<ServiceProcess> {
+  const env: Record<string, string> = { NO_COLOR: "1" };
+  const args = [
+    "run",
+    "--allow-all",
+    `${REPO_ROOT}src/cli/main.ts`,
+    "serve",
+    "--port",
+    "0",
+    "--hostname",
+    "127.0.0.1",
+    "--state-dir",
+    o.stateDir,
+    "--quiet",
+    ...(o.args ?? []),
+  ];
+  if (o.token !== undefined) env.TAGSTREAM_TOKEN = o.token;
+  else args.push("--no-auth");
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: REPO_ROOT,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let err = "";
+  const errDone = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of child.stderr) err += dec.decode(chunk, { stream: true });
+  })();
+  let resolveListen: (port: number) => void = () => {};
+  const listening = new Promise<number>((r) => (resolveListen = r));
+  const outDone = (async () => {
+    const dec = new TextDecoder();
+    let buf = "";
+    for await (const chunk of child.stdout) {
+      buf += dec.decode(chunk, { stream: true });
+      let i: number;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        try {
+          const j = JSON.parse(line);
+          if (j.event === "listening") resolveListen(j.port);
+        } catch {
+          // not JSON
+        }
+      }
+    }
+  })();
+  const status = child.status.then(async (s) => {
+    await Promise.allSettled([errDone, outDone]);
+    return s;
+  });
+  const timeoutMs = o.timeoutMs ?? 30000;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const port = await Promise.race([
+    listening,
+    status.then((s) => {
+      throw new Error(`tagstream serve exited with code ${s.code} before listening:\n${err}`);
+    }),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`tagstream serve did not listen within ${timeoutMs} ms:\n${err}`)),
+        timeoutMs,
+      );
+    }),
+  ]).catch(async (e) => {
+    clearTimeout(timer);
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // gone
+    }
+    await status;
+    throw e;
+  });
+  clearTimeout(timer);
+  const kill = (sig: Deno.Signal) => {
+    try {
+      child.kill(sig);
+    } catch {
+      // already exited
+    }
+  };
+  return {
+    pid: child.pid,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stderr: () => err,
+    status,
+    async kill9() {
+      kill("SIGKILL");
+      await status;
+    },
+    async stop(ms = 20000) {
+      kill("SIGTERM");
+      let t: ReturnType<typeof setTimeout> | undefined;
+      const s = await Promise.race([
+        status,
+        new Promise<null>((r) => (t = setTimeout(() => r(null), ms))),
+      ]);
+      clearTimeout(t);
+      if (s === null) {
+        kill("SIGKILL");
+        return (await status).code;
+      }
+      return s.code;
+    },
+  };
+}
+
+/**
+ * XC rows as NDJSON event lines: features by index, labels by name (`NAME.labels.txt` beside
+ * the file, else the indices), ids `<file>:<line>`.
+ *
+ * @example
+ * ```ts
+ * import { xcEvents } from "./harness.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".txt" });
+ * await Deno.writeTextFile(path, "1 3 2\n1 0:1 2:0.5\n");
+ * const ev = await xcEvents(path);
+ * console.log(ev.lines[0]); // {"id":"...:2","features":{"0":1,"2":0.5},"labels":["1"]}
+ * await Deno.remove(path);
+ * ```
+ */
+export async function xcEvents(
+  path: string,
+  limit = Infinity,
+): Promise<{ lines: string[]; ids: string[]; labelNames: string[] }> {
+  const ds = await loadXcFile(path);
+  const m = /^(.*)\/([^/]+)\.(train|test)\.txt$/.exec(path);
+  let names: string[] | undefined;
+  if (m) names = await loadNames(m[1], m[2], "labels").catch(() => undefined);
+  if (names === undefined || names.length !== ds.numLabels) {
+    names = Array.from({ length: ds.numLabels }, (_, i) => String(i));
+  }
+  const base = path.slice(path.lastIndexOf("/") + 1);
+  const n = Math.min(limit, ds.x.numRows);
+  const lines: string[] = [], ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = rowView(ds.x, i);
+    const f: Record<string, number> = {};
+    for (let p = 0; p < r.indices.length; p++) f[r.indices[p]] = r.values[p];
+    const labels = Array.from(
+      ds.y.indices.subarray(ds.y.indptr[i], ds.y.indptr[i + 1]),
+      (l) => names![l],
+    );
+    const id = `${base}:${i + 2}`;
+    ids.push(id);
+    lines.push(JSON.stringify({ id, features: f, labels }));
+  }
+  return { lines, ids, labelNames: names };
+}
+
+/**
+ * A minimal keep-alive HTTP/1.1 client over one TCP connection (content-length and chunked
+ * responses), light enough that the load generator does not dominate the measurement.
+ *
+ * @example
+ * ```ts
+ * import { HttpConnection } from "./harness.ts";
+ * console.log(typeof HttpConnection.open); // "function"
+ * ```
+ */
+export class HttpConnection {
+  readonly #conn: Deno.Conn;
+  readonly #host: string;
+  #buf = new Uint8Array(0);
+  readonly #chunk = new Uint8Array(64 * 1024);
+  readonly #enc = new TextEncoder();
+  readonly #dec = new TextDecoder();
+  #closed = false;
+
+  private constructor(conn: Deno.Conn, host: string) {
+    this.#conn = conn;
+    this.#host = host;
+  }
+
+  /** Connects to 127.0.0.1:`port`. */
+  static async open(port: number): Promise<HttpConnection> {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    conn.setNoDelay(true);
+    return new HttpConnection(conn, `127.0.0.1:${port}`);
+  }
+
+  /** Sends one request and reads its response. */
+  async request(
+    method: string,
+    path: string,
+    body?: Uint8Array | string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+    const b = typeof body === "string" ? this.#enc.encode(body) : body;
+    let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.#host}\r\n`;
+    for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+    if (b !== undefined) head += `content-length: ${b.length}\r\n`;
+    head += "\r\n";
+    const h = this.#enc.encode(head);
+    const msg = new Uint8Array(h.length + (b?.length ?? 0));
+    msg.set(h, 0);
+    if (b) msg.set(b, h.length);
+    let off = 0;
+    while (off < msg.length) off += await this.#conn.write(msg.subarray(off));
+    return await this.#readResponse();
+  }
+
+  async #fill(): Promise<void> {
+    const n = await this.#conn.read(this.#chunk);
+    if (n === null) {
+      this.close();
+      throw new Error("connection closed by the server");
+    }
+    const next = new Uint8Array(this.#buf.length + n);
+    next.set(this.#buf, 0);
+    next.set(this.#chunk.subarray(0, n), this.#buf.length);
+    this.#buf = next;
+  }
+
+  #indexOf(seq: number[], from = 0): number {
+    outer: for (let i = from; i + seq.length <= this.#buf.length; i++) {
+      for (let j = 0; j < seq.length; j++) if (this.#buf[i + j] !== seq[j]) continue outer;
+      return i;
+    }
+    return -1;
+  }
+
+  async #readResponse() {
+    let end: number;
+    while ((end = this.#indexOf([13, 10, 13, 10])) < 0) await this.#fill();
+    const head = this.#dec.decode(this.#buf.subarray(0, end)).split("\r\n");
+    this.#buf = this.#buf.slice(end + 4);
+    const status = Number(head[0].split(" ")[1]);
+    const headers: Record<string, string> = {};
+    for (const l of head.slice(1)) {
+      const i = l.indexOf(":");
+      headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
+    }
+    let body: Uint8Array;
+    if (headers["transfer-encoding"]?.includes("chunked")) {
+      const parts: Uint8Array[] = [];
+      while (true) {
+        let e: number;
+        while ((e = this.#indexOf([13, 10])) < 0) await this.#fill();
+        const size = parseInt(this.#dec.decode(this.#buf.subarray(0, e)), 16);
+        while (this.#buf.length < e + 2 + size + 2) await this.#fill();
+        parts.push(this.#buf.slice(e + 2, e + 2 + size));
+        this.#buf = this.#buf.slice(e + 2 + size + 2);
+        if (size === 0) break;
+      }
+      body = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
+      let o = 0;
+      for (const p of parts) {
+        body.set(p, o);
+        o += p.length;
+      }
+    } else {
+      const len = Number(headers["content-length"] ?? 0);
+      while (this.#buf.length < len) await this.#fill();
+      body = this.#buf.slice(0, len);
+      this.#buf = this.#buf.slice(len);
+    }
+    // The server may end the connection after this response (Deno 2.9.5 does so after request
+    // bodies of more than ~200 bytes: denoland/deno#36657, fixed in 2.9.6).
+    if ((headers.connection ?? "").toLowerCase().includes("close")) this.close();
+    return { status, body: this.#dec.decode(body), headers };
+  }
+
+  /** Whether the connection is closed (by {@linkcode HttpConnection.close} or the server). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.#closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/**
+ * The q-quantile (0..1) of `values` in milliseconds (nearest rank), NaN when empty.
+ *
+ * @example
+ * ```ts
+ * import { quantile } from "./harness.ts";
+ * console.log(quantile([5, 1, 3, 2, 4], 0.5), quantile([5, 1, 3, 2, 4], 0.99)); // 3 5
+ * ```
+ */
+export function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const s = Float64Array.from(values).sort();
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+
+/**
+ * GETs JSON from the service (with the token when given).
+ *
+ * @example
+ * ```ts
+ * import { getJson } from "./harness.ts";
+ * console.log(typeof getJson); // "function"
+ * ```
+ */
+export async function getJson(url: string, token?: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/**
+ * Polls `fn` every `everyMs` until it returns true; throws after `timeoutMs` with `what`.
+ *
+ * @example
+ * ```ts
+ * import { waitFor } from "./harness.ts";
+ * let n = 0;
+ * await waitFor(() => ++n >= 3, "three polls", 1000, 1);
+ * console.log(n); // 3
+ * ```
+ */
+export async function waitFor(
+  fn: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30000,
+  everyMs = 50,
+): Promise<void> {
+  const t0 = performance.now();
+  while (!(await fn())) {
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

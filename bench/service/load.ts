@@ -1,0 +1,289 @@
+/**
+ * The load check: `tagstream serve` (LEML streaming by default, token auth and the write-ahead
+ * log on, as deployed) is driven for a fixed time by concurrent keep-alive connections:
+ *
+ * 1. `events`: connections POST NDJSON bodies of a dataset's training rows (bibtex-like);
+ *    reported: events learned per second (the model's learned count over the phase), request
+ *    latency p50/p99, error counts;
+ * 2. `predict`: connections POST one-row `/predict` requests (test rows, k = 5); reported:
+ *    requests per second, latency p50/p99, error counts;
+ * 3. `mixed`: both at once (reported, no target).
+ *
+ * Targets (checked by the bench script, reported by the test): ≥ 20,000 events/s learned,
+ * `/predict` p99 ≤ 5 ms at 64 connections, zero 5xx.
+ *
+ * @module
+ */
+import { loadXcFile, rowView } from "../../src/data/dataset.ts";
+import {
+  getJson,
+  HttpConnection,
+  quantile,
+  type ServiceProcess,
+  startService,
+  xcEvents,
+} from "./harness.ts";
+
+/**
+ * Options of {@linkcode runLoadCheck}.
+ *
+ * @example
+ * ```ts
+ * import type { LoadOptions } from "./load.ts";
+ * const o: LoadOptions = { dataDir: "/data", seconds: 2, predictConnections: 8 };
+ * console.log(o.seconds); // 2
+ * ```
+ */
+export interface LoadOptions {
+  /** Directory of `<dataset>.train.txt` and `.test.txt`. */
+  dataDir: string;
+  /** Dataset (default "bibtex"). */
+  dataset?: string;
+  /** Seconds per phase (default 10). */
+  seconds?: number;
+  /** Warm-up seconds before the measured phases (default 2). */
+  warmupSeconds?: number;
+  /** Connections posting events (default 4). */
+  eventConnections?: number;
+  /** Events per POST /events body (default 250). */
+  eventsPerRequest?: number;
+  /** Connections sending /predict (default 64). */
+  predictConnections?: number;
+  /** Phases to run (default all three). */
+  phases?: ("events" | "predict" | "mixed")[];
+  /** More `serve` flags. */
+  serveArgs?: string[];
+  /** Progress messages. */
+  log?: (m: string) => void;
+}
+
+/**
+ * Measurements of one kind of request in one phase.
+ *
+ * @example
+ * ```ts
+ * import type { LoadStats } from "./load.ts";
+ * function p99(s: LoadStats): number { return s.p99Ms; }
+ * console.log(typeof p99); // "function"
+ * ```
+ */
+export interface LoadStats {
+  connections: number;
+  seconds: number;
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  status2xx: number;
+  status4xx: number;
+  status5xx: number;
+  networkErrors: number;
+  /** Connections the server closed after a response (see denoland/deno#36657). */
+  serverClosedConnections: number;
+  /** `/events` only: events accepted, and learned per second over the phase. */
+  eventsAccepted?: number;
+  eventsLearned?: number;
+  eventsLearnedPerSecond?: number;
+}
+
+/**
+ * What {@linkcode runLoadCheck} reports.
+ *
+ * @example
+ * ```ts
+ * import type { LoadReport } from "./load.ts";
+ * function ok(r: LoadReport): boolean { return r.zero5xx; }
+ * console.log(typeof ok); // "function"
+ * ```
+ */
+export interface LoadReport {
+  check: "load";
+  dataset: string;
+  model: string;
+  phases: Record<string, { events?: LoadStats; predict?: LoadStats }>;
+  targets: { eventsLearnedPerSecond: number; predictP99Ms: number; zero5xx: true };
+  meetsEventsTarget: boolean | null;
+  meetsPredictTarget: boolean | null;
+  zero5xx: boolean;
+  rssBytes: number;
+  /** The Deno version of the server. */
+  deno: string;
+}
+
+const TOKEN = "load-check-token";
+
+interface Worker {
+  reconnects: number;
+  latencies: number[];
+  requests: number;
+  s2: number;
+  s4: number;
+  s5: number;
+  net: number;
+  accepted: number;
+}
+
+async function drive(
+  port: number,
+  connections: number,
+  until: number,
+  next: (i: number) => { path: string; body: Uint8Array },
+  onBody?: (w: Worker, body: string) => void,
+): Promise<Worker> {
+  const total: Worker = {
+    reconnects: 0,
+    latencies: [],
+    requests: 0,
+    s2: 0,
+    s4: 0,
+    s5: 0,
+    net: 0,
+    accepted: 0,
+  };
+  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+  await Promise.all(Array.from({ length: connections }, async (_, c) => {
+    let conn: HttpConnection | undefined;
+    let i = c;
+    while (performance.now() < until) {
+      try {
+        conn ??= await HttpConnection.open(port);
+        const r = next(i);
+        i += connections;
+        const t0 = performance.now();
+        const res = await conn.request("POST", r.path, r.body, headers);
+        total.latencies.push(performance.now() - t0);
+        total.requests++;
+        if (res.status < 300) total.s2++;
+        else if (res.status < 500) total.s4++;
+        else total.s5++;
+        onBody?.(total, res.body);
+        if (conn.closed) {
+          conn = undefined;
+          total.reconnects++;
+        }
+      } catch {
+        total.net++;
+        conn?.close();
+        conn = undefined;
+      }
+    }
+    conn?.close();
+  }));
+  return total;
+}
+
+function stats(w: Worker, connections: number, seconds: number): LoadStats {
+  return {
+    connections,
+    seconds,
+    requests: w.requests,
+    requestsPerSecond: w.requests / seconds,
+    p50Ms: quantile(w.latencies, 0.5),
+    p99Ms: quantile(w.latencies, 0.99),
+    maxMs: w.latencies.reduce((a, b) => Math.max(a, b), 0),
+    status2xx: w.s2,
+    status4xx: w.s4,
+    status5xx: w.s5,
+    networkErrors: w.net,
+    serverClosedConnections: w.reconnects,
+  };
+}
+
+/**
+ * Runs the load check (see the module doc) against a fresh `tagstream serve`.
+ *
+ * @example
+ * ```ts
+ * import { runLoadCheck } from "./load.ts";
+ * console.log(typeof runLoadCheck); // "function" (bench/service_load.ts runs it)
+ * ```
+ */
+export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
+  const dataset = options.dataset ?? "bibtex";
+  const seconds = options.seconds ?? 10;
+  const warmup = options.warmupSeconds ?? 2;
+  const evConns = options.eventConnections ?? 4;
+  const perRequest = options.eventsPerRequest ?? 250;
+  const pConns = options.predictConnections ?? 64;
+  const phases = options.phases ?? ["events", "predict", "mixed"];
+  const log = options.log ?? (() => {});
+  const enc = new TextEncoder();
+  const ev = await xcEvents(`${options.dataDir}/${dataset}.train.txt`);
+  const bodies: Uint8Array[] = [];
+  for (let s = 0; s + perRequest <= ev.lines.length; s += perRequest) {
+    bodies.push(enc.encode(ev.lines.slice(s, s + perRequest).join("\n") + "\n"));
+  }
+  const test = await loadXcFile(`${options.dataDir}/${dataset}.test.txt`);
+  const queries: Uint8Array[] = [];
+  for (let i = 0; i < test.x.numRows; i++) {
+    const r = rowView(test.x, i);
+    const f: Record<string, number> = {};
+    for (let p = 0; p < r.indices.length; p++) f[r.indices[p]] = r.values[p];
+    queries.push(enc.encode(JSON.stringify({ features: f, k: 5 })));
+  }
+  const nextEvents = (i: number) => ({ path: "/events", body: bodies[i % bodies.length] });
+  const nextQuery = (i: number) => ({ path: "/predict", body: queries[i % queries.length] });
+  const countAccepted = (w: Worker, body: string) => {
+    const m = /"accepted":(\d+)/.exec(body);
+    if (m) w.accepted += Number(m[1]);
+  };
+  const stateDir = await Deno.makeTempDir({ prefix: "tagstream-load-" });
+  let svc: ServiceProcess | undefined;
+  try {
+    svc = await startService({ stateDir, token: TOKEN, args: options.serveArgs ?? [] });
+    const port = svc.port;
+    const learned = async () =>
+      ((await getJson(`${svc!.url}/metrics`, TOKEN)).events as { learned: number }).learned;
+    log(`warm-up ${warmup} s`);
+    const tw = performance.now() + warmup * 1000;
+    await Promise.all([
+      drive(port, evConns, tw, nextEvents),
+      drive(port, Math.min(pConns, 8), tw, nextQuery),
+    ]);
+    const report: LoadReport["phases"] = {};
+    for (const phase of phases) {
+      log(`phase ${phase}: ${seconds} s`);
+      const l0 = await learned();
+      const t0 = performance.now(), until = t0 + seconds * 1000;
+      const runs = await Promise.all([
+        phase !== "predict" ? drive(port, evConns, until, nextEvents, countAccepted) : undefined,
+        phase !== "events" ? drive(port, pConns, until, nextQuery) : undefined,
+      ]);
+      const dt = (performance.now() - t0) / 1000;
+      const l1 = await learned();
+      const out: { events?: LoadStats; predict?: LoadStats } = {};
+      if (runs[0] !== undefined) {
+        out.events = {
+          ...stats(runs[0], evConns, dt),
+          eventsAccepted: runs[0].accepted,
+          eventsLearned: l1 - l0,
+          eventsLearnedPerSecond: (l1 - l0) / dt,
+        };
+      }
+      if (runs[1] !== undefined) out.predict = stats(runs[1], pConns, dt);
+      report[phase] = out;
+    }
+    const m = await getJson(`${svc.url}/metrics`, TOKEN);
+    const all = Object.values(report).flatMap((p) => [p.events, p.predict]).filter((s) =>
+      s !== undefined
+    ) as LoadStats[];
+    const evRate = report.events?.events?.eventsLearnedPerSecond;
+    const p99 = report.predict?.predict?.p99Ms;
+    return {
+      check: "load",
+      dataset,
+      model: String(m.model),
+      phases: report,
+      targets: { eventsLearnedPerSecond: 20000, predictP99Ms: 5, zero5xx: true },
+      meetsEventsTarget: evRate === undefined ? null : evRate >= 20000,
+      meetsPredictTarget: p99 === undefined ? null : p99 <= 5,
+      zero5xx: all.every((s) => s.status5xx === 0),
+      rssBytes: (m.memory as { rssBytes: number }).rssBytes,
+      deno: Deno.version.deno,
+    };
+  } finally {
+    if (svc !== undefined) await svc.stop();
+    await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+  }
+}

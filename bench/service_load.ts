@@ -1,0 +1,50 @@
+/**
+ * Full load check of the learning service (see `bench/service/load.ts`): concurrent
+ * connections drive `/events` and `/predict` for a fixed time; prints one JSON line with
+ * throughput, p50/p99 latency and error counts. Exits 1 when a 5xx was seen, or with `--strict`
+ * when a target (≥ 20,000 events/s learned, /predict p99 ≤ 5 ms at 64 connections) is missed.
+ *
+ * ```
+ * npx deno run --allow-all bench/service_load.ts [--dataset bibtex] [--data-dir DIR]
+ *   [--seconds 10] [--event-connections 4] [--events-per-request 250]
+ *   [--predict-connections 64] [--phases events,predict,mixed] [--strict] [-- serve flags...]
+ * ```
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import { runLoadCheck } from "./service/load.ts";
+
+if (import.meta.main) {
+  const { values: v, positionals } = parseArgs({
+    args: Deno.args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      dataset: { type: "string" },
+      "data-dir": { type: "string" },
+      seconds: { type: "string" },
+      "event-connections": { type: "string" },
+      "events-per-request": { type: "string" },
+      "predict-connections": { type: "string" },
+      phases: { type: "string" },
+      strict: { type: "boolean" },
+    },
+  });
+  const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+  const report = await runLoadCheck({
+    dataDir: resolveDataDir(v["data-dir"]),
+    dataset: v.dataset,
+    seconds: num(v.seconds),
+    eventConnections: num(v["event-connections"]),
+    eventsPerRequest: num(v["events-per-request"]),
+    predictConnections: num(v["predict-connections"]),
+    phases: v.phases?.split(",") as ("events" | "predict" | "mixed")[] | undefined,
+    serveArgs: positionals,
+    log: (m) => console.error(`[load] ${m}`),
+  });
+  console.log(JSON.stringify(report));
+  const missed = report.meetsEventsTarget === false || report.meetsPredictTarget === false;
+  if (!report.zero5xx || (v.strict && missed)) Deno.exit(1);
+}

@@ -1,0 +1,85 @@
+import { EventParser } from "../../src/stream/events.ts";
+import { assert, assertEquals } from "./helpers.ts";
+
+function reason(p: EventParser, line: string): string {
+  const r = p.parseLine(line);
+  if (r.ok) throw new Error(`expected a reject for ${line}`);
+  return r.reason;
+}
+
+Deno.test("EventParser maps index features, named labels and negatives", () => {
+  const p = new EventParser([], ["b"]);
+  const r = p.parseLine(
+    '{"id": 7, "features": {"9": 2, "1": 0.5, "4": 0}, "labels": ["a", "b", "a"], "negatives": ["c"]}',
+  );
+  if (!r.ok) throw new Error(r.reason);
+  assertEquals(r.event.id, "7");
+  assertEquals(r.event.x.indices, [1, 9], "zero values are dropped, indices sorted");
+  assertEquals(r.event.x.values, [0.5, 2]);
+  assertEquals(r.event.labels, [0, 1], "b keeps index 0, a is new, duplicates merged");
+  assertEquals(r.event.negatives, [2]);
+  assertEquals(p.labels.names, ["b", "a", "c"]);
+});
+
+Deno.test("EventParser rejects bad lines with reasons and leaves vocabularies unchanged", () => {
+  const p = new EventParser([], [], { maxLineBytes: 200, maxFeatures: 100 });
+  const cases: [string, string][] = [
+    ["{not json", "malformed JSON"],
+    ["[1]", "JSON object"],
+    ['{"features": {}, "labels": ["new1"], "extra": 1}', "unknown field"],
+    ['{"features": {"-3": 1}, "labels": ["new1"]}', '"-3"'],
+    ['{"features": {"01": 1}, "labels": ["new1"]}', "not a feature index"],
+    ['{"features": {"100": 1}, "labels": ["new1"]}', "out of range [0, 100)"],
+    ['{"features": {"1": 1e999}, "labels": ["new1"]}', "not a finite"],
+    ['{"features": {"1": "2"}, "labels": ["new1"]}', "must be a number"],
+    ['{"features": {"1": 1}}', "'labels' is required"],
+    ['{"features": {"1": 1}, "labels": [-1]}', "labels[0]"],
+    ['{"features": {"1": 1}, "labels": ["new1"], "negatives": ["new1"]}', "both"],
+    [JSON.stringify({ features: {}, labels: ["x".repeat(300)] }), "longer than 200 bytes"],
+  ];
+  for (const [line, text] of cases) {
+    const r = reason(p, line);
+    assert(r.includes(text), `${line}: reason '${r}' should mention '${text}'`);
+  }
+  assertEquals(p.labels.size, 0, "no rejected line added a label");
+});
+
+Deno.test("EventParser refuses to grow past the label limit, keeps known labels working", () => {
+  const p = new EventParser([], [], { maxLabels: 2 });
+  assert(p.parseLine('{"features": {}, "labels": ["a", "b"]}').ok);
+  assert(reason(p, '{"features": {}, "labels": ["c"]}').includes("full"));
+  assert(p.parseLine('{"features": {}, "labels": ["b"]}').ok);
+  assertEquals(p.labels.names, ["a", "b"]);
+});
+
+Deno.test("EventParser name mode grows the feature vocabulary", () => {
+  const p = new EventParser([], [], { featureKeys: "name" });
+  const r = p.parseLine('{"features": {"red": 1, "big": 2}, "labels": ["toy"]}');
+  if (!r.ok) throw new Error(r.reason);
+  assertEquals(p.features.names, ["red", "big"]);
+  assertEquals(r.event.x.indices, [0, 1]);
+});
+
+Deno.test("featuresForPredict drops unknown features and names the bad key", () => {
+  const p = new EventParser([], [], { featureKeys: "name" });
+  p.parseLine('{"features": {"red": 1, "big": 2}, "labels": ["toy"]}');
+  const x = p.featuresForPredict({ big: 3, unseen: 1, red: 0.5 }, 2);
+  assertEquals(x.indices, [0, 1]);
+  assertEquals(x.values, [0.5, 3]);
+  const q = new EventParser();
+  assertEquals(q.featuresForPredict({ "5": 1, "2": 2, "900": 1 }, 10).indices, [2, 5]);
+  let msg = "";
+  try {
+    q.featuresForPredict({ "-1": 1 }, 10);
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assert(msg.includes("'-1'"), msg);
+  try {
+    q.featuresForPredict({ "1": "NaN" }, 10);
+    msg = "";
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assert(msg.includes("finite"), msg);
+});

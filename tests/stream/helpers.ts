@@ -1,0 +1,38 @@
+/**
+ * Small helpers of the stream tests: assertions, event lines, temporary directories.
+ *
+ * @module
+ */
+export { assert, assertEquals, assertThrowsMsg, DATA_DIR, HAS_DATA } from "../data/helpers.ts";
+
+/** One NDJSON event line. */
+export function eventLine(
+  id: string,
+  features: Record<string, number>,
+  labels: (string | number)[],
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({ id, features, labels, ...extra });
+}
+
+/**
+ * `n` events with a planted structure: event i has feature `i % 10` (and a shared feature 10)
+ * and label `t<i % 5>` (feature j predicts label j % 5).
+ */
+export function plantedEvents(n: number, start = 0): string[] {
+  const out: string[] = [];
+  for (let i = start; i < start + n; i++) {
+    out.push(eventLine(`e${i}`, { [String(i % 10)]: 1, "10": 0.5 }, [`t${i % 5}`]));
+  }
+  return out;
+}
+
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream-test-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}

@@ -1,0 +1,170 @@
+import { factory as leml } from "../../src/models/leml/mod.ts";
+import { createApp } from "../../src/stream/http_app.ts";
+import { LearningService } from "../../src/stream/service.ts";
+import { assert, assertEquals, plantedEvents, withTempDir } from "./helpers.ts";
+
+type App = ReturnType<typeof createApp>;
+
+async function withApp(
+  fn: (app: App, s: LearningService) => Promise<void>,
+  publicRead = false,
+): Promise<void> {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open({
+      factory: leml,
+      stateDir: dir,
+      batchSize: 4,
+      modelOptions: { rank: 4, seed: 1 },
+      publishEvery: 0,
+      log: () => {},
+    });
+    try {
+      await fn(createApp({ service: s, token: "tok", maxBodyBytes: 4096, publicRead }), s);
+    } finally {
+      await s.stop();
+    }
+  });
+}
+
+const auth = { authorization: "Bearer tok" };
+
+async function call(app: App, method: string, path: string, body?: string, headers = auth) {
+  const res = await app.request(path, { method, body, headers });
+  const text = await res.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = { raw: text };
+  }
+  return { status: res.status, json, headers: res.headers };
+}
+
+Deno.test("POST /events: all good 200, mixed 200 with line numbers, all bad 400", async () => {
+  await withApp(async (app, s) => {
+    const good = plantedEvents(3);
+    let r = await call(app, "POST", "/events", good.join("\n") + "\n");
+    assertEquals([r.status, r.json.accepted, r.json.rejectedCount], [200, 3, 0]);
+    r = await call(app, "POST", "/events", `${good[0]}\nnope\n${good[1]}`);
+    assertEquals([r.status, r.json.accepted], [200, 2]);
+    assertEquals((r.json.rejected as { line: number }[]).map((x) => x.line), [2]);
+    r = await call(app, "POST", "/events", "nope\n[]\n");
+    assertEquals([r.status, r.json.accepted, r.json.rejectedCount], [400, 0, 2]);
+    assertEquals(s.learner.applied, 5);
+  });
+});
+
+Deno.test("auth: missing, malformed and wrong tokens are 401; /health is open", async () => {
+  await withApp(async (app, s) => {
+    const body = plantedEvents(1)[0];
+    for (const headers of [{}, { authorization: "tok" }, { authorization: "Bearer nope" }]) {
+      const r = await call(app, "POST", "/events", body, headers as typeof auth);
+      assertEquals(r.status, 401);
+      assert(typeof r.json.error === "string" && r.json.error.length > 0);
+      assertEquals(r.headers.get("www-authenticate"), 'Bearer realm="tagstream"');
+    }
+    assertEquals((await call(app, "GET", "/metrics", undefined, {} as typeof auth)).status, 401);
+    assertEquals(
+      (await call(app, "GET", "/health", undefined, {} as typeof auth)).json.status,
+      "ok",
+    );
+    assertEquals(s.learner.applied, 0);
+  });
+});
+
+Deno.test("--public-read opens the read endpoints but not /events", async () => {
+  await withApp(async (app) => {
+    const none = {} as typeof auth;
+    assertEquals((await call(app, "GET", "/metrics", undefined, none)).status, 200);
+    assertEquals((await call(app, "POST", "/predict", '{"features": {}}', none)).status, 200);
+    assertEquals((await call(app, "POST", "/events", plantedEvents(1)[0], none)).status, 401);
+  }, true);
+});
+
+Deno.test("bodies over the limit are 413 and nothing of them is applied", async () => {
+  await withApp(async (app, s) => {
+    const big = plantedEvents(100).join("\n");
+    assert(big.length > 4096);
+    const r = await call(app, "POST", "/events", big);
+    assertEquals(r.status, 413);
+    assert(String(r.json.error).includes("4096"));
+    assertEquals(s.learner.applied, 0);
+    // streamed without a length
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 10; i++) c.enqueue(new TextEncoder().encode(big.slice(0, 1000)));
+        c.close();
+      },
+    });
+    const res = await app.request("/events", { method: "POST", body: stream, headers: auth });
+    assertEquals(res.status, 413);
+    await res.body?.cancel();
+  });
+});
+
+Deno.test("POST /predict: one row, many rows, and clear 400s", async () => {
+  await withApp(async (app, s) => {
+    await s.ingestBody(Array(20).fill(plantedEvents(50).join("\n")).join("\n"), "http");
+    s.learner.flush();
+    let r = await call(app, "POST", "/predict", '{"features": {"3": 1, "10": 0.5}, "k": 2}');
+    assertEquals(r.status, 200);
+    assertEquals((r.json.labels as string[])[0], "t3");
+    assertEquals((r.json.scores as number[]).length, 2);
+    r = await call(
+      app,
+      "POST",
+      "/predict",
+      '{"rows": [{"features": {"1": 1}}, {"features": {"2": 1}}]}',
+    );
+    assertEquals((r.json.results as { labels: string[] }[]).map((x) => x.labels[0]), ["t1", "t2"]);
+    const bad: [string, string][] = [
+      ["{", "malformed JSON"],
+      ["[]", "JSON object"],
+      ['{"features": {"1": 1}, "k": 0}', "'k'"],
+      ['{"features": {"1": 1}, "what": 1}', "unknown field"],
+      ['{"rows": [{"features": {"x": 1}}]}', "rows[0]"],
+      ['{"rows": {}}', "array"],
+      ['{"features": {"1": 1}, "rows": []}', "not both"],
+      ["{}", "required"],
+    ];
+    for (const [body, text] of bad) {
+      const b = await call(app, "POST", "/predict", body);
+      assertEquals(b.status, 400, body);
+      assert(String(b.json.error).includes(text), `${body}: ${b.json.error}`);
+    }
+  });
+});
+
+Deno.test("GET /model: 404 before publishing, then the file with ETag, 304 when unchanged", async () => {
+  await withApp(async (app, s) => {
+    assertEquals((await call(app, "GET", "/model")).status, 404);
+    assertEquals((await call(app, "POST", "/publish")).status, 400, "nothing to publish yet");
+    await s.ingestBody(plantedEvents(10).join("\n"), "http");
+    const p = await call(app, "POST", "/publish");
+    assertEquals([p.status, p.json.version], [200, 1]);
+    const res = await app.request("/model", { headers: auth });
+    const etag = res.headers.get("etag")!;
+    assertEquals([res.status, res.headers.get("x-model-version")], [200, "1"]);
+    assertEquals(new Uint8Array(await res.arrayBuffer()).length, s.published!.bytes.length);
+    const again = await app.request("/model", { headers: { ...auth, "if-none-match": etag } });
+    assertEquals([again.status, again.headers.get("etag")], [304, etag]);
+    await s.publish();
+    const newer = await app.request("/model", { headers: { ...auth, "if-none-match": etag } });
+    assertEquals([newer.status, newer.headers.get("x-model-version")], [200, "2"]);
+    await newer.body?.cancel();
+  });
+});
+
+Deno.test("GET /metrics reports counts, rejects, prequential precision and the model version", async () => {
+  await withApp(async (app, s) => {
+    await s.ingestBody(plantedEvents(8).join("\n") + "\n{bad\n", "http");
+    const m = (await call(app, "GET", "/metrics")).json;
+    assertEquals(m.events, { applied: 8, learned: 8, queued: 0, rejected: 1 });
+    const pq = m.prequential as Record<string, unknown>;
+    assertEquals(pq.window, 8);
+    assert(typeof pq["P@1"] === "number" && typeof pq["P@5"] === "number");
+    assertEquals((m.lastRejects as { line: number }[])[0].line, 9);
+    assertEquals(m.modelVersion, 0);
+    assertEquals((await call(app, "GET", "/nowhere")).status, 404);
+  });
+});
