@@ -1,0 +1,214 @@
+/**
+ * Serving a model in an edge isolate: a {@linkcode ModelCache} decodes the model once per isolate
+ * and, optionally, revalidates its source in the background and hot-swaps a changed model (by
+ * ETag, or by the file's own CRC-32 when the source has no ETag). Requests keep being answered
+ * by the current model while a new one loads; a failed refresh keeps the current model.
+ *
+ * @module
+ */
+import { loadModel, type Model } from "./model.ts";
+
+/**
+ * Model bytes from a source, with the validator (ETag) they were served with.
+ *
+ * @example
+ * ```ts
+ * import type { ModelBytes } from "./serving.ts";
+ * const b: ModelBytes = { bytes: new Uint8Array(0), etag: '"v1"' };
+ * console.log(b.etag);
+ * ```
+ */
+export interface ModelBytes {
+  readonly bytes: Uint8Array;
+  readonly etag?: string;
+}
+
+/**
+ * Where a model comes from: `fetch(etag)` resolves the bytes, or null when the model is
+ * unchanged since `etag`. `id` names the source (one cached model per id and isolate).
+ *
+ * @example
+ * ```ts
+ * import type { ModelSource } from "./serving.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * const source: ModelSource = { id: "memory", fetch: async () => ({ bytes: file }) };
+ * console.log((await source.fetch())?.bytes.length === file.length); // true
+ * ```
+ */
+export interface ModelSource {
+  readonly id: string;
+  fetch(etag?: string): Promise<ModelBytes | null>;
+}
+
+/**
+ * Options of {@linkcode ModelCache}.
+ *
+ * @example
+ * ```ts
+ * import type { ModelCacheOptions } from "./serving.ts";
+ * const o: ModelCacheOptions = { refreshMs: 30_000, onError: (e) => console.error(e) };
+ * console.log(o.refreshMs);
+ * ```
+ */
+export interface ModelCacheOptions {
+  /** Revalidate the source at most this often, in ms (default 0: load once per isolate). */
+  refreshMs?: number;
+  /** Called when a background refresh fails (the current model stays in service). */
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * A content validator for model bytes: the file's stored CRC-32 (its last 4 bytes) and length.
+ *
+ * @example
+ * ```ts
+ * import { contentTag } from "./serving.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * console.log(/^crc-[0-9a-f]{8}-\d+$/.test(contentTag(file))); // true
+ * ```
+ */
+export function contentTag(bytes: Uint8Array): string {
+  const crc = bytes.length >= 4
+    ? new DataView(bytes.buffer, bytes.byteOffset, bytes.length).getUint32(bytes.length - 4)
+    : 0;
+  return `crc-${crc.toString(16).padStart(8, "0")}-${bytes.length}`;
+}
+
+/**
+ * A model decoded once from a source, optionally revalidated and hot-swapped.
+ *
+ * @example
+ * ```ts
+ * import { ModelCache } from "./serving.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * let fetches = 0;
+ * const cache = new ModelCache({ id: "memory", fetch: async () => (fetches++, { bytes: file }) });
+ * const [a, b] = await Promise.all([cache.get(), cache.get()]);
+ * console.log(a === b, fetches, a.numLabels); // true 1 3
+ * ```
+ */
+export class ModelCache {
+  readonly source: ModelSource;
+  readonly #options: ModelCacheOptions;
+  #model?: Model;
+  #etag?: string;
+  #checkedAt = 0;
+  #loading?: Promise<Model>;
+  #refreshing?: Promise<boolean>;
+
+  constructor(source: ModelSource, options: ModelCacheOptions = {}) {
+    this.source = source;
+    this.#options = options;
+  }
+
+  /** Validator of the model in service (the source's ETag, or its content tag). */
+  get etag(): string | undefined {
+    return this.#etag;
+  }
+
+  /** The model in service, if one has been loaded. */
+  get current(): Model | undefined {
+    return this.#model;
+  }
+
+  /**
+   * The model: loaded on first use (concurrent callers share one load; a failed load is retried
+   * by the next call). When `refreshMs` has passed since the last check, starts a background
+   * revalidation and hands its promise to `waitUntil` (e.g. a Worker's `ctx.waitUntil`).
+   */
+  get(waitUntil?: (p: Promise<unknown>) => void): Promise<Model> {
+    const model = this.#model;
+    if (!model) {
+      this.#loading ??= this.refresh().then(
+        () => this.#model!,
+        (e) => {
+          this.#loading = undefined;
+          throw e;
+        },
+      );
+      return this.#loading;
+    }
+    const every = this.#options.refreshMs ?? 0;
+    if (every > 0 && !this.#refreshing && Date.now() - this.#checkedAt >= every) {
+      const p = this.refresh().catch((e) => this.#options.onError?.(e));
+      waitUntil?.(p);
+    }
+    return Promise.resolve(model);
+  }
+
+  /**
+   * Checks the source now and swaps in a changed model; resolves true when it swapped.
+   *
+   * @throws whatever the source or {@linkcode loadModel} throws (the current model stays).
+   */
+  refresh(): Promise<boolean> {
+    return this.#refreshing ??= (async () => {
+      try {
+        const got = await this.source.fetch(this.#etag);
+        this.#checkedAt = Date.now();
+        if (!got) return false;
+        const tag = got.etag ?? contentTag(got.bytes);
+        if (this.#model && tag === this.#etag) return false;
+        this.#model = loadModel(got.bytes);
+        this.#etag = tag;
+        return true;
+      } finally {
+        this.#refreshing = undefined;
+      }
+    })();
+  }
+}
+
+const isolateCaches = new Map<string, ModelCache>();
+
+/**
+ * The isolate-wide cache of a source (created on first use, by `source.id`): the model is
+ * decoded once per isolate however many requests ask for it.
+ *
+ * @example
+ * ```ts
+ * import { sharedModel } from "./serving.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * const source = { id: "doc:shared", fetch: async () => ({ bytes: file }) };
+ * console.log(sharedModel(source) === sharedModel(source)); // true
+ * ```
+ */
+export function sharedModel(source: ModelSource, options: ModelCacheOptions = {}): ModelCache {
+  let cache = isolateCaches.get(source.id);
+  if (!cache) isolateCaches.set(source.id, cache = new ModelCache(source, options));
+  return cache;
+}
+
+/**
+ * A model served over HTTP(S), revalidated with `If-None-Match` (a 304 keeps the current model).
+ * `fetch` may be replaced, e.g. by a Workers static-assets binding.
+ *
+ * @example
+ * ```ts
+ * import { urlSource } from "./serving.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * const source = urlSource("https://models.example/m.tsm", {
+ *   fetch: async (req) =>
+ *     req.headers.get("if-none-match") === '"v1"'
+ *       ? new Response(null, { status: 304 })
+ *       : new Response(file, { headers: { etag: '"v1"' } }),
+ * });
+ * console.log((await source.fetch())?.etag, await source.fetch('"v1"')); // "v1" null
+ * ```
+ */
+export function urlSource(
+  url: string | URL,
+  init: { fetch?: (request: Request) => Promise<Response>; id?: string } = {},
+): ModelSource {
+  const href = String(url), get = init.fetch ?? ((r: Request) => fetch(r));
+  return {
+    id: init.id ?? `url:${href}`,
+    async fetch(etag) {
+      const res = await get(new Request(href, { headers: etag ? { "if-none-match": etag } : {} }));
+      if (res.status === 304) return null;
+      if (!res.ok) throw new Error(`GET ${href}: ${res.status} ${res.statusText}`);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      return { bytes, etag: res.headers.get("etag") ?? undefined };
+    },
+  };
+}
