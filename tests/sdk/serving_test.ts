@@ -40,10 +40,10 @@ Deno.test("ModelCache: background refresh hot-swaps on a new ETag, keeps the mod
   const seen: (string | undefined)[] = [], errors: unknown[] = [], pending: Promise<unknown>[] = [];
   const cache = new ModelCache({
     id: "t2",
-    fetch: async (etag) => {
+    fetch: (etag) => {
       seen.push(etag);
-      if (down) throw new Error("down");
-      return served && served.etag !== etag ? served : null;
+      if (down) return Promise.reject(new Error("down"));
+      return Promise.resolve(served && served.etag !== etag ? served : null);
     },
   }, { refreshMs: 1, onError: (e) => errors.push(e) });
   const first = await cache.get();
@@ -142,29 +142,35 @@ Deno.test("Deno KV: chunks under 64 KiB, atomic version switch, old chunks delet
 });
 
 Deno.test("Cloudflare sources: KV value, R2 with etagDoesNotMatch, static asset", async () => {
-  const kv = kvNamespaceSource({ get: async (k) => k === "m" ? sparse.slice().buffer : null }, "m");
+  const kv = kvNamespaceSource({
+    get: (k) => Promise.resolve(k === "m" ? sparse.slice().buffer : null),
+  }, "m");
   assert((await kv.fetch())?.bytes.length === sparse.length, "KV");
   const calls: (string | undefined)[] = [];
   const r2 = r2Source({
-    get: async (_k, o) => {
+    get: (_k, o) => {
       calls.push(o?.onlyIf?.etagDoesNotMatch);
-      return o?.onlyIf?.etagDoesNotMatch === "e1"
-        ? { etag: "e1" }
-        : { etag: "e1", arrayBuffer: async () => sparse.slice().buffer };
+      return Promise.resolve(
+        o?.onlyIf?.etagDoesNotMatch === "e1"
+          ? { etag: "e1" }
+          : { etag: "e1", arrayBuffer: () => Promise.resolve(sparse.slice().buffer) },
+      );
     },
   }, "m");
   assert((await r2.fetch())?.etag === "e1" && (await r2.fetch("e1")) === null, "R2");
   assert(calls.join() === ",e1", `R2 preconditions ${calls}`);
   const asset = assetSource({
-    fetch: async (r) =>
-      new URL(r.url).pathname === "/models/m.tsm"
-        ? new Response(sparse, { headers: { etag: '"x"' } })
-        : new Response(null, { status: 404 }),
+    fetch: (r) =>
+      Promise.resolve(
+        new URL(r.url).pathname === "/models/m.tsm"
+          ? new Response(sparse, { headers: { etag: '"x"' } })
+          : new Response(null, { status: 404 }),
+      ),
   }, "/models/m.tsm");
   assert((await asset.fetch())?.etag === '"x"', "asset");
   let err: unknown;
   try {
-    await kvNamespaceSource({ get: async () => null }, "none").fetch();
+    await kvNamespaceSource({ get: () => Promise.resolve(null) }, "none").fetch();
   } catch (e) {
     err = e;
   }
@@ -172,7 +178,10 @@ Deno.test("Cloudflare sources: KV value, R2 with etagDoesNotMatch, static asset"
 });
 
 Deno.test("predictHandler: answers, batch, 400 on bad requests, 405, 503", async () => {
-  const cache = new ModelCache({ id: "h", fetch: async () => ({ bytes: sparse, etag: "v7" }) });
+  const cache = new ModelCache({
+    id: "h",
+    fetch: () => Promise.resolve({ bytes: sparse, etag: "v7" }),
+  });
   const handle = predictHandler(cache);
   const post = async (body: unknown) => {
     const res = await handle(
