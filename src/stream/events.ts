@@ -43,8 +43,10 @@ export interface EventLimits {
  * @example
  * ```ts
  * import type { LineResult } from "./events.ts";
- * const r: LineResult = { ok: false, reason: "malformed JSON" };
- * console.log(r.ok ? r.event.labels.length : r.reason); // "malformed JSON"
+ * function describe(r: LineResult): string {
+ *   return r.ok ? `${r.event.labels.length} labels` : r.reason;
+ * }
+ * console.log(describe({ ok: false, reason: "malformed JSON" })); // "malformed JSON"
  * ```
  */
 export type LineResult =

@@ -95,7 +95,7 @@ export function validationRows(
  *   estimator: m, labelNames: ["a", "b"], labelCounts: Float64Array.of(20, 20), applied: 40,
  *   meta: {}, validation: events,
  * });
- * builder.close();
+ * builder.close?.();
  * console.log(out.bytes.length > 0, typeof out.note); // true "string"
  * ```
  */

@@ -13,7 +13,6 @@ import { resolveDataDir } from "../../data/data_dir.ts";
 import type { Example, SparseVector } from "../../data/types.ts";
 import { evaluateModel, type ScoringModel } from "../../metrics/evaluate.ts";
 import { propensities } from "../../metrics/propensity.ts";
-import { loadModel } from "../../../sdk/mod.ts";
 import { evaluatePredictionsFile } from "../eval.ts";
 import { Progress } from "../progress.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
@@ -109,6 +108,8 @@ export function evaluateByName(
 
 /** A model file scored through the SDK (full score vectors from its top-L). */
 async function sdkModel(path: string): Promise<NamedModel> {
+  // Loaded on demand: the other commands do not depend on the SDK.
+  const { loadModel } = await import("../../../sdk/mod.ts");
   const m = loadModel(await Deno.readFile(path));
   const L = m.numLabels;
   return {

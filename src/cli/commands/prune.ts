@@ -7,7 +7,6 @@
 import { resolveDataDir } from "../../data/data_dir.ts";
 import { loadNames } from "../../data/dataset.ts";
 import { writeFileAtomic } from "../../stream/checkpoint.ts";
-import { parsePruneArgs, runPrune } from "../prune.ts";
 import { Progress } from "../progress.ts";
 import type { Command } from "./args.ts";
 import { modelFileOf } from "./export.ts";
@@ -85,6 +84,8 @@ export const pruneCommand: Command = {
       if (!rest.includes("--out")) rest.push("--out", `${dir}/model.pop.tsm`);
     }
     try {
+      // Loaded on demand: the other commands do not depend on the prune CLI.
+      const { parsePruneArgs, runPrune } = await import("../prune.ts");
       const summary = await runPrune({ ...parsePruneArgs(rest), progress: new Progress() });
       console.log(JSON.stringify(summary));
     } finally {
