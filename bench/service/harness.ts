@@ -237,9 +237,9 @@ export async function xcEvents(
 export class HttpConnection {
   readonly #conn: Deno.Conn;
   readonly #host: string;
-  #buf = new Uint8Array(0);
-  readonly #chunk = new Uint8Array(64 * 1024);
-  readonly #enc = new TextEncoder();
+  #buf = new Uint8Array(64 * 1024);
+  #start = 0;
+  #end = 0;
   readonly #dec = new TextDecoder();
   #closed = false;
 
@@ -255,86 +255,111 @@ export class HttpConnection {
     return new HttpConnection(conn, `127.0.0.1:${port}`);
   }
 
+  /**
+   * The bytes of one request (build them once and {@linkcode HttpConnection.send} them many
+   * times to keep the client's own work small).
+   */
+  static encodeRequest(
+    method: string,
+    path: string,
+    body?: Uint8Array | string,
+    headers: Record<string, string> = {},
+  ): Uint8Array {
+    const enc = new TextEncoder();
+    const b = typeof body === "string" ? enc.encode(body) : body;
+    let head = `${method} ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\n`;
+    for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+    if (b !== undefined) head += `content-length: ${b.length}\r\n`;
+    head += "\r\n";
+    const h = enc.encode(head);
+    const msg = new Uint8Array(h.length + (b?.length ?? 0));
+    msg.set(h, 0);
+    if (b) msg.set(b, h.length);
+    return msg;
+  }
+
   /** Sends one request and reads its response. */
-  async request(
+  request(
     method: string,
     path: string,
     body?: Uint8Array | string,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; body: string; headers: Record<string, string> }> {
-    const b = typeof body === "string" ? this.#enc.encode(body) : body;
-    let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.#host}\r\n`;
-    for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
-    if (b !== undefined) head += `content-length: ${b.length}\r\n`;
-    head += "\r\n";
-    const h = this.#enc.encode(head);
-    const msg = new Uint8Array(h.length + (b?.length ?? 0));
-    msg.set(h, 0);
-    if (b) msg.set(b, h.length);
+    return this.send(HttpConnection.encodeRequest(method, path, body, headers));
+  }
+
+  /** Sends the bytes of one request and reads its response. */
+  async send(
+    request: Uint8Array,
+  ): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+    if (this.#closed) throw new Error(`connection to ${this.#host} is closed`);
     let off = 0;
-    while (off < msg.length) off += await this.#conn.write(msg.subarray(off));
+    while (off < request.length) off += await this.#conn.write(request.subarray(off));
     return await this.#readResponse();
   }
 
+  /** Reads more bytes into the buffer (compacting or growing it first when full). */
   async #fill(): Promise<void> {
-    const n = await this.#conn.read(this.#chunk);
+    if (this.#end === this.#buf.length) {
+      const live = this.#end - this.#start;
+      const next = live * 2 > this.#buf.length ? new Uint8Array(this.#buf.length * 2) : this.#buf;
+      next.set(this.#buf.subarray(this.#start, this.#end), 0);
+      this.#buf = next;
+      this.#start = 0;
+      this.#end = live;
+    }
+    const n = await this.#conn.read(this.#buf.subarray(this.#end));
     if (n === null) {
       this.close();
       throw new Error("connection closed by the server");
     }
-    const next = new Uint8Array(this.#buf.length + n);
-    next.set(this.#buf, 0);
-    next.set(this.#chunk.subarray(0, n), this.#buf.length);
-    this.#buf = next;
+    this.#end += n;
   }
 
-  #indexOf(seq: number[], from = 0): number {
-    outer: for (let i = from; i + seq.length <= this.#buf.length; i++) {
-      for (let j = 0; j < seq.length; j++) if (this.#buf[i + j] !== seq[j]) continue outer;
-      return i;
+  /** Position of CR LF (CR LF when `double`) at or after `from`, or -1. */
+  #crlf(from: number, double: boolean): number {
+    const b = this.#buf;
+    for (let i = from; i + (double ? 3 : 1) < this.#end; i++) {
+      if (b[i] === 13 && b[i + 1] === 10 && (!double || (b[i + 2] === 13 && b[i + 3] === 10))) {
+        return i;
+      }
     }
     return -1;
   }
 
   async #readResponse() {
     let end: number;
-    while ((end = this.#indexOf([13, 10, 13, 10])) < 0) await this.#fill();
-    const head = this.#dec.decode(this.#buf.subarray(0, end)).split("\r\n");
-    this.#buf = this.#buf.slice(end + 4);
+    while ((end = this.#crlf(this.#start, true)) < 0) await this.#fill();
+    const head = this.#dec.decode(this.#buf.subarray(this.#start, end)).split("\r\n");
+    this.#start = end + 4;
     const status = Number(head[0].split(" ")[1]);
     const headers: Record<string, string> = {};
-    for (const l of head.slice(1)) {
-      const i = l.indexOf(":");
+    for (let k = 1; k < head.length; k++) {
+      const l = head[k], i = l.indexOf(":");
       headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
     }
-    let body: Uint8Array;
+    let body = "";
     if (headers["transfer-encoding"]?.includes("chunked")) {
-      const parts: Uint8Array[] = [];
       while (true) {
         let e: number;
-        while ((e = this.#indexOf([13, 10])) < 0) await this.#fill();
-        const size = parseInt(this.#dec.decode(this.#buf.subarray(0, e)), 16);
-        while (this.#buf.length < e + 2 + size + 2) await this.#fill();
-        parts.push(this.#buf.slice(e + 2, e + 2 + size));
-        this.#buf = this.#buf.slice(e + 2 + size + 2);
+        while ((e = this.#crlf(this.#start, false)) < 0) await this.#fill();
+        const size = parseInt(this.#dec.decode(this.#buf.subarray(this.#start, e)), 16);
+        while (this.#end < e + 2 + size + 2) await this.#fill();
+        body += this.#dec.decode(this.#buf.subarray(e + 2, e + 2 + size));
+        this.#start = e + 2 + size + 2;
         if (size === 0) break;
-      }
-      body = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
-      let o = 0;
-      for (const p of parts) {
-        body.set(p, o);
-        o += p.length;
       }
     } else {
       const len = Number(headers["content-length"] ?? 0);
-      while (this.#buf.length < len) await this.#fill();
-      body = this.#buf.slice(0, len);
-      this.#buf = this.#buf.slice(len);
+      while (this.#end - this.#start < len) await this.#fill();
+      body = this.#dec.decode(this.#buf.subarray(this.#start, this.#start + len));
+      this.#start += len;
     }
+    if (this.#start === this.#end) this.#start = this.#end = 0;
     // The server may end the connection after this response (Deno 2.9.5 does so after request
     // bodies of more than ~200 bytes: denoland/deno#36657, fixed in 2.9.6).
     if ((headers.connection ?? "").toLowerCase().includes("close")) this.close();
-    return { status, body: this.#dec.decode(body), headers };
+    return { status, body, headers };
   }
 
   /** Whether the connection is closed (by {@linkcode HttpConnection.close} or the server). */

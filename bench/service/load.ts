@@ -79,6 +79,9 @@ export interface LoadStats {
   status4xx: number;
   status5xx: number;
   networkErrors: number;
+  /** CPU use of the server and of this load generator over the phase, percent of one core. */
+  serverCpuPercent: number | null;
+  clientCpuPercent: number;
   /** Connections the server closed after a response (see denoland/deno#36657). */
   serverClosedConnections: number;
   /** `/events` only: events accepted, and learned per second over the phase. */
@@ -128,7 +131,7 @@ async function drive(
   port: number,
   connections: number,
   until: number,
-  next: (i: number) => { path: string; body: Uint8Array },
+  next: (i: number) => Uint8Array,
   onBody?: (w: Worker, body: string) => void,
 ): Promise<Worker> {
   const total: Worker = {
@@ -141,17 +144,16 @@ async function drive(
     net: 0,
     accepted: 0,
   };
-  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
   await Promise.all(Array.from({ length: connections }, async (_, c) => {
     let conn: HttpConnection | undefined;
     let i = c;
     while (performance.now() < until) {
       try {
         conn ??= await HttpConnection.open(port);
-        const r = next(i);
+        const request = next(i);
         i += connections;
         const t0 = performance.now();
-        const res = await conn.request("POST", r.path, r.body, headers);
+        const res = await conn.send(request);
         total.latencies.push(performance.now() - t0);
         total.requests++;
         if (res.status < 300) total.s2++;
@@ -173,8 +175,26 @@ async function drive(
   return total;
 }
 
-function stats(w: Worker, connections: number, seconds: number): LoadStats {
+/** CPU seconds (user + system) of a process, from /proc (Linux), or NaN. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
+function stats(
+  w: Worker,
+  connections: number,
+  seconds: number,
+  cpu: { server: number; client: number },
+): LoadStats {
   return {
+    serverCpuPercent: Number.isFinite(cpu.server) ? (100 * cpu.server) / seconds : null,
+    clientCpuPercent: (100 * cpu.client) / seconds,
     connections,
     seconds,
     requests: w.requests,
@@ -208,11 +228,12 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
   const pConns = options.predictConnections ?? 64;
   const phases = options.phases ?? ["events", "predict", "mixed"];
   const log = options.log ?? (() => {});
-  const enc = new TextEncoder();
+  const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
   const ev = await xcEvents(`${options.dataDir}/${dataset}.train.txt`);
   const bodies: Uint8Array[] = [];
   for (let s = 0; s + perRequest <= ev.lines.length; s += perRequest) {
-    bodies.push(enc.encode(ev.lines.slice(s, s + perRequest).join("\n") + "\n"));
+    const body = ev.lines.slice(s, s + perRequest).join("\n") + "\n";
+    bodies.push(HttpConnection.encodeRequest("POST", "/events", body, headers));
   }
   const test = await loadXcFile(`${options.dataDir}/${dataset}.test.txt`);
   const queries: Uint8Array[] = [];
@@ -220,10 +241,11 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
     const r = rowView(test.x, i);
     const f: Record<string, number> = {};
     for (let p = 0; p < r.indices.length; p++) f[r.indices[p]] = r.values[p];
-    queries.push(enc.encode(JSON.stringify({ features: f, k: 5 })));
+    const body = JSON.stringify({ features: f, k: 5 });
+    queries.push(HttpConnection.encodeRequest("POST", "/predict", body, headers));
   }
-  const nextEvents = (i: number) => ({ path: "/events", body: bodies[i % bodies.length] });
-  const nextQuery = (i: number) => ({ path: "/predict", body: queries[i % queries.length] });
+  const nextEvents = (i: number) => bodies[i % bodies.length];
+  const nextQuery = (i: number) => queries[i % queries.length];
   const countAccepted = (w: Worker, body: string) => {
     const m = /"accepted":(\d+)/.exec(body);
     if (m) w.accepted += Number(m[1]);
@@ -245,23 +267,25 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
     for (const phase of phases) {
       log(`phase ${phase}: ${seconds} s`);
       const l0 = await learned();
+      const s0 = cpuSecondsOf(svc.pid), c0 = cpuSecondsOf(Deno.pid);
       const t0 = performance.now(), until = t0 + seconds * 1000;
       const runs = await Promise.all([
         phase !== "predict" ? drive(port, evConns, until, nextEvents, countAccepted) : undefined,
         phase !== "events" ? drive(port, pConns, until, nextQuery) : undefined,
       ]);
       const dt = (performance.now() - t0) / 1000;
+      const cpu = { server: cpuSecondsOf(svc.pid) - s0, client: cpuSecondsOf(Deno.pid) - c0 };
       const l1 = await learned();
       const out: { events?: LoadStats; predict?: LoadStats } = {};
       if (runs[0] !== undefined) {
         out.events = {
-          ...stats(runs[0], evConns, dt),
+          ...stats(runs[0], evConns, dt, cpu),
           eventsAccepted: runs[0].accepted,
           eventsLearned: l1 - l0,
           eventsLearnedPerSecond: (l1 - l0) / dt,
         };
       }
-      if (runs[1] !== undefined) out.predict = stats(runs[1], pConns, dt);
+      if (runs[1] !== undefined) out.predict = stats(runs[1], pConns, dt, cpu);
       report[phase] = out;
     }
     const m = await getJson(`${svc.url}/metrics`, TOKEN);
