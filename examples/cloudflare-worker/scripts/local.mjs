@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+// Runs the worker locally in real workerd (through Miniflare) on 127.0.0.1, with the model in
+// the chosen binding. Node >= 20.
+//
+//   node examples/cloudflare-worker/scripts/local.mjs --model bibtex.tsm [--source kv|r2|asset]
+//        [--key bibtex.tsm] [--port 0] [--refresh-ms 0] [--bundle dist/worker.js]
+//
+// Without --bundle the worker is bundled first with wrangler (`deploy --dry-run`, using
+// wrangler.toml). Prints one JSON line {"url", "source", "bundle"} when ready. Then reads
+// commands on stdin, one per line: `put PATH` replaces the model in the binding (KV, R2 or the
+// asset) and answers {"put": PATH}. Exits, stopping workerd, at the end of stdin or on
+// SIGINT/SIGTERM.
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Miniflare } from "miniflare";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const project = resolve(here, "..");
+const { values } = parseArgs({
+  options: {
+    model: { type: "string" },
+    source: { type: "string", default: "kv" },
+    key: { type: "string", default: "bibtex.tsm" },
+    port: { type: "string", default: "0" },
+    "refresh-ms": { type: "string", default: "0" },
+    bundle: { type: "string" },
+  },
+});
+if (!values.model || !["kv", "r2", "asset"].includes(values.source)) {
+  console.error("usage: local.mjs --model FILE [--source kv|r2|asset] [--key K] [--port P]");
+  process.exit(2);
+}
+
+const work = mkdtempSync(join(tmpdir(), "tagstream-worker-"));
+let bundle = values.bundle;
+if (!bundle) {
+  const wrangler = resolve(project, "../../node_modules/wrangler/bin/wrangler.js");
+  const out = join(work, "dist");
+  const r = spawnSync(process.execPath, [
+    wrangler,
+    "deploy",
+    "--dry-run",
+    "--outdir",
+    out,
+    "--config",
+    join(project, "wrangler.toml"),
+  ], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+  });
+  if (r.status !== 0) {
+    console.error(`wrangler could not bundle the worker (exit ${r.status})`);
+    process.exit(1);
+  }
+  bundle = join(out, "worker.js");
+}
+
+// run a copy of the bundle without its source map comment (the map is not copied)
+const script = join(work, "worker.js");
+writeFileSync(
+  script,
+  readFileSync(bundle, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n"),
+);
+
+const assets = join(work, "assets");
+const assetPath = (values.key.startsWith("/") ? values.key : `/${values.key}`).slice(1);
+const toml = readFileSync(join(project, "wrangler.toml"), "utf8");
+const compatibilityDate = /compatibility_date\s*=\s*"([^"]+)"/.exec(toml)?.[1] ?? "2025-01-01";
+
+async function put(path) {
+  const file = readFileSync(path); // a pooled Buffer: pass a plain ArrayBuffer to the bindings
+  const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.length);
+  await (await mf.getKVNamespace("MODELS")).put(values.key, bytes);
+  await (await mf.getR2Bucket("MODEL_BUCKET")).put(values.key, bytes);
+  copyFileSync(path, join(assets, assetPath));
+}
+
+// the asset directory must hold the model before workerd starts
+mkdirSync(dirname(join(assets, assetPath)), { recursive: true });
+copyFileSync(values.model, join(assets, assetPath));
+const mf = new Miniflare({
+  modules: true,
+  scriptPath: script,
+  modulesRoot: work, // module names are relative to it (the default, the cwd, may not hold it)
+  compatibilityDate,
+  host: "127.0.0.1",
+  port: Number(values.port),
+  bindings: {
+    MODEL_SOURCE: values.source,
+    MODEL_KEY: values.key,
+    MODEL_REFRESH_MS: values["refresh-ms"],
+  },
+  kvNamespaces: ["MODELS"],
+  r2Buckets: ["MODEL_BUCKET"],
+  assets: {
+    directory: assets,
+    binding: "ASSETS",
+    routerConfig: { has_user_worker: true, invoke_user_worker_ahead_of_assets: true },
+  },
+});
+let stopping = false;
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  await mf.dispose().catch(() => {});
+  rmSync(work, { recursive: true, force: true });
+  process.exit(code);
+}
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));
+try {
+  const url = await mf.ready;
+  await put(values.model);
+  console.log(JSON.stringify({ url: url.href, source: values.source, bundle }));
+} catch (e) {
+  console.error(`workerd did not start: ${e?.stack ?? e}`);
+  await stop(1);
+}
+const lines = createInterface({ input: process.stdin });
+lines.on("line", async (line) => {
+  const [cmd, arg] = line.trim().split(/\s+/, 2);
+  try {
+    if (cmd === "put" && arg) {
+      await put(arg);
+      console.log(JSON.stringify({ put: arg }));
+    } else if (cmd) console.log(JSON.stringify({ error: `unknown command '${line.trim()}'` }));
+  } catch (e) {
+    console.log(JSON.stringify({ error: String(e) }));
+  }
+});
+lines.on("close", () => stop(0));

@@ -1,0 +1,94 @@
+/**
+ * Tagstream predictions on Cloudflare Workers: `GET /health`, `POST /predict` (see
+ * sdk/http.ts). The model comes from Workers KV, R2 or a static asset (`MODEL_SOURCE`), is
+ * decoded once per isolate and, with `MODEL_REFRESH_MS`, revalidated in the background.
+ *
+ * @module
+ */
+import {
+  assetSource,
+  type FetcherLike,
+  type KvNamespaceLike,
+  kvNamespaceSource,
+  modelFrom,
+  type R2BucketLike,
+  r2Source,
+} from "../../../sdk/cloudflare.ts";
+import { predictHandler } from "../../../sdk/http.ts";
+import type { ModelCache } from "../../../sdk/serving.ts";
+
+/**
+ * The worker's bindings and variables (wrangler.toml).
+ *
+ * @example
+ * ```ts
+ * import type { Env } from "./worker.ts";
+ * const env: Partial<Env> = { MODEL_SOURCE: "r2", MODEL_KEY: "bibtex.tsm" };
+ * console.log(env.MODEL_SOURCE);
+ * ```
+ */
+export interface Env {
+  MODEL_SOURCE?: string;
+  MODEL_KEY: string;
+  MODEL_REFRESH_MS?: string;
+  MODELS: KvNamespaceLike;
+  MODEL_BUCKET: R2BucketLike;
+  ASSETS: FetcherLike;
+}
+
+/**
+ * The isolate's model cache for these bindings.
+ *
+ * @example
+ * ```ts
+ * import { modelsOf } from "./worker.ts";
+ * const file = await Deno.readFile(new URL("../../../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * const models = modelsOf({
+ *   MODEL_SOURCE: "kv", MODEL_KEY: "doc.tsm",
+ *   MODELS: { get: () => Promise.resolve(file.slice().buffer) },
+ *   MODEL_BUCKET: { get: () => Promise.resolve(null) },
+ *   ASSETS: { fetch: () => Promise.resolve(new Response(null, { status: 404 })) },
+ * });
+ * console.log((await models.get()).kind); // linear-sparse
+ * ```
+ */
+export function modelsOf(env: Env): ModelCache {
+  const key = env.MODEL_KEY;
+  const source = env.MODEL_SOURCE === "r2"
+    ? r2Source(env.MODEL_BUCKET, key)
+    : env.MODEL_SOURCE === "asset"
+    ? assetSource(env.ASSETS, key.startsWith("/") ? key : `/${key}`)
+    : kvNamespaceSource(env.MODELS, key);
+  return modelFrom(source, {
+    refreshMs: Number(env.MODEL_REFRESH_MS ?? 0),
+    onError: (e) => console.error(`model refresh failed: ${e}`),
+  });
+}
+
+const handlers = new WeakMap<ModelCache, ReturnType<typeof predictHandler>>();
+
+export default {
+  /** Routes a request (the Workers module entry point). */
+  async fetch(
+    request: Request,
+    env: Env,
+    ctx: { waitUntil(p: Promise<unknown>): void },
+  ): Promise<Response> {
+    const models = modelsOf(env);
+    const path = new URL(request.url).pathname;
+    if (path === "/predict") {
+      let handle = handlers.get(models);
+      if (!handle) handlers.set(models, handle = predictHandler(models));
+      return handle(request, (p) => ctx.waitUntil(p));
+    }
+    if (path === "/health") {
+      try {
+        const m = await models.get((p) => ctx.waitUntil(p));
+        return Response.json({ ok: true, kind: m.kind, numLabels: m.numLabels, etag: models.etag });
+      } catch (e) {
+        return Response.json({ ok: false, error: String(e) }, { status: 503 });
+      }
+    }
+    return Response.json({ error: "not found: use GET /health or POST /predict" }, { status: 404 });
+  },
+};

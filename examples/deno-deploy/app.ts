@@ -1,0 +1,67 @@
+/**
+ * The Deno Deploy example's app: the model cache from the environment, and the Hono routes.
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import { type KvLike, modelFromKv, modelFromUrl } from "../../sdk/deno_deploy.ts";
+import { predictHandler } from "../../sdk/http.ts";
+import type { ModelCache } from "../../sdk/serving.ts";
+
+/**
+ * The isolate's model cache, from the environment.
+ *
+ * @example
+ * ```ts
+ * import { modelsFromEnv } from "./app.ts";
+ * const file = await Deno.readFile(new URL("../../tests/fixtures/v1/linear-lowrank.tsm", import.meta.url));
+ * const env: Record<string, string> = {
+ *   MODEL_URL: `data:application/octet-stream;base64,${btoa(String.fromCharCode(...file))}`,
+ * };
+ * const models = await modelsFromEnv((name) => env[name]);
+ * console.log((await models.get()).kind); // linear-lowrank
+ * ```
+ */
+export async function modelsFromEnv(
+  env: (name: string) => string | undefined,
+): Promise<ModelCache> {
+  const refreshMs = Number(env("MODEL_REFRESH_MS") ?? 0);
+  const onError = (e: unknown) => console.error(`model refresh failed: ${e}`);
+  const url = env("MODEL_URL"), key = env("MODEL_KV_KEY");
+  if (url) return modelFromUrl(url, { refreshMs, onError });
+  if (key) {
+    const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
+    if (!openKv) throw new Error("MODEL_KV_KEY needs Deno KV: run with --unstable-kv");
+    const kv = await openKv(env("MODEL_KV_PATH"));
+    return modelFromKv(kv, key.split(","), { refreshMs, onError });
+  }
+  throw new Error("set MODEL_URL or MODEL_KV_KEY");
+}
+
+/**
+ * The Hono app: `GET /health`, `POST /predict`.
+ *
+ * @example
+ * ```ts
+ * import { appFor } from "./app.ts";
+ * import { ModelCache } from "../../sdk/serving.ts";
+ * const file = await Deno.readFile(new URL("../../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * const app = appFor(new ModelCache({ id: "doc", fetch: () => Promise.resolve({ bytes: file }) }));
+ * const res = await app.request("/predict", { method: "POST", body: JSON.stringify({ features: { alpha: 1 }, k: 1 }) });
+ * console.log(res.status, (await res.json()).labels[0].name); // 200 tag-0
+ * ```
+ */
+export function appFor(models: ModelCache): Hono {
+  const predict = predictHandler(models);
+  const app = new Hono();
+  app.get("/health", async (c) => {
+    try {
+      const m = await models.get();
+      return c.json({ ok: true, kind: m.kind, numLabels: m.numLabels, etag: models.etag });
+    } catch (e) {
+      return c.json({ ok: false, error: String(e) }, 503);
+    }
+  });
+  app.post("/predict", (c) => predict(c.req.raw));
+  return app;
+}
