@@ -1,11 +1,17 @@
 /**
  * The SLEEC regressor by ADMM (Sub-routine 4): minimises
- * `‖Z − XV‖_F² + λ‖V‖_F² + μ‖XV‖_1` over `V` (`d × k`), with the split `α = XV`.
+ * `½‖Z − XV‖_F² + ½λ‖V‖_F² + μ‖XV‖_1` over `V` (`d × k`), with the split `α = XV` and the
+ * scaled dual `β`:
+ *
+ * - `((1 + ρ) XᵀX + λI) V = Xᵀ(Z + ρ(α − β))`
+ * - `α = soft(XV + β, μ/ρ)` (entry-wise soft threshold)
+ * - `β ← β + XV − α`
  *
  * Row convention: `X` is the `n × d` sparse data matrix (one row per point), `Z` the `n × k`
- * embeddings, both row-major; the paper's `V X` is our `X V`. The linear step
- * `((1 + ρ) XᵀX + λI) V = Xᵀ(Z + ρ(α − β))` is solved by Jacobi-preconditioned conjugate
- * gradients, warm-started from the previous `V`, so `XᵀX` is never formed.
+ * embeddings, both row-major; the paper's `V X` is our `X V`. The linear step is solved by
+ * Jacobi-preconditioned block conjugate gradients (all `k` right-hand sides share each sparse
+ * product), warm-started from the previous `V`, so `XᵀX` is never formed. With `μ = 0` the
+ * iteration converges to the ridge solution `(XᵀX + λI)⁻¹ XᵀZ`, at rate `ρ / (1 + ρ)`.
  *
  * @module
  */
@@ -13,11 +19,11 @@ import type { CsrMatrix } from "../data/types.ts";
 
 /** Options of {@linkcode admmRegressor}. */
 export interface AdmmOptions {
-  /** L2 weight λ (default 0.1). */
+  /** L2 weight λ (default 1). */
   lambda?: number;
-  /** L1 weight μ on XV (default 0.01). */
+  /** L1 weight μ on XV (default 0.001). */
   mu?: number;
-  /** ADMM penalty ρ (default 1). */
+  /** ADMM penalty ρ (default 0.1). */
   rho?: number;
   /** ADMM iterations (default 10). */
   iterations?: number;
@@ -131,10 +137,14 @@ export function ridgeCg(
   const r = new Float64Array(d * k);
   applyA(v, ap);
   for (let i = 0; i < d * k; i++) r[i] = q[i] - ap[i];
+  if (!(lambda > 0) || !(c > 0)) {
+    throw new RangeError(`ridgeCg: need c > 0 and lambda > 0, got c = ${c}, lambda = ${lambda}`);
+  }
   const zp = new Float64Array(d * k);
   const p = new Float64Array(d * k);
   const rz = new Float64Array(k), qn = new Float64Array(k), rn = new Float64Array(k);
   const alpha = new Float64Array(k), pap = new Float64Array(k);
+  const rzNew = new Float64Array(k), betaCg = new Float64Array(k);
   for (let j = 0; j < d; j++) {
     const o = j * k;
     for (let a = 0; a < k; a++) {
@@ -147,15 +157,21 @@ export function ridgeCg(
   let it = 0;
   for (; it < maxIter; it++) {
     rn.fill(0);
-    for (let i = 0; i < d * k; i++) rn[i % k] += r[i] * r[i];
+    for (let j = 0; j < d; j++) {
+      const o = j * k;
+      for (let a = 0; a < k; a++) rn[a] += r[o + a] * r[o + a];
+    }
     let done = true;
     for (let a = 0; a < k; a++) if (rn[a] > tol * tol * Math.max(qn[a], 1e-300)) done = false;
     if (done) break;
     applyA(p, ap);
     pap.fill(0);
-    for (let i = 0; i < d * k; i++) pap[i % k] += p[i] * ap[i];
+    for (let j = 0; j < d; j++) {
+      const o = j * k;
+      for (let a = 0; a < k; a++) pap[a] += p[o + a] * ap[o + a];
+    }
     for (let a = 0; a < k; a++) alpha[a] = pap[a] > 0 ? rz[a] / pap[a] : 0;
-    const rzNew = new Float64Array(k);
+    rzNew.fill(0);
     for (let j = 0; j < d; j++) {
       const o = j * k, dj = diag[j];
       for (let a = 0; a < k; a++) {
@@ -167,12 +183,10 @@ export function ridgeCg(
         rzNew[a] += ra * za;
       }
     }
+    for (let a = 0; a < k; a++) betaCg[a] = rz[a] > 0 ? rzNew[a] / rz[a] : 0;
     for (let j = 0; j < d; j++) {
       const o = j * k;
-      for (let a = 0; a < k; a++) {
-        const beta = rz[a] > 0 ? rzNew[a] / rz[a] : 0;
-        p[o + a] = zp[o + a] + beta * p[o + a];
-      }
+      for (let a = 0; a < k; a++) p[o + a] = zp[o + a] + betaCg[a] * p[o + a];
     }
     rz.set(rzNew);
   }
@@ -201,9 +215,9 @@ export function admmRegressor(
   if (z.length !== n * k) {
     throw new RangeError(`admmRegressor: Z has ${z.length} values, expected ${n} x ${k}`);
   }
-  const lambda = options.lambda ?? 0.1;
-  const mu = options.mu ?? 0.01;
-  const rho = options.rho ?? 1;
+  const lambda = options.lambda ?? 1;
+  const mu = options.mu ?? 0.001;
+  const rho = options.rho ?? 0.1;
   const iterations = options.iterations ?? 10;
   const cgIterations = options.cgIterations ?? 25;
   const cgTol = options.cgTol ?? 1e-6;

@@ -1,18 +1,21 @@
 /**
- * Top eigenpairs of a large symmetric operator by subspace iteration with Rayleigh-Ritz, on
- * column-major typed-array blocks. The operator is only touched through block products, so a
- * low-rank-plus-sparse matrix never has to be formed. ml-matrix handles the small dense
- * (block × block) eigenproblem.
+ * Top eigenpairs of a large symmetric operator by block subspace iteration with Rayleigh-Ritz,
+ * on row-major typed-array blocks. The operator is only touched through block products, so a
+ * low-rank-plus-sparse matrix (SVP's iterate) never has to be formed. The small dense parts
+ * (the block's Gram matrix and the block × block Rayleigh quotient) go to
+ * {@linkcode choleskyFactor} and to ml-matrix through {@linkcode symmetricEigen}.
  *
- * Block layout: an `n × b` block is a `Float64Array(n * b)` holding column `c` at
- * `[c * n, (c + 1) * n)`.
+ * Block layout: an `n × b` block is a `Float64Array(n * b)`, row-major: entry (i, c) is at
+ * `i * b + c`. Row-major keeps the sparse product's inner loop contiguous.
  *
  * @module
  */
-import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { Rng } from "../data/random.ts";
+import { choleskyFactor } from "./cholesky.ts";
+import { gram, symmetricEigen } from "./dense.ts";
 
 /**
- * A symmetric linear operator on `R^n`, applied to a column-major block.
+ * A symmetric linear operator on `R^n`, applied to a row-major `n × cols` block.
  *
  * @example
  * ```ts
@@ -24,139 +27,126 @@ import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 export interface SymOperator {
   /** Dimension. */
   readonly n: number;
-  /** Writes `A · block` into `out`; both are column-major `n × cols`. */
+  /** Writes `A · block` into `out` (both row-major `n × cols`; `out` is fully overwritten). */
   apply(block: Float64Array, cols: number, out: Float64Array): void;
 }
 
 /**
- * Dot product of two length-`n` slices.
+ * Eigenpairs of a small dense symmetric matrix (row-major `m × m`) in decreasing eigenvalue
+ * order (ties: the order ml-matrix returns). `vectors` is row-major `m × m` with the eigenvector
+ * of `values[c]` in column `c`.
  *
  * @example
  * ```ts
- * import { dotSlice } from "./eigen.ts";
- * console.log(dotSlice(Float64Array.of(1, 2, 3, 4), 0, Float64Array.of(0, 0, 1, 1), 2, 2)); // 7
+ * import { sortedSymmetricEigen } from "./eigen.ts";
+ * const { values, vectors } = sortedSymmetricEigen(Float64Array.of(2, 0, 0, 5), 2);
+ * console.log(Array.from(values), Array.from(vectors)); // [ 5, 2 ] [ 0, 1, 1, 0 ]
  * ```
  */
-export function dotSlice(
-  a: Float64Array,
-  aOff: number,
-  b: Float64Array,
-  bOff: number,
-  n: number,
-): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += a[aOff + i] * b[bOff + i];
-  return s;
-}
-
-/**
- * Orthonormalises the columns of a column-major `n × b` block in place (modified Gram-Schmidt,
- * done twice). A column that becomes (numerically) dependent is replaced by a deterministic
- * pseudo-random direction and orthogonalised again.
- *
- * @example
- * ```ts
- * import { orthonormalize, dotSlice } from "./eigen.ts";
- * const q = Float64Array.of(1, 1, 0, 1, 0, 0); // columns (1,1,0) and (1,0,0)
- * orthonormalize(q, 3, 2);
- * console.log(Math.abs(dotSlice(q, 0, q, 3, 3)) < 1e-12); // true
- * ```
- */
-export function orthonormalize(q: Float64Array, n: number, b: number, seed = 1): void {
-  let state = (seed * 2654435761) >>> 0 || 1;
-  const rand = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 4294967296 - 0.5;
-  };
-  for (let j = 0; j < b; j++) {
-    const oj = j * n;
-    for (let attempt = 0; attempt < 4; attempt++) {
-      const before = Math.sqrt(dotSlice(q, oj, q, oj, n));
-      for (let pass = 0; pass < 2; pass++) {
-        for (let i = 0; i < j; i++) {
-          const oi = i * n;
-          const r = dotSlice(q, oi, q, oj, n);
-          if (r !== 0) { for (let t = 0; t < n; t++) q[oj + t] -= r * q[oi + t]; }
-        }
-      }
-      const norm = Math.sqrt(dotSlice(q, oj, q, oj, n));
-      if (norm > 1e-10 * Math.max(before, 1e-300) && norm > 1e-300) {
-        const inv = 1 / norm;
-        for (let t = 0; t < n; t++) q[oj + t] *= inv;
-        break;
-      }
-      for (let t = 0; t < n; t++) q[oj + t] = rand();
-      if (attempt === 3) throw new RangeError(`orthonormalize: cannot complete column ${j}`);
-    }
-  }
-}
-
-/**
- * Eigen-decomposition of a small dense symmetric matrix (row-major `m × m`), eigenvalues in
- * decreasing order; vectors returned row-major `m × m` with eigenvector `c` in column `c`.
- *
- * @example
- * ```ts
- * import { symmetricEigen } from "./eigen.ts";
- * const { values } = symmetricEigen(Float64Array.of(2, 0, 0, 5), 2);
- * console.log(Array.from(values)); // [ 5, 2 ]
- * ```
- */
-export function symmetricEigen(
+export function sortedSymmetricEigen(
   a: Float64Array,
   m: number,
 ): { values: Float64Array; vectors: Float64Array } {
-  const rows: number[][] = [];
-  for (let i = 0; i < m; i++) {
-    const r = new Array<number>(m);
-    for (let j = 0; j < m; j++) r[j] = 0.5 * (a[i * m + j] + a[j * m + i]);
-    rows.push(r);
-  }
-  const evd = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
-  const ev = evd.realEigenvalues;
-  const vec = evd.eigenvectorMatrix;
-  const order = Array.from({ length: m }, (_, i) => i).sort((x, y) => ev[y] - ev[x] || x - y);
+  const { values: raw, vectors: rawVec } = symmetricEigen(a, m);
+  const order = Array.from({ length: m }, (_, i) => i).sort((x, y) => raw[y] - raw[x] || x - y);
   const values = new Float64Array(m);
   const vectors = new Float64Array(m * m);
   for (let c = 0; c < m; c++) {
     const src = order[c];
-    values[c] = ev[src];
-    for (let i = 0; i < m; i++) vectors[i * m + c] = vec.get(i, src);
+    values[c] = raw[src];
+    for (let i = 0; i < m; i++) vectors[i * m + c] = rawVec[i * m + src];
   }
   return { values, vectors };
 }
 
-/** Options of {@linkcode topEigen}. */
-export interface TopEigenOptions {
-  /** Extra block columns beyond `k` (default 10). */
-  oversample?: number;
-  /** Subspace iterations (default 8). */
-  iterations?: number;
-  /** Starting block (column-major `n × b`), e.g. the basis of a previous call. */
-  init?: Float64Array;
-  /** Seed of the random start (default 1). */
-  seed?: number;
-}
-
-/** Result of {@linkcode topEigen}. */
-export interface TopEigenResult {
-  /** The `k` largest (algebraic) Ritz values, decreasing. */
-  values: Float64Array;
-  /** Their Ritz vectors, column-major `n × k`. */
-  vectors: Float64Array;
-  /** The final orthonormal block (`n × b`), to warm-start the next call. */
-  basis: Float64Array;
-  /** Block width `b`. */
-  blockSize: number;
-  /** `A · basis` (column-major `n × b`): orthonormalised, it is the next power step. */
-  image: Float64Array;
+/**
+ * Orthonormalises the columns of a row-major `n × b` block in place (`b ≤ n`) by Cholesky QR,
+ * repeated until the columns are orthonormal to 1e-10 (two passes when well conditioned; a
+ * shifted factorisation rescues ill-conditioned blocks). Columns that are zero or numerically
+ * dependent are replaced by seeded random directions first, so the result always has `b`
+ * orthonormal columns.
+ *
+ * @throws {RangeError} when `b > n`, or when no orthonormal block is reached.
+ *
+ * @example
+ * ```ts
+ * import { orthonormalizeBlock } from "./eigen.ts";
+ * const q = Float64Array.of(1, 1, 1, 0, 0, 0); // rows of a 3 × 2 block: columns (1,1,0), (1,0,0)
+ * orthonormalizeBlock(q, 3, 2);
+ * const dot = q[0] * q[1] + q[2] * q[3] + q[4] * q[5];
+ * console.log(Math.abs(dot) < 1e-12); // true
+ * ```
+ */
+export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed = 1): void {
+  if (b > n) throw new RangeError(`orthonormalizeBlock: ${b} columns exceed dimension ${n}`);
+  if (b === 0) return;
+  const g = new Float64Array(b * b);
+  const l = new Float64Array(b * b);
+  const row = new Float64Array(b);
+  let rng: Rng | undefined;
+  const refill = (c: number) => {
+    rng ??= new Rng(seed);
+    for (let i = 0; i < n; i++) q[i * b + c] = rng.next() - 0.5;
+  };
+  for (let pass = 0; pass < 6; pass++) {
+    gram(q, n, b, g);
+    let scale = 0;
+    for (let c = 0; c < b; c++) scale = Math.max(scale, g[c * b + c]);
+    let dev = 0, refilled = false;
+    for (let c = 0; c < b; c++) {
+      if (!(g[c * b + c] > 1e-24 * Math.max(scale, 1e-300))) {
+        refill(c);
+        refilled = true;
+      }
+      for (let d = 0; d < b; d++) dev = Math.max(dev, Math.abs(g[c * b + d] - (c === d ? 1 : 0)));
+    }
+    if (refilled) continue;
+    if (dev < 1e-10) return;
+    let factored = false, shift = 0;
+    for (let shiftExp = -15; shiftExp <= -3 && !factored; shiftExp += 3) {
+      try {
+        choleskyFactor(g, b, l);
+        factored = true;
+      } catch {
+        // shifted Cholesky QR: G + s·I (s relative to the largest diagonal entry)
+        const s = scale * 10 ** shiftExp;
+        shift += s;
+        for (let c = 0; c < b; c++) g[c * b + c] += s;
+      }
+    }
+    if (!factored) {
+      throw new RangeError(
+        `orthonormalizeBlock: Gram matrix of the ${n} x ${b} block is not usable`,
+      );
+    }
+    // a column keeping less than 1e-4 of its length once the previous ones are projected out
+    // (or not above the shift) is numerically dependent on them: replace it
+    for (let c = 0; c < b; c++) {
+      const piv = l[c * b + c] * l[c * b + c];
+      if (!(piv > 1e-8 * g[c * b + c]) || !(piv > 1e3 * shift)) {
+        refill(c);
+        refilled = true;
+      }
+    }
+    if (refilled) continue;
+    // Q ← Q L⁻ᵀ: each row r of Q becomes the solution x of L x = rᵀ.
+    for (let i = 0; i < n; i++) {
+      const o = i * b;
+      for (let c = 0; c < b; c++) {
+        let s = q[o + c];
+        const lo = c * b;
+        for (let p = 0; p < c; p++) s -= l[lo + p] * row[p];
+        row[c] = s / l[lo + c];
+      }
+      for (let c = 0; c < b; c++) q[o + c] = row[c];
+    }
+  }
+  throw new RangeError(`orthonormalizeBlock: no orthonormal basis after 6 passes (${n} x ${b})`);
 }
 
 /**
- * Rayleigh-Ritz on an orthonormal block `q` given `y = A q`: returns the top `k` Ritz pairs.
+ * Rayleigh-Ritz on an orthonormal row-major block `q` (`n × b`) given `y = A q`: the top `k`
+ * Ritz values (decreasing) and their Ritz vectors (row-major `n × k`).
  *
  * @example
  * ```ts
@@ -174,41 +164,82 @@ export function rayleighRitz(
   k: number,
 ): { values: Float64Array; vectors: Float64Array } {
   const h = new Float64Array(b * b);
-  for (let i = 0; i < b; i++) {
-    for (let j = i; j < b; j++) {
-      const v = 0.5 * (dotSlice(q, i * n, y, j * n, n) + dotSlice(q, j * n, y, i * n, n));
-      h[i * b + j] = v;
-      h[j * b + i] = v;
+  for (let i = 0; i < n; i++) {
+    const o = i * b;
+    for (let c = 0; c < b; c++) {
+      const qc = q[o + c];
+      if (qc === 0) continue;
+      const hc = c * b;
+      for (let d = 0; d < b; d++) h[hc + d] += qc * y[o + d];
     }
   }
-  const { values, vectors: w } = symmetricEigen(h, b);
+  for (let c = 0; c < b; c++) {
+    for (let d = c + 1; d < b; d++) {
+      const v = 0.5 * (h[c * b + d] + h[d * b + c]);
+      h[c * b + d] = v;
+      h[d * b + c] = v;
+    }
+  }
+  const { values, vectors: w } = sortedSymmetricEigen(h, b);
   const kk = Math.min(k, b);
   const out = new Float64Array(n * kk);
-  for (let c = 0; c < kk; c++) {
-    const oc = c * n;
-    for (let i = 0; i < b; i++) {
-      const coef = w[i * b + c];
-      if (coef === 0) continue;
-      const oi = i * n;
-      for (let t = 0; t < n; t++) out[oc + t] += coef * q[oi + t];
+  for (let i = 0; i < n; i++) {
+    const o = i * b, oo = i * kk;
+    for (let d = 0; d < b; d++) {
+      const qd = q[o + d];
+      if (qd === 0) continue;
+      const wd = d * b;
+      for (let c = 0; c < kk; c++) out[oo + c] += qd * w[wd + c];
     }
   }
   return { values: values.slice(0, kk), vectors: out };
 }
 
+/** Options of {@linkcode topEigen}. */
+export interface TopEigenOptions {
+  /** Extra block columns beyond `k` (default 10). */
+  oversample?: number;
+  /** Operator applications (power steps), at least 1 (default 8). */
+  iterations?: number;
+  /**
+   * Starting block, row-major `n × c` with `c = init.length / n` columns (e.g. the `image` of a
+   * previous call: then the first step continues that subspace iteration). Missing columns are
+   * filled with seeded random values.
+   */
+  init?: Float64Array;
+  /** Seed of the random start (default 1). */
+  seed?: number;
+}
+
+/** Result of {@linkcode topEigen}. */
+export interface TopEigenResult {
+  /** The `k` largest (algebraic) Ritz values, decreasing. */
+  values: Float64Array;
+  /** Their Ritz vectors, row-major `n × k` (orthonormal columns). */
+  vectors: Float64Array;
+  /** Block width `b`. */
+  blockSize: number;
+  /** `A · Q` for the final orthonormal block `Q` (row-major `n × b`): warm start of a next call. */
+  image: Float64Array;
+}
+
 /**
- * The `k` algebraically largest eigenpairs of a symmetric operator, by subspace iteration
- * (power steps on an oversampled block) followed by Rayleigh-Ritz.
+ * The `k` algebraically largest eigenpairs of a symmetric operator, by subspace iteration on an
+ * oversampled orthonormal block (each step: apply, re-orthonormalise) followed by
+ * Rayleigh-Ritz. Converges to the eigenvalues largest in magnitude, so the block should be wide
+ * enough to hold the negative eigenvalues that compete with the wanted positive ones.
+ *
+ * @throws {RangeError} when `k` is not in `[1, n]`.
  *
  * @example
  * ```ts
  * import { topEigen } from "./eigen.ts";
  * const d = [5, 3, 1, 0.5];
  * const op = { n: 4, apply: (q: Float64Array, b: number, out: Float64Array) => {
- *   for (let c = 0; c < b; c++) for (let i = 0; i < 4; i++) out[c * 4 + i] = d[i] * q[c * 4 + i];
+ *   for (let i = 0; i < 4; i++) for (let c = 0; c < b; c++) out[i * b + c] = d[i] * q[i * b + c];
  * } };
  * const { values } = topEigen(op, 2, { oversample: 2, iterations: 30 });
- * console.log(values.map((v) => Math.round(v))); // Float64Array [ 5, 3 ]
+ * console.log(Array.from(values, (v) => Math.round(v))); // [ 5, 3 ]
  * ```
  */
 export function topEigen(
@@ -217,28 +248,31 @@ export function topEigen(
   options: TopEigenOptions = {},
 ): TopEigenResult {
   const n = op.n;
-  if (!(k >= 1) || k > n) throw new RangeError(`topEigen: k must be in [1, ${n}], got ${k}`);
-  const b = Math.min(n, k + (options.oversample ?? 10));
-  const iterations = Math.max(1, options.iterations ?? 8);
+  if (!Number.isInteger(k) || k < 1 || k > n) {
+    throw new RangeError(`topEigen: k must be an integer in [1, ${n}], got ${k}`);
+  }
+  const b = Math.min(n, k + Math.max(0, Math.floor(options.oversample ?? 10)));
+  const iterations = Math.max(1, Math.floor(options.iterations ?? 8));
   const seed = options.seed ?? 1;
   let q = new Float64Array(n * b);
-  if (options.init && options.init.length >= n) {
-    q.set(options.init.subarray(0, Math.min(options.init.length, n * b)));
-  }
-  if (!options.init || options.init.length < n * b) {
-    let s = (seed * 747796405 + 2891336453) >>> 0 || 7;
-    const from = options.init && options.init.length >= n
-      ? Math.floor(Math.min(options.init.length, n * b) / n) * n
-      : 0;
-    for (let i = from; i < n * b; i++) {
-      s ^= s << 13;
-      s ^= s >>> 17;
-      s ^= s << 5;
-      s >>>= 0;
-      q[i] = s / 4294967296 - 0.5;
+  const init = options.init;
+  const c0 = init && init.length >= n ? Math.min(b, Math.floor(init.length / n)) : 0;
+  if (init && c0 > 0) {
+    const w = init.length / n;
+    if (!Number.isInteger(w)) {
+      throw new RangeError(`topEigen: init has ${init.length} values, not a multiple of n = ${n}`);
+    }
+    for (let i = 0; i < n; i++) {
+      for (let c = 0; c < c0; c++) q[i * b + c] = init[i * w + c];
     }
   }
-  orthonormalize(q, n, b, seed);
+  if (c0 < b) {
+    const rng = new Rng(seed);
+    for (let i = 0; i < n; i++) {
+      for (let c = c0; c < b; c++) q[i * b + c] = rng.next() - 0.5;
+    }
+  }
+  orthonormalizeBlock(q, n, b, seed);
   let y = new Float64Array(n * b);
   for (let it = 0; it < iterations; it++) {
     op.apply(q, b, y);
@@ -246,8 +280,8 @@ export function topEigen(
     const t = q;
     q = y;
     y = t;
-    orthonormalize(q, n, b, seed + it + 1);
+    orthonormalizeBlock(q, n, b, seed + it + 1);
   }
   const { values, vectors } = rayleighRitz(q, y, n, b, k);
-  return { values, vectors, basis: q, blockSize: b, image: y };
+  return { values, vectors, blockSize: b, image: y };
 }

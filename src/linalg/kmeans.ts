@@ -55,7 +55,11 @@ export function nearestCentroid(
 }
 
 /**
- * Clusters the rows of `x` (assumed L2-normalised) into `clusters` groups.
+ * Clusters the rows of `x` (assumed L2-normalised) into `clusters` groups (at most one per row):
+ * k-means++ seeding on the cosine distance `1 − ⟨x, c⟩` with a seeded {@linkcode Rng}, then
+ * Lloyd iterations (assign to the most similar centroid, re-normalise the mean) until no row
+ * moves or `iterations` is reached. A cluster left empty takes over the row least similar to
+ * its own centroid, so every centroid keeps at least one row.
  *
  * @example
  * ```ts
@@ -110,13 +114,36 @@ export function sphericalKMeans(
     }
     setCentroidFromRow(c, pick);
   }
+  const size = new Int32Array(C);
+  const sim = new Float64Array(n);
   let it = 0;
   for (; it < maxIter; it++) {
     let changed = 0;
+    size.fill(0);
     for (let i = 0; i < n; i++) {
       const a = nearestCentroid(centroids, C, d, indices, values, indptr[i], indptr[i + 1]);
       if (a !== assignment[i] || it === 0) changed++;
       assignment[i] = a;
+      size[a]++;
+      let s = 0;
+      for (let e = indptr[i]; e < indptr[i + 1]; e++) {
+        s += values[e] * centroids[a * d + indices[e]];
+      }
+      sim[i] = s;
+    }
+    // an empty cluster takes over the row worst served by its centroid (deterministic)
+    for (let c = 0; c < C; c++) {
+      if (size[c] > 0 || n <= c) continue;
+      let worst = -1;
+      for (let i = 0; i < n; i++) {
+        if (size[assignment[i]] > 1 && (worst < 0 || sim[i] < sim[worst])) worst = i;
+      }
+      if (worst < 0) break;
+      size[assignment[worst]]--;
+      assignment[worst] = c;
+      size[c] = 1;
+      sim[worst] = Infinity;
+      changed++;
     }
     centroids.fill(0);
     for (let i = 0; i < n; i++) {

@@ -1,17 +1,20 @@
 /**
  * Singular Value Projection for PSD low-rank matrix completion (SLEEC Sub-routine 3):
- * `M ← P_r(M + η P_Ω(G − M))`, where `P_r` keeps the top `r` non-negative eigenpairs.
+ * `M ← P_r(M + η P_Ω(G − M))`, where `P_r` keeps the top `r` eigenpairs with their eigenvalues
+ * clipped at zero, so that M stays PSD of rank at most `r`.
  *
  * `M = U Λ Uᵀ` is never formed: the operator `M + η P_Ω(G − M)` is applied to blocks as a
- * low-rank product plus a sparse product on Ω, and the eigensolver ({@linkcode topEigen}) is
- * warm-started from the previous iteration's block, one power step per SVP iteration.
+ * low-rank product plus a sparse product on Ω (cost O(n·r·b + |Ω|·b) per block of `b`
+ * columns), and the eigensolver ({@linkcode topEigen}) is warm-started from the previous SVP
+ * iteration's block, so each SVP iteration costs one power step.
  *
  * @module
  */
-import { dotSlice, symmetricEigen, topEigen } from "./eigen.ts";
+import { sortedSymmetricEigen, topEigen } from "./eigen.ts";
 
 /**
- * A symmetric sparse matrix in CSR form (both (i, j) and (j, i) stored), e.g. `P_Ω(G)`.
+ * A symmetric sparse matrix in CSR form (both (i, j) and (j, i) stored, columns increasing
+ * within a row), e.g. `P_Ω(G)`.
  *
  * @example
  * ```ts
@@ -35,11 +38,14 @@ export interface SvpOptions {
   eta?: number;
   /** Extra eigensolver block columns (default 10). */
   oversample?: number;
-  /** Power steps in the first iteration when starting from M = 0 (default 4). */
+  /** Power steps of the first iteration when there is no warm start (default 4). */
   firstIterations?: number;
   /** Stop when the relative residual on Ω improves by less than this fraction (default 1e-3). */
   tol?: number;
-  /** Warm start: a previous embedding `Z0` (row-major `n × initRank`), so that M = Z0 Z0ᵀ. */
+  /**
+   * Warm start: a previous embedding `Z0`, row-major `n × initRank`, so that M = Z0 Z0ᵀ
+   * (e.g. the embedding of the same rows from an earlier run).
+   */
   init?: Float64Array;
   /** Columns of `init`. */
   initRank?: number;
@@ -49,11 +55,11 @@ export interface SvpOptions {
 
 /** Result of {@linkcode svp}. */
 export interface SvpResult {
-  /** Embedding Z = U Λ^½, row-major `n × rank`; M ≈ Z Zᵀ. */
+  /** Embedding Z = U Λ^½, row-major `n × rank`; M = Z Zᵀ. */
   embedding: Float64Array;
   /** Λ (non-negative, decreasing), length `rank`. */
   values: Float64Array;
-  /** Columns of `embedding` (min of the requested rank and n). */
+  /** Columns of `embedding`: min(requested rank, n). */
   rank: number;
   /** SVP iterations run. */
   iterations: number;
@@ -62,7 +68,42 @@ export interface SvpResult {
 }
 
 /**
- * Runs SVP on `P_Ω(G)` (the sparse matrix `g`, whose pattern is Ω) for a rank-`rank` PSD M.
+ * Checks that `g` is a well-formed CSR matrix (sizes, index ranges); throws a RangeError naming
+ * the problem.
+ *
+ * @example
+ * ```ts
+ * import { checkSymSparse } from "./svp.ts";
+ * try {
+ *   checkSymSparse({ n: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(3), values: Float64Array.of(1) });
+ * } catch (e) { console.log((e as Error).message); }
+ * ```
+ */
+export function checkSymSparse(g: SymSparse): void {
+  const { n, indptr, indices, values } = g;
+  if (!Number.isInteger(n) || n < 0 || indptr.length !== n + 1 || indptr[0] !== 0) {
+    throw new RangeError(`svp: indptr must have n + 1 = ${n + 1} entries starting at 0`);
+  }
+  const nnz = indptr[n];
+  if (indices.length < nnz || values.length < nnz) {
+    throw new RangeError(`svp: ${nnz} entries declared but ${indices.length} indices stored`);
+  }
+  for (let i = 0; i < n; i++) {
+    if (indptr[i + 1] < indptr[i]) throw new RangeError(`svp: indptr decreases at row ${i}`);
+    for (let e = indptr[i]; e < indptr[i + 1]; e++) {
+      const j = indices[e];
+      if (!(j >= 0 && j < n)) {
+        throw new RangeError(`svp: row ${i} has column ${j} outside [0, ${n})`);
+      }
+    }
+  }
+}
+
+/**
+ * Runs SVP on `P_Ω(G)` (the sparse matrix `g`, whose pattern is Ω) for a PSD M of rank at most
+ * `rank`.
+ *
+ * @throws {RangeError} on a bad rank, a malformed `g` or a mis-sized warm start.
  *
  * @example
  * ```ts
@@ -81,7 +122,10 @@ export interface SvpResult {
  */
 export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpResult {
   const n = g.n;
-  if (!(rank >= 1)) throw new RangeError(`svp: rank must be >= 1, got ${rank}`);
+  if (!Number.isInteger(rank) || rank < 1) {
+    throw new RangeError(`svp: rank must be a positive integer, got ${rank}`);
+  }
+  checkSymSparse(g);
   if (n === 0) {
     return {
       embedding: new Float64Array(0),
@@ -103,19 +147,22 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
   for (let e = 0; e < nnz; e++) gNorm += gv[e] * gv[e];
   gNorm = Math.sqrt(gNorm) || 1;
 
-  // Current M = U diag(lam) Uᵀ: U column-major n × k, z row-major n × k (U·lam^½).
+  // Current M = U diag(lam) Uᵀ = Z Zᵀ: U and Z row-major n × k.
   let u: Float64Array = new Float64Array(n * k);
   let lam = new Float64Array(k);
   let z = new Float64Array(n * k);
   let hasM = false;
-  let basis: Float64Array | undefined;
+  let warmBlock: Float64Array | undefined;
 
-  if (options.init && options.initRank && options.initRank > 0) {
-    const r0 = options.initRank;
+  if (options.init !== undefined) {
+    const r0 = options.initRank ?? 0;
     const z0 = options.init;
-    if (z0.length !== n * r0) {
-      throw new RangeError(`svp: init has ${z0.length} values, expected ${n} x ${r0}`);
+    if (!Number.isInteger(r0) || r0 < 1 || z0.length !== n * r0) {
+      throw new RangeError(
+        `svp: init has ${z0.length} values, expected n x initRank = ${n} x ${r0}`,
+      );
     }
+    // Z0 = (Z0 W μ^-½) μ^½ Wᵀ with Z0ᵀZ0 = W μ Wᵀ: U = Z0 W μ^-½ has orthonormal columns.
     const c = new Float64Array(r0 * r0);
     for (let i = 0; i < n; i++) {
       const o = i * r0;
@@ -126,22 +173,22 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
       }
     }
     for (let a = 0; a < r0; a++) for (let b = 0; b < a; b++) c[a * r0 + b] = c[b * r0 + a];
-    const { values: mu, vectors: w } = symmetricEigen(c, r0);
+    const { values: mu, vectors: w } = sortedSymmetricEigen(c, r0);
     const kk = Math.min(k, r0);
-    for (let a = 0; a < kk; a++) {
-      if (!(mu[a] > 1e-12)) break;
-      lam[a] = mu[a];
-      const inv = 1 / Math.sqrt(mu[a]);
-      for (let i = 0; i < n; i++) {
+    let top = 0;
+    while (top < kk && mu[top] > 1e-12 * Math.max(mu[0], 1e-300)) top++;
+    for (let i = 0; i < n; i++) {
+      const o = i * r0;
+      for (let a = 0; a < top; a++) {
         let s = 0;
-        const o = i * r0;
         for (let b = 0; b < r0; b++) s += z0[o + b] * w[b * r0 + a];
         z[i * k + a] = s;
-        u[a * n + i] = s * inv;
+        u[i * k + a] = s / Math.sqrt(mu[a]);
       }
-      hasM = true;
     }
-    if (hasM) basis = u.slice();
+    for (let a = 0; a < top; a++) lam[a] = mu[a];
+    hasM = top > 0;
+    if (hasM) warmBlock = u.slice();
   }
 
   const s = new Float64Array(nnz);
@@ -150,10 +197,9 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
     for (let i = 0; i < n; i++) {
       const oi = i * k;
       for (let e = indptr[i]; e < indptr[i + 1]; e++) {
-        const j = indices[e];
         let m = 0;
         if (hasM) {
-          const oj = j * k;
+          const oj = indices[e] * k;
           for (let a = 0; a < k; a++) m += z[oi + a] * z[oj + a];
         }
         const d = gv[e] - m;
@@ -164,26 +210,44 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
     return Math.sqrt(res) / gNorm;
   };
 
-  const coef = new Float64Array(k);
+  let t = new Float64Array(0); // Uᵀ q, k × b
   const op = {
     n,
-    apply(q: Float64Array, cols: number, out: Float64Array): void {
-      for (let c = 0; c < cols; c++) {
-        const oc = c * n;
-        for (let i = 0; i < n; i++) {
-          let acc = 0;
-          for (let e = indptr[i]; e < indptr[i + 1]; e++) acc += s[e] * q[oc + indices[e]];
-          out[oc + i] = acc;
+    apply(q: Float64Array, b: number, out: Float64Array): void {
+      // sparse part: η P_Ω(G − M) q
+      for (let i = 0; i < n; i++) {
+        const oo = i * b;
+        for (let c = 0; c < b; c++) out[oo + c] = 0;
+        for (let e = indptr[i]; e < indptr[i + 1]; e++) {
+          const se = s[e];
+          const oq = indices[e] * b;
+          for (let c = 0; c < b; c++) out[oo + c] += se * q[oq + c];
         }
-        if (!hasM) continue;
+      }
+      if (!hasM) return;
+      // low-rank part: U Λ (Uᵀ q)
+      if (t.length !== k * b) t = new Float64Array(k * b);
+      t.fill(0);
+      for (let i = 0; i < n; i++) {
+        const ou = i * k, oq = i * b;
         for (let a = 0; a < k; a++) {
-          coef[a] = lam[a] === 0 ? 0 : lam[a] * dotSlice(u, a * n, q, oc, n);
+          const ua = u[ou + a];
+          if (ua === 0) continue;
+          const ot = a * b;
+          for (let c = 0; c < b; c++) t[ot + c] += ua * q[oq + c];
         }
+      }
+      for (let a = 0; a < k; a++) {
+        const la = lam[a], ot = a * b;
+        for (let c = 0; c < b; c++) t[ot + c] *= la;
+      }
+      for (let i = 0; i < n; i++) {
+        const ou = i * k, oo = i * b;
         for (let a = 0; a < k; a++) {
-          const ca = coef[a];
-          if (ca === 0) continue;
-          const oa = a * n;
-          for (let i = 0; i < n; i++) out[oc + i] += ca * u[oa + i];
+          const ua = u[ou + a];
+          if (ua === 0) continue;
+          const ot = a * b;
+          for (let c = 0; c < b; c++) out[oo + c] += ua * t[ot + c];
         }
       }
     },
@@ -196,22 +260,22 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
     if (residual < 1e-12 || (prev - residual) < tol * prev) break;
     const result = topEigen(op, k, {
       oversample,
-      iterations: hasM ? 1 : Math.max(1, options.firstIterations ?? 4),
-      init: basis,
+      iterations: warmBlock ? 1 : Math.max(1, options.firstIterations ?? 4),
+      init: warmBlock,
       seed: seed + it,
     });
-    basis = result.image;
+    warmBlock = result.image;
     u = result.vectors;
     lam = new Float64Array(k);
     z = new Float64Array(n * k);
     hasM = false;
     for (let a = 0; a < result.values.length; a++) {
       const l = Math.max(0, result.values[a]);
+      if (!(l > 0)) continue;
       lam[a] = l;
-      if (l === 0) continue;
       hasM = true;
       const sq = Math.sqrt(l);
-      for (let i = 0; i < n; i++) z[i * k + a] = u[a * n + i] * sq;
+      for (let i = 0; i < n; i++) z[i * k + a] = u[i * k + a] * sq;
     }
     prev = residual;
     residual = computeS();

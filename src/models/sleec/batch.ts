@@ -5,15 +5,19 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
+import { subsetRows } from "../../data/dataset.ts";
+import { decodeModelFile } from "../../format/model_file.ts";
 import { sphericalKMeans } from "../../linalg/kmeans.ts";
+import { preprocessRows } from "../br/preprocess.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import { resolveConfig, type SleecConfig } from "./config.ts";
-import { normalizeRows, trainCluster } from "./learner.ts";
-import { encodeKnnModel } from "./model_file.ts";
+import { trainCluster } from "./learner.ts";
+import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 
 /**
- * A trained (batch) SLEEC model: predicts and exports; it does not learn further.
+ * A trained (batch) SLEEC model: predicts and exports; it does not learn further (the
+ * streaming estimator is `SleecStream`).
  *
  * @example
  * ```ts
@@ -35,6 +39,22 @@ export class SleecModel {
     this.#predictor = new KnnPredictor(knn);
   }
 
+  /**
+   * Reads a `knn-embedding` model file.
+   *
+   * @example
+   * ```ts
+   * import { SleecModel, trainSleec } from "./batch.ts";
+   * const x = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) };
+   * const y = { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1) };
+   * const back = SleecModel.fromModelFile(trainSleec(x, y, { rank: 1, k: 1 }).toModelFile());
+   * console.log(back.numLabels); // 2
+   * ```
+   */
+  static fromModelFile(bytes: Uint8Array): SleecModel {
+    return new SleecModel(knnModelFromContent(decodeModelFile(bytes)));
+  }
+
   /** Feature-space size. */
   get numFeatures(): number {
     return this.knn.numFeatures;
@@ -45,17 +65,27 @@ export class SleecModel {
     return this.knn.numLabels;
   }
 
-  /** The same model with another k (neighbours) and weighting; shares all arrays. */
+  /**
+   * The same model with another k (neighbours) and weighting; shares all arrays.
+   *
+   * @example
+   * ```ts
+   * import { trainSleec } from "./batch.ts";
+   * const x = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) };
+   * const y = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0) };
+   * console.log(trainSleec(x, y, { rank: 1 }).withPrediction(3, false).knn.k); // 3
+   * ```
+   */
   withPrediction(k: number, weighted = this.knn.weighted): SleecModel {
     return new SleecModel({ ...this.knn, k, weighted });
   }
 
-  /** Scores of every label. */
+  /** Scores of every label (the averaged neighbour label distribution, in [0, 1]). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     return this.#predictor.scores(x.indices, x.values, out);
   }
 
-  /** The k best labels. */
+  /** The k best labels (ties: the smaller label index). */
   predictTopK(x: SparseVector, k: number): TopK {
     return this.#predictor.topK(x.indices, x.values, k);
   }
@@ -66,12 +96,73 @@ export class SleecModel {
   }
 }
 
-/** Progress callback of {@linkcode trainSleec}. */
-export type SleecProgress = (event: { learner: number; cluster: number; rows: number }) => void;
+/** Progress callback of {@linkcode trainSleec}: called after each trained cluster. */
+export type SleecProgress = (event: {
+  learner: number;
+  cluster: number;
+  rows: number;
+  residual: number;
+}) => void;
 
 /**
- * Trains SLEEC on rows `x` with labels `y` (Algorithm 1 per learner; learners use clustering
- * seeds `seed + learner`).
+ * The label lists of `y`'s rows, sorted and de-duplicated (copies).
+ *
+ * @throws {RangeError} on a label outside `[0, y.numCols)`, naming the row.
+ *
+ * @example
+ * ```ts
+ * import { labelLists } from "./batch.ts";
+ * const y = { numRows: 1, numCols: 5, indptr: Int32Array.of(0, 3), indices: Int32Array.of(4, 1, 4) };
+ * console.log(labelLists(y)[0]); // Int32Array(2) [ 1, 4 ]
+ * ```
+ */
+export function labelLists(y: BinaryCsr): Int32Array[] {
+  const out: Int32Array[] = [];
+  for (let i = 0; i < y.numRows; i++) {
+    out.push(sortedLabels(y.indices, y.indptr[i], y.indptr[i + 1], y.numCols, i));
+  }
+  return out;
+}
+
+/**
+ * A sorted, de-duplicated copy of `labels[start..end)`; throws a RangeError naming `row` for a
+ * label outside `[0, numLabels)`.
+ *
+ * @example
+ * ```ts
+ * import { sortedLabels } from "./batch.ts";
+ * console.log(sortedLabels(Int32Array.of(3, 1, 3), 0, 3, 4, 0)); // Int32Array(2) [ 1, 3 ]
+ * ```
+ */
+export function sortedLabels(
+  labels: ArrayLike<number>,
+  start: number,
+  end: number,
+  numLabels: number,
+  row: number,
+): Int32Array {
+  const a = new Int32Array(end - start);
+  let sorted = true;
+  for (let e = start; e < end; e++) {
+    const l = labels[e];
+    if (!(Number.isInteger(l) && l >= 0 && l < numLabels)) {
+      throw new RangeError(`SLEEC: row ${row} has label ${l} outside [0, ${numLabels})`);
+    }
+    a[e - start] = l;
+    if (e > start && !(l > labels[e - 1])) sorted = false;
+  }
+  if (sorted) return a;
+  a.sort();
+  let m = 0;
+  for (let q = 0; q < a.length; q++) if (q === 0 || a[q] !== a[q - 1]) a[m++] = a[q];
+  return a.slice(0, m);
+}
+
+/**
+ * Trains SLEEC on rows `x` with labels `y` (Algorithm 1 per learner; learner t clusters with
+ * seed `seed + t`). Rows are L2-normalised first (a copy: the inputs are not mutated).
+ *
+ * @throws {RangeError} on mismatched row counts or a bad label.
  *
  * @example
  * ```ts
@@ -91,8 +182,9 @@ export function trainSleec(
     throw new RangeError(`trainSleec: ${x.numRows} feature rows but ${y.numRows} label rows`);
   }
   const cfg = resolveConfig(options as Record<string, unknown>);
-  const D = x.numCols, L = y.numCols, r = cfg.rank;
-  const xn = normalizeRows(x);
+  const D = x.numCols, L = y.numCols;
+  const xn = preprocessRows(x, { l2Normalize: true });
+  const labels = labelLists(y);
   const clusters: KnnCluster[] = [];
   for (let learner = 0; learner < cfg.numLearners; learner++) {
     const km = sphericalKMeans(xn, cfg.numClusters, {
@@ -103,49 +195,27 @@ export function trainSleec(
       const rows: number[] = [];
       for (let i = 0; i < xn.numRows; i++) if (km.assignment[i] === c) rows.push(i);
       if (rows.length === 0) continue;
-      const sub = subRows(xn, rows);
-      const labels = rows.map((i) => y.indices.slice(y.indptr[i], y.indptr[i + 1]));
-      const fit = trainCluster(sub, labels, L, { ...cfg, seed: cfg.seed + 101 * learner + c });
+      const sub = subsetRows({ name: "cluster", numFeatures: D, numLabels: L, x: xn, y }, rows).x;
+      const subLabels = rows.map((i) => labels[i]);
+      const fit = trainCluster(sub, subLabels, L, { ...cfg, seed: cfg.seed + 101 * learner + c });
       clusters.push({
         learner,
         centroid: Float32Array.from(km.centroids.subarray(c * D, (c + 1) * D)),
-        v: Float32Array.from(fit.v),
+        v: fit.v,
         numPoints: rows.length,
         points: fit.points,
-        labels,
+        labels: subLabels,
       });
-      onProgress?.({ learner, cluster: c, rows: rows.length });
+      onProgress?.({ learner, cluster: c, rows: rows.length, residual: fit.residual });
     }
   }
   return new SleecModel({
     numFeatures: D,
     numLabels: L,
-    rank: r,
+    rank: cfg.rank,
     numLearners: cfg.numLearners,
     k: cfg.k,
     weighted: cfg.weighted,
     clusters,
   });
-}
-
-/**
- * The given rows of a CSR matrix, as a new CSR matrix.
- *
- * @example
- * ```ts
- * import { subRows } from "./batch.ts";
- * const m = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 2) };
- * console.log(Array.from(subRows(m, [1]).values)); // [ 2 ]
- * ```
- */
-export function subRows(x: CsrMatrix, rows: readonly number[]): CsrMatrix {
-  const indptr = new Int32Array(rows.length + 1);
-  rows.forEach((i, q) => indptr[q + 1] = indptr[q] + x.indptr[i + 1] - x.indptr[i]);
-  const indices = new Int32Array(indptr[rows.length]);
-  const values = new Float32Array(indptr[rows.length]);
-  rows.forEach((i, q) => {
-    indices.set(x.indices.subarray(x.indptr[i], x.indptr[i + 1]), indptr[q]);
-    values.set(x.values.subarray(x.indptr[i], x.indptr[i + 1]), indptr[q]);
-  });
-  return { numRows: rows.length, numCols: x.numCols, indptr, indices, values };
 }

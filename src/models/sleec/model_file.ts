@@ -1,15 +1,32 @@
 /**
- * Export of a {@linkcode KnnModel} as a `knn-embedding` model file (see docs/model-format.md):
- * centroids, per-cluster V, embedded points (f32, or f16 / per-row i8 when quantised) and the
- * points' label lists.
+ * Export of a {@linkcode KnnModel} as a `knn-embedding` model file (see docs/model-format.md),
+ * and the way back.
+ *
+ * Layout (C clusters over all learners, D = numFeatures, r = rank, P points in total):
+ *
+ * - params: `rank` (r), `k` (neighbours), `weighted` (boolean), `numLearners`,
+ *   `numClusters` (C).
+ * - `centroids` f32 [C, D]: unit-norm cluster centroids, row-major.
+ * - `clusterLearner` i32 [C]: the learner of each cluster, in [0, numLearners).
+ * - `V` f32 [C·D, r]: cluster c's regressor is rows c·D … c·D + D − 1 (row j = feature j).
+ * - `pointPtr` i32 [C + 1]: cluster c owns points pointPtr[c] … pointPtr[c + 1] − 1.
+ * - `points` [P, r]: unit-norm embedded training points XV, row-major; f32, or f16 / i8
+ *   (per-row scales) when quantised; quantised values are used as decoded (not re-normalised).
+ * - `labelPtr` i32 [P + 1], `labels` i32 [labelPtr[P]]: point p's labels are
+ *   labels[labelPtr[p]] … labels[labelPtr[p + 1] − 1] (increasing).
+ * - optional `idf` f32 [D] when the preprocessing records TF-IDF.
+ *
+ * Within a learner, clusters are tried in file order (so "ties: the smaller cluster index" in
+ * {@linkcode KnnPredictor} means the smaller index in this file), and points of a cluster in
+ * `pointPtr` order. The scoring rule is the one documented in `./predictor.ts`.
  *
  * @module
  */
 import { encodeModelFile } from "../../format/model_file.ts";
-import { float32ToFloat16, quantizeInt8 } from "../../format/quantize.ts";
+import { dequantize, float32ToFloat16, quantizeInt8 } from "../../format/quantize.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions } from "../estimator.ts";
-import type { KnnModel } from "./predictor.ts";
+import type { KnnCluster, KnnModel } from "./predictor.ts";
 
 /**
  * The model-file content of a kNN-embedding model. Quantisation (`f16`, `i8`) applies to the
@@ -112,4 +129,110 @@ export function knnModelContent(
  */
 export function encodeKnnModel(model: KnnModel, options: ModelFileOptions = {}): Uint8Array {
   return encodeModelFile(knnModelContent(model, options));
+}
+
+function intParam(content: ModelFileContent, name: string, min: number): number {
+  const v = content.params[name];
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
+    throw new RangeError(`knn-embedding model: param "${name}" must be an integer >= ${min}`);
+  }
+  return v;
+}
+
+function tensorOf(content: ModelFileContent, name: string, length: number): Tensor {
+  const t = content.tensors[name];
+  if (t === undefined) throw new TypeError(`knn-embedding model: missing tensor "${name}"`);
+  if (t.data.length !== length) {
+    throw new RangeError(
+      `knn-embedding model: tensor "${name}" has ${t.data.length} values, expected ${length}`,
+    );
+  }
+  return t;
+}
+
+function int32Of(content: ModelFileContent, name: string, length: number): Int32Array {
+  const t = tensorOf(content, name, length);
+  if (!(t.data instanceof Int32Array)) {
+    throw new TypeError(`knn-embedding model: tensor "${name}" must be i32, got ${t.dtype}`);
+  }
+  return t.data;
+}
+
+/**
+ * Rebuilds the {@linkcode KnnModel} of decoded `knn-embedding` content (e.g. from
+ * `decodeModelFile`); quantised points are dequantised. Arrays are views into the content where
+ * possible.
+ *
+ * @throws {TypeError | RangeError} when the content is not a consistent `knn-embedding` model
+ *   (naming the tensor or parameter).
+ *
+ * @example
+ * ```ts
+ * import { knnModelContent, knnModelFromContent } from "./model_file.ts";
+ * const m = knnModelFromContent(knnModelContent({
+ *   numFeatures: 1, numLabels: 2, rank: 1, numLearners: 1, k: 1, weighted: true,
+ *   clusters: [{ learner: 0, centroid: Float32Array.of(1), v: Float32Array.of(2), numPoints: 1,
+ *     points: Float32Array.of(1), labels: [Int32Array.of(1)] }],
+ * }));
+ * console.log(m.clusters[0].labels[0]); // Int32Array(1) [ 1 ]
+ * ```
+ */
+export function knnModelFromContent(content: ModelFileContent): KnnModel {
+  if (content.kind !== "knn-embedding") {
+    throw new TypeError(`knnModelFromContent: kind is "${content.kind}", not "knn-embedding"`);
+  }
+  const D = content.numFeatures, L = content.numLabels;
+  const r = intParam(content, "rank", 1);
+  const k = intParam(content, "k", 1);
+  const numLearners = intParam(content, "numLearners", 1);
+  const C = intParam(content, "numClusters", 0);
+  const weighted = content.params.weighted;
+  if (typeof weighted !== "boolean") {
+    throw new TypeError(`knn-embedding model: param "weighted" must be a boolean`);
+  }
+  const centroids = dequantize(tensorOf(content, "centroids", C * D));
+  const v = dequantize(tensorOf(content, "V", C * D * r));
+  const clusterLearner = int32Of(content, "clusterLearner", C);
+  const pointPtr = int32Of(content, "pointPtr", C + 1);
+  const P = pointPtr[C];
+  for (let c = 0; c < C; c++) {
+    if (!(pointPtr[c] <= pointPtr[c + 1]) || pointPtr[0] !== 0) {
+      throw new RangeError(`knn-embedding model: pointPtr is not non-decreasing from 0 at ${c}`);
+    }
+    if (!(clusterLearner[c] >= 0 && clusterLearner[c] < numLearners)) {
+      throw new RangeError(
+        `knn-embedding model: cluster ${c} has learner ${
+          clusterLearner[c]
+        } outside [0, ${numLearners})`,
+      );
+    }
+  }
+  const points = dequantize(tensorOf(content, "points", P * r));
+  const labelPtr = int32Of(content, "labelPtr", P + 1);
+  const labels = int32Of(content, "labels", labelPtr[P]);
+  for (let p = 0; p < P; p++) {
+    if (!(labelPtr[p] <= labelPtr[p + 1])) {
+      throw new RangeError(`knn-embedding model: labelPtr decreases at point ${p}`);
+    }
+  }
+  for (let e = 0; e < labels.length; e++) {
+    if (!(labels[e] >= 0 && labels[e] < L)) {
+      throw new RangeError(`knn-embedding model: label ${labels[e]} outside [0, ${L})`);
+    }
+  }
+  const clusters: KnnCluster[] = [];
+  for (let c = 0; c < C; c++) {
+    const p0 = pointPtr[c], p1 = pointPtr[c + 1];
+    const lists: Int32Array[] = [];
+    for (let p = p0; p < p1; p++) lists.push(labels.subarray(labelPtr[p], labelPtr[p + 1]));
+    clusters.push({
+      learner: clusterLearner[c],
+      centroid: centroids.subarray(c * D, (c + 1) * D),
+      v: v.subarray(c * D * r, (c + 1) * D * r),
+      numPoints: p1 - p0,
+      points: points.subarray(p0 * r, p1 * r),
+      labels: lists,
+    });
+  }
+  return { numFeatures: D, numLabels: L, rank: r, numLearners, k, weighted, clusters };
 }

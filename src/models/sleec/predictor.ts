@@ -1,13 +1,29 @@
 /**
- * SLEEC prediction (Algorithm 2) on a kNN-embedding model: per learner, the nearest cluster
- * centroid, the embedding z = Vᵀx̂, the k nearest embedded training points by cosine
- * similarity, and their (optionally similarity-weighted) empirical label distribution; the
- * learners' distributions are averaged. The SDK scorer `sdk/kinds/knn_embedding.ts` is a copy
- * of this routine (same arithmetic in the same order), so both give identical scores.
+ * SLEEC prediction (Algorithm 2) on a kNN-embedding model, the scoring rule of the
+ * `knn-embedding` model file. For a row x (indices `j`, values `x_j`; entries with
+ * `j ≥ numFeatures` are ignored), in float64 arithmetic on the float32 model values:
+ *
+ * 0. x̂ = x · inv with `inv = 1/√(Σ_j x_j²)` (0 for an empty row); every product below uses
+ *    `x_j · inv` computed first (the result does not depend on the row's scale).
+ * 1. Per learner t: the cluster c of learner t (among those with at least one point) whose
+ *    centroid has the largest inner product `Σ_j (x_j · inv) · centroid_c[j]` (ties: the
+ *    smaller cluster index).
+ * 2. z = Vᵀx̂ with V = `V_c` (numFeatures × rank), accumulated in the order of the row's
+ *    entries.
+ * 3. The cosine similarity of z to each of the cluster's points p (unit-norm float32 rows):
+ *    `sim_p = (Σ_a point_p[a] · z[a]) / ‖z‖` (0 when z = 0); the k points with the largest
+ *    similarity (ties: the smaller point index), k = min(model k, points of the cluster).
+ * 4. Weights: `w_p = max(0, sim_p) / Σ_q max(0, sim_q)` when `weighted`, else `1 / k`; when
+ *    the weighted sum is 0 the weights fall back to `1 / k`.
+ * 5. The learner's label distribution: `P_t(l) = Σ_{p : l ∈ labels_p} w_p`.
+ *
+ * A label's score is `Σ_t P_t(l) / numLearners` (a learner without clusters contributes 0),
+ * rounded to float32; top-k breaks ties by the smaller label index. Scores are in [0, 1].
  *
  * @module
  */
 import type { TopK } from "../estimator.ts";
+import { topKDense } from "../../metrics/topk.ts";
 
 /**
  * One cluster of one learner.
@@ -23,17 +39,17 @@ import type { TopK } from "../estimator.ts";
  * ```
  */
 export interface KnnCluster {
-  /** Learner (ensemble member) the cluster belongs to. */
+  /** Learner (ensemble member) the cluster belongs to, in `[0, numLearners)`. */
   readonly learner: number;
-  /** Unit-norm centroid over the feature space (length numFeatures). */
+  /** Unit-norm centroid over the feature space (at least numFeatures entries). */
   readonly centroid: Float32Array;
-  /** Regressor V, row-major numFeatures × rank. */
+  /** Regressor V, row-major numFeatures × rank (at least that many entries). */
   readonly v: Float32Array;
   /** Number of embedded training points. */
   readonly numPoints: number;
   /** Unit-norm (or zero) embedded points, row-major, at least numPoints × rank. */
   readonly points: Float32Array;
-  /** Positive labels of each point. */
+  /** Positive labels of each point (at least numPoints lists). */
   readonly labels: readonly Int32Array[];
 }
 
@@ -62,7 +78,8 @@ export interface KnnModel {
 }
 
 /**
- * Scores rows with a {@linkcode KnnModel}. Holds scratch buffers (never part of the model).
+ * Scores rows with a {@linkcode KnnModel}. Holds scratch buffers (never part of the model):
+ * one predictor per model, not shared between concurrent callers.
  *
  * @example
  * ```ts
@@ -81,13 +98,18 @@ export class KnnPredictor {
   readonly #nnIdx: Int32Array;
   readonly #nnSim: Float64Array;
   readonly #acc: Float64Array;
+  readonly #scores: Float32Array;
 
   constructor(model: KnnModel) {
+    if (!Number.isInteger(model.k) || model.k < 1) {
+      throw new RangeError(`KnnPredictor: k must be a positive integer, got ${model.k}`);
+    }
     this.#m = model;
     this.#z = new Float64Array(model.rank);
-    this.#nnIdx = new Int32Array(Math.max(1, model.k));
-    this.#nnSim = new Float64Array(Math.max(1, model.k));
+    this.#nnIdx = new Int32Array(model.k);
+    this.#nnSim = new Float64Array(model.k);
     this.#acc = new Float64Array(model.numLabels);
+    this.#scores = new Float32Array(model.numLabels);
   }
 
   /** The model scored. */
@@ -95,77 +117,88 @@ export class KnnPredictor {
     return this.#m;
   }
 
-  /** Accumulates the averaged label distribution into the internal buffer. */
+  /** Index of the cluster of `learner` nearest to the row (scaled by `inv`), or -1. */
+  #nearestCluster(
+    learner: number,
+    indices: Int32Array,
+    values: Float32Array,
+    inv: number,
+  ): number {
+    const D = this.#m.numFeatures;
+    const clusters = this.#m.clusters;
+    let best = -1, bestDot = -Infinity;
+    for (let c = 0; c < clusters.length; c++) {
+      const cl = clusters[c];
+      if (cl.learner !== learner || cl.numPoints === 0) continue;
+      const cen = cl.centroid;
+      let s = 0;
+      for (let e = 0; e < indices.length; e++) {
+        const j = indices[e];
+        if (j < D && j >= 0) s += values[e] * inv * cen[j];
+      }
+      if (s > bestDot) {
+        bestDot = s;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  /** Fills `#nnIdx`/`#nnSim` with the cluster's nearest points; returns how many. */
+  #neighbours(cl: KnnCluster, indices: Int32Array, values: Float32Array, inv: number): number {
+    const m = this.#m;
+    const D = m.numFeatures, r = m.rank;
+    const z = this.#z, nnIdx = this.#nnIdx, nnSim = this.#nnSim;
+    const v = cl.v;
+    z.fill(0);
+    for (let e = 0; e < indices.length; e++) {
+      const j = indices[e];
+      if (j >= D || j < 0) continue;
+      const w = values[e] * inv;
+      const o = j * r;
+      for (let a = 0; a < r; a++) z[a] += w * v[o + a];
+    }
+    let zz = 0;
+    for (let a = 0; a < r; a++) zz += z[a] * z[a];
+    const zinv = zz > 0 ? 1 / Math.sqrt(zz) : 0;
+    const k = Math.min(m.k, cl.numPoints);
+    let count = 0;
+    const pts = cl.points;
+    for (let p = 0; p < cl.numPoints; p++) {
+      const o = p * r;
+      let s = 0;
+      for (let a = 0; a < r; a++) s += pts[o + a] * z[a];
+      s *= zinv;
+      if (count === k && !(s > nnSim[k - 1])) continue;
+      let t = count < k ? count++ : k - 1;
+      while (t > 0 && nnSim[t - 1] < s) {
+        nnSim[t] = nnSim[t - 1];
+        nnIdx[t] = nnIdx[t - 1];
+        t--;
+      }
+      nnSim[t] = s;
+      nnIdx[t] = p;
+    }
+    return count;
+  }
+
+  /** Accumulates Σ_t P_t into the internal buffer. */
   #score(indices: Int32Array, values: Float32Array): Float64Array {
     const m = this.#m;
-    const D = m.numFeatures, L = m.numLabels, r = m.rank;
-    const acc = this.#acc;
+    const L = m.numLabels;
+    const acc = this.#acc, nnIdx = this.#nnIdx, nnSim = this.#nnSim;
     acc.fill(0);
+    const D = m.numFeatures;
     let ss = 0;
     for (let e = 0; e < indices.length; e++) {
       if (indices[e] < D && indices[e] >= 0) ss += values[e] * values[e];
     }
     const inv = ss > 0 ? 1 / Math.sqrt(ss) : 0;
-    const z = this.#z, nnIdx = this.#nnIdx, nnSim = this.#nnSim;
-    const clusters = m.clusters;
     for (let learner = 0; learner < m.numLearners; learner++) {
-      let best = -1, bestDot = -Infinity;
-      for (let c = 0; c < clusters.length; c++) {
-        const cl = clusters[c];
-        if (cl.learner !== learner || cl.numPoints === 0) continue;
-        const cen = cl.centroid;
-        let s = 0;
-        for (let e = 0; e < indices.length; e++) {
-          const j = indices[e];
-          if (j < D && j >= 0) s += values[e] * inv * cen[j];
-        }
-        if (s > bestDot) {
-          bestDot = s;
-          best = c;
-        }
-      }
+      const best = this.#nearestCluster(learner, indices, values, inv);
       if (best < 0) continue;
-      const cl = clusters[best];
-      const v = cl.v;
-      z.fill(0);
-      for (let e = 0; e < indices.length; e++) {
-        const j = indices[e];
-        if (j >= D || j < 0) continue;
-        const w = values[e] * inv;
-        const o = j * r;
-        for (let a = 0; a < r; a++) z[a] += w * v[o + a];
-      }
-      let zz = 0;
-      for (let a = 0; a < r; a++) zz += z[a] * z[a];
-      const zinv = zz > 0 ? 1 / Math.sqrt(zz) : 0;
-      const k = Math.min(m.k, cl.numPoints);
-      let count = 0;
-      const pts = cl.points;
-      for (let p = 0; p < cl.numPoints; p++) {
-        const o = p * r;
-        let s = 0;
-        for (let a = 0; a < r; a++) s += pts[o + a] * z[a];
-        s *= zinv;
-        if (count < k) {
-          let t = count++;
-          while (t > 0 && nnSim[t - 1] < s) {
-            nnSim[t] = nnSim[t - 1];
-            nnIdx[t] = nnIdx[t - 1];
-            t--;
-          }
-          nnSim[t] = s;
-          nnIdx[t] = p;
-        } else if (s > nnSim[k - 1]) {
-          let t = k - 1;
-          while (t > 0 && nnSim[t - 1] < s) {
-            nnSim[t] = nnSim[t - 1];
-            nnIdx[t] = nnIdx[t - 1];
-            t--;
-          }
-          nnSim[t] = s;
-          nnIdx[t] = p;
-        }
-      }
+      const cl = m.clusters[best];
+      const count = this.#neighbours(cl, indices, values, inv);
       let wsum = 0;
       if (m.weighted) { for (let t = 0; t < count; t++) wsum += nnSim[t] > 0 ? nnSim[t] : 0; }
       const uniform = !(wsum > 0);
@@ -176,7 +209,7 @@ export class KnnPredictor {
         const labs = cl.labels[nnIdx[t]];
         for (let q = 0; q < labs.length; q++) {
           const l = labs[q];
-          if (l < L) acc[l] += w;
+          if (l < L && l >= 0) acc[l] += w;
         }
       }
     }
@@ -184,7 +217,7 @@ export class KnnPredictor {
   }
 
   /**
-   * Scores of every label (length numLabels), into `out` when given.
+   * Scores of every label (length numLabels), into `out` when it has that length.
    *
    * @example
    * ```ts
@@ -196,14 +229,14 @@ export class KnnPredictor {
   scores(indices: Int32Array, values: Float32Array, out?: Float32Array): Float32Array {
     const acc = this.#score(indices, values);
     const L = this.#m.numLabels;
-    const res = out && out.length >= L ? out : new Float32Array(L);
+    const res = out && out.length === L ? out : new Float32Array(L);
     const nl = this.#m.numLearners;
     for (let l = 0; l < L; l++) res[l] = acc[l] / nl;
     return res;
   }
 
   /**
-   * The k best labels (ties: smaller index first).
+   * The k best labels (decreasing score, ties: smaller index), k capped at numLabels.
    *
    * @example
    * ```ts
@@ -213,35 +246,6 @@ export class KnnPredictor {
    * ```
    */
   topK(indices: Int32Array, values: Float32Array, k: number): TopK {
-    const acc = this.#score(indices, values);
-    const L = this.#m.numLabels;
-    const kk = Math.max(0, Math.min(k, L));
-    const labels = new Int32Array(kk);
-    const scores = new Float32Array(kk);
-    const nl = this.#m.numLearners;
-    let count = 0;
-    for (let l = 0; l < L; l++) {
-      const s = Math.fround(acc[l] / nl);
-      if (count < kk) {
-        let t = count++;
-        while (t > 0 && scores[t - 1] < s) {
-          scores[t] = scores[t - 1];
-          labels[t] = labels[t - 1];
-          t--;
-        }
-        scores[t] = s;
-        labels[t] = l;
-      } else if (kk > 0 && s > scores[kk - 1]) {
-        let t = kk - 1;
-        while (t > 0 && scores[t - 1] < s) {
-          scores[t] = scores[t - 1];
-          labels[t] = labels[t - 1];
-          t--;
-        }
-        scores[t] = s;
-        labels[t] = l;
-      }
-    }
-    return { labels, scores };
+    return topKDense(this.scores(indices, values, this.#scores), Math.max(0, k));
   }
 }
