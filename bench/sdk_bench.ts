@@ -1,0 +1,197 @@
+/**
+ * SDK benchmarks. Targets (issue 7): top-5 on the POP-pruned bibtex model at p50 ≤ 20 µs per
+ * query; decode of a 10 MB model ≤ 20 ms; the SDK's own code ≤ 10 KB minified, ≤ 50 KB with
+ * msgpackr.
+ *
+ *   deno task bench:sdk                         # deno bench: latency and decode tables
+ *   deno run -A bench/sdk_bench.ts              # one JSON line: p50 µs/query, decode ms, sizes
+ *
+ * The pruned model is `--model FILE` (or `$SDK_BENCH_MODEL`), else it is made by
+ * `deno task prune --dataset bibtex --train br` (POP at ε = 1%, λ = 0.01, δ = 5) into a temp
+ * directory; queries are the first 500 rows of bibtex.test.txt (data from `--data-dir`, else
+ * `$TAGSTREAM_DATA`, else `./data`). The 10 MB models are synthetic `linear-sparse` files
+ * (f32 weights, and f16 weights with u16 label indices).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import { loadDataset } from "../src/data/dataset.ts";
+import { encodeModelFile } from "../src/format/model_file.ts";
+import { float32ToFloat16 } from "../src/format/quantize.ts";
+import type { ModelFileContent } from "../src/format/types.ts";
+import { loadModel } from "../sdk/mod.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: { model: { type: "string" }, "data-dir": { type: "string" } },
+  strict: false,
+});
+const dataDir = resolveDataDir(flags["data-dir"] as string | undefined);
+const root = new URL("../", import.meta.url).pathname;
+
+async function prunedModel(): Promise<{ bytes: Uint8Array; path: string }> {
+  let path = (flags.model as string | undefined) ?? Deno.env.get("SDK_BENCH_MODEL");
+  if (!path) {
+    const dir = await Deno.makeTempDir();
+    path = `${dir}/bibtex.pop.tsm`;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        `${root}src/cli/prune.ts`,
+        "--dataset",
+        "bibtex",
+        "--train",
+        "br",
+        "--data-dir",
+        dataDir,
+        "--out",
+        path,
+        "--no-plot",
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(`deno task prune failed:\n${new TextDecoder().decode(out.stderr)}`);
+    }
+  }
+  return { bytes: await Deno.readFile(path), path };
+}
+
+/** A synthetic linear-sparse file of about `mb` MB. */
+function bigModel(mb: number, half: boolean): Uint8Array {
+  const D = 50_000, L = 4_000, nnz = Math.round(mb * 1e6 / (half ? 4 : 8));
+  const featPtr = Int32Array.from({ length: D + 1 }, (_, j) => Math.floor(j * nnz / D));
+  const labels = Int32Array.from({ length: nnz }, (_, i) => (i * 7919) % L);
+  const weights = Float32Array.from({ length: nnz }, (_, i) => Math.sin(i));
+  const content: ModelFileContent = {
+    kind: "linear-sparse",
+    numFeatures: D,
+    numLabels: L,
+    labelNames: Array.from({ length: L }, (_, l) => `label-${l}`),
+    params: { nnz },
+    tensors: {
+      featPtr: { dtype: "i32", shape: [D + 1], data: featPtr },
+      labelIdx: half
+        ? { dtype: "u16", shape: [nnz], data: Uint16Array.from(labels) }
+        : { dtype: "i32", shape: [nnz], data: labels },
+      weights: half
+        ? { dtype: "f16", shape: [nnz], data: float32ToFloat16(weights) }
+        : { dtype: "f32", shape: [nnz], data: weights },
+      bias: { dtype: "f32", shape: [L], data: new Float32Array(L) },
+    },
+  };
+  return encodeModelFile(content);
+}
+
+const pruned = await prunedModel();
+const model = loadModel(pruned.bytes);
+const test = await loadDataset(dataDir, "bibtex", "test");
+const rows = Array.from({ length: Math.min(500, test.x.numRows) }, (_, i) => {
+  const s = test.x.indptr[i], e = test.x.indptr[i + 1];
+  return { indices: test.x.indices.slice(s, e), values: test.x.values.slice(s, e) };
+});
+const space = model.featureSpace;
+const records = rows.slice(0, 100).map((r) => {
+  const rec: Record<string, number> = {};
+  r.indices.forEach((j, p) => {
+    rec[space?.type === "vocabulary" ? space.names[j] : String(j)] = r.values[p];
+  });
+  return rec;
+});
+const big32 = bigModel(10, false), big16 = bigModel(10, true);
+
+let q = 0;
+Deno.bench(`top-5, pruned bibtex (${(pruned.bytes.length / 1e6).toFixed(2)} MB), one query`, {
+  group: "query",
+  baseline: true,
+}, () => {
+  model.predictTopK(rows[q++ % rows.length], 5);
+});
+Deno.bench("top-5, pruned bibtex, {name: value} record", { group: "query" }, () => {
+  model.predictTopK(records[q++ % records.length], 5);
+});
+Deno.bench("top-5 batch of 100 rows (per batch)", () => {
+  model.predictBatch(rows.slice(0, 100), 5);
+});
+Deno.bench(`loadModel pruned bibtex`, { group: "decode" }, () => {
+  loadModel(pruned.bytes);
+});
+Deno.bench(`loadModel ${(big32.length / 1e6).toFixed(1)} MB (f32)`, { group: "decode" }, () => {
+  loadModel(big32);
+});
+Deno.bench(
+  `loadModel ${(big16.length / 1e6).toFixed(1)} MB (f16, u16)`,
+  { group: "decode" },
+  () => {
+    loadModel(big16);
+  },
+);
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+}
+
+/** Minified bundle sizes (esbuild from node_modules) of the SDK, without and with msgpackr. */
+async function sizes(): Promise<Record<string, number>> {
+  const esbuild = `${root}node_modules/.bin/esbuild`;
+  const out: Record<string, number> = {};
+  const build = async (name: string, entry: string, external: boolean) => {
+    const args = [entry, "--bundle", "--minify", "--format=esm", "--platform=browser"];
+    if (external) args.push("--external:msgpackr/pack");
+    const r = await new Deno.Command(esbuild, { args, stdout: "piped", stderr: "piped" }).output();
+    if (!r.success) throw new Error(new TextDecoder().decode(r.stderr));
+    out[`${name}MinBytes`] = r.stdout.length;
+    const gz = new Response(
+      new Blob([r.stdout]).stream().pipeThrough(new CompressionStream("gzip")),
+    );
+    out[`${name}GzipBytes`] = (await gz.arrayBuffer()).byteLength;
+  };
+  await build("sdk", `${root}sdk/mod.ts`, true);
+  await build("sdkWithMsgpackr", `${root}sdk/mod.ts`, false);
+  await build(
+    "cloudflareAdapterWithSdkAndMsgpackr",
+    `${root}examples/cloudflare-worker/src/worker.ts`,
+    false,
+  );
+  return out;
+}
+
+if (import.meta.main) {
+  // per-query latency: single queries timed in batches of 32 (performance.now resolution)
+  const perQuery: number[] = [];
+  for (let rep = 0; rep < 300; rep++) {
+    const t = performance.now();
+    for (let i = 0; i < 32; i++) model.predictTopK(rows[(rep * 32 + i) % rows.length], 5);
+    perQuery.push((performance.now() - t) * 1000 / 32);
+  }
+  const decode = (bytes: Uint8Array) => {
+    const ms: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const t = performance.now();
+      loadModel(bytes);
+      ms.push(performance.now() - t);
+    }
+    return { p50: percentile(ms, 0.5), min: Math.min(...ms) };
+  };
+  const d32 = decode(big32), d16 = decode(big16), dp = decode(pruned.bytes);
+  console.log(JSON.stringify({
+    model: pruned.path,
+    modelBytes: pruned.bytes.length,
+    kind: model.kind,
+    queries: rows.length,
+    top5P50Us: +percentile(perQuery.slice(50), 0.5).toFixed(2),
+    top5P99Us: +percentile(perQuery.slice(50), 0.99).toFixed(2),
+    decodePrunedMsP50: +dp.p50.toFixed(3),
+    decode10MbF32Bytes: big32.length,
+    decode10MbF32MsP50: +d32.p50.toFixed(2),
+    decode10MbF32MsMin: +d32.min.toFixed(2),
+    decode10MbF16Bytes: big16.length,
+    decode10MbF16MsP50: +d16.p50.toFixed(2),
+    decode10MbF16MsMin: +d16.min.toFixed(2),
+    ...(await sizes()),
+  }));
+}
