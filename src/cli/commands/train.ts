@@ -45,7 +45,8 @@ Input:
   --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir)
 
 Output:
-  --state-dir DIR         resume from and save to this state directory (as serve does)
+  --state-dir DIR         resume from and save to this state directory (as serve does; an
+                          NDJSON file is read on from its checkpointed offset)
   --out FILE              write the (unpruned) model file at the end
   --checkpoint-every N    with --follow: checkpoint after N events (default 5000)
   --checkpoint-seconds T  with --follow: checkpoint at least every T seconds (default 5)
