@@ -32,8 +32,9 @@ const root = new URL("../", import.meta.url).pathname;
 
 async function prunedModel(): Promise<{ bytes: Uint8Array; path: string }> {
   let path = (flags.model as string | undefined) ?? Deno.env.get("SDK_BENCH_MODEL");
+  let made: string | undefined;
   if (!path) {
-    const dir = await Deno.makeTempDir();
+    const dir = made = await Deno.makeTempDir();
     path = `${dir}/bibtex.pop.tsm`;
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
@@ -57,7 +58,9 @@ async function prunedModel(): Promise<{ bytes: Uint8Array; path: string }> {
       throw new Error(`deno task prune failed:\n${new TextDecoder().decode(out.stderr)}`);
     }
   }
-  return { bytes: await Deno.readFile(path), path };
+  const bytes = await Deno.readFile(path);
+  if (made) await Deno.remove(made, { recursive: true });
+  return { bytes, path: made ? "deno task prune --dataset bibtex --train br" : path };
 }
 
 /** A synthetic linear-sparse file of about `mb` MB. */
