@@ -175,6 +175,8 @@ export interface IngestResult {
 }
 
 const MAX_REPORTED_REJECTS = 100;
+/** Longest stretch of synchronous ingestion in one request before other requests get a turn. */
+const YIELD_MS = 4;
 
 async function sha1Hex(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
@@ -454,8 +456,9 @@ export class LearningService {
       accepted++;
       walParts.push(raw.subarray(0, e), NEWLINE);
       walBytes += e + 1;
-      // Long bodies: let other requests in between slices (lines stay in order).
-      if ((lineNo & 255) === 0 && performance.now() - sliceStart > 20) {
+      // Long bodies: let other requests (e.g. /predict) in every few milliseconds; the lines
+      // of this body stay in order.
+      if ((lineNo & 31) === 0 && performance.now() - sliceStart > YIELD_MS) {
         flushWal();
         this.#afterIngest();
         await yieldNow();
