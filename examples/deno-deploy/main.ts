@@ -16,4 +16,18 @@
  */
 import { appFor, modelsFromEnv } from "./app.ts";
 
-export default appFor(await modelsFromEnv((name) => Deno.env.get(name)));
+/**
+ * The app `deno serve` runs, configured from the environment.
+ *
+ * @example
+ * ```ts
+ * const file = await Deno.readFile(new URL("../../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * Deno.env.set("MODEL_URL", `data:application/octet-stream;base64,${btoa(String.fromCharCode(...file))}`);
+ * const { default: app } = await import("./main.ts");
+ * Deno.env.delete("MODEL_URL");
+ * const res = await app.request("/health");
+ * console.log((await res.json()).kind); // linear-sparse
+ * ```
+ */
+const app: ReturnType<typeof appFor> = appFor(await modelsFromEnv((name) => Deno.env.get(name)));
+export default app;

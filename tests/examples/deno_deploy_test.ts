@@ -66,6 +66,7 @@ Deno.test({
         MAIN,
       ], {
         MODEL_URL: `http://127.0.0.1:${files.addr.port}/bibtex.tsm`,
+        MODEL_KV_KEY: "",
         MODEL_REFRESH_MS: "100",
       });
       children.push(serve);
@@ -114,7 +115,7 @@ Deno.test({
         "--port",
         "0",
         MAIN,
-      ], { MODEL_KV_KEY: "models,bibtex", MODEL_KV_PATH: kvPath });
+      ], { MODEL_URL: "", MODEL_KV_KEY: "models,bibtex", MODEL_KV_PATH: kvPath });
       children.push(kvServe);
       const kvBase = (await kvServe.waitFor(LISTENING, 60_000))[1];
       assert((await health(kvBase)).etag === manifest.version, "served from KV");

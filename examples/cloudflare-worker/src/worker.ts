@@ -67,8 +67,30 @@ export function modelsOf(env: Env): ModelCache {
 
 const handlers = new WeakMap<ModelCache, ReturnType<typeof predictHandler>>();
 
+/**
+ * The Workers module entry point: `GET /health`, `POST /predict`.
+ *
+ * @example
+ * ```ts
+ * import worker from "./worker.ts";
+ * const file = await Deno.readFile(new URL("../../../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
+ * const env = {
+ *   MODEL_SOURCE: "r2", MODEL_KEY: "doc-entry.tsm",
+ *   MODELS: { get: () => Promise.resolve(null) },
+ *   MODEL_BUCKET: { get: () => Promise.resolve({ etag: "e", arrayBuffer: () => Promise.resolve(file.slice().buffer) }) },
+ *   ASSETS: { fetch: () => Promise.resolve(new Response(null, { status: 404 })) },
+ * };
+ * const ctx = { waitUntil: (_p: Promise<unknown>) => {} };
+ * const res = await worker.fetch(
+ *   new Request("https://w/predict", { method: "POST", body: JSON.stringify({ features: { "0": 1 }, k: 1 }) }),
+ *   env,
+ *   ctx,
+ * );
+ * console.log(res.status, res.headers.get("x-model-etag")); // 200 e
+ * ```
+ */
 export default {
-  /** Routes a request (the Workers module entry point). */
+  /** Routes a request. */
   async fetch(
     request: Request,
     env: Env,
