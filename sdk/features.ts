@@ -116,20 +116,21 @@ export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     return name ? +name : -1;
   };
   return (x) => {
-    const sp = x as SparseInput, rec = x as FeatureRecord, sum = new Map<number, number>();
+    const sp = x as SparseInput, rec = x as FeatureRecord;
     if (typeof x !== "object" || !x) throw new TypeError("predictTopK: x must be an object");
     const sparse = typeof sp.indices === "object" && typeof sp.values === "object";
     if (sparse && sp.values.length !== sp.indices.length) {
       throw new TypeError("predictTopK: x.indices/values lengths differ");
     }
     // named features: sorted by column, collisions (hashing) added up
-    if (!sparse) {
+    const sum = sparse ? undefined : new Map<number, number>();
+    if (sum) {
       for (const k in rec) {
         const j = column(k);
         if (typeof rec[k] === "number") sum.set(j, (sum.get(j) ?? 0) + rec[k]);
       }
     }
-    const cols = sparse ? sp.indices : [...sum.keys()].sort((a, b) => a - b);
+    const cols = sum ? [...sum.keys()].sort((a, b) => a - b) : sp.indices;
     if (cols.length > idx.length) {
       idx = new Int32Array(cols.length);
       val = new Float64Array(cols.length);
@@ -138,7 +139,7 @@ export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     for (let p = 0; p < cols.length; p++) {
       const j = cols[p];
       if (j >= 0 && j < D && Number.isInteger(j)) {
-        let v = Math.fround(sparse ? sp.values[p] : sum.get(j)!);
+        let v = Math.fround(sum ? sum.get(j)! : sp.values[p]);
         if (idf) v = Math.fround(v * idf[j]);
         ss += v * v;
         idx[n] = j;
