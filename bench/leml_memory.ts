@@ -2,20 +2,28 @@
  * Peak-RSS check of a streaming LEML pass: `deno run -A bench/leml_memory.ts [--rows 2000000]
  * [--batch 256]` generates a seeded stream (5000 features, 200 labels, ~20 non-zeros and ~3
  * labels per row) batch by batch, never holding more than one batch, trains the streaming
- * estimator on it and prints one JSON line with the RSS at checkpoints (every 10% of the rows).
- * RSS should stay flat: the model and its scratch do not grow with the number of rows seen.
+ * estimator on it and prints one JSON line with, at checkpoints (every 10% of the rows), the
+ * current RSS and the process's peak RSS so far (`VmHWM` of /proc/self/status, Linux; null
+ * elsewhere). Both should stay flat after the first checkpoint: the model and its scratch do not
+ * grow with the number of rows seen.
  *
  * @module
  */
+import { parseArgs } from "node:util";
 import { LemlStream } from "../src/models/leml/mod.ts";
-import { SmallRng } from "../src/models/leml/rng.ts";
+import { Rng } from "../src/data/random.ts";
 import type { Batch } from "../src/data/types.ts";
 
-// node:util is imported dynamically: a static import makes `deno check` require @types/node.
-const NODE_UTIL = "node:util";
-const { parseArgs } = (await import(NODE_UTIL)) as {
-  parseArgs(c: unknown): { values: { rows: string; batch: string } };
-};
+/** Peak resident set size of this process in MB (Linux), or null. */
+function peakRssMB(): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
+    return m ? Math.round(Number(m[1]) / 1024 * 10) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
 const { values } = parseArgs({
   args: Deno.args,
   options: {
@@ -25,7 +33,7 @@ const { values } = parseArgs({
 });
 const rows = Number(values.rows), bs = Number(values.batch);
 if (!(rows >= 1) || !(bs >= 1)) throw new TypeError("--rows and --batch must be positive");
-const D = 5000, L = 200, rng = new SmallRng(1);
+const D = 5000, L = 200, rng = new Rng(1);
 const xi = new Int32Array(bs * 40), xv = new Float32Array(bs * 40).fill(1);
 const yi = new Int32Array(bs * 8), xp = new Int32Array(bs + 1), yp = new Int32Array(bs + 1);
 const seen = new Uint8Array(D);
@@ -64,22 +72,29 @@ function nextBatch(n: number): Batch {
 }
 
 const model = new LemlStream({ rank: 16, lr: 0.002, seed: 0 });
-const checkpoints: { rows: number; rssMB: number; seconds: number }[] = [];
+const checkpoints: { rows: number; rssMB: number; peakRssMB: number | null; seconds: number }[] =
+  [];
 const t0 = performance.now();
 const every = Math.max(bs, Math.floor(rows / 10));
 let done = 0, next = every;
 const mb = () => Math.round(Deno.memoryUsage().rss / 1048576 * 10) / 10;
-checkpoints.push({ rows: 0, rssMB: mb(), seconds: 0 });
+checkpoints.push({ rows: 0, rssMB: mb(), peakRssMB: peakRssMB(), seconds: 0 });
 while (done < rows) {
   const n = Math.min(bs, rows - done);
   model.learnMany(nextBatch(n));
   done += n;
   if (done >= next || done === rows) {
-    checkpoints.push({ rows: done, rssMB: mb(), seconds: (performance.now() - t0) / 1000 });
+    checkpoints.push({
+      rows: done,
+      rssMB: mb(),
+      peakRssMB: peakRssMB(),
+      seconds: (performance.now() - t0) / 1000,
+    });
     next += every;
   }
 }
 const rss = checkpoints.map((c) => c.rssMB);
+const peaks = checkpoints.map((c) => c.peakRssMB ?? 0);
 console.log(JSON.stringify({
   bench: "leml_memory",
   rows,
@@ -88,5 +103,6 @@ console.log(JSON.stringify({
   numFeatures: D,
   numLabels: L,
   checkpoints,
-  rssGrowthAfterFirstCheckpointMB: Math.max(...rss.slice(1)) - rss[1],
+  rssGrowthAfterFirstCheckpointMB: Math.round((Math.max(...rss.slice(1)) - rss[1]) * 10) / 10,
+  peakRssGrowthAfterFirstCheckpointMB: Math.round((peaks[peaks.length - 1] - peaks[1]) * 10) / 10,
 }));

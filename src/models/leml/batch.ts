@@ -17,7 +17,7 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
-import { conjugateGradient } from "../../linalg/cg.ts";
+import { conjugateGradient, conjugateGradientColumns } from "../../linalg/cg.ts";
 import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
 import { type LemlLoss, lossCurvature, lossGrad, lossValue } from "./loss.ts";
@@ -334,6 +334,10 @@ export function trainLemlBatch(
     return f + 0.5 * lambda * reg;
   };
 
+  // squared column norms of X (Jacobi preconditioner of the W step)
+  const colSq = new Float64Array(D);
+  for (let p = 0; p < x.indptr[n]; p++) colSq[x.indices[p]] += x.values[p] * x.values[p];
+
   // ---- W step, squared loss with full labels (Algorithm 2, rotated) ----
   const wStepGram = (): void => {
     const M = gram(H, L, k);
@@ -353,7 +357,16 @@ export function trainLemlBatch(
     const B = new Float64Array(D * k);
     xtTimesAdd(x, V, k, B);
     const Wr = matMul(W, P, D, k, k); // warm start W' = W P
-    const res = conjugateGradient(
+    // the rotated system is block-diagonal by column: (λ_a XᵀX + λI) w'_a = b_a, solved by
+    // column-wise CG with the Jacobi preconditioner λ_a Σ_i x_ij² + λ
+    const diagonal = new Float64Array(D * k);
+    for (let j = 0; j < D; j++) {
+      for (let a = 0; a < k; a++) {
+        const d = Math.max(lam[a], 0) * colSq[j] + lambda;
+        diagonal[j * k + a] = d > 0 ? d : 1;
+      }
+    }
+    const res = conjugateGradientColumns(
       (s, out) => {
         xTimes(x, s, k, U);
         for (let i = 0; i < n; i++) for (let a = 0; a < k; a++) U[i * k + a] *= lam[a];
@@ -362,7 +375,9 @@ export function trainLemlBatch(
       },
       B,
       Wr,
-      cgOpts,
+      D,
+      k,
+      { ...cgOpts, diagonal },
     );
     cgTotal += res.iterations;
     // W = W' Pᵀ

@@ -13,6 +13,7 @@ import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
 import { defaultThreshold, type LemlLoss, parseLoss } from "./loss.ts";
 import { LowRankScorer } from "./lowrank.ts";
 import { hashUniform } from "./rng.ts";
+import { preprocessRows } from "../br/preprocess.ts";
 
 /**
  * Options of {@linkcode LemlBatch}.
@@ -41,6 +42,8 @@ export interface LemlBatchEstimatorOptions {
   bias?: boolean;
   /** Decision threshold (default 0.5 squared, else 0). */
   threshold?: number;
+  /** Scale every row to unit L2 norm before learning and scoring (default false). */
+  l2Normalize?: boolean;
 }
 
 interface Config {
@@ -54,6 +57,7 @@ interface Config {
   newtonSteps: number;
   bias: boolean;
   threshold: number;
+  l2Normalize: boolean;
 }
 
 function makeConfig(o: Record<string, unknown>): Config {
@@ -76,6 +80,7 @@ function makeConfig(o: Record<string, unknown>): Config {
     newtonSteps: Math.floor(n(o.newtonSteps, 2, "newtonSteps", 1)),
     bias: o.bias === undefined ? true : Boolean(o.bias),
     threshold: n(o.threshold, defaultThreshold(loss), "threshold", -Infinity),
+    l2Normalize: o.l2Normalize === undefined ? false : Boolean(o.l2Normalize),
   };
 }
 
@@ -112,7 +117,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   constructor(options: LemlBatchEstimatorOptions | Record<string, unknown> = {}) {
     const o = options as Record<string, unknown>;
     const config = makeConfig(o);
-    super(config.rank, 0, 0, config.threshold);
+    super(config.rank, 0, 0, config.threshold, config.l2Normalize);
     this.config = config;
     this.#grow(Math.floor(Number(o.numFeatures ?? 0)), Math.floor(Number(o.numLabels ?? 0)));
   }
@@ -157,7 +162,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   ): LemlBatch {
     const m = new LemlBatch(options);
     const c = m.config;
-    const f = trainLemlBatch(x, y, {
+    const f = trainLemlBatch(m.#preprocess(x), y, {
       ...c,
       observed: options.observed,
       fullyObserved: options.fullyObserved,
@@ -253,6 +258,11 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     });
   }
 
+  /** The rows as the factors see them (unit L2 norm when configured; never mutates `x`). */
+  #preprocess(x: CsrMatrix): CsrMatrix {
+    return this.config.l2Normalize ? preprocessRows(x, { l2Normalize: true }) : x;
+  }
+
   #refit(): void {
     const s = this.#data, D = this.numFeatures, L = this.numLabels;
     const x: CsrMatrix = {
@@ -268,7 +278,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
       indptr: Int32Array.from(s.yPtr),
       indices: Int32Array.from(s.yIdx),
     };
-    const f = trainLemlBatch(x, y, {
+    const f = trainLemlBatch(this.#preprocess(x), y, {
       ...this.config,
       init: { W: this.w.data, H: this.h.data, bias: this.bias.data },
     });

@@ -13,7 +13,11 @@
  *   sum over all negatives).
  *
  * The gradient is the batch mean; λ is applied to the rows of W touched by the batch and the rows
- * of H that received a gradient (lazy regularisation). Adam is lazy (row-sparse) for W and H.
+ * of H that received a gradient (lazy regularisation). Adam is lazy (row-sparse) for W and H,
+ * with its own learning rate for H and the bias (`lrH`: H receives a dense gradient at every
+ * step through the Gram term and is best moved more slowly than the sparse W rows). With
+ * `l2Normalize`, every row is scaled to unit L2 norm before learning and scoring (and the model
+ * file says so, so that the SDK does the same).
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
@@ -49,11 +53,14 @@ export interface LemlStreamOptions {
   rank?: number;
   /** Regularisation λ per batch step (default 1e-4). */
   lambda?: number;
-  /** Learning rate (default 0.01 for Adam, 0.05 for SGD). */
+  /** Learning rate of W (default 0.01 for Adam, 0.05 for SGD). */
   lr?: number;
+  /** Learning rate of H and the bias (default: `lr`). */
+  lrH?: number;
+
   /** SGD learning-rate decay: lr/(1 + decay·(t−1)) (default 0; ignored by Adam). */
   lrDecay?: number;
-  /** "adam" (default) or "sgd". */
+  /** "adam" (default; lazy: only the rows a minibatch touches are updated) or "sgd". */
   optimizer?: "adam" | "sgd";
   /** Loss (default "squared"). */
   loss?: LemlLoss;
@@ -65,6 +72,8 @@ export interface LemlStreamOptions {
   threshold?: number;
   /** Scale of the initial H entries, uniform in ±initScale (default 1/√rank). */
   initScale?: number;
+  /** Scale every row to unit L2 norm before learning and scoring (default false). */
+  l2Normalize?: boolean;
 }
 
 interface Config {
@@ -72,6 +81,7 @@ interface Config {
   rank: number;
   lambda: number;
   lr: number;
+  lrH: number;
   lrDecay: number;
   optimizer: "adam" | "sgd";
   loss: LemlLoss;
@@ -79,6 +89,7 @@ interface Config {
   bias: boolean;
   threshold: number;
   initScale: number;
+  l2Normalize: boolean;
 }
 
 function num(v: unknown, dflt: number, name: string, min = -Infinity): number {
@@ -98,11 +109,13 @@ function makeConfig(o: Record<string, unknown>): Config {
   const rank = num(o.rank, 32, "rank", 1);
   if (!Number.isInteger(rank)) throw new RangeError(`leml: option rank must be an integer`);
   const negatives = num(o.negatives, 16, "negatives", 1);
+  const lr = num(o.lr, optimizer === "adam" ? 0.01 : 0.05, "lr", 0);
   return {
     seed: num(o.seed, 0, "seed"),
     rank,
     lambda: num(o.lambda, 1e-4, "lambda", 0),
-    lr: num(o.lr, optimizer === "adam" ? 0.01 : 0.05, "lr", 0),
+    lr,
+    lrH: num(o.lrH, lr, "lrH", 0),
     lrDecay: num(o.lrDecay, 0, "lrDecay", 0),
     optimizer,
     loss,
@@ -110,6 +123,7 @@ function makeConfig(o: Record<string, unknown>): Config {
     bias: o.bias === undefined ? true : Boolean(o.bias),
     threshold: num(o.threshold, defaultThreshold(loss), "threshold"),
     initScale: num(o.initScale, 1 / Math.sqrt(rank), "initScale", 0),
+    l2Normalize: o.l2Normalize === undefined ? false : Boolean(o.l2Normalize),
   };
 }
 
@@ -140,6 +154,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
   // scratch (not model state)
   #U = new Float64Array(0);
   #gU = new Float64Array(0);
+  #rowScale = new Float64Array(0);
   #wSlot = new Int32Array(0);
   #wRows = new Int32Array(0);
   #gW = new Float64Array(0);
@@ -159,7 +174,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const config = makeConfig(o);
     const D = Math.floor(num(o.numFeatures, 0, "numFeatures", 0));
     const L = Math.floor(num(o.numLabels, 0, "numLabels", 0));
-    super(config.rank, 0, 0, config.threshold);
+    super(config.rank, 0, 0, config.threshold, config.l2Normalize);
     this.config = config;
     this.#rng = new SmallRng(Math.imul(Math.floor(config.seed) | 0, 0x9e3779b1) ^ 0x5bd1e995);
     const k = config.rank;
@@ -301,6 +316,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
       this.#U = new Float64Array(n * k * 2);
       this.#gU = new Float64Array(n * k * 2);
     }
+    if (this.#rowScale.length < n) this.#rowScale = new Float64Array(n * 2);
     if (this.#wSlot.length < D) {
       const cap = Math.max(D, this.#wSlot.length * 2);
       this.#wSlot = new Int32Array(cap).fill(-1);
@@ -374,13 +390,20 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#ensureScratch(n);
     const U = this.#U, gU = this.#gU, W = this.w.data, H = this.h.data, b = this.bias.data;
     const useBias = cfg.bias;
-    // U = X_b W
+    // U = X_b W (rows scaled to unit norm when configured)
     U.fill(0, 0, n * k);
     gU.fill(0, 0, n * k);
+    const scale = this.#rowScale;
     for (let i = 0; i < n; i++) {
+      let ss = 0;
+      if (cfg.l2Normalize) {
+        for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) ss += x.values[p] * x.values[p];
+      }
+      const f = cfg.l2Normalize ? (ss > 0 ? 1 / Math.sqrt(ss) : 0) : 1;
+      scale[i] = f;
       const ub = i * k;
       for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
-        const v = x.values[p], wb = x.indices[p] * k;
+        const v = x.values[p] * f, wb = x.indices[p] * k;
         for (let c = 0; c < k; c++) U[ub + c] += v * W[wb + c];
       }
     }
@@ -536,9 +559,9 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const gW = this.#gW;
     gW.fill(0, 0, nw * k);
     for (let i = 0; i < n; i++) {
-      const ub = i * k;
+      const ub = i * k, f = scale[i] * inv;
       for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
-        const v = x.values[p] * inv, sb = wSlot[x.indices[p]] * k;
+        const v = x.values[p] * f, sb = wSlot[x.indices[p]] * k;
         for (let c = 0; c < k; c++) gW[sb + c] += v * gU[ub + c];
       }
     }
@@ -564,15 +587,15 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.step++;
     const t = this.step;
     if (cfg.optimizer === "adam") {
-      const opt = { lr: cfg.lr };
-      adamUpdateRows(W, this.#mW.data, this.#vW.data, gW, wRows, nw, k, t, opt);
-      adamUpdateRows(H, this.#mH.data, this.#vH.data, gH, hRows, nh, k, t, opt);
-      if (useBias) adamUpdateRows(b, this.#mb.data, this.#vb.data, gb, hRows, nh, 1, t, opt);
+      const ow = { lr: cfg.lr }, oh = { lr: cfg.lrH };
+      adamUpdateRows(W, this.#mW.data, this.#vW.data, gW, wRows, nw, k, t, ow);
+      adamUpdateRows(H, this.#mH.data, this.#vH.data, gH, hRows, nh, k, t, oh);
+      if (useBias) adamUpdateRows(b, this.#mb.data, this.#vb.data, gb, hRows, nh, 1, t, oh);
     } else {
-      const lr = sgdRate(cfg.lr, cfg.lrDecay, t);
-      sgdUpdateRows(W, gW, wRows, nw, k, lr);
-      sgdUpdateRows(H, gH, hRows, nh, k, lr);
-      if (useBias) sgdUpdateRows(b, gb, hRows, nh, 1, lr);
+      const lw = sgdRate(cfg.lr, cfg.lrDecay, t), lh = sgdRate(cfg.lrH, cfg.lrDecay, t);
+      sgdUpdateRows(W, gW, wRows, nw, k, lw);
+      sgdUpdateRows(H, gH, hRows, nh, k, lh);
+      if (useBias) sgdUpdateRows(b, gb, hRows, nh, 1, lh);
     }
     for (let q = 0; q < nw; q++) wSlot[wRows[q]] = -1;
     for (let q = 0; q < nh; q++) hSlot[hRows[q]] = -1;

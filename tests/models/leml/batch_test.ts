@@ -192,3 +192,74 @@ Deno.test("leml batch: bad input is rejected with the place named", () => {
   }
   assert(/x has 10 rows but y has 9/.test(msg), msg);
 });
+
+for (
+  const [loss, missing] of [
+    ["squared", false],
+    ["squared", true],
+    ["logistic", false],
+    ["sqhinge", true],
+  ] as const
+) {
+  Deno.test(`leml batch: ${loss}${missing ? ", missing labels" : ""}: the converged factors are a stationary point (finite differences)`, () => {
+    // Alternating minimisation converges to a point where ∇_W f = ∇_H f = ∇_b f = 0. The W
+    // steps only get there if Algorithm 1 / 2's gradients and Hessian-vector products are right.
+    const { x, y } = planted(60, 21);
+    const lambda = 0.7;
+    const obs = missing ? revealEntries(y, 0.6, 5) : undefined;
+    const yy = obs ? obs.y : y;
+    const f = trainLemlBatch(x, yy, {
+      rank: 3,
+      lambda,
+      loss,
+      // ALS converges linearly: slowly (the squared hinge slowest), but surely
+      iterations: loss === "sqhinge" ? 2500 : 800,
+      cgIterations: 200,
+      cgTolerance: 1e-12,
+      newtonSteps: 3,
+      observed: obs?.observed,
+      fullyObserved: obs ? new Uint8Array(60) : undefined,
+    });
+    const obj = () => naive(x, yy, loss, lambda, f, obs?.observed);
+    const eps = 1e-6;
+    let worst = 0, scale = 0;
+    for (const arr of [f.W, f.H, f.bias]) {
+      for (let a = 0; a < arr.length; a++) {
+        const old = arr[a];
+        arr[a] = old + eps;
+        const fp = obj();
+        arr[a] = old - eps;
+        const fm = obj();
+        arr[a] = old;
+        worst = Math.max(worst, Math.abs((fp - fm) / (2 * eps)));
+        scale = Math.max(scale, lambda * Math.abs(old)); // the size of one gradient term
+      }
+    }
+    assert(scale > 1e-2, `trivial factors (scale ${scale})`);
+    assert(worst < 1e-3 * Math.max(1, scale), `|∇f| = ${worst} at the converged point`);
+  });
+}
+
+Deno.test("leml batch: l2Normalize fits and scores unit-norm rows", () => {
+  const { x, y } = planted(120, 4);
+  const scaled = { ...x, values: x.values.map((v, p) => v * (1 + (p % 3))) };
+  const a = LemlBatch.fit(scaled, y, { rank: 3, lambda: 0.1, iterations: 3, l2Normalize: true });
+  const unit = { ...x, values: scaled.values.slice() };
+  for (let i = 0; i < x.numRows; i++) {
+    let ss = 0;
+    for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) ss += unit.values[p] ** 2;
+    for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) unit.values[p] /= Math.sqrt(ss);
+  }
+  const b = LemlBatch.fit(unit, y, { rank: 3, lambda: 0.1, iterations: 3 });
+  const row = { indices: Int32Array.of(0, 4, 8), values: Float32Array.of(2, 1, 3) };
+  const unitRow = { indices: row.indices, values: row.values.map((v) => v / Math.sqrt(14)) };
+  const sa = a.predictScores(row), sb = b.predictScores(unitRow);
+  for (let l = 0; l < sa.length; l++) {
+    assert(Math.abs(sa[l] - sb[l]) < 1e-4, `label ${l}: ${sa[l]} vs ${sb[l]}`);
+  }
+  assert(
+    Math.abs(sa[0] - a.predictScores({ ...row, values: row.values.map((v) => 5 * v) })[0]) < 1e-5,
+    "scores depend on the row's scale",
+  );
+  assert(scaled.values[1] !== unit.values[1], "the input was normalised in place");
+});

@@ -6,6 +6,11 @@ checkEstimator("leml streaming (squared, adam)", factory, {
   createOptions: { rank: 8, lr: 0.05 },
 });
 
+// Unit-L2 rows (the model file tells the SDK to normalise too) and a slower H.
+checkEstimator("leml streaming (unit-L2 rows, lrH)", factory, {
+  createOptions: { rank: 8, lr: 0.05, lrH: 0.02, l2Normalize: true },
+});
+
 // Streaming trainer with the logistic loss and sampled negatives.
 checkEstimator("leml streaming (logistic, sampled negatives)", factory, {
   createOptions: { rank: 8, lr: 0.05, loss: "logistic", negatives: 4 },
@@ -15,5 +20,10 @@ checkEstimator("leml streaming (logistic, sampled negatives)", factory, {
 // (warm-started from the current factors).
 checkEstimator("leml batch (alternating minimisation)", batchFactory, {
   createOptions: { rank: 8, lambda: 0.1, iterations: 3 },
+  epochs: 1,
+});
+
+checkEstimator("leml batch (unit-L2 rows)", batchFactory, {
+  createOptions: { rank: 8, lambda: 0.1, iterations: 3, l2Normalize: true },
   epochs: 1,
 });

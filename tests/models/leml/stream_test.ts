@@ -61,16 +61,20 @@ function naiveObjective(
   W: Float64Array,
   H: Float64Array,
   bias: Float64Array,
+  l2Normalize = false,
 ): number {
   const n = b.x.numRows;
   let f = 0;
   const touchedW = new Set<number>();
   for (let i = 0; i < n; i++) {
     const u = new Float64Array(k);
+    let norm = 0;
+    for (let p = b.x.indptr[i]; p < b.x.indptr[i + 1]; p++) norm += b.x.values[p] ** 2;
+    const scale = l2Normalize && norm > 0 ? 1 / Math.sqrt(norm) : 1;
     for (let p = b.x.indptr[i]; p < b.x.indptr[i + 1]; p++) {
       const j = b.x.indices[p];
       touchedW.add(j);
-      for (let c = 0; c < k; c++) u[c] += b.x.values[p] * W[j * k + c];
+      for (let c = 0; c < k; c++) u[c] += scale * b.x.values[p] * W[j * k + c];
     }
     const pos = new Set(Array.from(b.y.indices.subarray(b.y.indptr[i], b.y.indptr[i + 1])));
     const full = !b.observed || b.fullyObserved![i] === 1;
@@ -94,9 +98,17 @@ function naiveObjective(
   return f + 0.5 * lambda * reg;
 }
 
-function checkGradient(loss: LemlLoss, masked: boolean): void {
+function checkGradient(loss: LemlLoss, masked: boolean, l2Normalize = false): void {
   const D = 6, L = 5, k = 3, lambda = 0.05;
-  const m = new LemlStream({ rank: k, numFeatures: D, numLabels: L, loss, lambda, seed: 3 });
+  const m = new LemlStream({
+    rank: k,
+    numFeatures: D,
+    numLabels: L,
+    loss,
+    lambda,
+    seed: 3,
+    l2Normalize,
+  });
   // non-trivial W and bias: train a few steps first
   for (let s = 0; s < 5; s++) m.learnMany(randomBatch(100 + s, 4, D, L, masked));
   const b = randomBatch(7, 4, D, L, masked);
@@ -104,7 +116,7 @@ function checkGradient(loss: LemlLoss, masked: boolean): void {
   const g = m.batchGradient(b);
   const W = Float64Array.from(m.w.snapshot()), H = Float64Array.from(m.h.snapshot());
   const bias = Float64Array.from(m.bias.snapshot());
-  const f = () => naiveObjective(b, loss, lambda, k, L, W, H, bias);
+  const f = () => naiveObjective(b, loss, lambda, k, L, W, H, bias, l2Normalize);
   const eps = 1e-5;
   let maxErr = 0, maxAbs = 0;
   const probe = (arr: Float64Array, grad: Float64Array) => {
@@ -129,6 +141,11 @@ function checkGradient(loss: LemlLoss, masked: boolean): void {
 
 Deno.test("leml stream: squared-loss Gram gradient matches finite differences", () => {
   checkGradient("squared", false);
+});
+
+Deno.test("leml stream: gradients on unit-L2 rows match finite differences", () => {
+  checkGradient("squared", false, true);
+  checkGradient("squared", true, true);
 });
 
 Deno.test("leml stream: observed-entry gradients match finite differences", () => {
