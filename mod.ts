@@ -1,0 +1,78 @@
+/**
+ * Tagstream: learns extreme multi-label taggers continuously from event streams, prunes them with
+ * POP and serves top-k predictions at the edge (the SDK lives in `sdk/mod.ts`).
+ *
+ * This module exports the stable API: the data contracts and streaming readers, the model
+ * factories (each model also as a namespace), evaluation metrics, the model file, POP pruning and
+ * the learning service.
+ *
+ * @example Stream synthetic rows through streaming LEML, then score a row
+ * ```ts
+ * import { factories, Minibatcher, syntheticExamples } from "./mod.ts";
+ * const model = factories.leml!.create({ seed: 1 });
+ * const examples = ReadableStream.from(syntheticExamples({ rows: 512, seed: 1 }));
+ * for await (const batch of examples.pipeThrough(new Minibatcher({ batchSize: 64 }))) {
+ *   model.learnMany(batch);
+ * }
+ * const top = model.predictTopK({ indices: Int32Array.of(1, 2), values: Float32Array.of(1, 1) }, 3);
+ * console.log(top.labels.length); // 3
+ * ```
+ *
+ * @module
+ */
+
+// Data: contracts, streaming readers, batching, vocabularies, transforms, synthetic data.
+export type { Batch, BinaryCsr, CsrMatrix, Example, SparseVector } from "./src/data/types.ts";
+export {
+  type ExampleReader,
+  readExamples,
+  type ReadExamplesOptions,
+  type StreamFormat,
+} from "./src/data/readers.ts";
+export { openSource, type SourceInput } from "./src/data/sources.ts";
+export { batchStream, examplesToBatch, Minibatcher } from "./src/data/batcher.ts";
+export { Vocabulary, type VocabularyJSON } from "./src/data/vocabulary.ts";
+export { FeatureHasher, type HashingOptions } from "./src/data/hashing.ts";
+export { TfIdf } from "./src/data/tfidf.ts";
+export { l2Normalized } from "./src/data/normalize.ts";
+export { syntheticExamples, type SyntheticOptions } from "./src/data/synthetic.ts";
+export {
+  batchesOf,
+  type Dataset,
+  loadDataset,
+  type LoadOptions,
+  loadXcFile,
+} from "./src/data/dataset.ts";
+export { resolveDataDir } from "./src/data/data_dir.ts";
+
+// Models: the estimator contract, the registry, and each model family.
+export type {
+  Estimator,
+  EstimatorFactory,
+  ModelFileOptions,
+  ModelState,
+  TopK,
+} from "./src/models/estimator.ts";
+export { factories, loadFactory, MODEL_NAMES, type ModelName } from "./src/models/registry.ts";
+export * as leml from "./src/models/leml/mod.ts";
+export * as sleec from "./src/models/sleec/mod.ts";
+export * as coembed from "./src/models/coembed/mod.ts";
+export * as br from "./src/models/br/mod.ts";
+export * as knn from "./src/models/knn/mod.ts";
+export * as popularity from "./src/models/popularity/mod.ts";
+
+// Evaluation.
+export * as metrics from "./src/metrics/mod.ts";
+export { evaluateModel, Evaluator } from "./src/metrics/evaluate.ts";
+export { propensities } from "./src/metrics/propensity.ts";
+
+// Model file and pruning.
+export { decodeModelFile, encodeModelFile, FORMAT_VERSION } from "./src/format/model_file.ts";
+export { ModelFormatError } from "./src/format/errors.ts";
+export type { ModelFileContent, ModelKind, Tensor } from "./src/format/types.ts";
+export * as prune from "./src/prune/mod.ts";
+
+// Continuous learning service.
+export { LearningService, type ServiceOptions } from "./src/stream/service.ts";
+export { createApp } from "./src/stream/http_app.ts";
+export { StreamLearner } from "./src/stream/learner.ts";
