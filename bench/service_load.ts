@@ -7,8 +7,13 @@
  * ```
  * npx deno run --allow-all bench/service_load.ts [--dataset bibtex] [--data-dir DIR]
  *   [--seconds 10] [--event-connections 4] [--events-per-request 250]
- *   [--predict-connections 64] [--phases events,predict,mixed] [--strict] [-- serve flags...]
+ *   [--predict-connections 64] [--phases events,predict,mixed] [--strict]
+ *   [--client wrk|deno] [--predict-form object|compact|indices] [-- serve flags...]
  * ```
+ *
+ * `--client wrk` (the default when `wrk` is installed: `scripts/install-services.sh --bench`)
+ * drives the server from a C load generator; `deno` uses an in-process client. The report gives
+ * the CPU share of server and client and the load average of each phase.
  *
  * @module
  */
@@ -30,6 +35,8 @@ if (import.meta.main) {
       "predict-connections": { type: "string" },
       phases: { type: "string" },
       strict: { type: "boolean" },
+      client: { type: "string" },
+      "predict-form": { type: "string" },
     },
   });
   const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
@@ -42,6 +49,8 @@ if (import.meta.main) {
     predictConnections: num(v["predict-connections"]),
     phases: v.phases?.split(",") as ("events" | "predict" | "mixed")[] | undefined,
     serveArgs: positionals,
+    client: v.client as "wrk" | "deno" | undefined,
+    predictForm: v["predict-form"] as "object" | "compact" | "indices" | undefined,
     log: (m) => console.error(`[load] ${m}`),
   });
   console.log(JSON.stringify(report));

@@ -12,6 +12,13 @@
  * Targets (checked by the bench script, reported by the test): ≥ 20,000 events/s learned,
  * `/predict` p99 ≤ 5 ms at 64 connections, zero 5xx.
  *
+ * The load generator is `wrk` when installed (`scripts/install-services.sh --bench`; a C client
+ * that leaves the server's core alone), else a small Deno client in this process. Each phase
+ * reports the CPU used by the server and by the client and the machine's load average, because
+ * on a shared 2-core machine these numbers depend on what else runs. `/predict` bodies use the
+ * `features` object form by default; `predictForm: "compact"` sends `{"indices": [...],
+ * "values": [...]}` and `"indices"` sends `{"indices": [...]}` (binary features).
+ *
  * @module
  */
 import { loadXcFile, rowView } from "../../src/data/dataset.ts";
@@ -23,6 +30,7 @@ import {
   startService,
   xcEvents,
 } from "./harness.ts";
+import { runWrk, wrkAvailable, type WrkResult } from "./wrk.ts";
 
 /**
  * Options of {@linkcode runLoadCheck}.
@@ -53,9 +61,26 @@ export interface LoadOptions {
   phases?: ("events" | "predict" | "mixed")[];
   /** More `serve` flags. */
   serveArgs?: string[];
+  /** Load generator: "wrk" (default when installed) or "deno" (an in-process client). */
+  client?: "wrk" | "deno";
+  /** Body form of `/predict` requests (default "object"). */
+  predictForm?: PredictForm;
   /** Progress messages. */
   log?: (m: string) => void;
 }
+
+/**
+ * Body forms of `/predict` requests: `{"features": {"<index>": value, ...}}`,
+ * `{"indices": [...], "values": [...]}`, or `{"indices": [...]}` (every value 1).
+ *
+ * @example
+ * ```ts
+ * import type { PredictForm } from "./load.ts";
+ * const f: PredictForm = "compact";
+ * console.log(f); // "compact"
+ * ```
+ */
+export type PredictForm = "object" | "compact" | "indices";
 
 /**
  * Measurements of one kind of request in one phase.
@@ -84,6 +109,8 @@ export interface LoadStats {
   clientCpuPercent: number;
   /** Connections the server closed after a response (see denoland/deno#36657). */
   serverClosedConnections: number;
+  /** The machine's 1-minute load average at the start and at the end of the phase. */
+  loadAverage: [number, number];
   /** `/events` only: events accepted, and learned per second over the phase. */
   eventsAccepted?: number;
   eventsLearned?: number;
@@ -112,6 +139,13 @@ export interface LoadReport {
   rssBytes: number;
   /** The Deno version of the server. */
   deno: string;
+  /** The load generator used. */
+  client: "wrk" | "deno";
+  /** Body form of the `/predict` requests, and their mean size in bytes (head and body). */
+  predictForm: PredictForm;
+  predictRequestBytes: number;
+  /** CPUs of the machine. */
+  cpus: number;
 }
 
 const TOKEN = "load-check-token";
@@ -186,11 +220,40 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
+/** The 1-minute load average (Linux), or NaN. */
+function loadAverage(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+  } catch {
+    return NaN;
+  }
+}
+
+type Measured = Worker & { p50?: number; p99?: number; max?: number; seconds?: number };
+
+function fromWrk(r: WrkResult): Measured {
+  return {
+    seconds: r.seconds,
+    reconnects: r.serverClosedConnections,
+    latencies: [],
+    requests: r.requests,
+    s2: r.status2xx,
+    s4: r.status4xx,
+    s5: r.status5xx,
+    net: r.networkErrors,
+    accepted: r.accepted,
+    p50: r.p50Ms,
+    p99: r.p99Ms,
+    max: r.maxMs,
+  };
+}
+
 function stats(
-  w: Worker,
+  w: Measured,
   connections: number,
   seconds: number,
   cpu: { server: number; client: number },
+  load: [number, number],
 ): LoadStats {
   return {
     serverCpuPercent: Number.isFinite(cpu.server) ? (100 * cpu.server) / seconds : null,
@@ -198,16 +261,28 @@ function stats(
     connections,
     seconds,
     requests: w.requests,
-    requestsPerSecond: w.requests / seconds,
-    p50Ms: quantile(w.latencies, 0.5),
-    p99Ms: quantile(w.latencies, 0.99),
-    maxMs: w.latencies.reduce((a, b) => Math.max(a, b), 0),
+    requestsPerSecond: w.requests / (w.seconds ?? seconds),
+    p50Ms: w.p50 ?? quantile(w.latencies, 0.5),
+    p99Ms: w.p99 ?? quantile(w.latencies, 0.99),
+    maxMs: w.max ?? w.latencies.reduce((a, b) => Math.max(a, b), 0),
     status2xx: w.s2,
     status4xx: w.s4,
     status5xx: w.s5,
     networkErrors: w.net,
     serverClosedConnections: w.reconnects,
+    loadAverage: load,
   };
+}
+
+/** The `/predict` body of one row in the given form. */
+function predictBody(indices: Int32Array, values: Float32Array, form: PredictForm): string {
+  if (form === "object") {
+    const f: Record<string, number> = {};
+    for (let p = 0; p < indices.length; p++) f[indices[p]] = values[p];
+    return JSON.stringify({ features: f, k: 5 });
+  }
+  if (form === "indices") return JSON.stringify({ indices: Array.from(indices), k: 5 });
+  return JSON.stringify({ indices: Array.from(indices), values: Array.from(values), k: 5 });
 }
 
 /**
@@ -227,6 +302,8 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
   const perRequest = options.eventsPerRequest ?? 250;
   const pConns = options.predictConnections ?? 64;
   const phases = options.phases ?? ["events", "predict", "mixed"];
+  const form = options.predictForm ?? "object";
+  const client = options.client ?? ((await wrkAvailable()) ? "wrk" : "deno");
   const log = options.log ?? (() => {});
   const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
   const ev = await xcEvents(`${options.dataDir}/${dataset}.train.txt`);
@@ -239,9 +316,10 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
   const queries: Uint8Array[] = [];
   for (let i = 0; i < test.x.numRows; i++) {
     const r = rowView(test.x, i);
-    const f: Record<string, number> = {};
-    for (let p = 0; p < r.indices.length; p++) f[r.indices[p]] = r.values[p];
-    const body = JSON.stringify({ features: f, k: 5 });
+    if (form === "indices" && r.values.some((v) => v !== 1)) {
+      throw new RangeError(`predictForm "indices" needs binary rows; ${dataset} has other values`);
+    }
+    const body = predictBody(r.indices, r.values, form);
     queries.push(HttpConnection.encodeRequest("POST", "/predict", body, headers));
   }
   const nextEvents = (i: number) => bodies[i % bodies.length];
@@ -257,7 +335,7 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
     const port = svc.port;
     const learned = async () =>
       ((await getJson(`${svc!.url}/metrics`, TOKEN)).events as { learned: number }).learned;
-    log(`warm-up ${warmup} s`);
+    log(`client ${client}; warm-up ${warmup} s`);
     const tw = performance.now() + warmup * 1000;
     await Promise.all([
       drive(port, evConns, tw, nextEvents),
@@ -267,25 +345,45 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
     for (const phase of phases) {
       log(`phase ${phase}: ${seconds} s`);
       const l0 = await learned();
+      const la0 = loadAverage();
       const s0 = cpuSecondsOf(svc.pid), c0 = cpuSecondsOf(Deno.pid);
       const t0 = performance.now(), until = t0 + seconds * 1000;
-      const runs = await Promise.all([
-        phase !== "predict" ? drive(port, evConns, until, nextEvents, countAccepted) : undefined,
-        phase !== "events" ? drive(port, pConns, until, nextQuery) : undefined,
-      ]);
+      let runs: (Measured | undefined)[];
+      let wrkCpu = 0;
+      if (client === "wrk") {
+        const r = await Promise.all([
+          phase !== "predict"
+            ? runWrk({ port, connections: evConns, seconds, requests: bodies, countAccepted: true })
+            : undefined,
+          phase !== "events"
+            ? runWrk({ port, connections: pConns, seconds, requests: queries })
+            : undefined,
+        ]);
+        runs = r.map((x) => (x === undefined ? undefined : fromWrk(x)));
+        wrkCpu = r.reduce((a, x) => a + (x?.cpuSeconds ?? 0), 0);
+      } else {
+        runs = await Promise.all([
+          phase !== "predict" ? drive(port, evConns, until, nextEvents, countAccepted) : undefined,
+          phase !== "events" ? drive(port, pConns, until, nextQuery) : undefined,
+        ]);
+      }
       const dt = (performance.now() - t0) / 1000;
-      const cpu = { server: cpuSecondsOf(svc.pid) - s0, client: cpuSecondsOf(Deno.pid) - c0 };
+      const cpu = {
+        server: cpuSecondsOf(svc.pid) - s0,
+        client: cpuSecondsOf(Deno.pid) - c0 + wrkCpu,
+      };
+      const load: [number, number] = [la0, loadAverage()];
       const l1 = await learned();
       const out: { events?: LoadStats; predict?: LoadStats } = {};
       if (runs[0] !== undefined) {
         out.events = {
-          ...stats(runs[0], evConns, dt, cpu),
+          ...stats(runs[0], evConns, dt, cpu, load),
           eventsAccepted: runs[0].accepted,
           eventsLearned: l1 - l0,
           eventsLearnedPerSecond: (l1 - l0) / dt,
         };
       }
-      if (runs[1] !== undefined) out.predict = stats(runs[1], pConns, dt, cpu);
+      if (runs[1] !== undefined) out.predict = stats(runs[1], pConns, dt, cpu, load);
       report[phase] = out;
     }
     const m = await getJson(`${svc.url}/metrics`, TOKEN);
@@ -305,6 +403,10 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
       zero5xx: all.every((s) => s.status5xx === 0),
       rssBytes: (m.memory as { rssBytes: number }).rssBytes,
       deno: Deno.version.deno,
+      client,
+      predictForm: form,
+      predictRequestBytes: queries.reduce((a, q) => a + q.length, 0) / queries.length,
+      cpus: navigator.hardwareConcurrency,
     };
   } finally {
     if (svc !== undefined) await svc.stop();

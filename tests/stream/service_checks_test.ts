@@ -55,6 +55,7 @@ Deno.test({
       eventConnections: 2,
       predictConnections: 8,
       phases: ["events", "predict"],
+      client: "deno", // tests never depend on wrk (a bench-only tool)
     });
     assert(r.zero5xx, JSON.stringify(r.phases));
     const ev = r.phases.events.events!, pr = r.phases.predict.predict!;
