@@ -39,11 +39,11 @@ export type ModelFormatErrorReason =
  */
 export class ModelFormatError extends Error {
   /** Why the file could not be read. */
-  readonly reason: ModelFormatErrorReason;
+  declare readonly reason: ModelFormatErrorReason;
   /** Format version found in the file, 0 if it could not be read. */
-  readonly formatVersion: number;
+  declare readonly formatVersion: number;
   /** Byte offset in the file where the problem was detected. */
-  readonly offset: number;
+  declare readonly offset: number;
 
   constructor(
     reason: ModelFormatErrorReason,

@@ -9,6 +9,7 @@
  * @module
  */
 import type { DecodedModel } from "./kinds/types.ts";
+import { invNorm, zeros } from "./vector.ts";
 
 /**
  * A sparse row: column indices and their values (same length).
@@ -51,10 +52,12 @@ export type FeatureRecord = Readonly<Record<string, number>>;
 export type ModelInput = SparseInput | FeatureRecord;
 
 const enc = new TextEncoder();
+const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 
 /**
  * MurmurHash3 (x86, 32-bit) of `bytes` with `seed`: the hash of the `hashing` feature space
- * (column = hash of the name's UTF-8 bytes modulo `dim`).
+ * (column = hash of the name's UTF-8 bytes modulo `dim`; with `signed`, bit 31 of the hash set
+ * negates the value).
  *
  * @example
  * ```ts
@@ -64,29 +67,29 @@ const enc = new TextEncoder();
  * ```
  */
 export function murmur3(bytes: Uint8Array, seed: number): number {
-  const n = bytes.length, nb = n & ~3;
+  const n = bytes.length;
   let h = seed | 0, k = 0;
-  const mix = (k: number) => Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593);
-  for (let i = 0; i < nb; i += 4) {
-    h ^= mix(bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16) | (bytes[i + 3] << 24));
-    h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
+  // each 4-byte block (little-endian) and the 1-3 tail bytes are mixed into h; blocks also rotate h
+  for (let i = 0; i < n; i++) {
+    k |= bytes[i] << (i & 3) * 8;
+    if ((i & 3) === 3 || i === n - 1) {
+      h ^= Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593);
+      if ((i & 3) === 3) h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
+      k = 0;
+    }
   }
-  for (let i = n - 1; i >= nb; i--) k = (k << 8) | bytes[i];
-  if (n & 3) h ^= mix(k);
   h ^= n;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-function rotl(x: number, r: number): number {
-  return (x << r) | (x >>> (32 - r));
-}
-
 /**
  * The row preprocessor of a model: returns a function that maps an input row to model columns
- * and values (views into scratch buffers reused by the next call). Unknown features are dropped;
- * values are rounded to float32; then TF-IDF and L2 normalisation when the model asks for them.
+ * and values (views into scratch buffers reused by the next call). Records are mapped through
+ * the feature space, colliding names added up (in float64) and zero sums dropped, as the
+ * trainer's row builder does. Unknown features are dropped; values are rounded to float32; then
+ * TF-IDF and L2 normalisation when the model asks for them.
  *
  * @throws {TypeError} (from the returned function) when `x` is not an object, or its indices
  * and values differ in length.
@@ -104,49 +107,45 @@ function rotl(x: number, r: number): number {
  */
 export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] {
   const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess;
-  const idf = pre?.tfidf ? m.tensors.idf?.data : undefined;
-  if (idf && !(idf instanceof Float32Array)) throw new TypeError("idf must be a float tensor");
-  if (fs?.type === "vocabulary" && !Array.isArray(fs.names)) throw new TypeError("featureSpace");
-  let idx = new Int32Array(64), val = new Float64Array(64), names: Map<string, number>;
-  const column = (name: string): number => {
-    if (fs?.type === "vocabulary") {
-      return (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
-    }
-    if (fs?.type === "hashing") return murmur3(enc.encode(name), fs.seed) % fs.dim;
-    return name ? +name : -1;
-  };
+  const idf = pre?.tfidf && m.tensors.idf?.data;
+  let idx = new Int32Array(64), val = zeros(64), names: Map<string, number>;
   return (x) => {
-    const sp = x as SparseInput, rec = x as FeatureRecord;
     if (typeof x !== "object" || !x) throw new TypeError("predictTopK: x must be an object");
-    const sparse = typeof sp.indices === "object" && typeof sp.values === "object";
-    if (sparse && sp.values.length !== sp.indices.length) {
+    let { indices: cols, values: vs } = x as SparseInput;
+    if (typeof cols !== "object" || typeof vs !== "object") {
+      // named features: sorted by column, collisions added up, zero sums dropped
+      const rec = x as FeatureRecord, sum = new Map<number, number>();
+      for (const name in rec) {
+        let j = name ? +name : -1, v = rec[name]; // the column in an index space
+        if (typeof v !== "number") continue;
+        if (fs?.type === "vocabulary") {
+          j = (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
+        } else if (fs?.type === "hashing") {
+          const h = murmur3(enc.encode(name), fs.seed);
+          j = h % fs.dim;
+          if (fs.signed && h >> 31) v = -v;
+        }
+        sum.set(j, (sum.get(j) ?? 0) + v);
+      }
+      const c = [...sum.keys()].filter((j) => sum.get(j)).sort((a, b) => a - b);
+      cols = c;
+      vs = c.map((j) => sum.get(j)!);
+    } else if (vs.length !== cols.length) {
       throw new TypeError("predictTopK: x.indices/values lengths differ");
     }
-    // named features: sorted by column, collisions (hashing) added up
-    const sum = sparse ? undefined : new Map<number, number>();
-    if (sum) {
-      for (const k in rec) {
-        const j = column(k);
-        if (typeof rec[k] === "number") sum.set(j, (sum.get(j) ?? 0) + rec[k]);
-      }
-    }
-    const cols = sum ? [...sum.keys()].sort((a, b) => a - b) : sp.indices;
     if (cols.length > idx.length) {
       idx = new Int32Array(cols.length);
-      val = new Float64Array(cols.length);
+      val = zeros(cols.length);
     }
-    let n = 0, ss = 0;
+    let n = 0;
     for (let p = 0; p < cols.length; p++) {
       const j = cols[p];
       if (j >= 0 && j < D && Number.isInteger(j)) {
-        let v = Math.fround(sum ? sum.get(j)! : sp.values[p]);
-        if (idf) v = Math.fround(v * idf[j]);
-        ss += v * v;
         idx[n] = j;
-        val[n++] = v;
+        val[n++] = idf ? Math.fround(Math.fround(vs[p]) * idf[j]) : Math.fround(vs[p]);
       }
     }
-    const f = ss > 0 ? 1 / Math.sqrt(ss) : 0;
+    const f = invNorm(val, n);
     if (pre?.l2Normalize) { for (let p = 0; p < n; p++) val[p] *= f; }
     return [idx.subarray(0, n), val.subarray(0, n)];
   };

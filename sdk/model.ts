@@ -13,7 +13,7 @@ import { linearLowrank } from "./kinds/linear_lowrank.ts";
 import { linearSparse } from "./kinds/linear_sparse.ts";
 import { randomFeatures } from "./kinds/random_features.ts";
 import type { DecodedModel, KindFactory } from "./kinds/types.ts";
-import type { TopK } from "./topk.ts";
+import { type TopK, topK } from "./topk.ts";
 
 const KINDS: Record<string, KindFactory> = {
   "linear-sparse": linearSparse,
@@ -86,7 +86,7 @@ export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
   const L = m.numLabels;
   const predictTopK = (x: ModelInput, k: number) => {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`predictTopK: bad k ${k}`);
-    return scorer.topK(...rows(x), k < L ? k : L);
+    return topK(scorer(...rows(x)), L, k);
   };
   return {
     ...m,

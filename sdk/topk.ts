@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { zeros } from "./vector.ts";
 
 /**
  * A top-k answer: label indices in decreasing score order and their scores.
@@ -21,6 +22,40 @@ export interface TopK {
 }
 
 /**
+ * Keeps the `cap` best entries seen so far in `labels`/`top`, in decreasing score order (an equal
+ * score stays behind the entries already kept): inserts label `l` with score `s` into the
+ * `size` entries held and returns the new size. Also the neighbour selection of `knn-embedding`.
+ *
+ * @example
+ * ```ts
+ * import { pushTop } from "./topk.ts";
+ * const labels = new Int32Array(2), top = new Float64Array(2);
+ * let size = 0;
+ * for (const [l, s] of [[7, 0.5], [8, 0.9], [9, 0.5], [10, 0.7]]) size = pushTop(labels, top, size, 2, l, s);
+ * console.log(size, [...labels], [...top]); // 2 [ 8, 10 ] [ 0.9, 0.7 ]
+ * ```
+ */
+export function pushTop(
+  labels: Int32Array,
+  top: Float64Array,
+  size: number,
+  cap: number,
+  l: number,
+  s: number,
+): number {
+  if (size === cap && !(s > top[cap - 1])) return size;
+  let pos = size < cap ? size++ : cap - 1;
+  while (pos > 0 && s > top[pos - 1]) {
+    top[pos] = top[pos - 1];
+    labels[pos] = labels[pos - 1];
+    pos--;
+  }
+  top[pos] = s;
+  labels[pos] = l;
+  return size;
+}
+
+/**
  * The `k` best of the first `n` scores (k is clamped to [0, n]).
  *
  * @example
@@ -31,22 +66,10 @@ export interface TopK {
  * ```
  */
 export function topK(scores: Float32Array | Float64Array, n: number, k: number): TopK {
-  const cap = k < n ? k : n;
-  const labels = new Int32Array(cap), top = new Float64Array(cap);
-  let size = 0;
-  for (let l = 0; l < n; l++) {
-    const raw = scores[l], s = raw !== raw ? -Infinity : raw;
-    if (size === cap && !(s > top[cap - 1])) continue;
-    // entries with equal scores keep their (smaller) labels ahead
-    let pos = size < cap ? size : cap - 1;
-    while (pos > 0 && s > top[pos - 1]) {
-      top[pos] = top[pos - 1];
-      labels[pos] = labels[pos - 1];
-      pos--;
-    }
-    top[pos] = s;
-    labels[pos] = l;
-    if (size < cap) size++;
+  const cap = k < n ? k : n, labels = new Int32Array(cap), top = zeros(cap);
+  for (let l = 0, size = 0; l < n; l++) {
+    const s = scores[l];
+    size = pushTop(labels, top, size, cap, l, s === s ? s : -Infinity);
   }
   return { labels, scores: Float32Array.from(top) };
 }

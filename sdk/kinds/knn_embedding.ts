@@ -8,8 +8,9 @@
  *
  * @module
  */
-import { topK } from "../topk.ts";
-import { checkIndices, floats, intParam, ints } from "./tensors.ts";
+import { pushTop } from "../topk.ts";
+import { invNorm, sparseVecMat, zeros } from "../vector.ts";
+import { floats, intParam, ints } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
 /**
@@ -33,84 +34,65 @@ import type { KindFactory } from "./types.ts";
  *     labels: { shape: [1], data: Int32Array.of(1) },
  *   },
  * });
- * console.log(s.topK(Int32Array.of(0), Float64Array.of(3), 1).labels[0]); // 1
+ * console.log(s(Int32Array.of(0), Float64Array.of(3))); // Float32Array(2) [ 0, 1 ]
  * ```
  */
 export const knnEmbedding: KindFactory = (m) => {
   const D = m.numFeatures, L = m.numLabels;
-  const r = intParam(m, "rank", 1), kNN = intParam(m, "k", 1);
-  const NL = intParam(m, "numLearners", 1), weighted = m.params.weighted === true;
-  const learner = ints(m, "clusterLearner"), C = learner.length;
+  const r = intParam(m, "rank"), kNN = intParam(m, "k");
+  const NL = intParam(m, "numLearners"), weighted = m.params.weighted === true;
+  const learner = ints(m, "clusterLearner", NL - 1), C = learner.length;
+  const labels = ints(m, "labels"), labelPtr = ints(m, "labelPtr", labels.length, undefined, "ptr");
+  const P = labelPtr.length - 1, pointPtr = ints(m, "pointPtr", P, C + 1, "ptr");
   const cen = floats(m, "centroids", C * D), V = floats(m, "V", C * D * r);
-  const pointPtr = ints(m, "pointPtr", C + 1), labelPtr = ints(m, "labelPtr");
-  const P = labelPtr.length - 1;
-  const pts = floats(m, "points", P * r), labels = ints(m, "labels");
-  checkIndices(m, "clusterLearner", learner, NL);
-  checkIndices(m, "pointPtr", pointPtr, P + 1, P);
-  checkIndices(m, "labelPtr", labelPtr, labels.length + 1, labels.length);
-  const z = new Float64Array(r), nnIdx = new Int32Array(kNN), nnSim = new Float64Array(kNN);
-  const acc = new Float64Array(L), out = new Float32Array(L);
-  return {
-    topK(indices, values, k) {
-      acc.fill(0);
-      let ss = 0;
-      for (let e = 0; e < indices.length; e++) ss += values[e] * values[e];
-      const inv = ss > 0 ? 1 / Math.sqrt(ss) : 0;
-      for (let t = 0; t < NL; t++) {
-        let best = -1, bestDot = -Infinity;
-        for (let c = 0; c < C; c++) {
-          if (learner[c] !== t || pointPtr[c + 1] === pointPtr[c]) continue;
-          const o = c * D;
-          let s = 0;
-          for (let e = 0; e < indices.length; e++) s += values[e] * inv * cen[o + indices[e]];
-          if (s > bestDot) {
-            bestDot = s;
-            best = c;
-          }
-        }
-        if (best < 0) continue;
-        z.fill(0);
-        const vo = best * D * r;
-        for (let e = 0; e < indices.length; e++) {
-          const w = values[e] * inv, o = vo + indices[e] * r;
-          for (let a = 0; a < r; a++) z[a] += w * V[o + a];
-        }
-        let zz = 0;
-        for (let a = 0; a < r; a++) zz += z[a] * z[a];
-        const zinv = zz > 0 ? 1 / Math.sqrt(zz) : 0;
-        const p0 = pointPtr[best], n = pointPtr[best + 1] - p0, kk = Math.min(kNN, n);
-        let count = 0;
-        for (let p = 0; p < n; p++) {
-          const o = (p0 + p) * r;
-          let s = 0;
-          for (let a = 0; a < r; a++) s += pts[o + a] * z[a];
-          s *= zinv;
-          if (count < kk || s > nnSim[kk - 1]) {
-            let q = count < kk ? count++ : kk - 1;
-            while (q > 0 && nnSim[q - 1] < s) {
-              nnSim[q] = nnSim[q - 1];
-              nnIdx[q] = nnIdx[q - 1];
-              q--;
-            }
-            nnSim[q] = s;
-            nnIdx[q] = p0 + p;
-          }
-        }
-        let wsum = 0;
-        if (weighted) { for (let q = 0; q < count; q++) wsum += nnSim[q] > 0 ? nnSim[q] : 0; }
-        const uniform = !(wsum > 0);
-        if (uniform) wsum = count;
-        for (let q = 0; q < count; q++) {
-          const w = (uniform ? 1 : (nnSim[q] > 0 ? nnSim[q] : 0)) / wsum;
-          if (w === 0) continue;
-          for (let e = labelPtr[nnIdx[q]]; e < labelPtr[nnIdx[q] + 1]; e++) {
-            const l = labels[e];
-            if (l < L) acc[l] += w;
-          }
+  const pts = floats(m, "points", P * r);
+  const z = zeros(r), nnIdx = new Int32Array(kNN), nnSim = zeros(kNN);
+  const acc = zeros(L), out = new Float32Array(L);
+  return (indices, values) => {
+    acc.fill(0);
+    const inv = invNorm(values, indices.length);
+    for (let t = 0; t < NL; t++) {
+      let best = -1, bestDot = -Infinity;
+      for (let c = 0; c < C; c++) {
+        if (learner[c] !== t || pointPtr[c + 1] === pointPtr[c]) continue;
+        const o = c * D;
+        let s = 0;
+        for (let e = 0; e < indices.length; e++) s += values[e] * inv * cen[o + indices[e]];
+        if (s > bestDot) {
+          bestDot = s;
+          best = c;
         }
       }
-      for (let l = 0; l < L; l++) out[l] = acc[l] / NL;
-      return topK(out, L, k);
-    },
+      if (best < 0) continue;
+      sparseVecMat(z, indices, values, inv, V, best * D * r, r);
+      const zinv = invNorm(z, r), p0 = pointPtr[best], p1 = pointPtr[best + 1];
+      const kk = Math.min(kNN, p1 - p0);
+      let count = 0;
+      for (let p = p0; p < p1; p++) {
+        let s = 0;
+        for (let a = 0; a < r; a++) s += pts[p * r + a] * z[a];
+        count = pushTop(nnIdx, nnSim, count, kk, p, s * zinv);
+      }
+      // neighbour weights: max(0, similarity) / their sum when `weighted` (unless that is 0),
+      // else 1 / count
+      let wsum = 0;
+      for (let q = 0; q < count; q++) {
+        if (!(nnSim[q] > 0 && weighted)) nnSim[q] = 0;
+        wsum += nnSim[q];
+      }
+      if (!(wsum > 0)) {
+        nnSim.fill(1, 0, count);
+        wsum = count;
+      }
+      for (let q = 0; q < count; q++) {
+        const w = nnSim[q] / wsum;
+        if (w === 0) continue;
+        for (let e = labelPtr[nnIdx[q]]; e < labelPtr[nnIdx[q] + 1]; e++) {
+          if (labels[e] < L) acc[labels[e]] += w;
+        }
+      }
+    }
+    for (let l = 0; l < L; l++) out[l] = acc[l] / NL;
+    return out;
   };
 };

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { topK } from "../topk.ts";
 import { floats, intParam } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
+import { matVec, sparseVecMat, zeros } from "../vector.ts";
 
 /**
  * Builds the `linear-lowrank` scorer.
@@ -22,29 +22,14 @@ import type { KindFactory } from "./types.ts";
  *     H: { shape: [2, 1], data: Float32Array.of(-1, 3) },
  *   },
  * });
- * console.log([...s.topK(Int32Array.of(0), Float64Array.of(2), 1).scores]); // [ 6 ]
+ * console.log(s(Int32Array.of(0), Float64Array.of(2))); // Float32Array(2) [ -2, 6 ]
  * ```
  */
 export const linearLowrank: KindFactory = (m) => {
   const D = m.numFeatures, L = m.numLabels;
-  const r = intParam(m, "rank", 1);
+  const r = intParam(m, "rank");
   const W = floats(m, "W", D * r), H = floats(m, "H", L * r);
-  const bias = m.tensors.bias ? floats(m, "bias", L) : undefined;
-  const u = new Float64Array(r), s = new Float32Array(L);
-  return {
-    topK(indices, values, k) {
-      u.fill(0);
-      for (let p = 0; p < indices.length; p++) {
-        const v = values[p], base = indices[p] * r;
-        for (let c = 0; c < r; c++) u[c] += v * W[base + c];
-      }
-      for (let l = 0; l < L; l++) {
-        const base = l * r;
-        let z = bias ? bias[l] : 0;
-        for (let c = 0; c < r; c++) z += u[c] * H[base + c];
-        s[l] = z;
-      }
-      return topK(s, L, k);
-    },
-  };
+  const bias = floats(m, "bias", L, true);
+  const u = zeros(r), s = new Float32Array(L);
+  return (indices, values) => matVec(s, H, sparseVecMat(u, indices, values, 1, W, 0, r), r, bias);
 };

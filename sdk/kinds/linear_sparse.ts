@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { topK } from "../topk.ts";
-import { checkIndices, floats, ints } from "./tensors.ts";
+import { floats, ints } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
+import { zeros } from "../vector.ts";
 
 /**
  * Builds the `linear-sparse` scorer: tensors `featPtr` i32 [D+1], `labelIdx` i32|u16 [nnz],
@@ -25,27 +25,21 @@ import type { KindFactory } from "./types.ts";
  *     weights: { shape: [2], data: Float32Array.of(2, 1) },
  *   },
  * });
- * console.log([...s.topK(Int32Array.of(0), Float64Array.of(1), 2).labels]); // [ 1, 0 ]
+ * console.log(s(Int32Array.of(0), Float64Array.of(1))); // Float64Array(2) [ 0, 2 ]
  * ```
  */
 export const linearSparse: KindFactory = (m) => {
-  const D = m.numFeatures, L = m.numLabels;
-  const ptr = ints(m, "featPtr", D + 1);
-  const idx = ints(m, "labelIdx", undefined, true);
-  const w = floats(m, "weights", idx.length);
-  const bias = m.tensors.bias ? floats(m, "bias", L) : undefined;
-  checkIndices(m, "featPtr", ptr, idx.length + 1, idx.length);
-  checkIndices(m, "labelIdx", idx, L);
-  const s = new Float64Array(L);
-  return {
-    topK(indices, values, k) {
-      if (bias) { for (let l = 0; l < L; l++) s[l] = bias[l]; }
-      else s.fill(0);
-      for (let p = 0; p < indices.length; p++) {
-        const j = indices[p], v = values[p], end = ptr[j + 1];
-        for (let e = ptr[j]; e < end; e++) s[idx[e]] += v * w[e];
-      }
-      return topK(s, L, k);
-    },
+  const L = m.numLabels, idx = ints(m, "labelIdx", L - 1, undefined, "u16");
+  const ptr = ints(m, "featPtr", idx.length, m.numFeatures + 1, "ptr");
+  const w = floats(m, "weights", idx.length), bias = floats(m, "bias", L, true);
+  const s = zeros(L);
+  return (indices, values) => {
+    if (bias) s.set(bias);
+    else s.fill(0);
+    for (let p = 0; p < indices.length; p++) {
+      const j = indices[p], v = values[p], end = ptr[j + 1];
+      for (let e = ptr[j]; e < end; e++) s[idx[e]] += v * w[e];
+    }
+    return s;
   };
 };

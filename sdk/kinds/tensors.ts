@@ -21,38 +21,59 @@ export function bad(m: { kind: string }, what: string): never {
 }
 
 /**
- * The float tensor `name` (with `length` values when given).
+ * The float tensor `name` (with `length` values when given; `undefined` when it is absent and
+ * `optional`).
  *
  * @example
  * ```ts
  * import { floats } from "./tensors.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: {},
  *   tensors: { b: { shape: [2], data: Float32Array.of(1, 2) } } };
- * console.log(floats(m, "b", 2)); // Float32Array(2) [ 1, 2 ]
+ * console.log(floats(m, "b", 2), floats(m, "bias", 2, true)); // Float32Array(2) [ 1, 2 ] undefined
  * ```
  */
-export function floats(m: DecodedModel, name: string, length?: number): Float32Array {
-  return tensor(m, name, length, Float32Array) as Float32Array;
+export function floats(m: DecodedModel, name: string, length?: number): Float32Array;
+export function floats(
+  m: DecodedModel,
+  name: string,
+  length: number,
+  optional: true,
+): Float32Array | undefined;
+export function floats(m: DecodedModel, name: string, length?: number, optional?: boolean) {
+  return optional && !m.tensors[name] ? undefined : tensor(m, name, length, Float32Array);
 }
 
 /**
- * The integer tensor `name` (i32, or also u16 when `u16`), with `length` values when given.
+ * The integer tensor `name` (i32, or also u16 when `mode` is "u16"), with `length` values when
+ * given and every value in [0, `max`] when `max` is given. With `mode` "ptr" it is an offsets
+ * array: starting at 0, never decreasing, ending at `max`.
  *
  * @example
  * ```ts
  * import { ints } from "./tensors.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: {},
- *   tensors: { p: { shape: [2], data: Int32Array.of(0, 3) } } };
- * console.log(ints(m, "p")[1]); // 3
+ *   tensors: { p: { shape: [3], data: Int32Array.of(0, 3, 3) } } };
+ * console.log(ints(m, "p", 3)[1], ints(m, "p", 3, 3, "ptr").length); // 3 3
+ * try { ints(m, "p", 2); } catch (e) { console.log((e as Error).message); } // "k model: p[1] = 3 is out of range or order"
+ * try { ints(m, "p", 5, 3, "ptr"); } catch (e) { console.log((e as Error).message); } // "k model: p must end at 5"
  * ```
  */
 export function ints(
   m: DecodedModel,
   name: string,
+  max?: number,
   length?: number,
-  u16 = false,
+  mode?: "ptr" | "u16",
 ): Int32Array | Uint16Array {
-  return tensor(m, name, length, Int32Array, u16 ? Uint16Array : Int32Array) as Int32Array;
+  const ptr = mode === "ptr", u16 = mode === "u16";
+  const a = tensor(m, name, length, Int32Array, u16 ? Uint16Array : Int32Array) as Int32Array;
+  for (let i = 0; max !== undefined && i < a.length; i++) {
+    if (!(a[i] >= (ptr && i ? a[i - 1] : 0) && a[i] <= (ptr && !i ? 0 : max))) {
+      bad(m, `${name}[${i}] = ${a[i]} is out of range or order`);
+    }
+  }
+  if (ptr && a[a.length - 1] !== max) bad(m, `${name} must end at ${max}`);
+  return a;
 }
 
 function tensor(
@@ -62,50 +83,23 @@ function tensor(
   ...types: (typeof Float32Array | typeof Int32Array | typeof Uint16Array)[]
 ) {
   const d = m.tensors[name]?.data;
-  if (!d || !types.some((t) => d instanceof t) || length !== undefined && d.length !== length) {
+  if (!types.some((t) => d instanceof t) || length !== undefined && d!.length !== length) {
     bad(m, `tensor "${name}" missing or of wrong type or size`);
   }
-  return d;
+  return d!;
 }
 
 /**
- * Checks that every value of `a` is an integer in [0, n) and, when `total` is given, that `a` is
- * an offsets array: starting at 0, never decreasing, ending at `total`.
- *
- * @example
- * ```ts
- * import { checkIndices } from "./tensors.ts";
- * checkIndices({ kind: "k" }, "labels", Int32Array.of(0, 1), 2); // passes
- * checkIndices({ kind: "k" }, "ptr", Int32Array.of(0, 2, 2, 5), 6, 5); // passes
- * try { checkIndices({ kind: "k" }, "ptr", Int32Array.of(0, 3, 2), 9, 2); } catch (e) { console.log((e as Error).message); }
- * ```
- */
-export function checkIndices(
-  m: { kind: string },
-  name: string,
-  a: ArrayLike<number>,
-  n: number,
-  total?: number,
-): void {
-  for (let i = 0; i < a.length; i++) {
-    if (!(a[i] >= 0 && a[i] < n) || total !== undefined && (i ? a[i] < a[i - 1] : a[0])) {
-      bad(m, `${name}[${i}] = ${a[i]} is out of range or order`);
-    }
-  }
-  if (total !== undefined && a[a.length - 1] !== total) bad(m, `${name} must end at ${total}`);
-}
-
-/**
- * The integer parameter `name`, at least `min`.
+ * The parameter `name`, a positive integer.
  *
  * @example
  * ```ts
  * import { intParam } from "./tensors.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: { rank: 4 }, tensors: {} };
- * console.log(intParam(m, "rank", 1)); // 4
+ * console.log(intParam(m, "rank")); // 4
  * ```
  */
-export function intParam(m: DecodedModel, name: string, min: number): number {
+export function intParam(m: DecodedModel, name: string): number {
   const v = m.params[name];
-  return Number.isInteger(v) && (v as number) >= min ? v as number : bad(m, `param "${name}"`);
+  return Number.isInteger(v) && (v as number) > 0 ? v as number : bad(m, `param "${name}"`);
 }

@@ -24,7 +24,8 @@ export interface SdkTensor {
 
 /**
  * How raw input features map to model columns: by index, by a vocabulary of names, or by
- * MurmurHash3 (x86, 32-bit) of the name's UTF-8 bytes with `seed`, modulo `dim`.
+ * MurmurHash3 (x86, 32-bit) of the name's UTF-8 bytes with `seed`, modulo `dim` (and, when
+ * `signed`, the value negated when bit 31 of the hash is set).
  *
  * @example
  * ```ts
@@ -36,7 +37,13 @@ export interface SdkTensor {
 export type FeatureSpace =
   | { readonly type: "index" }
   | { readonly type: "vocabulary"; readonly names: readonly string[] }
-  | { readonly type: "hashing"; readonly dim: number; readonly seed: number };
+  | {
+    readonly type: "hashing";
+    readonly dim: number;
+    readonly seed: number;
+    /** Bit 31 of the hash set negates the feature's value (default false). */
+    readonly signed?: boolean;
+  };
 
 /**
  * A decoded model file as scorers see it.
@@ -64,36 +71,40 @@ export interface DecodedModel {
 }
 
 /**
- * Scores a preprocessed sparse row and returns the top k labels (k is an integer in
- * [0, numLabels]), scores in decreasing order, ties broken by the smaller label index. Indices
- * are model columns in [0, numFeatures), in the caller's order (duplicates add up, as in the
- * trainers). Must not allocate per call beyond the returned arrays, and must not mutate the
- * model.
+ * Scores a preprocessed sparse row: returns the score of every label (numLabels values, in the
+ * precision the trainer ranks them in) in a scratch buffer that the next call overwrites; the
+ * caller picks the top k (`topK` of ../topk.ts). Indices are model columns in [0, numFeatures),
+ * in the caller's order (duplicates add up, as in the trainers). Must not allocate per call and
+ * must not mutate the model.
  *
  * @example
  * ```ts
  * import type { KindScorer } from "./types.ts";
- * const s: KindScorer = {
- *   topK: (_i, _v, k) => ({ labels: new Int32Array(k), scores: new Float32Array(k) }),
+ * const scores = new Float32Array(3);
+ * const s: KindScorer = (indices, values) => {
+ *   scores.fill(0);
+ *   indices.forEach((j, p) => (scores[j % 3] += values[p]));
+ *   return scores;
  * };
- * console.log(s.topK(new Int32Array(0), new Float32Array(0), 1).labels.length); // 1
+ * console.log(s(Int32Array.of(1, 4), Float64Array.of(1, 2))); // Float32Array(3) [ 0, 3, 0 ]
  * ```
  */
-export interface KindScorer {
-  topK(
-    indices: Int32Array,
-    values: Float32Array | Float64Array,
-    k: number,
-  ): { labels: Int32Array; scores: Float32Array };
-}
+export type KindScorer = (
+  indices: Int32Array,
+  values: Float32Array | Float64Array,
+) => Float32Array | Float64Array;
 
 /**
- * Builds a scorer from a decoded model (called once per load).
+ * Builds a scorer from a decoded model (called once per load), checking the tensors and
+ * parameters it uses (a `RangeError` naming the field when one is missing or inconsistent).
  *
  * @example
  * ```ts
  * import type { KindFactory } from "./types.ts";
- * const f: KindFactory = () => ({ topK: (_i, _v, k) => ({ labels: new Int32Array(k), scores: new Float32Array(k) }) });
+ * const f: KindFactory = (m) => {
+ *   const scores = new Float64Array(m.numLabels);
+ *   return () => scores;
+ * };
  * console.log(typeof f);
  * ```
  */

@@ -6,6 +6,7 @@
 import { CoEmbedLearner as CoEmbedEstimator } from "../../../src/models/coembed/learner.ts";
 import { randomFeatures } from "../../../sdk/kinds/random_features.ts";
 import type { DecodedModel, SdkTensor } from "../../../sdk/kinds/types.ts";
+import { topK } from "../../../sdk/topk.ts";
 import { maskedCsr, rand, synthetic } from "./helpers.ts";
 
 function decoded(est: CoEmbedEstimator): DecodedModel {
@@ -68,7 +69,7 @@ for (const variant of ["L", "NL"] as const) {
           }
           if (idx.length < s.D) partial++;
           const x = { indices: Int32Array.from(idx), values: Float32Array.from(val) };
-          const a = est.predictTopK(x, s.L), b = scorer.topK(x.indices, x.values, s.L);
+          const a = est.predictTopK(x, s.L), b = topK(scorer(x.indices, x.values), s.L, s.L);
           for (let j = 0; j < s.L; j++) {
             if (Math.abs(a.scores[j] - b.scores[j]) > 1e-6) {
               throw new Error(`row ${r}, rank ${j}: trainer ${a.scores[j]} vs SDK ${b.scores[j]}`);

@@ -1,0 +1,105 @@
+/**
+ * Small vector helpers shared by the SDK's preprocessing and scorers.
+ *
+ * @module
+ */
+
+/**
+ * A zero-filled float64 vector of length `n` (scratch and accumulators).
+ *
+ * @example
+ * ```ts
+ * import { zeros } from "./vector.ts";
+ * console.log(zeros(2)); // Float64Array(2) [ 0, 0 ]
+ * ```
+ */
+export const zeros = (n: number): Float64Array => new Float64Array(n);
+
+/**
+ * 1/‖v[0, n)‖₂ (squares summed in float64 in index order), or 0 for a zero vector.
+ *
+ * @example
+ * ```ts
+ * import { invNorm } from "./vector.ts";
+ * console.log(invNorm(Float64Array.of(3, 4, 99), 2), invNorm(new Float64Array(2), 2)); // 0.2 0
+ * ```
+ */
+export function invNorm(v: ArrayLike<number>, n: number): number {
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += v[i] * v[i];
+  return ss > 0 ? 1 / Math.sqrt(ss) : 0;
+}
+
+/**
+ * `out = (scale · x) M` for a sparse row x (`indices`, `values`) and the row-major matrix of
+ * `width` columns starting at `M[offset]`: row j of that matrix is `M[offset + j·width, …)`.
+ * Accumulated in float64 in the order of the row's entries; returns `out`.
+ *
+ * @example
+ * ```ts
+ * import { sparseVecMat } from "./vector.ts";
+ * const M = Float32Array.of(1, 2, 3, 4); // 2 × 2
+ * console.log(sparseVecMat(new Float64Array(2), Int32Array.of(1), Float64Array.of(2), 1, M, 0, 2)); // Float64Array(2) [ 6, 8 ]
+ * ```
+ */
+export function sparseVecMat(
+  out: Float64Array,
+  indices: Int32Array,
+  values: Float32Array | Float64Array,
+  scale: number,
+  M: Float32Array,
+  offset: number,
+  width: number,
+): Float64Array {
+  out.fill(0);
+  for (let e = 0; e < indices.length; e++) {
+    const w = values[e] * scale, o = offset + indices[e] * width;
+    for (let c = 0; c < width; c++) out[c] += w * M[o + c];
+  }
+  return out;
+}
+
+/**
+ * `out = x M` for a dense vector x and a row-major matrix M of `width` columns (x.length rows),
+ * skipping the rows where x is 0; accumulated in float64 in row order; returns `out`.
+ *
+ * @example
+ * ```ts
+ * import { vecMat } from "./vector.ts";
+ * console.log(vecMat(new Float64Array(2), Float64Array.of(0, 2), Float32Array.of(1, 2, 3, 4), 2)); // Float64Array(2) [ 6, 8 ]
+ * ```
+ */
+export function vecMat(out: Float64Array, x: Float64Array, M: Float32Array, width: number) {
+  out.fill(0);
+  for (let i = 0; i < x.length; i++) {
+    const xi = x[i], o = i * width;
+    if (xi !== 0) { for (let c = 0; c < width; c++) out[c] += xi * M[o + c]; }
+  }
+  return out;
+}
+
+/**
+ * `out[j] = init[j] + Σ_c x[c] · M[j·width + c]` for each of the `out.length` rows of the
+ * row-major matrix M (float64 sums, stored in `out`); `init` defaults to 0. Returns `out`.
+ *
+ * @example
+ * ```ts
+ * import { matVec } from "./vector.ts";
+ * const M = Float32Array.of(1, 2, 3, 4); // 2 × 2
+ * console.log(matVec(new Float32Array(2), M, Float64Array.of(1, 1), 2, Float32Array.of(0.5, 0))); // Float32Array(2) [ 3.5, 7 ]
+ * ```
+ */
+export function matVec(
+  out: Float32Array,
+  M: Float32Array,
+  x: Float64Array,
+  width: number,
+  init?: Float32Array,
+): Float32Array {
+  for (let j = 0; j < out.length; j++) {
+    let z = init ? init[j] : 0;
+    for (let c = 0; c < width; c++) z += x[c] * M[j * width + c];
+    out[j] = z;
+  }
+  return out;
+}
