@@ -56,7 +56,9 @@ export function nearestCentroid(
 
 /**
  * Clusters the rows of `x` (assumed L2-normalised) into `clusters` groups (at most one per row):
- * k-means++ seeding on the cosine distance `1 − ⟨x, c⟩` with a seeded {@linkcode Rng}, then
+ * greedy k-means++ seeding on the cosine distance `1 − ⟨x, c⟩` (each new centroid is the best
+ * of `2 + ⌊ln clusters⌋` rows sampled in proportion to their distance, with a seeded
+ * {@linkcode Rng}), then
  * Lloyd iterations (assign to the most similar centroid, re-normalise the mean) until no row
  * moves or `iterations` is reached. A cluster left empty takes over the row least similar to
  * its own centroid, so every centroid keeps at least one row.
@@ -87,32 +89,55 @@ export function sphericalKMeans(
   const centroids = new Float64Array(C * d);
   const assignment = new Int32Array(n);
   const rng = new Rng(options.seed ?? 0);
-  // k-means++ style seeding on cosine distance (1 - dot), seeded.
+  // greedy k-means++ seeding on the cosine distance 1 − ⟨x, c⟩ (= ½‖x − c‖² for unit
+  // vectors): each new centroid is the best of a few rows sampled ∝ distance.
   const dist = new Float64Array(n).fill(Infinity);
+  const trial = new Float64Array(n);
+  const trials = 2 + Math.floor(Math.log(C));
+  const simToRow = (r: number, i: number): number => {
+    // ⟨x_i, x_r⟩ by a merge of the two sorted index lists
+    let s = 0, p = indptr[i], q = indptr[r];
+    const pe = indptr[i + 1], qe = indptr[r + 1];
+    while (p < pe && q < qe) {
+      if (indices[p] === indices[q]) s += values[p++] * values[q++];
+      else if (indices[p] < indices[q]) p++;
+      else q++;
+    }
+    return s;
+  };
   const setCentroidFromRow = (c: number, i: number) => {
     for (let e = indptr[i]; e < indptr[i + 1]; e++) centroids[c * d + indices[e]] = values[e];
   };
-  if (n > 0) setCentroidFromRow(0, rng.nextInt(n));
+  if (n > 0) {
+    const first = rng.nextInt(n);
+    setCentroidFromRow(0, first);
+    for (let i = 0; i < n; i++) dist[i] = Math.max(0, 1 - simToRow(first, i));
+  }
   for (let c = 1; c < C; c++) {
     let total = 0;
-    for (let i = 0; i < n; i++) {
-      let s = 0;
-      for (let e = indptr[i]; e < indptr[i + 1]; e++) {
-        s += values[e] * centroids[(c - 1) * d + indices[e]];
+    for (let i = 0; i < n; i++) total += dist[i];
+    let pick = -1, pickCost = Infinity;
+    for (let t = 0; t < trials; t++) {
+      let u = rng.next() * total, cand = n - 1;
+      for (let i = 0; i < n; i++) {
+        u -= dist[i];
+        if (u <= 0 && dist[i] > 0) {
+          cand = i;
+          break;
+        }
       }
-      const dd = Math.max(0, 1 - s);
-      if (dd < dist[i]) dist[i] = dd;
-      total += dist[i];
-    }
-    let u = rng.next() * total, pick = n - 1;
-    for (let i = 0; i < n; i++) {
-      u -= dist[i];
-      if (u <= 0 && dist[i] > 0) {
-        pick = i;
-        break;
+      let cost = 0;
+      for (let i = 0; i < n; i++) {
+        trial[i] = Math.min(dist[i], Math.max(0, 1 - simToRow(cand, i)));
+        cost += trial[i];
+      }
+      if (cost < pickCost) {
+        pickCost = cost;
+        pick = cand;
       }
     }
     setCentroidFromRow(c, pick);
+    for (let i = 0; i < n; i++) dist[i] = Math.min(dist[i], Math.max(0, 1 - simToRow(pick, i)));
   }
   const size = new Int32Array(C);
   const sim = new Float64Array(n);

@@ -60,6 +60,8 @@ export interface SleecConfig {
   refreshAdmmIterations: number;
   /** Streaming: Adam learning rate of V between refreshes (0 turns the Adam step off). */
   learningRate: number;
+  /** Streaming: Adam steps of a cluster between re-embeddings of its kNN points. */
+  reembedEvery: number;
 }
 
 /**
@@ -95,7 +97,8 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
   firstRefresh: 64,
   refreshSvpIterations: 4,
   refreshAdmmIterations: 2,
-  learningRate: 0.002,
+  learningRate: 0.0005,
+  reembedEvery: 32,
 });
 
 const POSITIVE_INTEGERS: readonly (keyof SleecConfig)[] = [
@@ -113,6 +116,7 @@ const POSITIVE_INTEGERS: readonly (keyof SleecConfig)[] = [
   "firstRefresh",
   "refreshSvpIterations",
   "refreshAdmmIterations",
+  "reembedEvery",
 ];
 
 const NON_NEGATIVE_INTEGERS: readonly (keyof SleecConfig)[] = ["oversample"];

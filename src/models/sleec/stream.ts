@@ -120,16 +120,20 @@ export class SleecStream implements Estimator {
       );
     }
     this.#checkRows(x.indptr, x.indices, x.numRows);
-    this.#grow(Math.max(x.numCols, this.#maxIndex(x.indices) + 1), y.numCols);
+    let maxLabel = -1;
     for (let i = 0; i < y.numRows; i++) {
       for (let e = y.indptr[i]; e < y.indptr[i + 1]; e++) {
         const l = y.indices[e];
         if (!(Number.isInteger(l) && l >= 0)) {
           throw new RangeError(`sleec.learnMany: row ${i} has label ${l} (must be >= 0)`);
         }
-        if (l >= this.#numLabels) this.#numLabels = l + 1;
+        if (l > maxLabel) maxLabel = l;
       }
     }
+    this.#grow(
+      Math.max(x.numCols, this.#maxIndex(x.indices) + 1),
+      Math.max(y.numCols, maxLabel + 1),
+    );
     const xn = preprocessRows(x, { l2Normalize: true });
     for (let i = 0; i < x.numRows; i++) {
       const a = xn.indptr[i], b = xn.indptr[i + 1];

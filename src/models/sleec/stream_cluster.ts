@@ -6,7 +6,8 @@
  * Between refreshes a new row costs one Adam step on V against the SLEEC objective restricted
  * to the row (its label-space neighbours in the reservoir j, with their current embeddings z_j:
  * `½ Σ_j (⟨Vᵀx, z_j⟩ − ⟨y, y_j⟩)²`) and, when reservoir sampling keeps it, a kNN point
- * `Vᵀx / ‖Vᵀx‖`. A refresh re-runs SVP on the reservoir (warm-started from the current
+ * `Vᵀx / ‖Vᵀx‖`. Every `reembedEvery` Adam steps all kNN points are recomputed from the moved V,
+ * so that queries and points stay in the same embedding. A refresh re-runs SVP on the reservoir (warm-started from the current
  * embeddings), ADMM (warm-started from V), and re-embeds every point.
  *
  * @module
@@ -65,6 +66,8 @@ export class StreamCluster {
   #adamV: Float32Array;
   #adamStep = 0;
   #refreshed = false;
+  /** Adam steps since the kNN points were last re-embedded. */
+  #sinceEmbed = 0;
   // scratch (not state)
   readonly #u: Float64Array;
   readonly #gradU: Float64Array;
@@ -146,7 +149,9 @@ export class StreamCluster {
     const r = this.#cfg.rank;
     const u = this.#u;
     if (this.#refreshed && this.#cfg.learningRate > 0 && labels.length > 0) {
-      this.#adamStep1(indices, values, labels, row, numLabels);
+      if (this.#adamStep1(indices, values, labels, row, numLabels)) {
+        if (++this.#sinceEmbed >= this.#cfg.reembedEvery) this.#reembed();
+      }
     }
     this.#seen++;
     let slot = -1;
@@ -167,12 +172,13 @@ export class StreamCluster {
     this.#xIdx[slot] = indices.slice();
     this.#xVal[slot] = values.slice();
     this.#labels[slot] = labels.slice();
+    // a new row has no SVP embedding yet: z = 0 (the next SVP starts its entries of M at 0, as
+    // a cold start would); its kNN point is Vᵀx with the current V
+    this.#z.fill(0, slot * r, (slot + 1) * r);
     if (this.#refreshed) {
       embedRow(indices, values, 0, indices.length, this.#v, r, u);
-      for (let a = 0; a < r; a++) this.#z[slot * r + a] = u[a];
       normalizeInto(u, r, this.#points, slot * r);
     } else {
-      this.#z.fill(0, slot * r, (slot + 1) * r);
       this.#points.fill(0, slot * r, (slot + 1) * r);
     }
   }
@@ -184,7 +190,7 @@ export class StreamCluster {
     labels: Int32Array,
     row: number,
     numLabels: number,
-  ): void {
+  ): boolean {
     const r = this.#cfg.rank;
     const u = this.#u, gu = this.#gradU;
     embedRow(indices, values, 0, indices.length, this.#v, r, u);
@@ -199,7 +205,7 @@ export class StreamCluster {
       seed: this.#cfg.seed,
       queryId: row,
     });
-    if (heap.size === 0) return;
+    if (heap.size === 0) return false;
     gu.fill(0);
     const z = this.#z;
     for (let q = 0; q < heap.size; q++) {
@@ -221,6 +227,18 @@ export class StreamCluster {
     adamUpdateRows(this.#v, this.#adamM, this.#adamV, g, this.#rows, nnz, r, ++this.#adamStep, {
       lr: this.#cfg.learningRate,
     });
+    return true;
+  }
+
+  /** Recomputes every kNN point from the current V (after Adam moved it). */
+  #reembed(): void {
+    const r = this.#cfg.rank, u = this.#u;
+    for (let s = 0; s < this.#size; s++) {
+      const idx = this.#xIdx[s];
+      embedRow(idx, this.#xVal[s], 0, idx.length, this.#v, r, u);
+      normalizeInto(u, r, this.#points, s * r);
+    }
+    this.#sinceEmbed = 0;
   }
 
   /**
@@ -262,6 +280,7 @@ export class StreamCluster {
     this.#adamM = new Float32Array(D * r);
     this.#adamV = new Float32Array(D * r);
     this.#adamStep = 0;
+    this.#sinceEmbed = 0;
     this.#refreshed = true;
   }
 
@@ -287,6 +306,7 @@ export class StreamCluster {
     scalars[`${prefix}.seen`] = this.#seen;
     scalars[`${prefix}.size`] = m;
     scalars[`${prefix}.adamStep`] = this.#adamStep;
+    scalars[`${prefix}.sinceEmbed`] = this.#sinceEmbed;
     scalars[`${prefix}.refreshed`] = this.#refreshed ? 1 : 0;
     scalars[`${prefix}.centroidNormSq`] = this.#centroidNormSq;
     const xPtr = new Int32Array(m + 1), labelPtr = new Int32Array(m + 1);
@@ -351,6 +371,7 @@ export class StreamCluster {
     c.#seen = scalar("seen");
     c.#size = m;
     c.#adamStep = scalar("adamStep");
+    c.#sinceEmbed = scalar("sinceEmbed");
     c.#refreshed = scalar("refreshed") === 1;
     c.#centroidNormSq = scalar("centroidNormSq");
     c.#centroid = tensor("centroid", Float64Array, numFeatures);
