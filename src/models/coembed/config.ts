@@ -45,8 +45,22 @@ export interface CoEmbedConfig {
   foldInSteps: number;
   /** Adam steps on (U_i, G_i) per minibatch visit in a batch fit. */
   rowSteps: number;
-  /** Global Adam steps per minibatch. */
+  /** Global Adam steps per minibatch in a batch fit. */
   globalSteps: number;
+  /**
+   * Global Adam steps per minibatch in the streaming learner (each on the minibatch plus its
+   * replayed rows, the rows re-folded in between): a stream sees every row once, so it takes
+   * several steps where a batch fit takes one step per epoch.
+   */
+  streamSteps: number;
+  /**
+   * Streaming only: rows kept in a seeded reservoir (a uniform sample of the rows seen) and
+   * replayed next to each new minibatch, so that one pass over a drifting stream does not
+   * forget; 0 disables replay.
+   */
+  replay: number;
+  /** Streaming only: rows replayed per new row of a minibatch. */
+  replayRatio: number;
   /**
    * What an index absent from a sparse row means: "zero" (observed zero, as in the XC text
    * format) or "missing" (unobserved, as in events: only present entries are observed).
@@ -91,6 +105,9 @@ export const DEFAULT_CONFIG: Readonly<CoEmbedConfig> = Object.freeze({
   foldInSteps: 10,
   rowSteps: 1,
   globalSteps: 1,
+  streamSteps: 10,
+  replay: 1000,
+  replayRatio: 4,
   absent: "zero",
   inductiveInput: "projected",
   initScale: 0.1,
@@ -98,9 +115,15 @@ export const DEFAULT_CONFIG: Readonly<CoEmbedConfig> = Object.freeze({
 });
 
 const POSITIVE_INTS = ["rankX", "rankS", "rankE", "numRff"] as const;
-const NON_NEGATIVE_INTS = ["foldInSteps", "rowSteps", "globalSteps"] as const;
+const NON_NEGATIVE_INTS = [
+  "foldInSteps",
+  "rowSteps",
+  "globalSteps",
+  "streamSteps",
+  "replay",
+] as const;
 const POSITIVE = ["gamma", "learningRate", "rowLearningRate", "initScale"] as const;
-const NON_NEGATIVE = ["lambda", "lambdaX", "lambdaS", "lambdaE"] as const;
+const NON_NEGATIVE = ["lambda", "lambdaX", "lambdaS", "lambdaE", "replayRatio"] as const;
 
 /**
  * Merges options over {@linkcode DEFAULT_CONFIG} and validates them (unknown keys are ignored).

@@ -17,8 +17,8 @@
  *
  * @module
  */
-import { RandomFourierFeatures, seededNormals } from "../../linalg/rff.ts";
-import { adamStep } from "./adam.ts";
+import { cosSinInto, RandomFourierFeatures, seededNormals } from "../../linalg/rff.ts";
+import { adamUpdate, adamUpdateRows } from "../../optim/adam.ts";
 import type { CoEmbedConfig } from "./config.ts";
 import { type PredictorTensors, solveSpd } from "./predictor.ts";
 
@@ -119,6 +119,7 @@ export class CoEmbedCore {
   /** Per-row gradient outputs of {@linkcode rowPass}. */
   readonly rowGradG: Float64Array;
   private grads: GlobalGrads;
+  private rowIndex = new Int32Array(1);
 
   constructor(config: CoEmbedConfig, numFeatures: number, numLabels: number) {
     this.config = config;
@@ -296,11 +297,7 @@ export class CoEmbedCore {
         for (let q = 0; q < K; q++) a[q] += u * vw[base + q];
       }
       h = this.h;
-      const sc = rff.scale;
-      for (let q = 0; q < K; q++) {
-        h[q] = sc * Math.cos(a[q]);
-        h[K + q] = sc * Math.sin(a[q]);
-      }
+      cosSinInto(a, K, h, rff.scale);
     } else {
       h = xh;
     }
@@ -476,7 +473,7 @@ export class CoEmbedCore {
     this.step++;
     const lr = this.config.learningRate;
     for (const name of GLOBAL_NAMES) {
-      adamStep(this[name], this.grads[name], this.m[name], this.v[name], this.step, lr);
+      adamUpdate(this[name], this.m[name], this.v[name], this.grads[name], this.step, { lr });
     }
     this.changed();
   }
@@ -495,16 +492,18 @@ export class CoEmbedCore {
     steps: number,
     rows?: ArrayLike<number>,
   ): void {
-    const kX = this.config.rankX, kE = this.config.rankE, lr = this.config.rowLearningRate;
+    const kX = this.config.rankX, kE = this.config.rankE;
+    const opt = { lr: this.config.rowLearningRate }, row = this.rowIndex;
     const B = rows ? rows.length : block.rows;
     for (let n = 0; n < B; n++) {
       const i = rows ? rows[n] : n;
       const uo = i * kX, go = i * kE;
+      row[0] = i;
       for (let s = 0; s < steps; s++) {
         this.rowPass(block, i, U, uo, G, go, true, 0);
         const t = ++tRow[i];
-        adamStep(U, this.rowGradU, mom.mU, mom.vU, t, lr, uo, uo + kX, 0);
-        adamStep(G, this.rowGradG, mom.mG, mom.vG, t, lr, go, go + kE, 0);
+        adamUpdateRows(U, mom.mU, mom.vU, this.rowGradU, row, 1, kX, t, opt);
+        adamUpdateRows(G, mom.mG, mom.vG, this.rowGradG, row, 1, kE, t, opt);
       }
     }
   }

@@ -12,6 +12,7 @@ import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, type RowBlock } from "./core.ts";
 import { RandomFeaturesPredictor } from "./predictor.ts";
+import { SmallRng } from "../leml/rng.ts";
 
 /**
  * Training data of a batch fit.
@@ -61,17 +62,6 @@ export interface FitOptions {
   init?: "spectral" | "random";
   /** Called after each epoch (e.g. to report progress or track the objective). */
   onEpoch?: (epoch: number, fit: CoEmbedFit) => void;
-}
-
-function mulberry(seed: number): () => number {
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -127,9 +117,9 @@ export class CoEmbedFit {
     const core = this.core, c = core.config, N = this.numRows;
     const order = new Int32Array(N);
     for (let i = 0; i < N; i++) order[i] = i;
-    const rand = mulberry(c.seed * 7919 + this.epochs + 1);
+    const rng = new SmallRng(c.seed * 7919 + this.epochs + 1);
     for (let i = N - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
+      const j = Math.floor(rng.next() * (i + 1));
       const t = order[i];
       order[i] = order[j];
       order[j] = t;

@@ -1,8 +1,9 @@
 /**
- * The streaming CoEmbed learner: each minibatch's rows are folded in (U_i by ridge regression
- * on the observed features, then Adam steps on (U_i, G_i) with the globals fixed), then the
- * global factors (V, P, Q, H, bias) take Adam steps on the minibatch. Predictions use the
- * inductive predictor (see ./predictor.ts); the model file kind is "random-features".
+ * The streaming CoEmbed learner: each minibatch, joined by as many rows replayed from a bounded
+ * reservoir of earlier rows (see ./reservoir.ts), is folded in (U_i by ridge regression on the
+ * observed features, then Adam steps on (U_i, G_i) with the globals fixed), then the global
+ * factors (V, P, Q, H, bias) take Adam steps on it. Predictions use the inductive predictor
+ * (see ./predictor.ts); the model file kind is "random-features".
  *
  * @module
  */
@@ -12,7 +13,10 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, GLOBAL_NAMES } from "./core.ts";
-import { type PredictorTensors, RandomFeaturesPredictor, topKOf } from "./predictor.ts";
+import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
+import { RowReservoir } from "./reservoir.ts";
+import { concatRows } from "../../data/dataset.ts";
+import { topKDense } from "../../metrics/topk.ts";
 
 /** The model-file kind written by CoEmbed. */
 export const COEMBED_FILE_KIND = "random-features" as const;
@@ -107,12 +111,15 @@ export class CoEmbedLearner {
   readonly core: CoEmbedCore;
   /** Rows learned so far (the regulariser of a minibatch step is scaled by 1/rowsSeen). */
   rowsSeen: number;
+  /** The replay reservoir (capacity `config.replay`). */
+  readonly reservoir: RowReservoir;
   private predictor: RandomFeaturesPredictor | undefined;
   private predictorOf: PredictorTensors | undefined;
 
-  constructor(core: CoEmbedCore, rowsSeen = 0) {
+  constructor(core: CoEmbedCore, rowsSeen = 0, reservoir?: RowReservoir) {
     this.core = core;
     this.rowsSeen = rowsSeen;
+    this.reservoir = reservoir ?? new RowReservoir(core.config.replay, core.config.seed);
   }
 
   /** A new estimator from options (see {@linkcode CoEmbedConfig}). */
@@ -152,11 +159,27 @@ export class CoEmbedLearner {
       throw new RangeError(`${where}: ${B} feature rows but ${batch.y.numRows} label rows`);
     }
     const core = this.core, c = core.config;
-    core.grow(batch.x.numCols, batch.y.numCols);
-    if (B === 0) return;
-    const block = blockFromCsr(
+    // validates the new rows (throws before anything changes)
+    blockFromCsr(
       batch.x,
       batch.y,
+      Math.max(core.numFeatures, batch.x.numCols),
+      Math.max(core.numLabels, batch.y.numCols),
+      c.absent,
+      undefined,
+      undefined,
+      where,
+    );
+    core.grow(batch.x.numCols, batch.y.numCols);
+    if (B === 0) return;
+    const replay = this.reservoir.sample(Math.round(c.replayRatio * B));
+    const rows = replay.x.numRows === 0 ? batch : concatRows(
+      { name: "batch", numFeatures: batch.x.numCols, numLabels: batch.y.numCols, ...batch },
+      { name: "replay", numFeatures: replay.x.numCols, numLabels: replay.y.numCols, ...replay },
+    );
+    const block = blockFromCsr(
+      rows.x,
+      rows.y,
       core.numFeatures,
       core.numLabels,
       c.absent,
@@ -164,22 +187,23 @@ export class CoEmbedLearner {
       undefined,
       where,
     );
-    const kX = c.rankX, kE = c.rankE;
-    const U = new Float64Array(B * kX), G = new Float64Array(B * kE);
-    for (let i = 0; i < B; i++) core.ridgeFoldIn(block, i, U, i * kX);
+    const n = block.rows, kX = c.rankX, kE = c.rankE;
+    const U = new Float64Array(n * kX), G = new Float64Array(n * kE);
+    for (let i = 0; i < n; i++) core.ridgeFoldIn(block, i, U, i * kX);
     const mom = {
-      mU: new Float64Array(B * kX),
-      vU: new Float64Array(B * kX),
-      mG: new Float64Array(B * kE),
-      vG: new Float64Array(B * kE),
+      mU: new Float64Array(n * kX),
+      vU: new Float64Array(n * kX),
+      mG: new Float64Array(n * kE),
+      vG: new Float64Array(n * kE),
     };
-    const tRow = new Int32Array(B);
+    const tRow = new Int32Array(n);
     core.rowSteps(block, U, G, mom, tRow, c.foldInSteps);
     this.rowsSeen += B;
-    for (let s = 0; s < c.globalSteps; s++) {
+    for (let s = 0; s < c.streamSteps; s++) {
       if (s > 0) core.rowSteps(block, U, G, mom, tRow, c.rowSteps);
       core.globalStep(block, U, G, this.rowsSeen);
     }
+    this.reservoir.addRows(batch);
   }
 
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
@@ -224,7 +248,7 @@ export class CoEmbedLearner {
   }
 
   predictTopK(x: SparseVector, k: number): TopK {
-    return topKOf(this.predictScores(x), k);
+    return topKDense(this.predictScores(x), k);
   }
 
   /** The `random-features` model-file content of the inductive predictor. */
@@ -234,12 +258,14 @@ export class CoEmbedLearner {
 
   toState(): ModelState {
     const core = this.core;
-    const tensors: Record<string, Float64Array> = {};
+    const tensors: ModelState["tensors"] = {};
     for (const name of GLOBAL_NAMES) {
       tensors[name] = core[name].slice();
       tensors[`m_${name}`] = core.m[name].slice();
       tensors[`v_${name}`] = core.v[name].slice();
     }
+    const res = this.reservoir.toState();
+    Object.assign(tensors, res.tensors);
     return {
       kind: "coembed",
       config: { ...core.config },
@@ -248,6 +274,8 @@ export class CoEmbedLearner {
         numLabels: core.numLabels,
         step: core.step,
         rowsSeen: this.rowsSeen,
+        replaySeen: res.scalars.seen,
+        replayRng: res.scalars.rngState,
       },
       tensors,
     };
@@ -255,13 +283,19 @@ export class CoEmbedLearner {
 
   /** Rebuilds a learner from {@linkcode toState} output, bit for bit. */
   static restore(state: ModelState): CoEmbedLearner {
-    const { core, rowsSeen } = restoreCore(state);
-    return new CoEmbedLearner(core, rowsSeen);
+    const { core, rowsSeen, reservoir } = restoreCore(state);
+    return new CoEmbedLearner(core, rowsSeen, reservoir);
   }
 }
 
-/** Rebuilds the core and row count of a {@linkcode CoEmbedLearner.toState} snapshot. */
-export function restoreCore(state: ModelState): { core: CoEmbedCore; rowsSeen: number } {
+/**
+ * Rebuilds the core, the row count and the replay reservoir of a
+ * {@linkcode CoEmbedLearner.toState} snapshot (a state without reservoir tensors, e.g. one made
+ * from a batch fit, gets an empty reservoir).
+ */
+export function restoreCore(
+  state: ModelState,
+): { core: CoEmbedCore; rowsSeen: number; reservoir: RowReservoir } {
   if (state.kind !== "coembed") {
     throw new TypeError(`CoEmbed restore: state kind "${state.kind}" is not "coembed"`);
   }
@@ -287,5 +321,12 @@ export function restoreCore(state: ModelState): { core: CoEmbedCore; rowsSeen: n
     }
   }
   core.changed();
-  return { core, rowsSeen: s.rowsSeen };
+  const t = state.tensors;
+  const reservoir = t.resXIndptr === undefined
+    ? new RowReservoir(config.replay, config.seed)
+    : RowReservoir.fromState(config.replay, config.seed, {
+      seen: s.replaySeen,
+      rngState: s.replayRng,
+    }, t);
+  return { core, rowsSeen: s.rowsSeen, reservoir };
 }

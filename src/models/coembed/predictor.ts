@@ -11,10 +11,14 @@
  *
  * @module
  */
+import { cosSinInto } from "../../linalg/rff.ts";
+import { topKDense } from "../../metrics/topk.ts";
 
 /**
  * Solves A x = b for a symmetric positive definite `n × n` matrix A (row-major) by Cholesky,
- * overwriting A with its factor and writing x into `b`.
+ * overwriting A with its factor and writing x into `b`. (Not `src/linalg/cholesky.ts`: this is
+ * the exact arithmetic, operation by operation, of the SDK's copy in
+ * sdk/kinds/random_features.ts, so that the trainer and the SDK fold rows in identically.)
  *
  * @example
  * ```ts
@@ -206,11 +210,7 @@ export class RandomFeaturesPredictor {
         for (let k = 0; k < K; k++) a[k] += x * W[base + k];
       }
       h = this.h;
-      const c = 1 / Math.sqrt(K);
-      for (let k = 0; k < K; k++) {
-        h[k] = c * Math.cos(a[k]);
-        h[K + k] = c * Math.sin(a[k]);
-      }
+      cosSinInto(a, K, h, 1 / Math.sqrt(K));
     } else {
       h = xt;
     }
@@ -233,7 +233,8 @@ export class RandomFeaturesPredictor {
 }
 
 /**
- * The k best labels of a score vector: decreasing score, ties broken by the smaller index.
+ * The k best labels of a score vector: decreasing score, ties broken by the smaller index (the
+ * project's `topKDense`; a negative or fractional k is floored at 0).
  *
  * @example
  * ```ts
@@ -245,21 +246,5 @@ export function topKOf(
   scores: Float32Array,
   k: number,
 ): { labels: Int32Array; scores: Float32Array } {
-  const n = Math.max(0, Math.min(Math.floor(k), scores.length));
-  const labels = new Int32Array(n), top = new Float32Array(n);
-  let size = 0;
-  for (let j = 0; j < scores.length; j++) {
-    const s = scores[j];
-    if (size === n && !(s > top[n - 1])) continue;
-    let pos = size < n ? size : n - 1;
-    while (pos > 0 && s > top[pos - 1]) {
-      top[pos] = top[pos - 1];
-      labels[pos] = labels[pos - 1];
-      pos--;
-    }
-    top[pos] = s;
-    labels[pos] = j;
-    if (size < n) size++;
-  }
-  return { labels, scores: top };
+  return topKDense(scores, Math.max(0, Math.floor(k)));
 }

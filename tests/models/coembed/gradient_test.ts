@@ -2,18 +2,13 @@
  * Gradient checks of the CoEmbed objective against central finite differences, for every
  * factor (V, P, Q, H, bias, U rows, G rows), for ColEmbed-L and ColEmbed-NL.
  */
+import { SmallRng } from "../../../src/models/leml/rng.ts";
 import { resolveConfig } from "../../../src/models/coembed/config.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "../../../src/models/coembed/core.ts";
 
 function rand(seed: number): () => number {
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new SmallRng(seed);
+  return () => rng.next();
 }
 
 function problem(variant: "L" | "NL", seed: number) {

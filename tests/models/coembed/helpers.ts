@@ -1,16 +1,11 @@
 /** Synthetic low-rank multi-label data for the CoEmbed tests. */
+import { SmallRng } from "../../../src/models/leml/rng.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 
 /** A seeded uniform generator in [0, 1). */
 export function rand(seed: number): () => number {
-  let a = seed | 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new SmallRng(seed);
+  return () => rng.next();
 }
 
 /** Dense rows x = z A + noise (rank r), labels = sign of a nonlinear function of z. */

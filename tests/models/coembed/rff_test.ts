@@ -1,5 +1,5 @@
 /** Random Fourier features: kernel approximation, determinism and growth. */
-import { RandomFourierFeatures } from "../../../src/linalg/rff.ts";
+import { cosSinInto, RandomFourierFeatures } from "../../../src/linalg/rff.ts";
 import { rand } from "./helpers.ts";
 
 Deno.test("RFF inner products approximate the RBF kernel", () => {
@@ -58,4 +58,23 @@ Deno.test("RFF rejects bad parameters with clear errors", () => {
       if (!(e instanceof RangeError) || !e.message.includes(msg)) throw e;
     }
   }
+});
+
+Deno.test("cosSinInto matches Math.cos and Math.sin in every quadrant", () => {
+  const n = 20001, a = new Float64Array(n), out = new Float64Array(2 * n);
+  for (let i = 0; i < n; i++) a[i] = (i - 10000) * 0.0137 + (i % 7) * 1e-3; // ±137, all quadrants
+  a[0] = 0;
+  a[1] = -Math.PI / 2;
+  a[2] = 3 * Math.PI;
+  a[3] = 12345.678;
+  cosSinInto(a, n, out, 0.5);
+  let worst = 0;
+  for (let i = 0; i < n; i++) {
+    worst = Math.max(
+      worst,
+      Math.abs(out[i] - 0.5 * Math.cos(a[i])),
+      Math.abs(out[n + i] - 0.5 * Math.sin(a[i])),
+    );
+  }
+  if (!(worst < 1e-14)) throw new Error(`max error ${worst}`);
 });
