@@ -80,6 +80,61 @@ function parseIndex(key: string): number {
   return v <= MAX_INDEX ? v : -1;
 }
 
+const OPEN_BRACE = 123, CLOSE_BRACE = 125, OPEN_BRACKET = 91, CLOSE_BRACKET = 93;
+const QUOTE = 34, COLON = 58, COMMA = 44;
+const F_ID = 1, F_FEATURES = 2, F_LABELS = 4, F_NEGATIVES = 8;
+const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
+
+/** First index at or after `p` that is not JSON whitespace (space, tab, LF, CR). */
+function skipWs(b: Uint8Array, p: number, end: number): number {
+  while (p < end) {
+    const c = b[p];
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+    p++;
+  }
+  return p;
+}
+
+/**
+ * End (the closing quote) of a string body starting at `p` made of printable ASCII without
+ * backslash, or -1 (escapes, control or non-ASCII characters, no closing quote).
+ */
+function endOfPlainString(b: Uint8Array, p: number, end: number): number {
+  while (p < end) {
+    const c = b[p];
+    if (c === QUOTE) return p;
+    if (c < 32 || c > 126 || c === 92) return -1;
+    p++;
+  }
+  return -1;
+}
+
+/** Which event field the key bytes `[a, b)` spell (F_*), or 0. */
+function fieldOf(bytes: Uint8Array, a: number, b: number): number {
+  const n = b - a;
+  if (n === 2 && bytes[a] === 105 && bytes[a + 1] === 100) return F_ID;
+  if (n === 8 && matches(bytes, a, "features")) return F_FEATURES;
+  if (n === 6 && matches(bytes, a, "labels")) return F_LABELS;
+  if (n === 9 && matches(bytes, a, "negatives")) return F_NEGATIVES;
+  return 0;
+}
+
+function matches(bytes: Uint8Array, a: number, word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (bytes[a + i] !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+function isNull(b: Uint8Array, p: number, end: number): boolean {
+  return p + 4 <= end && b[p] === 110 && b[p + 1] === 117 && b[p + 2] === 108 && b[p + 3] === 108;
+}
+
+/** The ASCII bytes `[a, b)` as a string. */
+function latin1(b: Uint8Array, a: number, e: number): string {
+  let s = "";
+  for (let i = a; i < e; i++) s += String.fromCharCode(b[i]);
+  return s;
+}
+
 function show(s: string): string {
   return JSON.stringify(s.length > 40 ? s.slice(0, 37) + "..." : s);
 }
@@ -197,6 +252,15 @@ export class NdjsonParser {
     const neg = rec.negatives === undefined || rec.negatives === null
       ? undefined
       : this.#labelKeys(rec.negatives, "negatives");
+    return this.#finish(id, lab, neg);
+  }
+
+  /** The common end of both parsers: room checks, then mapping (may grow the vocabularies). */
+  #finish(
+    id: string | undefined,
+    lab: readonly (string | number)[],
+    neg: readonly (string | number)[] | undefined,
+  ): Example {
     this.#checkRoom(lab, neg);
     // all checks passed: map (this may grow the vocabularies)
     const x = this.#mapFeatures();
@@ -207,6 +271,238 @@ export class NdjsonParser {
       example.negatives = this.#mapLabels(neg);
     }
     return example;
+  }
+
+  /**
+   * A fast path for the common event line, straight from its UTF-8 bytes `bytes[start, end)`:
+   * index feature keys in increasing order, names without escapes, ASCII only. Returns exactly
+   * what {@linkcode NdjsonParser.parse} returns for the decoded line, or `undefined` (changing
+   * nothing) when the line is outside that subset or invalid: the caller then decodes it and
+   * calls `parse`, which gives the result or the error. Only with `featureKeys: "index"`,
+   * `labelKeys: "name"` and no hashing; otherwise always `undefined`.
+   *
+   * @example
+   * ```ts
+   * import { NdjsonParser } from "./ndjson.ts";
+   * const p = new NdjsonParser();
+   * const line = new TextEncoder().encode('{"id": "e1", "features": {"2": 1, "7": 0.5}, "labels": ["a"]}');
+   * const e = p.parseAscii(line, 0, line.length)!;
+   * console.log(e.id, [...e.x.indices], [...e.x.values], [...e.labels]); // e1 [ 2, 7 ] [ 1, 0.5 ] [ 0 ]
+   * const odd = new TextEncoder().encode('{"features": {"7": 1, "2": 1}, "labels": []}');
+   * console.log(p.parseAscii(odd, 0, odd.length)); // undefined (keys out of order: use parse)
+   * ```
+   */
+  parseAscii(bytes: Uint8Array, start: number, end: number): Example | undefined {
+    if (
+      this.hasher !== undefined || this.featureKeys !== "index" || this.labelKeys !== "name" ||
+      this.#extra
+    ) return undefined;
+    const s = this.#scan;
+    s.bytes = bytes;
+    s.end = end;
+    let p = skipWs(bytes, start, end);
+    if (p >= end || bytes[p] !== OPEN_BRACE) return undefined;
+    p = skipWs(bytes, p + 1, end);
+    let id: string | undefined;
+    let seen = 0; // bits: 1 id, 2 features, 4 labels, 8 negatives
+    let lab: (string | number)[] | undefined;
+    let neg: (string | number)[] | undefined;
+    if (p < end && bytes[p] === CLOSE_BRACE) return undefined; // no features: the slow path errs
+    while (true) {
+      if (p >= end || bytes[p] !== QUOTE) return undefined;
+      const k0 = p + 1;
+      const k1 = endOfPlainString(bytes, k0, end);
+      if (k1 < 0) return undefined;
+      const field = fieldOf(bytes, k0, k1);
+      if (field === 0 || (seen & field) !== 0) return undefined; // unknown or repeated field
+      seen |= field;
+      p = skipWs(bytes, k1 + 1, end);
+      if (p >= end || bytes[p] !== COLON) return undefined;
+      p = skipWs(bytes, p + 1, end);
+      if (p >= end) return undefined;
+      if (field === F_ID) {
+        if (bytes[p] === QUOTE) {
+          const e = endOfPlainString(bytes, p + 1, end);
+          if (e < 0 || e - p - 1 > this.#maxName) return undefined;
+          id = latin1(bytes, p + 1, e);
+          p = e + 1;
+        } else if (isNull(bytes, p, end)) {
+          p += 4;
+        } else return undefined; // numeric ids: the slow path formats them
+      } else if (field === F_FEATURES) {
+        p = this.#scanFeatures(p);
+        if (p < 0) return undefined;
+      } else {
+        if (field === F_NEGATIVES && isNull(bytes, p, end)) {
+          p += 4;
+        } else {
+          const names: (string | number)[] = [];
+          p = this.#scanNames(p, names);
+          if (p < 0) return undefined;
+          if (field === F_LABELS) lab = names;
+          else neg = names;
+        }
+      }
+      p = skipWs(bytes, p, end);
+      if (p >= end) return undefined;
+      if (bytes[p] === COMMA) {
+        p = skipWs(bytes, p + 1, end);
+        continue;
+      }
+      if (bytes[p] !== CLOSE_BRACE) return undefined;
+      if (skipWs(bytes, p + 1, end) !== end) return undefined;
+      break;
+    }
+    if ((seen & F_FEATURES) === 0 || lab === undefined) return undefined;
+    try {
+      return this.#finish(id, lab, neg);
+    } catch {
+      // labels ∩ negatives or a full vocabulary: nothing was added, parse reports it
+      this.#row.clear();
+      return undefined;
+    }
+  }
+
+  readonly #scan: { bytes: Uint8Array; end: number } = { bytes: new Uint8Array(0), end: 0 };
+
+  /** Scans `{"<index>": number, ...}` with increasing indices into the row builder; -1: bail. */
+  #scanFeatures(p: number): number {
+    const { bytes, end } = this.#scan;
+    if (bytes[p] !== OPEN_BRACE) return -1;
+    const row = this.#row;
+    row.clear();
+    this.#keys.length = 0;
+    this.#vals.length = 0;
+    let prev = -1, count = 0;
+    p = skipWs(bytes, p + 1, end);
+    if (p < end && bytes[p] === CLOSE_BRACE) {
+      this.#pendingMax = -1;
+      return p + 1;
+    }
+    while (true) {
+      if (p >= end || bytes[p] !== QUOTE) return -1;
+      // canonical index: 0, or 1-9 then digits; at most 10 digits, <= 2^31 - 1
+      let q = p + 1, j = 0;
+      const d0 = q;
+      while (q < end && bytes[q] >= 48 && bytes[q] <= 57) j = j * 10 + (bytes[q++] - 48);
+      const nd = q - d0;
+      if (nd === 0 || nd > 10 || (nd > 1 && bytes[d0] === 48) || j > MAX_INDEX) return -1;
+      if (q >= end || bytes[q] !== QUOTE) return -1;
+      if (j <= prev || j >= this.#numFeatures || ++count > this.#maxPerEvent) return -1;
+      prev = j;
+      p = skipWs(bytes, q + 1, end);
+      if (p >= end || bytes[p] !== COLON) return -1;
+      p = skipWs(bytes, p + 1, end);
+      const v = this.#scanNumber(p);
+      if (v !== v || !Number.isFinite(Math.fround(v))) return -1;
+      row.push(j, v);
+      p = skipWs(bytes, this.#numEnd, end);
+      if (p >= end) return -1;
+      if (bytes[p] === COMMA) {
+        p = skipWs(bytes, p + 1, end);
+        continue;
+      }
+      if (bytes[p] !== CLOSE_BRACE) return -1;
+      this.#pendingMax = prev;
+      return p + 1;
+    }
+  }
+
+  #numEnd = 0;
+
+  /**
+   * A JSON number at `p` (its end in `#numEnd`), as `JSON.parse` reads it; NaN when there is
+   * none. Up to 15 significant digits and a power of ten within 10^±22 are exact in one
+   * multiplication or division (so correctly rounded); other numbers go through `Number`.
+   */
+  #scanNumber(p: number): number {
+    const { bytes, end } = this.#scan;
+    const p0 = p;
+    let neg = false;
+    if (p < end && bytes[p] === 45) {
+      neg = true;
+      p++;
+    }
+    if (p >= end) return NaN;
+    let m = 0, digits = 0, exp = 0;
+    if (bytes[p] === 48) {
+      p++;
+    } else if (bytes[p] >= 49 && bytes[p] <= 57) {
+      while (p < end && bytes[p] >= 48 && bytes[p] <= 57) {
+        m = m * 10 + (bytes[p++] - 48);
+        digits++;
+      }
+    } else return NaN;
+    if (p < end && bytes[p] === 46) {
+      p++;
+      const f0 = p;
+      while (p < end && bytes[p] >= 48 && bytes[p] <= 57) {
+        m = m * 10 + (bytes[p++] - 48);
+        if (m !== 0) digits++;
+        exp--;
+      }
+      if (p === f0) return NaN;
+    }
+    if (p < end && (bytes[p] === 101 || bytes[p] === 69)) {
+      p++;
+      let eneg = false;
+      if (p < end && (bytes[p] === 43 || bytes[p] === 45)) eneg = bytes[p++] === 45;
+      const e0 = p;
+      let e = 0;
+      while (p < end && bytes[p] >= 48 && bytes[p] <= 57) {
+        if (e < 100000) e = e * 10 + (bytes[p] - 48);
+        p++;
+      }
+      if (p === e0) return NaN;
+      exp += eneg ? -e : e;
+    }
+    this.#numEnd = p;
+    let v: number;
+    if (digits <= 15 && exp >= -22 && exp <= 22) {
+      v = exp === 0 ? m : exp < 0 ? m / POW10[-exp] : m * POW10[exp];
+    } else {
+      v = Number(latin1(bytes, p0, p));
+      return v;
+    }
+    return neg ? -v : v;
+  }
+
+  /** Scans an array of plain label names or non-negative integers into `out`; -1: bail. */
+  #scanNames(p: number, out: (string | number)[]): number {
+    const { bytes, end } = this.#scan;
+    if (bytes[p] !== OPEN_BRACKET) return -1;
+    p = skipWs(bytes, p + 1, end);
+    if (p < end && bytes[p] === CLOSE_BRACKET) return p + 1;
+    while (true) {
+      if (p >= end) return -1;
+      if (bytes[p] === QUOTE) {
+        const e = endOfPlainString(bytes, p + 1, end);
+        const len = e - p - 1;
+        if (e < 0 || len === 0 || len > this.#maxName) return -1;
+        const name = latin1(bytes, p + 1, e);
+        if (!this.#growLabels && this.labels.idOf(name, false) < 0) return -1;
+        out.push(name);
+        p = e + 1;
+      } else {
+        // a plain non-negative integer (no sign, fraction or exponent), up to 15 digits
+        let q = p, v = 0;
+        while (q < end && bytes[q] >= 48 && bytes[q] <= 57) v = v * 10 + (bytes[q++] - 48);
+        const nd = q - p;
+        if (nd === 0 || nd > 15 || (nd > 1 && bytes[p] === 48)) return -1;
+        if (q < end && (bytes[q] === 46 || bytes[q] === 101 || bytes[q] === 69)) return -1;
+        if (!this.#growLabels && this.labels.idOf(String(v), false) < 0) return -1;
+        out.push(v);
+        p = q;
+      }
+      p = skipWs(bytes, p, end);
+      if (p >= end) return -1;
+      if (bytes[p] === COMMA) {
+        p = skipWs(bytes, p + 1, end);
+        continue;
+      }
+      if (bytes[p] !== CLOSE_BRACKET) return -1;
+      return p + 1;
+    }
   }
 
   /** Throws when the new names of a line would overflow a vocabulary, or labels ∩ negatives. */

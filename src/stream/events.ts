@@ -142,6 +142,23 @@ export class EventParser {
   }
 
   /**
+   * The fast path of {@linkcode EventParser.parseLine} for a line's UTF-8 bytes `[start, end)`
+   * (see `NdjsonParser.parseAscii`): the event, or `undefined` (nothing changed) when the line
+   * must be decoded and given to `parseLine`. The caller checks the line length first.
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * const b = new TextEncoder().encode('{"features": {"1": 1}, "labels": ["cat"]}');
+   * console.log(p.parseAscii(b, 0, b.length)?.labels); // Int32Array(1) [ 0 ]
+   * ```
+   */
+  parseAscii(bytes: Uint8Array, start: number, end: number): Example | undefined {
+    return this.#ndjson.parseAscii(bytes, start, end);
+  }
+
+  /**
    * Maps a feature record for prediction, without growing anything: unknown names and indices
    * at or beyond `numFeatures` are dropped. Throws a TypeError naming the bad key.
    *

@@ -177,6 +177,8 @@ export interface IngestResult {
 const MAX_REPORTED_REJECTS = 100;
 /** Longest stretch of synchronous ingestion in one request before other requests get a turn. */
 const YIELD_MS = 4;
+/** Longest time between two timer turns of a {@linkcode TaskYielder} (see there). */
+const TIMER_TURN_MS = 20;
 
 async function sha1Hex(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
@@ -196,8 +198,47 @@ const plainModel: ModelBuilder = {
   }),
 };
 
-function yieldNow(): Promise<void> {
-  return new Promise((r) => setTimeout(r, 0));
+/**
+ * Gives pending requests a turn during long synchronous work. A chain of `setTimeout(0)` costs
+ * 1-4 ms per turn (the 4 ms clamp of nested timers, which Deno follows), which left a long
+ * `/events` body idle a third of the time; a message on a MessageChannel is a task without that
+ * cost and lets waiting HTTP requests in. But message turns alone starve asynchronous file
+ * operations (a checkpoint or write-ahead-log write never completed during a stream of them,
+ * measured on Deno 2.9.5), so at least every {@linkcode TIMER_TURN_MS} a timer turn is taken.
+ * The channel is closed by {@linkcode TaskYielder.close} (an open port keeps the process alive).
+ */
+class TaskYielder {
+  #channel: MessageChannel | undefined;
+  #waiting: (() => void)[] = [];
+  #closed = false;
+  #lastTimerTurn = performance.now();
+
+  yield(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const now = performance.now();
+    if (now - this.#lastTimerTurn >= TIMER_TURN_MS) {
+      this.#lastTimerTurn = now;
+      return new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    if (this.#channel === undefined) {
+      const c = new MessageChannel();
+      c.port1.onmessage = () => this.#waiting.shift()?.();
+      this.#channel = c;
+    }
+    const c = this.#channel;
+    return new Promise<void>((resolve) => {
+      this.#waiting.push(resolve);
+      c.port2.postMessage(null);
+    });
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#channel?.port1.close();
+    this.#channel?.port2.close();
+    this.#channel = undefined;
+    for (const w of this.#waiting.splice(0)) w();
+  }
 }
 
 /**
@@ -243,6 +284,7 @@ export class LearningService {
   #startedMs = performance.now();
   #appliedAtStart: number;
   #rate: { t: number; applied: number }[] = [];
+  #yielder = new TaskYielder();
   /** Events replayed from the write-ahead log when the service opened. */
   readonly walReplayed: number;
   /** Checkpoints written by this process. */
@@ -396,8 +438,9 @@ export class LearningService {
   async ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult> {
     const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
     const l = this.#learner;
+    const parser = l.parser;
     const decoder = new TextDecoder("utf-8", { fatal: true });
-    const maxLine = l.parser.maxLineBytes;
+    const maxLine = parser.maxLineBytes;
     const rejected: { line: number; reason: string }[] = [];
     let rejectedCount = 0, accepted = 0, lineNo = 0, start = 0;
     const reject = (reason: string) => {
@@ -406,15 +449,26 @@ export class LearningService {
       if (rejected.length < MAX_REPORTED_REJECTS) rejected.push({ line: lineNo, reason });
     };
     const durable: Promise<void>[] = [];
-    let walParts: Uint8Array[] = [], walBytes = 0;
+    // Accepted lines go to the log as they were received, less a trailing CR: runs of
+    // consecutive accepted lines are logged as one slice of the body (no copy until the write).
+    let walParts: Uint8Array[] = [], walBytes = 0, runStart = -1, runEnd = -1;
+    const endRun = () => {
+      if (runStart < 0) return;
+      walParts.push(bytes.subarray(runStart, runEnd));
+      walBytes += runEnd - runStart;
+      runStart = -1;
+    };
     const flushWal = () => {
+      endRun();
       if (walParts.length === 0) return;
       if (this.#wal !== undefined) {
-        const all = new Uint8Array(walBytes);
-        let o = 0;
-        for (const p of walParts) {
-          all.set(p, o);
-          o += p.length;
+        const all = walParts.length === 1 ? walParts[0] : new Uint8Array(walBytes);
+        if (walParts.length > 1) {
+          let o = 0;
+          for (const p of walParts) {
+            all.set(p, o);
+            o += p.length;
+          }
         }
         durable.push(this.#wal.append(all));
       }
@@ -426,42 +480,63 @@ export class LearningService {
       let end = bytes.indexOf(10, start);
       if (end < 0) end = bytes.length;
       lineNo++;
-      const raw = bytes.subarray(start, end);
+      const lineStart = start;
       start = end + 1;
-      let e = raw.length;
-      if (e > 0 && raw[e - 1] === 13) e--;
+      let e = end;
+      if (e > lineStart && bytes[e - 1] === 13) e--;
       if (this.#stopping) {
+        endRun();
         reject("the service is stopping");
         continue;
       }
-      if (e === 0) continue;
-      if (e > maxLine) {
+      if (e === lineStart) {
+        endRun();
+        continue;
+      }
+      if (e - lineStart > maxLine) {
+        endRun();
         reject(`line is longer than ${maxLine} bytes`);
         continue;
       }
-      let text: string;
-      try {
-        text = decoder.decode(raw.subarray(0, e));
-      } catch {
-        reject("line is not valid UTF-8");
-        continue;
+      let ev = parser.parseAscii(bytes, lineStart, e);
+      if (ev === undefined) {
+        let text: string;
+        try {
+          text = decoder.decode(bytes.subarray(lineStart, e));
+        } catch {
+          endRun();
+          reject("line is not valid UTF-8");
+          continue;
+        }
+        if (text.trim() === "") {
+          endRun();
+          continue;
+        }
+        const r = parser.parseLine(text);
+        if (!r.ok) {
+          endRun();
+          reject(r.reason);
+          continue;
+        }
+        ev = r.event;
       }
-      if (text.trim() === "") continue;
-      const r = l.parser.parseLine(text);
-      if (!r.ok) {
-        reject(r.reason);
-        continue;
-      }
-      l.ingest(r.event);
+      l.ingest(ev);
       accepted++;
-      walParts.push(raw.subarray(0, e), NEWLINE);
-      walBytes += e + 1;
+      if (e === end && end < bytes.length) {
+        // the line and its newline, as received
+        if (runStart < 0) runStart = lineStart;
+        runEnd = end + 1;
+      } else {
+        endRun();
+        walParts.push(bytes.subarray(lineStart, e), NEWLINE);
+        walBytes += e - lineStart + 1;
+      }
       // Long bodies: let other requests (e.g. /predict) in every few milliseconds; the lines
       // of this body stay in order.
       if ((lineNo & 31) === 0 && performance.now() - sliceStart > YIELD_MS) {
         flushWal();
         this.#afterIngest();
-        await yieldNow();
+        await this.#yielder.yield();
         sliceStart = performance.now();
       }
     }
@@ -779,7 +854,7 @@ export class LearningService {
           l.position.file = { path, offset: line.offset, line: line.line };
         }
         if (any) this.#afterIngest();
-        if (lines.length > 0) await yieldNow();
+        if (lines.length > 0) await this.#yielder.yield();
       }
     } finally {
       f.close();
@@ -803,6 +878,7 @@ export class LearningService {
       this.options.buildModel?.close?.();
       await this.#wal?.close();
       this.#redis?.close();
+      this.#yielder.close();
     }
   }
 }

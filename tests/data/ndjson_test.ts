@@ -62,3 +62,115 @@ Deno.test("featuresForPredict: never grows, drops unknown or out-of-range featur
   assertEquals(predicted.values, learned.x.values);
   assertEquals(predicted, new FeatureHasher(hashing).hashNamed(["w1", "w2"], [1, 2]));
 });
+
+/** Result of `parse` as plain data, or the error as `class: message`. */
+function outcome(f: () => unknown): unknown {
+  try {
+    return f();
+  } catch (e) {
+    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+  }
+}
+
+Deno.test("parseAscii: the same example as parse, or undefined without side effects", () => {
+  const enc = new TextEncoder();
+  const options = { maxNameLength: 12, maxFeaturesPerEvent: 6 };
+  const fast = new NdjsonParser({ ...options, labels: new Vocabulary([], 40) });
+  const slow = new NdjsonParser({ ...options, labels: new Vocabulary([], 40) });
+  const canonical = [
+    '{"id":"a:1","features":{"0":1,"5":0.5,"17":2},"labels":["x","y"]}',
+    '{"features":{},"labels":[]}',
+    ' { "features" : { "3" : -1.25e-3 , "9" : 1E+2 } , "labels" : [ "z" , 7 ] } ',
+    '{"labels":["x"],"features":{"2":0.30000000000000004,"4":123456789012345678}}',
+    '{"id":null,"features":{"1":-0,"2":0.0,"6":1e-50},"labels":["q"],"negatives":null}',
+    '{"features":{"2147483646":3.4e38},"labels":[0,12],"negatives":["w"],"id":""}',
+  ];
+  for (const line of canonical) {
+    const b = enc.encode(line);
+    const before = fast.labels.names.slice();
+    const got = fast.parseAscii(b, 0, b.length);
+    assert(got !== undefined, `fast path taken for ${line} (labels before: ${before})`);
+    assertEquals(got, slow.parse(line), line);
+    assertEquals(fast.labels.names, slow.labels.names, line);
+    assertEquals(fast.maxFeatureIndex, slow.maxFeatureIndex, line);
+  }
+  const others = [
+    '{"features":{"5":1,"2":1},"labels":[]}', // keys out of order
+    '{"features":{"2":1,"2":5},"labels":[]}', // duplicate key: last wins in JSON.parse
+    '{"features":{"2":1},"features":{},"labels":[]}',
+    '{"features":{"02":1},"labels":[]}',
+    '{"features":{"-1":1},"labels":[]}',
+    '{"features":{"2147483648":1},"labels":[]}',
+    '{"features":{"1":1e39},"labels":[]}',
+    '{"features":{"1":NaN},"labels":[]}',
+    '{"features":{"1":"1"},"labels":[]}',
+    '{"features":{"1":01},"labels":[]}',
+    '{"features":{"1":1.},"labels":[]}',
+    '{"features":{"1":.5},"labels":[]}',
+    '{"features":{"1":1,},"labels":[]}',
+    '{"features":{"1":1,"2":1,"3":1,"4":1,"5":1,"6":1,"7":1},"labels":[]}',
+    '{"features":{"1":1},"labels":["a\\u0062"]}',
+    '{"features":{"1":1},"labels":["caf\u00e9"]}',
+    '{"features":{"1":1},"labels":["toolongname13"]}',
+    '{"features":{"1":1},"labels":[""]}',
+    '{"features":{"1":1},"labels":[1.5]}',
+    '{"features":{"1":1},"labels":[1e2]}',
+    '{"features":{"1":1},"labels":[-0]}',
+    '{"features":{"1":1},"labels":["x"],"negatives":["x"]}',
+    '{"features":{"1":1},"labels":["x"],"negatives":[7]}',
+    '{"features":{"1":1},"labels":[7],"negatives":["7"]}',
+    '{"id":5,"features":{},"labels":[]}',
+    '{"id":"x\\"y","features":{},"labels":[]}',
+    '{"features":{},"labels":[],"extra":1}',
+    '{"features":{}}',
+    '{"labels":[]}',
+    '{"features":{},"labels":[]} x',
+    '{"features":{},"labels":[]}}',
+    '{"features":{},"labels":[]',
+    "[]",
+    "",
+    '\ufeff{"features":{},"labels":[]}',
+    '{"features":{},"labels":["n1","n2","n3","n4","n5","n6","n7","n8","n9","n10","n11","n12","n13","n14","n15","n16","n17","n18","n19","n20","n21","n22","n23","n24","n25","n26","n27","n28","n29","n30","n31","n32","n33","n34","n35","n36"]}',
+  ];
+  // seeded mutations of a valid line: byte flips, cuts and insertions
+  let seed = 7;
+  const rnd = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const base =
+    '{"id":"m","features":{"1":1,"20":0.25,"300":-2.5e1},"labels":["x",3],"negatives":["y"]}';
+  const alphabet = '{}[]":,-.eE0123456789 xyn\\';
+  for (let t = 0; t < 400; t++) {
+    const chars = base.split("");
+    for (let m = 1 + rnd(3); m > 0; m--) {
+      const i = rnd(chars.length), c = alphabet[rnd(alphabet.length)];
+      const op = rnd(3);
+      if (op === 0) chars[i] = c;
+      else if (op === 1) chars.splice(i, 1);
+      else chars.splice(i, 0, c);
+    }
+    others.push(chars.join(""));
+  }
+  let fastTaken = 0;
+  for (const line of others) {
+    const b = enc.encode(line);
+    const names = fast.labels.names.slice(), maxIndex = fast.maxFeatureIndex;
+    const got = fast.parseAscii(b, 0, b.length);
+    const expected = outcome(() => slow.parse(line));
+    if (got === undefined) {
+      assertEquals(fast.labels.names, names, `no side effect: ${line}`);
+      assertEquals(fast.maxFeatureIndex, maxIndex, `no side effect: ${line}`);
+      assertEquals(outcome(() => fast.parse(line)), expected, line);
+    } else {
+      fastTaken++;
+      assertEquals(got, expected, line);
+    }
+    assertEquals(fast.labels.names, slow.labels.names, line);
+  }
+  assert(fastTaken >= 10, `some mutated lines are still valid and fast (${fastTaken})`);
+  // other modes never take the fast path
+  const named = new NdjsonParser({ featureKeys: "name" });
+  const b = enc.encode('{"features":{"1":1},"labels":[]}');
+  assert(named.parseAscii(b, 0, b.length) === undefined, "name keys: slow path");
+});

@@ -6,6 +6,7 @@ import { StreamLearner } from "../../src/stream/learner.ts";
 import { RedisClient } from "../../src/stream/redis_client.ts";
 import { RedisStreamSource } from "../../src/stream/redis_source.ts";
 import { popModelBuilder } from "../../src/stream/publish_pop.ts";
+import { replaySegments } from "../../src/stream/wal.ts";
 import { hasRedisServer, startRedisServer } from "../../scripts/redis_server.ts";
 import { assert, assertEquals, plantedEvents, withTempDir } from "./helpers.ts";
 
@@ -46,6 +47,47 @@ Deno.test("ingestBody keeps good lines, reports bad ones, and a checkpoint resto
     assertEquals([t.learner.applied, t.learner.rejected, t.walReplayed], [3, 2, 0]);
     assertEquals(t.learner.idDigest, StreamLearner.digestOf(["e0", "e1", "e2"]));
     await t.stop();
+  });
+});
+
+Deno.test("the write-ahead log holds exactly the accepted lines, in order, across yields", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(options(dir, { checkpointEvery: 1 << 30 }));
+    const good = plantedEvents(5);
+    const named = '{"id": "caf\u00e9", "features": {"2": 1}, "labels": ["\u00e9t\u00e9"]}';
+    const body = [
+      good[0],
+      good[1] + "\r",
+      "   ",
+      "{bad",
+      named,
+      "",
+      good[2],
+      good[3],
+      '{"features": {"9": 1, "3": 2}, "labels": ["x"]}',
+      good[4],
+    ].join("\n"); // the last line has no newline
+    const r = await s.ingestBody(body, "http");
+    assertEquals([r.accepted, r.rejectedCount], [7, 1]);
+    // a long body: the service yields to other work every few milliseconds
+    const many = plantedEvents(3000, 100);
+    const r2 = await s.ingestBody(many.join("\n") + "\n", "http");
+    assertEquals(r2.accepted, 3000);
+    const logged: string[] = [];
+    const dec = new TextDecoder();
+    for await (const l of replaySegments(`${dir}/wal`, 0)) logged.push(dec.decode(l.bytes));
+    const expected = [
+      good[0],
+      good[1],
+      named,
+      good[2],
+      good[3],
+      '{"features": {"9": 1, "3": 2}, "labels": ["x"]}',
+      good[4],
+      ...many,
+    ];
+    assertEquals(logged, expected);
+    await s.stop();
   });
 });
 
