@@ -84,13 +84,18 @@ function makeConfig(o: Record<string, unknown>): Config {
   };
 }
 
-/** Growable row store (CSR chunks concatenated). */
+/** Growable row store (CSR chunks concatenated), with each row's observed-label mask. */
 class RowStore {
   xPtr: number[] = [0];
   xIdx: number[] = [];
   xVal: number[] = [];
   yPtr: number[] = [0];
   yIdx: number[] = [];
+  /** Observed labels of the partially observed rows (empty for fully observed rows). */
+  oPtr: number[] = [0];
+  oIdx: number[] = [];
+  /** 1 where a row's labels are all known. */
+  full: number[] = [];
   get rows(): number {
     return this.xPtr.length - 1;
   }
@@ -176,8 +181,9 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   }
 
   /**
-   * Appends the batch's rows and refits (warm start). Observed masks are not kept: rows are
-   * treated as fully observed.
+   * Appends the batch's rows and refits (warm start). A batch's `observed` mask (explicit
+   * negatives: the rows' observed labels) is kept with its rows: those rows contribute only
+   * their observed entries, as in the paper's missing-label objective.
    *
    * @example
    * ```ts
@@ -194,15 +200,15 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     const { x, y } = batch;
     const n = x.numRows;
     if (y.numRows !== n) throw new RangeError(`leml batch: x has ${n} rows, y ${y.numRows}`);
-    let D = x.numCols, L = y.numCols;
+    const obs = batch.observed, full = batch.fullyObserved;
+    if (obs && obs.numRows !== n) {
+      throw new RangeError(`leml batch: observed has ${obs.numRows} rows, x has ${n}`);
+    }
+    let D = x.numCols, L = Math.max(y.numCols, obs?.numCols ?? 0);
+    const parts = [[x.indptr, x.indices, "feature"], [y.indptr, y.indices, "label"]] as const;
+    const all = obs ? [...parts, [obs.indptr, obs.indices, "observed label"] as const] : parts;
     for (let i = 0; i < n; i++) {
-      for (
-        const [ptr, idx, what] of [[x.indptr, x.indices, "feature"], [
-          y.indptr,
-          y.indices,
-          "label",
-        ]] as const
-      ) {
+      for (const [ptr, idx, what] of all) {
         let prev = -1;
         for (let p = ptr[i]; p < ptr[i + 1]; p++) {
           if (!(idx[p] > prev)) {
@@ -227,6 +233,12 @@ export class LemlBatch extends LowRankScorer implements Estimator {
       s.xPtr.push(s.xIdx.length);
       for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) s.yIdx.push(y.indices[p]);
       s.yPtr.push(s.yIdx.length);
+      const partial = obs !== undefined && !(full !== undefined && full[i] === 1);
+      if (partial) {
+        for (let p = obs.indptr[i]; p < obs.indptr[i + 1]; p++) s.oIdx.push(obs.indices[p]);
+      }
+      s.oPtr.push(s.oIdx.length);
+      s.full.push(partial ? 0 : 1);
     }
     this.#grow(Math.max(D, this.numFeatures), Math.max(L, this.numLabels));
     this.#dataFeatures = Math.max(this.#dataFeatures, D);
@@ -278,9 +290,19 @@ export class LemlBatch extends LowRankScorer implements Estimator {
       indptr: Int32Array.from(s.yPtr),
       indices: Int32Array.from(s.yIdx),
     };
+    const partial = s.full.some((v) => v === 0);
     const f = trainLemlBatch(this.#preprocess(x), y, {
       ...this.config,
       init: { W: this.w.data, H: this.h.data, bias: this.bias.data },
+      observed: partial
+        ? {
+          numRows: s.rows,
+          numCols: L,
+          indptr: Int32Array.from(s.oPtr),
+          indices: Int32Array.from(s.oIdx),
+        }
+        : undefined,
+      fullyObserved: partial ? Uint8Array.from(s.full) : undefined,
     });
     this.w.load(Float32Array.from(f.W));
     this.h.load(Float32Array.from(f.H));
@@ -312,6 +334,9 @@ export class LemlBatch extends LowRankScorer implements Estimator {
         xValues: Float32Array.from(s.xVal),
         yIndptr: Int32Array.from(s.yPtr),
         yIndices: Int32Array.from(s.yIdx),
+        oIndptr: Int32Array.from(s.oPtr),
+        oIndices: Int32Array.from(s.oIdx),
+        fullyObserved: Uint8Array.from(s.full),
       },
     };
   }
@@ -348,6 +373,12 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     s.xVal = Array.from(t.xValues ?? []);
     s.yPtr = Array.from(t.yIndptr ?? [0]);
     s.yIdx = Array.from(t.yIndices ?? []);
+    s.oPtr = Array.from(t.oIndptr ?? new Int32Array(s.yPtr.length));
+    s.oIdx = Array.from(t.oIndices ?? []);
+    s.full = Array.from(t.fullyObserved ?? new Uint8Array(s.yPtr.length - 1).fill(1));
+    if (s.oPtr.length !== s.yPtr.length || s.full.length !== s.yPtr.length - 1) {
+      throw new RangeError(`leml batch restore: the observed-label mask does not match the rows`);
+    }
     for (const j of s.xIdx) m.#dataFeatures = Math.max(m.#dataFeatures, j + 1);
     return m;
   }
