@@ -38,12 +38,18 @@ if (import.meta.main) {
     "globalSteps",
     "foldInSteps",
     "streamBatch",
-    "streamGlobalSteps",
+    "streamSteps",
+    "replayRatio",
+    "replay",
+    "transLambda",
+    "init",
     "input",
   ];
   const options: Record<string, { type: "string" | "boolean" }> = {};
   for (const s of strings) options[s] = { type: "string" };
-  for (const b of ["stream", "no-transductive", "no-baseline"]) options[b] = { type: "boolean" };
+  for (const b of ["no-stream", "no-transductive", "no-baseline", "tune"]) {
+    options[b] = { type: "boolean" };
+  }
   const { values } = parseArgs({ args: Deno.args, options, allowPositionals: false });
   const flags: Record<string, string | boolean> = {};
   for (const [k, v] of Object.entries(values)) {

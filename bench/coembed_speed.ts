@@ -1,8 +1,9 @@
 /**
  * Speed of one CoEmbed fit (the paper's run-time test, section 5.4: transductive setting, all
- * rows, 60% of the feature entries masked, τ = 0.8):
+ * rows, 60% of the feature entries masked, τ = 0.8), with the experiment's settings for the
+ * dataset (`TUNED` of bench/repro/experiments/coembed.ts: 10 epochs on yeast, 30 on scene):
  *
- *   deno run --allow-all bench/coembed_speed.ts [--dataset yeast] [--variant NL] [--epochs 30]
+ *   deno run --allow-all bench/coembed_speed.ts [--dataset yeast] [--variant NL] [--epochs N]
  *     [--repeats 3] [--data-dir DIR]
  *
  * Prints one JSON line with the fit times (seconds). Target: ColEmbed-NL on yeast < 10 s.
@@ -14,6 +15,7 @@ import { concatRows, loadDataset } from "../src/data/dataset.ts";
 import { resolveDataDir } from "../src/data/data_dir.ts";
 import { Rng } from "../src/data/random.ts";
 import { fitCoEmbed } from "../src/models/coembed/fit.ts";
+import { TUNED } from "./repro/experiments/coembed.ts";
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -21,7 +23,7 @@ if (import.meta.main) {
     options: {
       dataset: { type: "string", default: "yeast" },
       variant: { type: "string", default: "NL" },
-      epochs: { type: "string", default: "30" },
+      epochs: { type: "string" },
       repeats: { type: "string", default: "3" },
       "data-dir": { type: "string" },
     },
@@ -67,12 +69,11 @@ if (import.meta.main) {
     indices: Int32Array.from(yi),
   };
   const observed = { numRows: N, numCols: D, indptr: x.indptr, indices: x.indices };
+  const epochs = Number(values.epochs ?? TUNED[values.dataset!]?.epochs ?? 30);
   const seconds: number[] = [];
   for (let r = 0; r < Number(values.repeats); r++) {
     const t0 = performance.now();
-    fitCoEmbed({ x, y, observed }, { variant: values.variant, seed: r }, {
-      epochs: Number(values.epochs),
-    });
+    fitCoEmbed({ x, y, observed }, { variant: values.variant, seed: r }, { epochs });
     seconds.push((performance.now() - t0) / 1000);
   }
   console.log(JSON.stringify({
@@ -81,7 +82,7 @@ if (import.meta.main) {
     variant: values.variant,
     rows: N,
     features: D,
-    epochs: Number(values.epochs),
+    epochs,
     seconds,
     meanSeconds: seconds.reduce((a, b) => a + b, 0) / seconds.length,
     note: "wall-clock on a shared 2-core machine; single-threaded",
