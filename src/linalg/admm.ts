@@ -17,7 +17,16 @@
  */
 import type { CsrMatrix } from "../data/types.ts";
 
-/** Options of {@linkcode admmRegressor}. */
+/**
+ * Options of {@linkcode admmRegressor}.
+ *
+ * @example
+ * ```ts
+ * import type { AdmmOptions } from "./admm.ts";
+ * const o: AdmmOptions = { lambda: 1, mu: 0.001, rho: 0.1, iterations: 4 };
+ * console.log(o.rho); // 0.1
+ * ```
+ */
 export interface AdmmOptions {
   /** L2 weight λ (default 1). */
   lambda?: number;
@@ -35,7 +44,17 @@ export interface AdmmOptions {
   init?: Float64Array;
 }
 
-/** Result of {@linkcode admmRegressor}. */
+/**
+ * Result of {@linkcode admmRegressor}.
+ *
+ * @example
+ * ```ts
+ * import { admmRegressor, type AdmmResult } from "./admm.ts";
+ * const x = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) };
+ * const r: AdmmResult = admmRegressor(x, Float64Array.of(1), 1, { lambda: 1, mu: 0, iterations: 50 });
+ * console.log(r.v[0].toFixed(3)); // 0.500 (ridge: 1 / (1 + λ))
+ * ```
+ */
 export interface AdmmResult {
   /** Row-major `d × k`. */
   v: Float64Array;

@@ -195,7 +195,16 @@ export function rayleighRitz(
   return { values: values.slice(0, kk), vectors: out };
 }
 
-/** Options of {@linkcode topEigen}. */
+/**
+ * Options of {@linkcode topEigen}.
+ *
+ * @example
+ * ```ts
+ * import type { TopEigenOptions } from "./eigen.ts";
+ * const o: TopEigenOptions = { oversample: 5, iterations: 20, seed: 3 };
+ * console.log(o.oversample); // 5
+ * ```
+ */
 export interface TopEigenOptions {
   /** Extra block columns beyond `k` (default 10). */
   oversample?: number;
@@ -211,7 +220,17 @@ export interface TopEigenOptions {
   seed?: number;
 }
 
-/** Result of {@linkcode topEigen}. */
+/**
+ * Result of {@linkcode topEigen}.
+ *
+ * @example
+ * ```ts
+ * import { topEigen, type TopEigenResult } from "./eigen.ts";
+ * const op = { n: 2, apply: (q: Float64Array, b: number, out: Float64Array) => out.set(q.subarray(0, 2 * b)) };
+ * const r: TopEigenResult = topEigen(op, 1, { oversample: 1 });
+ * console.log(Math.round(r.values[0]), r.blockSize); // 1 2
+ * ```
+ */
 export interface TopEigenResult {
   /** The `k` largest (algebraic) Ritz values, decreasing. */
   values: Float64Array;

@@ -7,7 +7,17 @@
 import type { CsrMatrix } from "../data/types.ts";
 import { Rng } from "../data/random.ts";
 
-/** Result of {@linkcode sphericalKMeans}. */
+/**
+ * Result of {@linkcode sphericalKMeans}.
+ *
+ * @example
+ * ```ts
+ * import { type KMeansResult, sphericalKMeans } from "./kmeans.ts";
+ * const x = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+ * const r: KMeansResult = sphericalKMeans(x, 2);
+ * console.log(r.clusters, r.assignment[0] !== r.assignment[1]); // 2 true
+ * ```
+ */
 export interface KMeansResult {
   /** Unit-norm centroids, row-major `clusters × numCols` (a centroid of an empty cluster is 0). */
   centroids: Float64Array;

@@ -30,7 +30,16 @@ export interface SymSparse {
   readonly values: Float64Array;
 }
 
-/** Options of {@linkcode svp}. */
+/**
+ * Options of {@linkcode svp}.
+ *
+ * @example
+ * ```ts
+ * import type { SvpOptions } from "./svp.ts";
+ * const o: SvpOptions = { iterations: 20, eta: 1, tol: 1e-4 };
+ * console.log(o.iterations); // 20
+ * ```
+ */
 export interface SvpOptions {
   /** Maximum SVP iterations (default 15). */
   iterations?: number;
@@ -53,7 +62,17 @@ export interface SvpOptions {
   seed?: number;
 }
 
-/** Result of {@linkcode svp}. */
+/**
+ * Result of {@linkcode svp}.
+ *
+ * @example
+ * ```ts
+ * import { svp, type SvpResult } from "./svp.ts";
+ * const g = { n: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float64Array.of(4) };
+ * const r: SvpResult = svp(g, 1);
+ * console.log(Math.abs(r.embedding[0])); // 2
+ * ```
+ */
 export interface SvpResult {
   /** Embedding Z = U Λ^½, row-major `n × rank`; M = Z Zᵀ. */
   embedding: Float64Array;

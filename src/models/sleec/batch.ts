@@ -96,7 +96,16 @@ export class SleecModel {
   }
 }
 
-/** Progress callback of {@linkcode trainSleec}: called after each trained cluster. */
+/**
+ * Progress callback of {@linkcode trainSleec}: called after each trained cluster.
+ *
+ * @example
+ * ```ts
+ * import type { SleecProgress } from "./batch.ts";
+ * const log: SleecProgress = (e) => console.log(`learner ${e.learner} cluster ${e.cluster}: ${e.rows} rows`);
+ * log({ learner: 0, cluster: 1, rows: 10, residual: 0.1 }); // learner 0 cluster 1: 10 rows
+ * ```
+ */
 export type SleecProgress = (event: {
   learner: number;
   cluster: number;

@@ -11,7 +11,18 @@ import { svp } from "../../linalg/svp.ts";
 import type { SleecConfig } from "./config.ts";
 import { labelNeighbourhood } from "./neighbours.ts";
 
-/** What {@linkcode trainCluster} learns. */
+/**
+ * What {@linkcode trainCluster} learns.
+ *
+ * @example
+ * ```ts
+ * import { type ClusterFit, trainCluster } from "./learner.ts";
+ * import { resolveConfig } from "./config.ts";
+ * const x = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) };
+ * const fit: ClusterFit = trainCluster(x, [Int32Array.of(0)], 1, resolveConfig({ rank: 1 }));
+ * console.log(fit.v.length, fit.points.length); // 1 1
+ * ```
+ */
 export interface ClusterFit {
   /** SVP embedding, row-major n × rank (zero columns when fewer dimensions were available). */
   z: Float64Array;
@@ -25,7 +36,16 @@ export interface ClusterFit {
   svpIterations: number;
 }
 
-/** Warm start of {@linkcode trainCluster}. */
+/**
+ * Warm start of {@linkcode trainCluster}.
+ *
+ * @example
+ * ```ts
+ * import type { ClusterWarmStart } from "./learner.ts";
+ * const warm: ClusterWarmStart = { z: new Float64Array(4), svpIterations: 3 };
+ * console.log(warm.svpIterations); // 3
+ * ```
+ */
 export interface ClusterWarmStart {
   /** Previous embedding of the same rows (row-major n × rank) for SVP. */
   z?: Float64Array;

@@ -12,7 +12,16 @@
 import type { SymSparse } from "../../linalg/svp.ts";
 import { hashUniform } from "../leml/rng.ts";
 
-/** Options of {@linkcode labelNeighbourhood}. */
+/**
+ * Options of {@linkcode labelNeighbourhood}.
+ *
+ * @example
+ * ```ts
+ * import type { NeighbourhoodOptions } from "./neighbours.ts";
+ * const o: NeighbourhoodOptions = { normalize: false, seed: 2 };
+ * console.log(o.normalize); // false
+ * ```
+ */
 export interface NeighbourhoodOptions {
   /** Unit-length label vectors (cosine similarities) instead of raw counts (default true). */
   normalize?: boolean;
