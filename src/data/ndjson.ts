@@ -85,7 +85,21 @@ const QUOTE = 34, COLON = 58, COMMA = 44;
 const F_ID = 1, F_FEATURES = 2, F_LABELS = 4, F_NEGATIVES = 8;
 const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
 
-/** First index at or after `p` that is not JSON whitespace (space, tab, LF, CR). */
+/**
+ * First index at or after `p` (and before `end`) that is not JSON whitespace (space, tab, LF,
+ * CR); `end` when there is none.
+ *
+ * @example
+ * ```ts
+ * import { skipJsonWhitespace } from "./ndjson.ts";
+ * const b = new TextEncoder().encode(" \t{}");
+ * console.log(skipJsonWhitespace(b, 0, b.length)); // 2
+ * ```
+ */
+export function skipJsonWhitespace(b: Uint8Array, p: number, end: number): number {
+  return skipWs(b, p, end);
+}
+
 function skipWs(b: Uint8Array, p: number, end: number): number {
   while (p < end) {
     const c = b[p];
@@ -361,6 +375,45 @@ export class NdjsonParser {
       this.#row.clear();
       return undefined;
     }
+  }
+
+  /**
+   * A fast path of {@linkcode NdjsonParser.featuresForPredict} for an index-keyed features
+   * object given as ASCII bytes from `start` (its `{`) to before `end`, keys in increasing
+   * order: the same row, and the position after the object; `undefined` when the object is
+   * outside that subset (the caller then parses the JSON and calls `featuresForPredict`).
+   *
+   * @example
+   * ```ts
+   * import { NdjsonParser } from "./ndjson.ts";
+   * const p = new NdjsonParser();
+   * const b = new TextEncoder().encode('{"1": 2, "4": 0, "9": 1} tail');
+   * const r = p.featuresForPredictAscii(b, 0, b.length, 8)!;
+   * console.log([...r.x.indices], [...r.x.values], r.next); // [ 1 ] [ 2 ] 24
+   * ```
+   */
+  featuresForPredictAscii(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    numFeatures: number,
+  ): { x: SparseVector; next: number } | undefined {
+    if (this.hasher !== undefined || this.featureKeys !== "index") return undefined;
+    const s = this.#scan;
+    s.bytes = bytes;
+    s.end = end;
+    const next = this.#scanFeatures(start);
+    if (next < 0) {
+      this.#row.clear();
+      return undefined;
+    }
+    const row = this.#row.build();
+    let n = row.indices.length;
+    while (n > 0 && row.indices[n - 1] >= numFeatures) n--;
+    const x = n === row.indices.length
+      ? row
+      : { indices: row.indices.slice(0, n), values: row.values.slice(0, n) };
+    return { x, next };
   }
 
   readonly #scan: { bytes: Uint8Array; end: number } = { bytes: new Uint8Array(0), end: 0 };

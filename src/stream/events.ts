@@ -9,7 +9,7 @@
  */
 import type { Example, SparseVector } from "../data/types.ts";
 import { Vocabulary } from "../data/vocabulary.ts";
-import { type FeatureKeys, NdjsonParser } from "../data/ndjson.ts";
+import { type FeatureKeys, NdjsonParser, skipJsonWhitespace } from "../data/ndjson.ts";
 
 export type { FeatureKeys } from "../data/ndjson.ts";
 
@@ -173,7 +173,139 @@ export class EventParser {
     if (f === null || typeof f !== "object" || Array.isArray(f)) {
       throw new TypeError("field 'features' must be an object {key: number}");
     }
-    const rec = f as Record<string, unknown>;
+    return this.#featuresForPredict(f as Record<string, unknown>, numFeatures);
+  }
+
+  /**
+   * A fast path for the most common `/predict` body, `{"features": {...}, "k": N}` (either order,
+   * `k` optional) in ASCII with index keys in increasing order: the row mapped as
+   * {@linkcode EventParser.featuresForPredict} maps it, and `k`; `undefined` for any other body
+   * (the caller then parses the JSON, which also reports errors).
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * const b = new TextEncoder().encode('{"features": {"1": 1, "7": 2}, "k": 3}');
+   * const r = p.predictBodyAscii(b, 5)!;
+   * console.log([...r.x.indices], r.k); // [ 1 ] 3
+   * console.log(p.predictBodyAscii(new TextEncoder().encode('{"rows": []}'), 5)); // undefined
+   * ```
+   */
+  predictBodyAscii(
+    bytes: Uint8Array,
+    numFeatures: number,
+  ): { x: SparseVector; k: number | undefined } | undefined {
+    const end = bytes.length;
+    const ws = (p: number) => skipJsonWhitespace(bytes, p, end);
+    let p = ws(0);
+    if (bytes[p] !== 123) return undefined;
+    let x: SparseVector | undefined, k: number | undefined;
+    p = ws(p + 1);
+    while (p < end) {
+      if (bytes[p] !== 34) return undefined;
+      let field: "features" | "k";
+      if (bytes[p + 1] === 107 && bytes[p + 2] === 34) {
+        field = "k";
+        p += 3;
+      } else if (p + 10 <= end && FEATURES_KEY.every((c, i) => bytes[p + 1 + i] === c)) {
+        field = "features";
+        p += 10;
+      } else return undefined;
+      p = ws(p);
+      if (bytes[p] !== 58) return undefined;
+      p = ws(p + 1);
+      if (field === "features") {
+        if (x !== undefined) return undefined;
+        const r = this.#ndjson.featuresForPredictAscii(bytes, p, end, numFeatures);
+        if (r === undefined) return undefined;
+        x = r.x;
+        p = r.next;
+      } else {
+        if (k !== undefined) return undefined;
+        let v = 0;
+        const d0 = p;
+        while (p < end && bytes[p] >= 48 && bytes[p] <= 57 && p - d0 < 6) {
+          v = v * 10 + bytes[p++] - 48;
+        }
+        if (p === d0 || (p - d0 > 1 && bytes[d0] === 48)) return undefined;
+        k = v;
+      }
+      p = ws(p);
+      if (bytes[p] === 44) {
+        p = ws(p + 1);
+        continue;
+      }
+      if (bytes[p] !== 125 || ws(p + 1) !== end || x === undefined) return undefined;
+      return { x, k };
+    }
+    return undefined;
+  }
+
+  /**
+   * Maps the compact row form for prediction: `indices` (feature indices, any order, no
+   * repeats) and `values` (same length; omitted: every value is 1, binary features). Indices at
+   * or beyond `numFeatures` and zero values are dropped, as in
+   * {@linkcode EventParser.featuresForPredict}. Index keys only. Throws a TypeError naming the
+   * bad field.
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * const x = p.rowForPredict([7, 1, 3], [2, 1, 0.5], 5);
+   * console.log([...x.indices], [...x.values]); // [ 1, 3 ] [ 1, 0.5 ]
+   * console.log([...p.rowForPredict([4, 0], undefined, 5).values]); // [ 1, 1 ]
+   * ```
+   */
+  rowForPredict(indices: unknown, values: unknown, numFeatures: number): SparseVector {
+    if (this.featureKeys !== "index") {
+      throw new TypeError("the 'indices' form needs index feature keys; send 'features'");
+    }
+    if (!Array.isArray(indices)) throw new TypeError("field 'indices' must be an array");
+    const n = indices.length;
+    if (values !== undefined && (!Array.isArray(values) || values.length !== n)) {
+      throw new TypeError(`field 'values' must be an array as long as 'indices' (${n})`);
+    }
+    const vals = values as unknown[] | undefined;
+    const idx = new Int32Array(n), val = new Float32Array(n);
+    let m = 0, sorted = true;
+    for (let i = 0; i < n; i++) {
+      const j = indices[i];
+      if (typeof j !== "number" || !Number.isInteger(j) || j < 0 || j > 2147483647) {
+        throw new TypeError(
+          `indices[${i}]: must be a feature index (a non-negative integer), got ${
+            JSON.stringify(j)?.slice(0, 20)
+          }`,
+        );
+      }
+      const v = vals === undefined ? 1 : vals[i];
+      if (typeof v !== "number" || !Number.isFinite(Math.fround(v))) {
+        throw new TypeError(
+          `values[${i}]: must be a finite number, got ${
+            typeof v === "number" ? v : JSON.stringify(v)?.slice(0, 20)
+          }`,
+        );
+      }
+      if (j >= numFeatures || v === 0) continue;
+      if (m > 0 && j <= idx[m - 1]) sorted = false;
+      idx[m] = j;
+      val[m++] = v;
+    }
+    if (sorted) return { indices: idx.slice(0, m), values: val.slice(0, m) };
+    const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => idx[a] - idx[b]);
+    const indicesOut = new Int32Array(m), valuesOut = new Float32Array(m);
+    for (let i = 0; i < m; i++) {
+      indicesOut[i] = idx[order[i]];
+      valuesOut[i] = val[order[i]];
+      if (i > 0 && indicesOut[i] === indicesOut[i - 1]) {
+        throw new TypeError(`indices: feature ${indicesOut[i]} is listed twice`);
+      }
+    }
+    return { indices: indicesOut, values: valuesOut };
+  }
+
+  #featuresForPredict(rec: Record<string, unknown>, numFeatures: number): SparseVector {
     const idx: number[] = [], val: number[] = [];
     let sorted = true;
     for (const key in rec) {
@@ -216,6 +348,9 @@ export class EventParser {
     return { indices, values };
   }
 }
+
+/** `features` as character codes. */
+const FEATURES_KEY = Array.from('features"', (c) => c.charCodeAt(0));
 
 /** The index a canonical non-negative integer key spells (< 2^31), else -1. */
 function indexKey(key: string): number {

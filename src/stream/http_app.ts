@@ -5,7 +5,9 @@
  *   numbers and reasons while the good lines of the same body are kept. 200 when at least one
  *   line was accepted (or the body held only blank lines), 400 when every line was rejected,
  *   413 over the body limit, 401 without the right bearer token, 503 while stopping.
- * - `POST /predict`: `{"features": {...}, "k": 5}` or `{"rows": [{"features": {...}}, ...], "k": 5}`.
+ * - `POST /predict`: `{"features": {...}, "k": 5}`, the compact form
+ *   `{"indices": [...], "values": [...], "k": 5}` (`values` omitted: binary features, all 1), or
+ *   `{"rows": [<either row form>, ...], "k": 5}`.
  * - `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory.
  * - `GET /model`: the last published model file, with `ETag` (304 on `If-None-Match`) and
  *   `X-Model-Version`.
@@ -61,6 +63,9 @@ async function readBody(req: Request, limit: number, what: string): Promise<Uint
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw tooLarge();
   if (req.body === null) return new Uint8Array(0);
+  // A declared length within the limit bounds the body (HTTP framing): read it in one go,
+  // which in Deno skips the per-chunk stream machinery.
+  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await req.arrayBuffer());
   const reader = req.body.getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -84,11 +89,11 @@ async function readBody(req: Request, limit: number, what: string): Promise<Uint
   return out;
 }
 
-/** Constant-time string comparison. */
-function sameToken(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a), y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+/** Constant-time comparison of a string with the token's UTF-8 bytes. */
+function sameToken(a: string, token: Uint8Array): boolean {
+  const x = new TextEncoder().encode(a);
+  let diff = x.length ^ token.length;
+  for (let i = 0; i < Math.max(x.length, token.length); i++) diff |= (x[i] ?? 0) ^ (token[i] ?? 0);
   return diff === 0;
 }
 
@@ -106,7 +111,8 @@ function parseJson(bytes: Uint8Array, what: string): unknown {
   }
 }
 
-const PREDICT_FIELDS = new Set(["features", "rows", "k"]);
+const PREDICT_FIELDS = new Set(["features", "indices", "values", "rows", "k"]);
+const ROW_FIELDS = new Set(["features", "indices", "values"]);
 
 /**
  * The Hono app of a {@linkcode LearningService}; serve it with `Deno.serve(app.fetch)`.
@@ -137,6 +143,7 @@ export function createApp(options: AppOptions): Hono {
   const maxRows = options.maxPredictRows ?? 1000;
   const maxK = options.maxK ?? 100;
   const app = new Hono();
+  const tokenBytes = token === undefined ? undefined : new TextEncoder().encode(token);
 
   const authorize = (c: Context, read: boolean): void => {
     if (token === undefined || (read && options.publicRead)) return;
@@ -146,7 +153,7 @@ export function createApp(options: AppOptions): Hono {
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
     if (m === null) throw new HttpError(401, "the Authorization header must be 'Bearer <token>'");
-    if (!sameToken(m[1], token)) throw new HttpError(401, "wrong bearer token");
+    if (!sameToken(m[1], tokenBytes!)) throw new HttpError(401, "wrong bearer token");
   };
 
   app.onError((err, c) => {
@@ -178,7 +185,14 @@ export function createApp(options: AppOptions): Hono {
 
   app.post("/predict", async (c) => {
     authorize(c, true);
-    const req = parseJson(await readBody(c.req.raw, maxPredict, "/predict"), "/predict");
+    const body = await readBody(c.req.raw, maxPredict, "/predict");
+    const l = service.learner;
+    // the common one-row body without JSON.parse (same answer; anything else takes the full path)
+    const fast = l.parser.predictBodyAscii(body, l.estimator.numFeatures);
+    if (fast !== undefined && (fast.k ?? 5) >= 1 && (fast.k ?? 5) <= maxK) {
+      return c.json({ modelVersion: l.modelVersion, ...l.predictRow(fast.x, fast.k ?? 5) });
+    }
+    const req = parseJson(body, "/predict");
     if (req === null || typeof req !== "object" || Array.isArray(req)) {
       throw new HttpError(400, "/predict body must be a JSON object");
     }
@@ -187,7 +201,7 @@ export function createApp(options: AppOptions): Hono {
       if (!PREDICT_FIELDS.has(key)) {
         throw new HttpError(
           400,
-          `unknown field '${key.slice(0, 40)}' (allowed: features, rows, k)`,
+          `unknown field '${key.slice(0, 40)}' (allowed: features, indices, values, rows, k)`,
         );
       }
     }
@@ -195,18 +209,38 @@ export function createApp(options: AppOptions): Hono {
     if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > maxK) {
       throw new HttpError(400, `field 'k' must be an integer in [1, ${maxK}]`);
     }
-    const l = service.learner;
-    const predictOne = (f: unknown, where: string) => {
+    /** One row in either form: `features`, or `indices` with optional `values`. */
+    const predictOne = (row: Record<string, unknown>, where: string) => {
+      const hasFeatures = row.features !== undefined;
+      const hasIndices = row.indices !== undefined;
+      if (hasFeatures && (hasIndices || row.values !== undefined)) {
+        throw new HttpError(400, `${where}give either 'features' or 'indices' (and 'values')`);
+      }
+      if (!hasFeatures && !hasIndices) {
+        throw new HttpError(
+          400,
+          row.values !== undefined
+            ? `${where}field 'values' needs 'indices'`
+            : `${where}field 'features' (or 'indices') is required`,
+        );
+      }
       try {
-        return l.predict(f, k);
+        if (hasFeatures) return l.predict(row.features, k);
+        return l.predictRow(
+          l.parser.rowForPredict(row.indices, row.values, l.estimator.numFeatures),
+          k,
+        );
       } catch (e) {
         if (e instanceof TypeError) throw new HttpError(400, `${where}${e.message}`);
         throw e;
       }
     };
     if (rec.rows !== undefined) {
-      if (rec.features !== undefined) {
-        throw new HttpError(400, "give either 'features' (one row) or 'rows', not both");
+      if (rec.features !== undefined || rec.indices !== undefined || rec.values !== undefined) {
+        throw new HttpError(
+          400,
+          "give either one row ('features' or 'indices') or 'rows', not both",
+        );
       }
       if (!Array.isArray(rec.rows)) throw new HttpError(400, "field 'rows' must be an array");
       if (rec.rows.length > maxRows) {
@@ -214,21 +248,27 @@ export function createApp(options: AppOptions): Hono {
       }
       const results = rec.rows.map((row: unknown, i: number) => {
         if (row === null || typeof row !== "object" || Array.isArray(row)) {
-          throw new HttpError(400, `rows[${i}]: must be an object {"features": {...}}`);
+          throw new HttpError(
+            400,
+            `rows[${i}]: must be an object {"features": {...}} or {"indices": [...]}`,
+          );
         }
         for (const key in row as Record<string, unknown>) {
-          if (key !== "features") {
+          if (!ROW_FIELDS.has(key)) {
             throw new HttpError(400, `rows[${i}]: unknown field '${key.slice(0, 40)}'`);
           }
         }
-        return predictOne((row as Record<string, unknown>).features, `rows[${i}]: `);
+        return predictOne(row as Record<string, unknown>, `rows[${i}]: `);
       });
       return c.json({ modelVersion: l.modelVersion, results });
     }
-    if (rec.features === undefined) {
-      throw new HttpError(400, "field 'features' (one row) or 'rows' is required");
+    if (rec.features === undefined && rec.indices === undefined && rec.values === undefined) {
+      throw new HttpError(
+        400,
+        "field 'features' (or 'indices') for one row, or 'rows', is required",
+      );
     }
-    return c.json({ modelVersion: l.modelVersion, ...predictOne(rec.features, "") });
+    return c.json({ modelVersion: l.modelVersion, ...predictOne(rec, "") });
   });
 
   app.get("/metrics", async (c) => {

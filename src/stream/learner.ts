@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Example } from "../data/types.ts";
+import type { Example, SparseVector } from "../data/types.ts";
 import { Vocabulary, type VocabularyJSON } from "../data/vocabulary.ts";
 import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState } from "../models/estimator.ts";
@@ -438,8 +438,28 @@ export class StreamLearner {
    * ```
    */
   predict(features: unknown, k: number): { labels: string[]; scores: number[] } {
+    return this.predictRow(
+      this.parser.featuresForPredict(features, this.#estimator.numFeatures),
+      k,
+    );
+  }
+
+  /**
+   * Top-k labels (names and scores) for a row already mapped to the model's feature space
+   * (e.g. by `parser.rowForPredict`).
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/popularity/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory, { batchSize: 1 });
+   * l.ingestLine('{"features": {"0": 1}, "labels": ["news"]}', "demo", 1);
+   * const x = l.parser.rowForPredict([0], undefined, l.estimator.numFeatures);
+   * console.log(l.predictRow(x, 3).labels); // [ "news" ]
+   * ```
+   */
+  predictRow(x: SparseVector, k: number): { labels: string[]; scores: number[] } {
     const est = this.#estimator;
-    const x = this.parser.featuresForPredict(features, est.numFeatures);
     if (est.numLabels === 0 || k === 0) return { labels: [], scores: [] };
     const t = est.predictTopK(x, Math.min(k, est.numLabels));
     const names = this.parser.labels.names;

@@ -83,3 +83,50 @@ Deno.test("featuresForPredict drops unknown features and names the bad key", () 
   }
   assert(msg.includes("finite"), msg);
 });
+
+Deno.test("predictBodyAscii: the same row and k as JSON.parse + featuresForPredict, or undefined", () => {
+  const p = new EventParser();
+  const enc = new TextEncoder();
+  const fastOnes = [
+    '{"features": {"1": 1, "7": 2.5, "9": 0}, "k": 3}',
+    '{"k":10,"features":{"0":-1e-3,"4":1E2,"6":3}}',
+    ' { "features" : { } } ',
+  ];
+  const bodies = [
+    ...fastOnes,
+    '{"features": {"2": 1, "1048577": 1}}', // beyond the parser's index bound: the slow path
+    '{"features": {"7": 1, "2": 1}}',
+    '{"features": {"1": 1}, "k": 0}',
+    '{"features": {"1": 1}, "k": 05}',
+    '{"features": {"1": 1}, "k": 2.5}',
+    '{"features": {"1": 1}, "k": 5, "k": 6}',
+    '{"features": {"1": 1}, "rows": []}',
+    '{"features": {"a": 1}}',
+    '{"features": {"1": "x"}}',
+    '{"features": {"1": 1e999}}',
+    '{"indices": [1]}',
+    '{"features": {"1": 1}} x',
+    "{}",
+  ];
+  let seed = 3;
+  const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
+  const base = '{"features": {"1": 1, "3": 0.5, "8": 2}, "k": 2}';
+  for (let t = 0; t < 300; t++) {
+    const c = base.split("");
+    const i = rnd(c.length);
+    c.splice(i, rnd(2), '{}[]":,-.e0123456789 kx'[rnd(23)]);
+    bodies.push(c.join(""));
+  }
+  let fast = 0;
+  for (const body of bodies) {
+    const got = p.predictBodyAscii(enc.encode(body), 8);
+    if (fastOnes.includes(body)) assert(got !== undefined, `fast: ${body}`);
+    if (got === undefined) continue;
+    fast++;
+    const j = JSON.parse(body);
+    assertEquals(Object.keys(j).sort().join(), j.k === undefined ? "features" : "features,k");
+    assertEquals(got.k, j.k, body);
+    assertEquals(got.x, p.featuresForPredict(j.features, 8), body);
+  }
+  assert(fast > 20, `mutations that stay valid take the fast path (${fast})`);
+});

@@ -135,6 +135,52 @@ Deno.test("POST /predict: one row, many rows, and clear 400s", async () => {
   });
 });
 
+Deno.test("POST /predict: the compact form answers like the features form", async () => {
+  await withApp(async (app, s) => {
+    await s.ingestBody(Array(20).fill(plantedEvents(50).join("\n")).join("\n"), "http");
+    s.learner.flush();
+    const full = await call(app, "POST", "/predict", '{"features": {"3": 1, "10": 0.5}, "k": 3}');
+    // any order; an index beyond the model's features is dropped, as in the features form
+    const compact = await call(
+      app,
+      "POST",
+      "/predict",
+      '{"indices": [10, 3, 999999], "values": [0.5, 1, 2], "k": 3}',
+    );
+    assertEquals(compact.status, 200);
+    assertEquals([compact.json.labels, compact.json.scores], [full.json.labels, full.json.scores]);
+    const binary = await call(app, "POST", "/predict", '{"indices": [3, 10]}');
+    const ones = await call(app, "POST", "/predict", '{"features": {"3": 1, "10": 1}}');
+    assertEquals([binary.json.labels, binary.json.scores], [ones.json.labels, ones.json.scores]);
+    const rows = await call(
+      app,
+      "POST",
+      "/predict",
+      '{"rows": [{"indices": [1]}, {"features": {"2": 1}}], "k": 1}',
+    );
+    assertEquals((rows.json.results as { labels: string[] }[]).map((x) => x.labels[0]), [
+      "t1",
+      "t2",
+    ]);
+    const bad: [string, string][] = [
+      ['{"indices": [1, 1]}', "listed twice"],
+      ['{"indices": [1, -2]}', "indices[1]"],
+      ['{"indices": [1.5]}', "indices[0]"],
+      ['{"indices": "1"}', "'indices' must be an array"],
+      ['{"indices": [1, 2], "values": [1]}', "as long as 'indices'"],
+      ['{"indices": [1], "values": ["x"]}', "values[0]"],
+      ['{"values": [1]}', "needs 'indices'"],
+      ['{"indices": [1], "features": {"1": 1}}', "either"],
+      ['{"rows": [{"indices": [1], "k": 2}]}', "rows[0]: unknown field"],
+    ];
+    for (const [body, text] of bad) {
+      const b = await call(app, "POST", "/predict", body);
+      assertEquals(b.status, 400, body);
+      assert(String(b.json.error).includes(text), `${body}: ${b.json.error}`);
+    }
+  });
+});
+
 Deno.test("GET /model: 404 before publishing, then the file with ETag, 304 when unchanged", async () => {
   await withApp(async (app, s) => {
     assertEquals((await call(app, "GET", "/model")).status, 404);

@@ -30,7 +30,8 @@ const USAGE = `tagstream serve --state-dir DIR [options]
 
 Learns continuously from events (test-then-train) and serves predictions:
   POST /events    NDJSON events, one per line (bearer token from $TAGSTREAM_TOKEN)
-  POST /predict   {"features": {...}, "k": 5} or {"rows": [{"features": {...}}, ...], "k": 5}
+  POST /predict   {"features": {...}, "k": 5}, {"indices": [...], "values": [...], "k": 5}
+                  (values omitted: binary features) or {"rows": [<row>, ...], "k": 5}
   GET  /metrics   counts, rejects, prequential P@1/P@5, model version, memory
   GET  /model     the last published model file (ETag, X-Model-Version)
   POST /checkpoint, POST /publish, GET /health
