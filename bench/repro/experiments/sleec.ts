@@ -93,7 +93,11 @@ const sleec: Experiment = async (ctx) => {
     svpNeighbours: neighbours,
     k,
   };
-  const { result: model, seconds } = await timeSeconds(() => trainSleec(train.x, train.y, cfg));
+  ctx.progress.start(undefined, "train clusters");
+  const { result: model, seconds } = await timeSeconds(() =>
+    trainSleec(train.x, train.y, cfg, (e) => ctx.progress.tick(1, { rows: e.rows }))
+  );
+  ctx.progress.done();
   const ev = evaluateModel(model, test, { propensities, progress: ctx.progress });
   const meta = { dataset: ctx.dataset };
   const file = model.toModelFile({ labelNames, meta });
