@@ -1,5 +1,5 @@
 /**
- * The SDK's model-file reader (format version 1, docs/model-format.md): checks the fixed-layout
+ * The SDK's model-file reader (format versions 1 and 2, docs/model-format.md): checks the fixed-layout
  * header, the length and the CRC-32 with the same rules as src/format (same reasons and offsets),
  * decodes the map with `msgpackr`, validates the fields it uses, and gives tensors as typed
  * arrays: aligned f32, i32, u16 and u8 tensors are zero-copy views into the file bytes; f16, i8
@@ -9,21 +9,24 @@
  */
 import { Packr } from "msgpackr/pack";
 import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
+import { enc } from "./features.ts";
+import { KINDS } from "./kinds/mod.ts";
 import type { DecodedModel, SdkTensor } from "./kinds/types.ts";
 
 /**
- * The newest model-file format version this SDK reads.
+ * The newest model-file format version this SDK reads (2: signed feature hashing).
  *
  * @example
  * ```ts
  * import { FORMAT_VERSION } from "./decode.ts";
- * console.log(FORMAT_VERSION); // 1
+ * console.log(FORMAT_VERSION); // 2
  * ```
  */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
-const NOT_A_MODEL = "not a Tagstream model file", enc = new TextEncoder();
-const unpackr = new Packr({ useRecords: false, mapsAsObjects: true, int64AsType: "number" });
+const NOT_A_MODEL = "not a Tagstream model file";
+// maps decode as objects (the default without records); 64-bit integers as numbers
+const unpackr = new Packr({ useRecords: false, int64AsType: "number" });
 type Typed = typeof Float32Array | typeof Float64Array | typeof Int32Array | typeof Uint16Array;
 const TYPES: Record<string, Typed | typeof Uint8Array | typeof Int8Array> = {
   f32: Float32Array,
@@ -40,9 +43,17 @@ let halfTable: Float32Array | undefined;
 
 /**
  * CRC-32 (IEEE, as zlib) of `b[0, end)` on a little-endian host: slicing-by-16 over aligned
- * 32-bit words (V8 unrolls the loop over the 4 words of a block).
+ * 32-bit words (V8 unrolls the loop over the 4 words of a block). The copy of
+ * src/format/crc32.ts; tests check both against a bit-by-bit reference.
+ *
+ * @example
+ * ```ts
+ * import { crc32 } from "./decode.ts";
+ * const bytes = new TextEncoder().encode("123456789");
+ * console.log(crc32(bytes, bytes.length).toString(16)); // "cbf43926"
+ * ```
  */
-function crc32(b: Uint8Array, end: number): number {
+export function crc32(b: Uint8Array, end: number): number {
   let t = crcTable, c = 0, i = 0;
   if (!t) {
     // entry s·256 + n: the bit-wise CRC register after byte n and s zero bytes
@@ -52,19 +63,24 @@ function crc32(b: Uint8Array, end: number): number {
     }
     i = 0;
   }
-  c = ~0;
-  while (i < end && (b.byteOffset + i) & 3) c = t[(c ^ b[i++]) & 255] ^ (c >>> 8);
-  const w = new Uint32Array(b.buffer, b.byteOffset + i, (end - i) >>> 4 << 2);
-  for (let p = 0; p < w.length;) {
-    let x = 0;
-    for (let o = 3840; o > 0; o -= 1024) {
-      const d = o === 3840 ? c ^ w[p++] : w[p++];
-      x ^= t[o + (d & 255)] ^ t[o - 256 + ((d >>> 8) & 255)] ^ t[o - 512 + ((d >>> 16) & 255)] ^
-        t[o - 768 + (d >>> 24)];
+  for (c = ~0; i < end;) {
+    // byte by byte up to a 4-byte boundary and after the last 16-byte block
+    if ((b.byteOffset + i) & 3 || end - i < 16) {
+      c = t[(c ^ b[i++]) & 255] ^ (c >>> 8);
+      continue;
     }
-    c = x;
+    const w = new Uint32Array(b.buffer, b.byteOffset + i, (end - i) >>> 4 << 2);
+    for (let p = 0; p < w.length;) {
+      let x = 0;
+      for (let o = 3840; o > 0; o -= 1024) {
+        const d = o === 3840 ? c ^ w[p++] : w[p++];
+        x ^= t[o + (d & 255)] ^ t[o - 256 + ((d >>> 8) & 255)] ^
+          t[o - 512 + ((d >>> 16) & 255)] ^ t[o - 768 + (d >>> 24)];
+      }
+      c = x;
+    }
+    i += w.length * 4;
   }
-  for (i += w.length * 4; i < end; i++) c = t[(c ^ b[i]) & 255] ^ (c >>> 8);
   return ~c >>> 0;
 }
 
@@ -105,7 +121,7 @@ function view(C: Typed | typeof Uint8Array | typeof Int8Array, bin: Uint8Array) 
  * ```
  */
 export function decodeModel(bytes: Uint8Array): DecodedModel {
-  const b = bytes, len = b.length, badVersion = "bad formatVersion", noCrc = "no crc32";
+  const len = bytes.length, badVersion = "bad formatVersion", noCrc = "no crc32";
   let version = 0, pos = 0;
   const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos): never => {
     throw new ModelFormatError(reason, detail, { offset, formatVersion: version });
@@ -117,23 +133,23 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
 
   // the frame, with the rules (reasons and offsets) of `checkFrame` in src/format/model_file.ts
   const cut = (need: number) => pos + need > len && fail("truncated", "ends in the header", len);
-  const u32 = () => new DataView(b.buffer, b.byteOffset + pos).getUint32(0);
+  const u32 = () => new DataView(bytes.buffer, bytes.byteOffset + pos).getUint32(0);
   /** The key `s` (a fixstr), then the `tag` bytes. */
   const expect = (s: string, reason: ModelFormatErrorReason, detail: string, ...tag: number[]) => {
     for (const c of [0xa0 + s.length, ...enc.encode(s), ...tag]) {
       cut(1);
-      if (b[pos] !== c) fail(reason, detail);
+      if (bytes[pos] !== c) fail(reason, detail);
       pos++;
     }
   };
   cut(1);
-  const t = b[0];
+  const t = bytes[0];
   pos = t === 0xde ? 3 : t === 0xdf ? 5 : t >> 4 === 8 ? 1 : fail("bad-magic", NOT_A_MODEL);
   expect("magic", "bad-magic", NOT_A_MODEL);
   expect("TAGSTREAM", "bad-magic", NOT_A_MODEL);
   expect("formatVersion", "corrupt", badVersion);
   cut(1);
-  const v = b[pos];
+  const v = bytes[pos];
   if (v < 1 || v > 127) fail("corrupt", badVersion);
   version = v;
   if (v > FORMAT_VERSION) {
@@ -149,7 +165,7 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
   if (len - 11 < pos) fail("corrupt", noCrc);
   pos = len - 11;
   expect("crc32", "corrupt", noCrc, 0xce);
-  if (u32() !== crc32(b, len - 11)) fail("corrupt", "CRC-32 mismatch");
+  if (u32() !== crc32(bytes, len - 11)) fail("corrupt", "CRC-32 mismatch");
 
   // the content
   let root: unknown;
@@ -162,7 +178,8 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
   // the decoded file: its fields (checked below), with defaults
   const m: Obj = { ...root as Obj, formatVersion: version, params: (root as Obj).params ?? {} };
   const { kind, numFeatures: D, numLabels: L, labelNames: names } = m;
-  check(typeof kind === "string" && kind, "kind");
+  check(typeof kind === "string", "kind");
+  check(Object.hasOwn(KINDS, kind as string), `unknown model kind "${kind}"`, "unsupported");
   check(isCount(D) && isCount(L), "numFeatures, numLabels");
   check(
     names === undefined ||
@@ -210,5 +227,6 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
     !pre?.tfidf || idf instanceof Float32Array && idf.length === D,
     "idf must be a float tensor",
   );
-  return { ...m, tensors } as unknown as DecodedModel;
+  m.tensors = tensors;
+  return m as unknown as DecodedModel;
 }

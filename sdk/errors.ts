@@ -51,9 +51,7 @@ export class ModelFormatError extends Error {
     options: { formatVersion?: number; offset?: number; cause?: unknown } = {},
   ) {
     const offset = options.offset ?? 0;
-    super(`Cannot read model file (${reason}) at byte ${offset}: ${detail}`, {
-      cause: options.cause,
-    });
+    super(`Cannot read model file (${reason}) at byte ${offset}: ${detail}`, options);
     this.name = "ModelFormatError";
     this.reason = reason;
     this.formatVersion = options.formatVersion ?? 0;

@@ -51,7 +51,16 @@ export type FeatureRecord = Readonly<Record<string, number>>;
  */
 export type ModelInput = SparseInput | FeatureRecord;
 
-const enc = new TextEncoder();
+/**
+ * The SDK's UTF-8 encoder.
+ *
+ * @example
+ * ```ts
+ * import { enc } from "./features.ts";
+ * console.log(enc.encode("é")); // Uint8Array(2) [ 195, 169 ]
+ * ```
+ */
+export const enc = new TextEncoder();
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 
 /**
@@ -86,7 +95,7 @@ export function murmur3(bytes: Uint8Array, seed: number): number {
 
 /**
  * The row preprocessor of a model: returns a function that maps an input row to model columns
- * and values (views into scratch buffers reused by the next call). Records are mapped through
+ * and values (fresh arrays). Records are mapped through
  * the feature space, colliding names added up (in float64) and zero sums dropped, as the
  * trainer's row builder does. Unknown features are dropped; values are rounded to float32; then
  * TF-IDF and L2 normalisation when the model asks for them.
@@ -108,7 +117,7 @@ export function murmur3(bytes: Uint8Array, seed: number): number {
 export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] {
   const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess;
   const idf = pre?.tfidf && m.tensors.idf?.data;
-  let idx = new Int32Array(64), val = zeros(64), names: Map<string, number>;
+  let names: Map<string, number>;
   return (x) => {
     if (typeof x !== "object" || !x) throw new TypeError("predictTopK: x must be an object");
     let { indices: cols, values: vs } = x as SparseInput;
@@ -133,20 +142,17 @@ export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     } else if (vs.length !== cols.length) {
       throw new TypeError("predictTopK: x.indices/values lengths differ");
     }
-    if (cols.length > idx.length) {
-      idx = new Int32Array(cols.length);
-      val = zeros(cols.length);
-    }
+    const idx = new Int32Array(cols.length), val = zeros(cols.length);
     let n = 0;
     for (let p = 0; p < cols.length; p++) {
       const j = cols[p];
-      if (j >= 0 && j < D && Number.isInteger(j)) {
+      if (j >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;
         val[n++] = idf ? Math.fround(Math.fround(vs[p]) * idf[j]) : Math.fround(vs[p]);
       }
     }
-    const f = invNorm(val, n);
-    if (pre?.l2Normalize) { for (let p = 0; p < n; p++) val[p] *= f; }
+    const f = pre?.l2Normalize ? invNorm(val, n) : 1;
+    for (let p = 0; p < n; p++) val[p] *= f;
     return [idx.subarray(0, n), val.subarray(0, n)];
   };
 }

@@ -8,19 +8,9 @@
 import { decodeModel } from "./decode.ts";
 import { ModelFormatError } from "./errors.ts";
 import { featurizer, type ModelInput } from "./features.ts";
-import { knnEmbedding } from "./kinds/knn_embedding.ts";
-import { linearLowrank } from "./kinds/linear_lowrank.ts";
-import { linearSparse } from "./kinds/linear_sparse.ts";
-import { randomFeatures } from "./kinds/random_features.ts";
-import type { DecodedModel, KindFactory } from "./kinds/types.ts";
+import { KINDS } from "./kinds/mod.ts";
+import type { DecodedModel, KindScorer } from "./kinds/types.ts";
 import { type TopK, topK } from "./topk.ts";
-
-const KINDS: Record<string, KindFactory> = {
-  "linear-sparse": linearSparse,
-  "linear-lowrank": linearLowrank,
-  "knn-embedding": knnEmbedding,
-  "random-features": randomFeatures,
-};
 
 /**
  * A loaded model: the decoded file (kind, sizes, label names, params, meta, tensors) and its
@@ -41,7 +31,9 @@ export interface Model extends DecodedModel {
    * The `k` best labels for `x` (`{indices, values}` or a `{name: value}` record), in
    * decreasing score order, ties broken by the smaller label index.
    *
-   * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer >= 0.
+   * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer >= 0,
+   * or when a `random-features` model cannot fold the row in (its ridge system is numerically
+   * singular: the trainer's predictor fails on the same row).
    */
   predictTopK(x: ModelInput, k: number): TopK;
   /** {@linkcode Model.predictTopK} for each row. */
@@ -72,18 +64,13 @@ export interface Model extends DecodedModel {
  */
 export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
   const m = decodeModel(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes);
-  const fail = (reason: "corrupt" | "unsupported", detail: string): never => {
-    throw new ModelFormatError(reason, detail, { formatVersion: m.formatVersion });
-  };
-  if (!Object.hasOwn(KINDS, m.kind)) fail("unsupported", `unknown model kind "${m.kind}"`);
-  let scorer, rows;
+  const L = m.numLabels, rows = featurizer(m);
+  let scorer: KindScorer;
   try {
-    scorer = KINDS[m.kind](m);
-    rows = featurizer(m);
+    scorer = KINDS[m.kind](m); // a known kind (checked by decodeModel)
   } catch (e) {
-    return fail("corrupt", (e as Error).message);
+    throw new ModelFormatError("corrupt", (e as Error).message, { formatVersion: m.formatVersion });
   }
-  const L = m.numLabels;
   const predictTopK = (x: ModelInput, k: number) => {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`predictTopK: bad k ${k}`);
     return topK(scorer(...rows(x)), L, k);

@@ -89,13 +89,13 @@ export function vecMat(out: Float64Array, x: Float64Array, M: Float32Array, widt
  * console.log(matVec(new Float32Array(2), M, Float64Array.of(1, 1), 2, Float32Array.of(0.5, 0))); // Float32Array(2) [ 3.5, 7 ]
  * ```
  */
-export function matVec(
-  out: Float32Array,
+export function matVec<T extends Float32Array | Float64Array>(
+  out: T,
   M: Float32Array,
   x: Float64Array,
   width: number,
   init?: Float32Array,
-): Float32Array {
+): T {
   for (let j = 0; j < out.length; j++) {
     let z = init ? init[j] : 0;
     for (let c = 0; c < width; c++) z += x[c] * M[j * width + c];

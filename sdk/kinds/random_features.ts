@@ -65,8 +65,8 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
   const D = m.numFeatures, L = m.numLabels;
   const kS = intParam(m, "rankS"), kX = intParam(m, "rankX");
   const K = nl ? intParam(m, "numRff") : 0, F = nl ? 2 * K : D;
-  const lambdaX = Number(m.params.lambdaX ?? 0);
-  const W = nl ? floats(m, "W", D * K) : undefined;
+  const lambdaX = +(m.params.lambdaX as number ?? 0);
+  const W = nl && floats(m, "W", D * K);
   const Q = floats(m, "Q", F * kS), P = floats(m, "P", L * kS);
   const bias = floats(m, "bias", L), V = floats(m, "V", D * kX);
   const xt = zeros(D), present = new Uint8Array(D);
@@ -103,13 +103,9 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
         }
       }
       solveSpd(gram, u, kX);
-      for (let d = 0; d < D; d++) {
-        if (present[d] && !project) continue;
-        const base = d * kX;
-        let s = 0;
-        for (let k = 0; k < kX; k++) s += u[k] * V[base + k];
-        xt[d] = s;
-      }
+      // x̃ = u Vᵀ, keeping the observed entries of a "raw" row (the first of a repeated column)
+      matVec(xt, V, u, kX);
+      if (!project) { for (let n = indices.length; n--;) xt[indices[n]] = values[n]; }
     }
     let h = xt;
     if (W) {

@@ -1,5 +1,5 @@
 /**
- * The Tagstream model file, format version 1 (spec: docs/model-format.md): encoder and strict
+ * The Tagstream model file, format versions 1 and 2 (spec: docs/model-format.md): encoder and strict
  * decoder. Float32/int32 tensors are decoded as zero-copy views into the file bytes when aligned.
  *
  * @module
@@ -12,15 +12,35 @@ import { float32ToFloat16, quantizeInt8 } from "./quantize.ts";
 import type { FeatureSpace, ModelFileContent, ModelKind, Preprocess, Tensor } from "./types.ts";
 
 /**
- * The format version this module writes (and the newest it reads).
+ * The newest format version this module reads and writes. Version 2 adds signed feature hashing
+ * (`featureSpace.signed`); a file is written with the lowest version that holds its content
+ * ({@linkcode formatVersionOf}), so readers of version 1 keep reading every file they can read
+ * correctly and reject the others as `newer-version`.
  *
  * @example
  * ```ts
  * import { FORMAT_VERSION } from "./model_file.ts";
- * console.log(FORMAT_VERSION); // 1
+ * console.log(FORMAT_VERSION); // 2
  * ```
  */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+
+/**
+ * The format version a content is written with: 2 when it uses signed feature hashing (which a
+ * version-1 reader would silently misread), else 1.
+ *
+ * @example
+ * ```ts
+ * import { formatVersionOf } from "./model_file.ts";
+ * const base = { kind: "linear-lowrank" as const, numFeatures: 4, numLabels: 1, params: {}, tensors: {} };
+ * console.log(formatVersionOf(base)); // 1
+ * console.log(formatVersionOf({ ...base, featureSpace: { type: "hashing", dim: 4, seed: 0, signed: true } })); // 2
+ * ```
+ */
+export function formatVersionOf(content: ModelFileContent): number {
+  const fs = content.featureSpace;
+  return fs?.type === "hashing" && fs.signed === true ? 2 : 1;
+}
 
 /**
  * The value of the `magic` field, the first entry of every model file.
@@ -103,7 +123,7 @@ function checkCount(v: unknown, where: string): void {
 }
 
 /**
- * Encodes a model as a version-1 model file.
+ * Encodes a model as a model file of version {@linkcode formatVersionOf}(content).
  *
  * @throws {TypeError | RangeError} when the content is inconsistent (naming the field).
  *
@@ -188,7 +208,7 @@ export function encodeModelFile(
   w.str("magic");
   w.str(MAGIC);
   w.str("formatVersion");
-  w.number(FORMAT_VERSION);
+  w.number(formatVersionOf(content));
   w.str("byteLength");
   const lengthAt = w.uint32Fixed(0);
   for (const [k, v] of entries) {
@@ -240,6 +260,9 @@ function checkFeatureSpace(
     }
     if (!Number.isInteger(fs.seed) || fs.seed < 0 || fs.seed > 0xffffffff) {
       throw err(`featureSpace.seed must be an integer in [0, 2^32), got ${fs.seed}`);
+    }
+    if (fs.signed !== undefined && typeof fs.signed !== "boolean") {
+      throw err(`featureSpace.signed must be a boolean, got ${fs.signed}`);
     }
     return;
   }

@@ -38,7 +38,10 @@ export interface Tensor {
 }
 
 /**
- * How raw input features map to model columns.
+ * How raw input features map to model columns: by index, by a vocabulary of names, or by
+ * MurmurHash3 (x86, 32-bit, `src/data/feature_hash.ts`) of the name's UTF-8 bytes with `seed`,
+ * modulo `dim`; with `signed` (format version 2), a name whose hash has bit 31 set contributes
+ * its value negated (as `FeatureHasher` with `signed: true`).
  *
  * @example
  * ```ts
@@ -50,7 +53,7 @@ export interface Tensor {
 export type FeatureSpace =
   | { type: "index" }
   | { type: "vocabulary"; names: string[] }
-  | { type: "hashing"; dim: number; seed: number };
+  | { type: "hashing"; dim: number; seed: number; signed?: boolean };
 
 /**
  * Preprocessing the model was trained with; the SDK applies it to raw input rows.

@@ -3,10 +3,13 @@
  * quantisation error bounds, encoder errors naming the field, the golden v1 files (the current
  * writer still writes them byte for byte, and the reader reads them), and the broken files.
  */
-import { crc32 } from "../../src/format/crc32.ts";
 import { ModelFormatError } from "../../src/format/errors.ts";
-import { hashFeature, murmur3 } from "../../src/format/feature_hash.ts";
-import { decodeModelFile, encodeModelFile, FORMAT_VERSION } from "../../src/format/model_file.ts";
+import {
+  decodeModelFile,
+  encodeModelFile,
+  FORMAT_VERSION,
+  formatVersionOf,
+} from "../../src/format/model_file.ts";
 import { dequantize, float16ToFloat32, float32ToFloat16 } from "../../src/format/quantize.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { badFixtures, goodFixtures } from "../fixtures/generate.ts";
@@ -53,7 +56,7 @@ Deno.test("every field and dtype survives a round trip; aligned tensors are zero
   const c = content();
   const bytes = encodeModelFile(c);
   const d = decodeModelFile(bytes);
-  assert(d.formatVersion === FORMAT_VERSION, `version ${d.formatVersion}`);
+  assert(d.formatVersion === 1, `version ${d.formatVersion}`); // nothing of version 2 is used
   assert(d.kind === c.kind && d.numFeatures === 3 && d.numLabels === 2, "sizes");
   assert(JSON.stringify(d.labelNames) === JSON.stringify(c.labelNames), "label names");
   assert(JSON.stringify(d.featureSpace) === JSON.stringify(c.featureSpace), "feature space");
@@ -113,6 +116,30 @@ Deno.test("quantisation: f16 within half-precision rounding, i8 within half a st
   assert(Object.is(corner[3], -0) && corner[4] === 65504, `${corner}`);
 });
 
+Deno.test("signed hashing is written as format version 2, unsigned hashing as version 1", () => {
+  for (const signed of [undefined, false, true]) {
+    const c = content();
+    c.featureSpace = {
+      type: "hashing",
+      dim: 3,
+      seed: 42,
+      ...(signed === undefined ? {} : { signed }),
+    };
+    const d = decodeModelFile(encodeModelFile(c));
+    const want = signed ? 2 : 1;
+    assert(formatVersionOf(c) === want && d.formatVersion === want, `signed ${signed}: version`);
+    assert(JSON.stringify(d.featureSpace) === JSON.stringify(c.featureSpace), `signed ${signed}`);
+  }
+  // the version byte of the fixed header (after the fixmap, "magic" → "TAGSTREAM" and the
+  // "formatVersion" key): a version-1 reader rejects the signed file as newer-version
+  const c = content();
+  const unsigned = encodeModelFile(c);
+  c.featureSpace = { type: "hashing", dim: 3, seed: 42, signed: true };
+  const signed = encodeModelFile(c);
+  assert(unsigned[1 + 16 + 14] === 1 && signed[1 + 16 + 14] === 2, "version byte");
+  assert(FORMAT_VERSION === 2, `FORMAT_VERSION ${FORMAT_VERSION}`);
+});
+
 Deno.test("the encoder rejects inconsistent content, naming the field", () => {
   const cases: [string, (c: ModelFileContent) => void, string][] = [
     ["shape", (c) => (c.tensors.W.shape = [2, 2]), "tensor W: shape [2,2] has 4 elements"],
@@ -120,6 +147,11 @@ Deno.test("the encoder rejects inconsistent content, naming the field", () => {
     ["names", (c) => (c.labelNames = ["a"]), "labelNames has 1 names for 2 labels"],
     ["vocab", (c) => (c.featureSpace = { type: "vocabulary", names: ["x"] }), "featureSpace.names"],
     ["hash", (c) => (c.featureSpace = { type: "hashing", dim: 5, seed: 0 }), "featureSpace.dim"],
+    [
+      "signed",
+      (c) => (c.featureSpace = { type: "hashing", dim: 3, seed: 0, signed: 1 as never }),
+      "featureSpace.signed must be a boolean",
+    ],
     ["idf", (c) => (c.preprocess = { tfidf: true }), "preprocess.tfidf needs a tensor idf"],
     ["params", (c) => (c.params.bad = { x: 1 } as unknown as number), "params.bad must be"],
     ["scale", (c) => (c.tensors.W.scale = 2), "scale is only allowed for i8"],
@@ -141,17 +173,22 @@ Deno.test("the encoder rejects inconsistent content, naming the field", () => {
   }
 });
 
-Deno.test("golden v1 files: the writer reproduces them byte for byte and the reader reads them", async () => {
+Deno.test("golden v1 and v2 files: the writer reproduces them byte for byte and the reader reads them", async () => {
   const fixtures = goodFixtures();
-  assert(Object.keys(fixtures).length >= 9, "fixture list");
+  assert(Object.keys(fixtures).length >= 10, "fixture list");
   for (const [name, f] of Object.entries(fixtures)) {
-    const golden = await Deno.readFile(new URL(`v1/${name}`, FIXTURES));
+    const golden = await Deno.readFile(new URL(name, FIXTURES));
     const bytes = encodeModelFile(f.content, f.options);
     assert(bytes.length === golden.length, `${name}: ${bytes.length} vs golden ${golden.length}`);
     const diff = bytes.findIndex((b, i) => b !== golden[i]);
     assert(diff < 0, `${name}: the writer no longer writes the golden file (byte ${diff})`);
     const d = decodeModelFile(golden);
-    assert(d.formatVersion === 1 && d.kind === f.content.kind, `${name}: header`);
+    const version = +name[1]; // v1/ or v2/
+    assert(
+      formatVersionOf(f.content) === version,
+      `${name}: written as ${formatVersionOf(f.content)}`,
+    );
+    assert(d.formatVersion === version && d.kind === f.content.kind, `${name}: header`);
     for (const [t, tensor] of Object.entries(f.content.tensors)) {
       const a = dequantize(d.tensors[t]), b = dequantize(tensor);
       const tol = f.options?.quantize === "i8" ? 0.02 : f.options?.quantize === "f16" ? 1e-3 : 0;
@@ -176,7 +213,11 @@ Deno.test("broken files give the reason: truncated, corrupt, bad-magic, newer-ve
   const newer = readError(() =>
     decodeModelFile(Deno.readFileSync(new URL("bad/newer-version.tsm", FIXTURES)))
   );
-  assert(newer.formatVersion === 2 && newer.message.includes("format version 2"), newer.message);
+  assert(
+    newer.formatVersion === FORMAT_VERSION + 1 &&
+      newer.message.includes(`format version ${FORMAT_VERSION + 1}`),
+    newer.message,
+  );
   const cut = readError(() =>
     decodeModelFile(Deno.readFileSync(new URL("bad/truncated.tsm", FIXTURES)))
   );
@@ -184,7 +225,7 @@ Deno.test("broken files give the reason: truncated, corrupt, bad-magic, newer-ve
   // the generator's broken files are exactly the committed ones
   const good: Record<string, Uint8Array> = {};
   for (const n of Object.keys(goodFixtures())) {
-    good[n] = await Deno.readFile(new URL(`v1/${n}`, FIXTURES));
+    good[n] = await Deno.readFile(new URL(n, FIXTURES));
   }
   for (const [n, f] of Object.entries(badFixtures(good))) {
     const file = await Deno.readFile(new URL(`bad/${n}`, FIXTURES));
@@ -198,20 +239,4 @@ Deno.test("every truncation of a file is reported as truncated", () => {
     const e = readError(() => decodeModelFile(bytes.subarray(0, n)));
     assert(e.reason === "truncated", `cut at ${n}: ${e.reason} ${e.message}`);
   }
-});
-
-Deno.test("CRC-32 matches the standard check value; feature hashing matches MurmurHash3", () => {
-  assert(crc32(new TextEncoder().encode("123456789")) === 0xcbf43926, "crc32 check value");
-  const enc = new TextEncoder();
-  const vectors: [string, number, number][] = [
-    ["", 0, 0],
-    ["", 1, 0x514e28b7],
-    ["hello", 0, 0x248bfa47],
-    ["Hello, world!", 1234, 0xfaf6cdb3],
-    ["The quick brown fox jumps over the lazy dog", 0, 0x2e4ff723],
-  ];
-  for (const [s, seed, h] of vectors) {
-    assert(murmur3(enc.encode(s), seed) === h, `murmur3(${s}, ${seed})`);
-  }
-  assert(hashFeature("hello", 1000, 0) === 0x248bfa47 % 1000, "hashFeature");
 });

@@ -1,6 +1,6 @@
 /**
- * The SDK on the golden files (tests/fixtures): answers equal the reference implementations'
- * recorded in expected.json, both readers (src/format and the SDK) decode the same tensors, and
+ * The SDK on the golden files (tests/fixtures, format versions 1 and 2): answers equal the
+ * reference implementations' recorded in expected.json, both readers (src/format and the SDK) decode the same tensors, and
  * both give the same reason and offset for every broken file and every truncation.
  */
 import { decodeModelFile } from "../../src/format/model_file.ts";
@@ -32,15 +32,16 @@ function sameAnswer(
   });
 }
 
-Deno.test("SDK answers on the golden v1 files equal the reference implementations", async () => {
+Deno.test("SDK answers on the golden v1 and v2 files equal the reference implementations", async () => {
   const names = Object.keys(expected.good);
   for (const kind of ["linear-sparse", "linear-lowrank", "knn-embedding", "random-features"]) {
-    assert(names.some((n) => n.startsWith(kind)), `no golden file of kind ${kind}`);
+    assert(names.some((n) => n.startsWith(`v1/${kind}`)), `no golden v1 file of kind ${kind}`);
   }
+  assert(names.some((n) => n.startsWith("v2/")), "no golden v2 file");
   for (const name of names) {
-    const bytes = await Deno.readFile(new URL(`v1/${name}`, FIXTURES));
+    const bytes = await Deno.readFile(new URL(name, FIXTURES));
     const model = loadModel(bytes);
-    assert(model.formatVersion === 1, `${name}: version`);
+    assert(model.formatVersion === +name[1], `${name}: version ${model.formatVersion}`);
     for (const [i, want] of expected.good[name].entries()) {
       const x = want.input as Parameters<typeof model.predictTopK>[0];
       sameAnswer(model.predictTopK(x, model.numLabels), want, `${name} probe ${i}`);
@@ -61,7 +62,7 @@ Deno.test("SDK answers on the golden v1 files equal the reference implementation
 
 Deno.test("both readers decode the golden files to the same values", async () => {
   for (const name of Object.keys(expected.good)) {
-    const bytes = await Deno.readFile(new URL(`v1/${name}`, FIXTURES));
+    const bytes = await Deno.readFile(new URL(name, FIXTURES));
     const a = decodeModelFile(bytes), b = decodeModel(bytes);
     assert(a.kind === b.kind && a.numFeatures === b.numFeatures, `${name}: header`);
     assert(a.numLabels === b.numLabels && a.formatVersion === b.formatVersion, `${name}: sizes`);
@@ -100,8 +101,8 @@ Deno.test("both readers give the same reason and offset for each broken file", a
 });
 
 Deno.test("both readers agree on every truncation and every single-byte change of a file", async () => {
-  for (const name of ["linear-sparse.tsm", "random-features-f16.tsm"]) {
-    const bytes = await Deno.readFile(new URL(`v1/${name}`, FIXTURES));
+  for (const name of ["v1/linear-sparse.tsm", "v1/random-features-f16.tsm"]) {
+    const bytes = await Deno.readFile(new URL(name, FIXTURES));
     for (let n = 0; n < bytes.length; n++) {
       const cut = bytes.slice(0, n);
       const a = outcome(() => decodeModelFile(cut)), b = outcome(() => loadModel(cut));

@@ -5,7 +5,7 @@
  * inconsistent file into a ModelFormatError.
  */
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { hashFeature } from "../../src/format/feature_hash.ts";
+import { hashBucket, hashName } from "../../src/data/feature_hash.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { loadModel, type Model, ModelFormatError } from "../../sdk/mod.ts";
 import { assert } from "./helpers.ts";
@@ -55,7 +55,7 @@ Deno.test("vocabulary and hashing feature spaces map names to the right columns"
     "vocabulary",
   );
   const h = loadModel(hashedFile); // hashing, dim 4, seed 7
-  const cols = ["word:cat", "b"].map((n) => hashFeature(n, 4, 7));
+  const cols = ["word:cat", "b"].map((n) => hashBucket(hashName(n, 7), 4));
   const byHash = new Map<number, number>();
   cols.forEach((j, i) => byHash.set(j, (byHash.get(j) ?? 0) + [1, 0.5][i]));
   const sparse = { indices: [...byHash.keys()], values: [...byHash.values()] };
