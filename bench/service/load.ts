@@ -107,6 +107,12 @@ export interface LoadStats {
   /** CPU use of the server and of this load generator over the phase, percent of one core. */
   serverCpuPercent: number | null;
   clientCpuPercent: number;
+  /**
+   * Requests per CPU-second of the server process (all its threads: the HTTP loop, GC, the
+   * publishing worker): less sensitive than the rates to what else runs on a shared machine.
+   * In the mixed phase both kinds of request share that CPU.
+   */
+  requestsPerServerCpuSecond: number | null;
   /** Connections the server closed after a response (see denoland/deno#36657). */
   serverClosedConnections: number;
   /** The machine's 1-minute load average at the start and at the end of the phase. */
@@ -115,6 +121,8 @@ export interface LoadStats {
   eventsAccepted?: number;
   eventsLearned?: number;
   eventsLearnedPerSecond?: number;
+  /** `/events` only: events learned per CPU-second of the server process. */
+  eventsLearnedPerServerCpuSecond?: number | null;
 }
 
 /**
@@ -258,6 +266,7 @@ function stats(
   return {
     serverCpuPercent: Number.isFinite(cpu.server) ? (100 * cpu.server) / seconds : null,
     clientCpuPercent: (100 * cpu.client) / seconds,
+    requestsPerServerCpuSecond: cpu.server > 0 ? w.requests / cpu.server : null,
     connections,
     seconds,
     requests: w.requests,
@@ -381,6 +390,7 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
           eventsAccepted: runs[0].accepted,
           eventsLearned: l1 - l0,
           eventsLearnedPerSecond: (l1 - l0) / dt,
+          eventsLearnedPerServerCpuSecond: cpu.server > 0 ? (l1 - l0) / cpu.server : null,
         };
       }
       if (runs[1] !== undefined) out.predict = stats(runs[1], pConns, dt, cpu, load);
