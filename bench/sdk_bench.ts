@@ -138,7 +138,13 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
 }
 
-/** Minified bundle sizes (esbuild from node_modules) of the SDK, without and with msgpackr. */
+/**
+ * Minified bundle sizes (esbuild from node_modules). `sdk` is the target "SDK's own code": the
+ * entry sdk/mod.ts (loadModel, the Model and its queries, ModelFormatError), msgpackr external.
+ * The runtime adapters are separate entry points, reported for information with the SDK they
+ * pull in (msgpackr external): `sdkDenoDeploy` (sdk/deno_deploy.ts + serving), `sdkCloudflare`
+ * (sdk/cloudflare.ts + serving), `sdkHttp` (sdk/http.ts, the JSON predict handler).
+ */
 async function sizes(): Promise<Record<string, number>> {
   const esbuild = `${root}node_modules/.bin/esbuild`;
   const out: Record<string, number> = {};
@@ -155,6 +161,9 @@ async function sizes(): Promise<Record<string, number>> {
   };
   await build("sdk", `${root}sdk/mod.ts`, true);
   await build("sdkWithMsgpackr", `${root}sdk/mod.ts`, false);
+  await build("sdkDenoDeploy", `${root}sdk/deno_deploy.ts`, true);
+  await build("sdkCloudflare", `${root}sdk/cloudflare.ts`, true);
+  await build("sdkHttp", `${root}sdk/http.ts`, true);
   await build(
     "cloudflareAdapterWithSdkAndMsgpackr",
     `${root}examples/cloudflare-worker/src/worker.ts`,
