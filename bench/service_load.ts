@@ -8,12 +8,15 @@
  * npx deno run --allow-all bench/service_load.ts [--dataset bibtex] [--data-dir DIR]
  *   [--seconds 10] [--event-connections 4] [--events-per-request 250]
  *   [--predict-connections 64] [--phases events,predict,mixed] [--strict]
- *   [--client wrk|deno] [--predict-form object|compact|indices] [-- serve flags...]
+ *   [--client wrk|deno] [--predict-form object|compact|indices]
+ *   [--max-load L [--wait-minutes 10]] [-- serve flags...]
  * ```
  *
  * `--client wrk` (the default when `wrk` is installed: `scripts/install-services.sh --bench`)
  * drives the server from a C load generator; `deno` uses an in-process client. The report gives
- * the CPU share of server and client and the load average of each phase.
+ * the CPU share of server and client and the load average of each phase. `--max-load L` first
+ * waits (at most `--wait-minutes`) until the machine's 1-minute load average is below L, and
+ * measures anyway afterwards (the load averages in the report tell).
  *
  * @module
  */
@@ -37,9 +40,20 @@ if (import.meta.main) {
       strict: { type: "boolean" },
       client: { type: "string" },
       "predict-form": { type: "string" },
+      "max-load": { type: "string" },
+      "wait-minutes": { type: "string" },
     },
   });
   const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+  const maxLoad = num(v["max-load"]);
+  if (maxLoad !== undefined) {
+    const until = Date.now() + (num(v["wait-minutes"]) ?? 10) * 60000;
+    const load = () => Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+    while (load() >= maxLoad && Date.now() < until) {
+      console.error(`[load] load average ${load()} >= ${maxLoad}: waiting`);
+      await new Promise((r) => setTimeout(r, 15000));
+    }
+  }
   const report = await runLoadCheck({
     dataDir: resolveDataDir(v["data-dir"]),
     dataset: v.dataset,

@@ -1,0 +1,166 @@
+/**
+ * Where the time of `POST /events` goes, in process (no HTTP): a dataset's training rows as
+ * NDJSON lines go through the service's stages one at a time, each timed on its own over
+ * several passes: parsing (the byte-level fast path, and `JSON.parse` + validation for
+ * comparison), test-then-train scoring (`predictTopK`, top 5), learning (`learnMany` on
+ * minibatches) and the whole `LearningService.ingestBody` with its write-ahead log. Prints one
+ * JSON line with microseconds per event, as wall time and as CPU time of the process (on a
+ * shared machine wall time also counts the time other processes held the core; CPU time has a
+ * 10 ms resolution and counts every thread; scoring and learning run interleaved, so their CPU
+ * time is the loop's split in proportion to their wall times), and the load average.
+ *
+ * ```
+ * npx deno run --allow-all bench/service_stages.ts [--dataset bibtex] [--data-dir DIR]
+ *   [--passes 5] [--batch-size 32] [--option rank=32 ...]
+ * ```
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import type { Example } from "../src/data/types.ts";
+import { examplesToBatch } from "../src/data/batcher.ts";
+import { factory } from "../src/models/leml/mod.ts";
+import { EventParser } from "../src/stream/events.ts";
+import { LearningService } from "../src/stream/service.ts";
+import { modelOptionFlags } from "../src/cli/commands/args.ts";
+import { xcEvents } from "./service/harness.ts";
+
+/** CPU seconds (user + system) of this process, from /proc (Linux), or NaN. */
+function cpuSeconds(): number {
+  try {
+    const stat = Deno.readTextFileSync("/proc/self/stat");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+function loadAverage(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+  } catch {
+    return NaN;
+  }
+}
+
+if (import.meta.main) {
+  const { values: v } = parseArgs({
+    args: Deno.args,
+    strict: true,
+    options: {
+      dataset: { type: "string" },
+      "data-dir": { type: "string" },
+      passes: { type: "string" },
+      "batch-size": { type: "string" },
+      option: { type: "string", multiple: true },
+    },
+  });
+  const dataset = v.dataset ?? "bibtex";
+  const passes = Number(v.passes ?? 5);
+  const batchSize = Number(v["batch-size"] ?? 32);
+  const modelOptions = { seed: 0, ...modelOptionFlags({ values: v, positionals: [] }) };
+  const ev = await xcEvents(`${resolveDataDir(v["data-dir"])}/${dataset}.train.txt`);
+  const enc = new TextEncoder();
+  const lines = ev.lines.map((l) => enc.encode(l));
+  const n = lines.length;
+  const load0 = loadAverage(), cpu0 = cpuSeconds();
+  const us = (ms: number, count: number) => Math.round((1000 * ms / count) * 100) / 100;
+
+  const stage = async (f: () => unknown) => {
+    const c = cpuSeconds(), t = performance.now();
+    await f();
+    return { wallMs: performance.now() - t, cpuMs: 1000 * (cpuSeconds() - c) };
+  };
+  const per = (x: { wallMs: number; cpuMs: number }) => ({
+    wall: us(x.wallMs, passes * n),
+    cpu: us(x.cpuMs, passes * n),
+  });
+
+  // parsing: the fast path, and JSON.parse + validation (what every line cost before)
+  let parser = new EventParser();
+  let examples: Example[] = lines.map((b) => parser.parseAscii(b, 0, b.length)!); // warm-up
+  const parseFast = await stage(() => {
+    for (let p = 0; p < passes; p++) {
+      parser = new EventParser();
+      examples = lines.map((b) => parser.parseAscii(b, 0, b.length)!);
+    }
+  });
+  if (examples.some((e) => e === undefined)) throw new Error("a line missed the fast path");
+  const dec = new TextDecoder("utf-8", { fatal: true });
+  const parseJson = await stage(() => {
+    for (let p = 0; p < passes; p++) {
+      const slow = new EventParser();
+      for (const b of lines) {
+        const r = slow.parseLine(dec.decode(b));
+        if (!r.ok) throw new Error(r.reason);
+      }
+    }
+  });
+
+  // scoring and learning on the same model, stage by stage (test-then-train order)
+  const model = factory.create(modelOptions);
+  let score = 0, learn = 0;
+  const both = await stage(() => {
+    for (let p = 0; p < passes; p++) {
+      for (let s = 0; s < n; s += batchSize) {
+        const batch = examples.slice(s, s + batchSize);
+        const t = performance.now();
+        if (model.numLabels > 0) {
+          for (const e of batch) {
+            let m = e.x.indices.length;
+            while (m > 0 && e.x.indices[m - 1] >= model.numFeatures) m--;
+            model.predictTopK({ indices: e.x.indices.subarray(0, m), values: e.x.values }, 5);
+          }
+        }
+        const t1 = performance.now();
+        model.learnMany(examplesToBatch(batch, model.numFeatures, parser.labels.size));
+        learn += performance.now() - t1;
+        score += t1 - t;
+      }
+    }
+  });
+  const split = (ms: number) => ({ wallMs: ms, cpuMs: both.cpuMs * ms / (score + learn) });
+
+  // the whole ingestion path of the service (parse, score, learn, write-ahead log, checkpoints)
+  const dir = await Deno.makeTempDir({ prefix: "tagstream-stages-" });
+  let whole = { wallMs: 0, cpuMs: 0 };
+  try {
+    const svc = await LearningService.open({
+      factory,
+      stateDir: dir,
+      batchSize,
+      modelOptions,
+      publishEvery: 0,
+      log: () => {},
+    });
+    const bodies: Uint8Array[] = [];
+    for (let s = 0; s < n; s += 250) {
+      bodies.push(enc.encode(ev.lines.slice(s, s + 250).join("\n") + "\n"));
+    }
+    whole = await stage(async () => {
+      for (let p = 0; p < passes; p++) for (const b of bodies) await svc.ingestBody(b, "http");
+    });
+    await svc.stop();
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+  console.log(JSON.stringify({
+    bench: "service-stages",
+    dataset,
+    events: n,
+    passes,
+    batchSize,
+    modelOptions,
+    microsecondsPerEvent: {
+      parseFastPath: per(parseFast),
+      parseJsonAndValidate: per(parseJson),
+      scoreTop5: per(split(score)),
+      learnMany: per(split(learn)),
+      ingestBodyWithWal: per(whole),
+    },
+    cpuSeconds: Math.round((cpuSeconds() - cpu0) * 100) / 100,
+    loadAverage: [load0, loadAverage()],
+  }));
+}
