@@ -292,7 +292,7 @@ export class EventParser {
       idx[m] = j;
       val[m++] = v;
     }
-    if (sorted) return { indices: idx.slice(0, m), values: val.slice(0, m) };
+    if (sorted) return { indices: idx.subarray(0, m), values: val.subarray(0, m) };
     const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => idx[a] - idx[b]);
     const indicesOut = new Int32Array(m), valuesOut = new Float32Array(m);
     for (let i = 0; i < m; i++) {
