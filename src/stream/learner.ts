@@ -378,7 +378,7 @@ export class StreamLearner {
       const est = this.#estimator;
       const predicted = est.numLabels === 0
         ? new Int32Array(0)
-        : est.predictTopK(this.#clip(ev.x.indices, ev.x.values), 5).labels;
+        : est.predictTopK(this.#clip(ev.x), 5).labels;
       this.window.record(predicted, ev.labels);
       const top = ev.labels[ev.labels.length - 1];
       if (top >= this.#labelCounts.length) {
@@ -414,13 +414,14 @@ export class StreamLearner {
     this.#pending = [];
   }
 
-  /** Restricts a row to the model's current feature space (no copy when already inside). */
-  #clip(indices: Int32Array, values: Float32Array): { indices: Int32Array; values: Float32Array } {
+  /** Restricts a row to the model's current feature space (the row itself when inside). */
+  #clip(x: SparseVector): SparseVector {
     const d = this.#estimator.numFeatures;
+    const { indices, values } = x;
     let n = indices.length;
     while (n > 0 && indices[n - 1] >= d) n--;
     return n === indices.length
-      ? { indices, values }
+      ? x
       : { indices: indices.subarray(0, n), values: values.subarray(0, n) };
   }
 
