@@ -1,10 +1,11 @@
 /**
  * Turns a raw input row into model columns and values: `{indices, values}` rows are taken as
  * column indices; `{name: value}` records are mapped through the model's feature space (index,
- * vocabulary or hashing). Values are rounded to float32 (what the trainers see); features unknown
- * to the model are dropped. Then the model's
- * preprocessing: TF-IDF (value × idf, rounded to float32 as the trainer's pipeline does) and L2
- * normalisation (in float64, as the BR trainer does).
+ * vocabulary or hashing, signed or not; colliding names add up and zero sums are dropped, as in
+ * the trainer's row builder). Values are rounded to float32 (what the trainers see); features
+ * unknown to the model are dropped. Then the model's preprocessing: TF-IDF (value × idf, rounded
+ * to float32 as the trainer's pipeline does) and L2 normalisation (in float64, as the BR trainer
+ * does).
  *
  * @module
  */
@@ -136,7 +137,7 @@ export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
         }
         sum.set(j, (sum.get(j) ?? 0) + v);
       }
-      const c = [...sum.keys()].filter((j) => sum.get(j)).sort((a, b) => a - b);
+      const c = [...sum.keys()].filter((j) => sum.get(j) !== 0).sort((a, b) => a - b);
       cols = c;
       vs = c.map((j) => sum.get(j)!);
     } else if (vs.length !== cols.length) {
