@@ -19,6 +19,8 @@
  *
  * A label's score is `Σ_t P_t(l) / numLearners` (a learner without clusters contributes 0),
  * rounded to float32; top-k breaks ties by the smaller label index. Scores are in [0, 1].
+ * The SDK scorer (`sdk/kinds/knn_embedding.ts`) performs the same operations in the same order,
+ * so both give bitwise-identical scores (the layout is documented in docs/model-format.md).
  *
  * @module
  */
