@@ -70,6 +70,9 @@ export function hasRedisServer(): boolean {
  * ```
  */
 export async function startRedisServer(): Promise<RedisServer> {
+  if (!hasRedisServer()) {
+    throw new Error("redis-server is not installed: run `bash scripts/install-services.sh`");
+  }
   const dir = await Deno.makeTempDir({ prefix: "tagstream-redis-" });
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = freePort();

@@ -8,13 +8,22 @@ import { resolveDataDir } from "../../src/data/data_dir.ts";
 /** The data directory, resolved like the code does. */
 export const DATA_DIR: string = resolveDataDir();
 
-/** True when the real data is present (tests needing it use `ignore: !HAS_DATA`). */
+/**
+ * True when the real data is present (tests needing it use `ignore: !HAS_DATA`). When
+ * `TAGSTREAM_DATA` is set explicitly (as CI does) the data must be there: a wrong directory fails
+ * loudly instead of silently skipping the data tests.
+ */
 export const HAS_DATA: boolean = (() => {
+  let present = false;
   try {
-    return Deno.statSync(`${DATA_DIR}/bibtex.train.txt`).isFile;
+    present = Deno.statSync(`${DATA_DIR}/bibtex.train.txt`).isFile;
   } catch {
-    return false;
+    present = false;
   }
+  if (!present && Deno.env.get("TAGSTREAM_DATA")) {
+    throw new Error(`TAGSTREAM_DATA is set but ${DATA_DIR}/bibtex.train.txt is missing`);
+  }
+  return present;
 })();
 
 /** Throws when `cond` is false. */

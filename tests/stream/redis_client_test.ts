@@ -1,5 +1,5 @@
 import { compareStreamIds, RedisClient, RespParser } from "../../src/stream/redis_client.ts";
-import { hasRedisServer, startRedisServer } from "../../scripts/redis_server.ts";
+import { startRedisServer } from "../../scripts/redis_server.ts";
 
 function assertEquals(a: unknown, b: unknown, msg = ""): void {
   const sa = JSON.stringify(a), sb = JSON.stringify(b);
@@ -29,7 +29,6 @@ Deno.test("compareStreamIds orders by milliseconds then sequence", () => {
 
 Deno.test({
   name: "RedisClient: stream group read, pending, ack against a real redis-server",
-  ignore: !hasRedisServer(),
   async fn() {
     const server = await startRedisServer();
     const c = await RedisClient.connect(server.url);

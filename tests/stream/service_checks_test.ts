@@ -7,12 +7,11 @@
 import { runCrashCheck } from "../../bench/service/crash.ts";
 import { runBadInputCheck } from "../../bench/service/bad_input.ts";
 import { runLoadCheck } from "../../bench/service/load.ts";
-import { hasRedisServer } from "../../scripts/redis_server.ts";
 import { assert, assertEquals, DATA_DIR, HAS_DATA } from "./helpers.ts";
 
 Deno.test({
   name: "crash check (short): kill -9 twice while consuming Redis; every event applied once",
-  ignore: !hasRedisServer() || !HAS_DATA,
+  ignore: !HAS_DATA,
   async fn() {
     const r = await runCrashCheck({
       dataDir: DATA_DIR,

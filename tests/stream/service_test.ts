@@ -7,7 +7,7 @@ import { RedisClient } from "../../src/stream/redis_client.ts";
 import { RedisStreamSource } from "../../src/stream/redis_source.ts";
 import { popModelBuilder } from "../../src/stream/publish_pop.ts";
 import { replaySegments } from "../../src/stream/wal.ts";
-import { hasRedisServer, startRedisServer } from "../../scripts/redis_server.ts";
+import { startRedisServer } from "../../scripts/redis_server.ts";
 import { assert, assertEquals, plantedEvents, withTempDir } from "./helpers.ts";
 
 const quiet = { log: () => {} };
@@ -180,7 +180,6 @@ Deno.test("a followed file is read from the checkpointed offset after a restart"
 
 Deno.test({
   name: "Redis: recovery acknowledges covered pending entries and yields the others",
-  ignore: !hasRedisServer(),
   async fn() {
     const server = await startRedisServer();
     const c = await RedisClient.connect(server.url);
@@ -205,7 +204,6 @@ Deno.test({
 
 Deno.test({
   name: "Redis: entries are acknowledged only by a checkpoint, and applied exactly once",
-  ignore: !hasRedisServer(),
   async fn() {
     const server = await startRedisServer();
     const c = await RedisClient.connect(server.url);
