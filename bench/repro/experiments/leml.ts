@@ -7,8 +7,8 @@
  * the TRAINING file (the test file is used only for the final evaluation). The validation score
  * is the mean over rows of (P@1 + P@3 + P@5)/3 (steadier than P@1 alone on ~1000 rows), with its
  * standard error. Two rounds:
- * 1. row preprocessing (raw rows or unit-L2 rows) × rank among {0.2, 0.4, 0.6}·L (the issue caps
- *    the rank at 0.6·L), at a default λ per preprocessing (10 raw, 1 unit-L2: unit rows make XᵀX
+ * 1. row preprocessing (raw rows or unit-L2 rows) × rank among {0.1, 0.2, 0.4, 0.6}·L (the issue
+ *    caps the rank at 0.6·L), at a default λ per preprocessing (10 raw, 1 unit-L2: unit rows make XᵀX
  *    about nnz(x) times smaller). The best preprocessing wins; its rank is the smallest one
  *    whose score is within one standard error of the best (the "one-standard-error rule": a
  *    smaller rank is a smaller, faster model, and a difference below the noise is no reason to
@@ -122,7 +122,7 @@ const leml: Experiment = async (ctx) => {
     // round 1: preprocessing × rank at the preprocessing's default λ (or the given λ)
     const l2s = fixedL2 === undefined ? [false, true] : [fixedL2];
     const ranks = fixedRank === undefined
-      ? [0.2, 0.4, 0.6].map((f) => Math.max(1, Math.round(f * L)))
+      ? [0.1, 0.2, 0.4, 0.6].map((f) => Math.max(1, Math.round(f * L)))
       : [fixedRank];
     let best = { score: -1, se: 0 };
     for (const l2v of l2s) {
