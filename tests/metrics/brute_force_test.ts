@@ -1,17 +1,7 @@
 // Compares the streaming metrics with an independent brute-force implementation (full sort of
 // every row, explicit pair loops for the AUCs) on random data with many ties.
 import { Evaluator, propensities } from "../../src/metrics/mod.ts";
-
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../mulberry32.ts";
 
 interface Row {
   scores: number[];
@@ -21,7 +11,7 @@ interface Row {
 }
 
 function randomRows(seed: number, numRows: number, numLabels: number): Row[] {
-  const rand = mulberry(seed);
+  const rand = mulberry32(seed);
   const rows: Row[] = [];
   for (let i = 0; i < numRows; i++) {
     const scores: number[] = [];
@@ -140,7 +130,7 @@ for (const [seed, numRows, numLabels, k] of [[1, 200, 12, 5], [2, 150, 40, 10], 
   Deno.test(`streaming metrics equal brute force (seed ${seed}, L=${numLabels}, k=${k})`, () => {
     const rows = randomRows(seed, numRows, numLabels);
     const counts = new Float64Array(numLabels);
-    const rand = mulberry(seed + 100);
+    const rand = mulberry32(seed + 100);
     for (let l = 0; l < numLabels; l++) counts[l] = Math.floor(rand() * 50);
     const prop = propensities(counts, 500);
     const ks = [...new Set([1, 3, 5, k].filter((c) => c <= k))];

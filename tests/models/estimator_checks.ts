@@ -12,6 +12,7 @@
 import type { Batch, SparseVector } from "../../src/data/types.ts";
 import type { Estimator, EstimatorFactory, ModelState } from "../../src/models/estimator.ts";
 import { loadModel } from "../../sdk/mod.ts";
+import { mulberry32 } from "../mulberry32.ts";
 
 /** Names of the individual checks (to skip one, with a reason). */
 export type CheckName =
@@ -46,17 +47,6 @@ export interface PlantedData {
   numFeatures: number;
   numLabels: number;
   rows: { x: SparseVector; labels: Int32Array }[];
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**

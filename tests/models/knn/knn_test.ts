@@ -2,20 +2,10 @@
 // top-k consistent with scores, state round trip, clear errors.
 import { CosineIndex, factory, KnnEstimator } from "../../../src/models/knn/mod.ts";
 import type { SparseVector } from "../../../src/data/types.ts";
+import { mulberry32 } from "../../mulberry32.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
-}
-
-function mulberry(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function randomRow(rand: () => number, numFeatures: number, signed: boolean): SparseVector {
@@ -37,7 +27,7 @@ function cosine(a: SparseVector, b: SparseVector): number {
 }
 
 Deno.test("CosineIndex finds the same neighbours as a brute-force cosine search", () => {
-  const rand = mulberry(5);
+  const rand = mulberry32(5);
   for (const signed of [false, true]) {
     const rows = Array.from({ length: 80 }, () => randomRow(rand, 12, signed));
     const idx = new CosineIndex();
@@ -84,7 +74,7 @@ Deno.test("kNN scores are similarity-weighted vote shares minus the threshold", 
 });
 
 Deno.test("kNN top-k equals the ranking of its scores on random data; state round trip", () => {
-  const rand = mulberry(9);
+  const rand = mulberry32(9);
   const m = factory.create({ k: 5 }) as KnnEstimator;
   for (let i = 0; i < 120; i++) {
     const labels = [...new Set([Math.floor(rand() * 10), Math.floor(rand() * 10)])];
