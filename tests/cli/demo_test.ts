@@ -1,36 +1,12 @@
 // `deno task demo` end to end with tiny --rows (subprocesses), and runDemo in process.
 import { runDemo as runDemoInProcess } from "../../src/cli/demo.ts";
 import { Progress } from "../../src/cli/progress.ts";
+import { assert, lastJson, runDenoScript, type RunResult } from "./helpers.ts";
 
 const DEMO = new URL("../../src/cli/demo.ts", import.meta.url).pathname;
 
-async function runDemo(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-env",
-      "--allow-write",
-      "--allow-net",
-      DEMO,
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
-
-function lastJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const runDemo = (args: string[]): Promise<RunResult> =>
+  runDenoScript(DEMO, ["--allow-read", "--allow-env", "--allow-write", "--allow-net"], args);
 
 Deno.test("demo streams synthetic rows, holds out every fifth, prints metrics JSON", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tagstream_demo_" });

@@ -4,40 +4,20 @@ import { KnnEstimator } from "../../src/models/knn/mod.ts";
 import { evaluateModel } from "../../src/metrics/evaluate.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts, loadDataset } from "../../src/data/dataset.ts";
+import { assert, lastJson, runDenoScript, type RunResult, tempDirWith } from "./helpers.ts";
 
 const EVAL = new URL("../../src/cli/eval.ts", import.meta.url).pathname;
 
-async function runEval(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-env", EVAL, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-function lastJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+const runEval = (args: string[]): Promise<RunResult> =>
+  runDenoScript(EVAL, ["--allow-read", "--allow-env"], args);
 
 // 4 labels; train counts 3, 1, 1, 0 over 4 rows
 const TRAIN = "4 3 4\n0 0:1\n0,1 1:1\n0 0:1 2:1\n2 2:1\n";
 // test rows: {0}, {1, 2}, {} (no labels)
 const TEST = "3 3 4\n0 0:1\n1,2 1:1 2:1\n 2:1\n";
 
-async function tinyDir(): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_eval_" });
-  await Deno.writeTextFile(`${dir}/tiny.train.txt`, TRAIN);
-  await Deno.writeTextFile(`${dir}/tiny.test.txt`, TEST);
-  return dir;
-}
+const tinyDir = (): Promise<string> =>
+  tempDirWith("tagstream_eval_", { "tiny.train.txt": TRAIN, "tiny.test.txt": TEST });
 
 Deno.test("eval CLI prints the hand-computed metrics as the last JSON line", async () => {
   const dir = await tinyDir();

@@ -5,7 +5,7 @@
  */
 import { COMMANDS, main } from "../../src/cli/main.ts";
 import { readCheckpoint } from "../../src/cli/commands/state.ts";
-import { assert, assertEquals } from "../data/helpers.ts";
+import { assert, assertEquals, lastJson, withTempDir } from "./helpers.ts";
 
 /** Runs `main(args)` capturing stdout and stderr lines. */
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -22,11 +22,6 @@ async function run(args: string[]): Promise<{ code: number; out: string; err: st
   }
 }
 
-function lastJson(out: string): Record<string, unknown> {
-  const lines = out.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
-
 /** XC rows where feature f predicts label f % 4 (plus a noise feature). */
 function planted(n: number, offset = 0): string {
   const rows: string[] = [`${n} 12 4`];
@@ -35,15 +30,6 @@ function planted(n: number, offset = 0): string {
     rows.push(`${f % 4} ${f}:1 ${8 + ((i * 3) % 4)}:0.5`);
   }
   return rows.join("\n") + "\n";
-}
-
-async function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "tagstream-cli-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
 }
 
 Deno.test("tagstream --help lists the commands; every command has --help", async () => {
@@ -76,7 +62,7 @@ Deno.test("unknown commands, unknown flags and missing arguments exit 2 with a m
 });
 
 Deno.test("train → eval → export → inspect → prune on a planted dataset", async () => {
-  await withDir(async (dir) => {
+  await withTempDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/toy.train.txt`, planted(1500));
     await Deno.writeTextFile(`${dir}/toy.test.txt`, planted(80, 3));
     await Deno.writeTextFile(`${dir}/toy.labels.txt`, "zero\none\ntwo\nthree\n");
@@ -155,7 +141,7 @@ Deno.test("train → eval → export → inspect → prune on a planted dataset"
 });
 
 Deno.test("train --follow keeps its offset in the state directory across runs", async () => {
-  await withDir(async (dir) => {
+  await withTempDir(async (dir) => {
     const file = `${dir}/events.ndjson`;
     const line = (i: number) =>
       JSON.stringify({ id: `e${i}`, features: { [String(i % 6)]: 1 }, labels: [`t${i % 3}`] });

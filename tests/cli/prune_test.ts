@@ -5,30 +5,12 @@ import { trainBr } from "../../src/models/br/mod.ts";
 import { LemlBatch } from "../../src/models/leml/mod.ts";
 import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
+import { assert, lastJson, runDenoScript, type RunResult, tempDirWith } from "./helpers.ts";
 
 const PRUNE = new URL("../../src/cli/prune.ts", import.meta.url).pathname;
 
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
-
-async function runPrune(
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-read", "--allow-write", "--allow-env", PRUNE, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-function lastJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const runPrune = (args: string[]): Promise<RunResult> =>
+  runDenoScript(PRUNE, ["--allow-read", "--allow-write", "--allow-env"], args);
 
 const DATA = plantedData(360, 8, 21);
 
@@ -42,13 +24,13 @@ function xcText(from: number, to: number): string {
   return lines.join("\n") + "\n";
 }
 
-async function tinyDir(): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_prune_" });
-  await Deno.writeTextFile(`${dir}/tiny.train.txt`, xcText(0, 280));
-  await Deno.writeTextFile(`${dir}/tiny.test.txt`, xcText(280, 360));
+function tinyDir(): Promise<string> {
   const names = Array.from({ length: DATA.numLabels }, (_, l) => `tag_${l}`);
-  await Deno.writeTextFile(`${dir}/tiny.labels.txt`, names.join("\n") + "\n");
-  return dir;
+  return tempDirWith("tagstream_prune_", {
+    "tiny.train.txt": xcText(0, 280),
+    "tiny.test.txt": xcText(280, 360),
+    "tiny.labels.txt": names.join("\n") + "\n",
+  });
 }
 
 Deno.test("prune --train br writes the pruned model, the SVG curve and the summary", async () => {

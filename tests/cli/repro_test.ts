@@ -1,39 +1,23 @@
 // `deno task repro` end to end (subprocesses on a tiny temp dataset): the popularity and knn
 // experiments print one JSON object on the last stdout line; unknown names list the available.
+import { assert, lastJson, runDenoScript, type RunResult, tempDirWith } from "./helpers.ts";
+
 const REPRO = new URL("../../bench/repro/repro.ts", import.meta.url).pathname;
 
-async function runRepro(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", REPRO, ...args],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
-
-function lastJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]);
-}
+const runRepro = (args: string[]): Promise<RunResult> =>
+  runDenoScript(REPRO, ["--allow-all"], args);
 
 // train label counts 3, 1, 1, 0: popularity ranks 0, 1, 2 (1 and 2 tie: smaller index), 3
 const TRAIN = "4 3 4\n0 0:1\n0,1 1:1\n0 0:1 2:1\n2 2:1\n";
 // test rows {0}, {1, 2}, {}
 const TEST = "3 3 4\n0 0:1\n1,2 2:1\n 2:1\n";
 
-async function tinyDir(): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_repro_" });
-  await Deno.writeTextFile(`${dir}/tiny.train.txt`, TRAIN);
-  await Deno.writeTextFile(`${dir}/tiny.test.txt`, TEST);
-  await Deno.writeTextFile(`${dir}/tiny.labels.txt`, "a\nb\nc\nd\n");
-  return dir;
-}
+const tinyDir = (): Promise<string> =>
+  tempDirWith("tagstream_repro_", {
+    "tiny.train.txt": TRAIN,
+    "tiny.test.txt": TEST,
+    "tiny.labels.txt": "a\nb\nc\nd\n",
+  });
 
 Deno.test("repro popularity prints one JSON object with the hand-computed metrics", async () => {
   const dir = await tinyDir();

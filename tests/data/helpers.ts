@@ -1,5 +1,6 @@
 /**
- * Test helpers for the data layer: data directory resolution and tiny assertions.
+ * Test helpers for the data layer (and the other suites): data directory resolution, tiny
+ * assertions and temporary directories.
  *
  * @module
  */
@@ -62,4 +63,14 @@ export async function assertThrowsMsg(
 /** Encodes text as UTF-8 bytes. */
 export function bytes(s: string): Uint8Array {
   return new TextEncoder().encode(s);
+}
+
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream-test-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
 }

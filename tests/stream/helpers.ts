@@ -3,7 +3,14 @@
  *
  * @module
  */
-export { assert, assertEquals, assertThrowsMsg, DATA_DIR, HAS_DATA } from "../data/helpers.ts";
+export {
+  assert,
+  assertEquals,
+  assertThrowsMsg,
+  DATA_DIR,
+  HAS_DATA,
+  withTempDir,
+} from "../data/helpers.ts";
 
 /** One NDJSON event line. */
 export function eventLine(
@@ -25,14 +32,4 @@ export function plantedEvents(n: number, start = 0): string[] {
     out.push(eventLine(`e${i}`, { [String(i % 10)]: 1, "10": 0.5 }, [`t${i % 5}`]));
   }
   return out;
-}
-
-/** Runs `fn` with a fresh temporary directory, removed afterwards. */
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "tagstream-test-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
 }

@@ -1,0 +1,84 @@
+/**
+ * Helpers of the command-line tests: a script run as a `deno run` subprocess, the JSON summary
+ * on its last stdout line, and a temporary directory holding a tiny dataset.
+ *
+ * @module
+ */
+export { assert, assertEquals, withTempDir } from "../data/helpers.ts";
+
+/**
+ * Exit code and output of a finished subprocess.
+ *
+ * @example
+ * ```ts
+ * import type { RunResult } from "./helpers.ts";
+ * const r: RunResult = { code: 0, stdout: "{}\n", stderr: "" };
+ * console.log(r.code); // 0
+ * ```
+ */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `deno run PERMISSIONS SCRIPT ARGS` (with `NO_COLOR=1`) to the end and collects its exit
+ * code and output.
+ *
+ * @example
+ * ```ts
+ * import { runDenoScript } from "./helpers.ts";
+ * const script = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+ * const r = await runDenoScript(script, ["--allow-all"], ["--help"]);
+ * console.log(r.code, r.stdout.startsWith("tagstream")); // 0 true
+ * ```
+ */
+export async function runDenoScript(
+  script: string,
+  permissions: readonly string[],
+  args: readonly string[],
+): Promise<RunResult> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions, script, ...args],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/**
+ * The last line of `stdout`, parsed as JSON (the summary the CLIs print last).
+ *
+ * @example
+ * ```ts
+ * import { lastJson } from "./helpers.ts";
+ * console.log(lastJson('progress\n{"rows": 3}\n').rows); // 3
+ * ```
+ */
+export function lastJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+/**
+ * A new temporary directory (name starting with `prefix`) holding `files` (name → text); the
+ * caller removes it.
+ *
+ * @example
+ * ```ts
+ * import { tempDirWith } from "./helpers.ts";
+ * const dir = await tempDirWith("tagstream_doc_", { "tiny.train.txt": "1 1 1\n0 0:1\n" });
+ * console.log(await Deno.readTextFile(`${dir}/tiny.train.txt`)); // "1 1 1\n0 0:1\n"
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function tempDirWith(prefix: string, files: Record<string, string>): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  for (const [name, text] of Object.entries(files)) {
+    await Deno.writeTextFile(`${dir}/${name}`, text);
+  }
+  return dir;
+}
