@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { assert, assertEquals, withTempDir } from "../data/helpers.ts";
+export { assert, assertEquals, withTempDir } from "../helpers.ts";
 
 /**
  * Exit code and output of a finished subprocess.

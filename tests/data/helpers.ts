@@ -1,10 +1,12 @@
 /**
- * Test helpers for the data layer (and the other suites): data directory resolution, tiny
- * assertions and temporary directories.
+ * Test helpers for the data layer: data directory resolution, plus the shared assertions and
+ * temporary directory of `tests/helpers.ts` (re-exported).
  *
  * @module
  */
 import { resolveDataDir } from "../../src/data/data_dir.ts";
+
+export { assert, assertEquals, assertThrowsMsg, withTempDir } from "../helpers.ts";
 
 /** The data directory, resolved like the code does. */
 export const DATA_DIR: string = resolveDataDir();
@@ -27,50 +29,7 @@ export const HAS_DATA: boolean = (() => {
   return present;
 })();
 
-/** Throws when `cond` is false. */
-export function assert(cond: unknown, msg = "assertion failed"): asserts cond {
-  if (!cond) throw new Error(msg);
-}
-
-/** Deep equality through JSON (typed arrays compared as plain arrays). */
-export function assertEquals(actual: unknown, expected: unknown, msg = ""): void {
-  const norm = (v: unknown): string =>
-    JSON.stringify(v, (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x as Int32Array) : x));
-  const a = norm(actual), e = norm(expected);
-  if (a !== e) throw new Error(`${msg ? msg + ": " : ""}expected ${e}, got ${a}`);
-}
-
-/** Asserts that `fn` throws (or rejects) an error of class `cls` whose message includes `text`. */
-export async function assertThrowsMsg(
-  fn: () => unknown,
-  cls: new (...a: never[]) => Error,
-  text: string,
-): Promise<Error> {
-  try {
-    await fn();
-  } catch (e) {
-    if (!(e instanceof cls)) {
-      throw new Error(`expected ${cls.name}, got ${(e as Error)?.constructor?.name}: ${e}`);
-    }
-    if (!e.message.includes(text)) {
-      throw new Error(`expected message containing ${JSON.stringify(text)}, got ${e.message}`);
-    }
-    return e;
-  }
-  throw new Error(`expected ${cls.name} containing ${JSON.stringify(text)}, nothing thrown`);
-}
-
 /** Encodes text as UTF-8 bytes. */
 export function bytes(s: string): Uint8Array {
   return new TextEncoder().encode(s);
-}
-
-/** Runs `fn` with a fresh temporary directory, removed afterwards. */
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "tagstream-test-" });
-  try {
-    return await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
 }

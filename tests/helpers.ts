@@ -1,0 +1,85 @@
+/**
+ * Test helpers shared by every suite (no side effects on import): tiny assertions and a
+ * temporary directory. Data-dependent helpers live in `tests/data/helpers.ts`.
+ *
+ * @module
+ */
+
+/**
+ * Throws `msg` unless `cond` holds.
+ *
+ * @example
+ * ```ts
+ * import { assert } from "./helpers.ts";
+ * assert(1 + 1 === 2, "arithmetic");
+ * ```
+ */
+export function assert(cond: unknown, msg = "assertion failed"): asserts cond {
+  if (!cond) throw new Error(msg);
+}
+
+/**
+ * Deep equality through JSON (typed arrays compared as plain arrays).
+ *
+ * @example
+ * ```ts
+ * import { assertEquals } from "./helpers.ts";
+ * assertEquals(Int32Array.of(1, 2), [1, 2]);
+ * ```
+ */
+export function assertEquals(actual: unknown, expected: unknown, msg = ""): void {
+  const norm = (v: unknown): string =>
+    JSON.stringify(v, (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x as Int32Array) : x));
+  const a = norm(actual), e = norm(expected);
+  if (a !== e) throw new Error(`${msg ? msg + ": " : ""}expected ${e}, got ${a}`);
+}
+
+/**
+ * Asserts that `fn` throws (or rejects) an error of class `cls` whose message includes `text`.
+ *
+ * @example
+ * ```ts
+ * import { assertThrowsMsg } from "./helpers.ts";
+ * await assertThrowsMsg(() => JSON.parse("{"), SyntaxError, "JSON");
+ * ```
+ */
+export async function assertThrowsMsg(
+  fn: () => unknown,
+  cls: new (...a: never[]) => Error,
+  text: string,
+): Promise<Error> {
+  try {
+    await fn();
+  } catch (e) {
+    if (!(e instanceof cls)) {
+      throw new Error(`expected ${cls.name}, got ${(e as Error)?.constructor?.name}: ${e}`);
+    }
+    if (!e.message.includes(text)) {
+      throw new Error(`expected message containing ${JSON.stringify(text)}, got ${e.message}`);
+    }
+    return e;
+  }
+  throw new Error(`expected ${cls.name} containing ${JSON.stringify(text)}, nothing thrown`);
+}
+
+/**
+ * Runs `fn` with a fresh temporary directory, removed afterwards.
+ *
+ * @example
+ * ```ts
+ * import { withTempDir } from "./helpers.ts";
+ * const n = await withTempDir(async (dir) => {
+ *   await Deno.writeTextFile(`${dir}/a.txt`, "hi");
+ *   return (await Deno.readTextFile(`${dir}/a.txt`)).length;
+ * });
+ * console.log(n); // 2
+ * ```
+ */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "tagstream-test-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
