@@ -16,32 +16,11 @@ import {
 } from "../../src/models/br/label_weights.ts";
 import { LemlBatch } from "../../src/models/leml/mod.ts";
 import { Rng } from "../../src/data/random.ts";
+import { randomLabelWeights } from "../models/br/helpers.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
-}
-
-function randomWeights(d: number, l: number, seed: number): LabelWeights {
-  const rng = new Rng(seed);
-  const ptr = [0], fi: number[] = [], fv: number[] = [];
-  for (let lab = 0; lab < l; lab++) {
-    for (let j = 0; j < d; j++) {
-      if (rng.next() < 0.4) {
-        fi.push(j);
-        fv.push(rng.normal());
-      }
-    }
-    ptr.push(fi.length);
-  }
-  return {
-    numFeatures: d,
-    numLabels: l,
-    labelPtr: Int32Array.from(ptr),
-    featIdx: Int32Array.from(fi),
-    values: Float32Array.from(fv),
-    bias: Float32Array.from({ length: l }, () => rng.normal()),
-  };
 }
 
 function sameWeights(a: LabelWeights, b: LabelWeights, what: string): void {
@@ -52,7 +31,7 @@ function sameWeights(a: LabelWeights, b: LabelWeights, what: string): void {
 }
 
 Deno.test("a linear-sparse file reads back as its (rounded) weights in every storage", () => {
-  const w = randomWeights(23, 7, 1);
+  const w = randomLabelWeights(23, 7, 1, { density: 0.4 });
   for (const weightType of ["f32", "f16"] as const) {
     for (const indexType of ["i32", "u16"] as const) {
       const bytes = encodeModelFile(linearSparseContent(w, { weightType, indexType }));

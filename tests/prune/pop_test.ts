@@ -10,33 +10,12 @@ import {
 import { validationPsp } from "../../src/prune/validation.ts";
 import { trainDcd } from "../../src/models/br/dcd.ts";
 import type { LabelWeights } from "../../src/models/br/label_weights.ts";
-import { Rng } from "../../src/data/random.ts";
+import { randomLabelWeights } from "../models/br/helpers.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
-}
-
-function randomWeights(d: number, l: number, seed: number): LabelWeights {
-  const rng = new Rng(seed);
-  const ptr = [0], fi: number[] = [], fv: number[] = [];
-  for (let lab = 0; lab < l; lab++) {
-    for (let j = 0; j < d; j++) {
-      if (rng.next() < 0.6) {
-        fi.push(j);
-        fv.push(rng.normal() * 0.2);
-      }
-    }
-    ptr.push(fi.length);
-  }
-  return {
-    numFeatures: d,
-    numLabels: l,
-    labelPtr: Int32Array.from(ptr),
-    featIdx: Int32Array.from(fi),
-    values: Float32Array.from(fv),
-  };
 }
 
 function labelEntries(w: LabelWeights, l: number): Map<number, number> {
@@ -46,7 +25,7 @@ function labelEntries(w: LabelWeights, l: number): Map<number, number> {
 }
 
 Deno.test("keepTopDelta keeps exactly the δ largest |w| of masked labels, others untouched", () => {
-  const w = randomWeights(30, 6, 1);
+  const w = randomLabelWeights(30, 6, 1, { density: 0.6, scale: 0.2, bias: false });
   const mask = Uint8Array.of(1, 0, 1, 0, 1, 0);
   const p = keepTopDelta(w, mask, 4);
   for (let l = 0; l < 6; l++) {
@@ -65,7 +44,7 @@ Deno.test("keepTopDelta keeps exactly the δ largest |w| of masked labels, other
 });
 
 Deno.test("thresholdWeights zeroes [−√λ, √λ] but keeps at least δ per label", () => {
-  const w = randomWeights(40, 8, 2);
+  const w = randomLabelWeights(40, 8, 2, { density: 0.6, scale: 0.2, bias: false });
   const lambda = 0.04, t = Math.sqrt(lambda), delta = 3;
   const p = thresholdWeights(w, lambda, delta);
   for (let l = 0; l < 8; l++) {

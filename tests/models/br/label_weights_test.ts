@@ -1,43 +1,19 @@
 import {
   fromFeatureMajor,
-  type LabelWeights,
   linearSparseContent,
   scoreFeatureMajor,
   toFeatureMajor,
   validateLabelWeights,
 } from "../../../src/models/br/label_weights.ts";
 import { BrEstimator } from "../../../src/models/br/estimator.ts";
-import { Rng } from "../../../src/data/random.ts";
+import { randomLabelWeights } from "./helpers.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
 }
 
-function randomWeights(d: number, l: number, seed: number): LabelWeights {
-  const rng = new Rng(seed);
-  const ptr = [0], fi: number[] = [], fv: number[] = [];
-  for (let lab = 0; lab < l; lab++) {
-    for (let j = 0; j < d; j++) {
-      if (rng.next() < 0.3) {
-        fi.push(j);
-        fv.push(rng.normal());
-      }
-    }
-    ptr.push(fi.length);
-  }
-  const bias = Float32Array.from({ length: l }, () => rng.normal());
-  return {
-    numFeatures: d,
-    numLabels: l,
-    labelPtr: Int32Array.from(ptr),
-    featIdx: Int32Array.from(fi),
-    values: Float32Array.from(fv),
-    bias,
-  };
-}
-
 Deno.test("feature-major conversion round-trips and scores like the dense model", () => {
-  const w = randomWeights(17, 9, 1);
+  const w = randomLabelWeights(17, 9, 1, { density: 0.3 });
   validateLabelWeights(w);
   const f = toFeatureMajor(w);
   const back = fromFeatureMajor(f, 9, w.bias);
@@ -59,7 +35,7 @@ Deno.test("feature-major conversion round-trips and scores like the dense model"
 });
 
 Deno.test("malformed weights and tensors are rejected with a RangeError naming the place", () => {
-  const w = randomWeights(5, 3, 2);
+  const w = randomLabelWeights(5, 3, 2, { density: 0.3 });
   const bad = { ...w, featIdx: w.featIdx.map((j, p) => (p === 0 ? 7 : j)) };
   let msg = "";
   try {
