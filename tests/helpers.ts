@@ -63,6 +63,27 @@ export async function assertThrowsMsg(
 }
 
 /**
+ * Asserts that every case throws a TypeError or RangeError whose message matches its pattern.
+ *
+ * @example
+ * ```ts
+ * import { assertBadInput } from "./helpers.ts";
+ * assertBadInput([[() => new Array(-1), /Invalid array length/]]);
+ * ```
+ */
+export function assertBadInput(cases: readonly (readonly [() => unknown, RegExp])[]): void {
+  for (const [f, re] of cases) {
+    let msg = "";
+    try {
+      f();
+    } catch (e) {
+      msg = e instanceof TypeError || e instanceof RangeError ? e.message : `other: ${e}`;
+    }
+    assert(re.test(msg), `expected ${re}, got "${msg}"`);
+  }
+}
+
+/**
  * Runs `fn` with a fresh temporary directory, removed afterwards.
  *
  * @example

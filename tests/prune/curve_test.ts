@@ -9,10 +9,7 @@ import { linearSparseContent, roundWeights } from "../../src/models/br/label_wei
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 function setup() {
   const data = plantedData(500, 12, 9);

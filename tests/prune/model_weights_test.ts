@@ -18,10 +18,7 @@ import { LemlBatch } from "../../src/models/leml/mod.ts";
 import { Rng } from "../../src/data/random.ts";
 import { randomLabelWeights } from "../models/br/helpers.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 function sameWeights(a: LabelWeights, b: LabelWeights, what: string): void {
   assert(a.labelPtr.join() === b.labelPtr.join(), `${what}: labelPtr`);

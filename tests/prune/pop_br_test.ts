@@ -12,10 +12,7 @@ import { loadModel } from "../../sdk/mod.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { type Dataset, labelCounts, rowView, splitRows } from "../../src/data/dataset.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert, assertBadInput } from "../helpers.ts";
 
 const NAMES = Array.from({ length: 10 }, (_, l) => `tag${l}`);
 
@@ -81,13 +78,5 @@ Deno.test("popBr rejects bad settings naming them", () => {
     [() => popBr(train, p, { delta: 1.5 }), /delta must be a non-negative integer/],
     [() => popBr(train, p, { weightType: "f8" as "f16" }), /weightType must be f16 or f32/],
   ];
-  for (const [f, re] of cases) {
-    let msg = "";
-    try {
-      f();
-    } catch (e) {
-      msg = e instanceof TypeError || e instanceof RangeError ? e.message : `other: ${e}`;
-    }
-    assert(re.test(msg), `expected ${re}, got "${msg}"`);
-  }
+  assertBadInput(cases);
 });

@@ -13,10 +13,7 @@ import type { LabelWeights } from "../../src/models/br/label_weights.ts";
 import { randomLabelWeights } from "../models/br/helpers.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 function labelEntries(w: LabelWeights, l: number): Map<number, number> {
   const m = new Map<number, number>();

@@ -11,10 +11,7 @@ import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";
 import { Rng } from "../../src/data/random.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert, assertBadInput } from "../helpers.ts";
 
 /** Planted data split into a training and a validation batch, with counts and propensities. */
 function setup(numLabels = 8, seed = 5) {
@@ -155,13 +152,5 @@ Deno.test("pruneModel rejects mismatched counts, rows and kinds", () => {
     ],
     [() => pruneModel(content, valid, counts, p, { epsilon: 1 }), /epsilon must be in \[0, 1\)/],
   ];
-  for (const [f, re] of cases) {
-    let msg = "";
-    try {
-      f();
-    } catch (e) {
-      msg = e instanceof TypeError || e instanceof RangeError ? e.message : `other: ${e}`;
-    }
-    assert(re.test(msg), `expected ${re}, got "${msg}"`);
-  }
+  assertBadInput(cases);
 });

@@ -1,10 +1,7 @@
 import { trainDcd } from "../../../src/models/br/dcd.ts";
 import { Rng } from "../../../src/data/random.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 /** Random sparse rows with labels driven by a few features plus label noise. */
 function randomProblem(

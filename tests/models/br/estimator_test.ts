@@ -4,10 +4,7 @@ import { BrEstimator, trainBr } from "../../../src/models/br/mod.ts";
 import type { Batch } from "../../../src/data/types.ts";
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { loadModel } from "../../../sdk/mod.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 // 3 rows, 3 features, 2 labels
 const BATCH: Batch = {

@@ -7,10 +7,7 @@ import {
 } from "../../../src/models/br/label_weights.ts";
 import { BrEstimator } from "../../../src/models/br/estimator.ts";
 import { randomLabelWeights } from "./helpers.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 Deno.test("feature-major conversion round-trips and scores like the dense model", () => {
   const w = randomLabelWeights(17, 9, 1, { density: 0.3 });
