@@ -7,6 +7,7 @@
  * @module
  */
 import { pairAuc } from "./auc.ts";
+import { indexOfSorted } from "./relevance.ts";
 
 /**
  * Streaming per-instance AUC. Exact: each row sorts its negatives' scores once
@@ -104,16 +105,4 @@ export class InstanceAuc {
   result(): number {
     return this.#valid === 0 ? NaN : this.#sum / this.#valid;
   }
-}
-
-/** Position of `v` in the strictly increasing `sorted`, or -1. */
-function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sorted.length && sorted[lo] === v ? lo : -1;
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { pairAuc } from "./auc.ts";
+import { indexOfSorted } from "./relevance.ts";
 
 /** A growable Float64 list (no per-element allocation). */
 class F64List {
@@ -153,16 +154,4 @@ export class MacroAuc {
     this.#valid = valid;
     return valid === 0 ? NaN : sum / valid;
   }
-}
-
-/** Position of `v` in the strictly increasing `sorted`, or -1. */
-function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < sorted.length && sorted[lo] === v ? lo : -1;
 }

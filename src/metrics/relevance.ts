@@ -1,5 +1,5 @@
 /**
- * Small helpers shared by the ranking metrics: relevance lookup in a sorted label list, the
+ * Small helpers shared by the metrics: relevance lookup and position in a sorted label list, the
  * DCG discounts, and the best attainable propensity weights of a row.
  *
  * @module
@@ -25,6 +25,26 @@ export function containsSorted(sorted: ArrayLike<number>, v: number): boolean {
     else hi = mid - 1;
   }
   return false;
+}
+
+/**
+ * Position of `v` in the strictly increasing `sorted` (binary search, O(log n)), or -1.
+ *
+ * @example
+ * ```ts
+ * import { indexOfSorted } from "./relevance.ts";
+ * console.log(indexOfSorted(Int32Array.of(1, 4, 9), 9), indexOfSorted([1, 4, 9], 5)); // 2 -1
+ * ```
+ */
+export function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < sorted.length && sorted[lo] === v ? lo : -1;
 }
 
 /**
