@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { normaliseKs } from "./precision.ts";
-import { containsSorted } from "./relevance.ts";
+import { containsSorted, normaliseKs } from "./relevance.ts";
 
 /**
  * Streaming coverage@k accumulator for several k at once. O(k log |y| + |y|) per row plus one

@@ -14,8 +14,9 @@
  * @module
  */
 export { propensities } from "./propensity.ts";
-export { inversePropensities, PspAtK } from "./psp.ts";
-export { normaliseKs, PrecisionAtK } from "./precision.ts";
+export { PspAtK } from "./psp.ts";
+export { PrecisionAtK } from "./precision.ts";
+export { inversePropensities, normaliseKs } from "./relevance.ts";
 export { NdcgAtK } from "./ndcg.ts";
 export { PsNdcgAtK } from "./psndcg.ts";
 export { HammingLoss } from "./hamming.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { containsSorted } from "./relevance.ts";
+import { RankGainAtK } from "./rank_gain.ts";
 
 /**
  * Streaming P@k accumulator for several k at once. O(k log |y|) per row.
@@ -19,69 +19,9 @@ import { containsSorted } from "./relevance.ts";
  * console.log(p.result()); // { "P@1": 50, "P@3": 50 }
  * ```
  */
-export class PrecisionAtK {
-  /** The cut-offs reported, increasing. */
-  readonly ks: readonly number[];
-  readonly #maxK: number;
-  readonly #sums: Float64Array;
-  #rows = 0;
-
+export class PrecisionAtK extends RankGainAtK {
   /** @param ks cut-offs (positive integers), default [1, 3, 5] */
   constructor(ks: readonly number[] = [1, 3, 5]) {
-    this.ks = normaliseKs(ks);
-    this.#maxK = this.ks[this.ks.length - 1];
-    this.#sums = new Float64Array(this.ks.length);
+    super("P", ks, { discounted: false, normaliser: "k" });
   }
-
-  /** Number of rows added. */
-  get rows(): number {
-    return this.#rows;
-  }
-
-  /**
-   * Adds one row: `top` = predicted labels best first (at least max k of them when the label
-   * space allows), `labels` = the row's true labels, strictly increasing.
-   */
-  add(top: ArrayLike<number>, labels: ArrayLike<number>): void {
-    this.#rows++;
-    if (labels.length === 0) return;
-    let hits = 0;
-    let ki = 0;
-    const n = Math.min(top.length, this.#maxK);
-    for (let j = 0; j < this.#maxK && ki < this.ks.length; j++) {
-      if (j < n && containsSorted(labels, top[j])) hits++;
-      while (ki < this.ks.length && this.ks[ki] === j + 1) {
-        this.#sums[ki] += hits / (j + 1);
-        ki++;
-      }
-    }
-  }
-
-  /** `{ "P@k": percent }` for each k (0 when no row was added). */
-  result(): Record<string, number> {
-    const out: Record<string, number> = {};
-    this.ks.forEach((k, i) => {
-      out[`P@${k}`] = this.#rows === 0 ? 0 : (100 * this.#sums[i]) / this.#rows;
-    });
-    return out;
-  }
-}
-
-/**
- * Validates, sorts and de-duplicates metric cut-offs.
- *
- * @example
- * ```ts
- * import { normaliseKs } from "./precision.ts";
- * console.log(normaliseKs([5, 1, 3, 1])); // [1, 3, 5]
- * ```
- */
-export function normaliseKs(ks: readonly number[]): number[] {
-  if (ks.length === 0) throw new RangeError("metric cut-offs: at least one k is required");
-  for (const k of ks) {
-    if (!Number.isInteger(k) || k < 1) {
-      throw new RangeError(`metric cut-offs: k must be a positive integer, got ${k}`);
-    }
-  }
-  return [...new Set(ks)].sort((a, b) => a - b);
 }

@@ -1,6 +1,6 @@
 /**
  * Small helpers shared by the metrics: relevance lookup and position in a sorted label list, the
- * DCG discounts, and the best attainable propensity weights of a row.
+ * DCG discounts, the best attainable propensity weights of a row, and the cut-offs.
  *
  * @module
  */
@@ -104,6 +104,25 @@ export function discounts(n: number): { discount: Float64Array; ideal: Float64Ar
 }
 
 /**
+ * Inverse propensities `1 / p_l` (the weights the propensity-scored metrics use).
+ *
+ * @example
+ * ```ts
+ * import { inversePropensities } from "./relevance.ts";
+ * console.log([...inversePropensities(Float64Array.of(0.5, 0.25))]); // [2, 4]
+ * ```
+ */
+export function inversePropensities(propensities: ArrayLike<number>): Float64Array {
+  const w = new Float64Array(propensities.length);
+  for (let l = 0; l < w.length; l++) {
+    const p = propensities[l];
+    if (!(p > 0)) throw new RangeError(`propensity of label ${l} must be > 0, got ${p}`);
+    w[l] = 1 / p;
+  }
+  return w;
+}
+
+/**
  * Writes the `out.length` largest values of `weights[l]` over the row's labels `l` into `out`,
  * decreasing, and returns how many there were (`min(out.length, labels.length)`). This is the
  * best attainable ranking for the propensity-scored metrics. O(|labels| · out.length).
@@ -141,4 +160,23 @@ export function topWeights(
     if (n < cap) n++;
   }
   return n;
+}
+
+/**
+ * Validates, sorts and de-duplicates metric cut-offs.
+ *
+ * @example
+ * ```ts
+ * import { normaliseKs } from "./relevance.ts";
+ * console.log(normaliseKs([5, 1, 3, 1])); // [1, 3, 5]
+ * ```
+ */
+export function normaliseKs(ks: readonly number[]): number[] {
+  if (ks.length === 0) throw new RangeError("metric cut-offs: at least one k is required");
+  for (const k of ks) {
+    if (!Number.isInteger(k) || k < 1) {
+      throw new RangeError(`metric cut-offs: k must be a positive integer, got ${k}`);
+    }
+  }
+  return [...new Set(ks)].sort((a, b) => a - b);
 }

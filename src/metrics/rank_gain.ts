@@ -1,0 +1,157 @@
+/**
+ * The one pass over a row's top-k list that P@k, nDCG@k, PSP@k and PSnDCG@k share (Extreme
+ * Classification Repository conventions). Each true label found at rank j (0-based) gains
+ * `weight_l × discount_j`; at every cut-off k the row adds its gain so far divided by a per-row
+ * normaliser, and, for the propensity-scored metrics, the best attainable gain (the row's true
+ * labels ranked by weight) divided by the same normaliser:
+ *
+ * | metric  | weight   | discount          | normaliser                 | result          |
+ * | ------- | -------- | ----------------- | -------------------------- | --------------- |
+ * | P@k     | 1        | 1                 | k                          | mean over rows  |
+ * | nDCG@k  | 1        | 1 / log2(j + 2)   | ideal DCG of min(k, \|y\|) | mean over rows  |
+ * | PSP@k   | 1 / p_l  | 1                 | 1                          | Σ gain / Σ best |
+ * | PSnDCG@k| 1 / p_l  | 1 / log2(j + 2)   | ideal DCG of min(k, \|y\|) | Σ gain / Σ best |
+ *
+ * @module
+ */
+import {
+  containsSorted,
+  discounts,
+  inversePropensities,
+  normaliseKs,
+  topWeights,
+} from "./relevance.ts";
+
+/**
+ * How {@linkcode RankGainAtK} weighs, discounts and normalises (see the module table).
+ *
+ * @example
+ * ```ts
+ * import type { RankGainOptions } from "./rank_gain.ts";
+ * const ndcg: RankGainOptions = { discounted: true, normaliser: "ideal" };
+ * console.log(ndcg.propensities === undefined); // true
+ * ```
+ */
+export interface RankGainOptions {
+  /**
+   * One propensity per label, all > 0: label l weighs 1 / p_l and the metric is Σ_rows gain over
+   * Σ_rows best attainable gain. Without propensities every true label gains 1 and the metric
+   * is the mean of the rows' gains.
+   */
+  propensities?: ArrayLike<number>;
+  /** Discount rank j by 1 / log2(j + 2) (DCG), or not at all. */
+  discounted: boolean;
+  /** Per-row normaliser at cut-off k: k, the ideal DCG of min(k, |y|) labels, or none. */
+  normaliser: "k" | "ideal" | "none";
+}
+
+const NORM_K = 0, NORM_IDEAL = 1, NORM_NONE = 2;
+
+/**
+ * Streaming accumulator of one gain-at-k metric for several cut-offs at once, reported as
+ * `{ "<name>@k": percent }`. O(k log |y|) per row (plus O(|y| k) with weights).
+ *
+ * @example
+ * ```ts
+ * import { RankGainAtK } from "./rank_gain.ts";
+ * // P@k: unit gains, no discount, divided by k
+ * const p = new RankGainAtK("P", [1, 2], { discounted: false, normaliser: "k" });
+ * p.add(Int32Array.of(4, 2), Int32Array.of(2)); // the only true label at rank 2
+ * console.log(p.result()); // { "P@1": 0, "P@2": 50 }
+ * ```
+ */
+export class RankGainAtK {
+  /** The cut-offs reported, increasing. */
+  readonly ks: readonly number[];
+  readonly #name: string;
+  readonly #maxK: number;
+  readonly #weights: Float64Array | undefined;
+  readonly #discount: Float64Array;
+  readonly #ideal: Float64Array;
+  readonly #normaliser: number;
+  readonly #num: Float64Array;
+  readonly #den: Float64Array;
+  readonly #best: Float64Array;
+  #rows = 0;
+
+  /**
+   * @param name the metric's name in the result keys (`P` gives `P@1`, ...)
+   * @param ks cut-offs (positive integers)
+   * @param options propensities, discount and normaliser
+   */
+  constructor(name: string, ks: readonly number[], options: RankGainOptions) {
+    this.ks = normaliseKs(ks);
+    this.#name = name;
+    this.#maxK = this.ks[this.ks.length - 1];
+    this.#weights = options.propensities === undefined
+      ? undefined
+      : inversePropensities(options.propensities);
+    const d = discounts(this.#maxK);
+    this.#discount = options.discounted ? d.discount : new Float64Array(this.#maxK).fill(1);
+    this.#ideal = d.ideal;
+    this.#normaliser = options.normaliser === "k"
+      ? NORM_K
+      : options.normaliser === "ideal"
+      ? NORM_IDEAL
+      : NORM_NONE;
+    this.#num = new Float64Array(this.ks.length);
+    this.#den = new Float64Array(this.ks.length);
+    this.#best = new Float64Array(this.#weights === undefined ? 0 : this.#maxK);
+  }
+
+  /** Number of rows added. */
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /**
+   * Adds one row: `top` = predicted labels best first (a list shorter than k counts the missing
+   * entries as misses), `labels` = the row's true labels, strictly increasing. A row with no
+   * true label adds 0.
+   */
+  add(top: ArrayLike<number>, labels: ArrayLike<number>): void {
+    this.#rows++;
+    const numTrue = labels.length;
+    if (numTrue === 0) return;
+    const w = this.#weights, discount = this.#discount, ks = this.ks, maxK = this.#maxK;
+    const nBest = w === undefined ? 0 : topWeights(labels, w, this.#best);
+    let got = 0;
+    let best = 0;
+    let ki = 0;
+    const n = Math.min(top.length, maxK);
+    for (let j = 0; j < maxK && ki < ks.length; j++) {
+      if (j < n) {
+        const l = top[j];
+        if (containsSorted(labels, l)) got += (w === undefined ? 1 : w[l]) * discount[j];
+      }
+      if (j < nBest) best += this.#best[j] * discount[j];
+      while (ki < ks.length && ks[ki] === j + 1) {
+        const norm = this.#normaliser === NORM_K
+          ? j + 1
+          : this.#normaliser === NORM_IDEAL
+          ? this.#ideal[Math.min(j + 1, numTrue)]
+          : 1;
+        this.#num[ki] += got / norm;
+        this.#den[ki] += best / norm;
+        ki++;
+      }
+    }
+  }
+
+  /**
+   * `{ "<name>@k": percent }` for each k: with weights Σ gain / Σ best (0 when no row had a true
+   * label), else the mean over rows (0 when no row was added).
+   */
+  result(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const weighted = this.#weights !== undefined;
+    this.ks.forEach((k, i) => {
+      out[`${this.#name}@${k}`] = weighted
+        ? this.#den[i] > 0 ? (100 * this.#num[i]) / this.#den[i] : 0
+        : this.#rows === 0
+        ? 0
+        : (100 * this.#num[i]) / this.#rows;
+    });
+    return out;
+  }
+}
