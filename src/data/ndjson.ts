@@ -680,7 +680,11 @@ export class NdjsonParser {
     for (const key in fv) {
       const v = fv[key];
       if (typeof v !== "number" || !Number.isFinite(Math.fround(v))) {
-        throw new TypeError(`features[${show(key)}]: value must be a finite number`);
+        throw new TypeError(
+          `features[${show(key)}]: value must be a finite number, got ${
+            typeof v === "number" ? v : JSON.stringify(v)?.slice(0, 20)
+          }`,
+        );
       }
       if (this.hasher) {
         keys.push(key);
@@ -689,7 +693,9 @@ export class NdjsonParser {
       }
       const j = this.featureKeys === "index" ? parseIndex(key) : this.features.idOf(key, false);
       if (this.featureKeys === "index" && j < 0) {
-        throw new TypeError(`features: key ${show(key)} is not a feature index`);
+        throw new TypeError(
+          `features: key ${show(key)} is not a feature index (a non-negative integer)`,
+        );
       }
       if (j >= 0 && j < numFeatures) row.push(j, v);
     }

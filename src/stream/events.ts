@@ -170,10 +170,7 @@ export class EventParser {
    * ```
    */
   featuresForPredict(f: unknown, numFeatures: number): SparseVector {
-    if (f === null || typeof f !== "object" || Array.isArray(f)) {
-      throw new TypeError("field 'features' must be an object {key: number}");
-    }
-    return this.#featuresForPredict(f as Record<string, unknown>, numFeatures);
+    return this.#ndjson.featuresForPredict(f, numFeatures);
   }
 
   /**
@@ -304,63 +301,7 @@ export class EventParser {
     }
     return { indices: indicesOut, values: valuesOut };
   }
-
-  #featuresForPredict(rec: Record<string, unknown>, numFeatures: number): SparseVector {
-    const idx: number[] = [], val: number[] = [];
-    let sorted = true;
-    for (const key in rec) {
-      const v = rec[key];
-      if (typeof v !== "number" || !Number.isFinite(Math.fround(v))) {
-        throw new TypeError(
-          `features['${key.slice(0, 40)}']: value must be a finite number, got ${
-            typeof v === "number" ? v : JSON.stringify(v)?.slice(0, 20)
-          }`,
-        );
-      }
-      let j: number;
-      if (this.featureKeys === "index") {
-        j = indexKey(key);
-        if (j < 0) {
-          throw new TypeError(
-            `features: key '${key.slice(0, 40)}' is not a feature index (a non-negative integer)`,
-          );
-        }
-      } else {
-        j = this.features.idOf(key, false);
-      }
-      if (j < 0 || j >= numFeatures || v === 0) continue;
-      if (idx.length > 0 && j < idx[idx.length - 1]) sorted = false;
-      idx.push(j);
-      val.push(v);
-    }
-    const n = idx.length;
-    const indices = new Int32Array(n), values = new Float32Array(n);
-    if (sorted) {
-      indices.set(idx);
-      values.set(val);
-    } else {
-      const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => idx[a] - idx[b]);
-      for (let i = 0; i < n; i++) {
-        indices[i] = idx[order[i]];
-        values[i] = val[order[i]];
-      }
-    }
-    return { indices, values };
-  }
 }
 
 /** `features` as character codes. */
 const FEATURES_KEY = Array.from('features"', (c) => c.charCodeAt(0));
-
-/** The index a canonical non-negative integer key spells (< 2^31), else -1. */
-function indexKey(key: string): number {
-  const n = key.length;
-  if (n === 0 || n > 10 || (n > 1 && key.charCodeAt(0) === 48)) return -1;
-  let v = 0;
-  for (let i = 0; i < n; i++) {
-    const c = key.charCodeAt(i) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v <= 2147483647 ? v : -1;
-}

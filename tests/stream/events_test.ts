@@ -74,7 +74,7 @@ Deno.test("featuresForPredict drops unknown features and names the bad key", () 
   } catch (e) {
     msg = (e as Error).message;
   }
-  assert(msg.includes("'-1'"), msg);
+  assert(msg.includes('"-1"'), msg);
   try {
     q.featuresForPredict({ "1": "NaN" }, 10);
     msg = "";
