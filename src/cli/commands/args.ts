@@ -157,13 +157,7 @@ export function intFlag(
   min = -Infinity,
   max = Infinity,
 ): number | undefined {
-  const v = stringFlag(f, name);
-  if (v === undefined) return dflt;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
-    throw new RangeError(`--${name} must be an integer in [${min}, ${max}], got '${v}'`);
-  }
-  return n;
+  return boundedFlag(f, name, dflt, min, max, true);
 }
 
 /**
@@ -182,11 +176,27 @@ export function numberFlag(
   min = -Infinity,
   max = Infinity,
 ): number | undefined {
+  return boundedFlag(f, name, dflt, min, max, false);
+}
+
+/** A number flag within `[min, max]` (an integer when `integer`), or `dflt`. */
+function boundedFlag(
+  f: Flags,
+  name: string,
+  dflt: number | undefined,
+  min: number,
+  max: number,
+  integer: boolean,
+): number | undefined {
   const v = stringFlag(f, name);
   if (v === undefined) return dflt;
   const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || n < min || n > max) {
-    throw new RangeError(`--${name} must be a number in [${min}, ${max}], got '${v}'`);
+  if (
+    v.trim() === "" || !(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < min || n > max
+  ) {
+    throw new RangeError(
+      `--${name} must be ${integer ? "an integer" : "a number"} in [${min}, ${max}], got '${v}'`,
+    );
   }
   return n;
 }
