@@ -8,7 +8,7 @@
  * @module
  */
 import { examplesToBatch } from "../../data/batcher.ts";
-import { type Dataset, labelCounts, loadNames, loadXcFile, rowView } from "../../data/dataset.ts";
+import { type Dataset, labelCounts, loadXcFile, rowView } from "../../data/dataset.ts";
 import { resolveDataDir } from "../../data/data_dir.ts";
 import type { Example, SparseVector } from "../../data/types.ts";
 import { evaluateModel, type ScoringModel } from "../../metrics/evaluate.ts";
@@ -17,6 +17,7 @@ import { evaluatePredictionsFile } from "../eval.ts";
 import { Progress } from "../progress.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { openState } from "./state.ts";
+import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 
 const USAGE =
   `tagstream eval (--state-dir DIR | --model-file FILE.tsm) (--dataset NAME | --data FILE) [options]
@@ -132,22 +133,10 @@ async function testNames(
   L: number,
   known: (name: string) => boolean,
 ): Promise<string[]> {
+  if (flag !== undefined) return await readLabelsFlag(flag, L);
   const indices = Array.from({ length: L }, (_, i) => String(i));
-  let names: string[] | undefined;
-  if (flag !== undefined) {
-    names = (await Deno.readTextFile(flag)).split("\n").map((l) => l.replace(/\r$/, ""));
-    if (names[names.length - 1] === "") names.pop();
-    if (names.length !== L) {
-      throw new RangeError(`--labels ${flag} has ${names.length} names, the data has ${L} labels`);
-    }
-    return names;
-  }
-  const m = /^(.*\/)?([^/]+)\.(train|test)\.txt$/.exec(path);
-  if (m) {
-    names = await loadNames((m[1] ?? "./").replace(/\/$/, "") || ".", m[2], "labels")
-      .catch(() => undefined);
-  }
-  if (names === undefined || names.length !== L) return indices;
+  const names = await labelsBeside(path, L);
+  if (names === undefined) return indices;
   // Use whichever naming the model knows better (names, or indices as strings).
   const hits = (list: string[]) => list.reduce((a, n) => a + (known(n) ? 1 : 0), 0);
   return hits(names) >= hits(indices) ? names : indices;

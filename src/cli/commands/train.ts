@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { loadNames, loadXcFile, rowView } from "../../data/dataset.ts";
+import { loadXcFile, rowView } from "../../data/dataset.ts";
 import type { Example } from "../../data/types.ts";
 import { loadFactory } from "../../models/registry.ts";
 import { writeFileAtomic } from "../../stream/checkpoint.ts";
@@ -31,6 +31,7 @@ import {
 } from "./args.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { modelFileOf } from "./export.ts";
+import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 
 const USAGE =
   `tagstream train (--data FILE | --follow FILE) [--state-dir DIR] [--out FILE.tsm] [options]
@@ -76,24 +77,8 @@ function formatOf(path: string, flag: string | undefined): "xc" | "libsvm" | "nd
 
 /** Label names of an XC file: --labels, else NAME.labels.txt next to NAME.<split>.txt. */
 async function labelNamesFor(path: string, flag: string | undefined, L: number): Promise<string[]> {
-  if (flag !== undefined) {
-    const names = (await Deno.readTextFile(flag)).split("\n").map((l) => l.replace(/\r$/, ""));
-    if (names.length > 0 && names[names.length - 1] === "") names.pop();
-    if (names.length !== L) {
-      throw new RangeError(`--labels ${flag} has ${names.length} names, the data has ${L} labels`);
-    }
-    return names;
-  }
-  const m = /^(.*\/)?([^/]+)\.(train|test)\.txt$/.exec(path);
-  if (m) {
-    try {
-      const names = await loadNames((m[1] ?? "./").replace(/\/$/, "") || ".", m[2], "labels");
-      if (names.length === L) return names;
-    } catch {
-      // no names file: indices
-    }
-  }
-  return Array.from({ length: L }, (_, i) => String(i));
+  if (flag !== undefined) return await readLabelsFlag(flag, L);
+  return await labelsBeside(path, L) ?? Array.from({ length: L }, (_, i) => String(i));
 }
 
 interface TrainSummary {
