@@ -43,6 +43,7 @@ import { preprocessRows, type RowPreprocess } from "../models/br/preprocess.ts";
 import { propensities as propensitiesOf } from "../metrics/propensity.ts";
 import { curveSvg } from "../prune/curve.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "../prune/model_weights.ts";
+import { popDefaults, withinTolerance } from "../prune/pop.ts";
 import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
 import { validationPsp } from "../prune/validation.ts";
@@ -274,15 +275,8 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   const progress = cmd.progress ?? Progress.silent();
   const out = defaultOut(cmd);
   const plot = cmd.plot === false ? undefined : cmd.plot ?? out.replace(/(\.tsm)?$/, ".svg");
-  const ks = cmd.ks ?? [1, 3, 5];
-  const popOpts = {
-    epsilon: cmd.epsilon ?? 0.01,
-    lambda: cmd.lambda ?? 0.01,
-    delta: cmd.delta ?? 5,
-    ks,
-    weightType: cmd.weightType,
-    indexType: cmd.indexType,
-  };
+  const popOpts = { ...popDefaults(cmd), weightType: cmd.weightType, indexType: cmd.indexType };
+  const ks = popOpts.ks;
   const curve = plot ? { epsilons: cmd.epsilons, lambdas: cmd.lambdas } : undefined;
   const train: Dataset = await loadDataset(dataDir, cmd.dataset, "train");
   const labelNames = await labelNamesOf(dataDir, cmd.dataset);
@@ -376,9 +370,7 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
       prunedBytes: r.bytes.length,
       validationBaseline: r.search.baseline,
       validationPruned: r.search.final,
-      withinTolerance: r.search.final.every((v, i) =>
-        v >= (1 - popOpts.epsilon) * r.search.baseline[i] - 1e-9
-      ),
+      withinTolerance: withinTolerance(r.search.final, r.search.baseline, popOpts.epsilon),
       searchSeconds: r.searchSeconds,
       trainSeconds: r.trainSeconds,
     });

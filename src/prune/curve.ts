@@ -12,7 +12,14 @@ import {
   roundWeights,
 } from "../models/br/label_weights.ts";
 import { linePlot, type Series } from "../plot/line_plot.ts";
-import { applyPop, type CutCache, impactOrder, labelImpact, labelOptimization } from "./pop.ts";
+import {
+  applyPop,
+  type CutCache,
+  impactOrder,
+  labelImpact,
+  labelOptimization,
+  popDefaults,
+} from "./pop.ts";
 import { resolveStorage, type StorageOptions } from "./storage.ts";
 import { validationPsp, type ValidationRows } from "./validation.ts";
 
@@ -105,8 +112,7 @@ export function popCurve(
 ): CurvePoint[] {
   const epsilons = options.epsilons ?? [0, 0.005, 0.01, 0.02, 0.05, 0.1];
   const lambdas = options.lambdas ?? [0, 0.0001, 0.001, 0.01, 0.03, 0.1];
-  const fixedEps = options.epsilon ?? 0.01, fixedLambda = options.lambda ?? 0.01;
-  const delta = options.delta ?? 5, ks = options.ks ?? [1, 3, 5];
+  const { epsilon: fixedEps, lambda: fixedLambda, delta, ks } = popDefaults(options);
   const storage = resolveStorage(options, w.numLabels);
   const cache = options.cache ?? new Map();
   const order = impactOrder(labelImpact(labelCounts, propensities));

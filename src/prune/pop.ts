@@ -160,6 +160,43 @@ export interface PopOptions {
 }
 
 /**
+ * {@linkcode PopOptions} with the defaults filled in: ε 0.01, λ 0.01, δ 5, ks [1, 3, 5] (the
+ * values are checked where they are used).
+ *
+ * @example
+ * ```ts
+ * import { popDefaults } from "./pop.ts";
+ * console.log(popDefaults({ delta: 2 })); // { epsilon: 0.01, lambda: 0.01, delta: 2, ks: [ 1, 3, 5 ] }
+ * ```
+ */
+export function popDefaults(options: PopOptions = {}): Required<PopOptions> {
+  return {
+    epsilon: options.epsilon ?? 0.01,
+    lambda: options.lambda ?? 0.01,
+    delta: options.delta ?? 5,
+    ks: options.ks ?? [1, 3, 5],
+  };
+}
+
+/**
+ * POP's constraint (Eq. 1 of the paper): every PSP@k of `psp` is at least (1 − ε) times the
+ * unpruned model's `baseline` (up to 1e-9 for rounding).
+ *
+ * @example
+ * ```ts
+ * import { withinTolerance } from "./pop.ts";
+ * console.log(withinTolerance([99.5, 80], [100, 80], 0.01), withinTolerance([98], [100], 0.01)); // true false
+ * ```
+ */
+export function withinTolerance(
+  psp: readonly number[],
+  baseline: readonly number[],
+  epsilon: number,
+): boolean {
+  return psp.every((v, i) => v >= (1 - epsilon) * baseline[i] - 1e-9);
+}
+
+/**
  * Result of {@linkcode labelOptimization}.
  *
  * @example
@@ -231,8 +268,8 @@ export function labelOptimization(
   options: PopOptions = {},
   cache: CutCache = new Map(),
 ): LabelOptimization {
-  const eps = options.epsilon ?? 0.01, delta = options.delta ?? 5, ks = options.ks ?? [1, 3, 5];
-  checkPopOptions(eps, options.lambda ?? 0.01, delta);
+  const { epsilon: eps, lambda, delta, ks } = popDefaults(options);
+  checkPopOptions(eps, lambda, delta);
   if (order.length !== w.numLabels) {
     throw new RangeError(`POP: label order has ${order.length} entries for ${w.numLabels} labels`);
   }
@@ -248,11 +285,10 @@ export function labelOptimization(
     return psp;
   };
   const baseline = evaluate(0);
-  const ok = (psp: number[]) => psp.every((v, i) => v >= (1 - eps) * baseline[i] - 1e-9);
   let lo = 0, hi = w.numLabels;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (ok(evaluate(mid))) lo = mid;
+    if (withinTolerance(evaluate(mid), baseline, eps)) lo = mid;
     else hi = mid;
   }
   const model = lo === 0 ? w : keepTopDelta(w, prefixMask(order, lo, w.numLabels), delta);
@@ -317,11 +353,11 @@ export function pop(
   options: PopOptions = {},
   cache?: CutCache,
 ): PopResult {
-  const lambda = options.lambda ?? 0.01, delta = options.delta ?? 5;
+  const { lambda, delta, ks } = popDefaults(options);
   const order = impactOrder(labelImpact(labelCounts, propensities));
   const opt = labelOptimization(w, rows, propensities, order, options, cache);
   const model = thresholdWeights(opt.model, lambda, delta);
-  const final = validationPsp(model, rows, propensities, options.ks ?? [1, 3, 5]);
+  const final = validationPsp(model, rows, propensities, ks);
   return {
     ...opt,
     model,
@@ -350,7 +386,7 @@ export function applyPop(
   numPrunedLabels: number,
   options: PopOptions = {},
 ): LabelWeights {
-  const delta = options.delta ?? 5;
+  const { lambda, delta } = popDefaults(options);
   const cut = keepTopDelta(w, prefixMask(order, numPrunedLabels, w.numLabels), delta);
-  return thresholdWeights(cut, options.lambda ?? 0.01, delta);
+  return thresholdWeights(cut, lambda, delta);
 }

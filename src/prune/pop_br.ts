@@ -25,6 +25,7 @@ import {
   impactOrder,
   labelImpact,
   pop,
+  popDefaults,
   type PopOptions,
   type PopResult,
 } from "./pop.ts";
@@ -167,7 +168,7 @@ export function popBr(
   const full = fitBr(train, "full");
   const trainSeconds = (performance.now() - t1) / 1000;
   const fullWeights = full.toLabelWeights();
-  const delta = options.delta ?? 5, lambda = options.lambda ?? 0.01;
+  const { epsilon, lambda, delta, ks } = popDefaults(options);
   const prune = (m: number, lam: number) =>
     roundWeights(applyPop(fullWeights, order, m, { lambda: lam, delta }), storage.weightType);
   const build = (w: LabelWeights, pop: Record<string, unknown>) =>
@@ -178,10 +179,10 @@ export function popBr(
       ...storage,
     });
   const popMeta = {
-    epsilon: options.epsilon ?? 0.01,
+    epsilon,
     lambda,
     delta,
-    ks: options.ks ?? [1, 3, 5],
+    ks,
     from: "br",
     numPrunedLabels: search.numPrunedLabels,
     validationFraction: f,

@@ -14,7 +14,14 @@ import {
   roundWeights,
 } from "../models/br/label_weights.ts";
 import { preprocessRows } from "../models/br/preprocess.ts";
-import { type CutCache, pop, type PopOptions, type PopResult } from "./pop.ts";
+import {
+  type CutCache,
+  pop,
+  popDefaults,
+  type PopOptions,
+  type PopResult,
+  withinTolerance,
+} from "./pop.ts";
 import { validationPsp, type ValidationRows } from "./validation.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "./model_weights.ts";
 import { resolveStorage, type StorageOptions } from "./storage.ts";
@@ -139,7 +146,7 @@ export function pruneModel(
   const weights = labelWeightsOfContent(content);
   const pre = rowPreprocessOfContent(content);
   const prepared: ValidationRows = { x: preprocessRows(rows.x, pre), y: rows.y };
-  const ks = options.ks ?? [1, 3, 5];
+  const { epsilon: eps, lambda, delta, ks } = popDefaults(options);
   const cache = options.cache ?? new Map();
   const search = pop(weights, prepared, labelCounts, propensities, options, cache);
   const stored = roundWeights(search.model, storage.weightType);
@@ -147,9 +154,9 @@ export function pruneModel(
     ? search.final
     : validationPsp(stored, prepared, propensities, ks);
   const popMeta = {
-    epsilon: options.epsilon ?? 0.01,
-    lambda: options.lambda ?? 0.01,
-    delta: options.delta ?? 5,
+    epsilon: eps,
+    lambda,
+    delta,
     ks,
     from: content.kind,
     numPrunedLabels: search.numPrunedLabels,
@@ -174,12 +181,11 @@ export function pruneModel(
   const bytes = encodeModelFile(pruned);
   const original = originalFile ?? encodeModelFile(content);
   const before = original.length;
-  const eps = options.epsilon ?? 0.01;
-  const within = (psp: number[]) => psp.every((v, i) => v >= (1 - eps) * search.baseline[i] - 1e-9);
-  const withinTolerance = within(storedPsp);
+  const within = (psp: number[]) => withinTolerance(psp, search.baseline, eps);
+  const storedWithin = within(storedPsp);
   const lowRank = content.kind === "linear-lowrank";
   const smaller = bytes.length < before;
-  const kept = smaller && (withinTolerance || !lowRank);
+  const kept = smaller && (storedWithin || !lowRank);
   const curve = options.curve &&
     popCurve(weights, prepared, labelCounts, propensities, {
       epsilon: eps,
@@ -189,8 +195,8 @@ export function pruneModel(
       ks,
       cache,
       ...storage,
-      sizeOf: (m, lambda, w) =>
-        encodeModelFile(build(w, { ...popMeta, lambda, numPrunedLabels: m })).length,
+      sizeOf: (m, lam, w) =>
+        encodeModelFile(build(w, { ...popMeta, lambda: lam, numPrunedLabels: m })).length,
     });
   const kb = (n: number) => `${(n / 1000).toFixed(1)} kB`;
   const what = lowRank
@@ -204,7 +210,7 @@ export function pruneModel(
   } else {
     const why: string[] = [];
     if (!smaller) why.push(`is not smaller than the original ${kb(before)}`);
-    if (lowRank && !withinTolerance) {
+    if (lowRank && !storedWithin) {
       const i = storedPsp.findIndex((v, j) => v < (1 - eps) * search.baseline[j] - 1e-9);
       const drop = 100 * (1 - storedPsp[i] / search.baseline[i]);
       why.push(
@@ -224,7 +230,7 @@ export function pruneModel(
   }
   return {
     curve,
-    withinTolerance,
+    withinTolerance: storedWithin,
     pruned: kept,
     reason,
     bytes: kept ? bytes : original,
