@@ -1,6 +1,6 @@
 /**
  * The streaming CoEmbed learner: each minibatch, joined by as many rows replayed from a bounded
- * reservoir of earlier rows (see ./reservoir.ts), is folded in (U_i by ridge regression on the
+ * reservoir of earlier rows (see ../../data/reservoir.ts), is folded in (U_i by ridge regression on the
  * observed features, then Adam steps on (U_i, G_i) with the globals fixed), then the global
  * factors (V, P, Q, H, bias) take Adam steps on it. Predictions use the inductive predictor
  * (see ./predictor.ts); the model file kind is "random-features".
@@ -14,8 +14,7 @@ import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, GLOBAL_NAMES } from "./core.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
-import { RowReservoir } from "./reservoir.ts";
-import { concatRows } from "../../data/dataset.ts";
+import { RowReservoir, withReplay } from "../../data/reservoir.ts";
 import { topKDense } from "../../metrics/topk.ts";
 
 /** The model-file kind written by CoEmbed. */
@@ -173,10 +172,7 @@ export class CoEmbedLearner {
     core.grow(batch.x.numCols, batch.y.numCols);
     if (B === 0) return;
     const replay = this.reservoir.sample(Math.round(c.replayRatio * B));
-    const rows = replay.x.numRows === 0 ? batch : concatRows(
-      { name: "batch", numFeatures: batch.x.numCols, numLabels: batch.y.numCols, ...batch },
-      { name: "replay", numFeatures: replay.x.numCols, numLabels: replay.y.numCols, ...replay },
-    );
+    const rows = withReplay({ x: batch.x, y: batch.y }, replay);
     const block = blockFromCsr(
       rows.x,
       rows.y,
@@ -324,9 +320,15 @@ export function restoreCore(
   const t = state.tensors;
   const reservoir = t.resXIndptr === undefined
     ? new RowReservoir(config.replay, config.seed)
-    : RowReservoir.fromState(config.replay, config.seed, {
-      seen: s.replaySeen,
-      rngState: s.replayRng,
-    }, t);
+    : RowReservoir.fromState(
+      config.replay,
+      config.seed,
+      {
+        seen: s.replaySeen,
+        rngState: s.replayRng,
+      },
+      t,
+      "CoEmbed",
+    );
   return { core, rowsSeen: s.rowsSeen, reservoir };
 }

@@ -18,6 +18,14 @@
  * step through the Gram term and is best moved more slowly than the sparse W rows). With
  * `l2Normalize`, every row is scaled to unit L2 norm before learning and scoring (and the model
  * file says so, so that the SDK does the same).
+ * Optional experience replay (`replay` > 0): the estimator keeps a bounded, seeded reservoir of
+ * at most `replay` earlier rows (a uniform sample of the stream, Algorithm R, see
+ * ../../data/reservoir.ts) and every incoming minibatch of b rows is learned in `replaySteps`
+ * optimiser steps, each on the b new rows joined by round(`replayRatio`·b) rows drawn from the
+ * reservoir; the new rows enter the reservoir afterwards. One pass then makes more optimiser
+ * progress per row without a second pass over the stream, and memory stays bounded by
+ * `replay` rows whatever the stream's length (the reservoir is part of {@linkcode
+ * LemlStream.toState}, never of the model file).
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
@@ -31,6 +39,7 @@ import { sgdRate, sgdUpdateRows } from "../../optim/sgd.ts";
 import { defaultThreshold, type LemlLoss, lossGrad, parseLoss } from "./loss.ts";
 import { GrowableRows, LowRankScorer } from "./lowrank.ts";
 import { hashUniform, SmallRng } from "./rng.ts";
+import { RowReservoir, withReplay } from "../../data/reservoir.ts";
 
 /**
  * Options of the streaming estimator (all optional).
@@ -74,6 +83,15 @@ export interface LemlStreamOptions {
   initScale?: number;
   /** Scale every row to unit L2 norm before learning and scoring (default false). */
   l2Normalize?: boolean;
+  /**
+   * Experience replay: rows kept in a seeded reservoir of earlier rows (default 0: no replay).
+   * Memory grows by at most this many rows, whatever the length of the stream.
+   */
+  replay?: number;
+  /** Replayed rows per new row in each step (default 1; used when `replay` > 0). */
+  replayRatio?: number;
+  /** Optimiser steps per incoming minibatch, each with a fresh replay draw (default 1). */
+  replaySteps?: number;
 }
 
 interface Config {
@@ -90,6 +108,9 @@ interface Config {
   threshold: number;
   initScale: number;
   l2Normalize: boolean;
+  replay: number;
+  replayRatio: number;
+  replaySteps: number;
 }
 
 function num(v: unknown, dflt: number, name: string, min = -Infinity): number {
@@ -110,6 +131,11 @@ function makeConfig(o: Record<string, unknown>): Config {
   if (!Number.isInteger(rank)) throw new RangeError(`leml: option rank must be an integer`);
   const negatives = num(o.negatives, 16, "negatives", 1);
   const lr = num(o.lr, optimizer === "adam" ? 0.01 : 0.05, "lr", 0);
+  const replay = num(o.replay, 0, "replay", 0),
+    replaySteps = num(o.replaySteps, 1, "replaySteps", 1);
+  if (!Number.isInteger(replay) || !Number.isInteger(replaySteps)) {
+    throw new RangeError(`leml: options replay and replaySteps must be integers`);
+  }
   return {
     seed: num(o.seed, 0, "seed"),
     rank,
@@ -124,6 +150,9 @@ function makeConfig(o: Record<string, unknown>): Config {
     threshold: num(o.threshold, defaultThreshold(loss), "threshold"),
     initScale: num(o.initScale, 1 / Math.sqrt(rank), "initScale", 0),
     l2Normalize: o.l2Normalize === undefined ? false : Boolean(o.l2Normalize),
+    replay,
+    replayRatio: num(o.replayRatio, 1, "replayRatio", 0),
+    replaySteps,
   };
 }
 
@@ -142,9 +171,10 @@ function makeConfig(o: Record<string, unknown>): Config {
  */
 export class LemlStream extends LowRankScorer implements Estimator {
   readonly config: Readonly<Config>;
-  /** Optimiser steps taken (one per non-empty batch). */
+  /** Optimiser steps taken (`replaySteps` per non-empty batch). */
   step = 0;
   #rng: SmallRng;
+  #reservoir: RowReservoir;
   #mW: GrowableRows;
   #vW: GrowableRows;
   #mH: GrowableRows;
@@ -177,6 +207,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     super(config.rank, 0, 0, config.threshold, config.l2Normalize);
     this.config = config;
     this.#rng = new SmallRng(Math.imul(Math.floor(config.seed) | 0, 0x9e3779b1) ^ 0x5bd1e995);
+    this.#reservoir = new RowReservoir(config.replay, Math.floor(config.seed));
     const k = config.rank;
     this.#mW = new GrowableRows(k, 0);
     this.#vW = new GrowableRows(k, 0);
@@ -269,7 +300,32 @@ export class LemlStream extends LowRankScorer implements Estimator {
     );
     this.grow(needD, needL);
     if (n === 0) return;
-    this.#step(batch);
+    const res = this.#reservoir;
+    if (res.capacity === 0) {
+      this.#step(batch);
+      return;
+    }
+    const extra = Math.round(this.config.replayRatio * n);
+    for (let s = 0; s < this.config.replaySteps; s++) {
+      this.#step(withReplay(batch, res.sample(extra)));
+    }
+    res.addRows(batch);
+  }
+
+  /**
+   * Rows held in the replay reservoir (at most `replay`).
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2, replay: 1 });
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [0]);
+   * m.learnOne({ indices: Int32Array.of(1), values: Float32Array.of(1) }, [1]);
+   * console.log(m.replayRows); // 1
+   * ```
+   */
+  get replayRows(): number {
+    return this.#reservoir.size;
   }
 
   /**
@@ -625,17 +681,19 @@ export class LemlStream extends LowRankScorer implements Estimator {
       tensors.mb = this.#mb.snapshot();
       tensors.vb = this.#vb.snapshot();
     }
-    return {
-      kind: "leml",
-      config: { trainer: "stream", ...this.config },
-      scalars: {
-        step: this.step,
-        rngState: this.#rng.state,
-        numFeatures: this.numFeatures,
-        numLabels: this.numLabels,
-      },
-      tensors,
+    const scalars: ModelState["scalars"] = {
+      step: this.step,
+      rngState: this.#rng.state,
+      numFeatures: this.numFeatures,
+      numLabels: this.numLabels,
     };
+    if (this.config.replay > 0) {
+      const r = this.#reservoir.toState();
+      Object.assign(tensors, r.tensors);
+      scalars.replaySeen = r.scalars.seen;
+      scalars.replayRng = r.scalars.rngState;
+    }
+    return { kind: "leml", config: { trainer: "stream", ...this.config }, scalars, tensors };
   }
 
   /**
@@ -679,6 +737,15 @@ export class LemlStream extends LowRankScorer implements Estimator {
     }
     m.step = state.scalars.step;
     m.#rng.state = state.scalars.rngState >>> 0;
+    if (m.config.replay > 0 && t.resXIndptr !== undefined) {
+      m.#reservoir = RowReservoir.fromState(
+        m.config.replay,
+        Math.floor(m.config.seed),
+        { seen: state.scalars.replaySeen, rngState: state.scalars.replayRng },
+        t,
+        "leml",
+      );
+    }
     return m;
   }
 }

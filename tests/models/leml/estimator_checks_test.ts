@@ -11,6 +11,12 @@ checkEstimator("leml streaming (unit-L2 rows, lrH)", factory, {
   createOptions: { rank: 8, lr: 0.05, lrH: 0.02, l2Normalize: true },
 });
 
+// Bounded experience replay: two steps per minibatch, each joined by rows from a reservoir of 24
+// (the reservoir is part of the state: restore, determinism and no-mutation checks cover it).
+checkEstimator("leml streaming (replay)", factory, {
+  createOptions: { rank: 8, lr: 0.03, replay: 24, replayRatio: 1, replaySteps: 2 },
+});
+
 // Streaming trainer with the logistic loss and sampled negatives.
 checkEstimator("leml streaming (logistic, sampled negatives)", factory, {
   createOptions: { rank: 8, lr: 0.05, loss: "logistic", negatives: 4 },

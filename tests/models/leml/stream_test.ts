@@ -289,3 +289,81 @@ Deno.test("leml stream: rejects malformed batches with a clear message", () => {
   assert(/row 0 of x/.test(msg), `unexpected message: ${msg}`);
   assert(m.numFeatures === 0 && m.step === 0, "a rejected batch changed the model");
 });
+
+/** A batch of `n` rows of one topic t (features t, t + 3 of 9; labels l ≡ t mod 3 of 12). */
+function topicRows(t: number, n: number): Batch {
+  const xp = [0], xi: number[] = [], yp = [0], yi: number[] = [];
+  for (let i = 0; i < n; i++) {
+    xi.push(t, t + 3);
+    xp.push(xi.length);
+    for (let l = t; l < 12; l += 3) yi.push(l);
+    yp.push(yi.length);
+  }
+  return {
+    x: {
+      numRows: n,
+      numCols: 9,
+      indptr: Int32Array.from(xp),
+      indices: Int32Array.from(xi),
+      values: new Float32Array(xi.length).fill(1),
+    },
+    y: { numRows: n, numCols: 12, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
+  };
+}
+
+Deno.test("leml stream: replay keeps a topic-sorted stream from forgetting, memory bounded", () => {
+  // one pass over a stream sorted by topic: 60 batches of topic 0, then 60 of topic 1, then 2
+  const run = (replay: number) => {
+    const m = new LemlStream({ rank: 3, lr: 0.05, seed: 2, replay, replayRatio: 2 });
+    for (let t = 0; t < 3; t++) for (let s = 0; s < 60; s++) m.learnMany(topicRows(t, 8));
+    assert(m.replayRows <= replay, `reservoir holds ${m.replayRows} rows > ${replay}`);
+    // mean margin of topic 0's rows: its labels' scores minus the other labels' scores
+    const sc = m.predictScores({ indices: Int32Array.of(0, 3), values: Float32Array.of(1, 1) });
+    let pos = 0, neg = 0;
+    for (let l = 0; l < 12; l++) l % 3 === 0 ? (pos += sc[l] / 4) : (neg += sc[l] / 8);
+    return {
+      m,
+      margin: pos - neg,
+      p1: m.predictTopK({ indices: Int32Array.of(0, 3), values: Float32Array.of(1, 1) }, 1)
+        .labels[0] % 3,
+    };
+  };
+  const without = run(0), withReplay = run(50);
+  assert(withReplay.m.replayRows === 50, `reservoir should be full: ${withReplay.m.replayRows}`);
+  assert(withReplay.p1 === 0, `with replay, topic 0's top label is in topic ${withReplay.p1}`);
+  assert(
+    withReplay.margin > 0.5 && withReplay.margin > without.margin + 0.2,
+    `topic-0 margin with replay ${withReplay.margin}, without ${without.margin}`,
+  );
+});
+
+Deno.test("leml stream: replay state restores bit for bit, masks included", () => {
+  const mk = () =>
+    new LemlStream({ rank: 3, seed: 5, replay: 6, replayRatio: 1.5, replaySteps: 2 });
+  const a = mk();
+  for (let s = 0; s < 6; s++) a.learnMany(randomBatch(40 + s, 4, 6, 5, s % 2 === 1));
+  const state = a.toState();
+  assert(state.tensors.resXIndptr?.length === 7, "the reservoir is missing from the state");
+  assert(
+    state.tensors.resFull !== undefined && Array.from(state.tensors.resFull).includes(0),
+    "masked rows lost their mask",
+  );
+  const b = LemlStream.fromState(state);
+  for (let s = 0; s < 3; s++) {
+    const batch = randomBatch(60 + s, 4, 6, 5, true);
+    a.learnMany(batch);
+    b.learnMany(batch);
+  }
+  assert(a.step === 18 && b.step === 18, `steps ${a.step}, ${b.step}: replaySteps per batch`);
+  assert(a.w.snapshot().join() === b.w.snapshot().join(), "W differs after the restore");
+  assert(a.h.snapshot().join() === b.h.snapshot().join(), "H differs after the restore");
+  // without replay the state carries no reservoir
+  assert(new LemlStream({ rank: 2 }).toState().tensors.resXIndptr === undefined, "stray reservoir");
+  let msg = "";
+  try {
+    new LemlStream({ rank: 2, replay: 1.5 });
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assert(msg.includes("replay"), `unexpected message: ${msg}`);
+});

@@ -1,0 +1,365 @@
+/**
+ * A bounded, seeded reservoir of training rows, shared by the streaming learners that replay
+ * earlier rows next to new ones (CoEmbed, LEML). It keeps a uniform sample (Vitter's Algorithm R)
+ * of at most `capacity` of the rows offered so far and hands out a few of them with every new
+ * minibatch ("experience replay"). Replay lets one pass over a stream reuse what it has seen —
+ * more optimiser progress per row, and no forgetting when the stream's order drifts (files
+ * sorted by label, bursts of one topic) — at a fixed memory cost: never more than `capacity`
+ * rows, whatever the length of the stream.
+ *
+ * Rows keep their observed-label mask (a batch's `observed` / `fullyObserved`), so a row with
+ * missing labels is replayed with the same missing labels. The whole state (kept rows, counter,
+ * RNG) serialises to typed arrays ({@linkcode RowReservoir.toState}) and restores bit for bit.
+ *
+ * @module
+ */
+import type { Batch, BinaryCsr } from "./types.ts";
+import { concatRows } from "./dataset.ts";
+import { SmallRng } from "../models/leml/rng.ts";
+
+/** One stored row: feature indices and values, positive labels, and the observed mask if any. */
+interface StoredRow {
+  xi: Int32Array;
+  xv: Float32Array;
+  y: Int32Array;
+  /** Observed labels besides the positives (a masked row), or null (fully observed). */
+  obs: Int32Array | null;
+}
+
+/**
+ * The serialisable state of a {@linkcode RowReservoir}: the kept rows as CSR arrays in slot order
+ * plus the counters.
+ *
+ * @example
+ * ```ts
+ * import { RowReservoir, type ReservoirState } from "./reservoir.ts";
+ * const s: ReservoirState = new RowReservoir(4, 1).toState();
+ * console.log(s.scalars.seen, s.tensors.resXIndptr.length); // 0 1
+ * ```
+ */
+export interface ReservoirState {
+  /** `seen`: rows offered so far; `rngState`: the sampler's generator state. */
+  scalars: { seen: number; rngState: number };
+  /**
+   * `resXIndptr`, `resXIndices`, `resXValues` (features), `resYIndptr`, `resYIndices` (labels),
+   * `resOIndptr`, `resOIndices` (mask rows), `resFull` (1 = fully observed row).
+   */
+  tensors: Record<string, Int32Array | Float32Array | Uint8Array>;
+}
+
+/**
+ * The reservoir.
+ *
+ * @example
+ * ```ts
+ * import { RowReservoir } from "./reservoir.ts";
+ * const r = new RowReservoir(2, 7);
+ * const batch = {
+ *   x: { numRows: 3, numCols: 2, indptr: Int32Array.of(0, 1, 2, 3), indices: Int32Array.of(0, 1, 0), values: Float32Array.of(1, 2, 3) },
+ *   y: { numRows: 3, numCols: 2, indptr: Int32Array.of(0, 1, 1, 2), indices: Int32Array.of(1, 0) },
+ * };
+ * r.addRows(batch);
+ * console.log(r.size, r.seen, r.sample(5).x.numRows); // 2 3 2
+ * ```
+ */
+export class RowReservoir {
+  /** Maximum number of rows kept. */
+  readonly capacity: number;
+  /** Rows offered so far. */
+  seen = 0;
+  readonly #rng: SmallRng;
+  #rows: StoredRow[] = [];
+  #order = new Int32Array(0);
+
+  /**
+   * @param capacity rows kept (0 keeps none).
+   * @param seed seed of the sampling.
+   */
+  constructor(capacity: number, seed: number) {
+    if (!Number.isInteger(capacity) || capacity < 0) {
+      throw new RangeError(`RowReservoir: capacity ${capacity} must be an integer >= 0`);
+    }
+    this.capacity = capacity;
+    this.#rng = new SmallRng(Math.imul(seed | 0, 0x2c1b3c6d) ^ 0x297a2d39);
+  }
+
+  /**
+   * Rows currently kept.
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * console.log(new RowReservoir(3, 0).size); // 0
+   * ```
+   */
+  get size(): number {
+    return this.#rows.length;
+  }
+
+  /**
+   * Offers every row of `batch` (copies are kept; the batch is not mutated). Each row ends up
+   * kept with probability capacity/seen, independently of when it came.
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * const r = new RowReservoir(1, 0);
+   * r.addRows({
+   *   x: { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(2) },
+   *   y: { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 0), indices: new Int32Array(0) },
+   * });
+   * console.log(r.size, r.seen); // 1 1
+   * ```
+   */
+  addRows(batch: Batch): void {
+    const { x, y, observed, fullyObserved } = batch;
+    for (let i = 0; i < x.numRows; i++) {
+      this.seen++;
+      let slot = this.#rows.length;
+      if (slot >= this.capacity) {
+        slot = this.#rng.nextInt(this.seen); // Algorithm R: keep with probability capacity/seen
+        if (slot >= this.capacity) continue;
+      }
+      const masked = observed !== undefined && !(fullyObserved !== undefined &&
+        fullyObserved[i] === 1);
+      const row: StoredRow = {
+        xi: x.indices.slice(x.indptr[i], x.indptr[i + 1]),
+        xv: x.values.slice(x.indptr[i], x.indptr[i + 1]),
+        y: y.indices.slice(y.indptr[i], y.indptr[i + 1]),
+        obs: masked ? observed.indices.slice(observed.indptr[i], observed.indptr[i + 1]) : null,
+      };
+      if (slot === this.#rows.length) this.#rows.push(row);
+      else this.#rows[slot] = row;
+    }
+  }
+
+  /**
+   * Up to `count` distinct kept rows, drawn uniformly, as a batch (`numCols` is the largest index
+   * + 1 of the rows drawn; `observed` and `fullyObserved` are set when a drawn row is masked).
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * const r = new RowReservoir(5, 3);
+   * console.log(r.sample(2).x.numRows); // 0
+   * ```
+   */
+  sample(count: number): Batch {
+    const n = this.#rows.length, m = Math.max(0, Math.min(Math.floor(count), n));
+    if (this.#order.length < n) this.#order = new Int32Array(Math.max(n, 2 * this.#order.length));
+    const order = this.#order;
+    for (let i = 0; i < n; i++) order[i] = i;
+    for (let i = 0; i < m; i++) { // partial Fisher–Yates
+      const j = i + this.#rng.nextInt(n - i);
+      const t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    return this.#gather(order.subarray(0, m), true);
+  }
+
+  /**
+   * The rows at `slots` as a batch (with `observed` / `fullyObserved` when some row is masked;
+   * `numCols` from the rows, or 0).
+   */
+  #gather(slots: Int32Array, numColsFromRows: boolean): Batch {
+    const m = slots.length, rows = this.#rows;
+    let nx = 0, ny = 0, no = 0, anyMasked = false;
+    for (let i = 0; i < m; i++) {
+      const r = rows[slots[i]];
+      nx += r.xi.length;
+      ny += r.y.length;
+      if (r.obs !== null) {
+        anyMasked = true;
+        no += r.obs.length;
+      }
+    }
+    const xp = new Int32Array(m + 1), yp = new Int32Array(m + 1);
+    const xi = new Int32Array(nx), xv = new Float32Array(nx), yi = new Int32Array(ny);
+    const op = anyMasked ? new Int32Array(m + 1) : undefined;
+    const oi = anyMasked ? new Int32Array(no) : undefined;
+    const full = anyMasked ? new Uint8Array(m) : undefined;
+    let D = 0, L = 0;
+    for (let i = 0; i < m; i++) {
+      const r = rows[slots[i]];
+      xi.set(r.xi, xp[i]);
+      xv.set(r.xv, xp[i]);
+      yi.set(r.y, yp[i]);
+      xp[i + 1] = xp[i] + r.xi.length;
+      yp[i + 1] = yp[i] + r.y.length;
+      if (r.xi.length) D = Math.max(D, r.xi[r.xi.length - 1] + 1);
+      if (r.y.length) L = Math.max(L, r.y[r.y.length - 1] + 1);
+      if (op && oi && full) {
+        const o = r.obs ?? new Int32Array(0);
+        oi.set(o, op[i]);
+        op[i + 1] = op[i] + o.length;
+        full[i] = r.obs === null ? 1 : 0;
+        if (o.length) L = Math.max(L, o[o.length - 1] + 1);
+      }
+    }
+    if (!numColsFromRows) D = L = 0;
+    const batch: Batch = {
+      x: { numRows: m, numCols: D, indptr: xp, indices: xi, values: xv },
+      y: { numRows: m, numCols: L, indptr: yp, indices: yi },
+    };
+    if (op && oi && full) {
+      return {
+        ...batch,
+        observed: { numRows: m, numCols: L, indptr: op, indices: oi },
+        fullyObserved: full,
+      };
+    }
+    return batch;
+  }
+
+  /**
+   * The reservoir's full state (kept rows in slot order, as CSR arrays, plus the counters), for
+   * checkpoints.
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * const s = new RowReservoir(2, 0).toState();
+   * console.log(Object.keys(s.tensors).length, s.scalars.seen); // 8 0
+   * ```
+   */
+  toState(): ReservoirState {
+    const slots = Int32Array.from({ length: this.#rows.length }, (_, i) => i);
+    const all = this.#gather(slots, false);
+    const m = slots.length;
+    const op = new Int32Array(m + 1), full = new Uint8Array(m).fill(1);
+    let oi: Int32Array = new Int32Array(0);
+    if (all.observed && all.fullyObserved) {
+      op.set(all.observed.indptr);
+      oi = all.observed.indices;
+      full.set(all.fullyObserved);
+    }
+    return {
+      scalars: { seen: this.seen, rngState: this.#rng.state },
+      tensors: {
+        resXIndptr: all.x.indptr,
+        resXIndices: all.x.indices,
+        resXValues: all.x.values,
+        resYIndptr: all.y.indptr,
+        resYIndices: all.y.indices,
+        resOIndptr: op,
+        resOIndices: oi,
+        resFull: full,
+      },
+    };
+  }
+
+  /**
+   * Rebuilds a reservoir from {@linkcode toState} output (rows restored in slot order, so the
+   * restored reservoir continues exactly as the original). The mask tensors may be absent
+   * (every row fully observed). `owner` names the caller in error messages.
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * const a = new RowReservoir(2, 5);
+   * const s = a.toState();
+   * const b = RowReservoir.fromState(2, 5, s.scalars, s.tensors);
+   * console.log(b.size, b.capacity); // 0 2
+   * ```
+   */
+  static fromState(
+    capacity: number,
+    seed: number,
+    scalars: Record<string, number | undefined>,
+    tensors: Record<string, ArrayLike<number> | undefined>,
+    owner = "RowReservoir",
+  ): RowReservoir {
+    const r = new RowReservoir(capacity, seed);
+    const xp = tensors.resXIndptr, xi = tensors.resXIndices, xv = tensors.resXValues;
+    const yp = tensors.resYIndptr, yi = tensors.resYIndices;
+    const op = tensors.resOIndptr, oi = tensors.resOIndices, full = tensors.resFull;
+    if (!xp || !xi || !xv || !yp || !yi) {
+      throw new RangeError(`${owner} restore: the replay reservoir tensors are missing`);
+    }
+    const n = xp.length - 1;
+    const masksOk = (!op && !oi && !full) ||
+      (op !== undefined && oi !== undefined && full !== undefined && op.length === n + 1 &&
+        full.length === n && op[n] === oi.length);
+    if (
+      n < 0 || n > capacity || yp.length !== n + 1 || xp[n] !== xi.length ||
+      xi.length !== xv.length || yp[n] !== yi.length || !masksOk
+    ) {
+      throw new RangeError(`${owner} restore: the replay reservoir tensors are inconsistent`);
+    }
+    const part = <T extends Int32Array | Float32Array>(
+      make: (len: number) => T,
+      src: ArrayLike<number>,
+      a: number,
+      b: number,
+    ): T => {
+      const out = make(b - a);
+      for (let p = a; p < b; p++) out[p - a] = src[p];
+      return out;
+    };
+    const ints = (len: number) => new Int32Array(len);
+    for (let i = 0; i < n; i++) {
+      const masked = full !== undefined && full[i] === 0;
+      r.#rows.push({
+        xi: part(ints, xi, xp[i], xp[i + 1]),
+        xv: part((len) => new Float32Array(len), xv, xp[i], xp[i + 1]),
+        y: part(ints, yi, yp[i], yp[i + 1]),
+        obs: masked ? part(ints, oi!, op![i], op![i + 1]) : null,
+      });
+    }
+    r.seen = scalars.seen ?? n;
+    r.#rng.state = (scalars.rngState ?? r.#rng.state) >>> 0;
+    return r;
+  }
+}
+
+/**
+ * The rows of `batch` followed by the rows of `replay` (e.g. a {@linkcode RowReservoir.sample}),
+ * as one batch: spaces are the larger of the two; observed-label masks are kept (a fully
+ * observed side gets `fullyObserved` = 1 rows). Returns `batch` itself when `replay` is empty.
+ * Neither input is mutated.
+ *
+ * @example
+ * ```ts
+ * import { withReplay } from "./reservoir.ts";
+ * const one = (f: number, l: number) => ({
+ *   x: { numRows: 1, numCols: f + 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(f), values: Float32Array.of(1) },
+ *   y: { numRows: 1, numCols: l + 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(l) },
+ * });
+ * const b = withReplay(one(0, 2), one(3, 0));
+ * console.log(b.x.numRows, b.x.numCols, b.y.numCols, [...b.y.indices]); // 2 4 3 [ 2, 0 ]
+ * ```
+ */
+export function withReplay(batch: Batch, replay: Batch): Batch {
+  const nb = batch.x.numRows, nr = replay.x.numRows;
+  if (nr === 0) return batch;
+  const ds = (b: Batch, name: string) => ({
+    name,
+    numFeatures: b.x.numCols,
+    numLabels: b.y.numCols,
+    x: b.x,
+    y: b.y,
+  });
+  const cat = concatRows(ds(batch, "batch"), ds(replay, "replay"));
+  const out: Batch = { x: cat.x, y: cat.y };
+  if (!batch.observed && !replay.observed) return out;
+  // masks: a side without one is fully observed
+  const maskOf = (b: Batch, n: number): { m: BinaryCsr; full: Uint8Array } =>
+    b.observed ? { m: b.observed, full: b.fullyObserved ?? new Uint8Array(n) } : {
+      m: { numRows: n, numCols: 0, indptr: new Int32Array(n + 1), indices: new Int32Array(0) },
+      full: new Uint8Array(n).fill(1),
+    };
+  const a = maskOf(batch, nb), r = maskOf(replay, nr);
+  const L = Math.max(cat.y.numCols, a.m.numCols, r.m.numCols);
+  const ma = ds({ x: batch.x, y: a.m }, "batch"), mr = ds({ x: replay.x, y: r.m }, "replay");
+  const masks = concatRows(ma, mr).y;
+  const full = new Uint8Array(nb + nr);
+  full.set(a.full.subarray(0, nb));
+  full.set(r.full.subarray(0, nr), nb);
+  return {
+    x: cat.x,
+    y: { ...cat.y, numCols: L },
+    observed: { ...masks, numCols: L },
+    fullyObserved: full,
+  };
+}
