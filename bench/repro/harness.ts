@@ -1,16 +1,19 @@
 /**
  * Shared helpers of the repro experiments: loading a dataset's train/test files with the
- * training-set propensities, a seeded validation split, timing, and prequential evaluation.
+ * training-set propensities, number flags, a seeded validation split, minibatch training,
+ * timing, and prequential evaluation.
  *
  * @module
  */
 import {
+  batchesOf,
   type Dataset,
   labelCounts,
   loadDataset,
   loadNames,
   splitRows,
 } from "../../src/data/dataset.ts";
+import type { Batch } from "../../src/data/types.ts";
 import { propensities as propensitiesOf } from "../../src/metrics/propensity.ts";
 import type { ExperimentContext } from "./types.ts";
 
@@ -40,7 +43,18 @@ export interface TrainTest {
   labelNames: string[];
 }
 
-function numberFlag(
+/**
+ * A finite number flag of an experiment (`--name VALUE`), or `fallback` when it is absent.
+ *
+ * @throws {TypeError} when the flag has no value or is not a finite number
+ *
+ * @example
+ * ```ts
+ * import { numberFlag } from "./harness.ts";
+ * console.log(numberFlag({ threshold: "0.25" }, "threshold", 0.5), numberFlag({}, "threshold", 0.5)); // 0.25 0.5
+ * ```
+ */
+export function numberFlag(
   flags: Record<string, string | boolean>,
   name: string,
   fallback: number,
@@ -143,6 +157,33 @@ export async function timeSeconds<T>(
   const t0 = performance.now();
   const result = await fn();
   return { result, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * Feeds a dataset to a streaming model in minibatches of `batchSize` rows (in file order),
+ * `epochs` times, and returns the model.
+ *
+ * @example
+ * ```ts
+ * import { learnAll } from "./harness.ts";
+ * import { PopularityEstimator } from "../../src/models/popularity/mod.ts";
+ * const ds = {
+ *   name: "t", numFeatures: 1, numLabels: 2,
+ *   x: { numRows: 2, numCols: 1, indptr: Int32Array.of(0, 1, 2), indices: new Int32Array(2), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(1, 1) },
+ * };
+ * const m = learnAll(new PopularityEstimator({ numFeatures: 1, numLabels: 2 }), ds);
+ * console.log([...m.predictTopK({ indices: Int32Array.of(0), values: Float32Array.of(1) }, 1).labels]); // [ 1 ]
+ * ```
+ */
+export function learnAll<M extends { learnMany(batch: Batch): void }>(
+  model: M,
+  ds: Dataset,
+  batchSize = 1024,
+  epochs = 1,
+): M {
+  for (let e = 0; e < epochs; e++) for (const b of batchesOf(ds, batchSize)) model.learnMany(b);
+  return model;
 }
 
 /**

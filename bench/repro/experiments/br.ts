@@ -9,8 +9,8 @@
  * @module
  */
 import type { Experiment, ExperimentContext } from "../types.ts";
-import { loadTrainTest, timeSeconds } from "../harness.ts";
-import { batchesOf, type Dataset } from "../../../src/data/dataset.ts";
+import { learnAll, loadTrainTest, timeSeconds } from "../harness.ts";
+import type { Dataset } from "../../../src/data/dataset.ts";
 import { BrEstimator, nnzOf, trainBr } from "../../../src/models/br/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 
@@ -85,16 +85,19 @@ const br: Experiment = async (ctx) => {
     if (!Number.isInteger(epochs) || epochs < 1) {
       throw new TypeError(`--epochs must be a positive integer, got '${ctx.flags.epochs}'`);
     }
-    ({ result: model, seconds: trainSeconds } = await timeSeconds(() => {
-      const m = new BrEstimator({
-        numFeatures: train.numFeatures,
-        numLabels: train.numLabels,
-        l2Normalize: s.l2Normalize,
-        seed: ctx.seed,
-      });
-      for (let e = 0; e < epochs; e++) for (const b of batchesOf(train, 256)) m.learnMany(b);
-      return m;
-    }));
+    ({ result: model, seconds: trainSeconds } = await timeSeconds(() =>
+      learnAll(
+        new BrEstimator({
+          numFeatures: train.numFeatures,
+          numLabels: train.numLabels,
+          l2Normalize: s.l2Normalize,
+          seed: ctx.seed,
+        }),
+        train,
+        256,
+        epochs,
+      )
+    ));
   } else {
     throw new TypeError(`--trainer must be dcd or adam, got '${trainer}'`);
   }

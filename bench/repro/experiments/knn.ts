@@ -10,8 +10,15 @@
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { loadTrainTest, stateBytes, timeSeconds, validationSplit } from "../harness.ts";
-import { batchesOf, labelsOf, rowView } from "../../../src/data/dataset.ts";
+import {
+  learnAll,
+  loadTrainTest,
+  numberFlag,
+  stateBytes,
+  timeSeconds,
+  validationSplit,
+} from "../harness.ts";
+import { labelsOf, rowView } from "../../../src/data/dataset.ts";
 import { KnnEstimator } from "../../../src/models/knn/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { PrecisionAtK } from "../../../src/metrics/precision.ts";
@@ -29,10 +36,7 @@ function parseGrid(v: string | boolean | undefined): number[] {
 
 const knn: Experiment = async (ctx) => {
   const { train, test, propensities } = await loadTrainTest(ctx);
-  const threshold = ctx.flags.threshold === undefined ? 0.5 : Number(ctx.flags.threshold);
-  if (!Number.isFinite(threshold)) {
-    throw new TypeError(`--threshold must be a number, got '${ctx.flags.threshold}'`);
-  }
+  const threshold = numberFlag(ctx.flags, "threshold", 0.5);
   let chosenK: number;
   const validation: Record<string, number> = {};
   if (ctx.flags.k !== undefined) {
@@ -44,8 +48,10 @@ const knn: Experiment = async (ctx) => {
     const grid = parseGrid(ctx.flags["k-grid"]);
     const maxK = grid[grid.length - 1];
     const { fit, valid } = validationSplit(train, 0.2, ctx.seed);
-    const probe = new KnnEstimator({ k: maxK, threshold, numLabels: train.numLabels });
-    for (const b of batchesOf(fit, 1024)) probe.learnMany(b);
+    const probe = learnAll(
+      new KnnEstimator({ k: maxK, threshold, numLabels: train.numLabels }),
+      fit,
+    );
     const acc = grid.map(() => new PrecisionAtK([1, 3, 5]));
     ctx.progress.start(valid.x.numRows, "choose k");
     for (let i = 0; i < valid.x.numRows; i++) {
@@ -67,16 +73,17 @@ const knn: Experiment = async (ctx) => {
       }
     });
   }
-  const { result: model, seconds: trainSeconds } = await timeSeconds(() => {
-    const m = new KnnEstimator({
-      k: chosenK,
-      threshold,
-      numFeatures: train.numFeatures,
-      numLabels: train.numLabels,
-    });
-    for (const b of batchesOf(train, 1024)) m.learnMany(b);
-    return m;
-  });
+  const { result: model, seconds: trainSeconds } = await timeSeconds(() =>
+    learnAll(
+      new KnnEstimator({
+        k: chosenK,
+        threshold,
+        numFeatures: train.numFeatures,
+        numLabels: train.numLabels,
+      }),
+      train,
+    )
+  );
   const { metrics, predictMsPerRow } = evaluateModel(model, test, {
     propensities,
     progress: ctx.progress,

@@ -20,22 +20,12 @@
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { loadTrainTest } from "../harness.ts";
+import { loadTrainTest, numberFlag } from "../harness.ts";
 import { BrEstimator, nnzOf } from "../../../src/models/br/mod.ts";
 import { popBr } from "../../../src/prune/pop_br.ts";
 import { curveSvg } from "../../../src/prune/curve.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { brSettings } from "./br.ts";
-
-function numFlag(flags: Record<string, string | boolean>, name: string, fallback: number): number {
-  const v = flags[name];
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (typeof v !== "string" || !Number.isFinite(n)) {
-    throw new TypeError(`--${name} must be a number, got '${v}'`);
-  }
-  return n;
-}
 
 function choice<T extends string>(
   flags: Record<string, string | boolean>,
@@ -52,10 +42,10 @@ function choice<T extends string>(
 const popExperiment: Experiment = async (ctx) => {
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   const settings = brSettings(ctx.flags);
-  const epsilon = numFlag(ctx.flags, "epsilon", 0.01);
-  const lambda = numFlag(ctx.flags, "lambda", 0.01);
-  const delta = numFlag(ctx.flags, "delta", 5);
-  const valFraction = numFlag(ctx.flags, "val-fraction", 0.2);
+  const epsilon = numberFlag(ctx.flags, "epsilon", 0.01);
+  const lambda = numberFlag(ctx.flags, "lambda", 0.01);
+  const delta = numberFlag(ctx.flags, "delta", 5);
+  const valFraction = numberFlag(ctx.flags, "val-fraction", 0.2);
   const weightType = choice(ctx.flags, "weights", ["f16", "f32"] as const);
   const indexType = choice(ctx.flags, "index", ["u16", "i32"] as const);
   const plot = ctx.flags.plot;

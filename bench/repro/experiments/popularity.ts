@@ -5,26 +5,23 @@
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { loadTrainTest, timeSeconds } from "../harness.ts";
-import { batchesOf } from "../../../src/data/dataset.ts";
+import { learnAll, loadTrainTest, numberFlag, timeSeconds } from "../harness.ts";
 import { PopularityEstimator } from "../../../src/models/popularity/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 
 const popularity: Experiment = async (ctx) => {
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
-  const threshold = ctx.flags.threshold === undefined ? 0.5 : Number(ctx.flags.threshold);
-  if (!Number.isFinite(threshold)) {
-    throw new TypeError(`--threshold must be a number, got '${ctx.flags.threshold}'`);
-  }
-  const { result: model, seconds: trainSeconds } = await timeSeconds(() => {
-    const m = new PopularityEstimator({
-      threshold,
-      numFeatures: train.numFeatures,
-      numLabels: train.numLabels,
-    });
-    for (const b of batchesOf(train, 1024)) m.learnMany(b);
-    return m;
-  });
+  const threshold = numberFlag(ctx.flags, "threshold", 0.5);
+  const { result: model, seconds: trainSeconds } = await timeSeconds(() =>
+    learnAll(
+      new PopularityEstimator({
+        threshold,
+        numFeatures: train.numFeatures,
+        numLabels: train.numLabels,
+      }),
+      train,
+    )
+  );
   const { metrics, predictMsPerRow } = evaluateModel(model, test, {
     propensities,
     progress: ctx.progress,
