@@ -1,11 +1,13 @@
 /**
  * Peak-RSS check of a streaming LEML pass: `deno run -A bench/leml_memory.ts [--rows 2000000]
- * [--batch 256]` generates a seeded stream (5000 features, 200 labels, ~20 non-zeros and ~3
+ * [--batch 256] [--replay 2000] [--replay-steps 2]` generates a seeded stream (5000 features, 200 labels, ~20 non-zeros and ~3
  * labels per row) batch by batch, never holding more than one batch, trains the streaming
- * estimator on it and prints one JSON line with, at checkpoints (every 10% of the rows), the
+ * estimator on it (with bounded experience replay: a reservoir of at most `--replay` rows, each
+ * minibatch learned in `--replay-steps` steps on the new rows plus as many replayed ones;
+ * `--replay 0` turns it off) and prints one JSON line with, at checkpoints (every 10% of the rows), the
  * current RSS and the process's peak RSS so far (`VmHWM` of /proc/self/status, Linux; null
  * elsewhere). Both should stay flat after the first checkpoint: the model and its scratch do not
- * grow with the number of rows seen.
+ * grow with the number of rows seen, and the reservoir stops growing at `--replay` rows.
  *
  * @module
  */
@@ -29,10 +31,16 @@ const { values } = parseArgs({
   options: {
     rows: { type: "string", default: "2000000" },
     batch: { type: "string", default: "256" },
+    replay: { type: "string", default: "2000" },
+    "replay-steps": { type: "string", default: "2" },
   },
 });
 const rows = Number(values.rows), bs = Number(values.batch);
+const replay = Number(values.replay), replaySteps = Number(values["replay-steps"]);
 if (!(rows >= 1) || !(bs >= 1)) throw new TypeError("--rows and --batch must be positive");
+if (!Number.isInteger(replay) || replay < 0 || !Number.isInteger(replaySteps) || replaySteps < 1) {
+  throw new TypeError("--replay must be an integer >= 0 and --replay-steps an integer >= 1");
+}
 const D = 5000, L = 200, rng = new Rng(1);
 const xi = new Int32Array(bs * 40), xv = new Float32Array(bs * 40).fill(1);
 const yi = new Int32Array(bs * 8), xp = new Int32Array(bs + 1), yp = new Int32Array(bs + 1);
@@ -71,14 +79,19 @@ function nextBatch(n: number): Batch {
   };
 }
 
-const model = new LemlStream({ rank: 16, lr: 0.002, seed: 0 });
-const checkpoints: { rows: number; rssMB: number; peakRssMB: number | null; seconds: number }[] =
-  [];
+const model = new LemlStream({ rank: 16, lr: 0.002, seed: 0, replay, replaySteps });
+const checkpoints: {
+  rows: number;
+  rssMB: number;
+  peakRssMB: number | null;
+  replayRows: number;
+  seconds: number;
+}[] = [];
 const t0 = performance.now();
 const every = Math.max(bs, Math.floor(rows / 10));
 let done = 0, next = every;
 const mb = () => Math.round(Deno.memoryUsage().rss / 1048576 * 10) / 10;
-checkpoints.push({ rows: 0, rssMB: mb(), peakRssMB: peakRssMB(), seconds: 0 });
+checkpoints.push({ rows: 0, rssMB: mb(), peakRssMB: peakRssMB(), replayRows: 0, seconds: 0 });
 while (done < rows) {
   const n = Math.min(bs, rows - done);
   model.learnMany(nextBatch(n));
@@ -88,6 +101,7 @@ while (done < rows) {
       rows: done,
       rssMB: mb(),
       peakRssMB: peakRssMB(),
+      replayRows: model.replayRows,
       seconds: (performance.now() - t0) / 1000,
     });
     next += every;
@@ -100,6 +114,8 @@ console.log(JSON.stringify({
   rows,
   batch: bs,
   rank: 16,
+  replay,
+  replaySteps,
   numFeatures: D,
   numLabels: L,
   checkpoints,

@@ -17,13 +17,64 @@ import type { Batch, BinaryCsr } from "./types.ts";
 import { concatRows } from "./dataset.ts";
 import { SmallRng } from "../models/leml/rng.ts";
 
-/** One stored row: feature indices and values, positive labels, and the observed mask if any. */
-interface StoredRow {
-  xi: Int32Array;
-  xv: Float32Array;
-  y: Int32Array;
-  /** Observed labels besides the positives (a masked row), or null (fully observed). */
-  obs: Int32Array | null;
+/**
+ * Variable-length rows of one typed array kind in a slab: slot r holds `len[r]` entries from
+ * `off[r]` (−1: no row). Replaced rows leave garbage that is compacted away when it outweighs
+ * the live entries, so the slab stays within a constant factor of the live data and a long
+ * stream allocates no per-row objects.
+ */
+class Slab<T extends Int32Array | Float32Array> {
+  data: T;
+  end = 0;
+  live = 0;
+  readonly off: Int32Array;
+  readonly len: Int32Array;
+  readonly #make: (n: number) => T;
+  constructor(slots: number, make: (n: number) => T) {
+    this.#make = make;
+    this.data = make(16);
+    this.off = new Int32Array(slots).fill(-1);
+    this.len = new Int32Array(slots);
+  }
+  /** Stores `src[a..b)` in `slot` (replacing what it held). */
+  put(slot: number, src: ArrayLike<number>, a: number, b: number): void {
+    const n = b - a;
+    if (this.off[slot] >= 0) this.live -= this.len[slot];
+    this.off[slot] = -1;
+    if (this.end + n > this.data.length) this.#repack(n);
+    const d = this.data, o = this.end;
+    for (let p = 0; p < n; p++) d[o + p] = src[a + p];
+    this.off[slot] = o;
+    this.len[slot] = n;
+    this.end += n;
+    this.live += n;
+  }
+  /** Marks `slot` as holding no row. */
+  clear(slot: number): void {
+    if (this.off[slot] >= 0) this.live -= this.len[slot];
+    this.off[slot] = -1;
+    this.len[slot] = 0;
+  }
+  /** Compacts the live rows into an array with room for `extra` more entries. */
+  #repack(extra: number): void {
+    const cap = Math.max(16, 2 * (this.live + extra));
+    const next = this.#make(cap);
+    let e = 0;
+    for (let r = 0; r < this.off.length; r++) {
+      const o = this.off[r];
+      if (o < 0) continue;
+      next.set(this.data.subarray(o, o + this.len[r]), e);
+      this.off[r] = e;
+      e += this.len[r];
+    }
+    this.data = next;
+    this.end = e;
+  }
+  /** The entries of `slot` (a view, valid until the next `put`). */
+  view(slot: number): T {
+    const o = this.off[slot];
+    return this.data.subarray(o, o + this.len[slot]) as T;
+  }
 }
 
 /**
@@ -68,7 +119,12 @@ export class RowReservoir {
   /** Rows offered so far. */
   seen = 0;
   readonly #rng: SmallRng;
-  #rows: StoredRow[] = [];
+  #size = 0;
+  readonly #xi: Slab<Int32Array>;
+  readonly #xv: Slab<Float32Array>;
+  readonly #y: Slab<Int32Array>;
+  /** Observed labels besides the positives of a masked row; no row (−1) when fully observed. */
+  readonly #obs: Slab<Int32Array>;
   #order = new Int32Array(0);
 
   /**
@@ -81,6 +137,11 @@ export class RowReservoir {
     }
     this.capacity = capacity;
     this.#rng = new SmallRng(Math.imul(seed | 0, 0x2c1b3c6d) ^ 0x297a2d39);
+    const ints = (n: number) => new Int32Array(n);
+    this.#xi = new Slab(capacity, ints);
+    this.#xv = new Slab(capacity, (n) => new Float32Array(n));
+    this.#y = new Slab(capacity, ints);
+    this.#obs = new Slab(capacity, ints);
   }
 
   /**
@@ -93,7 +154,7 @@ export class RowReservoir {
    * ```
    */
   get size(): number {
-    return this.#rows.length;
+    return this.#size;
   }
 
   /**
@@ -115,22 +176,41 @@ export class RowReservoir {
     const { x, y, observed, fullyObserved } = batch;
     for (let i = 0; i < x.numRows; i++) {
       this.seen++;
-      let slot = this.#rows.length;
+      let slot = this.#size;
       if (slot >= this.capacity) {
         slot = this.#rng.nextInt(this.seen); // Algorithm R: keep with probability capacity/seen
         if (slot >= this.capacity) continue;
-      }
+      } else this.#size++;
       const masked = observed !== undefined && !(fullyObserved !== undefined &&
         fullyObserved[i] === 1);
-      const row: StoredRow = {
-        xi: x.indices.slice(x.indptr[i], x.indptr[i + 1]),
-        xv: x.values.slice(x.indptr[i], x.indptr[i + 1]),
-        y: y.indices.slice(y.indptr[i], y.indptr[i + 1]),
-        obs: masked ? observed.indices.slice(observed.indptr[i], observed.indptr[i + 1]) : null,
-      };
-      if (slot === this.#rows.length) this.#rows.push(row);
-      else this.#rows[slot] = row;
+      this.#put(
+        slot,
+        x.indices,
+        x.values,
+        x.indptr[i],
+        x.indptr[i + 1],
+        y.indices,
+        y.indptr[i],
+        y.indptr[i + 1],
+      );
+      if (masked) this.#obs.put(slot, observed.indices, observed.indptr[i], observed.indptr[i + 1]);
+      else this.#obs.clear(slot);
     }
+  }
+
+  #put(
+    slot: number,
+    xi: ArrayLike<number>,
+    xv: ArrayLike<number>,
+    xa: number,
+    xb: number,
+    yi: ArrayLike<number>,
+    ya: number,
+    yb: number,
+  ): void {
+    this.#xi.put(slot, xi, xa, xb);
+    this.#xv.put(slot, xv, xa, xb);
+    this.#y.put(slot, yi, ya, yb);
   }
 
   /**
@@ -145,7 +225,7 @@ export class RowReservoir {
    * ```
    */
   sample(count: number): Batch {
-    const n = this.#rows.length, m = Math.max(0, Math.min(Math.floor(count), n));
+    const n = this.#size, m = Math.max(0, Math.min(Math.floor(count), n));
     if (this.#order.length < n) this.#order = new Int32Array(Math.max(n, 2 * this.#order.length));
     const order = this.#order;
     for (let i = 0; i < n; i++) order[i] = i;
@@ -163,15 +243,15 @@ export class RowReservoir {
    * `numCols` from the rows, or 0).
    */
   #gather(slots: Int32Array, numColsFromRows: boolean): Batch {
-    const m = slots.length, rows = this.#rows;
+    const m = slots.length, X = this.#xi, Y = this.#y, O = this.#obs;
     let nx = 0, ny = 0, no = 0, anyMasked = false;
     for (let i = 0; i < m; i++) {
-      const r = rows[slots[i]];
-      nx += r.xi.length;
-      ny += r.y.length;
-      if (r.obs !== null) {
+      const r = slots[i];
+      nx += X.len[r];
+      ny += Y.len[r];
+      if (O.off[r] >= 0) {
         anyMasked = true;
-        no += r.obs.length;
+        no += O.len[r];
       }
     }
     const xp = new Int32Array(m + 1), yp = new Int32Array(m + 1);
@@ -181,19 +261,21 @@ export class RowReservoir {
     const full = anyMasked ? new Uint8Array(m) : undefined;
     let D = 0, L = 0;
     for (let i = 0; i < m; i++) {
-      const r = rows[slots[i]];
-      xi.set(r.xi, xp[i]);
-      xv.set(r.xv, xp[i]);
-      yi.set(r.y, yp[i]);
-      xp[i + 1] = xp[i] + r.xi.length;
-      yp[i + 1] = yp[i] + r.y.length;
-      if (r.xi.length) D = Math.max(D, r.xi[r.xi.length - 1] + 1);
-      if (r.y.length) L = Math.max(L, r.y[r.y.length - 1] + 1);
+      const r = slots[i];
+      const rx = X.view(r), ry = Y.view(r);
+      xi.set(rx, xp[i]);
+      xv.set(this.#xv.view(r), xp[i]);
+      yi.set(ry, yp[i]);
+      xp[i + 1] = xp[i] + rx.length;
+      yp[i + 1] = yp[i] + ry.length;
+      if (rx.length) D = Math.max(D, rx[rx.length - 1] + 1);
+      if (ry.length) L = Math.max(L, ry[ry.length - 1] + 1);
       if (op && oi && full) {
-        const o = r.obs ?? new Int32Array(0);
+        const isMasked = O.off[r] >= 0;
+        const o = isMasked ? O.view(r) : new Int32Array(0);
         oi.set(o, op[i]);
         op[i + 1] = op[i] + o.length;
-        full[i] = r.obs === null ? 1 : 0;
+        full[i] = isMasked ? 0 : 1;
         if (o.length) L = Math.max(L, o[o.length - 1] + 1);
       }
     }
@@ -224,7 +306,7 @@ export class RowReservoir {
    * ```
    */
   toState(): ReservoirState {
-    const slots = Int32Array.from({ length: this.#rows.length }, (_, i) => i);
+    const slots = Int32Array.from({ length: this.#size }, (_, i) => i);
     const all = this.#gather(slots, false);
     const m = slots.length;
     const op = new Int32Array(m + 1), full = new Uint8Array(m).fill(1);
@@ -287,26 +369,11 @@ export class RowReservoir {
     ) {
       throw new RangeError(`${owner} restore: the replay reservoir tensors are inconsistent`);
     }
-    const part = <T extends Int32Array | Float32Array>(
-      make: (len: number) => T,
-      src: ArrayLike<number>,
-      a: number,
-      b: number,
-    ): T => {
-      const out = make(b - a);
-      for (let p = a; p < b; p++) out[p - a] = src[p];
-      return out;
-    };
-    const ints = (len: number) => new Int32Array(len);
     for (let i = 0; i < n; i++) {
-      const masked = full !== undefined && full[i] === 0;
-      r.#rows.push({
-        xi: part(ints, xi, xp[i], xp[i + 1]),
-        xv: part((len) => new Float32Array(len), xv, xp[i], xp[i + 1]),
-        y: part(ints, yi, yp[i], yp[i + 1]),
-        obs: masked ? part(ints, oi!, op![i], op![i + 1]) : null,
-      });
+      r.#put(i, xi, xv, xp[i], xp[i + 1], yi, yp[i], yp[i + 1]);
+      if (full !== undefined && full[i] === 0) r.#obs.put(i, oi!, op![i], op![i + 1]);
     }
+    r.#size = n;
     r.seen = scalars.seen ?? n;
     r.#rng.state = (scalars.rngState ?? r.#rng.state) >>> 0;
     return r;
