@@ -39,7 +39,7 @@ import { resolveDataDir } from "../data/data_dir.ts";
 import { decodeModelFile } from "../format/model_file.ts";
 import { ModelFormatError } from "../format/errors.ts";
 import type { LabelWeights } from "../models/br/label_weights.ts";
-import { preprocessRows, type RowPreprocess } from "../models/br/preprocess.ts";
+import { preprocessRows, type RowPreprocess } from "../data/preprocess.ts";
 import { propensities as propensitiesOf } from "../metrics/propensity.ts";
 import { curveSvg } from "../prune/curve.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "../prune/model_weights.ts";

@@ -17,7 +17,7 @@ import {
   roundWeights,
 } from "../models/br/label_weights.ts";
 import { trainBr } from "../models/br/mod.ts";
-import { preprocessRows } from "../models/br/preprocess.ts";
+import { preprocessRows } from "../data/preprocess.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
 import {
   applyPop,

@@ -13,7 +13,7 @@ import {
   linearSparseContent,
   roundWeights,
 } from "../models/br/label_weights.ts";
-import { preprocessRows } from "../models/br/preprocess.ts";
+import { preprocessRows } from "../data/preprocess.ts";
 import {
   type CutCache,
   pop,

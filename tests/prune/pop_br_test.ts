@@ -6,7 +6,7 @@ import { validationPsp } from "../../src/prune/validation.ts";
 import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
 import { decodeModelFile } from "../../src/format/model_file.ts";
 import { roundWeights } from "../../src/models/br/label_weights.ts";
-import { preprocessRows } from "../../src/models/br/preprocess.ts";
+import { preprocessRows } from "../../src/data/preprocess.ts";
 import { BrEstimator, trainBr } from "../../src/models/br/mod.ts";
 import { loadModel } from "../../sdk/mod.ts";
 import { propensities } from "../../src/metrics/propensity.ts";

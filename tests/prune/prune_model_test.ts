@@ -6,7 +6,7 @@ import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
 import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { trainBr } from "../../src/models/br/mod.ts";
-import { preprocessRows } from "../../src/models/br/preprocess.ts";
+import { preprocessRows } from "../../src/data/preprocess.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";
 import { Rng } from "../../src/data/random.ts";

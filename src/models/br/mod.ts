@@ -9,11 +9,11 @@ import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import type { EstimatorFactory } from "../estimator.ts";
 import { type BrConfig, BrEstimator } from "./estimator.ts";
 import { type DcdOptions, trainDcd } from "./dcd.ts";
-import { preprocessRows } from "./preprocess.ts";
+import { preprocessRows } from "../../data/preprocess.ts";
 
 export { type BrConfig, BrEstimator } from "./estimator.ts";
 export { type DcdOptions, trainDcd } from "./dcd.ts";
-export { preprocessRows, type RowPreprocess } from "./preprocess.ts";
+export { preprocessRows, type RowPreprocess } from "../../data/preprocess.ts";
 export {
   type FeatureMajor,
   fromFeatureMajor,
