@@ -1,7 +1,10 @@
 /**
  * Prequential ("test-then-train") evaluation of a streaming model: every row is first predicted
- * by the model as it stands, then the model learns from the row's minibatch. Reports P@1 over
- * all rows so far and over a sliding window, in percent (rows with no true label count 0).
+ * by the model as it stands, then the model learns from the row's minibatch. One sliding-window
+ * accumulator ({@linkcode PrequentialWindow}: P@1 and P@5 over the last events and since the
+ * start, with a serialisable state for checkpoints) serves the learning service, the demo and
+ * {@linkcode prequential}; P@k follows `precision.ts` (hits among the top k divided by k), in
+ * percent, and rows with no true label count 0.
  *
  * @module
  */
@@ -11,7 +14,173 @@ import type { Progress } from "../cli/progress.ts";
 import { containsSorted } from "./relevance.ts";
 
 /**
- * Running P@1 over all rows and over the last `window` rows.
+ * Serialisable form of a {@linkcode PrequentialWindow}, for checkpoints.
+ *
+ * @example
+ * ```ts
+ * import { PrequentialWindow, type PrequentialState } from "./prequential.ts";
+ * const s: PrequentialState = new PrequentialWindow(3).toState();
+ * console.log(s.size, s.filled); // 3 0
+ * ```
+ */
+export interface PrequentialState {
+  size: number;
+  next: number;
+  filled: number;
+  p1: Float32Array;
+  p5: Float32Array;
+  totalScored: number;
+  totalP1: number;
+  totalP5: number;
+}
+
+/**
+ * Ring buffers of P@1 and P@5 of the last `size` scored events, plus running totals.
+ *
+ * @example
+ * ```ts
+ * import { PrequentialWindow } from "./prequential.ts";
+ * const w = new PrequentialWindow(2);
+ * w.record(Int32Array.of(3, 1), Int32Array.of(1));
+ * w.record(Int32Array.of(3), Int32Array.of(3));
+ * console.log(w.precisionAt1, w.precisionAt5, w.filled); // 50 20 2
+ * ```
+ */
+export class PrequentialWindow {
+  readonly size: number;
+  #next = 0;
+  #filled = 0;
+  readonly #p1: Float32Array;
+  readonly #p5: Float32Array;
+  #totalScored = 0;
+  #totalP1 = 0;
+  #totalP5 = 0;
+
+  /** @param size sliding-window size in events (default 1000) */
+  constructor(size = 1000) {
+    if (!Number.isInteger(size) || size < 1) {
+      throw new RangeError(`PrequentialWindow: size must be a positive integer, got ${size}`);
+    }
+    this.size = size;
+    this.#p1 = new Float32Array(size);
+    this.#p5 = new Float32Array(size);
+  }
+
+  /**
+   * Records one scored event: `predicted` in decreasing score order, `truth` strictly
+   * increasing (an event without true labels scores 0, as in the metrics).
+   */
+  record(predicted: ArrayLike<number>, truth: ArrayLike<number>): void {
+    let hits = 0, first = 0;
+    const k = Math.min(5, predicted.length);
+    for (let r = 0; r < k; r++) {
+      if (containsSorted(truth, predicted[r])) {
+        hits++;
+        if (r === 0) first = 1;
+      }
+    }
+    const p5 = hits / 5;
+    this.#p1[this.#next] = first;
+    this.#p5[this.#next] = p5;
+    this.#next = (this.#next + 1) % this.size;
+    if (this.#filled < this.size) this.#filled++;
+    this.#totalScored++;
+    this.#totalP1 += first;
+    this.#totalP5 += p5;
+  }
+
+  /** Number of events in the window. */
+  get filled(): number {
+    return this.#filled;
+  }
+
+  /** P@1 over the window, percent (NaN when empty). */
+  get precisionAt1(): number {
+    return this.#mean(this.#p1);
+  }
+
+  /** P@5 over the window, percent (NaN when empty). */
+  get precisionAt5(): number {
+    return this.#mean(this.#p5);
+  }
+
+  /** Events scored since the beginning of the stream. */
+  get totalScored(): number {
+    return this.#totalScored;
+  }
+
+  /** P@1 since the beginning of the stream, percent (NaN when nothing was scored). */
+  get cumulativeP1(): number {
+    return this.#totalScored === 0 ? NaN : (100 * this.#totalP1) / this.#totalScored;
+  }
+
+  /** P@5 since the beginning of the stream, percent (NaN when nothing was scored). */
+  get cumulativeP5(): number {
+    return this.#totalScored === 0 ? NaN : (100 * this.#totalP5) / this.#totalScored;
+  }
+
+  #mean(a: Float32Array): number {
+    if (this.#filled === 0) return NaN;
+    let s = 0;
+    for (let i = 0; i < this.#filled; i++) s += a[i];
+    return (100 * s) / this.#filled;
+  }
+
+  /**
+   * Serialisable copy for checkpoints.
+   *
+   * @example
+   * ```ts
+   * import { PrequentialWindow } from "./prequential.ts";
+   * const w = new PrequentialWindow(4);
+   * w.record(Int32Array.of(0), Int32Array.of(0));
+   * const c = PrequentialWindow.fromState(w.toState());
+   * console.log(c.precisionAt1, c.totalScored); // 100 1
+   * ```
+   */
+  toState(): PrequentialState {
+    return {
+      size: this.size,
+      next: this.#next,
+      filled: this.#filled,
+      p1: this.#p1.slice(),
+      p5: this.#p5.slice(),
+      totalScored: this.#totalScored,
+      totalP1: this.#totalP1,
+      totalP5: this.#totalP5,
+    };
+  }
+
+  /**
+   * Rebuilds a window from {@linkcode PrequentialWindow.toState}.
+   *
+   * @example
+   * ```ts
+   * import { PrequentialWindow } from "./prequential.ts";
+   * const w = PrequentialWindow.fromState(new PrequentialWindow(2).toState());
+   * console.log(w.size); // 2
+   * ```
+   */
+  static fromState(s: PrequentialState): PrequentialWindow {
+    const w = new PrequentialWindow(s.size);
+    if (s.p1.length !== s.size || s.p5.length !== s.size) {
+      throw new RangeError("PrequentialWindow.fromState: buffer lengths do not match the size");
+    }
+    w.#p1.set(s.p1);
+    w.#p5.set(s.p5);
+    w.#next = s.next;
+    w.#filled = s.filled;
+    w.#totalScored = s.totalScored;
+    w.#totalP1 = s.totalP1;
+    w.#totalP5 = s.totalP5;
+    return w;
+  }
+}
+
+/**
+ * Running P@1 over all rows and over the last `window` rows: the P@1 view of a
+ * {@linkcode PrequentialWindow} fed one predicted label per row, reporting 0 (not NaN) before
+ * the first row.
  *
  * @example
  * ```ts
@@ -26,10 +195,8 @@ import { containsSorted } from "./relevance.ts";
 export class PrequentialP1 {
   /** Size of the sliding window. */
   readonly window: number;
-  #hits = 0;
-  #rows = 0;
-  #ring: Uint8Array;
-  #windowHits = 0;
+  readonly #w: PrequentialWindow;
+  readonly #top = new Int32Array(1);
 
   /** @param window sliding-window size in rows (default 1000) */
   constructor(window = 1000) {
@@ -37,36 +204,32 @@ export class PrequentialP1 {
       throw new RangeError(`PrequentialP1: window must be a positive integer, got ${window}`);
     }
     this.window = window;
-    this.#ring = new Uint8Array(window);
+    this.#w = new PrequentialWindow(window);
   }
 
   /** Records one prediction: the predicted top label (-1 for none) and the true labels. */
   add(top1: number, labels: ArrayLike<number>): void {
-    const hit = top1 >= 0 && containsSorted(labels, top1) ? 1 : 0;
-    const slot = this.#rows % this.window;
-    if (this.#rows >= this.window) this.#windowHits -= this.#ring[slot];
-    this.#ring[slot] = hit;
-    this.#windowHits += hit;
-    this.#hits += hit;
-    this.#rows++;
+    this.#top[0] = top1;
+    this.#w.record(top1 >= 0 ? this.#top : NO_LABEL, labels);
   }
 
   /** Rows seen. */
   get rows(): number {
-    return this.#rows;
+    return this.#w.totalScored;
   }
 
   /** P@1 over all rows, percent (0 before any row). */
   get p1(): number {
-    return this.#rows === 0 ? 0 : (100 * this.#hits) / this.#rows;
+    return this.rows === 0 ? 0 : this.#w.cumulativeP1;
   }
 
-  /** P@1 over the last `window` rows, percent. */
+  /** P@1 over the last `window` rows, percent (0 before any row). */
   get windowP1(): number {
-    const n = Math.min(this.#rows, this.window);
-    return n === 0 ? 0 : (100 * this.#windowHits) / n;
+    return this.rows === 0 ? 0 : this.#w.precisionAt1;
   }
 }
+
+const NO_LABEL = new Int32Array(0);
 
 /**
  * One point of a prequential curve.

@@ -11,7 +11,7 @@ import { Vocabulary, type VocabularyJSON } from "../data/vocabulary.ts";
 import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState } from "../models/estimator.ts";
 import { type EventLimits, EventParser, type LineResult } from "./events.ts";
-import { PrequentialState, PrequentialWindow } from "./prequential.ts";
+import { PrequentialState, PrequentialWindow } from "../metrics/prequential.ts";
 
 /**
  * Where the learner is in its sources; saved in the same checkpoint as the model.

@@ -8,7 +8,7 @@
 import { decodeModelFile } from "../../format/model_file.ts";
 import { readFileIfExists } from "../../stream/checkpoint.ts";
 import { listSegments } from "../../stream/wal.ts";
-import { PrequentialWindow } from "../../stream/prequential.ts";
+import { PrequentialWindow } from "../../metrics/prequential.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { readCheckpoint } from "./state.ts";
 
