@@ -14,6 +14,8 @@ import {
   splitRows,
 } from "../../src/data/dataset.ts";
 import type { Batch } from "../../src/data/types.ts";
+import type { Estimator } from "../../src/models/estimator.ts";
+import { evaluateModel } from "../../src/metrics/evaluate.ts";
 import { propensities as propensitiesOf } from "../../src/metrics/propensity.ts";
 import type { ExperimentContext } from "./types.ts";
 
@@ -184,6 +186,44 @@ export function learnAll<M extends { learnMany(batch: Batch): void }>(
 ): M {
   for (let e = 0; e < epochs; e++) for (const b of batchesOf(ds, batchSize)) model.learnMany(b);
   return model;
+}
+
+/**
+ * The common run of a streaming baseline: `create()`s the model, feeds it the whole training
+ * file (minibatches of 1024 rows; construction and training timed as `trainSeconds`) and
+ * evaluates it on the test file.
+ *
+ * @example
+ * ```ts
+ * import { loadTrainTest, trainAndEvaluate } from "./harness.ts";
+ * import { Progress } from "../../src/cli/progress.ts";
+ * import { PopularityEstimator } from "../../src/models/popularity/mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/toy.train.txt`, "2 2 2\n0 0:1\n0,1 1:1\n");
+ * await Deno.writeTextFile(`${dir}/toy.test.txt`, "1 2 2\n0 1:1\n");
+ * const ctx = { dataset: "toy", dataDir: dir, seed: 0, flags: {}, progress: Progress.silent() };
+ * const data = await loadTrainTest(ctx);
+ * const r = await trainAndEvaluate(ctx, data, () =>
+ *   new PopularityEstimator({ numFeatures: 2, numLabels: 2 }));
+ * console.log(r.metrics["P@1"], r.trainSeconds >= 0); // 100 true
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function trainAndEvaluate<M extends Estimator>(
+  ctx: ExperimentContext,
+  data: TrainTest,
+  create: () => M,
+): Promise<
+  { model: M; metrics: Record<string, number>; trainSeconds: number; predictMsPerRow: number }
+> {
+  const { result: model, seconds: trainSeconds } = await timeSeconds(() =>
+    learnAll(create(), data.train)
+  );
+  const { metrics, predictMsPerRow } = evaluateModel(model, data.test, {
+    propensities: data.propensities,
+    progress: ctx.progress,
+  });
+  return { model, metrics, trainSeconds, predictMsPerRow };
 }
 
 /**

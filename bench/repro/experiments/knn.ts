@@ -15,12 +15,11 @@ import {
   loadTrainTest,
   numberFlag,
   stateBytes,
-  timeSeconds,
+  trainAndEvaluate,
   validationSplit,
 } from "../harness.ts";
 import { labelsOf, rowView } from "../../../src/data/dataset.ts";
 import { KnnEstimator } from "../../../src/models/knn/mod.ts";
-import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 
 const DEFAULT_GRID = [1, 3, 5, 10, 20, 40];
@@ -35,7 +34,8 @@ function parseGrid(v: string | boolean | undefined): number[] {
 }
 
 const knn: Experiment = async (ctx) => {
-  const { train, test, propensities } = await loadTrainTest(ctx);
+  const data = await loadTrainTest(ctx);
+  const { train } = data;
   const threshold = numberFlag(ctx.flags, "threshold", 0.5);
   let chosenK: number;
   const validation: Record<string, number> = {};
@@ -73,21 +73,17 @@ const knn: Experiment = async (ctx) => {
       }
     });
   }
-  const { result: model, seconds: trainSeconds } = await timeSeconds(() =>
-    learnAll(
+  const { model, metrics, trainSeconds, predictMsPerRow } = await trainAndEvaluate(
+    ctx,
+    data,
+    () =>
       new KnnEstimator({
         k: chosenK,
         threshold,
         numFeatures: train.numFeatures,
         numLabels: train.numLabels,
       }),
-      train,
-    )
   );
-  const { metrics, predictMsPerRow } = evaluateModel(model, test, {
-    propensities,
-    progress: ctx.progress,
-  });
   return {
     metrics,
     trainSeconds,

@@ -5,27 +5,23 @@
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { learnAll, loadTrainTest, numberFlag, timeSeconds } from "../harness.ts";
+import { loadTrainTest, numberFlag, trainAndEvaluate } from "../harness.ts";
 import { PopularityEstimator } from "../../../src/models/popularity/mod.ts";
-import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 
 const popularity: Experiment = async (ctx) => {
-  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
+  const data = await loadTrainTest(ctx);
+  const { train, test, labelNames } = data;
   const threshold = numberFlag(ctx.flags, "threshold", 0.5);
-  const { result: model, seconds: trainSeconds } = await timeSeconds(() =>
-    learnAll(
+  const { model, metrics, trainSeconds, predictMsPerRow } = await trainAndEvaluate(
+    ctx,
+    data,
+    () =>
       new PopularityEstimator({
         threshold,
         numFeatures: train.numFeatures,
         numLabels: train.numLabels,
       }),
-      train,
-    )
   );
-  const { metrics, predictMsPerRow } = evaluateModel(model, test, {
-    propensities,
-    progress: ctx.progress,
-  });
   const file = model.toModelFile({ labelNames });
   return {
     metrics,
