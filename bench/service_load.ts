@@ -23,6 +23,7 @@
 import { parseArgs } from "node:util";
 import { resolveDataDir } from "../src/data/data_dir.ts";
 import { runLoadCheck } from "./service/load.ts";
+import { loadAverage } from "./service/harness.ts";
 
 if (import.meta.main) {
   const { values: v, positionals } = parseArgs({
@@ -48,9 +49,8 @@ if (import.meta.main) {
   const maxLoad = num(v["max-load"]);
   if (maxLoad !== undefined) {
     const until = Date.now() + (num(v["wait-minutes"]) ?? 10) * 60000;
-    const load = () => Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
-    while (load() >= maxLoad && Date.now() < until) {
-      console.error(`[load] load average ${load()} >= ${maxLoad}: waiting`);
+    while (loadAverage() >= maxLoad && Date.now() < until) {
+      console.error(`[load] load average ${loadAverage()} >= ${maxLoad}: waiting`);
       await new Promise((r) => setTimeout(r, 15000));
     }
   }

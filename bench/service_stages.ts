@@ -24,26 +24,10 @@ import { factory } from "../src/models/leml/mod.ts";
 import { EventParser } from "../src/stream/events.ts";
 import { LearningService } from "../src/stream/service.ts";
 import { modelOptionFlags } from "../src/cli/commands/args.ts";
-import { xcEvents } from "./service/harness.ts";
+import { cpuSecondsOf, loadAverage, xcEvents } from "./service/harness.ts";
 
-/** CPU seconds (user + system) of this process, from /proc (Linux), or NaN. */
-function cpuSeconds(): number {
-  try {
-    const stat = Deno.readTextFileSync("/proc/self/stat");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function loadAverage(): number {
-  try {
-    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
-  } catch {
-    return NaN;
-  }
-}
+/** CPU seconds (user + system) of this process, or NaN. */
+const cpuSeconds = (): number => cpuSecondsOf(Deno.pid);
 
 if (import.meta.main) {
   const { values: v } = parseArgs({

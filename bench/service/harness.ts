@@ -1,8 +1,8 @@
 /**
  * Shared pieces of the service checks (crash, bad input, load), used by the bench scripts (full
  * runs) and by the tests (shortened runs): starting `tagstream serve` as a child process on
- * 127.0.0.1 with a free port, XC rows as NDJSON events, a small keep-alive HTTP/1.1 client, and
- * latency percentiles.
+ * 127.0.0.1 with a free port, XC rows as NDJSON events, a small keep-alive HTTP/1.1 client,
+ * latency percentiles, and the CPU time and load average of a shared machine.
  *
  * @module
  */
@@ -391,6 +391,45 @@ export function quantile(values: readonly number[], q: number): number {
   if (values.length === 0) return NaN;
   const s = Float64Array.from(values).sort();
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+
+/**
+ * CPU seconds (user + system) a process has used so far, from `/proc/PID/stat` (Linux; NaN
+ * elsewhere or when the process is gone).
+ *
+ * @example
+ * ```ts
+ * import { cpuSecondsOf } from "./harness.ts";
+ * const s = cpuSecondsOf(Deno.pid);
+ * console.log(Number.isNaN(s) || s >= 0); // true
+ * ```
+ */
+export function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The 1-minute load average (Linux), or NaN.
+ *
+ * @example
+ * ```ts
+ * import { loadAverage } from "./harness.ts";
+ * const l = loadAverage();
+ * console.log(Number.isNaN(l) || l >= 0); // true
+ * ```
+ */
+export function loadAverage(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
+  } catch {
+    return NaN;
+  }
 }
 
 /**

@@ -23,8 +23,10 @@
  */
 import { loadXcFile, rowView } from "../../src/data/dataset.ts";
 import {
+  cpuSecondsOf,
   getJson,
   HttpConnection,
+  loadAverage,
   quantile,
   type ServiceProcess,
   startService,
@@ -215,26 +217,6 @@ async function drive(
     conn?.close();
   }));
   return total;
-}
-
-/** CPU seconds (user + system) of a process, from /proc (Linux), or NaN. */
-function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
-  } catch {
-    return NaN;
-  }
-}
-
-/** The 1-minute load average (Linux), or NaN. */
-function loadAverage(): number {
-  try {
-    return Number(Deno.readTextFileSync("/proc/loadavg").split(" ")[0]);
-  } catch {
-    return NaN;
-  }
 }
 
 type Measured = Worker & { p50?: number; p99?: number; max?: number; seconds?: number };
