@@ -27,6 +27,7 @@ import { PrequentialP1 } from "../metrics/prequential.ts";
 import { propensities } from "../metrics/propensity.ts";
 import { linePlot } from "../plot/line_plot.ts";
 import { Progress } from "./progress.ts";
+import { runScript } from "./run_script.ts";
 
 /**
  * The model the demo runs by default: streaming LEML.
@@ -394,13 +395,4 @@ async function main(args: string[]): Promise<void> {
   console.log(JSON.stringify(r));
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    console.error(`demo: ${e instanceof Error ? e.message : String(e)}`);
-    Deno.exit(
-      e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError ? 2 : 1,
-    );
-  }
-}
+if (import.meta.main) await runScript("demo", () => main(Deno.args));

@@ -18,6 +18,7 @@ import { resolveDataDir } from "../data/data_dir.ts";
 import { propensities } from "../metrics/propensity.ts";
 import { Evaluator } from "../metrics/evaluate.ts";
 import { Progress } from "./progress.ts";
+import { runScript } from "./run_script.ts";
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -214,13 +215,4 @@ async function main(args: string[]): Promise<void> {
   console.log(JSON.stringify(out));
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    console.error(`eval: ${e instanceof Error ? e.message : String(e)}`);
-    Deno.exit(
-      e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError ? 2 : 1,
-    );
-  }
-}
+if (import.meta.main) await runScript("eval", () => main(Deno.args));

@@ -8,6 +8,7 @@
  * @module
  */
 import type { Command } from "./commands/args.ts";
+import { isBadInput } from "./run_script.ts";
 import { trainCommand } from "./commands/train.ts";
 import { evalCommand } from "./commands/eval.ts";
 import { pruneCommand } from "./commands/prune.ts";
@@ -80,7 +81,7 @@ export async function main(args: string[]): Promise<number> {
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     console.error(msg.startsWith("tagstream") ? msg : `tagstream ${name}: ${msg}`);
-    return e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError ? 2 : 1;
+    return isBadInput(e) ? 2 : 1;
   }
 }
 

@@ -48,6 +48,7 @@ import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
 import { validationPsp } from "../prune/validation.ts";
 import { Progress } from "./progress.ts";
+import { isBadInput, runScript } from "./run_script.ts";
 
 /**
  * What `deno task prune` does, as parsed from its flags.
@@ -404,14 +405,13 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
 }
 
 if (import.meta.main) {
-  try {
-    const cmd = parsePruneArgs(Deno.args);
-    const summary = await runPrune({ ...cmd, progress: new Progress() });
-    console.log(JSON.stringify(summary));
-  } catch (e) {
-    console.error(`prune: ${e instanceof Error ? e.message : String(e)}`);
-    const usage = e instanceof TypeError || e instanceof RangeError ||
-      e instanceof SyntaxError || e instanceof ModelFormatError;
-    Deno.exit(usage ? 2 : 1);
-  }
+  await runScript(
+    "prune",
+    async () => {
+      const cmd = parsePruneArgs(Deno.args);
+      const summary = await runPrune({ ...cmd, progress: new Progress() });
+      console.log(JSON.stringify(summary));
+    },
+    (e) => isBadInput(e) || e instanceof ModelFormatError,
+  );
 }
