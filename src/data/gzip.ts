@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { concatBytes } from "./bytes.ts";
 
 /**
  * True when `head` starts with the gzip magic bytes `1f 8b`.
@@ -82,11 +83,5 @@ export async function gunzipBytes(bytes: Uint8Array, source: string): Promise<Ui
     chunks.push(r.value);
     total += r.value.length;
   }
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
-  }
-  return out;
+  return concatBytes(chunks, total);
 }

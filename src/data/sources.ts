@@ -6,6 +6,7 @@
  * @module
  */
 import { gunzipStream, isGzip } from "./gzip.ts";
+import { concatBytes } from "./bytes.ts";
 
 /**
  * One chunk of a source: bytes or text (text is encoded as UTF-8).
@@ -197,14 +198,7 @@ async function peek(
     first.push(r.value);
     have += r.value.length;
   }
-  const head = first.length === 1 ? first[0] : new Uint8Array(have);
-  if (first.length > 1) {
-    let o = 0;
-    for (const c of first) {
-      head.set(c, o);
-      o += c.length;
-    }
-  }
+  const head = concatBytes(first, have);
   let replayed = false;
   const out = new ReadableStream<Uint8Array>({
     async pull(controller) {

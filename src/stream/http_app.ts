@@ -22,6 +22,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { LearningService } from "./service.ts";
+import { concatBytes } from "../data/bytes.ts";
 
 /**
  * Options of {@linkcode createApp}.
@@ -79,14 +80,7 @@ async function readBody(req: Request, limit: number, what: string): Promise<Uint
     }
     parts.push(value);
   }
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts, total);
 }
 
 /** Constant-time comparison of a string with the token's UTF-8 bytes. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { concatBytes } from "../data/bytes.ts";
 
 /** A decoded RESP2 reply: simple/bulk strings, integers, null, arrays. Errors reject. */
 export type RespValue = string | number | null | RespValue[];
@@ -35,15 +36,7 @@ export function encodeCommand(args: readonly (string | number | Uint8Array)[]): 
     const b = a instanceof Uint8Array ? a : enc.encode(String(a));
     parts.push(enc.encode(`$${b.length}\r\n`), b, CRLF);
   }
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Thrown inside the parser when a reply is not complete yet. */

@@ -30,6 +30,7 @@ import { type LearnerCheckpoint, type LearnerOptions, StreamLearner } from "./le
 import type { StreamEntry } from "./redis_client.ts";
 import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_source.ts";
 import { replaySegments, WriteAheadLog } from "./wal.ts";
+import { concatBytes } from "../data/bytes.ts";
 
 /**
  * What a model-file builder gets when the service publishes: the model, the vocabularies'
@@ -462,15 +463,7 @@ export class LearningService {
       endRun();
       if (walParts.length === 0) return;
       if (this.#wal !== undefined) {
-        const all = walParts.length === 1 ? walParts[0] : new Uint8Array(walBytes);
-        if (walParts.length > 1) {
-          let o = 0;
-          for (const p of walParts) {
-            all.set(p, o);
-            o += p.length;
-          }
-        }
-        durable.push(this.#wal.append(all));
+        durable.push(this.#wal.append(concatBytes(walParts, walBytes)));
       }
       walParts = [];
       walBytes = 0;
