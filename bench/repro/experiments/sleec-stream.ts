@@ -11,8 +11,8 @@
  * Memory is bounded by `--reservoir` rows per cluster (default 6000).
  *
  * Only k is validated (unless `--k` fixes it): the same one-pass stream is run on a seeded 80%
- * of the TRAINING file (in file order) and every k in `--k-grid` (default 5,10,15,20,30,50) is
- * scored on the other 20% by the mean of P@1, P@3 and P@5. The other hyper-parameters are the
+ * of the TRAINING file (in file order) and every k in `--k-grid` (default
+ * 5,10,15,20,30,50,70,100) is scored on the other 20% by the mean of P@1, P@3 and P@5. The other hyper-parameters are the
  * estimator's defaults (n̄ = 100, one cluster, one learner) unless flagged.
  *
  * `trainSeconds` is the whole pass (learning, refreshes and the prequential predictions) plus
@@ -81,7 +81,7 @@ const sleecStream: Experiment = async (ctx) => {
   const fixedK = numberFlag(f, "k");
   const kGrid = fixedK !== undefined
     ? [fixedK]
-    : intList(f["k-grid"], [5, 10, 15, 20, 30, 50], "k-grid");
+    : intList(f["k-grid"], [5, 10, 15, 20, 30, 50, 70, 100], "k-grid");
   const validation: Record<string, number> = {};
   let k = kGrid[0];
   const t0 = performance.now();
