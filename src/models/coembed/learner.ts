@@ -1,8 +1,9 @@
 /**
- * The streaming CoEmbed learner: each minibatch, joined by as many rows replayed from a bounded
- * reservoir of earlier rows (see ../../data/reservoir.ts), is folded in (U_i by ridge regression on the
- * observed features, then Adam steps on (U_i, G_i) with the globals fixed), then the global
- * factors (V, P, Q, H, bias) take Adam steps on it. Predictions use the inductive predictor
+ * The streaming CoEmbed learner: each minibatch, joined by `replayRatio` times as many rows
+ * replayed from a bounded reservoir of earlier rows (the shared ../../data/reservoir.ts), is
+ * folded in (U_i by ridge regression on the observed features, then Adam steps on (U_i, G_i)
+ * with the globals fixed), then the global factors (V, P, Q, H, bias) take `streamSteps` Adam
+ * steps on it. Predictions use the inductive predictor
  * (see ./predictor.ts); the model file kind is "random-features".
  *
  * @module
