@@ -13,7 +13,7 @@ import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
 import { defaultThreshold, type LemlLoss, parseLoss } from "./loss.ts";
 import { LowRankScorer } from "./lowrank.ts";
 import { hashUniform } from "./rng.ts";
-import { preprocessRows } from "../br/preprocess.ts";
+import { preprocessRows } from "../../data/preprocess.ts";
 
 /**
  * Options of {@linkcode LemlBatch}.
