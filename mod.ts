@@ -29,17 +29,32 @@ export {
   type ReadExamplesOptions,
   type StreamFormat,
 } from "./src/data/readers.ts";
-export { openSource, type SourceInput } from "./src/data/sources.ts";
-export { batchStream, examplesToBatch, Minibatcher } from "./src/data/batcher.ts";
+export {
+  type ByteSource,
+  openSource,
+  type OpenSourceOptions,
+  type SourceChunk,
+  type SourceInput,
+} from "./src/data/sources.ts";
+export type { OnError, ParseErrorEntry, ParseReport } from "./src/data/parse_report.ts";
+export type { FeatureKeys, NdjsonOptions } from "./src/data/ndjson.ts";
+export {
+  batchStream,
+  examplesToBatch,
+  Minibatcher,
+  type MinibatcherOptions,
+  type SpaceSizes,
+} from "./src/data/batcher.ts";
 export { Vocabulary, type VocabularyJSON } from "./src/data/vocabulary.ts";
-export { FeatureHasher, type HashingOptions } from "./src/data/hashing.ts";
-export { TfIdf } from "./src/data/tfidf.ts";
+export { FeatureHasher, type HashingJSON, type HashingOptions } from "./src/data/hashing.ts";
+export { TfIdf, type TfIdfJSON } from "./src/data/tfidf.ts";
 export { l2Normalized } from "./src/data/normalize.ts";
 export { syntheticExamples, type SyntheticOptions } from "./src/data/synthetic.ts";
 export {
   batchesOf,
   type Dataset,
   loadDataset,
+  type LoadedDataset,
   type LoadOptions,
   loadXcFile,
 } from "./src/data/dataset.ts";
@@ -63,16 +78,34 @@ export * as popularity from "./src/models/popularity/mod.ts";
 
 // Evaluation.
 export * as metrics from "./src/metrics/mod.ts";
-export { evaluateModel, Evaluator } from "./src/metrics/evaluate.ts";
+export {
+  evaluateModel,
+  type EvaluateModelOptions,
+  Evaluator,
+  type EvaluatorOptions,
+  type LabelledRows,
+  type ScoringModel,
+} from "./src/metrics/evaluate.ts";
+export { type PrequentialState, PrequentialWindow } from "./src/metrics/prequential.ts";
 export { propensities } from "./src/metrics/propensity.ts";
 
 // Model file and pruning.
-export { decodeModelFile, encodeModelFile, FORMAT_VERSION } from "./src/format/model_file.ts";
-export { ModelFormatError } from "./src/format/errors.ts";
-export type { ModelFileContent, ModelKind, Tensor } from "./src/format/types.ts";
+export {
+  decodeModelFile,
+  encodeModelFile,
+  type EncodeOptions,
+  FORMAT_VERSION,
+} from "./src/format/model_file.ts";
+export { ModelFormatError, type ModelFormatErrorReason } from "./src/format/errors.ts";
+export type {
+  FeatureSpace,
+  ModelFileContent,
+  ModelKind,
+  Preprocess,
+  Tensor,
+} from "./src/format/types.ts";
 export * as prune from "./src/prune/mod.ts";
 
 // Continuous learning service.
 export { LearningService, type ServiceOptions } from "./src/stream/service.ts";
-export { createApp } from "./src/stream/http_app.ts";
-export { StreamLearner } from "./src/stream/learner.ts";
+export { type AppOptions, createApp } from "./src/stream/http_app.ts";

@@ -23,7 +23,9 @@ import { invNorm, zeros } from "./vector.ts";
  * ```
  */
 export interface SparseInput {
+  /** Model column indices. */
   readonly indices: ArrayLike<number>;
+  /** The value of each listed column. */
   readonly values: ArrayLike<number>;
 }
 

@@ -20,3 +20,4 @@ export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { FORMAT_VERSION } from "./decode.ts";
 export type { FeatureRecord, ModelInput, SparseInput } from "./features.ts";
 export type { TopK } from "./topk.ts";
+export type { DecodedModel, FeatureSpace, SdkTensor } from "./kinds/types.ts";

@@ -17,7 +17,9 @@ import { zeros } from "./vector.ts";
  * ```
  */
 export interface TopK {
+  /** Label indices, best first. */
   readonly labels: Int32Array;
+  /** The score of each label in `labels`. */
   readonly scores: Float32Array;
 }
 

@@ -18,7 +18,9 @@
  * ```
  */
 export interface SdkTensor {
+  /** Dimensions, row-major. */
   readonly shape: readonly number[];
+  /** The elements (float tensors as Float32Array, integer tensors as Int32Array or Uint8Array). */
   readonly data: Float32Array | Int32Array | Uint16Array | Uint8Array;
 }
 
@@ -56,17 +58,25 @@ export type FeatureSpace =
  * ```
  */
 export interface DecodedModel {
+  /** The model kind (which scorer reads the tensors). */
   readonly kind: string;
+  /** Format version of the file. */
   readonly formatVersion: number;
+  /** Number of model columns (D). */
   readonly numFeatures: number;
+  /** Number of labels (L). */
   readonly numLabels: number;
+  /** One name per label, when the file has them. */
   readonly labelNames?: readonly string[];
   /** How raw feature names map to columns (absent: columns are given by index). */
   readonly featureSpace?: FeatureSpace;
   /** Preprocessing applied to raw rows before scoring (absent: none). */
   readonly preprocess?: { readonly tfidf?: boolean; readonly l2Normalize?: boolean };
+  /** Kind-specific scalar parameters. */
   readonly params: Readonly<Record<string, unknown>>;
+  /** Training metadata and metrics. */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** The kind's tensors by name. */
   readonly tensors: Readonly<Record<string, SdkTensor>>;
 }
 

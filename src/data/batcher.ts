@@ -112,7 +112,9 @@ export function examplesToBatch(
  * ```
  */
 export interface SpaceSizes {
+  /** Current feature-space size. */
   readonly numFeatures: number;
+  /** Current label-space size. */
   readonly numLabels: number;
 }
 
@@ -172,7 +174,11 @@ export class Minibatcher {
   /** Rows emitted so far. */
   rows = 0;
 
-  /** @param options batch size, minimum sizes, size source and delay */
+  /**
+   * A minibatcher.
+   *
+   * @param options batch size, minimum sizes, size source and delay
+   */
   constructor(options: MinibatcherOptions = {}) {
     const batchSize = options.batchSize ?? 64;
     if (!(Number.isInteger(batchSize) && batchSize >= 1)) {

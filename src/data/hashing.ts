@@ -42,10 +42,15 @@ export interface HashingOptions {
  * ```
  */
 export interface HashingJSON {
+  /** Always "hashing". */
   type: "hashing";
+  /** The hash function. */
   hash: "murmur3_x86_32";
+  /** Number of columns. */
   dim: number;
+  /** Hash seed. */
   seed: number;
+  /** Whether bit 31 of the hash gives the value's sign. */
   signed: boolean;
 }
 
@@ -70,7 +75,11 @@ export class FeatureHasher {
   readonly signed: boolean;
   readonly #row = new RowBuilder();
 
-  /** @param options dimension, seed and sign mode */
+  /**
+   * A hasher into `options.dim` columns.
+   *
+   * @param options dimension, seed and sign mode
+   */
   constructor(options: HashingOptions) {
     const dim = options?.dim;
     if (!(Number.isInteger(dim) && dim >= 1 && dim <= 2147483647)) {

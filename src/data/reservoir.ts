@@ -239,6 +239,27 @@ export class RowReservoir {
   }
 
   /**
+   * Every kept row, in slot order, as a batch (like {@linkcode sample} of all of them, but
+   * without drawing from the generator: the sampling that follows is unchanged). For work on
+   * the whole bounded sample, e.g. an initialisation or a consolidation pass over it.
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * const r = new RowReservoir(3, 1);
+   * r.addRows({
+   *   x: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 2) },
+   *   y: { numRows: 2, numCols: 1, indptr: Int32Array.of(0, 1, 1), indices: Int32Array.of(0) },
+   * });
+   * const all = r.rows();
+   * console.log(all.x.numRows, [...all.x.values]); // 2 [ 1, 2 ]
+   * ```
+   */
+  rows(): Batch {
+    return this.#gather(Int32Array.from({ length: this.#size }, (_, i) => i), true);
+  }
+
+  /**
    * The rows at `slots` as a batch (with `observed` / `fullyObserved` when some row is masked;
    * `numCols` from the rows, or 0).
    */

@@ -46,7 +46,11 @@ export class TfIdf {
   #numDocs = 0;
   #fit: boolean;
 
-  /** @param options `fit` (default true): count the rows passed to {@linkcode TfIdf.apply} */
+  /**
+   * Empty statistics.
+   *
+   * @param options `fit` (default true): count the rows passed to {@linkcode TfIdf.apply}
+   */
   constructor(options: { fit?: boolean } = {}) {
     this.#fit = options.fit ?? true;
   }

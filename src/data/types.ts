@@ -17,7 +17,9 @@
  * ```
  */
 export interface SparseVector {
+  /** Column indices, strictly increasing. */
   readonly indices: Int32Array;
+  /** The value of each listed column. */
   readonly values: Float32Array;
 }
 
@@ -36,10 +38,15 @@ export interface SparseVector {
  * ```
  */
 export interface CsrMatrix {
+  /** Number of rows. */
   readonly numRows: number;
+  /** Number of columns (every index is below it). */
   readonly numCols: number;
+  /** Row pointers, length `numRows + 1`, starting at 0. */
   readonly indptr: Int32Array;
+  /** Column indices of the stored entries, row by row. */
   readonly indices: Int32Array;
+  /** Values of the stored entries. */
   readonly values: Float32Array;
 }
 
@@ -55,9 +62,13 @@ export interface CsrMatrix {
  * ```
  */
 export interface BinaryCsr {
+  /** Number of rows. */
   readonly numRows: number;
+  /** Number of columns (labels). */
   readonly numCols: number;
+  /** Row pointers, length `numRows + 1`, starting at 0. */
   readonly indptr: Int32Array;
+  /** Column indices of the ones, row by row, strictly increasing within a row. */
   readonly indices: Int32Array;
 }
 
@@ -78,9 +89,13 @@ export interface BinaryCsr {
  * ```
  */
 export interface Batch {
+  /** Features, one row per example. */
   readonly x: CsrMatrix;
+  /** Positive labels, one row per example. */
   readonly y: BinaryCsr;
+  /** Observed label entries per row (positives included); absent: every entry is observed. */
   readonly observed?: BinaryCsr;
+  /** With `observed`: 1 for rows whose labels are all known. */
   readonly fullyObserved?: Uint8Array;
   /** Event ids of the rows, when the source carries them (for logs and dead-letter lists). */
   readonly ids?: readonly (string | undefined)[];

@@ -15,6 +15,7 @@
  * ```
  */
 export interface VocabularyJSON {
+  /** The names in index order. */
   names: string[];
 }
 
@@ -36,6 +37,8 @@ export class Vocabulary {
   readonly maxSize: number;
 
   /**
+   * A vocabulary holding `names`.
+   *
    * @param names initial names, given indices in order (duplicates are an error)
    * @param maxSize largest number of names (default unbounded)
    */

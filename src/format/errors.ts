@@ -45,6 +45,7 @@ export class ModelFormatError extends Error {
   /** Byte offset in the file where the problem was detected. */
   readonly offset: number;
 
+  /** An error of the given reason, detected at `options.offset` of a file of `options.formatVersion`. */
   constructor(
     reason: ModelFormatErrorReason,
     detail: string,

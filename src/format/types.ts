@@ -30,8 +30,11 @@ export type ModelKind = "linear-sparse" | "linear-lowrank" | "knn-embedding" | "
  * ```
  */
 export interface Tensor {
+  /** Element type as stored. */
   dtype: "f32" | "f64" | "i32" | "u8" | "i8" | "f16" | "u16";
+  /** Dimensions, row-major. */
   shape: number[];
+  /** The elements (f16 as raw bits in a Uint16Array). */
   data: Float32Array | Float64Array | Int32Array | Uint8Array | Int8Array | Uint16Array;
   /** For `i8`: one scale for the whole tensor, or one per row (a Float32Array). */
   scale?: number | Float32Array;
@@ -92,15 +95,22 @@ export interface Preprocess {
  * ```
  */
 export interface ModelFileContent {
+  /** Which scorer reads the tensors. */
   kind: ModelKind;
+  /** Number of model columns (D). */
   numFeatures: number;
+  /** Number of labels (L). */
   numLabels: number;
+  /** One name per label, in label-index order. */
   labelNames?: string[];
+  /** How raw features map to columns (default: indices). */
   featureSpace?: FeatureSpace;
+  /** Preprocessing applied to a row before scoring. */
   preprocess?: Preprocess;
   /** Kind-specific scalar parameters (rank, k of kNN, number of learners, ...). */
   params: Record<string, number | string | boolean | number[]>;
   /** Training metadata and metrics (free-form, JSON-able). */
   meta?: Record<string, unknown>;
+  /** The kind's tensors by name (see docs/model-format.md). */
   tensors: Record<string, Tensor>;
 }

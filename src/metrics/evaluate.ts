@@ -88,6 +88,8 @@ export class Evaluator {
   #rows = 0;
 
   /**
+   * An empty evaluator.
+   *
    * @param numLabels size of the label space of the true labels
    * @param options propensities (at least `numLabels` of them) and cut-offs
    */
@@ -192,7 +194,9 @@ export class Evaluator {
  * ```
  */
 export interface ScoringModel {
+  /** Scores of every label for `x`. */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array;
+  /** The k best labels (used when given, else derived from the scores). */
   predictTopK?(x: SparseVector, k: number): TopK;
 }
 
@@ -211,8 +215,11 @@ export interface ScoringModel {
  * ```
  */
 export interface LabelledRows {
+  /** Size of the label space. */
   numLabels: number;
+  /** Features, one row per test example. */
   x: CsrMatrix;
+  /** True labels. */
   y: BinaryCsr;
 }
 

@@ -24,13 +24,21 @@ import { containsSorted } from "./relevance.ts";
  * ```
  */
 export interface PrequentialState {
+  /** Window size in events. */
   size: number;
+  /** Next slot of the ring buffers. */
   next: number;
+  /** Slots in use. */
   filled: number;
+  /** Per-event P@1 (0 or 1) in the window, ring order. */
   p1: Float32Array;
+  /** Per-event P@5 in the window, ring order. */
   p5: Float32Array;
+  /** Events scored since the start. */
   totalScored: number;
+  /** Sum of P@1 since the start. */
   totalP1: number;
+  /** Sum of P@5 since the start. */
   totalP5: number;
 }
 
@@ -47,6 +55,7 @@ export interface PrequentialState {
  * ```
  */
 export class PrequentialWindow {
+  /** Sliding-window size in events. */
   readonly size: number;
   #next = 0;
   #filled = 0;
@@ -56,7 +65,11 @@ export class PrequentialWindow {
   #totalP1 = 0;
   #totalP5 = 0;
 
-  /** @param size sliding-window size in events (default 1000) */
+  /**
+   * An empty window.
+   *
+   * @param size sliding-window size in events (default 1000)
+   */
   constructor(size = 1000) {
     if (!Number.isInteger(size) || size < 1) {
       throw new RangeError(`PrequentialWindow: size must be a positive integer, got ${size}`);

@@ -17,7 +17,9 @@ import type { Batch, SparseVector } from "../data/types.ts";
  * ```
  */
 export interface TopK {
+  /** Label indices, best first. */
   readonly labels: Int32Array;
+  /** The score of each label in `labels`. */
   readonly scores: Float32Array;
 }
 
@@ -33,9 +35,13 @@ export interface TopK {
  * ```
  */
 export interface ModelState {
+  /** The model family that wrote it (its factory's kind). */
   readonly kind: string;
+  /** JSON-able configuration. */
   readonly config: Record<string, unknown>;
+  /** Scalar state (sizes, step counters, RNG state). */
   readonly scalars: Record<string, number>;
+  /** Array state, copied. */
   readonly tensors: Record<string, Float32Array | Float64Array | Int32Array | Uint8Array>;
 }
 
@@ -90,9 +96,13 @@ export interface Estimator {
  * ```
  */
 export interface ModelFileOptions {
+  /** Label names, in label-index order (one per label). */
   labelNames?: readonly string[];
+  /** Feature names, in column order: the file's feature space becomes a vocabulary. */
   featureNames?: readonly string[];
+  /** Storage of the float tensors (default f32). */
   quantize?: "f32" | "f16" | "i8";
+  /** Training metadata and metrics (JSON-able). */
   meta?: Record<string, unknown>;
   /**
    * Preprocessing the pipeline applied to rows before the model saw them (recorded in the file
