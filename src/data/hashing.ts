@@ -8,6 +8,7 @@
 import type { SparseVector } from "./types.ts";
 import { hashBucket, hashIndex, hashName, hashSign } from "./feature_hash.ts";
 import { RowBuilder } from "./sparse_row.ts";
+import type { FeatureSpace } from "../format/types.ts";
 
 /**
  * Feature hashing settings.
@@ -145,5 +146,22 @@ export class FeatureHasher {
       seed: this.seed,
       signed: this.signed,
     };
+  }
+
+  /**
+   * The model-file feature space of this hasher (pass it as `toModelFile({ featureSpace })` so
+   * the SDK hashes named features the same way).
+   *
+   * @example
+   * ```ts
+   * import { FeatureHasher } from "./hashing.ts";
+   * console.log(new FeatureHasher({ dim: 64, seed: 3, signed: true }).featureSpace());
+   * // { type: "hashing", dim: 64, seed: 3, signed: true }
+   * ```
+   */
+  featureSpace(): FeatureSpace {
+    return this.signed
+      ? { type: "hashing", dim: this.dim, seed: this.seed, signed: true }
+      : { type: "hashing", dim: this.dim, seed: this.seed };
   }
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Batch, SparseVector } from "../data/types.ts";
+import type { FeatureSpace } from "../format/types.ts";
 
 /**
  * A top-k answer: label indices in decreasing score order (ties: smaller index first),
@@ -100,6 +101,12 @@ export interface ModelFileOptions {
   labelNames?: readonly string[];
   /** Feature names, in column order: the file's feature space becomes a vocabulary. */
   featureNames?: readonly string[];
+  /**
+   * The feature space instead of `featureNames`, e.g. the hashing parameters of the
+   * `FeatureHasher` that produced the model's columns (`hasher.featureSpace()`), so the SDK maps
+   * named features the same way.
+   */
+  featureSpace?: FeatureSpace;
   /** Storage of the float tensors (default f32). */
   quantize?: "f32" | "f16" | "i8";
   /** Training metadata and metrics (JSON-able). */

@@ -452,8 +452,7 @@ export class BrEstimator implements Estimator {
   /** Inference-only `linear-sparse` model file of the non-zero weights. */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
     const content = linearSparseContent(this.toLabelWeights(), {
-      labelNames: options.labelNames,
-      featureNames: options.featureNames,
+      ...options,
       preprocess: this.#cfg.l2Normalize
         ? { ...options.preprocess, l2Normalize: true }
         : options.preprocess,

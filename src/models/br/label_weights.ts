@@ -8,6 +8,7 @@
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import { float16ToFloat32, float32ToFloat16 } from "../../format/quantize.ts";
+import { applyModelFileOptions } from "../file_options.ts";
 
 /**
  * Label-major sparse weights: for label `l`, features `featIdx[labelPtr[l]..labelPtr[l+1])`
@@ -341,24 +342,5 @@ export function linearSparseContent(
     params: { nnz, ...options.params },
     tensors,
   };
-  if (options.labelNames) content.labelNames = [...options.labelNames];
-  if (options.featureNames) {
-    content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
-  }
-  const pre = options.preprocess;
-  if (pre && (pre.tfidf || pre.l2Normalize)) {
-    content.preprocess = {};
-    if (pre.tfidf) {
-      if (!pre.idf || pre.idf.length !== w.numFeatures) {
-        throw new RangeError(
-          `linearSparseContent: preprocess.tfidf needs an idf of length ${w.numFeatures}`,
-        );
-      }
-      content.preprocess.tfidf = true;
-      tensors.idf = { dtype: "f32", shape: [w.numFeatures], data: pre.idf };
-    }
-    if (pre.l2Normalize) content.preprocess.l2Normalize = true;
-  }
-  if (options.meta) content.meta = { ...options.meta };
-  return content;
+  return applyModelFileOptions(content, options, "linearSparseContent");
 }

@@ -11,6 +11,7 @@ import type { ModelFileOptions, TopK } from "../estimator.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../metrics/topk.ts";
+import { applyModelFileOptions } from "../file_options.ts";
 
 /**
  * A row-major matrix of float32 rows with amortised O(1) row growth.
@@ -203,8 +204,8 @@ export class LowRankScorer {
   }
 
   #scoreInto(x: SparseVector, out: Float32Array): void {
-    const r = this.rank, D = this.numFeatures, L = this.numLabels;
-    const u = this.#u, W = this.w.data, H = this.h.data, b = this.bias.data;
+    const r = this.rank, D = this.numFeatures;
+    const u = this.#u, W = this.w.data;
     u.fill(0);
     const idx = x.indices, val = x.values;
     let ss = 0;
@@ -220,20 +221,46 @@ export class LowRankScorer {
       const f = ss > 0 ? 1 / Math.sqrt(ss) : 0;
       for (let c = 0; c < r; c++) u[c] *= f;
     }
+    this.scoreLatent(u, 0, out, this.numLabels);
+  }
+
+  /**
+   * Scores of labels `0 .. numLabels − 1` for a latent row u = xᵀW (already scaled when rows are
+   * unit-L2), read from `u[offset .. offset + rank)`: `out[l] = u·h_l + b_l − threshold`, the
+   * exact arithmetic of {@linkcode predictScores} (so a caller that computed u itself, e.g. to
+   * reuse it for learning, gets bit-identical scores).
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const s = new LowRankScorer(1, 1, 2, 0.5);
+   * s.h.data.set([1, 0]);
+   * const out = new Float32Array(2);
+   * s.scoreLatent(Float64Array.of(2), 0, out, 2);
+   * console.log(Array.from(out).join()); // "1.5,-0.5"
+   * ```
+   */
+  scoreLatent(u: Float64Array, offset: number, out: Float32Array, numLabels: number): void {
+    const r = this.rank, H = this.h.data, b = this.bias.data;
+    if (numLabels > this.numLabels || out.length < numLabels || u.length < offset + r) {
+      throw new RangeError(
+        `leml.scoreLatent: ${numLabels} labels (model has ${this.numLabels}), out of length ${out.length}, u of length ${u.length} at ${offset}`,
+      );
+    }
     const t = this.threshold;
     // four independent partial sums: about 3× faster than one serial sum in V8 at rank ≥ 64
     const r4 = r - (r % 4);
-    for (let l = 0; l < L; l++) {
+    for (let l = 0; l < numLabels; l++) {
       const base = l * r;
       let s0 = 0, s1 = 0, s2 = 0, s3 = 0, c = 0;
       for (; c < r4; c += 4) {
-        const q = base + c;
-        s0 += u[c] * H[q];
-        s1 += u[c + 1] * H[q + 1];
-        s2 += u[c + 2] * H[q + 2];
-        s3 += u[c + 3] * H[q + 3];
+        const q = base + c, o = offset + c;
+        s0 += u[o] * H[q];
+        s1 += u[o + 1] * H[q + 1];
+        s2 += u[o + 2] * H[q + 2];
+        s3 += u[o + 3] * H[q + 3];
       }
-      for (; c < r; c++) s0 += u[c] * H[base + c];
+      for (; c < r; c++) s0 += u[offset + c] * H[base + c];
       out[l] = b[l] - t + (s0 + s1) + (s2 + s3);
     }
   }
@@ -251,16 +278,6 @@ export class LowRankScorer {
    */
   toModelContent(options: ModelFileOptions = {}): ModelFileContent {
     const D = this.numFeatures, L = this.numLabels, r = this.rank;
-    if (options.labelNames && options.labelNames.length !== L) {
-      throw new RangeError(
-        `leml.toModelFile: ${options.labelNames.length} label names for ${L} labels`,
-      );
-    }
-    if (options.featureNames && options.featureNames.length !== D) {
-      throw new RangeError(
-        `leml.toModelFile: ${options.featureNames.length} feature names for ${D} features`,
-      );
-    }
     const bias = new Float32Array(L);
     const b = this.bias.data;
     for (let l = 0; l < L; l++) bias[l] = b[l] - this.threshold;
@@ -276,26 +293,10 @@ export class LowRankScorer {
       params: { rank: r },
       tensors,
     };
-    if (options.labelNames) content.labelNames = [...options.labelNames];
-    if (options.featureNames) {
-      content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
-    }
-    if (options.meta) content.meta = { ...options.meta };
-    const pre = this.l2Normalize
+    const preprocess = this.l2Normalize
       ? { ...options.preprocess, l2Normalize: true }
       : options.preprocess;
-    if (pre && (pre.tfidf || pre.l2Normalize)) {
-      content.preprocess = {};
-      if (pre.tfidf) {
-        if (!pre.idf || pre.idf.length !== D) {
-          throw new RangeError(`leml.toModelFile: preprocess.tfidf needs idf of length ${D}`);
-        }
-        content.preprocess.tfidf = true;
-        tensors.idf = { dtype: "f32", shape: [D], data: pre.idf.slice() };
-      }
-      if (pre.l2Normalize) content.preprocess.l2Normalize = true;
-    }
-    return content;
+    return applyModelFileOptions(content, { ...options, preprocess }, "leml.toModelFile");
   }
 
   /**

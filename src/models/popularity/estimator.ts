@@ -10,6 +10,7 @@ import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator
 import type { ModelFileContent } from "../../format/types.ts";
 import { topKDense } from "../../metrics/topk.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
+import { applyModelFileOptions } from "../file_options.ts";
 
 /**
  * Options of {@linkcode PopularityEstimator}.
@@ -158,7 +159,7 @@ export class PopularityEstimator implements Estimator {
       numFeatures: D,
       numLabels: L,
       params: { trainer: "popularity", threshold: this.threshold },
-      meta: { trainer: "popularity", rows: this.#rows, ...options.meta },
+      meta: { trainer: "popularity", rows: this.#rows },
       tensors: {
         featPtr: { dtype: "i32", shape: [D + 1], data: new Int32Array(D + 1) },
         labelIdx: { dtype: "i32", shape: [0], data: new Int32Array(0) },
@@ -166,16 +167,7 @@ export class PopularityEstimator implements Estimator {
         bias: { dtype: "f32", shape: [L], data: bias },
       },
     };
-    if (options.labelNames) content.labelNames = [...options.labelNames];
-    if (options.featureNames) {
-      content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
-    }
-    if (options.preprocess) {
-      const { tfidf, l2Normalize, idf } = options.preprocess;
-      content.preprocess = { tfidf, l2Normalize };
-      if (tfidf && idf) content.tensors.idf = { dtype: "f32", shape: [idf.length], data: idf };
-    }
-    return content;
+    return applyModelFileOptions(content, options, "popularity.toModelFile");
   }
 
   /** Inference-only model file (`linear-sparse`, see {@linkcode toModelContent}). */

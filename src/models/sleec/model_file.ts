@@ -27,6 +27,7 @@ import { dequantize, float32ToFloat16, quantizeInt8 } from "../../format/quantiz
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions } from "../estimator.ts";
 import type { KnnCluster, KnnModel } from "./predictor.ts";
+import { applyModelFileOptions } from "../file_options.ts";
 
 /**
  * The model-file content of a kNN-embedding model. Quantisation (`f16`, `i8`) applies to the
@@ -100,21 +101,7 @@ export function knnModelContent(
       labels: { dtype: "i32", shape: [labels.length], data: labels },
     },
   };
-  if (options.labelNames) content.labelNames = [...options.labelNames];
-  if (options.meta) content.meta = { ...options.meta };
-  if (options.featureNames) {
-    content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
-  }
-  if (options.preprocess) {
-    content.preprocess = {
-      tfidf: options.preprocess.tfidf,
-      l2Normalize: options.preprocess.l2Normalize,
-    };
-    if (options.preprocess.tfidf && options.preprocess.idf) {
-      content.tensors.idf = { dtype: "f32", shape: [D], data: options.preprocess.idf };
-    }
-  }
-  return content;
+  return applyModelFileOptions(content, options, "sleec.toModelFile");
 }
 
 /**

@@ -26,9 +26,18 @@ Deno.test("feature-major conversion round-trips and scores like the dense model"
   }
   const back2 = m.toLabelWeights();
   assert(back2.values.join() === w.values.join(), "estimator round trip");
-  const c = linearSparseContent(w, { labelNames: ["a"], preprocess: { l2Normalize: true } });
+  const names = Array.from({ length: 9 }, (_, l) => `label-${l}`);
+  const c = linearSparseContent(w, { labelNames: names, preprocess: { l2Normalize: true } });
   assert(c.kind === "linear-sparse" && c.tensors.featPtr.data.length === 18, "content tensors");
   assert(c.preprocess?.l2Normalize === true && c.tensors.bias.data.length === 9, "content extras");
+  assert(c.labelNames?.join() === names.join(), "label names");
+  let msg = "";
+  try {
+    linearSparseContent(w, { labelNames: ["a"] });
+  } catch (e) {
+    msg = e instanceof RangeError ? e.message : "";
+  }
+  assert(msg.includes("1 label names for 9 labels"), `label-name count error: ${msg}`);
 });
 
 Deno.test("malformed weights and tensors are rejected with a RangeError naming the place", () => {
