@@ -9,7 +9,7 @@
  *   [--seconds 10] [--event-connections 4] [--events-per-request 250]
  *   [--predict-connections 64] [--phases events,predict,mixed] [--strict]
  *   [--client wrk|deno] [--predict-form object|compact|indices]
- *   [--max-load L [--wait-minutes 10]] [-- serve flags...]
+ *   [--max-load L [--wait-minutes 10]] [--deno-flag=--cpu-prof ...] [-- serve flags...]
  * ```
  *
  * `--client wrk` (the default when `wrk` is installed: `scripts/install-services.sh --bench`)
@@ -43,6 +43,7 @@ if (import.meta.main) {
       "predict-form": { type: "string" },
       "max-load": { type: "string" },
       "wait-minutes": { type: "string" },
+      "deno-flag": { type: "string", multiple: true },
     },
   });
   const num = (s: string | undefined) => (s === undefined ? undefined : Number(s));
@@ -63,6 +64,7 @@ if (import.meta.main) {
     predictConnections: num(v["predict-connections"]),
     phases: v.phases?.split(",") as ("events" | "predict" | "mixed")[] | undefined,
     serveArgs: positionals,
+    denoFlags: v["deno-flag"],
     client: v.client as "wrk" | "deno" | undefined,
     predictForm: v["predict-form"] as "object" | "compact" | "indices" | undefined,
     log: (m) => console.error(`[load] ${m}`),

@@ -56,6 +56,8 @@ export interface StartOptions {
   token?: string;
   /** Longest wait for the listening line, ms (default 30000). */
   timeoutMs?: number;
+  /** More `deno run` flags, e.g. `--cpu-prof` for profiling (default none). */
+  denoFlags?: string[];
 }
 
 /**
@@ -73,6 +75,7 @@ export async function startService(o: StartOptions): Promise<ServiceProcess> {
   const args = [
     "run",
     "--allow-all",
+    ...(o.denoFlags ?? []),
     `${REPO_ROOT}src/cli/main.ts`,
     "serve",
     "--port",

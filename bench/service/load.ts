@@ -63,6 +63,8 @@ export interface LoadOptions {
   phases?: ("events" | "predict" | "mixed")[];
   /** More `serve` flags. */
   serveArgs?: string[];
+  /** More `deno run` flags for the server, e.g. `--cpu-prof` (default none). */
+  denoFlags?: string[];
   /** Load generator: "wrk" (default when installed) or "deno" (an in-process client). */
   client?: "wrk" | "deno";
   /** Body form of `/predict` requests (default "object"). */
@@ -322,7 +324,12 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
   const stateDir = await Deno.makeTempDir({ prefix: "tagstream-load-" });
   let svc: ServiceProcess | undefined;
   try {
-    svc = await startService({ stateDir, token: TOKEN, args: options.serveArgs ?? [] });
+    svc = await startService({
+      stateDir,
+      token: TOKEN,
+      args: options.serveArgs ?? [],
+      denoFlags: options.denoFlags,
+    });
     const port = svc.port;
     const learned = async () =>
       ((await getJson(`${svc!.url}/metrics`, TOKEN)).events as { learned: number }).learned;

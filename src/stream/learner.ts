@@ -1,15 +1,16 @@
 /**
- * The test-then-train core of the learning service: every accepted event is first scored (its
- * top 5 feeds the prequential window), then queued and learned in minibatches of a fixed size.
+ * The test-then-train core of the learning service: accepted events are queued and learned in
+ * minibatches of a fixed size; each event is first scored by the model before its batch (its
+ * top 5 feeds the prequential window), then learned.
  * The whole learner (model state, vocabularies, queued events, counts, window, stream position)
  * goes into one checkpoint object, so a restore continues exactly where the checkpoint was taken.
  *
  * @module
  */
-import type { Example, SparseVector } from "../data/types.ts";
+import type { Batch, Example, SparseVector } from "../data/types.ts";
 import { Vocabulary, type VocabularyJSON } from "../data/vocabulary.ts";
 import { examplesToBatch } from "../data/batcher.ts";
-import type { Estimator, EstimatorFactory, ModelState } from "../models/estimator.ts";
+import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/estimator.ts";
 import { type EventLimits, EventParser, type LineResult } from "./events.ts";
 import { PrequentialState, PrequentialWindow } from "../metrics/prequential.ts";
 
@@ -118,6 +119,30 @@ export interface LearnerCheckpoint {
   savedAt: string;
 }
 
+/** The prequential window's k (P@1 and P@5 come from each event's top 5). */
+const PREQUENTIAL_K = 5;
+
+/**
+ * A model that scores a minibatch and learns it in one pass (e.g. LEML streaming:
+ * `LemlStream.scoreThenLearn`): the top `k` of each row under the model before the batch, then
+ * the same update as `learnMany(batch)`.
+ *
+ * @example
+ * ```ts
+ * import type { ScoreThenLearn } from "./learner.ts";
+ * import { LemlStream } from "../models/leml/stream.ts";
+ * const m: ScoreThenLearn = new LemlStream({ rank: 2 });
+ * console.log(typeof m.scoreThenLearn); // "function"
+ * ```
+ */
+export interface ScoreThenLearn {
+  scoreThenLearn(batch: Batch, k: number): TopK[];
+}
+
+function hasScoreThenLearn(e: Estimator): e is Estimator & ScoreThenLearn {
+  return typeof (e as Partial<ScoreThenLearn>).scoreThenLearn === "function";
+}
+
 /** Two independent 32-bit FNV-1a style hashes of a string. */
 function hashId(s: string): [number, number] {
   let a = 0x811c9dc5, b = 0x01000193 ^ s.length;
@@ -160,7 +185,7 @@ export class StreamLearner {
   #recentNext = 0;
   /** How many of the latest labelled events {@linkcode StreamLearner.recentEvents} keeps (0: none). */
   recentCapacity = 0;
-  /** Events accepted and applied (scored; learned or queued for the next batch). */
+  /** Events accepted and applied (learned, or queued for the next batch). */
   applied = 0;
   /** Events learned by the model (applied minus queued). */
   learned = 0;
@@ -371,15 +396,14 @@ export class StreamLearner {
 
   /**
    * Test-then-train on one validated event (its label indices must come from
-   * `parser.labels`, its feature indices from the model's feature space or beyond).
+   * `parser.labels`, its feature indices from the model's feature space or beyond). The event is
+   * queued; when its minibatch is learned ({@linkcode StreamLearner.flush}), each of its events
+   * is first scored by the model as it was before the batch, then the batch is learned. (The
+   * model only changes when a batch is learned, so these are the scores the event would have
+   * got on arrival; the prequential window counts an event once its batch is learned.)
    */
   ingest(ev: Example): void {
     if (ev.labels.length > 0) {
-      const est = this.#estimator;
-      const predicted = est.numLabels === 0
-        ? new Int32Array(0)
-        : est.predictTopK(this.#clip(ev.x), 5).labels;
-      this.window.record(predicted, ev.labels);
       const top = ev.labels[ev.labels.length - 1];
       if (top >= this.#labelCounts.length) {
         const next = new Float64Array(Math.max(top + 1, 2 * this.#labelCounts.length));
@@ -399,18 +423,37 @@ export class StreamLearner {
     if (this.#pending.length >= this.batchSize) this.flush();
   }
 
-  /** Learns the queued events now (a partial batch), e.g. when the stream is idle. */
+  /**
+   * Learns the queued events now (a partial batch, e.g. when the stream is idle): scores every
+   * labelled event (top 5, into the prequential window) with the model before the batch, then
+   * learns the batch. A model with `scoreThenLearn` (LEML streaming) does both in one pass.
+   */
   flush(): void {
-    if (this.#pending.length === 0) return;
+    const pending = this.#pending;
+    if (pending.length === 0) return;
     const est = this.#estimator;
     const p = this.parser;
     const batch = examplesToBatch(
-      this.#pending,
+      pending,
       Math.max(est.numFeatures, p.featureKeys === "name" ? p.features.size : 0),
       Math.max(est.numLabels, p.labels.size),
     );
-    this.#estimator.learnMany(batch);
-    this.learned += this.#pending.length;
+    if (hasScoreThenLearn(est)) {
+      const tops = est.scoreThenLearn(batch, PREQUENTIAL_K);
+      for (let i = 0; i < pending.length; i++) {
+        if (pending[i].labels.length > 0) this.window.record(tops[i].labels, pending[i].labels);
+      }
+    } else {
+      for (const ev of pending) {
+        if (ev.labels.length === 0) continue;
+        const predicted = est.numLabels === 0
+          ? new Int32Array(0)
+          : est.predictTopK(this.#clip(ev.x), PREQUENTIAL_K).labels;
+        this.window.record(predicted, ev.labels);
+      }
+      est.learnMany(batch);
+    }
+    this.learned += pending.length;
     this.#pending = [];
   }
 

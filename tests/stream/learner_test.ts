@@ -2,6 +2,7 @@ import { factory as leml } from "../../src/models/leml/mod.ts";
 import { factory as popularity } from "../../src/models/popularity/mod.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "../../src/stream/checkpoint.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../src/stream/learner.ts";
+import type { EstimatorFactory } from "../../src/models/estimator.ts";
 import { assert, assertEquals, plantedEvents } from "./helpers.ts";
 
 Deno.test("StreamLearner scores each event before learning it (test-then-train)", () => {
@@ -87,4 +88,53 @@ Deno.test("predict returns label names; unknown features are ignored", () => {
   assertEquals(top.labels[0], "t3");
   assertEquals(top.labels.length, 2);
   assert(top.scores[0] >= top.scores[1]);
+});
+
+Deno.test("a model's one-pass scoreThenLearn gives the learner the same window and model as scoring then learnMany", () => {
+  // the same LEML model, its scoreThenLearn hidden: the learner scores row by row, then learns
+  const hidden: EstimatorFactory = {
+    ...leml,
+    create: (o) => {
+      const m = leml.create(o);
+      return new Proxy(m, {
+        get(t, p) {
+          if (p === "scoreThenLearn") return undefined;
+          const v = Reflect.get(t, p, t);
+          return typeof v === "function" ? v.bind(t) : v;
+        },
+      });
+    },
+  };
+  const opts = { batchSize: 6, windowSize: 40, modelOptions: { rank: 4, seed: 2 } };
+  const a = StreamLearner.create(leml, opts), b = StreamLearner.create(hidden, opts);
+  assert(typeof (b.estimator as { scoreThenLearn?: unknown }).scoreThenLearn !== "function");
+  const lines = plantedEvents(200);
+  for (let r = 0; r < 2; r++) {
+    for (let i = 0; i < lines.length; i++) {
+      a.ingestLine(lines[i], "t", i + 1);
+      b.ingestLine(lines[i], "t", i + 1);
+      if (i % 37 === 0) {
+        a.flush();
+        b.flush();
+      }
+    }
+  }
+  assertEquals(a.window.toState(), b.window.toState());
+  assert(a.window.precisionAt1 > 20, `the model learned little: P@1 ${a.window.precisionAt1}`);
+  const sa = a.estimator.toState(), sb = b.estimator.toState();
+  for (const name of Object.keys(sa.tensors)) {
+    assertEquals(Array.from(sb.tensors[name]), Array.from(sa.tensors[name]), `tensor ${name}`);
+  }
+});
+
+Deno.test("queued events are scored when their batch is learned, with the model before it", () => {
+  const l = StreamLearner.create(popularity, { batchSize: 3 });
+  for (let i = 0; i < 2; i++) l.ingestLine('{"features": {}, "labels": ["a"]}', "t", i + 1);
+  assertEquals([l.window.totalScored, l.pendingCount], [0, 2], "not scored while queued");
+  l.ingestLine('{"features": {}, "labels": ["a"]}', "t", 3);
+  // the three were scored by the empty model before their batch: no hit
+  assertEquals([l.window.totalScored, l.window.precisionAt1], [3, 0]);
+  l.ingestLine('{"features": {}, "labels": ["a"]}', "t", 4);
+  l.flush();
+  assertEquals([l.window.totalScored, l.window.precisionAt1], [4, 25]);
 });

@@ -32,8 +32,9 @@
  *
  * @module
  */
-import type { Batch, BinaryCsr, SparseVector } from "../../data/types.ts";
-import type { Estimator, ModelState } from "../estimator.ts";
+import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
+import type { Estimator, ModelState, TopK } from "../estimator.ts";
+import { topKDense } from "../../metrics/topk.ts";
 import { adamUpdateRows } from "../../optim/adam.ts";
 import { sgdRate, sgdUpdateRows } from "../../optim/sgd.ts";
 import { defaultThreshold, type LemlLoss, lossGrad, parseLoss } from "./loss.ts";
@@ -197,6 +198,11 @@ export class LemlStream extends LowRankScorer implements Estimator {
   #Htb: Float64Array;
   #s: Float64Array;
   #mark = new Uint8Array(0);
+  #fullRows = new Int32Array(0);
+  #scoreBuf = new Float32Array(0);
+  #colPtr = new Int32Array(0);
+  #entRow = new Int32Array(0);
+  #entVal = new Float64Array(0);
 
   /** @param options see {@linkcode LemlStreamOptions}. */
   constructor(options: LemlStreamOptions | Record<string, unknown> = {}) {
@@ -274,6 +280,69 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * ```
    */
   learnMany(batch: Batch): void {
+    this.#grow(batch);
+    this.#learn(batch, 0);
+  }
+
+  /**
+   * Test-then-train on one minibatch: the top `k` labels of every row under the model as it is
+   * before this call (exactly what `predictTopK(row, k)` returns then: the labels known before
+   * the batch, scores bit-identical), then learns the batch exactly as {@linkcode learnMany}
+   * does (the same model afterwards). The latent rows u = xᵀW computed for scoring are reused
+   * by the first optimiser step instead of being computed twice (not with `l2Normalize`, where
+   * scoring normalises by the features the model knew before the batch: the rows are then
+   * scored apart).
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2, numFeatures: 2, numLabels: 2, lr: 0.1 });
+   * const batch = {
+   *   x: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) },
+   *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) },
+   * };
+   * for (let i = 0; i < 50; i++) m.learnMany(batch);
+   * const tops = m.scoreThenLearn(batch, 1);
+   * console.log(tops.map((t) => t.labels[0]), m.step); // [ 0, 1 ] 51
+   * ```
+   */
+  scoreThenLearn(batch: Batch, k: number): TopK[] {
+    if (!Number.isInteger(k) || k < 0) {
+      throw new RangeError(`leml.scoreThenLearn: k must be a non-negative integer, got ${k}`);
+    }
+    const x = batch.x, n = x.numRows, L0 = this.numLabels, r = this.rank;
+    const tops: TopK[] = new Array(n);
+    if (this.config.l2Normalize) {
+      this.#check(batch);
+      for (let i = 0; i < n; i++) {
+        const p0 = x.indptr[i], p1 = x.indptr[i + 1];
+        tops[i] = this.predictTopK(
+          { indices: x.indices.subarray(p0, p1), values: x.values.subarray(p0, p1) },
+          k,
+        );
+      }
+      this.#grow(batch);
+      this.#learn(batch, 0);
+      return tops;
+    }
+    // new features get zero W rows: u = xᵀW is the same before and after growing
+    this.#grow(batch);
+    if (n === 0) return tops;
+    const res = this.#reservoir;
+    this.#ensureScratch(n + (res.capacity === 0 ? 0 : Math.round(this.config.replayRatio * n)));
+    this.#latent(x, 0, n);
+    if (this.#scoreBuf.length < L0) this.#scoreBuf = new Float32Array(L0);
+    const out = this.#scoreBuf.subarray(0, L0);
+    for (let i = 0; i < n; i++) {
+      this.scoreLatent(this.#U, i * r, out, L0);
+      tops[i] = topKDense(out, k);
+    }
+    this.#learn(batch, n);
+    return tops;
+  }
+
+  /** Validates a batch; returns the feature and label space sizes it needs. */
+  #check(batch: Batch): [number, number] {
     const { x, y } = batch;
     const n = x.numRows;
     if (y.numRows !== n) {
@@ -298,16 +367,32 @@ export class LemlStream extends LowRankScorer implements Estimator {
         )
         : 0,
     );
+    return [needD, needL];
+  }
+
+  /** Validates a batch and grows the spaces to hold it. */
+  #grow(batch: Batch): void {
+    const [needD, needL] = this.#check(batch);
     this.grow(needD, needL);
+  }
+
+  /**
+   * The optimiser steps of a validated batch (with replay: `replaySteps` steps on the batch
+   * joined by replayed rows, then the batch enters the reservoir). `haveU`: rows of the batch
+   * whose latent rows are already in the scratch U (used by the first step only).
+   */
+  #learn(batch: Batch, haveU: number): void {
+    const n = batch.x.numRows;
     if (n === 0) return;
     const res = this.#reservoir;
     if (res.capacity === 0) {
-      this.#step(batch);
+      this.#step(batch, haveU);
       return;
     }
     const extra = Math.round(this.config.replayRatio * n);
     for (let s = 0; s < this.config.replaySteps; s++) {
-      this.#step(withReplay(batch, res.sample(extra)));
+      // the batch's rows come first in the joined batch
+      this.#step(withReplay(batch, res.sample(extra)), s === 0 ? haveU : 0);
     }
     res.addRows(batch);
   }
@@ -372,7 +457,10 @@ export class LemlStream extends LowRankScorer implements Estimator {
       this.#U = new Float64Array(n * k * 2);
       this.#gU = new Float64Array(n * k * 2);
     }
-    if (this.#rowScale.length < n) this.#rowScale = new Float64Array(n * 2);
+    if (this.#rowScale.length < n) {
+      this.#rowScale = new Float64Array(n * 2);
+      this.#fullRows = new Int32Array(n * 2);
+    }
     if (this.#wSlot.length < D) {
       const cap = Math.max(D, this.#wSlot.length * 2);
       this.#wSlot = new Int32Array(cap).fill(-1);
@@ -388,8 +476,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
     if (this.#gH.length < L * k) this.#gH = new Float64Array(Math.max(L * k, this.#gH.length * 2));
   }
 
-  #step(batch: Batch): void {
-    const [nw, nh] = this.#gradient(batch);
+  #step(batch: Batch, haveU = 0): void {
+    const [nw, nh] = this.#gradient(batch, haveU);
     this.#apply(nw, nh);
   }
 
@@ -437,32 +525,117 @@ export class LemlStream extends LowRankScorer implements Estimator {
     return { W, H, bias };
   }
 
-  #gradient(batch: Batch): [number, number] {
+  /**
+   * Rows [from, to) of U = X W into the scratch `#U` (each row scaled to unit L2 norm when
+   * configured; the scale goes to `#rowScale`). Two features at a time: each U entry still
+   * receives its terms one by one in feature order, so the sums are bit-identical to a plain
+   * loop, with half the loads and stores of U.
+   */
+  #latent(x: CsrMatrix, from: number, to: number): void {
+    const k = this.rank, U = this.#U, W = this.w.data, scale = this.#rowScale;
+    const l2 = this.config.l2Normalize, ip = x.indptr, ix = x.indices, xv = x.values;
+    U.fill(0, from * k, to * k);
+    for (let i = from; i < to; i++) {
+      const p0 = ip[i], p1 = ip[i + 1];
+      let ss = 0;
+      if (l2) { for (let p = p0; p < p1; p++) ss += xv[p] * xv[p]; }
+      const f = l2 ? (ss > 0 ? 1 / Math.sqrt(ss) : 0) : 1;
+      scale[i] = f;
+      const ub = i * k;
+      let p = p0;
+      for (; p + 1 < p1; p += 2) {
+        const v0 = xv[p] * f, w0 = ix[p] * k, v1 = xv[p + 1] * f, w1 = ix[p + 1] * k;
+        for (let c = 0; c < k; c++) {
+          let t = U[ub + c];
+          t += v0 * W[w0 + c];
+          t += v1 * W[w1 + c];
+          U[ub + c] = t;
+        }
+      }
+      if (p < p1) {
+        const v = xv[p] * f, wb = ix[p] * k;
+        for (let c = 0; c < k; c++) U[ub + c] += v * W[wb + c];
+      }
+    }
+  }
+
+  /**
+   * gW_q = Σ_i x_ij f_i gU_i + λ W_j for the `nw` feature slots of the batch (j = wRows[q]),
+   * column by column: the batch's entries are sorted by slot (stable, so each column keeps row
+   * order) and each gW entry is summed in a register in row order, then λW is added: the same
+   * terms in the same order as scattering row by row, so bit-identical, without the scattered
+   * loads and stores.
+   */
+  #wGradient(x: CsrMatrix, n: number, nw: number, inv: number): void {
+    const k = this.rank, W = this.w.data, gU = this.#gU, scale = this.#rowScale;
+    const wSlot = this.#wSlot, wRows = this.#wRows, lam = this.config.lambda;
+    const ip = x.indptr, ix = x.indices, xv = x.values, nnz = ip[n];
+    if (this.#gW.length < nw * k) {
+      this.#gW = new Float64Array(Math.max(nw * k, this.#gW.length * 2));
+    }
+    if (this.#colPtr.length < nw + 1) {
+      this.#colPtr = new Int32Array(Math.max(nw + 1, 2 * this.#colPtr.length));
+    }
+    if (this.#entRow.length < nnz) {
+      this.#entRow = new Int32Array(Math.max(nnz, 2 * this.#entRow.length));
+      this.#entVal = new Float64Array(this.#entRow.length);
+    }
+    const gW = this.#gW, ptr = this.#colPtr, er = this.#entRow, ev = this.#entVal;
+    ptr.fill(0, 0, nw + 1);
+    for (let p = 0; p < nnz; p++) ptr[wSlot[ix[p]] + 1]++;
+    for (let q = 0; q < nw; q++) ptr[q + 1] += ptr[q];
+    for (let i = 0; i < n; i++) {
+      const f = scale[i] * inv, ub = i * k;
+      for (let p = ip[i]; p < ip[i + 1]; p++) {
+        const e = ptr[wSlot[ix[p]]]++;
+        er[e] = ub;
+        ev[e] = xv[p] * f;
+      }
+    }
+    // ptr[q] is now the end of column q (the start of column q + 1)
+    let e0 = 0;
+    for (let q = 0; q < nw; q++) {
+      const e1 = ptr[q], sb = q * k, wb = wRows[q] * k;
+      let c = 0;
+      for (; c + 3 < k; c += 4) {
+        let t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+        for (let e = e0; e < e1; e++) {
+          const v = ev[e], u = er[e] + c;
+          t0 += v * gU[u];
+          t1 += v * gU[u + 1];
+          t2 += v * gU[u + 2];
+          t3 += v * gU[u + 3];
+        }
+        gW[sb + c] = t0 + lam * W[wb + c];
+        gW[sb + c + 1] = t1 + lam * W[wb + c + 1];
+        gW[sb + c + 2] = t2 + lam * W[wb + c + 2];
+        gW[sb + c + 3] = t3 + lam * W[wb + c + 3];
+      }
+      for (; c < k; c++) {
+        let t = 0;
+        for (let e = e0; e < e1; e++) t += ev[e] * gU[er[e] + c];
+        gW[sb + c] = t + lam * W[wb + c];
+      }
+      e0 = e1;
+    }
+  }
+
+  #gradient(batch: Batch, haveU = 0): [number, number] {
     const { x, y } = batch;
     const observed: BinaryCsr | undefined = batch.observed;
     const full = batch.fullyObserved;
     const n = x.numRows, k = this.rank, L = this.numLabels;
     const cfg = this.config;
+    const U0 = this.#U, scale0 = this.#rowScale;
     this.#ensureScratch(n);
+    // rows computed before are lost if the scratch had to grow: compute every row then
+    if (this.#U !== U0 || this.#rowScale !== scale0) haveU = 0;
     const U = this.#U, gU = this.#gU, W = this.w.data, H = this.h.data, b = this.bias.data;
     const useBias = cfg.bias;
-    // U = X_b W (rows scaled to unit norm when configured)
-    U.fill(0, 0, n * k);
+    // U = X_b W (rows scaled to unit norm when configured); the first `haveU` rows are there
+    this.#latent(x, haveU, n);
     gU.fill(0, 0, n * k);
     const scale = this.#rowScale;
-    for (let i = 0; i < n; i++) {
-      let ss = 0;
-      if (cfg.l2Normalize) {
-        for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) ss += x.values[p] * x.values[p];
-      }
-      const f = cfg.l2Normalize ? (ss > 0 ? 1 / Math.sqrt(ss) : 0) : 1;
-      scale[i] = f;
-      const ub = i * k;
-      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
-        const v = x.values[p] * f, wb = x.indices[p] * k;
-        for (let c = 0; c < k; c++) U[ub + c] += v * W[wb + c];
-      }
-    }
     const hSlot = this.#hSlot, hRows = this.#hRows, gH = this.#gH, gb = this.#gb;
     let nh = 0;
     const touchH = (l: number): number => {
@@ -478,9 +651,13 @@ export class LemlStream extends LowRankScorer implements Estimator {
     };
     const isFull = (i: number) => !observed || (full !== undefined && full[i] === 1);
     // ---- squared loss, fully observed rows: Gram identity (Algorithm 2) ----
+    // The k×k products below are blocked (four rows or four outputs at a time) for fewer loads
+    // and independent accumulators; every sum still receives its terms in the same order as a
+    // plain loop, so the results are bit-identical to it.
     let nFull = 0;
+    const fullRows = this.#fullRows;
     if (cfg.loss === "squared") {
-      for (let i = 0; i < n; i++) if (isFull(i)) nFull++;
+      for (let i = 0; i < n; i++) if (isFull(i)) fullRows[nFull++] = i;
     }
     if (nFull > 0) {
       const G = this.#G, HtH = this.#HtH, Htb = this.#Htb, s = this.#s;
@@ -488,16 +665,63 @@ export class LemlStream extends LowRankScorer implements Estimator {
       HtH.fill(0);
       Htb.fill(0);
       s.fill(0);
-      for (let i = 0; i < n; i++) {
-        if (!isFull(i)) continue;
-        const ub = i * k;
+      // G = Σ_i u_i u_iᵀ (upper triangle), s = Σ_i u_i, four rows at a time
+      let q = 0;
+      for (; q + 3 < nFull; q += 4) {
+        const u0 = fullRows[q] * k, u1 = fullRows[q + 1] * k;
+        const u2 = fullRows[q + 2] * k, u3 = fullRows[q + 3] * k;
+        for (let a = 0; a < k; a++) {
+          const a0 = U[u0 + a], a1 = U[u1 + a], a2 = U[u2 + a], a3 = U[u3 + a];
+          let sa = s[a];
+          sa += a0;
+          sa += a1;
+          sa += a2;
+          sa += a3;
+          s[a] = sa;
+          const ga = a * k;
+          for (let c = a; c < k; c++) {
+            let t = G[ga + c];
+            t += a0 * U[u0 + c];
+            t += a1 * U[u1 + c];
+            t += a2 * U[u2 + c];
+            t += a3 * U[u3 + c];
+            G[ga + c] = t;
+          }
+        }
+      }
+      for (; q < nFull; q++) {
+        const ub = fullRows[q] * k;
         for (let a = 0; a < k; a++) {
           const ua = U[ub + a];
           s[a] += ua;
           for (let c = a; c < k; c++) G[a * k + c] += ua * U[ub + c];
         }
       }
-      for (let l = 0; l < L; l++) {
+      // HᵀH (upper triangle) and Hᵀb, four labels at a time
+      let l = 0;
+      for (; l + 3 < L; l += 4) {
+        const h0 = l * k, h1 = h0 + k, h2 = h1 + k, h3 = h2 + k;
+        const b0 = b[l], b1 = b[l + 1], b2 = b[l + 2], b3 = b[l + 3];
+        for (let a = 0; a < k; a++) {
+          const a0 = H[h0 + a], a1 = H[h1 + a], a2 = H[h2 + a], a3 = H[h3 + a];
+          let ta = Htb[a];
+          ta += b0 * a0;
+          ta += b1 * a1;
+          ta += b2 * a2;
+          ta += b3 * a3;
+          Htb[a] = ta;
+          const ga = a * k;
+          for (let c = a; c < k; c++) {
+            let t = HtH[ga + c];
+            t += a0 * H[h0 + c];
+            t += a1 * H[h1 + c];
+            t += a2 * H[h2 + c];
+            t += a3 * H[h3 + c];
+            HtH[ga + c] = t;
+          }
+        }
+      }
+      for (; l < L; l++) {
         const hb = l * k, bl = b[l];
         for (let a = 0; a < k; a++) {
           const ha = H[hb + a];
@@ -511,11 +735,32 @@ export class LemlStream extends LowRankScorer implements Estimator {
           HtH[a * k + c] = HtH[c * k + a];
         }
       }
-      // every label receives a gradient: slots in label order
+      const k4 = k - (k % 4);
+      // every label receives a gradient: slots in label order; ∂/∂h_l = G h_l + b_l s, four
+      // outputs at a time
       for (let l = 0; l < L; l++) {
         const sl = touchH(l), hb = l * k, gb0 = sl * k, bl = b[l];
-        let hs = 0;
-        for (let a = 0; a < k; a++) {
+        let hs = 0, a = 0;
+        for (; a < k4; a += 4) {
+          const g0 = a * k, g1 = g0 + k, g2 = g1 + k, g3 = g2 + k;
+          let c0 = bl * s[a], c1 = bl * s[a + 1], c2 = bl * s[a + 2], c3 = bl * s[a + 3];
+          for (let c = 0; c < k; c++) {
+            const h = H[hb + c];
+            c0 += G[g0 + c] * h;
+            c1 += G[g1 + c] * h;
+            c2 += G[g2 + c] * h;
+            c3 += G[g3 + c] * h;
+          }
+          gH[gb0 + a] += c0;
+          gH[gb0 + a + 1] += c1;
+          gH[gb0 + a + 2] += c2;
+          gH[gb0 + a + 3] += c3;
+          hs += H[hb + a] * s[a];
+          hs += H[hb + a + 1] * s[a + 1];
+          hs += H[hb + a + 2] * s[a + 2];
+          hs += H[hb + a + 3] * s[a + 3];
+        }
+        for (; a < k; a++) {
           let acc = bl * s[a];
           const ga = a * k;
           for (let c = 0; c < k; c++) acc += G[ga + c] * H[hb + c];
@@ -524,10 +769,26 @@ export class LemlStream extends LowRankScorer implements Estimator {
         }
         gb[sl] += hs + nFull * bl;
       }
-      for (let i = 0; i < n; i++) {
-        if (!isFull(i)) continue;
-        const ub = i * k;
-        for (let a = 0; a < k; a++) {
+      // ∂/∂u_i = HᵀH u_i + Hᵀb − Σ_{l∈y_i} h_l, four outputs at a time
+      for (let q = 0; q < nFull; q++) {
+        const i = fullRows[q], ub = i * k;
+        let a = 0;
+        for (; a < k4; a += 4) {
+          const g0 = a * k, g1 = g0 + k, g2 = g1 + k, g3 = g2 + k;
+          let c0 = Htb[a], c1 = Htb[a + 1], c2 = Htb[a + 2], c3 = Htb[a + 3];
+          for (let c = 0; c < k; c++) {
+            const u = U[ub + c];
+            c0 += HtH[g0 + c] * u;
+            c1 += HtH[g1 + c] * u;
+            c2 += HtH[g2 + c] * u;
+            c3 += HtH[g3 + c] * u;
+          }
+          gU[ub + a] += c0;
+          gU[ub + a + 1] += c1;
+          gU[ub + a + 2] += c2;
+          gU[ub + a + 3] += c3;
+        }
+        for (; a < k; a++) {
           let acc = Htb[a];
           const ha = a * k;
           for (let c = 0; c < k; c++) acc += HtH[ha + c] * U[ub + c];
@@ -609,23 +870,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
         wRows[nw++] = j;
       }
     }
-    if (this.#gW.length < nw * k) {
-      this.#gW = new Float64Array(Math.max(nw * k, this.#gW.length * 2));
-    }
-    const gW = this.#gW;
-    gW.fill(0, 0, nw * k);
-    for (let i = 0; i < n; i++) {
-      const ub = i * k, f = scale[i] * inv;
-      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
-        const v = x.values[p] * f, sb = wSlot[x.indices[p]] * k;
-        for (let c = 0; c < k; c++) gW[sb + c] += v * gU[ub + c];
-      }
-    }
+    this.#wGradient(x, n, nw, inv);
     const lam = cfg.lambda;
-    for (let q = 0; q < nw; q++) {
-      const wb = wRows[q] * k, sb = q * k;
-      for (let c = 0; c < k; c++) gW[sb + c] += lam * W[wb + c];
-    }
     for (let q = 0; q < nh; q++) {
       const hb = hRows[q] * k, sb = q * k;
       for (let c = 0; c < k; c++) gH[sb + c] = gH[sb + c] * inv + lam * H[hb + c];

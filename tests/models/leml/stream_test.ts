@@ -98,8 +98,13 @@ function naiveObjective(
   return f + 0.5 * lambda * reg;
 }
 
-function checkGradient(loss: LemlLoss, masked: boolean, l2Normalize = false): void {
-  const D = 6, L = 5, k = 3, lambda = 0.05;
+function checkGradient(
+  loss: LemlLoss,
+  masked: boolean,
+  l2Normalize = false,
+  size = { D: 6, L: 5, k: 3, n: 4 },
+): void {
+  const { D, L, k, n } = size, lambda = 0.05;
   const m = new LemlStream({
     rank: k,
     numFeatures: D,
@@ -110,8 +115,8 @@ function checkGradient(loss: LemlLoss, masked: boolean, l2Normalize = false): vo
     l2Normalize,
   });
   // non-trivial W and bias: train a few steps first
-  for (let s = 0; s < 5; s++) m.learnMany(randomBatch(100 + s, 4, D, L, masked));
-  const b = randomBatch(7, 4, D, L, masked);
+  for (let s = 0; s < 5; s++) m.learnMany(randomBatch(100 + s, n, D, L, masked));
+  const b = randomBatch(7, n, D, L, masked);
   // with the masks every row's entries are explicit; without, only the squared loss is exact
   const g = m.batchGradient(b);
   const W = Float64Array.from(m.w.snapshot()), H = Float64Array.from(m.h.snapshot());
@@ -141,6 +146,13 @@ function checkGradient(loss: LemlLoss, masked: boolean, l2Normalize = false): vo
 
 Deno.test("leml stream: squared-loss Gram gradient matches finite differences", () => {
   checkGradient("squared", false);
+});
+
+Deno.test("leml stream: blocked Gram kernels (4 rows/labels/outputs at a time) and their remainders match finite differences", () => {
+  // rank 6 = one block of 4 + 2, 9 fully observed rows = 2 blocks + 1, 7 labels = 1 block + 3
+  checkGradient("squared", false, false, { D: 8, L: 7, k: 6, n: 9 });
+  checkGradient("squared", true, false, { D: 8, L: 7, k: 6, n: 9 });
+  checkGradient("squared", false, true, { D: 8, L: 8, k: 8, n: 8 });
 });
 
 Deno.test("leml stream: gradients on unit-L2 rows match finite differences", () => {
@@ -366,4 +378,102 @@ Deno.test("leml stream: replay state restores bit for bit, masks included", () =
     msg = (e as Error).message;
   }
   assert(msg.includes("replay"), `unexpected message: ${msg}`);
+});
+
+/** Rows of a batch as sparse vectors. */
+function rowsOf(b: Batch): { indices: Int32Array; values: Float32Array }[] {
+  const out = [];
+  for (let i = 0; i < b.x.numRows; i++) {
+    const p0 = b.x.indptr[i], p1 = b.x.indptr[i + 1];
+    out.push({ indices: b.x.indices.subarray(p0, p1), values: b.x.values.subarray(p0, p1) });
+  }
+  return out;
+}
+
+Deno.test("leml stream: scoreThenLearn = predictTopK before the batch, then the same model as learnMany", () => {
+  const configs: Record<string, unknown>[] = [
+    { rank: 6 },
+    { rank: 5, optimizer: "sgd", lrDecay: 0.1 },
+    { rank: 4, l2Normalize: true },
+    { rank: 6, loss: "logistic", negatives: 3 },
+    { rank: 3, replay: 7, replayRatio: 1.5, replaySteps: 2 },
+    { rank: 4, replay: 5, l2Normalize: true, loss: "sqhinge" },
+  ];
+  for (const cfg of configs) {
+    const name = JSON.stringify(cfg);
+    const a = new LemlStream({ seed: 9, lr: 0.05, ...cfg }),
+      b = new LemlStream({ seed: 9, lr: 0.05, ...cfg });
+    let compared = 0, differ = 0;
+    for (let s = 0; s < 12; s++) {
+      // the spaces grow mid-stream (new features and labels), some batches carry masks,
+      // batch sizes vary (1 to 9 rows)
+      const batch = randomBatch(300 + s, 1 + (s * 5) % 9, 4 + s, 3 + (s >> 1), s % 3 === 2);
+      const k = s % 4 === 0 ? 0 : 3;
+      const expected = rowsOf(batch).map((x) => a.predictTopK(x, k));
+      a.learnMany(batch);
+      const got = b.scoreThenLearn(batch, k);
+      assert(got.length === batch.x.numRows, `${name}: ${got.length} top lists`);
+      for (let i = 0; i < got.length; i++) {
+        assert(
+          got[i].labels.join() === expected[i].labels.join() &&
+            got[i].scores.join() === expected[i].scores.join(),
+          `${name}, batch ${s}, row ${i}: ${got[i].labels}/${got[i].scores} vs ${
+            expected[i].labels
+          }/${expected[i].scores}`,
+        );
+        compared += got[i].labels.length;
+        if (s > 0 && got[i].labels.join() !== b.predictTopK(rowsOf(batch)[i], k).labels.join()) {
+          differ++;
+        }
+      }
+    }
+    assert(compared > 50, `${name}: only ${compared} labels compared`);
+    assert(
+      differ > 0,
+      `${name}: the model never changed a top list (the scores must be pre-update)`,
+    );
+    const sa = a.toState(), sb = b.toState();
+    assert(
+      sa.scalars.step === sb.scalars.step && sa.scalars.rngState === sb.scalars.rngState,
+      `${name}: steps or RNG differ`,
+    );
+    for (const t of Object.keys(sa.tensors)) {
+      assert(
+        Array.from(sa.tensors[t]).join() === Array.from(sb.tensors[t]).join(),
+        `${name}: tensor ${t} differs from learnMany's`,
+      );
+    }
+  }
+});
+
+Deno.test("leml stream: scoreThenLearn on an empty model, and bad k or batch, learn nothing", () => {
+  const m = new LemlStream({ rank: 2 });
+  const b = randomBatch(5, 3, 4, 3, false);
+  const tops = m.scoreThenLearn(b, 2);
+  assert(
+    tops.length === 3 && tops.every((t) => t.labels.length === 0),
+    "no label before the batch",
+  );
+  assert(m.numLabels === 3 && m.step === 1, "the batch was learned");
+  const before = m.toState();
+  for (const k of [-1, 1.5]) {
+    let msg = "";
+    try {
+      m.scoreThenLearn(b, k);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assert(msg.includes("scoreThenLearn: k must be"), `k = ${k}: ${msg}`);
+  }
+  let msg = "";
+  try {
+    m.scoreThenLearn({ ...b, y: { ...b.y, numRows: 2 } }, 2);
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assert(msg.includes("y has 2"), `unexpected message: ${msg}`);
+  assert(
+    m.step === before.scalars.step && m.w.snapshot().join() === Array.from(before.tensors.W).join(),
+    "a refused batch changed the model",
+  );
 });
