@@ -630,12 +630,11 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#ensureScratch(n);
     // rows computed before are lost if the scratch had to grow: compute every row then
     if (this.#U !== U0 || this.#rowScale !== scale0) haveU = 0;
-    const U = this.#U, gU = this.#gU, W = this.w.data, H = this.h.data, b = this.bias.data;
+    const U = this.#U, gU = this.#gU, H = this.h.data, b = this.bias.data;
     const useBias = cfg.bias;
     // U = X_b W (rows scaled to unit norm when configured); the first `haveU` rows are there
     this.#latent(x, haveU, n);
     gU.fill(0, 0, n * k);
-    const scale = this.#rowScale;
     const hSlot = this.#hSlot, hRows = this.#hRows, gH = this.#gH, gb = this.#gb;
     let nh = 0;
     const touchH = (l: number): number => {
