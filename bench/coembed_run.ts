@@ -37,6 +37,8 @@ if (import.meta.main) {
     "rowSteps",
     "globalSteps",
     "foldInSteps",
+    "warmStart",
+    "consolidateEpochs",
     "streamBatch",
     "streamSteps",
     "replayRatio",

@@ -154,6 +154,32 @@ Deno.test("reservoir: restored from its state it continues identically", () => {
   assert(RowReservoir.fromState(10, 3, st.scalars, old).size === 5, "old state refused");
 });
 
+Deno.test("reservoir: rows() hands out every kept row without disturbing the sampling", () => {
+  const a = new RowReservoir(10, 4), b = new RowReservoir(10, 4);
+  a.addRows(maskedBatch(0, 30));
+  b.addRows(maskedBatch(0, 30));
+  const all = a.rows();
+  assert(all.x.numRows === 10 && all.y.numRows === 10, `${all.x.numRows} rows`);
+  // exact copies of distinct offered rows (row r has value r, label r % 3, mask iff r is odd)
+  const values = [...all.x.values];
+  assert(new Set(values).size === 10, `repeated rows: ${values}`);
+  for (let i = 0; i < 10; i++) {
+    const r = all.x.values[i];
+    assert(Number.isInteger(r) && r >= 0 && r < 30, `row value ${r}`);
+    assert(all.x.indices[i] === r % 7 && all.y.indices[all.y.indptr[i]] === r % 3, `row ${r}`);
+    const masked = all.fullyObserved![i] === 0;
+    assert(masked === (r % 2 === 1), `row ${r}: mask flag ${masked}`);
+  }
+  // the slot order is the state's order
+  assert(String(all.x.values) === String(a.toState().tensors.resXValues), "not in slot order");
+  a.rows();
+  assert(
+    String(a.sample(5).x.values) === String(b.sample(5).x.values),
+    "rows() changed the sampling",
+  );
+  assert(new RowReservoir(3, 0).rows().x.numRows === 0, "an empty reservoir has no rows");
+});
+
 Deno.test("withReplay: rows joined in order, masks merged, inputs untouched", () => {
   const plain = rowsBatch(0, 3), masked = maskedBatch(10, 2);
   assert(withReplay(plain, rowsBatch(0, 0)) === plain, "an empty replay should be a no-op");

@@ -336,6 +336,8 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     ["replayRatio", "replayRatio"],
     ["replay", "replay"],
     ["foldInSteps", "foldInSteps"],
+    ["warmStart", "warmStart"],
+    ["consolidateEpochs", "consolidateEpochs"],
   ];
   for (const [flag, key] of map) {
     const v = numFlag(flags, flag);
@@ -439,12 +441,19 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
         });
       }
       const sScores = new Float32Array(testRows.length * L);
-      for (let i = 0; i < testRows.length; i++) {
-        for (let d = 0; d < D; d++) xv[d] = dense.x[testRows[i] * D + d];
-        est.predictScores({ indices: allIdx, values: xv }, out);
-        sScores.set(out, i * L);
+      const streamAuc = () => {
+        for (let i = 0; i < testRows.length; i++) {
+          for (let d = 0; d < D; d++) xv[d] = dense.x[testRows[i] * D + d];
+          est.predictScores({ indices: allIdx, values: xv }, out);
+          sScores.set(out, i * L);
+        }
+        return macroAuc(sScores, testTruth, testRows.length, L);
+      };
+      if (config.consolidateEpochs > 0) {
+        push("streamOnePassInductiveMacroAUC", streamAuc());
+        est.consolidate();
       }
-      push("streamInductiveMacroAUC", macroAuc(sScores, testTruth, testRows.length, L));
+      push("streamInductiveMacroAUC", streamAuc());
     }
     if (doBase) {
       const base = trainBaseline(masked, dense, trainRows);

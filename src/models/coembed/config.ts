@@ -62,6 +62,20 @@ export interface CoEmbedConfig {
   /** Streaming only: rows replayed per new row of a minibatch. */
   replayRatio: number;
   /**
+   * Streaming only: warm start. At the first minibatch after which at least `warmStart` rows
+   * are available (the minibatch plus the reservoir's rows; all of them once the reservoir is
+   * full), V is replaced by the batch fit's spectral initialisation computed on those rows (a
+   * bounded sample) and its Adam moments are reset; the stream then goes on as usual. 0: never
+   * (V stays random, as the globals of a fresh learner).
+   */
+  warmStart: number;
+  /**
+   * Streaming only: epochs of `CoEmbedLearner.consolidate` (./learner.ts) when called without an
+   * argument — alternating updates over the reservoir's stored rows (bounded work; no stream
+   * row is read again). Nothing calls it implicitly.
+   */
+  consolidateEpochs: number;
+  /**
    * What an index absent from a sparse row means: "zero" (observed zero, as in the XC text
    * format) or "missing" (unobserved, as in events: only present entries are observed).
    */
@@ -108,6 +122,8 @@ export const DEFAULT_CONFIG: Readonly<CoEmbedConfig> = Object.freeze({
   streamSteps: 10,
   replay: 1000,
   replayRatio: 4,
+  warmStart: 0,
+  consolidateEpochs: 0,
   absent: "zero",
   inductiveInput: "projected",
   initScale: 0.1,
@@ -121,6 +137,8 @@ const NON_NEGATIVE_INTS = [
   "globalSteps",
   "streamSteps",
   "replay",
+  "warmStart",
+  "consolidateEpochs",
 ] as const;
 const POSITIVE = ["gamma", "learningRate", "rowLearningRate", "initScale"] as const;
 const NON_NEGATIVE = ["lambda", "lambdaX", "lambdaS", "lambdaE", "replayRatio"] as const;

@@ -40,8 +40,8 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
 
   /** Rebuilds an estimator from `toState()` output, bit for bit. */
   static override restore(state: ModelState): CoEmbedEstimator {
-    const { core, rowsSeen, reservoir } = restoreCore(state);
-    return new CoEmbedEstimator(core, rowsSeen, reservoir);
+    const { core, rowsSeen, reservoir, warmStarted } = restoreCore(state);
+    return new CoEmbedEstimator(core, rowsSeen, reservoir, warmStarted);
   }
 
   toModelFile(options: ModelFileOptions = {}): Uint8Array {

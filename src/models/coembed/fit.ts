@@ -6,12 +6,12 @@
  *
  * @module
  */
-import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, type RowBlock } from "./core.ts";
 import { RandomFeaturesPredictor } from "./predictor.ts";
+import { spectralInit } from "./spectral.ts";
 import { SmallRng } from "../leml/rng.ts";
 
 /**
@@ -181,46 +181,6 @@ export class CoEmbedFit {
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     return this.predictor().scores(x.indices, x.values, out);
   }
-}
-
-/** Sets V from the top eigenvectors of the rescaled zero-filled Gram matrix (see FitOptions). */
-function spectralInit(core: CoEmbedCore, block: RowBlock): void {
-  const N = block.rows, D = core.numFeatures, kX = core.config.rankX;
-  if (N === 0 || D === 0) return;
-  const cnt = new Float64Array(D);
-  for (let i = 0; i < N; i++) {
-    for (let d = 0; d < D; d++) if (block.mask[i * D + d]) cnt[d]++;
-  }
-  const gram = new Float64Array(D * D), obs = new Int32Array(D), val = new Float64Array(D);
-  for (let i = 0; i < N; i++) {
-    let n = 0;
-    for (let d = 0; d < D; d++) {
-      if (!block.mask[i * D + d]) continue;
-      obs[n] = d;
-      val[n++] = block.x[i * D + d] * N / cnt[d];
-    }
-    for (let a = 0; a < n; a++) {
-      const ra = obs[a] * D, va = val[a];
-      for (let b = 0; b <= a; b++) gram[ra + obs[b]] += va * val[b];
-    }
-  }
-  const rows: number[][] = [];
-  for (let a = 0; a < D; a++) {
-    const r = new Array<number>(D);
-    for (let b = 0; b < D; b++) r[b] = a >= b ? gram[a * D + b] : gram[b * D + a];
-    rows.push(r);
-  }
-  const eig = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
-  const values = eig.realEigenvalues, vectors = eig.eigenvectorMatrix;
-  const order = values.map((_, k) => k).sort((a, b) => values[b] - values[a]);
-  const V = core.V;
-  for (let k = 0; k < kX; k++) {
-    if (k >= order.length) break;
-    const col = order[k];
-    const scale = Math.sqrt(Math.sqrt(Math.max(values[col], 0)));
-    for (let d = 0; d < D; d++) V[d * kX + k] = vectors.get(d, col) * scale;
-  }
-  core.changed();
 }
 
 /**

@@ -14,6 +14,8 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, GLOBAL_NAMES } from "./core.ts";
+import { CoEmbedFit } from "./fit.ts";
+import { spectralInit } from "./spectral.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 import { RowReservoir, withReplay } from "../../data/reservoir.ts";
 import { topKDense } from "../../metrics/topk.ts";
@@ -113,13 +115,24 @@ export class CoEmbedLearner {
   rowsSeen: number;
   /** The replay reservoir (capacity `config.replay`). */
   readonly reservoir: RowReservoir;
+  /**
+   * Whether V has had its initialisation from data: the warm start (`config.warmStart`), or the
+   * spectral start of the batch fit a learner was made from.
+   */
+  warmStarted: boolean;
   private predictor: RandomFeaturesPredictor | undefined;
   private predictorOf: PredictorTensors | undefined;
 
-  constructor(core: CoEmbedCore, rowsSeen = 0, reservoir?: RowReservoir) {
+  constructor(
+    core: CoEmbedCore,
+    rowsSeen = 0,
+    reservoir?: RowReservoir,
+    warmStarted = rowsSeen > 0,
+  ) {
     this.core = core;
     this.rowsSeen = rowsSeen;
     this.reservoir = reservoir ?? new RowReservoir(core.config.replay, core.config.seed);
+    this.warmStarted = warmStarted;
   }
 
   /** A new estimator from options (see {@linkcode CoEmbedConfig}). */
@@ -172,6 +185,7 @@ export class CoEmbedLearner {
     );
     core.grow(batch.x.numCols, batch.y.numCols);
     if (B === 0) return;
+    this.warmStart(batch);
     const replay = this.reservoir.sample(Math.round(c.replayRatio * B));
     const rows = withReplay({ x: batch.x, y: batch.y }, replay);
     const block = blockFromCsr(
@@ -201,6 +215,75 @@ export class CoEmbedLearner {
       core.globalStep(block, U, G, this.rowsSeen);
     }
     this.reservoir.addRows(batch);
+  }
+
+  /**
+   * The warm start (see `CoEmbedConfig.warmStart`): once enough rows are available, V takes the
+   * spectral initialisation of the batch fit, computed on the minibatch plus the reservoir.
+   */
+  private warmStart(batch: Batch): void {
+    const core = this.core, c = core.config, res = this.reservoir, B = batch.x.numRows;
+    if (this.warmStarted || c.warmStart === 0) return;
+    if (res.size + B < Math.min(c.warmStart, res.capacity + B)) return;
+    const rows = withReplay({ x: batch.x, y: batch.y }, res.rows());
+    const block = blockFromCsr(
+      rows.x,
+      rows.y,
+      core.numFeatures,
+      core.numLabels,
+      c.absent,
+      undefined,
+      undefined,
+      "CoEmbed warm start",
+    );
+    spectralInit(core, block);
+    core.m.V.fill(0);
+    core.v.V.fill(0);
+    this.warmStarted = true;
+  }
+
+  /**
+   * Consolidation: `epochs` epochs of the batch fit's alternating updates (./fit.ts) over the
+   * rows kept in the replay reservoir, continuing from the current globals — every stored row
+   * folded in (ridge, then `foldInSteps` Adam steps on (U_i, G_i)), then per minibatch of
+   * `batchSize` rows one row step and `globalSteps` global steps. Bounded work on at most
+   * `replay` stored rows: no row of the stream is read again, and the rows seen stay as they
+   * are. Meant for the end of a stream or before an export; nothing calls it implicitly.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedLearner } from "./learner.ts";
+   * const m = CoEmbedLearner.create({ variant: "L", seed: 1, replay: 10 }, 2, 2);
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [0]);
+   * m.learnOne({ indices: Int32Array.of(1), values: Float32Array.of(1) }, [1]);
+   * const step = m.core.step;
+   * m.consolidate(3);
+   * console.log(m.core.step - step); // 3 (one minibatch of 2 stored rows per epoch)
+   * ```
+   */
+  consolidate(epochs = this.config.consolidateEpochs, batchSize = 64): void {
+    if (!Number.isInteger(epochs) || epochs < 0) {
+      throw new RangeError(`CoEmbed consolidate: epochs ${epochs} must be an integer >= 0`);
+    }
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`CoEmbed consolidate: batchSize ${batchSize} must be an integer >= 1`);
+    }
+    const core = this.core, c = core.config;
+    if (epochs === 0 || this.reservoir.size === 0) return;
+    const rows = this.reservoir.rows();
+    const block = blockFromCsr(
+      rows.x,
+      rows.y,
+      core.numFeatures,
+      core.numLabels,
+      c.absent,
+      undefined,
+      undefined,
+      "CoEmbed consolidate",
+    );
+    const fit = new CoEmbedFit(core, block);
+    core.rowSteps(block, fit.U, fit.G, fit.rowMoments, fit.rowSteps, c.foldInSteps);
+    for (let e = 0; e < epochs; e++) fit.runEpoch(batchSize);
   }
 
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
@@ -273,6 +356,7 @@ export class CoEmbedLearner {
         rowsSeen: this.rowsSeen,
         replaySeen: res.scalars.seen,
         replayRng: res.scalars.rngState,
+        warmStarted: this.warmStarted ? 1 : 0,
       },
       tensors,
     };
@@ -280,19 +364,20 @@ export class CoEmbedLearner {
 
   /** Rebuilds a learner from {@linkcode toState} output, bit for bit. */
   static restore(state: ModelState): CoEmbedLearner {
-    const { core, rowsSeen, reservoir } = restoreCore(state);
-    return new CoEmbedLearner(core, rowsSeen, reservoir);
+    const { core, rowsSeen, reservoir, warmStarted } = restoreCore(state);
+    return new CoEmbedLearner(core, rowsSeen, reservoir, warmStarted);
   }
 }
 
 /**
- * Rebuilds the core, the row count and the replay reservoir of a
+ * Rebuilds the core, the row count, the replay reservoir and the warm-start flag of a
  * {@linkcode CoEmbedLearner.toState} snapshot (a state without reservoir tensors, e.g. one made
- * from a batch fit, gets an empty reservoir).
+ * from a batch fit, gets an empty reservoir; a state without the flag counts as warm-started
+ * once it has seen rows).
  */
 export function restoreCore(
   state: ModelState,
-): { core: CoEmbedCore; rowsSeen: number; reservoir: RowReservoir } {
+): { core: CoEmbedCore; rowsSeen: number; reservoir: RowReservoir; warmStarted: boolean } {
   if (state.kind !== "coembed") {
     throw new TypeError(`CoEmbed restore: state kind "${state.kind}" is not "coembed"`);
   }
@@ -331,5 +416,6 @@ export function restoreCore(
       t,
       "CoEmbed",
     );
-  return { core, rowsSeen: s.rowsSeen, reservoir };
+  const warmStarted = s.warmStarted === undefined ? s.rowsSeen > 0 : s.warmStarted === 1;
+  return { core, rowsSeen: s.rowsSeen, reservoir, warmStarted };
 }

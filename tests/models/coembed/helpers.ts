@@ -112,3 +112,27 @@ export function macroAucOf(scores: ArrayLike<number>, truth: Uint8Array, n: numb
   }
   return sum / used;
 }
+
+/** Rows [from, from + n) of CSR features and labels as a streaming minibatch. */
+export function rowsBatch(
+  m: { x: CsrMatrix; y: BinaryCsr },
+  from: number,
+  n: number,
+): { x: CsrMatrix; y: BinaryCsr } {
+  const xo = m.x.indptr[from], yo = m.y.indptr[from];
+  return {
+    x: {
+      numRows: n,
+      numCols: m.x.numCols,
+      indptr: m.x.indptr.slice(from, from + n + 1).map((p) => p - xo),
+      indices: m.x.indices.slice(xo, m.x.indptr[from + n]),
+      values: m.x.values.slice(xo, m.x.indptr[from + n]),
+    },
+    y: {
+      numRows: n,
+      numCols: m.y.numCols,
+      indptr: m.y.indptr.slice(from, from + n + 1).map((p) => p - yo),
+      indices: m.y.indices.slice(yo, m.y.indptr[from + n]),
+    },
+  };
+}
