@@ -174,19 +174,23 @@ export class EventParser {
   }
 
   /**
-   * A fast path for the most common `/predict` body, `{"features": {...}, "k": N}` (either order,
-   * `k` optional) in ASCII with index keys in increasing order: the row mapped as
-   * {@linkcode EventParser.featuresForPredict} maps it, and `k`; `undefined` for any other body
-   * (the caller then parses the JSON, which also reports errors).
+   * A fast path for the one-row `/predict` bodies, `{"features": {...}, "k": N}` and the compact
+   * `{"indices": [...], "values": [...], "k": N}` (`values` optional; fields in any order, `k`
+   * optional) in ASCII, with index keys (features) or indices in increasing order: the row
+   * mapped as {@linkcode EventParser.featuresForPredict} or
+   * {@linkcode EventParser.rowForPredict} maps it, and `k`; `undefined` for any other body (the
+   * caller then parses the JSON, which also reports errors).
    *
    * @example
    * ```ts
    * import { EventParser } from "./events.ts";
    * const p = new EventParser();
-   * const b = new TextEncoder().encode('{"features": {"1": 1, "7": 2}, "k": 3}');
-   * const r = p.predictBodyAscii(b, 5)!;
+   * const enc = (s: string) => new TextEncoder().encode(s);
+   * const r = p.predictBodyAscii(enc('{"features": {"1": 1, "7": 2}, "k": 3}'), 5)!;
    * console.log([...r.x.indices], r.k); // [ 1 ] 3
-   * console.log(p.predictBodyAscii(new TextEncoder().encode('{"rows": []}'), 5)); // undefined
+   * const c = p.predictBodyAscii(enc('{"indices": [1, 2, 7], "values": [1, 0, 2]}'), 5)!;
+   * console.log([...c.x.indices], c.k); // [ 1 ] undefined
+   * console.log(p.predictBodyAscii(enc('{"rows": []}'), 5)); // undefined
    * ```
    */
   predictBodyAscii(
@@ -198,27 +202,22 @@ export class EventParser {
     let p = ws(0);
     if (bytes[p] !== 123) return undefined;
     let x: SparseVector | undefined, k: number | undefined;
+    let indices: number[] | undefined, values: number[] | undefined;
     p = ws(p + 1);
     while (p < end) {
       if (bytes[p] !== 34) return undefined;
-      let field: "features" | "k";
-      if (bytes[p + 1] === 107 && bytes[p + 2] === 34) {
-        field = "k";
-        p += 3;
-      } else if (p + 10 <= end && FEATURES_KEY.every((c, i) => bytes[p + 1 + i] === c)) {
-        field = "features";
-        p += 10;
-      } else return undefined;
-      p = ws(p);
+      const key = predictKeyAt(bytes, p + 1, end);
+      if (key === undefined) return undefined;
+      p = ws(p + 2 + key.length);
       if (bytes[p] !== 58) return undefined;
       p = ws(p + 1);
-      if (field === "features") {
+      if (key === "features") {
         if (x !== undefined) return undefined;
         const r = this.#ndjson.featuresForPredictAscii(bytes, p, end, numFeatures);
         if (r === undefined) return undefined;
         x = r.x;
         p = r.next;
-      } else {
+      } else if (key === "k") {
         if (k !== undefined) return undefined;
         let v = 0;
         const d0 = p;
@@ -227,13 +226,30 @@ export class EventParser {
         }
         if (p === d0 || (p - d0 > 1 && bytes[d0] === 48)) return undefined;
         k = v;
+      } else {
+        const isIndices = key === "indices";
+        if (this.featureKeys !== "index" || (isIndices ? indices : values) !== undefined) {
+          return undefined;
+        }
+        const r = this.#ndjson.numberArrayAscii(bytes, p, end, isIndices);
+        if (r === undefined) return undefined;
+        if (isIndices) indices = r.values;
+        else values = r.values;
+        p = r.next;
       }
       p = ws(p);
       if (bytes[p] === 44) {
         p = ws(p + 1);
         continue;
       }
-      if (bytes[p] !== 125 || ws(p + 1) !== end || x === undefined) return undefined;
+      if (bytes[p] !== 125 || ws(p + 1) !== end) return undefined;
+      if (indices !== undefined) {
+        if (x !== undefined || (values !== undefined && values.length !== indices.length)) {
+          return undefined;
+        }
+        x = compactRow(indices, values, numFeatures);
+        if (x === undefined) return undefined;
+      } else if (x === undefined || values !== undefined) return undefined;
       return { x, k };
     }
     return undefined;
@@ -303,5 +319,43 @@ export class EventParser {
   }
 }
 
-/** `features` as character codes. */
-const FEATURES_KEY = Array.from('features"', (c) => c.charCodeAt(0));
+const PREDICT_KEYS = ["features", "indices", "values", "k"] as const;
+
+/** Which `/predict` field the quoted key starting at `p` (after its quote) is, or undefined. */
+function predictKeyAt(
+  bytes: Uint8Array,
+  p: number,
+  end: number,
+): (typeof PREDICT_KEYS)[number] | undefined {
+  for (const key of PREDICT_KEYS) {
+    const n = key.length;
+    if (p + n >= end || bytes[p + n] !== 34) continue;
+    let i = 0;
+    while (i < n && bytes[p + i] === key.charCodeAt(i)) i++;
+    if (i === n) return key;
+  }
+  return undefined;
+}
+
+/**
+ * The compact row (increasing indices, values or all 1) as {@linkcode EventParser.rowForPredict}
+ * maps it: indices at or beyond `numFeatures` and zero values dropped; undefined when a value is
+ * not finite in float32 (the full path reports it).
+ */
+function compactRow(
+  indices: number[],
+  values: number[] | undefined,
+  numFeatures: number,
+): SparseVector | undefined {
+  const n = indices.length;
+  const idx = new Int32Array(n), val = new Float32Array(n);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values === undefined ? 1 : values[i];
+    if (!Number.isFinite(Math.fround(v))) return undefined;
+    if (indices[i] >= numFeatures || v === 0) continue;
+    idx[m] = indices[i];
+    val[m++] = v;
+  }
+  return { indices: idx.subarray(0, m), values: val.subarray(0, m) };
+}

@@ -84,13 +84,17 @@ Deno.test("featuresForPredict drops unknown features and names the bad key", () 
   assert(msg.includes("finite"), msg);
 });
 
-Deno.test("predictBodyAscii: the same row and k as JSON.parse + featuresForPredict, or undefined", () => {
+Deno.test("predictBodyAscii: the same row and k as JSON.parse + featuresForPredict/rowForPredict, or undefined", () => {
   const p = new EventParser();
   const enc = new TextEncoder();
   const fastOnes = [
     '{"features": {"1": 1, "7": 2.5, "9": 0}, "k": 3}',
     '{"k":10,"features":{"0":-1e-3,"4":1E2,"6":3}}',
     ' { "features" : { } } ',
+    '{"indices": [1, 3, 9], "values": [1, 0, 2.5], "k": 2}',
+    '{"k":4,"values":[-1e-3,1E2],"indices":[0,6]}',
+    '{"indices": [2, 5]}',
+    '{"indices": []}',
   ];
   const bodies = [
     ...fastOnes,
@@ -102,31 +106,60 @@ Deno.test("predictBodyAscii: the same row and k as JSON.parse + featuresForPredi
     '{"features": {"1": 1}, "k": 5, "k": 6}',
     '{"features": {"1": 1}, "rows": []}',
     '{"features": {"a": 1}}',
+    '{"features": {"1": 1}, "indices": [1]}',
     '{"features": {"1": "x"}}',
     '{"features": {"1": 1e999}}',
-    '{"indices": [1]}',
     '{"features": {"1": 1}} x',
+    '{"indices": [3, 1]}',
+    '{"indices": [1, 1]}',
+    '{"indices": [1.5]}',
+    '{"indices": [-1]}',
+    '{"indices": [2147483648]}',
+    '{"indices": [1, 2], "values": [1]}',
+    '{"indices": [1], "values": [1e39]}',
+    '{"indices": [1], "values": ["1"]}',
+    '{"values": [1]}',
+    '{"indices": [1], "indices": [2]}',
     "{}",
   ];
   let seed = 3;
   const rnd = (n: number) => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n;
-  const base = '{"features": {"1": 1, "3": 0.5, "8": 2}, "k": 2}';
-  for (let t = 0; t < 300; t++) {
-    const c = base.split("");
-    const i = rnd(c.length);
-    c.splice(i, rnd(2), '{}[]":,-.e0123456789 kx'[rnd(23)]);
-    bodies.push(c.join(""));
+  const bases = [
+    '{"features": {"1": 1, "3": 0.5, "8": 2}, "k": 2}',
+    '{"indices": [1, 3, 8, 12], "values": [1, 0.5, 2, 7], "k": 2}',
+  ];
+  for (const base of bases) {
+    for (let t = 0; t < 300; t++) {
+      const c = base.split("");
+      const i = rnd(c.length);
+      c.splice(i, rnd(2), '{}[]":,-.e0123456789 kx'[rnd(23)]);
+      bodies.push(c.join(""));
+    }
   }
-  let fast = 0;
+  let fast = 0, compact = 0;
   for (const body of bodies) {
-    const got = p.predictBodyAscii(enc.encode(body), 8);
+    const got = p.predictBodyAscii(enc.encode(body), 10);
     if (fastOnes.includes(body)) assert(got !== undefined, `fast: ${body}`);
     if (got === undefined) continue;
     fast++;
     const j = JSON.parse(body);
-    assertEquals(Object.keys(j).sort().join(), j.k === undefined ? "features" : "features,k");
     assertEquals(got.k, j.k, body);
-    assertEquals(got.x, p.featuresForPredict(j.features, 8), body);
+    if (j.features !== undefined) {
+      assertEquals(Object.keys(j).sort().join(), j.k === undefined ? "features" : "features,k");
+      assertEquals(got.x, p.featuresForPredict(j.features, 10), body);
+    } else {
+      compact++;
+      const keys = Object.keys(j).filter((key) => key !== "k").sort().join();
+      assert(keys === "indices" || keys === "indices,values", body);
+      const want = p.rowForPredict(j.indices, j.values, 10);
+      assertEquals([Array.from(got.x.indices), Array.from(got.x.values)], [
+        Array.from(want.indices),
+        Array.from(want.values),
+      ], body);
+    }
   }
-  assert(fast > 20, `mutations that stay valid take the fast path (${fast})`);
+  assert(
+    fast > 40 && compact > 20,
+    `mutations that stay valid take the fast path (${fast}, ${compact})`,
+  );
 });

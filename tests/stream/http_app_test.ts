@@ -57,11 +57,28 @@ Deno.test("POST /events: all good 200, mixed 200 with line numbers, all bad 400"
 Deno.test("auth: missing, malformed and wrong tokens are 401; /health is open", async () => {
   await withApp(async (app, s) => {
     const body = plantedEvents(1)[0];
-    for (const headers of [{}, { authorization: "tok" }, { authorization: "Bearer nope" }]) {
-      const r = await call(app, "POST", "/events", body, headers as typeof auth);
-      assertEquals(r.status, 401);
-      assert(typeof r.json.error === "string" && r.json.error.length > 0);
-      assertEquals(r.headers.get("www-authenticate"), 'Bearer realm="tagstream"');
+    const bad = [{}, { authorization: "tok" }, { authorization: "Bearer nope" }, {
+      authorization: "Bearer tok2",
+    }, { authorization: "Bearer to" }];
+    // /predict has its own route (before Hono's router): the same answers
+    for (const [path, b] of [["/events", body], ["/predict", '{"features": {}}']]) {
+      for (const headers of bad) {
+        const r = await call(app, "POST", path, b, headers as typeof auth);
+        assertEquals(r.status, 401, `${path} ${JSON.stringify(headers)}`);
+        assert(typeof r.json.error === "string" && r.json.error.length > 0);
+        assertEquals(r.headers.get("www-authenticate"), 'Bearer realm="tagstream"');
+        assertEquals(r.headers.get("content-type"), "application/json");
+      }
+    }
+    const ok = await call(app, "POST", "/predict?trace=1", '{"features": {}}', {
+      authorization: "bearer   tok ",
+    });
+    assertEquals([ok.status, ok.headers.get("content-type")], [200, "application/json"]);
+    for (const [method, path] of [["GET", "/predict"], ["POST", "/predict/"]]) {
+      assertEquals(
+        (await call(app, method, path, method === "GET" ? undefined : "{}")).status,
+        404,
+      );
     }
     assertEquals((await call(app, "GET", "/metrics", undefined, {} as typeof auth)).status, 401);
     assertEquals(
