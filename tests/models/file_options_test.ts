@@ -30,7 +30,7 @@ function namedRows(
   return rows;
 }
 
-for (const kind of ["leml", "br", "sleec", "popularity"]) {
+for (const kind of ["leml", "br", "sleec", "popularity", "coembed"]) {
   Deno.test(`${kind}: a model trained on hashed named features answers named queries the same in the SDK`, async () => {
     for (const signed of [false, true]) {
       const hasher = new FeatureHasher({ dim: 64, seed: 11, signed });

@@ -11,6 +11,7 @@
 import type { Batch, BinaryCsr, SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import { applyModelFileOptions } from "../file_options.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, GLOBAL_NAMES } from "./core.ts";
@@ -68,20 +69,7 @@ export function predictorFileContent(
     },
     tensors,
   };
-  if (options.labelNames) content.labelNames = [...options.labelNames];
-  if (options.featureNames) {
-    content.featureSpace = { type: "vocabulary", names: [...options.featureNames] };
-  }
-  if (options.meta) content.meta = { ...options.meta };
-  if (options.preprocess) {
-    const { tfidf, l2Normalize, idf } = options.preprocess;
-    content.preprocess = { tfidf, l2Normalize };
-    if (tfidf) {
-      if (!idf) throw new TypeError("toModelFile: preprocess.tfidf requires preprocess.idf");
-      tensors.idf = { dtype: "f32", shape: [idf.length], data: idf };
-    }
-  }
-  return content;
+  return applyModelFileOptions(content, options, "coembed.toModelFile");
 }
 
 function sortedUnique(y: ArrayLike<number>, where: string): Int32Array {
