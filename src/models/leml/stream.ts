@@ -664,70 +664,10 @@ export class LemlStream extends LowRankScorer implements Estimator {
       HtH.fill(0);
       Htb.fill(0);
       s.fill(0);
-      // G = Σ_i u_i u_iᵀ (upper triangle), s = Σ_i u_i, four rows at a time
-      let q = 0;
-      for (; q + 3 < nFull; q += 4) {
-        const u0 = fullRows[q] * k, u1 = fullRows[q + 1] * k;
-        const u2 = fullRows[q + 2] * k, u3 = fullRows[q + 3] * k;
-        for (let a = 0; a < k; a++) {
-          const a0 = U[u0 + a], a1 = U[u1 + a], a2 = U[u2 + a], a3 = U[u3 + a];
-          let sa = s[a];
-          sa += a0;
-          sa += a1;
-          sa += a2;
-          sa += a3;
-          s[a] = sa;
-          const ga = a * k;
-          for (let c = a; c < k; c++) {
-            let t = G[ga + c];
-            t += a0 * U[u0 + c];
-            t += a1 * U[u1 + c];
-            t += a2 * U[u2 + c];
-            t += a3 * U[u3 + c];
-            G[ga + c] = t;
-          }
-        }
-      }
-      for (; q < nFull; q++) {
-        const ub = fullRows[q] * k;
-        for (let a = 0; a < k; a++) {
-          const ua = U[ub + a];
-          s[a] += ua;
-          for (let c = a; c < k; c++) G[a * k + c] += ua * U[ub + c];
-        }
-      }
-      // HᵀH (upper triangle) and Hᵀb, four labels at a time
-      let l = 0;
-      for (; l + 3 < L; l += 4) {
-        const h0 = l * k, h1 = h0 + k, h2 = h1 + k, h3 = h2 + k;
-        const b0 = b[l], b1 = b[l + 1], b2 = b[l + 2], b3 = b[l + 3];
-        for (let a = 0; a < k; a++) {
-          const a0 = H[h0 + a], a1 = H[h1 + a], a2 = H[h2 + a], a3 = H[h3 + a];
-          let ta = Htb[a];
-          ta += b0 * a0;
-          ta += b1 * a1;
-          ta += b2 * a2;
-          ta += b3 * a3;
-          Htb[a] = ta;
-          const ga = a * k;
-          for (let c = a; c < k; c++) {
-            let t = HtH[ga + c];
-            t += a0 * H[h0 + c];
-            t += a1 * H[h1 + c];
-            t += a2 * H[h2 + c];
-            t += a3 * H[h3 + c];
-            HtH[ga + c] = t;
-          }
-        }
-      }
-      for (; l < L; l++) {
-        const hb = l * k, bl = b[l];
-        for (let a = 0; a < k; a++) {
-          const ha = H[hb + a];
-          Htb[a] += bl * ha;
-          for (let c = a; c < k; c++) HtH[a * k + c] += ha * H[hb + c];
-        }
-      }
+      // G = Σ_i u_i u_iᵀ (upper triangle), s = Σ_i u_i
+      addGram(U, fullRows, nFull, k, undefined, G, s);
+      // HᵀH (upper triangle) and Hᵀb
+      addGram(H, undefined, L, k, b, HtH, Htb);
       for (let a = 0; a < k; a++) {
         for (let c = 0; c < a; c++) {
           G[a * k + c] = G[c * k + a];
@@ -996,6 +936,56 @@ export class LemlStream extends LowRankScorer implements Estimator {
 }
 
 /** Validates one CSR part of a batch; returns the space size it needs (max index + 1, numCols). */
+/**
+ * Adds the upper triangle of Σ_q m_q m_qᵀ to `G` [k×k] and Σ_q w_q m_q to `v` [k], over the rows
+ * m_q = M[r_q·k .. r_q·k + k) for q < n, with r_q = rows[q] (or q without `rows`) and w_q = w[r_q]
+ * (or 1 without `w`). Four rows at a time (fewer loads, independent accumulators), yet every sum
+ * receives its terms in row order, so the result is bit-identical to a plain loop.
+ */
+function addGram(
+  M: Float32Array | Float64Array,
+  rows: Int32Array | undefined,
+  n: number,
+  k: number,
+  w: Float32Array | undefined,
+  G: Float64Array,
+  v: Float64Array,
+): void {
+  let q = 0;
+  for (; q + 3 < n; q += 4) {
+    const r0 = rows ? rows[q] : q, r1 = rows ? rows[q + 1] : q + 1;
+    const r2 = rows ? rows[q + 2] : q + 2, r3 = rows ? rows[q + 3] : q + 3;
+    const m0 = r0 * k, m1 = r1 * k, m2 = r2 * k, m3 = r3 * k;
+    const w0 = w ? w[r0] : 1, w1 = w ? w[r1] : 1, w2 = w ? w[r2] : 1, w3 = w ? w[r3] : 1;
+    for (let a = 0; a < k; a++) {
+      const a0 = M[m0 + a], a1 = M[m1 + a], a2 = M[m2 + a], a3 = M[m3 + a];
+      let va = v[a];
+      va += w0 * a0;
+      va += w1 * a1;
+      va += w2 * a2;
+      va += w3 * a3;
+      v[a] = va;
+      const ga = a * k;
+      for (let c = a; c < k; c++) {
+        let t = G[ga + c];
+        t += a0 * M[m0 + c];
+        t += a1 * M[m1 + c];
+        t += a2 * M[m2 + c];
+        t += a3 * M[m3 + c];
+        G[ga + c] = t;
+      }
+    }
+  }
+  for (; q < n; q++) {
+    const r = rows ? rows[q] : q, mb = r * k, wr = w ? w[r] : 1;
+    for (let a = 0; a < k; a++) {
+      const ma = M[mb + a];
+      v[a] += wr * ma;
+      for (let c = a; c < k; c++) G[a * k + c] += ma * M[mb + c];
+    }
+  }
+}
+
 function checkCsr(
   indptr: Int32Array,
   indices: Int32Array,
