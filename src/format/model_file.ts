@@ -255,8 +255,12 @@ function checkFeatureSpace(
     return;
   }
   if (fs.type === "hashing") {
-    if (fs.dim !== numFeatures) {
-      throw err(`featureSpace.dim (${fs.dim}) must equal numFeatures (${numFeatures})`);
+    // a model that grows with the columns it has seen may be narrower than the hash: columns
+    // at or beyond numFeatures have no weights (readers drop them, as the trainer does)
+    if (!Number.isInteger(fs.dim) || fs.dim < numFeatures || fs.dim > 0x7fffffff) {
+      throw err(
+        `featureSpace.dim must be an integer in [numFeatures = ${numFeatures}, 2^31), got ${fs.dim}`,
+      );
     }
     if (!Number.isInteger(fs.seed) || fs.seed < 0 || fs.seed > 0xffffffff) {
       throw err(`featureSpace.seed must be an integer in [0, 2^32), got ${fs.seed}`);

@@ -44,7 +44,9 @@ export interface Tensor {
  * How raw input features map to model columns: by index, by a vocabulary of names, or by
  * MurmurHash3 (x86, 32-bit, `src/data/feature_hash.ts`) of the name's UTF-8 bytes with `seed`,
  * modulo `dim`; with `signed` (format version 2), a name whose hash has bit 31 set contributes
- * its value negated (as `FeatureHasher` with `signed: true`).
+ * its value negated (as `FeatureHasher` with `signed: true`). `dim` may exceed `numFeatures` (a
+ * model grown from the columns it has seen): hashed columns at or beyond `numFeatures` carry no
+ * weight and are dropped.
  *
  * @example
  * ```ts

@@ -10,6 +10,8 @@
 import type { Example, SparseVector } from "../data/types.ts";
 import { Vocabulary } from "../data/vocabulary.ts";
 import { type FeatureKeys, NdjsonParser, skipJsonWhitespace } from "../data/ndjson.ts";
+import type { HashingOptions } from "../data/hashing.ts";
+import type { FeatureSpace } from "../format/types.ts";
 
 export type { FeatureKeys } from "../data/ndjson.ts";
 
@@ -24,8 +26,17 @@ export type { FeatureKeys } from "../data/ndjson.ts";
  * ```
  */
 export interface EventLimits {
-  /** `"index"` (default): keys are non-negative integer column indices; `"name"`: names. */
+  /**
+   * `"index"` (default): keys are non-negative integer column indices; `"name"`: names (grown
+   * into a vocabulary, or hashed with `hashing`).
+   */
   featureKeys?: FeatureKeys;
+  /**
+   * Hash feature names into `dim` columns instead of growing a vocabulary (fixed memory for
+   * open-ended names; implies and requires `featureKeys: "name"`). The model file then carries
+   * the hashing parameters, so the SDK answers named queries the same way.
+   */
+  hashing?: HashingOptions;
   /** Largest feature-space size accepted (index bound, or vocabulary size). Default 2^20. */
   maxFeatures?: number;
   /** Largest label-space size accepted. Default 2^16. */
@@ -74,7 +85,7 @@ export class EventParser {
   /** Key mode. */
   readonly featureKeys: FeatureKeys;
   /** The limits in force (defaults filled in). */
-  readonly limits: Readonly<Required<EventLimits>>;
+  readonly limits: Readonly<Required<Omit<EventLimits, "hashing">> & Pick<EventLimits, "hashing">>;
   readonly #ndjson: NdjsonParser;
 
   /**
@@ -87,11 +98,14 @@ export class EventParser {
     labelNames: readonly string[] = [],
     limits: EventLimits = {},
   ) {
-    const featureKeys = limits.featureKeys ?? "index";
+    const featureKeys = limits.featureKeys ?? (limits.hashing ? "name" : "index");
     if (featureKeys !== "index" && featureKeys !== "name") {
       throw new TypeError(
         `EventParser: featureKeys must be "index" or "name", got '${featureKeys}'`,
       );
+    }
+    if (limits.hashing && featureKeys !== "name") {
+      throw new TypeError(`EventParser: hashing hashes feature names: featureKeys must be "name"`);
     }
     const positive = (v: number | undefined, dflt: number, name: string): number => {
       const x = v ?? dflt;
@@ -103,6 +117,7 @@ export class EventParser {
     this.featureKeys = featureKeys;
     this.limits = {
       featureKeys,
+      ...(limits.hashing ? { hashing: { ...limits.hashing } } : {}),
       maxFeatures: positive(limits.maxFeatures, 1 << 20, "maxFeatures"),
       maxLabels: positive(limits.maxLabels, 1 << 16, "maxLabels"),
       maxLineBytes: positive(limits.maxLineBytes, 65536, "maxLineBytes"),
@@ -115,8 +130,34 @@ export class EventParser {
       features: this.features,
       labels: this.labels,
       numFeatures: featureKeys === "index" ? this.limits.maxFeatures : undefined,
+      hashing: limits.hashing,
       maxNameLength: this.limits.maxNameLength,
     });
+  }
+
+  /**
+   * The feature space a model file of this stream declares: the hashing parameters when feature
+   * names are hashed, the vocabulary's names (padded to `numFeatures` with `#i`) in name mode,
+   * nothing (plain indices) in index mode.
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser([], [], { hashing: { dim: 8, seed: 1 } });
+   * console.log(p.featureSpace(8)); // { type: "hashing", dim: 8, seed: 1 }
+   * const q = new EventParser(["red", "blue"], [], { featureKeys: "name" });
+   * console.log(q.featureSpace(3)); // { type: "vocabulary", names: [ "red", "blue", "#2" ] }
+   * ```
+   */
+  featureSpace(numFeatures: number): FeatureSpace | undefined {
+    const h = this.#ndjson.hasher;
+    if (h !== undefined) return h.featureSpace();
+    if (this.featureKeys !== "name") return undefined;
+    const f = this.features.names;
+    return {
+      type: "vocabulary",
+      names: Array.from({ length: numFeatures }, (_, i) => f[i] ?? `#${i}`),
+    };
   }
 
   /** Largest line length accepted, in bytes. */

@@ -132,7 +132,7 @@ export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
       const est = c.estimator;
       const meta = { ...c.meta };
       const plain = () =>
-        est.toModelFile({ labelNames: c.labelNames, featureNames: c.featureNames, meta });
+        est.toModelFile({ labelNames: c.labelNames, featureSpace: c.featureSpace, meta });
       const unpruned = (why: string): BuiltModel => {
         meta.pop = { pruned: false, reason: why };
         return { bytes: plain(), pruned: false, note: why };

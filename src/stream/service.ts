@@ -19,6 +19,7 @@
 import type { Example } from "../data/types.ts";
 import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
 import { decodeModelFile } from "../format/model_file.ts";
+import type { FeatureSpace } from "../format/types.ts";
 import {
   decodeCheckpoint,
   encodeCheckpoint,
@@ -47,7 +48,8 @@ import { concatBytes } from "../data/bytes.ts";
 export interface PublishContext {
   estimator: Estimator;
   labelNames: string[];
-  featureNames?: string[];
+  /** The feature space the model file declares (vocabulary names or hashing parameters). */
+  featureSpace?: FeatureSpace;
   labelCounts: Float64Array;
   applied: number;
   meta: Record<string, unknown>;
@@ -191,7 +193,7 @@ const plainModel: ModelBuilder = {
   build: (c) => ({
     bytes: c.estimator.toModelFile({
       labelNames: c.labelNames,
-      featureNames: c.featureNames,
+      featureSpace: c.featureSpace,
       meta: c.meta,
     }),
     pruned: false,
@@ -668,10 +670,7 @@ export class LearningService {
       meta,
       validation: l.recentEvents(),
     };
-    if (l.parser.featureKeys === "name") {
-      const f = l.parser.features.names;
-      context.featureNames = Array.from({ length: est.numFeatures }, (_, i) => f[i] ?? `#${i}`);
-    }
+    context.featureSpace = l.parser.featureSpace(est.numFeatures);
     const build = this.options.buildModel ?? plainModel;
     const { bytes, pruned, note } = await build.build(context);
     l.modelVersion = Math.max(l.modelVersion, version);

@@ -117,11 +117,12 @@ Deno.test("quantisation: f16 within half-precision rounding, i8 within half a st
 });
 
 Deno.test("signed hashing is written as format version 2, unsigned hashing as version 1", () => {
-  for (const signed of [undefined, false, true]) {
+  // dim 3 = numFeatures; dim 1000 > numFeatures: a model grown from the columns it has seen
+  for (const [signed, dim] of [[undefined, 3], [false, 3], [true, 3], [true, 1000]] as const) {
     const c = content();
     c.featureSpace = {
       type: "hashing",
-      dim: 3,
+      dim,
       seed: 42,
       ...(signed === undefined ? {} : { signed }),
     };
@@ -146,7 +147,16 @@ Deno.test("the encoder rejects inconsistent content, naming the field", () => {
     ["dtype", (c) => (c.tensors.W.dtype = "i32"), "tensor W: dtype i32 needs a Int32Array"],
     ["names", (c) => (c.labelNames = ["a"]), "labelNames has 1 names for 2 labels"],
     ["vocab", (c) => (c.featureSpace = { type: "vocabulary", names: ["x"] }), "featureSpace.names"],
-    ["hash", (c) => (c.featureSpace = { type: "hashing", dim: 5, seed: 0 }), "featureSpace.dim"],
+    [
+      "hash",
+      (c) => (c.featureSpace = { type: "hashing", dim: 2, seed: 0 }),
+      "featureSpace.dim must be an integer in [numFeatures = 3, 2^31), got 2",
+    ],
+    [
+      "hash dim",
+      (c) => (c.featureSpace = { type: "hashing", dim: 3.5, seed: 0 }),
+      "featureSpace.dim must be an integer",
+    ],
     [
       "signed",
       (c) => (c.featureSpace = { type: "hashing", dim: 3, seed: 0, signed: 1 as never }),

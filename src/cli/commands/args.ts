@@ -239,6 +239,9 @@ export const LEARNER_FLAGS: FlagSpec = {
   "batch-size": "string",
   window: "string",
   "feature-keys": "string",
+  "hash-dim": "string",
+  "hash-seed": "string",
+  "hash-signed": "boolean",
   "max-features": "string",
   "max-labels": "string",
   "max-line-bytes": "string",
@@ -251,7 +254,12 @@ export const LEARNER_USAGE = `Model and learner:
   --option KEY=VALUE      model option, repeatable (e.g. --option rank=32 --option lr=0.01)
   --batch-size B          events per learned minibatch (default 32)
   --window N              prequential window, events (default 1000)
-  --feature-keys MODE     event feature keys: index (default) or name
+  --feature-keys MODE     event feature keys: index (default), name (a growing vocabulary) or
+                          hash (names hashed into --hash-dim columns: fixed memory; the model
+                          file carries the hashing parameters, so the SDK takes names)
+  --hash-dim N            columns of --feature-keys hash (default 262144)
+  --hash-seed S           hash seed (default 0)
+  --hash-signed           signed hashing (colliding features tend to cancel)
   --max-features N        largest feature index / vocabulary (default 1048576)
   --max-labels N          largest label vocabulary (default 65536)
   --max-line-bytes N      longest event line (default 65536)`;
@@ -268,14 +276,28 @@ export const LEARNER_USAGE = `Model and learner:
  */
 export function learnerOptionFlags(f: Flags): LearnerOptions {
   const keys = stringFlag(f, "feature-keys", "index");
-  if (keys !== "index" && keys !== "name") {
-    throw new TypeError(`--feature-keys must be index or name, got '${keys}'`);
+  if (keys !== "index" && keys !== "name" && keys !== "hash") {
+    throw new TypeError(`--feature-keys must be index, name or hash, got '${keys}'`);
   }
+  const hashFlags = ["hash-dim", "hash-seed", "hash-signed"].filter((k) =>
+    f.values[k] !== undefined
+  );
+  if (keys !== "hash" && hashFlags.length > 0) {
+    throw new TypeError(`--${hashFlags[0]} needs --feature-keys hash`);
+  }
+  const hashing = keys === "hash"
+    ? {
+      dim: intFlag(f, "hash-dim", 1 << 18, 1, 2 ** 31 - 1)!,
+      seed: intFlag(f, "hash-seed", 0, 0, 2 ** 32 - 1)!,
+      ...(f.values["hash-signed"] === true ? { signed: true } : {}),
+    }
+    : undefined;
   return {
     batchSize: intFlag(f, "batch-size", 32, 1, 1 << 16),
     windowSize: intFlag(f, "window", 1000, 1, 1 << 24),
     limits: {
-      featureKeys: keys,
+      featureKeys: keys === "hash" ? "name" : keys,
+      ...(hashing ? { hashing } : {}),
       maxFeatures: intFlag(f, "max-features", undefined, 1, 2 ** 31 - 1),
       maxLabels: intFlag(f, "max-labels", undefined, 1, 2 ** 31 - 1),
       maxLineBytes: intFlag(f, "max-line-bytes", undefined, 16, 1 << 30),

@@ -46,12 +46,9 @@ export function modelFileOf(
   const est = l.estimator;
   const names = l.parser.labels.names;
   const fin = (v: number) => (Number.isFinite(v) ? v : null);
-  const featureNames = l.parser.featureKeys === "name"
-    ? Array.from({ length: est.numFeatures }, (_, i) => l.parser.features.names[i] ?? `#${i}`)
-    : undefined;
   return est.toModelFile({
     labelNames: Array.from({ length: est.numLabels }, (_, i) => names[i] ?? String(i)),
-    featureNames,
+    featureSpace: l.parser.featureSpace(est.numFeatures),
     quantize: options.quantize,
     meta: {
       modelVersion: l.modelVersion,

@@ -60,7 +60,7 @@ export function describeModelFile(bytes: Uint8Array, maxLabels = 10): Record<str
       : fs.type === "vocabulary"
       ? `vocabulary (${fs.names.length} names)`
       : fs.type === "hashing"
-      ? `hashing (dim ${fs.dim}, seed ${fs.seed})`
+      ? `hashing (dim ${fs.dim}, seed ${fs.seed}${fs.signed ? ", signed" : ""})`
       : fs.type,
     preprocess: c.preprocess ?? null,
     params: c.params,
@@ -123,6 +123,9 @@ export async function describeState(dir: string): Promise<Record<string, unknown
     },
     labels: ck.labels.names.length,
     featureNames: ck.features.names.length,
+    featureKeys: ck.options.limits.hashing
+      ? { hashing: ck.options.limits.hashing }
+      : ck.options.limits.featureKeys ?? "index",
     batchSize: ck.options.batchSize,
     prequential: {
       window: w.filled,
