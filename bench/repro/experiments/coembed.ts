@@ -47,8 +47,17 @@ import { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
 import { RandomFeaturesPredictor } from "../../../src/models/coembed/predictor.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "../types.ts";
 
-/** Dense copy of a dataset: features `[N, D]` and true labels `[N, L]`. */
-interface Dense {
+/**
+ * Dense copy of a dataset: features `[N, D]` and true labels `[N, L]`.
+ *
+ * @example
+ * ```ts
+ * import type { Dense } from "./coembed.ts";
+ * const d: Dense = { N: 1, D: 1, L: 1, x: Float64Array.of(0.5), y: Uint8Array.of(1) };
+ * console.log(d.N);
+ * ```
+ */
+export interface Dense {
   N: number;
   D: number;
   L: number;
@@ -56,7 +65,19 @@ interface Dense {
   y: Uint8Array;
 }
 
-function toDense(ds: Dataset): Dense {
+/**
+ * The dense copy of a dataset (the protocol works on dense rows: yeast and scene are dense).
+ *
+ * @example
+ * ```ts
+ * import { toDense } from "./coembed.ts";
+ * const d = toDense({ numFeatures: 2, numLabels: 1, x: { numRows: 1, numCols: 2,
+ *   indptr: Int32Array.of(0, 1), indices: Int32Array.of(1), values: Float32Array.of(3) },
+ *   y: { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0) } } as never);
+ * console.log(Array.from(d.x)); // [0, 3]
+ * ```
+ */
+export function toDense(ds: Dataset): Dense {
   const N = ds.x.numRows, D = ds.numFeatures, L = ds.numLabels;
   const x = new Float64Array(N * D), y = new Uint8Array(N * L);
   for (let i = 0; i < N; i++) {
@@ -118,8 +139,17 @@ export function macroAuc(
   return used ? sum / used : NaN;
 }
 
-/** The masked training view of some rows: CSR of observed entries, explicit mask, weak labels. */
-interface Masked {
+/**
+ * The masked training view of some rows: CSR of observed entries, explicit mask, weak labels.
+ *
+ * @example
+ * ```ts
+ * import type { Masked } from "./coembed.ts";
+ * const f = (m: Masked) => m.data.x.numRows;
+ * console.log(typeof f);
+ * ```
+ */
+export interface Masked {
   data: CoEmbedData;
   /** Observed positive flags `[n, L]` of the rows (after flipping). */
   weak: Uint8Array;
@@ -127,7 +157,20 @@ interface Masked {
   mask: Uint8Array;
 }
 
-function maskRows(dense: Dense, rows: Int32Array, tau: number, rng: Rng): Masked {
+/**
+ * The protocol's masks of `rows`, drawn from `rng`: exactly 60% of the feature entries masked
+ * and a fraction `tau` of the positive label entries turned into unlabeled zeros.
+ *
+ * @example
+ * ```ts
+ * import { maskRows } from "./coembed.ts";
+ * import { Rng } from "../../../src/data/random.ts";
+ * const dense = { N: 2, D: 5, L: 1, x: new Float64Array(10).fill(1), y: Uint8Array.of(1, 1) };
+ * const m = maskRows(dense, Int32Array.of(0, 1), 0.5, new Rng(1));
+ * console.log(m.data.x.indices.length, m.data.y.indices.length); // 4 1
+ * ```
+ */
+export function maskRows(dense: Dense, rows: Int32Array, tau: number, rng: Rng): Masked {
   const { D, L } = dense, n = rows.length;
   // Exactly 60% of the feature entries masked.
   const entries = new Int32Array(n * D);
@@ -172,7 +215,17 @@ function maskRows(dense: Dense, rows: Int32Array, tau: number, rng: Rng): Masked
   return { data: { x, y, observed }, weak, mask };
 }
 
-function rowsTruth(dense: Dense, rows: Int32Array): Uint8Array {
+/**
+ * The true labels `[rows.length, L]` of some rows.
+ *
+ * @example
+ * ```ts
+ * import { rowsTruth } from "./coembed.ts";
+ * const dense = { N: 2, D: 1, L: 2, x: new Float64Array(2), y: Uint8Array.of(1, 0, 0, 1) };
+ * console.log(Array.from(rowsTruth(dense, Int32Array.of(1)))); // [0, 1]
+ * ```
+ */
+export function rowsTruth(dense: Dense, rows: Int32Array): Uint8Array {
   const L = dense.L, t = new Uint8Array(rows.length * L);
   for (let i = 0; i < rows.length; i++) {
     t.set(dense.y.subarray(rows[i] * L, rows[i] * L + L), i * L);
@@ -236,8 +289,20 @@ function trainBaseline(
   };
 }
 
-/** γ = 1 / median squared distance between training rows over commonly observed entries. */
-function medianGamma(masked: Masked, dense: Dense, rows: Int32Array, rng: Rng): number {
+/**
+ * γ = 1 / median squared distance between training rows over commonly observed entries
+ * (rescaled to D; 2000 seeded pairs).
+ *
+ * @example
+ * ```ts
+ * import { maskRows, medianGamma } from "./coembed.ts";
+ * import { Rng } from "../../../src/data/random.ts";
+ * const dense = { N: 3, D: 2, L: 1, x: Float64Array.of(0, 0, 1, 1, 2, 2), y: Uint8Array.of(1, 0, 1) };
+ * const rows = Int32Array.of(0, 1, 2);
+ * console.log(medianGamma(maskRows(dense, rows, 0, new Rng(1)), dense, rows, new Rng(2)) > 0);
+ * ```
+ */
+export function medianGamma(masked: Masked, dense: Dense, rows: Int32Array, rng: Rng): number {
   const D = dense.D, n = rows.length, d2: number[] = [];
   for (let s = 0; s < 2000; s++) {
     const a = rng.nextInt(n), b = rng.nextInt(n);
@@ -276,10 +341,10 @@ function medianGamma(masked: Masked, dense: Dense, rows: Int32Array, rng: Rng): 
  */
 export const TUNED: Record<
   string,
-  { epochs?: number; streamSteps?: number; replayRatio?: number }
+  { epochs?: number; streamSteps?: number; replayRatio?: number; warmStart?: number }
 > = {
-  yeast: { epochs: 10, streamSteps: 5, replayRatio: 2 },
-  scene: { epochs: 30, streamSteps: 10, replayRatio: 6 },
+  yeast: { epochs: 10, streamSteps: 5, replayRatio: 6, warmStart: 200 },
+  scene: { epochs: 30, streamSteps: 30, replayRatio: 6, warmStart: 200 },
 };
 
 function meanStd(a: number[]): { mean: number; std: number } {
@@ -319,6 +384,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     variant,
     streamSteps: tuned.streamSteps ?? DEFAULT_CONFIG.streamSteps,
     replayRatio: tuned.replayRatio ?? DEFAULT_CONFIG.replayRatio,
+    warmStart: tuned.warmStart ?? DEFAULT_CONFIG.warmStart,
   };
   if (typeof flags.input === "string") overrides.inductiveInput = flags.input;
   const map: [string, keyof CoEmbedConfig][] = [
@@ -337,12 +403,15 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     ["replay", "replay"],
     ["foldInSteps", "foldInSteps"],
     ["warmStart", "warmStart"],
+    ["streamRowSteps", "streamRowSteps"],
     ["consolidateEpochs", "consolidateEpochs"],
   ];
   for (const [flag, key] of map) {
     const v = numFlag(flags, flag);
     if (v !== undefined) overrides[key] = v;
   }
+  const perStep = numFlag(flags, "replayPerStep");
+  if (perStep !== undefined) overrides.replayPerStep = perStep !== 0;
   const rank = numFlag(flags, "rank");
   if (rank !== undefined) Object.assign(overrides, { rankX: rank, rankS: rank, rankE: rank });
 
@@ -556,7 +625,12 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
             order: "file order of the training rows, one pass",
             streamSteps: cfg.streamSteps,
             replayRatio: cfg.replayRatio,
+            replayPerStep: cfg.replayPerStep,
             replay: cfg.replay,
+            streamRowSteps: cfg.streamRowSteps,
+            foldInSteps: cfg.foldInSteps,
+            warmStart: cfg.warmStart,
+            consolidateEpochs: cfg.consolidateEpochs,
             batch: numFlag(flags, "streamBatch") ?? batchSize,
             batchGap: metrics.inductiveMacroAUC - metrics.streamInductiveMacroAUC,
           },

@@ -1,10 +1,14 @@
 /**
- * The streaming CoEmbed learner: each minibatch, joined by `replayRatio` times as many rows
- * replayed from a bounded reservoir of earlier rows (the shared ../../data/reservoir.ts), is
- * folded in (U_i by ridge regression on the observed features, then Adam steps on (U_i, G_i)
- * with the globals fixed), then the global factors (V, P, Q, H, bias) take `streamSteps` Adam
- * steps on it. Predictions use the inductive predictor
- * (see ./predictor.ts); the model file kind is "random-features".
+ * The streaming CoEmbed learner. Each minibatch takes `streamSteps` steps of the batch fit's
+ * minibatch update (./fit.ts): the new rows, joined by `replayRatio` times as many rows replayed
+ * from a bounded reservoir of earlier rows (the shared ../../data/reservoir.ts; a fresh sample
+ * for every step with `replayPerStep`), are folded in (U_i by ridge regression on the observed
+ * features, G_i = 0, then `streamRowSteps` Adam steps on (U_i, G_i) with the globals fixed),
+ * then the global factors (V, P, Q, H, bias) take one Adam step on them. By default no row step
+ * is taken: the globals learn from the same label-free fold-in of a row that the inductive
+ * predictor computes for a new row (see `CoEmbedConfig.streamRowSteps`). Optional warm start
+ * (spectral V on the reservoir, `warmStart`). Predictions use the inductive predictor (see
+ * ./predictor.ts); the model file kind is "random-features".
  *
  * @module
  */
@@ -14,7 +18,7 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
-import { CoEmbedCore, GLOBAL_NAMES } from "./core.ts";
+import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "./core.ts";
 import { CoEmbedFit } from "./fit.ts";
 import { spectralInit } from "./spectral.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
@@ -174,32 +178,43 @@ export class CoEmbedLearner {
     core.grow(batch.x.numCols, batch.y.numCols);
     if (B === 0) return;
     this.warmStart(batch);
-    const replay = this.reservoir.sample(Math.round(c.replayRatio * B));
-    const rows = withReplay({ x: batch.x, y: batch.y }, replay);
-    const block = blockFromCsr(
-      rows.x,
-      rows.y,
-      core.numFeatures,
-      core.numLabels,
-      c.absent,
-      undefined,
-      undefined,
-      where,
-    );
-    const n = block.rows, kX = c.rankX, kE = c.rankE;
-    const U = new Float64Array(n * kX), G = new Float64Array(n * kE);
-    for (let i = 0; i < n; i++) core.ridgeFoldIn(block, i, U, i * kX);
-    const mom = {
-      mU: new Float64Array(n * kX),
-      vU: new Float64Array(n * kX),
-      mG: new Float64Array(n * kE),
-      vG: new Float64Array(n * kE),
-    };
-    const tRow = new Int32Array(n);
-    core.rowSteps(block, U, G, mom, tRow, c.foldInSteps);
     this.rowsSeen += B;
+    const perStep = c.replayPerStep;
+    let block: RowBlock | undefined;
+    let U = new Float64Array(0), G = new Float64Array(0);
+    let mom = { mU: U, vU: U, mG: U, vG: U }, tRow = new Int32Array(0);
+    // streamSteps times the batch fit's minibatch update (./fit.ts runEpoch: row steps, then a
+    // global step), each on the new rows and (replayPerStep) its own replay sample. A row
+    // enters a step as in the batch fit's first epoch: U_i the ridge fit of its observed
+    // features, G_i = 0, then streamRowSteps (default 0) row steps.
     for (let s = 0; s < c.streamSteps; s++) {
-      if (s > 0) core.rowSteps(block, U, G, mom, tRow, c.rowSteps);
+      if (block === undefined || perStep) {
+        const replay = this.reservoir.sample(Math.round(c.replayRatio * B));
+        const rows = withReplay({ x: batch.x, y: batch.y }, replay);
+        block = blockFromCsr(
+          rows.x,
+          rows.y,
+          core.numFeatures,
+          core.numLabels,
+          c.absent,
+          undefined,
+          undefined,
+          where,
+        );
+        const n = block.rows, kX = c.rankX, kE = c.rankE;
+        U = new Float64Array(n * kX);
+        G = new Float64Array(n * kE);
+        for (let i = 0; i < n; i++) core.ridgeFoldIn(block, i, U, i * kX);
+        mom = {
+          mU: new Float64Array(n * kX),
+          vU: new Float64Array(n * kX),
+          mG: new Float64Array(n * kE),
+          vG: new Float64Array(n * kE),
+        };
+        tRow = new Int32Array(n);
+        core.rowSteps(block, U, G, mom, tRow, c.foldInSteps);
+      }
+      core.rowSteps(block, U, G, mom, tRow, c.streamRowSteps);
       core.globalStep(block, U, G, this.rowsSeen);
     }
     this.reservoir.addRows(batch);
