@@ -16,7 +16,9 @@
  *   (`baseline…`);
  * - unless `--no-stream`: the streaming estimator learns the 80% rows ONCE, in file order, in
  *   minibatches (absent features = missing, replay reservoir), and its inductive macro-AUC is
- *   `streamInductiveMacroAUC` (`stream.batchGap` = batch − stream).
+ *   `streamInductiveMacroAUC` (`stream.batchGap` = batch − stream); with --consolidateEpochs N
+ *   the learner then consolidates over its reservoir, `streamOnePassInductiveMacroAUC` being the
+ *   figure before that.
  * Macro-AUC over labels (ties count one half; labels without a positive or a negative are left
  * out); mean over the repeats in `metrics`, standard deviations in `std`, every value in
  * `perRepeat`. Held-out rows are never seen in training; masks come only from the seed.
@@ -27,7 +29,8 @@
  * between training rows over their commonly observed entries, rescaled to D), --lambda,
  * --transLambda (λ of the transductive fit; default: --lambda), --lambdaX, --lambdaS, --lambdaE,
  * --alpha, --lr, --rowLr, --rff, --rank, --input projected|raw, --init spectral|random,
- * --streamBatch, --streamSteps, --replayRatio, --replay, --no-transductive, --no-baseline.
+ * --streamBatch, --streamSteps, --replayRatio, --replay, --replayPerStep 0|1, --streamRowSteps,
+ * --foldInSteps, --warmStart, --consolidateEpochs, --no-transductive, --no-baseline.
  *
  * @module
  */
@@ -323,15 +326,31 @@ export function medianGamma(masked: Masked, dense: Dense, rows: Int32Array, rng:
 
 /**
  * Settings chosen per dataset with `--tune` (the same protocol on the TRAINING file alone, never
- * the test file; seed 99, τ = 0.5, 2 repeats), by the mean of the inductive and transductive
- * macro-AUC: epochs ∈ {10, 30} × λ ∈ {0.1, 1} and α ∈ {0.8, 0.2} for both variants (λ = 0.1 and
- * α = 0.8, the defaults, won everywhere; yeast prefers 10 epochs, scene 30), then the streaming
- * run's (streamSteps, replayRatio) ∈ {(3,1), (3,2), (5,1), (5,2), (5,4), (10,2), (10,4), (10,6),
- * (15,5), (20,4)} by its inductive macro-AUC (ColEmbed-L). A later round for ColEmbed-NL (same
- * protocol) tried (streamSteps, replayRatio, replay) ∈ {(20,6,2000), (20,10,2000), (30,8,2000)}
- * against these: stream inductive macro-AUC scene 0.853 (tuned) vs 0.838 / 0.861 / 0.840, yeast
- * 0.625 (tuned) vs 0.610 / 0.617 / 0.620 — no consistent gain beyond the repeat noise (~0.01–0.02),
- * so the settings stay. Flags override them.
+ * the test file), as follows. Batch fit (seed 99, τ = 0.5, 2 repeats, by the mean of the
+ * inductive and transductive macro-AUC): epochs ∈ {10, 30} × λ ∈ {0.1, 1} and α ∈ {0.8, 0.2}
+ * for both variants (λ = 0.1 and α = 0.8, the defaults, won everywhere; yeast prefers 10 epochs,
+ * scene 30).
+ *
+ * Streaming run (seeds 0–2, τ = 0.5, 3 repeats, by its one-pass inductive macro-AUC, mean over
+ * ColEmbed-L and -NL). The learner as it is now (rows enter as their label-free ridge fold-in,
+ * no row steps; a fresh replay sample per step; warm start after 200 rows): (streamSteps,
+ * replayRatio) ∈ {(5,2), (5,6), (10,2), (10,6), (20,2), (20,6)} on yeast, L/NL = .632/.621,
+ * .633/.632, .631/.631, .625/.633, .615/.631, .623/.643 (batch .613/.624): (5,6) (tied with
+ * (20,6), 4× cheaper); {(10,2), (10,4), (10,6), (20,2), (20,4), (20,6), (30,2), (30,4), (30,6)}
+ * on scene, L = .864, .866, .871, .869, —, .877, .862, .877, .884; NL (10,4) .890, (10,6) .894,
+ * (20,4) .902, (20,6) .901, (30,6) .905 (batch L .878, NL .869): (30,6). Ablations at these
+ * settings (L/NL; scene L only where one number): warmStart 0: yeast .622/.623, scene .880 (vs
+ * .633/.632, .884); one replay sample per minibatch (--replayPerStep 0): yeast .629/.630, scene
+ * .825; one row step per stream step (--streamRowSteps 1): yeast .585/.616; the old fold-in of 10
+ * Adam steps (--foldInSteps 10): yeast .580/.598.
+ *
+ * Before (fold-in = ridge + 10 Adam steps on (U_i, G_i), one replay sample per minibatch, no
+ * warm start), with (streamSteps, replayRatio) = (5,2) on yeast and (10,6) on scene: one pass
+ * .572/.577 on yeast, .848 on scene L, vs batch .613/.624, .878; neither --warmStart 200 nor 15
+ * --consolidateEpochs over the reservoir closed that (yeast NL .596), nor a reservoir holding
+ * every row plus 10 consolidation epochs (yeast L .571): the stream's globals reached the batch
+ * fit's objective (rows re-folded, bench/coembed_stream_diag.ts) with a worse predictor. Flags
+ * override these settings.
  *
  * @example
  * ```ts

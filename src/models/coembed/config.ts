@@ -93,8 +93,8 @@ export interface CoEmbedConfig {
   warmStart: number;
   /**
    * Streaming only: epochs of `CoEmbedLearner.consolidate` (./learner.ts) when called without an
-   * argument — alternating updates over the reservoir's stored rows (bounded work; no stream
-   * row is read again). Nothing calls it implicitly.
+   * argument — epochs of the stream's update over the reservoir's stored rows (bounded work; no
+   * stream row is read again). Nothing calls it implicitly.
    */
   consolidateEpochs: number;
   /**

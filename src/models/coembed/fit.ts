@@ -112,8 +112,13 @@ export class CoEmbedFit {
     return this.block.rows;
   }
 
-  /** Runs one epoch of alternating updates over the rows (seeded order). */
-  runEpoch(batchSize: number): void {
+  /**
+   * Runs one epoch of alternating updates over the rows (seeded order). Options (the streaming
+   * learner's consolidation, ./learner.ts): `rowSteps` instead of the config's; `refold`: each
+   * row of a minibatch enters afresh, as a stream row does (U_i the ridge fit of its observed
+   * features under the current V, G_i = 0, fresh Adam moments), instead of keeping its factors.
+   */
+  runEpoch(batchSize: number, options: { rowSteps?: number; refold?: boolean } = {}): void {
     const core = this.core, c = core.config, N = this.numRows;
     const order = new Int32Array(N);
     for (let i = 0; i < N; i++) order[i] = i;
@@ -124,14 +129,28 @@ export class CoEmbedFit {
       order[i] = order[j];
       order[j] = t;
     }
+    const rowSteps = options.rowSteps ?? c.rowSteps;
     for (let s = 0; s < N; s += batchSize) {
       const rows = order.subarray(s, Math.min(N, s + batchSize));
-      core.rowSteps(this.block, this.U, this.G, this.rowMoments, this.rowSteps, c.rowSteps, rows);
+      if (options.refold) this.refold(rows);
+      core.rowSteps(this.block, this.U, this.G, this.rowMoments, this.rowSteps, rowSteps, rows);
       for (let g = 0; g < c.globalSteps; g++) {
         core.globalStep(this.block, this.U, this.G, N, rows);
       }
     }
     this.epochs++;
+  }
+
+  /** Folds `rows` in afresh: ridge U_i under the current V, G_i = 0, Adam state reset. */
+  private refold(rows: ArrayLike<number>): void {
+    const kX = this.core.config.rankX, kE = this.core.config.rankE, mom = this.rowMoments;
+    for (let n = 0; n < rows.length; n++) {
+      const i = rows[n];
+      this.core.ridgeFoldIn(this.block, i, this.U, i * kX);
+      for (const a of [this.G, mom.mG, mom.vG]) a.fill(0, i * kE, (i + 1) * kE);
+      for (const a of [mom.mU, mom.vU]) a.fill(0, i * kX, (i + 1) * kX);
+      this.rowSteps[i] = 0;
+    }
   }
 
   /** The exact objective F (all rows plus the global regularisers). */

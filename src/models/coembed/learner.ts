@@ -246,10 +246,10 @@ export class CoEmbedLearner {
   }
 
   /**
-   * Consolidation: `epochs` epochs of the batch fit's alternating updates (./fit.ts) over the
-   * rows kept in the replay reservoir, continuing from the current globals — every stored row
-   * folded in (ridge, then `foldInSteps` Adam steps on (U_i, G_i)), then per minibatch of
-   * `batchSize` rows one row step and `globalSteps` global steps. Bounded work on at most
+   * Consolidation: `epochs` epochs over the rows kept in the replay reservoir, continuing from
+   * the current globals, with the stream's update (each minibatch of `batchSize` rows, in a
+   * seeded order, enters as its ridge fold-in with G_i = 0, takes `streamRowSteps` row steps,
+   * then `globalSteps` global steps: ./fit.ts `runEpoch` with `refold`). Bounded work on at most
    * `replay` stored rows: no row of the stream is read again, and the rows seen stay as they
    * are. Meant for the end of a stream or before an export; nothing calls it implicitly.
    *
@@ -285,8 +285,9 @@ export class CoEmbedLearner {
       "CoEmbed consolidate",
     );
     const fit = new CoEmbedFit(core, block);
-    core.rowSteps(block, fit.U, fit.G, fit.rowMoments, fit.rowSteps, c.foldInSteps);
-    for (let e = 0; e < epochs; e++) fit.runEpoch(batchSize);
+    for (let e = 0; e < epochs; e++) {
+      fit.runEpoch(batchSize, { refold: true, rowSteps: c.streamRowSteps });
+    }
   }
 
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
