@@ -43,6 +43,8 @@ if (import.meta.main) {
     "streamSteps",
     "replayRatio",
     "replay",
+    "replayPerStep",
+    "streamRowSteps",
     "transLambda",
     "init",
     "input",

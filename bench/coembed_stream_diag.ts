@@ -1,8 +1,12 @@
 /**
  * Diagnostic (development aid): batch fit vs streaming learner of CoEmbed on one masked split of
- * the coembed experiment's --tune protocol (training file only), with the batch objective of
- * both models' globals on the same training rows (rows re-folded with the globals fixed), the
- * factor norms, and the inductive macro-AUC on the held-out 20%.
+ * the coembed experiment's --tune protocol (training file only), per repeat: the inductive
+ * macro-AUC on the held-out 20%, the batch objective of each model's globals on the same training
+ * rows (divided by their number; rows re-folded with the globals fixed: ridge, then --refold Adam
+ * steps), the factor norms, and how far label-driven row steps move U_i from the label-free ridge
+ * fold-in the predictor uses (uDrift = mean ‖U_i − u_i‖ / mean ‖u_i‖; gNorm = mean ‖G_i‖: the
+ * fit's own rows, or fresh rows after the stream's row steps). Then the mean macro-AUC of each
+ * model over the repeats. --batch and --stream take JSON config overrides of the two models.
  *
  *   deno run --allow-all bench/coembed_stream_diag.ts --dataset yeast --variant NL \
  *     --stream '{"replay": 5000}' --passes 1
@@ -208,7 +212,7 @@ if (import.meta.main) {
         new RandomFeaturesPredictor(est.core.predictorTensors()),
         drift(
           est.core,
-          est.config.foldInSteps + (est.config.streamSteps - 1) * est.config.rowSteps,
+          est.config.foldInSteps + est.config.streamSteps * est.config.streamRowSteps,
         ),
       );
     }
