@@ -16,9 +16,9 @@
  *   (`baseline…`);
  * - unless `--no-stream`: the streaming estimator learns the 80% rows ONCE, in file order, in
  *   minibatches (absent features = missing, replay reservoir), and its inductive macro-AUC is
- *   `streamInductiveMacroAUC` (`stream.batchGap` = batch − stream); with --consolidateEpochs N
- *   the learner then consolidates over its reservoir, `streamOnePassInductiveMacroAUC` being the
- *   figure before that.
+ *   `streamInductiveMacroAUC` (`stream.batchGap` = batch − stream; `stream.trainSeconds` the
+ *   mean time of the pass); with --consolidateEpochs N the learner then consolidates over its
+ *   reservoir, `streamOnePassInductiveMacroAUC` being the figure before that.
  * Macro-AUC over labels (ties count one half; labels without a positive or a negative are left
  * out); mean over the repeats in `metrics`, standard deviations in `std`, every value in
  * `perRepeat`. Held-out rows are never seen in training; masks come only from the seed.
@@ -444,7 +444,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
 
   const res: Record<string, number[]> = {};
   const push = (k: string, v: number) => (res[k] ??= []).push(v);
-  const fitSeconds: number[] = [];
+  const fitSeconds: number[] = [], streamSeconds: number[] = [];
   let predictMs = 0, predictRows = 0;
   let lastFit: ReturnType<typeof fitCoEmbed> | undefined;
   const gammas: number[] = [];
@@ -509,6 +509,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       );
       const sb = numFlag(flags, "streamBatch") ?? batchSize;
       const x = masked.data.x, y = masked.data.y;
+      const s0 = performance.now();
       for (let s = 0; s < nTrain; s += sb) {
         const e = Math.min(nTrain, s + sb);
         const xo = x.indptr[s], yo = y.indptr[s];
@@ -528,6 +529,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
           },
         });
       }
+      streamSeconds.push((performance.now() - s0) / 1000);
       const sScores = new Float32Array(testRows.length * L);
       const streamAuc = () => {
         for (let i = 0; i < testRows.length; i++) {
@@ -652,6 +654,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
             consolidateEpochs: cfg.consolidateEpochs,
             batch: numFlag(flags, "streamBatch") ?? batchSize,
             batchGap: metrics.inductiveMacroAUC - metrics.streamInductiveMacroAUC,
+            trainSeconds: meanStd(streamSeconds).mean,
           },
         }
         : {}),
