@@ -14,10 +14,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { loadDataset } from "../src/data/dataset.ts";
+import { loadDataset, rowsOf } from "../src/data/dataset.ts";
 import { resolveDataDir } from "../src/data/data_dir.ts";
 import { Rng } from "../src/data/random.ts";
-import type { Batch } from "../src/data/types.ts";
 import { blockFromCsr } from "../src/models/coembed/blocks.ts";
 import { resolveConfig } from "../src/models/coembed/config.ts";
 import type { CoEmbedCore } from "../src/models/coembed/core.ts";
@@ -26,33 +25,12 @@ import { CoEmbedLearner } from "../src/models/coembed/learner.ts";
 import { RandomFeaturesPredictor } from "../src/models/coembed/predictor.ts";
 import {
   macroAuc,
-  type Masked,
   maskRows,
   medianGamma,
   rowsTruth,
   toDense,
   TUNED,
 } from "./repro/experiments/coembed.ts";
-
-/** Rows [s, e) of CSR features and labels as a minibatch. */
-function slice(m: Masked, s: number, e: number, D: number, L: number): Batch {
-  const x = m.data.x, y = m.data.y, xo = x.indptr[s], yo = y.indptr[s];
-  return {
-    x: {
-      numRows: e - s,
-      numCols: D,
-      indptr: x.indptr.slice(s, e + 1).map((p) => p - xo),
-      indices: x.indices.subarray(xo, x.indptr[e]),
-      values: x.values.subarray(xo, x.indptr[e]),
-    },
-    y: {
-      numRows: e - s,
-      numCols: L,
-      indptr: y.indptr.slice(s, e + 1).map((p) => p - yo),
-      indices: y.indices.subarray(yo, y.indptr[e]),
-    },
-  };
-}
 
 if (import.meta.main) {
   const { values } = parseArgs({
@@ -204,7 +182,7 @@ if (import.meta.main) {
     const sb = 64, passes = Number(values.passes);
     for (let pass = 0; pass < passes; pass++) {
       for (let s = 0; s < nTrain; s += sb) {
-        est.learnMany(slice(masked, s, Math.min(nTrain, s + sb), D, L));
+        est.learnMany(rowsOf(masked.data, s, Math.min(nTrain, s + sb)));
       }
       report(
         `stream pass ${pass + 1}`,

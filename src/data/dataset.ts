@@ -464,9 +464,53 @@ export function concatRows(a: Dataset, b: Dataset): Dataset {
 }
 
 /**
- * Consecutive minibatches of `batchSize` rows in row order (the last one may be smaller). Index
- * and value arrays are views into the dataset (no copy); only `indptr` is new. Batches are
- * fully observed (no `observed` mask).
+ * Rows `[from, to)` of CSR features and labels as a minibatch: index and value arrays are views
+ * into the inputs (no copy); only `indptr` is new (rebased to 0). No `observed` mask.
+ *
+ * @throws {RangeError} unless `0 <= from <= to <= rows`
+ *
+ * @example
+ * ```ts
+ * import { loadXcBytes, rowsOf } from "./dataset.ts";
+ * const ds = loadXcBytes(new TextEncoder().encode("3 2 1\n0 0:1\n0 1:1\n0 0:1 1:1\n"), "t");
+ * const b = rowsOf(ds, 1, 3);
+ * console.log(b.x.numRows, [...b.x.indptr], [...b.x.indices]); // 2 [ 0, 1, 3 ] [ 1, 0, 1 ]
+ * ```
+ */
+export function rowsOf(data: { x: CsrMatrix; y: BinaryCsr }, from: number, to: number): Batch {
+  const n = data.x.numRows;
+  if (!(Number.isInteger(from) && Number.isInteger(to) && 0 <= from && from <= to && to <= n)) {
+    throw new RangeError(`rowsOf: rows [${from}, ${to}) are not within [0, ${n})`);
+  }
+  const rebase = (ptr: Int32Array): Int32Array => {
+    const out = new Int32Array(to - from + 1);
+    const o = ptr[from];
+    for (let i = from; i <= to; i++) out[i - from] = ptr[i] - o;
+    return out;
+  };
+  const x = data.x, y = data.y;
+  const xa = x.indptr[from], xb = x.indptr[to];
+  const ya = y.indptr[from], yb = y.indptr[to];
+  return {
+    x: {
+      numRows: to - from,
+      numCols: x.numCols,
+      indptr: rebase(x.indptr),
+      indices: x.indices.subarray(xa, xb),
+      values: x.values.subarray(xa, xb),
+    },
+    y: {
+      numRows: to - from,
+      numCols: y.numCols,
+      indptr: rebase(y.indptr),
+      indices: y.indices.subarray(ya, yb),
+    },
+  };
+}
+
+/**
+ * Consecutive minibatches of `batchSize` rows in row order (the last one may be smaller), as
+ * {@linkcode rowsOf} gives them (views; fully observed).
  *
  * @example
  * ```ts
@@ -480,32 +524,7 @@ export function* batchesOf(ds: Dataset, batchSize: number): IterableIterator<Bat
     throw new RangeError(`batchesOf: batchSize must be a positive integer, got ${batchSize}`);
   }
   const n = ds.x.numRows;
-  for (let s = 0; s < n; s += batchSize) {
-    const e = Math.min(n, s + batchSize);
-    const rebase = (ptr: Int32Array): Int32Array => {
-      const out = new Int32Array(e - s + 1);
-      const o = ptr[s];
-      for (let i = s; i <= e; i++) out[i - s] = ptr[i] - o;
-      return out;
-    };
-    const xa = ds.x.indptr[s], xb = ds.x.indptr[e];
-    const ya = ds.y.indptr[s], yb = ds.y.indptr[e];
-    yield {
-      x: {
-        numRows: e - s,
-        numCols: ds.x.numCols,
-        indptr: rebase(ds.x.indptr),
-        indices: ds.x.indices.subarray(xa, xb),
-        values: ds.x.values.subarray(xa, xb),
-      },
-      y: {
-        numRows: e - s,
-        numCols: ds.y.numCols,
-        indptr: rebase(ds.y.indptr),
-        indices: ds.y.indices.subarray(ya, yb),
-      },
-    };
-  }
+  for (let s = 0; s < n; s += batchSize) yield rowsOf(ds, s, Math.min(n, s + batchSize));
 }
 
 /**

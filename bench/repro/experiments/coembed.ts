@@ -34,7 +34,7 @@
  *
  * @module
  */
-import { concatRows, type Dataset, loadDataset } from "../../../src/data/dataset.ts";
+import { concatRows, type Dataset, loadDataset, rowsOf } from "../../../src/data/dataset.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { Rng } from "../../../src/data/random.ts";
 import { MacroAuc } from "../../../src/metrics/macro_auc.ts";
@@ -508,26 +508,10 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
         L,
       );
       const sb = numFlag(flags, "streamBatch") ?? batchSize;
-      const x = masked.data.x, y = masked.data.y;
       const s0 = performance.now();
       for (let s = 0; s < nTrain; s += sb) {
         const e = Math.min(nTrain, s + sb);
-        const xo = x.indptr[s], yo = y.indptr[s];
-        est.learnMany({
-          x: {
-            numRows: e - s,
-            numCols: D,
-            indptr: x.indptr.slice(s, e + 1).map((p) => p - xo),
-            indices: x.indices.subarray(xo, x.indptr[e]),
-            values: x.values.subarray(xo, x.indptr[e]),
-          },
-          y: {
-            numRows: e - s,
-            numCols: L,
-            indptr: y.indptr.slice(s, e + 1).map((p) => p - yo),
-            indices: y.indices.subarray(yo, y.indptr[e]),
-          },
-        });
+        est.learnMany(rowsOf(masked.data, s, e));
       }
       streamSeconds.push((performance.now() - s0) / 1000);
       const sScores = new Float32Array(testRows.length * L);

@@ -1,6 +1,7 @@
 /** Synthetic low-rank multi-label data for the CoEmbed tests. */
 import { SmallRng } from "../../../src/models/leml/rng.ts";
-import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
+import type { Batch, BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
+import { rowsOf } from "../../../src/data/dataset.ts";
 
 /** A seeded uniform generator in [0, 1). */
 export function rand(seed: number): () => number {
@@ -113,26 +114,7 @@ export function macroAucOf(scores: ArrayLike<number>, truth: Uint8Array, n: numb
   return sum / used;
 }
 
-/** Rows [from, from + n) of CSR features and labels as a streaming minibatch. */
-export function rowsBatch(
-  m: { x: CsrMatrix; y: BinaryCsr },
-  from: number,
-  n: number,
-): { x: CsrMatrix; y: BinaryCsr } {
-  const xo = m.x.indptr[from], yo = m.y.indptr[from];
-  return {
-    x: {
-      numRows: n,
-      numCols: m.x.numCols,
-      indptr: m.x.indptr.slice(from, from + n + 1).map((p) => p - xo),
-      indices: m.x.indices.slice(xo, m.x.indptr[from + n]),
-      values: m.x.values.slice(xo, m.x.indptr[from + n]),
-    },
-    y: {
-      numRows: n,
-      numCols: m.y.numCols,
-      indptr: m.y.indptr.slice(from, from + n + 1).map((p) => p - yo),
-      indices: m.y.indices.slice(yo, m.y.indptr[from + n]),
-    },
-  };
+/** Rows [from, from + n) of CSR features and labels as a streaming minibatch (views). */
+export function rowsBatch(m: { x: CsrMatrix; y: BinaryCsr }, from: number, n: number): Batch {
+  return rowsOf(m, from, from + n);
 }

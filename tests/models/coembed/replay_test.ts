@@ -4,7 +4,7 @@
  * labels without replay and keeps them with it.
  */
 import { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
-import { macroAucOf, maskedCsr, rand, synthetic } from "./helpers.ts";
+import { macroAucOf, maskedCsr, rand, rowsBatch, synthetic } from "./helpers.ts";
 
 Deno.test("replay keeps one pass over a label-sorted stream from forgetting", () => {
   // one label per row (the argmax of a latent score, as in scene), rows sorted by label
@@ -38,22 +38,7 @@ Deno.test("replay keeps one pass over a label-sorted stream from forgetting", ()
       s.L,
     );
     for (let b = 0; b < 500; b += 25) {
-      const xo = m.x.indptr[b], yo = m.y.indptr[b];
-      est.learnMany({
-        x: {
-          numRows: 25,
-          numCols: s.D,
-          indptr: m.x.indptr.slice(b, b + 26).map((p) => p - xo),
-          indices: m.x.indices.subarray(xo, m.x.indptr[b + 25]),
-          values: m.x.values.subarray(xo, m.x.indptr[b + 25]),
-        },
-        y: {
-          numRows: 25,
-          numCols: s.L,
-          indptr: m.y.indptr.slice(b, b + 26).map((p) => p - yo),
-          indices: m.y.indices.subarray(yo, m.y.indptr[b + 25]),
-        },
-      });
+      est.learnMany(rowsBatch(m, b, 25));
     }
     const all = Int32Array.from({ length: s.D }, (_, d) => d);
     const scores = new Float32Array(100 * s.L);

@@ -7,7 +7,7 @@ import { CoEmbedLearner as CoEmbedEstimator } from "../../../src/models/coembed/
 import { randomFeatures } from "../../../sdk/kinds/random_features.ts";
 import type { DecodedModel, SdkTensor } from "../../../sdk/kinds/types.ts";
 import { topK } from "../../../sdk/topk.ts";
-import { maskedCsr, rand, synthetic } from "./helpers.ts";
+import { maskedCsr, rand, rowsBatch, synthetic } from "./helpers.ts";
 
 function decoded(est: CoEmbedEstimator): DecodedModel {
   const c = est.toModelFileContent();
@@ -37,22 +37,7 @@ for (const variant of ["L", "NL"] as const) {
           s.L,
         );
         for (let b = 0; b < 120; b += 20) {
-          const xo = m.x.indptr[b], yo = m.y.indptr[b];
-          est.learnMany({
-            x: {
-              numRows: 20,
-              numCols: s.D,
-              indptr: m.x.indptr.slice(b, b + 21).map((p) => p - xo),
-              indices: m.x.indices.slice(xo, m.x.indptr[b + 20]),
-              values: m.x.values.slice(xo, m.x.indptr[b + 20]),
-            },
-            y: {
-              numRows: 20,
-              numCols: s.L,
-              indptr: m.y.indptr.slice(b, b + 21).map((p) => p - yo),
-              indices: m.y.indices.slice(yo, m.y.indptr[b + 20]),
-            },
-          });
+          est.learnMany(rowsBatch(m, b, 20));
         }
         const scorer = randomFeatures(decoded(est));
         const g = rand(9);
