@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Batch, BinaryCsr, SparseVector } from "../../data/types.ts";
+import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { applyModelFileOptions } from "../file_options.ts";
@@ -191,16 +191,7 @@ export class CoEmbedLearner {
       if (block === undefined || perStep) {
         const replay = this.reservoir.sample(Math.round(c.replayRatio * B));
         const rows = withReplay({ x: batch.x, y: batch.y }, replay);
-        block = blockFromCsr(
-          rows.x,
-          rows.y,
-          core.numFeatures,
-          core.numLabels,
-          c.absent,
-          undefined,
-          undefined,
-          where,
-        );
+        block = this.blockOf(rows, where);
         const n = block.rows, kX = c.rankX, kE = c.rankE;
         U = new Float64Array(n * kX);
         G = new Float64Array(n * kE);
@@ -220,6 +211,21 @@ export class CoEmbedLearner {
     this.reservoir.addRows(batch);
   }
 
+  /** Rows in the model's current feature and label space as a CoEmbed row block. */
+  private blockOf(rows: { x: CsrMatrix; y: BinaryCsr }, where: string): RowBlock {
+    const core = this.core;
+    return blockFromCsr(
+      rows.x,
+      rows.y,
+      core.numFeatures,
+      core.numLabels,
+      core.config.absent,
+      undefined,
+      undefined,
+      where,
+    );
+  }
+
   /**
    * The warm start (see `CoEmbedConfig.warmStart`): once enough rows are available, V takes the
    * spectral initialisation of the batch fit, computed on the minibatch plus the reservoir.
@@ -229,16 +235,7 @@ export class CoEmbedLearner {
     if (this.warmStarted || c.warmStart === 0) return;
     if (res.size + B < Math.min(c.warmStart, res.capacity + B)) return;
     const rows = withReplay({ x: batch.x, y: batch.y }, res.rows());
-    const block = blockFromCsr(
-      rows.x,
-      rows.y,
-      core.numFeatures,
-      core.numLabels,
-      c.absent,
-      undefined,
-      undefined,
-      "CoEmbed warm start",
-    );
+    const block = this.blockOf(rows, "CoEmbed warm start");
     spectralInit(core, block);
     core.m.V.fill(0);
     core.v.V.fill(0);
@@ -274,16 +271,7 @@ export class CoEmbedLearner {
     const core = this.core, c = core.config;
     if (epochs === 0 || this.reservoir.size === 0) return;
     const rows = this.reservoir.rows();
-    const block = blockFromCsr(
-      rows.x,
-      rows.y,
-      core.numFeatures,
-      core.numLabels,
-      c.absent,
-      undefined,
-      undefined,
-      "CoEmbed consolidate",
-    );
+    const block = this.blockOf(rows, "CoEmbed consolidate");
     const fit = new CoEmbedFit(core, block);
     for (let e = 0; e < epochs; e++) {
       fit.runEpoch(batchSize, { refold: true, rowSteps: c.streamRowSteps });
