@@ -10,7 +10,7 @@ import { blockFromCsr } from "../../../src/models/coembed/blocks.ts";
 import { resolveConfig } from "../../../src/models/coembed/config.ts";
 import { spectralInit } from "../../../src/models/coembed/spectral.ts";
 import { withReplay } from "../../../src/data/reservoir.ts";
-import { macroAucOf, maskedCsr, rand, rowsBatch, synthetic } from "./helpers.ts";
+import { heldOutMacroAuc, labelSortedProblem, maskedCsr, rowsBatch, synthetic } from "./helpers.ts";
 
 function assert(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Error(msg);
@@ -19,45 +19,8 @@ function assert(cond: unknown, msg: string): asserts cond {
 const same = (a: ArrayLike<number>, b: ArrayLike<number>) =>
   a.length === b.length && Array.from(a).every((v, i) => Object.is(v, b[i]));
 
-/** One label per row (argmax of a latent score), rows 0..499 sorted by label, 100 test rows. */
-function sortedProblem() {
-  const s = synthetic(600, 12, 4, 31);
-  s.y.fill(0);
-  const g = rand(33);
-  const B = Float64Array.from({ length: s.D * s.L }, () => g() - 0.5);
-  for (let r = 0; r < s.N; r++) {
-    let best = 0, bestScore = -Infinity;
-    for (let j = 0; j < s.L; j++) {
-      let z = 0;
-      for (let d = 0; d < s.D; d++) z += s.x[r * s.D + d] * B[d * s.L + j];
-      if (z > bestScore) [best, bestScore] = [j, z];
-    }
-    s.y[r * s.L + best] = 1;
-  }
-  const label = (r: number) => s.y.subarray(r * s.L, (r + 1) * s.L).indexOf(1);
-  const order = Array.from({ length: 500 }, (_, r) => r).sort((a, b) =>
-    label(a) - label(b) || a - b
-  );
-  const sorted = { ...s, x: s.x.slice(), y: s.y.slice() };
-  order.forEach((r, i) => {
-    sorted.x.set(s.x.subarray(r * s.D, (r + 1) * s.D), i * s.D);
-    sorted.y.set(s.y.subarray(r * s.L, (r + 1) * s.L), i * s.L);
-  });
-  return { s, m: maskedCsr(sorted, 0, 500, 0.6, 0.3, 32) };
-}
-
-function testAuc(est: CoEmbedLearner, s: ReturnType<typeof synthetic>): number {
-  const all = Int32Array.from({ length: s.D }, (_, d) => d);
-  const scores = new Float32Array(100 * s.L);
-  for (let i = 0; i < 100; i++) {
-    const x = Float32Array.from(s.x.subarray((500 + i) * s.D, (501 + i) * s.D));
-    scores.set(est.predictScores({ indices: all, values: x }), i * s.L);
-  }
-  return macroAucOf(scores, s.y.subarray(500 * s.L), 100, s.L);
-}
-
 Deno.test("consolidation over the reservoir recovers what one sorted pass forgot", () => {
-  const { s, m } = sortedProblem();
+  const { s, m } = labelSortedProblem();
   // a forgetful stream: no replay during the pass, one global step per minibatch
   const make = () =>
     CoEmbedLearner.create(
@@ -70,14 +33,14 @@ Deno.test("consolidation over the reservoir recovers what one sorted pass forgot
     a.learnMany(rowsBatch(m, r, 25));
     b.learnMany(rowsBatch(m, r, 25));
   }
-  const onePass = testAuc(a, s);
+  const onePass = heldOutMacroAuc(a, s);
   const res = JSON.stringify(a.reservoir.toState().scalars), rows = a.rowsSeen;
   const V = a.core.V.slice();
   a.consolidate(0);
   assert(same(a.core.V, V), "consolidate(0) changed the model");
   a.consolidate(20);
   b.consolidate(20);
-  const after = testAuc(a, s);
+  const after = heldOutMacroAuc(a, s);
   assert(after > 0.8 && after > onePass + 0.05, `macro-AUC ${onePass} → ${after}`);
   assert(a.rowsSeen === rows, "consolidation counted rows");
   assert(JSON.stringify(a.reservoir.toState().scalars) === res, "consolidation drew rows");

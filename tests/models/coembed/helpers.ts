@@ -2,6 +2,7 @@
 import { SmallRng } from "../../../src/models/leml/rng.ts";
 import type { Batch, BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { rowsOf } from "../../../src/data/dataset.ts";
+import type { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
 
 /** A seeded uniform generator in [0, 1). */
 export function rand(seed: number): () => number {
@@ -117,4 +118,49 @@ export function macroAucOf(scores: ArrayLike<number>, truth: Uint8Array, n: numb
 /** Rows [from, from + n) of CSR features and labels as a streaming minibatch (views). */
 export function rowsBatch(m: { x: CsrMatrix; y: BinaryCsr }, from: number, n: number): Batch {
   return rowsOf(m, from, from + n);
+}
+
+/**
+ * A stream sorted by label (as scene's file order): 600 synthetic rows with one label each (the
+ * argmax of a latent score); rows 0..499 sorted by label as the masked training stream `m`,
+ * rows 500..599 of `s` held out.
+ */
+export function labelSortedProblem(): { s: Synthetic; m: ReturnType<typeof maskedCsr> } {
+  const s = synthetic(600, 12, 4, 31);
+  s.y.fill(0);
+  const g = rand(33);
+  const B = Float64Array.from({ length: s.D * s.L }, () => g() - 0.5);
+  for (let r = 0; r < s.N; r++) {
+    let best = 0, bestScore = -Infinity;
+    for (let j = 0; j < s.L; j++) {
+      let z = 0;
+      for (let d = 0; d < s.D; d++) z += s.x[r * s.D + d] * B[d * s.L + j];
+      if (z > bestScore) [best, bestScore] = [j, z];
+    }
+    s.y[r * s.L + best] = 1;
+  }
+  const label = (r: number) => s.y.subarray(r * s.L, (r + 1) * s.L).indexOf(1);
+  const order = Array.from({ length: 500 }, (_, r) => r).sort((a, b) =>
+    label(a) - label(b) || a - b
+  );
+  const sorted = { ...s, x: s.x.slice(), y: s.y.slice() };
+  order.forEach((r, i) => {
+    sorted.x.set(s.x.subarray(r * s.D, (r + 1) * s.D), i * s.D);
+    sorted.y.set(s.y.subarray(r * s.L, (r + 1) * s.L), i * s.L);
+  });
+  return { s, m: maskedCsr(sorted, 0, 500, 0.6, 0.3, 32) };
+}
+
+/** Macro-AUC of a model on the held-out rows 500..599 of {@linkcode labelSortedProblem} (full features). */
+export function heldOutMacroAuc(
+  est: Pick<CoEmbedLearner, "predictScores">,
+  s: Synthetic,
+): number {
+  const all = Int32Array.from({ length: s.D }, (_, d) => d);
+  const scores = new Float32Array(100 * s.L);
+  for (let i = 0; i < 100; i++) {
+    const x = Float32Array.from(s.x.subarray((500 + i) * s.D, (501 + i) * s.D));
+    scores.set(est.predictScores({ indices: all, values: x }), i * s.L);
+  }
+  return macroAucOf(scores, s.y.subarray(500 * s.L), 100, s.L);
 }
