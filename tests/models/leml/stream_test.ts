@@ -252,28 +252,9 @@ Deno.test("leml stream: never materialises n×L: learns a planted low-rank struc
   // 3 latent topics; label l belongs to topic l % 3; features 0..8 = topic (j % 3)
   const m = new LemlStream({ rank: 3, lr: 0.05, seed: 1 });
   const rng = new SmallRng(9);
-  const rows = () => {
-    const n = 32;
-    const xp = [0], xi: number[] = [], yp = [0], yi: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = rng.nextInt(3);
-      xi.push(t, t + 3);
-      xp.push(xi.length);
-      for (let l = t; l < 12; l += 3) yi.push(l);
-      yp.push(yi.length);
-    }
-    return {
-      x: {
-        numRows: n,
-        numCols: 9,
-        indptr: Int32Array.from(xp),
-        indices: Int32Array.from(xi),
-        values: new Float32Array(xi.length).fill(1),
-      },
-      y: { numRows: n, numCols: 12, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-    };
-  };
-  for (let s = 0; s < 200; s++) m.learnMany(rows());
+  for (let s = 0; s < 200; s++) {
+    m.learnMany(topicRows(Array.from({ length: 32 }, () => rng.nextInt(3))));
+  }
   const s = m.predictScores({ indices: Int32Array.of(1, 4), values: Float32Array.of(1, 1) });
   for (let l = 0; l < 12; l++) {
     if (l % 3 === 1) assert(s[l] > 0, `label ${l} should be predicted (score ${s[l]})`);
@@ -302,10 +283,11 @@ Deno.test("leml stream: rejects malformed batches with a clear message", () => {
   assert(m.numFeatures === 0 && m.step === 0, "a rejected batch changed the model");
 });
 
-/** A batch of `n` rows of one topic t (features t, t + 3 of 9; labels l ≡ t mod 3 of 12). */
-function topicRows(t: number, n: number): Batch {
+/** A batch with one row per topic t in `topics` (features t, t + 3 of 9; labels l ≡ t mod 3 of 12). */
+function topicRows(topics: readonly number[]): Batch {
+  const n = topics.length;
   const xp = [0], xi: number[] = [], yp = [0], yi: number[] = [];
-  for (let i = 0; i < n; i++) {
+  for (const t of topics) {
     xi.push(t, t + 3);
     xp.push(xi.length);
     for (let l = t; l < 12; l += 3) yi.push(l);
@@ -327,7 +309,9 @@ Deno.test("leml stream: replay keeps a topic-sorted stream from forgetting, memo
   // one pass over a stream sorted by topic: 60 batches of topic 0, then 60 of topic 1, then 2
   const run = (replay: number) => {
     const m = new LemlStream({ rank: 3, lr: 0.05, seed: 2, replay, replayRatio: 2 });
-    for (let t = 0; t < 3; t++) for (let s = 0; s < 60; s++) m.learnMany(topicRows(t, 8));
+    for (let t = 0; t < 3; t++) {
+      for (let s = 0; s < 60; s++) m.learnMany(topicRows(Array(8).fill(t)));
+    }
     assert(m.replayRows <= replay, `reservoir holds ${m.replayRows} rows > ${replay}`);
     // mean margin of topic 0's rows: its labels' scores minus the other labels' scores
     const sc = m.predictScores({ indices: Int32Array.of(0, 3), values: Float32Array.of(1, 1) });
