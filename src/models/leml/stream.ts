@@ -674,65 +674,18 @@ export class LemlStream extends LowRankScorer implements Estimator {
           HtH[a * k + c] = HtH[c * k + a];
         }
       }
-      const k4 = k - (k % 4);
-      // every label receives a gradient: slots in label order; ∂/∂h_l = G h_l + b_l s, four
-      // outputs at a time
+      // every label receives a gradient: slots in label order; ∂/∂h_l = G h_l + b_l s
       for (let l = 0; l < L; l++) {
-        const sl = touchH(l), hb = l * k, gb0 = sl * k, bl = b[l];
-        let hs = 0, a = 0;
-        for (; a < k4; a += 4) {
-          const g0 = a * k, g1 = g0 + k, g2 = g1 + k, g3 = g2 + k;
-          let c0 = bl * s[a], c1 = bl * s[a + 1], c2 = bl * s[a + 2], c3 = bl * s[a + 3];
-          for (let c = 0; c < k; c++) {
-            const h = H[hb + c];
-            c0 += G[g0 + c] * h;
-            c1 += G[g1 + c] * h;
-            c2 += G[g2 + c] * h;
-            c3 += G[g3 + c] * h;
-          }
-          gH[gb0 + a] += c0;
-          gH[gb0 + a + 1] += c1;
-          gH[gb0 + a + 2] += c2;
-          gH[gb0 + a + 3] += c3;
-          hs += H[hb + a] * s[a];
-          hs += H[hb + a + 1] * s[a + 1];
-          hs += H[hb + a + 2] * s[a + 2];
-          hs += H[hb + a + 3] * s[a + 3];
-        }
-        for (; a < k; a++) {
-          let acc = bl * s[a];
-          const ga = a * k;
-          for (let c = 0; c < k; c++) acc += G[ga + c] * H[hb + c];
-          gH[gb0 + a] += acc;
-          hs += H[hb + a] * s[a];
-        }
+        const sl = touchH(l), hb = l * k, bl = b[l];
+        addMatVec(G, k, H, hb, bl, s, gH, sl * k);
+        let hs = 0;
+        for (let a = 0; a < k; a++) hs += H[hb + a] * s[a];
         gb[sl] += hs + nFull * bl;
       }
-      // ∂/∂u_i = HᵀH u_i + Hᵀb − Σ_{l∈y_i} h_l, four outputs at a time
+      // ∂/∂u_i = HᵀH u_i + Hᵀb − Σ_{l∈y_i} h_l
       for (let q = 0; q < nFull; q++) {
         const i = fullRows[q], ub = i * k;
-        let a = 0;
-        for (; a < k4; a += 4) {
-          const g0 = a * k, g1 = g0 + k, g2 = g1 + k, g3 = g2 + k;
-          let c0 = Htb[a], c1 = Htb[a + 1], c2 = Htb[a + 2], c3 = Htb[a + 3];
-          for (let c = 0; c < k; c++) {
-            const u = U[ub + c];
-            c0 += HtH[g0 + c] * u;
-            c1 += HtH[g1 + c] * u;
-            c2 += HtH[g2 + c] * u;
-            c3 += HtH[g3 + c] * u;
-          }
-          gU[ub + a] += c0;
-          gU[ub + a + 1] += c1;
-          gU[ub + a + 2] += c2;
-          gU[ub + a + 3] += c3;
-        }
-        for (; a < k; a++) {
-          let acc = Htb[a];
-          const ha = a * k;
-          for (let c = 0; c < k; c++) acc += HtH[ha + c] * U[ub + c];
-          gU[ub + a] += acc;
-        }
+        addMatVec(HtH, k, U, ub, 1, Htb, gU, ub);
         for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) {
           const l = y.indices[p], hb = l * k, sl = hSlot[l] * k;
           for (let c = 0; c < k; c++) {
@@ -983,6 +936,46 @@ function addGram(
       v[a] += wr * ma;
       for (let c = a; c < k; c++) G[a * k + c] += ma * M[mb + c];
     }
+  }
+}
+
+/**
+ * Adds `scale·w + M v` to `out[outOff .. outOff + k)`, for a k×k matrix `M` and
+ * v = `V[vOff .. vOff + k)`; four outputs at a time (independent accumulators, fewer loads), each
+ * sum still taking its terms in order, so the result is bit-identical to a plain loop.
+ */
+function addMatVec(
+  M: Float64Array,
+  k: number,
+  V: Float32Array | Float64Array,
+  vOff: number,
+  scale: number,
+  w: Float64Array,
+  out: Float32Array | Float64Array,
+  outOff: number,
+): void {
+  const k4 = k - (k % 4);
+  let a = 0;
+  for (; a < k4; a += 4) {
+    const g0 = a * k, g1 = g0 + k, g2 = g1 + k, g3 = g2 + k;
+    let c0 = scale * w[a], c1 = scale * w[a + 1], c2 = scale * w[a + 2], c3 = scale * w[a + 3];
+    for (let c = 0; c < k; c++) {
+      const v = V[vOff + c];
+      c0 += M[g0 + c] * v;
+      c1 += M[g1 + c] * v;
+      c2 += M[g2 + c] * v;
+      c3 += M[g3 + c] * v;
+    }
+    out[outOff + a] += c0;
+    out[outOff + a + 1] += c1;
+    out[outOff + a + 2] += c2;
+    out[outOff + a + 3] += c3;
+  }
+  for (; a < k; a++) {
+    let acc = scale * w[a];
+    const ga = a * k;
+    for (let c = 0; c < k; c++) acc += M[ga + c] * V[vOff + c];
+    out[outOff + a] += acc;
   }
 }
 
