@@ -46,7 +46,8 @@ export interface TrainTest {
 }
 
 /**
- * A finite number flag of an experiment (`--name VALUE`), or `fallback` when it is absent.
+ * A finite number flag of an experiment (`--name VALUE`), or `fallback` when it is absent
+ * (`undefined` without a fallback).
  *
  * @throws {TypeError} when the flag has no value or is not a finite number
  *
@@ -54,13 +55,23 @@ export interface TrainTest {
  * ```ts
  * import { numberFlag } from "./harness.ts";
  * console.log(numberFlag({ threshold: "0.25" }, "threshold", 0.5), numberFlag({}, "threshold", 0.5)); // 0.25 0.5
+ * console.log(numberFlag({}, "k")); // undefined
  * ```
  */
 export function numberFlag(
   flags: Record<string, string | boolean>,
   name: string,
   fallback: number,
-): number {
+): number;
+export function numberFlag(
+  flags: Record<string, string | boolean>,
+  name: string,
+): number | undefined;
+export function numberFlag(
+  flags: Record<string, string | boolean>,
+  name: string,
+  fallback?: number,
+): number | undefined {
   const v = flags[name];
   if (v === undefined) return fallback;
   const n = Number(v);
@@ -68,6 +79,31 @@ export function numberFlag(
     throw new TypeError(`--${name} must be a number, got '${v}'`);
   }
   return n;
+}
+
+/**
+ * A flag holding comma-separated positive integers (`--k-grid 5,10,20`), without duplicates,
+ * or `fallback` when it is absent.
+ *
+ * @throws {TypeError} when an entry is not a positive integer
+ *
+ * @example
+ * ```ts
+ * import { intList } from "./harness.ts";
+ * console.log(intList("5, 10,5", [1], "k-grid"), intList(undefined, [1], "k-grid")); // [ 5, 10 ] [ 1 ]
+ * ```
+ */
+export function intList(
+  v: string | boolean | undefined,
+  fallback: number[],
+  name: string,
+): number[] {
+  if (v === undefined) return fallback;
+  const list = String(v).split(",").map((s) => Number(s.trim()));
+  if (list.length === 0 || list.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new TypeError(`--${name} must be comma-separated positive integers, got '${v}'`);
+  }
+  return [...new Set(list)];
 }
 
 /**

@@ -21,30 +21,18 @@
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { loadTrainTest, prequential, timeSeconds, validationSplit } from "../harness.ts";
+import {
+  intList,
+  loadTrainTest,
+  numberFlag,
+  prequential,
+  timeSeconds,
+  validationSplit,
+} from "../harness.ts";
 import { batchesOf } from "../../../src/data/dataset.ts";
 import type { Dataset } from "../../../src/data/dataset.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { SleecModel, SleecStream, type SleecStreamOptions } from "../../../src/models/sleec/mod.ts";
-
-function numberFlag(flags: Record<string, string | boolean>, name: string): number | undefined {
-  const v = flags[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== "string" || !Number.isFinite(n)) {
-    throw new TypeError(`--${name} must be a number, got '${v}'`);
-  }
-  return n;
-}
-
-function intList(v: string | boolean | undefined, fallback: number[], name: string): number[] {
-  if (v === undefined) return fallback;
-  const list = String(v).split(",").map((s) => Number(s.trim()));
-  if (list.length === 0 || list.some((k) => !Number.isInteger(k) || k < 1)) {
-    throw new TypeError(`--${name} must be comma-separated positive integers, got '${v}'`);
-  }
-  return [...new Set(list)];
-}
 
 const sleecStream: Experiment = async (ctx) => {
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
