@@ -63,6 +63,24 @@ export async function assertThrowsMsg(
 }
 
 /**
+ * The message of what `f` throws, or "" when it returns.
+ *
+ * @example
+ * ```ts
+ * import { messageOf } from "./helpers.ts";
+ * console.log(messageOf(() => JSON.parse("{")).length > 0, messageOf(() => 1)); // true ""
+ * ```
+ */
+export function messageOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    return (e as Error).message;
+  }
+  return "";
+}
+
+/**
  * Asserts that every case throws a TypeError or RangeError whose message matches its pattern.
  *
  * @example

@@ -4,10 +4,7 @@
  */
 import { RowReservoir, withReplay } from "../../src/data/reservoir.ts";
 import type { Batch } from "../../src/data/types.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 /** Row r has the single feature r % 7 with value r and the label r % 3. */
 function rowsBatch(first: number, n: number): Batch {

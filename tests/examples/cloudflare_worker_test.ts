@@ -7,13 +7,10 @@
  */
 import { assertSameAnswers, type BibtexModel, bibtexModel } from "./bibtex_model.ts";
 import { type Child, postJson, start } from "./process.ts";
+import { assert } from "../helpers.ts";
 
 const EXAMPLE = new URL("../../examples/cloudflare-worker/", import.meta.url).pathname;
 const WRANGLER = new URL("../../node_modules/wrangler/bin/wrangler.js", import.meta.url).pathname;
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
 
 async function answers(base: string, m: BibtexModel) {
   const rows = m.rows.map((x) => ({ indices: [...x.indices], values: [...x.values] }));

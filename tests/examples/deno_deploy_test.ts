@@ -6,14 +6,11 @@
  */
 import { assertSameAnswers, type BibtexModel, bibtexModel } from "./bibtex_model.ts";
 import { type Child, postJson, start } from "./process.ts";
+import { assert } from "../helpers.ts";
 
 const MAIN = new URL("../../examples/deno-deploy/main.ts", import.meta.url).pathname;
 const SEED = new URL("../../examples/deno-deploy/seed_kv.ts", import.meta.url).pathname;
 const LISTENING = /Listening on (http:\/\/127\.0\.0\.1:\d+)\//;
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
 
 async function checkAnswers(base: string, m: BibtexModel, what: string): Promise<void> {
   const rows = m.rows.map((x) => ({ indices: [...x.indices], values: [...x.values] }));

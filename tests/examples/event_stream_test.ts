@@ -1,8 +1,5 @@
 import { runEventStream, syntheticEvents } from "../../examples/event-stream/main.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 Deno.test("event-stream example: learns from named events test-then-train; the SDK answers like the trainer", async () => {
   const r = await runEventStream({ source: syntheticEvents(3000, 5), batchSize: 32, seed: 5 });

@@ -13,10 +13,7 @@ import {
 import { dequantize, float16ToFloat32, float32ToFloat16 } from "../../src/format/quantize.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { badFixtures, goodFixtures } from "../fixtures/generate.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 function readError(f: () => unknown): ModelFormatError {
   try {

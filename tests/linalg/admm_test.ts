@@ -2,10 +2,7 @@ import { admmRegressor, csrTimesDense, ridgeCg } from "../../src/linalg/admm.ts"
 import { choleskyFactor, choleskySolve } from "../../src/linalg/cholesky.ts";
 import { Rng } from "../../src/data/random.ts";
 import type { CsrMatrix } from "../../src/data/types.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 function randomSparse(n: number, d: number, density: number, seed: number): CsrMatrix {
   const rng = new Rng(seed);

@@ -1,9 +1,6 @@
 import { conjugateGradient, conjugateGradientColumns } from "../../src/linalg/cg.ts";
 import { SmallRng } from "../../src/models/leml/rng.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 Deno.test("cg: converges on a random SPD system and respects warm starts", () => {
   const n = 30, rng = new SmallRng(4);

@@ -1,9 +1,6 @@
 import { choleskyFactor, choleskySolve } from "../../src/linalg/cholesky.ts";
 import { SmallRng } from "../../src/models/leml/rng.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 Deno.test("cholesky: solves random SPD systems", () => {
   const rng = new SmallRng(1);

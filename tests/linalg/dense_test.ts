@@ -1,8 +1,5 @@
 import { gram, matMul, symmetricEigen } from "../../src/linalg/dense.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 Deno.test("dense: gram equals AᵀA computed with matMul", () => {
   const a = Float64Array.of(1, 2, 3, -1, 0.5, 2);

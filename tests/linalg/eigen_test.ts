@@ -7,10 +7,7 @@ import {
   topEigen,
 } from "../../src/linalg/eigen.ts";
 import { Rng } from "../../src/data/random.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 /** A random symmetric n×n matrix (row-major) with a prescribed spectrum (some negative). */
 function randomSymmetric(n: number, spectrum: number[], seed: number): Float64Array {

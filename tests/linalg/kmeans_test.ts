@@ -1,10 +1,7 @@
 import { nearestCentroid, sphericalKMeans } from "../../src/linalg/kmeans.ts";
 import type { CsrMatrix } from "../../src/data/types.ts";
 import { Rng } from "../../src/data/random.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 /**
  * `groups` groups of rows; a row of group g has its group's core feature 10g (value 1) and one

@@ -1,9 +1,6 @@
 import { svp, type SymSparse } from "../../src/linalg/svp.ts";
 import { Rng } from "../../src/data/random.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert, messageOf } from "../helpers.ts";
 
 /** A planted rank-r PSD matrix M* = Z* Z*ᵀ (n × n) and a symmetric observation pattern. */
 function planted(n: number, r: number, density: number, seed: number) {
@@ -104,19 +101,16 @@ Deno.test("svp: bad input is rejected with the reason", () => {
     indices: Int32Array.of(0, 5),
     values: Float64Array.of(1, 1),
   };
-  const msg = (f: () => unknown) => {
-    try {
-      f();
-    } catch (e) {
-      return (e as Error).message;
-    }
-    return "";
-  };
-  assert(msg(() => svp(g, 1)).includes("row 1 has column 5 outside [0, 2)"), msg(() => svp(g, 1)));
-  const ok = { ...g, indices: Int32Array.of(0, 1) };
-  assert(msg(() => svp(ok, 0)).includes("rank must be a positive integer"), "rank");
   assert(
-    msg(() => svp(ok, 1, { init: new Float64Array(3), initRank: 1 })).includes("init has 3 values"),
+    messageOf(() => svp(g, 1)).includes("row 1 has column 5 outside [0, 2)"),
+    messageOf(() => svp(g, 1)),
+  );
+  const ok = { ...g, indices: Int32Array.of(0, 1) };
+  assert(messageOf(() => svp(ok, 0)).includes("rank must be a positive integer"), "rank");
+  assert(
+    messageOf(() => svp(ok, 1, { init: new Float64Array(3), initRank: 1 })).includes(
+      "init has 3 values",
+    ),
     "init size",
   );
 });

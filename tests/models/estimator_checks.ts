@@ -13,6 +13,7 @@ import type { Batch, SparseVector } from "../../src/data/types.ts";
 import type { Estimator, EstimatorFactory, ModelState } from "../../src/models/estimator.ts";
 import { loadModel } from "../../sdk/mod.ts";
 import { mulberry32 } from "../mulberry32.ts";
+import { assert } from "../helpers.ts";
 
 /** Names of the individual checks (to skip one, with a reason). */
 export type CheckName =
@@ -165,10 +166,6 @@ export function stateDifference(a: ModelState, b: ModelState): string | undefine
     if (!sameBytes(x, y)) return `tensor ${k} differs`;
   }
   return undefined;
-}
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
 }
 
 function assertSameTopK(

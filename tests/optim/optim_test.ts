@@ -1,9 +1,6 @@
 import { adamUpdate, adamUpdateRows } from "../../src/optim/adam.ts";
 import { sgdRate, sgdUpdate, sgdUpdateRows } from "../../src/optim/sgd.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../helpers.ts";
 
 Deno.test("adam: minimises a quadratic; row updates equal dense updates on the same rows", () => {
   const p = Float32Array.of(3, -2), m = new Float32Array(2), v = new Float32Array(2);

@@ -11,10 +11,7 @@ import { resolveConfig } from "../../../src/models/coembed/config.ts";
 import { spectralInit } from "../../../src/models/coembed/spectral.ts";
 import { withReplay } from "../../../src/data/reservoir.ts";
 import { heldOutMacroAuc, labelSortedProblem, maskedCsr, rowsBatch, synthetic } from "./helpers.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 const same = (a: ArrayLike<number>, b: ArrayLike<number>) =>
   a.length === b.length && Array.from(a).every((v, i) => Object.is(v, b[i]));

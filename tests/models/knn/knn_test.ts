@@ -3,10 +3,7 @@
 import { CosineIndex, factory, KnnEstimator } from "../../../src/models/knn/mod.ts";
 import type { SparseVector } from "../../../src/data/types.ts";
 import { mulberry32 } from "../../mulberry32.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 function randomRow(rand: () => number, numFeatures: number, signed: boolean): SparseVector {
   const idx: number[] = [];

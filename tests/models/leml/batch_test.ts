@@ -5,10 +5,7 @@ import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { SmallRng } from "../../../src/models/leml/rng.ts";
 import { revealEntries } from "../../../src/models/leml/missing.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 /** Planted low-rank data: 4 topics, features and labels tied to topics, plus noise. */
 function planted(n: number, seed: number): { x: CsrMatrix; y: BinaryCsr } {

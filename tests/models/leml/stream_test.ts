@@ -3,10 +3,7 @@ import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { Batch } from "../../../src/data/types.ts";
 import { SmallRng } from "../../../src/models/leml/rng.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 /** A random small batch; with `masked`, rows 1 and 3 carry an observed mask. */
 function randomBatch(seed: number, n: number, D: number, L: number, masked: boolean): Batch {

@@ -3,6 +3,7 @@
 import { checkEstimator } from "../estimator_checks.ts";
 import { factory, PopularityEstimator } from "../../../src/models/popularity/mod.ts";
 import { loadModel } from "../../../sdk/mod.ts";
+import { assert } from "../../helpers.ts";
 
 checkEstimator("popularity", factory, {
   minTrainP1: 0.2,
@@ -10,10 +11,6 @@ checkEstimator("popularity", factory, {
     newLabels: "popularity ranks by frequency: a rare new label never reaches the top 3",
   },
 });
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
 
 const EMPTY = { indices: new Int32Array(0), values: new Float32Array(0) };
 

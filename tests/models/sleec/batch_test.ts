@@ -3,10 +3,7 @@ import { labelLists, SleecModel, trainSleec } from "../../../src/models/sleec/ba
 import { knnModelContent, knnModelFromContent } from "../../../src/models/sleec/model_file.ts";
 import { decodeModelFile } from "../../../src/format/model_file.ts";
 import { loadModel } from "../../../sdk/mod.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert, messageOf } from "../../helpers.ts";
 
 const train = plantedData(300, 8, 7);
 const held = plantedData(120, 8, 99);
@@ -86,23 +83,18 @@ Deno.test("sleec batch: the model file layout is the documented one", () => {
 });
 
 Deno.test("sleec batch: bad input names the problem", () => {
-  const msg = (f: () => unknown) => {
-    try {
-      f();
-    } catch (e) {
-      return (e as Error).message;
-    }
-    return "";
-  };
   const short = { ...batch.y, numRows: 3 };
   assert(
-    msg(() => trainSleec(batch.x, short)).includes("300 feature rows but 3 label rows"),
+    messageOf(() => trainSleec(batch.x, short)).includes("300 feature rows but 3 label rows"),
     "rows",
   );
   const bad = { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(5) };
-  assert(msg(() => labelLists(bad)).includes("row 0 has label 5 outside [0, 2)"), "labels");
-  assert(msg(() => trainSleec(batch.x, batch.y, { k: 0 })).includes("option k"), "config");
+  assert(messageOf(() => labelLists(bad)).includes("row 0 has label 5 outside [0, 2)"), "labels");
+  assert(messageOf(() => trainSleec(batch.x, batch.y, { k: 0 })).includes("option k"), "config");
   const notKnn = { ...decodeModelFile(trainSleec(batch.x, batch.y, options).toModelFile()) };
   delete (notKnn.tensors as Record<string, unknown>).points;
-  assert(msg(() => knnModelFromContent(notKnn)).includes('missing tensor "points"'), "tensor");
+  assert(
+    messageOf(() => knnModelFromContent(notKnn)).includes('missing tensor "points"'),
+    "tensor",
+  );
 });

@@ -4,10 +4,7 @@ import {
   nearestByLabels,
 } from "../../../src/models/sleec/neighbours.ts";
 import { Rng } from "../../../src/data/random.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 function randomLabels(n: number, numLabels: number, seed: number): Int32Array[] {
   const rng = new Rng(seed);

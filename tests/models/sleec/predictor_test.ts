@@ -1,8 +1,5 @@
 import { type KnnModel, KnnPredictor } from "../../../src/models/sleec/predictor.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert } from "../../helpers.ts";
 
 /**
  * Two learners over 2 features, 3 labels, rank 2.

@@ -2,10 +2,7 @@ import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { SleecStream } from "../../../src/models/sleec/stream.ts";
 import { trainSleec } from "../../../src/models/sleec/batch.ts";
 import type { ModelState } from "../../../src/models/estimator.ts";
-
-function assert(cond: unknown, msg: string): asserts cond {
-  if (!cond) throw new Error(msg);
-}
+import { assert, messageOf } from "../../helpers.ts";
 
 const data = plantedData(400, 8, 21);
 const held = plantedData(150, 8, 22);
@@ -122,18 +119,13 @@ Deno.test("sleec stream: between refreshes Adam moves V to fit the new rows' nei
 
 Deno.test("sleec stream: bad rows are rejected with the row named, nothing half-learned", () => {
   const m = new SleecStream(small);
-  const msg = (f: () => unknown) => {
-    try {
-      f();
-    } catch (e) {
-      return (e as Error).message;
-    }
-    return "";
-  };
   const x = { indices: Int32Array.of(3, 1), values: Float32Array.of(1, 1) };
-  assert(msg(() => m.learnOne(x, [0])).includes("row 0 has feature index 1 at entry 1"), "order");
+  assert(
+    messageOf(() => m.learnOne(x, [0])).includes("row 0 has feature index 1 at entry 1"),
+    "order",
+  );
   const ok = { indices: Int32Array.of(1, 3), values: Float32Array.of(1, 1) };
-  assert(msg(() => m.learnOne(ok, [-1])).includes("label -1"), "label");
+  assert(messageOf(() => m.learnOne(ok, [-1])).includes("label -1"), "label");
   assert(m.rowsSeen === 0 && m.numFeatures === 0, "a rejected row changed the model");
-  assert(msg(() => new SleecStream({ rank: 0 })).includes("option rank"), "config");
+  assert(messageOf(() => new SleecStream({ rank: 0 })).includes("option rank"), "config");
 });
