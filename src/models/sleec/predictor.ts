@@ -26,6 +26,7 @@
  */
 import type { TopK } from "../estimator.ts";
 import { topKDense } from "../../metrics/topk.ts";
+import { pushTop } from "../../../sdk/topk.ts";
 
 /**
  * One cluster of one learner.
@@ -193,18 +194,7 @@ export class KnnPredictor {
       sims[p] = s * zinv;
     }
     let count = 0;
-    for (let p = 0; p < n; p++) {
-      const s = sims[p];
-      if (count === k && !(s > nnSim[k - 1])) continue;
-      let t = count < k ? count++ : k - 1;
-      while (t > 0 && nnSim[t - 1] < s) {
-        nnSim[t] = nnSim[t - 1];
-        nnIdx[t] = nnIdx[t - 1];
-        t--;
-      }
-      nnSim[t] = s;
-      nnIdx[t] = p;
-    }
+    for (let p = 0; p < n; p++) count = pushTop(nnIdx, nnSim, count, k, p, sims[p]);
     return count;
   }
 
