@@ -450,14 +450,10 @@ export class NdjsonParser {
     while (true) {
       let v: number;
       if (indices) {
-        let q = p;
-        v = 0;
-        while (q < end && bytes[q] >= 48 && bytes[q] <= 57) v = v * 10 + (bytes[q++] - 48);
-        const nd = q - p;
-        if (nd === 0 || nd > 10 || (nd > 1 && bytes[p] === 48) || v > MAX_INDEX) return undefined;
-        if (v <= prev) return undefined;
+        v = this.#scanIndex(p);
+        if (v < 0 || v <= prev) return undefined;
         prev = v;
-        p = q;
+        p = this.#numEnd;
       } else {
         v = this.#scanNumber(p);
         if (v !== v) return undefined;
@@ -477,6 +473,19 @@ export class NdjsonParser {
 
   readonly #scan: { bytes: Uint8Array; end: number } = { bytes: new Uint8Array(0), end: 0 };
 
+  /**
+   * A canonical index at `p` of the scanned bytes (0, or 1-9 then digits; at most 10 digits,
+   * <= 2^31 - 1): its value, with `#numEnd` after its digits; -1 for anything else.
+   */
+  #scanIndex(p: number): number {
+    const { bytes, end } = this.#scan;
+    let q = p, v = 0;
+    while (q < end && bytes[q] >= 48 && bytes[q] <= 57) v = v * 10 + (bytes[q++] - 48);
+    const nd = q - p;
+    this.#numEnd = q;
+    return nd === 0 || nd > 10 || (nd > 1 && bytes[p] === 48) || v > MAX_INDEX ? -1 : v;
+  }
+
   /** Scans `{"<index>": number, ...}` with increasing indices into the row builder; -1: bail. */
   #scanFeatures(p: number): number {
     const { bytes, end } = this.#scan;
@@ -493,13 +502,8 @@ export class NdjsonParser {
     }
     while (true) {
       if (p >= end || bytes[p] !== QUOTE) return -1;
-      // canonical index: 0, or 1-9 then digits; at most 10 digits, <= 2^31 - 1
-      let q = p + 1, j = 0;
-      const d0 = q;
-      while (q < end && bytes[q] >= 48 && bytes[q] <= 57) j = j * 10 + (bytes[q++] - 48);
-      const nd = q - d0;
-      if (nd === 0 || nd > 10 || (nd > 1 && bytes[d0] === 48) || j > MAX_INDEX) return -1;
-      if (q >= end || bytes[q] !== QUOTE) return -1;
+      const j = this.#scanIndex(p + 1), q = this.#numEnd;
+      if (j < 0 || q >= end || bytes[q] !== QUOTE) return -1;
       if (j <= prev || j >= this.#numFeatures || ++count > this.#maxPerEvent) return -1;
       prev = j;
       p = skipWs(bytes, q + 1, end);
