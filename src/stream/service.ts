@@ -32,6 +32,7 @@ import type { StreamEntry } from "./redis_client.ts";
 import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_source.ts";
 import { replaySegments, WriteAheadLog } from "./wal.ts";
 import { concatBytes } from "../data/bytes.ts";
+import { TaskYielder } from "./task_yielder.ts";
 
 /**
  * What a model-file builder gets when the service publishes: the model, the vocabularies'
@@ -184,8 +185,6 @@ const MAX_REPORTED_REJECTS = 100;
  * /predict p99 halves (57 → 30 ms) at the same event throughput (wrk, bibtex, LEML).
  */
 const YIELD_MS = 1;
-/** Longest time between two timer turns of a {@linkcode TaskYielder} (see there). */
-const TIMER_TURN_MS = 20;
 
 async function sha1Hex(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
@@ -204,49 +203,6 @@ const plainModel: ModelBuilder = {
     note: "unpruned model file",
   }),
 };
-
-/**
- * Gives pending requests a turn during long synchronous work. A chain of `setTimeout(0)` costs
- * 1-4 ms per turn (the 4 ms clamp of nested timers, which Deno follows), which left a long
- * `/events` body idle a third of the time; a message on a MessageChannel is a task without that
- * cost and lets waiting HTTP requests in. But message turns alone starve asynchronous file
- * operations (a checkpoint or write-ahead-log write never completed during a stream of them,
- * measured on Deno 2.9.5), so at least every {@linkcode TIMER_TURN_MS} a timer turn is taken.
- * The channel is closed by {@linkcode TaskYielder.close} (an open port keeps the process alive).
- */
-class TaskYielder {
-  #channel: MessageChannel | undefined;
-  #waiting: (() => void)[] = [];
-  #closed = false;
-  #lastTimerTurn = performance.now();
-
-  yield(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    const now = performance.now();
-    if (now - this.#lastTimerTurn >= TIMER_TURN_MS) {
-      this.#lastTimerTurn = now;
-      return new Promise((resolve) => setTimeout(resolve, 0));
-    }
-    if (this.#channel === undefined) {
-      const c = new MessageChannel();
-      c.port1.onmessage = () => this.#waiting.shift()?.();
-      this.#channel = c;
-    }
-    const c = this.#channel;
-    return new Promise<void>((resolve) => {
-      this.#waiting.push(resolve);
-      c.port2.postMessage(null);
-    });
-  }
-
-  close(): void {
-    this.#closed = true;
-    this.#channel?.port1.close();
-    this.#channel?.port2.close();
-    this.#channel = undefined;
-    for (const w of this.#waiting.splice(0)) w();
-  }
-}
 
 /**
  * The learning service (sources, checkpoints, write-ahead log, publishing).
@@ -474,6 +430,8 @@ export class LearningService {
       walParts = [];
       walBytes = 0;
     };
+    // Behind other slicing tasks: this body's first slice waits for its turn too.
+    if (this.#yielder.waiting > 0) await this.#yielder.yield();
     let sliceStart = performance.now();
     while (start < bytes.length) {
       let end = bytes.indexOf(10, start);
