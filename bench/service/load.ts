@@ -156,6 +156,8 @@ export interface LoadReport {
   /** Body form of the `/predict` requests, and their mean size in bytes (head and body). */
   predictForm: PredictForm;
   predictRequestBytes: number;
+  /** Whether the server learned on its learner thread (`serve` without `--same-thread`). */
+  learnerThread: boolean;
   /** CPUs of the machine. */
   cpus: number;
 }
@@ -404,6 +406,7 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
       deno: Deno.version.deno,
       client,
       predictForm: form,
+      learnerThread: !(options.serveArgs ?? []).includes("--same-thread"),
       predictRequestBytes: queries.reduce((a, q) => a + q.length, 0) / queries.length,
       cpus: navigator.hardwareConcurrency,
     };

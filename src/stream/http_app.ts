@@ -21,7 +21,7 @@
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { LearningService } from "./service.ts";
+import type { ServiceHandle } from "./service_handle.ts";
 import { concatBytes } from "../data/bytes.ts";
 
 /**
@@ -35,8 +35,8 @@ import { concatBytes } from "../data/bytes.ts";
  * ```
  */
 export interface AppOptions {
-  /** The service behind the app. */
-  service: LearningService;
+  /** The service behind the app (a `LearningService` or a `LearnerThread`). */
+  service: ServiceHandle;
   /** Bearer token every request but `GET /health` must carry; undefined: no authentication. */
   token?: string;
   /** Let `GET /model`, `GET /metrics` and `POST /predict` through without the token. */
@@ -215,7 +215,7 @@ export function createApp(options: AppOptions): Hono {
       rejectedCount: r.rejectedCount,
       rejected: r.rejected,
       durable: r.durable,
-      eventsApplied: service.learner.applied,
+      eventsApplied: service.applied,
     };
     if (r.accepted === 0 && r.rejectedCount > 0) return c.json(answer, 400);
     return c.json(answer, 200);
@@ -223,7 +223,7 @@ export function createApp(options: AppOptions): Hono {
 
   /** The answer of `POST /predict` to a body (throws HttpError for a 4xx). */
   const predictAnswer = (body: Uint8Array): unknown => {
-    const l = service.learner;
+    const l = service.predictor;
     // the common one-row body without JSON.parse (same answer; anything else takes the full path)
     const fast = l.parser.predictBodyAscii(body, l.estimator.numFeatures);
     if (fast !== undefined && (fast.k ?? 5) >= 1 && (fast.k ?? 5) <= maxK) {
@@ -347,12 +347,12 @@ export function createApp(options: AppOptions): Hono {
   app.post("/checkpoint", async (c) => {
     authorize(c, false);
     await service.checkpoint();
-    return c.json({ checkpointed: true, eventsApplied: service.learner.applied });
+    return c.json({ checkpointed: true, eventsApplied: service.applied });
   });
 
   app.post("/publish", async (c) => {
     authorize(c, false);
-    if (service.learner.applied === 0) throw new HttpError(400, "no event has been applied yet");
+    if (service.applied === 0) throw new HttpError(400, "no event has been applied yet");
     const m = await service.publish();
     return c.json({ version: m.version, etag: m.etag, bytes: m.bytes.length, pruned: m.pruned });
   });

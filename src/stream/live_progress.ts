@@ -6,7 +6,7 @@
  * @module
  */
 import type { Progress } from "../cli/progress.ts";
-import type { LearningService } from "./service.ts";
+import type { ServiceHandle } from "./service_handle.ts";
 
 /**
  * The numbers of the status line, from a service.
@@ -23,8 +23,8 @@ import type { LearningService } from "./service.ts";
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function statusNumbers(service: LearningService): Record<string, number> {
-  const l = service.learner;
+export function statusNumbers(service: ServiceHandle): Record<string, number> {
+  const l = service.predictor;
   const out: Record<string, number> = {
     "ev/s": Math.round(service.recentRate()),
     rejects: l.rejected,
@@ -58,21 +58,21 @@ export function statusNumbers(service: LearningService): Record<string, number> 
  * ```
  */
 export function showProgress(
-  service: LearningService,
+  service: ServiceHandle,
   progress: Progress,
   label = "learning",
   intervalMs = 250,
 ): () => void {
-  let last = service.learner.applied;
+  let last = service.applied;
   progress.start(undefined, label);
   const timer = setInterval(() => {
-    const applied = service.learner.applied;
+    const applied = service.applied;
     progress.tick(applied - last, statusNumbers(service));
     last = applied;
   }, intervalMs);
   return () => {
     clearInterval(timer);
-    const applied = service.learner.applied;
+    const applied = service.applied;
     progress.tick(applied - last, statusNumbers(service));
     progress.done();
   };

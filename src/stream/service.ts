@@ -33,6 +33,7 @@ import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_s
 import { replaySegments, WriteAheadLog } from "./wal.ts";
 import { concatBytes } from "../data/bytes.ts";
 import { TaskYielder } from "./task_yielder.ts";
+import type { ServiceHandle } from "./service_handle.ts";
 
 /**
  * What a model-file builder gets when the service publishes: the model, the vocabularies'
@@ -219,7 +220,7 @@ const plainModel: ModelBuilder = {
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export class LearningService {
+export class LearningService implements ServiceHandle {
   /** The options given to {@linkcode LearningService.open}. */
   readonly options: ServiceOptions;
   /** Path of the checkpoint file. */
@@ -343,6 +344,16 @@ export class LearningService {
 
   /** The learner (model, vocabularies, counts). */
   get learner(): StreamLearner {
+    return this.#learner;
+  }
+
+  /** Events applied so far. */
+  get applied(): number {
+    return this.#learner.applied;
+  }
+
+  /** The learner answering predictions: the learner itself. */
+  get predictor(): StreamLearner {
     return this.#learner;
   }
 

@@ -9,12 +9,16 @@
  * @module
  */
 import { loadFactory } from "../../models/registry.ts";
-import { LearningService } from "../../stream/service.ts";
+import { LearningService, type ServiceOptions } from "../../stream/service.ts";
+import { LearnerThread } from "../../stream/learner_thread.ts";
+import type { ServiceHandle } from "../../stream/service_handle.ts";
 import { createApp } from "../../stream/http_app.ts";
 import { showProgress } from "../../stream/live_progress.ts";
 import { Progress } from "../progress.ts";
 import {
   type Command,
+  type Flags,
+  type FlagSpec,
   intFlag,
   LEARNER_FLAGS,
   LEARNER_USAGE,
@@ -44,6 +48,9 @@ Server:
   --public-read           GET /model, GET /metrics and POST /predict without the token
   --max-body-bytes N      largest POST /events body (default 8388608)
   --quiet                 no status line
+  --same-thread           learn on the serving thread (default: a learner thread, so that
+                          learning never holds up /predict; predictions then come from a
+                          replica of the model refreshed every 100 ms)
 
 Sources besides HTTP:
   --source redis://HOST:PORT[/DB]   consume a Redis Stream with a consumer group
@@ -65,32 +72,76 @@ ${LEARNER_USAGE}
 Example:
   TAGSTREAM_TOKEN=secret npx deno task tagstream serve --model leml --port 8080 --state-dir state`;
 
+/** The flags of `serve`. */
+export const SERVE_FLAGS: FlagSpec = {
+  ...LEARNER_FLAGS,
+  ...PUBLISH_FLAGS,
+  "state-dir": "string",
+  port: "string",
+  hostname: "string",
+  "no-auth": "boolean",
+  "public-read": "boolean",
+  "max-body-bytes": "string",
+  quiet: "boolean",
+  source: "string",
+  "stream-key": "string",
+  group: "string",
+  consumer: "string",
+  follow: "string",
+  "checkpoint-every": "string",
+  "checkpoint-seconds": "string",
+  "flush-ms": "string",
+  "no-wal": "boolean",
+  "same-thread": "boolean",
+};
+
+/**
+ * The {@linkcode ServiceOptions} that `serve` flags ask for (the same on the serving thread
+ * and on the learning thread).
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve.ts";
+ * const f = parseFlags("serve", ["--state-dir", "s", "--checkpoint-every", "100"], SERVE_FLAGS);
+ * const o = await serviceOptionsFromFlags(f);
+ * console.log(o.factory.kind, o.checkpointEvery); // leml 100
+ * ```
+ */
+export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions> {
+  const stateDir = requiredFlag(f, "state-dir", "serve");
+  const source = stringFlag(f, "source");
+  if (source !== undefined && !source.startsWith("redis://")) {
+    throw new TypeError(`--source must be a redis:// URL, got '${source}'`);
+  }
+  return {
+    ...learnerOptionFlags(f),
+    factory: await loadFactory(stringFlag(f, "model", "leml")!),
+    stateDir,
+    checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
+    checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0),
+    flushMs: intFlag(f, "flush-ms", 200, 0),
+    wal: !f.values["no-wal"],
+    ...publishBuilder(f),
+    redis: source === undefined ? undefined : {
+      url: source,
+      key: stringFlag(f, "stream-key"),
+      group: stringFlag(f, "group"),
+      consumer: stringFlag(f, "consumer"),
+    },
+    file: stringFlag(f, "follow"),
+    followFile: true,
+    log: (m: string) => console.error(`[tagstream] ${m}`),
+  };
+}
+
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: "serve",
   summary: "learn from events over HTTP / Redis / a file and serve predictions and models",
   usage: USAGE,
   async run(args) {
-    const f = parseFlags("serve", args, {
-      ...LEARNER_FLAGS,
-      ...PUBLISH_FLAGS,
-      "state-dir": "string",
-      port: "string",
-      hostname: "string",
-      "no-auth": "boolean",
-      "public-read": "boolean",
-      "max-body-bytes": "string",
-      quiet: "boolean",
-      source: "string",
-      "stream-key": "string",
-      group: "string",
-      consumer: "string",
-      follow: "string",
-      "checkpoint-every": "string",
-      "checkpoint-seconds": "string",
-      "flush-ms": "string",
-      "no-wal": "boolean",
-    });
+    const f = parseFlags("serve", args, SERVE_FLAGS);
     if (f.values.help) {
       console.log(USAGE);
       return 0;
@@ -103,43 +154,30 @@ export const serveCommand: Command = {
           "or pass --no-auth to run without authentication",
       );
     }
-    const source = stringFlag(f, "source");
-    if (source !== undefined && !source.startsWith("redis://")) {
-      throw new TypeError(`--source must be a redis:// URL, got '${source}'`);
+    const options = await serviceOptionsFromFlags(f);
+    const { factory, log } = options;
+    let service: ServiceHandle;
+    if (f.values["same-thread"]) {
+      const s = await LearningService.open(options);
+      try {
+        await s.start();
+      } catch (e) {
+        await s.stop().catch(() => {});
+        throw e;
+      }
+      service = s;
+    } else {
+      service = await LearnerThread.open({
+        workerUrl: new URL("./serve_learner.ts", import.meta.url),
+        init: args,
+        factory,
+      });
     }
-    const factory = await loadFactory(stringFlag(f, "model", "leml")!);
-    const learner = learnerOptionFlags(f);
-    const log = (m: string) => console.error(`[tagstream] ${m}`);
-    const service = await LearningService.open({
-      ...learner,
-      factory,
-      stateDir,
-      checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
-      checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0),
-      flushMs: intFlag(f, "flush-ms", 200, 0),
-      wal: !f.values["no-wal"],
-      ...publishBuilder(f),
-      redis: source === undefined ? undefined : {
-        url: source,
-        key: stringFlag(f, "stream-key"),
-        group: stringFlag(f, "group"),
-        consumer: stringFlag(f, "consumer"),
-      },
-      file: stringFlag(f, "follow"),
-      followFile: true,
-      log,
-    });
     // A background failure must never take the server down.
     globalThis.addEventListener("unhandledrejection", (e) => {
       e.preventDefault();
-      log(`unhandled rejection: ${(e.reason as Error)?.message ?? String(e.reason)}`);
+      log!(`unhandled rejection: ${(e.reason as Error)?.message ?? String(e.reason)}`);
     });
-    try {
-      await service.start();
-    } catch (e) {
-      await service.stop().catch(() => {});
-      throw e;
-    }
     const app = createApp({
       service,
       token,
@@ -158,11 +196,11 @@ export const serveCommand: Command = {
           port: addr.port,
           model: factory.kind,
           stateDir,
-          eventsApplied: service.learner.applied,
+          eventsApplied: service.applied,
         }));
       },
       onError(e) {
-        log(`request failed: ${(e as Error)?.message ?? String(e)}`);
+        log!(`request failed: ${(e as Error)?.message ?? String(e)}`);
         return Response.json({ error: "internal error" }, { status: 500 });
       },
     }, app.fetch);
@@ -170,11 +208,11 @@ export const serveCommand: Command = {
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
-        log("stopping: finishing requests, writing the last checkpoint");
+        log!("stopping: finishing requests, writing the last checkpoint");
         await server.shutdown();
         await service.stop();
         endProgress?.();
-        log(`stopped after ${service.learner.applied} events applied`);
+        log!(`stopped after ${service.applied} events applied`);
       })();
       return stopping;
     };

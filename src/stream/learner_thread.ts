@@ -1,0 +1,401 @@
+/**
+ * Learning on its own thread: a {@linkcode LearningService} runs in a Worker (sources,
+ * write-ahead log, checkpoints, publishing: everything as on one thread, so the exactly-once
+ * guarantees are the same), and the serving thread answers predictions from a replica of the
+ * learner that the worker refreshes.
+ *
+ * Why: on one thread, learning and serving share one event loop. Ingestion runs in slices, but
+ * on Deno 2.9.5 the yields between slices do not reliably let HTTP requests in (see
+ * `task_yielder.ts`), and every millisecond of learning is a millisecond a `/predict` waits:
+ * with 4 connections posting events and 64 asking `/predict`, the `/predict` p99 was 20-30 ms
+ * against 3.5-5 ms without events (wrk, bibtex, LEML). With the learner on a worker, the
+ * serving thread only reads bodies, hands them over and scores queries.
+ *
+ * Protocol (structured-clone messages):
+ * - to the worker: `{op: "init", init}` once, then requests `{id, op, ...}` with `op` one of
+ *   `ingest` (the body's bytes are transferred), `metrics`, `checkpoint`, `publish`, `stop`;
+ * - from the worker: `{event: "ready"}` or `{event: "failed", error}` after `init`; answers
+ *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, applied}` — the learner as a
+ *   checkpoint without its queued events, sent at most every `snapshotMs` while the model,
+ *   counts or version change, and after `checkpoint`/`publish`; `{event: "published", model}`
+ *   when a new model file was published.
+ *
+ * Replica: `StreamLearner.fromCheckpoint` of the latest snapshot, so `/predict` answers with
+ * the model as it was at most about `snapshotMs` (default 100 ms) of learning ago, plus the
+ * time to rebuild it (`replicaBuildMs` in `/metrics`).
+ *
+ * @module
+ */
+import type { EstimatorFactory } from "../models/estimator.ts";
+import { type LearnerCheckpoint, StreamLearner } from "./learner.ts";
+import type { IngestResult, LearningService, PublishedModel } from "./service.ts";
+import type { ServiceHandle } from "./service_handle.ts";
+
+/** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
+interface WorkerScope {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  onmessage: ((e: MessageEvent) => void) | null;
+  addEventListener(type: string, listener: (e: Event) => void): void;
+}
+
+interface Snapshot {
+  event: "snapshot";
+  ck: LearnerCheckpoint;
+  applied: number;
+  stopping: boolean;
+}
+
+interface Answer {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: { name: string; message: string };
+  applied: number;
+}
+
+type FromWorker =
+  | Snapshot
+  | Answer
+  | { event: "ready"; applied: number }
+  | { event: "failed"; error: { name: string; message: string } }
+  | { event: "published"; model: PublishedModel };
+
+function errorOf(e: unknown): { name: string; message: string } {
+  const err = e as Error;
+  return { name: err?.name ?? "Error", message: err?.message ?? String(e) };
+}
+
+function rebuildError(e: { name: string; message: string }): Error {
+  const C = e.name === "TypeError"
+    ? TypeError
+    : e.name === "RangeError"
+    ? RangeError
+    : e.name === "SyntaxError"
+    ? SyntaxError
+    : Error;
+  return new C(e.message);
+}
+
+/**
+ * Options of {@linkcode LearnerThread.open}.
+ *
+ * @example
+ * ```ts
+ * import type { LearnerThreadOptions } from "./learner_thread.ts";
+ * import { factory } from "../models/leml/mod.ts";
+ * const o: LearnerThreadOptions = {
+ *   workerUrl: new URL("../cli/commands/serve_learner.ts", import.meta.url),
+ *   init: ["--state-dir", "/tmp/state", "--model", "leml"],
+ *   factory,
+ * };
+ * console.log(o.factory.kind); // "leml"
+ * ```
+ */
+export interface LearnerThreadOptions {
+  /** The worker's module: it calls {@linkcode serveLearnerThread}. */
+  workerUrl: URL | string;
+  /** What the worker's `open` gets (structured-clonable), e.g. the `serve` flags. */
+  init: unknown;
+  /** The model's factory (for the replica). */
+  factory: EstimatorFactory;
+}
+
+/**
+ * A {@linkcode LearningService} on a worker thread, seen as a {@linkcode ServiceHandle}.
+ *
+ * @example
+ * ```ts
+ * import { LearnerThread } from "./learner_thread.ts";
+ * import { factory } from "../models/leml/mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const s = await LearnerThread.open({
+ *   workerUrl: new URL("../cli/commands/serve_learner.ts", import.meta.url),
+ *   init: ["--state-dir", dir, "--model", "leml", "--option", "rank=4", "--batch-size", "1"],
+ *   factory,
+ * });
+ * const r = await s.ingestBody('{"features": {"0": 1}, "labels": ["news"]}\n', "http");
+ * await s.checkpoint(); // also refreshes the replica
+ * console.log(r.accepted, s.applied, s.predictor.predict({ "0": 1 }, 1).labels); // 1 1 [ "news" ]
+ * await s.stop();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export class LearnerThread implements ServiceHandle {
+  readonly #worker: Worker;
+  readonly #factory: EstimatorFactory;
+  #predictor: StreamLearner;
+  #snapshotApplied: number;
+  #published: PublishedModel | undefined;
+  #applied: number;
+  #stopping = false;
+  #failed: string | undefined;
+  #nextId = 1;
+  #calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #rate: { t: number; applied: number }[] = [];
+  #stopped: Promise<void> | undefined;
+  /** Replicas built so far (the first one included). */
+  replicas = 1;
+  /** Milliseconds the last replica took to rebuild on the serving thread. */
+  replicaBuildMs = 0;
+
+  private constructor(worker: Worker, factory: EstimatorFactory, first: Snapshot) {
+    this.#worker = worker;
+    this.#factory = factory;
+    this.#predictor = StreamLearner.fromCheckpoint(factory, first.ck);
+    this.#snapshotApplied = first.applied;
+    this.#applied = first.applied;
+  }
+
+  /**
+   * Starts the worker, opens and starts its service (resume, write-ahead-log replay, sources)
+   * and waits for its first snapshot. Rejects with the worker's error when it cannot open.
+   */
+  static open(options: LearnerThreadOptions): Promise<LearnerThread> {
+    const worker = new Worker(options.workerUrl, { type: "module" });
+    return new Promise<LearnerThread>((resolve, reject) => {
+      let thread: LearnerThread | undefined;
+      let first: Snapshot | undefined;
+      let published: PublishedModel | undefined;
+      worker.onerror = (e) => {
+        e.preventDefault();
+        const message = `learner thread failed: ${e.message}`;
+        if (thread === undefined) {
+          worker.terminate();
+          reject(new Error(message));
+        } else thread.#fail(message);
+      };
+      worker.onmessage = (e: MessageEvent<FromWorker>) => {
+        const m = e.data;
+        if (thread !== undefined) return thread.#receive(m);
+        if ("event" in m && m.event === "snapshot") first = m;
+        else if ("event" in m && m.event === "published") published = m.model;
+        else if ("event" in m && m.event === "failed") {
+          worker.terminate();
+          reject(rebuildError(m.error));
+        } else if ("event" in m && m.event === "ready" && first !== undefined) {
+          thread = new LearnerThread(worker, options.factory, first);
+          thread.#published = published;
+          resolve(thread);
+        }
+      };
+      worker.postMessage({ op: "init", init: options.init });
+    });
+  }
+
+  #receive(m: FromWorker): void {
+    if ("id" in m) {
+      this.#applied = Math.max(this.#applied, m.applied);
+      const call = this.#calls.get(m.id);
+      if (call === undefined) return;
+      this.#calls.delete(m.id);
+      if (m.ok) call.resolve(m.value);
+      else call.reject(rebuildError(m.error!));
+      return;
+    }
+    if (m.event === "snapshot") {
+      const t0 = performance.now();
+      this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck);
+      this.replicaBuildMs = performance.now() - t0;
+      this.replicas++;
+      this.#snapshotApplied = m.applied;
+      this.#applied = Math.max(this.#applied, m.applied);
+      if (m.stopping) this.#stopping = true;
+    } else if (m.event === "published") {
+      this.#published = m.model;
+    }
+  }
+
+  #fail(message: string): void {
+    this.#failed = message;
+    this.#stopping = true;
+    for (const c of this.#calls.values()) c.reject(new Error(message));
+    this.#calls.clear();
+    this.#worker.terminate();
+  }
+
+  #call<T>(
+    op: string,
+    fields: Record<string, unknown> = {},
+    transfer?: Transferable[],
+  ): Promise<T> {
+    if (this.#failed !== undefined) return Promise.reject(new Error(this.#failed));
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.#calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.#worker.postMessage({ id, op, ...fields }, transfer ?? []);
+    });
+  }
+
+  /** Events applied by the learning thread (as of its latest answer or snapshot). */
+  get applied(): number {
+    return this.#applied;
+  }
+
+  /** The replica answering predictions (see the module doc). */
+  get predictor(): StreamLearner {
+    return this.#predictor;
+  }
+
+  /** The last published model file, if any. */
+  get published(): PublishedModel | undefined {
+    return this.#published;
+  }
+
+  /** Whether the service is stopping (or the learning thread failed). */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** Validates and applies a body on the learning thread (the bytes are handed over). */
+  ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult> {
+    let bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
+    // Transfer the bytes when they own their buffer, copy them otherwise.
+    if (bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) {
+      bytes = bytes.slice();
+    }
+    return this.#call<IngestResult>("ingest", { bytes, source }, [bytes.buffer as ArrayBuffer]);
+  }
+
+  /** The learning thread's metrics, plus the replica's: events it covers and rebuild time. */
+  async metrics(): Promise<Record<string, unknown>> {
+    const m = await this.#call<Record<string, unknown>>("metrics");
+    m.learnerThread = {
+      replicaApplied: this.#snapshotApplied,
+      replicas: this.replicas,
+      replicaBuildMs: Math.round(this.replicaBuildMs * 1000) / 1000,
+    };
+    return m;
+  }
+
+  /** Writes a checkpoint now; resolves once it is durable and the replica is refreshed. */
+  async checkpoint(): Promise<void> {
+    await this.#call("checkpoint");
+  }
+
+  /** Builds and publishes a model file now (the replica is refreshed too). */
+  publish(): Promise<PublishedModel> {
+    return this.#call<PublishedModel>("publish");
+  }
+
+  /** Events per second over about the last 5 seconds (from the applied counts seen here). */
+  recentRate(): number {
+    const now = performance.now(), applied = this.#applied;
+    this.#rate.push({ t: now, applied });
+    while (this.#rate.length > 2 && now - this.#rate[1].t > 5000) this.#rate.shift();
+    const first = this.#rate[0];
+    const dt = (now - first.t) / 1000;
+    return dt > 0 ? (applied - first.applied) / dt : 0;
+  }
+
+  /** Stops the service on the learning thread (last checkpoint) and ends the thread. */
+  stop(): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stopping = true;
+      try {
+        if (this.#failed === undefined) await this.#call("stop");
+      } finally {
+        this.#fail("the learner thread has stopped");
+      }
+    })();
+    return this.#stopped;
+  }
+}
+
+/**
+ * The worker side: call it from the worker's module with a function opening the service from
+ * the `init` value. Answers the host's requests, sends snapshots (see the module doc) and keeps
+ * running until `stop`.
+ *
+ * @example
+ * ```ts
+ * import { serveLearnerThread } from "./learner_thread.ts";
+ * // in a worker module: serveLearnerThread((init) => LearningService.open(optionsFrom(init)));
+ * console.log(typeof serveLearnerThread); // "function"
+ * ```
+ */
+export function serveLearnerThread(
+  open: (init: unknown) => Promise<LearningService>,
+  options: { snapshotMs?: number } = {},
+): void {
+  const scope = globalThis as unknown as WorkerScope;
+  const snapshotMs = options.snapshotMs ?? 100;
+  let service: LearningService | undefined;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let sent = "";
+  let sentPublished: PublishedModel | undefined;
+  scope.addEventListener("unhandledrejection", (e) => {
+    e.preventDefault();
+    const reason = (e as PromiseRejectionEvent).reason as Error;
+    console.error(`[tagstream] unhandled rejection: ${reason?.message ?? String(reason)}`);
+  });
+  /** Sends a snapshot when the learner changed since the last one; a new published model too. */
+  const update = () => {
+    if (service === undefined) return;
+    const p = service.published;
+    if (p !== undefined && p !== sentPublished) {
+      sentPublished = p;
+      scope.postMessage({ event: "published", model: p });
+    }
+    const l = service.learner;
+    const key = `${l.learned}/${l.applied}/${l.rejected}/${l.modelVersion}/${service.stopping}`;
+    if (key === sent) return;
+    sent = key;
+    const ck = l.toCheckpoint();
+    ck.pending = [];
+    scope.postMessage({ event: "snapshot", ck, applied: l.applied, stopping: service.stopping });
+  };
+  scope.onmessage = async (e: MessageEvent) => {
+    const m = e.data as {
+      id?: number;
+      op: string;
+      init?: unknown;
+      bytes?: Uint8Array;
+      source?: string;
+    };
+    if (m.op === "init") {
+      try {
+        service = await open(m.init);
+        await service.start();
+      } catch (err) {
+        await service?.stop().catch(() => {});
+        scope.postMessage({ event: "failed", error: errorOf(err) });
+        return;
+      }
+      update();
+      scope.postMessage({ event: "ready", applied: service.applied });
+      timer = setInterval(update, snapshotMs);
+      return;
+    }
+    const s = service!;
+    let value: unknown;
+    try {
+      switch (m.op) {
+        case "ingest":
+          value = await s.ingestBody(m.bytes!, m.source ?? "http");
+          break;
+        case "metrics":
+          value = await s.metrics();
+          break;
+        case "checkpoint":
+          await s.checkpoint();
+          update();
+          break;
+        case "publish":
+          value = await s.publish();
+          update();
+          break;
+        case "stop":
+          clearInterval(timer);
+          await s.stop();
+          update();
+          break;
+        default:
+          throw new TypeError(`unknown learner-thread request '${m.op}'`);
+      }
+    } catch (err) {
+      scope.postMessage({ id: m.id, ok: false, error: errorOf(err), applied: s.applied });
+      return;
+    }
+    scope.postMessage({ id: m.id, ok: true, value, applied: s.applied });
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * The learning service as the HTTP app (`http_app.ts`) and the status line
+ * (`live_progress.ts`) see it. Two implementations: {@linkcode LearningService} learns on the
+ * calling thread; `LearnerThread` (`learner_thread.ts`) runs a `LearningService` on a worker
+ * thread and answers predictions from a replica of its model, so that learning never holds up
+ * a `/predict` request.
+ *
+ * @module
+ */
+import type { IngestResult, PublishedModel } from "./service.ts";
+import type { StreamLearner } from "./learner.ts";
+
+/**
+ * What serving needs from a learning service.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceHandle } from "./service_handle.ts";
+ * import { LearningService } from "./service.ts";
+ * import { factory } from "../models/popularity/mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const s: ServiceHandle = await LearningService.open({ factory, stateDir: dir, log: () => {} });
+ * const r = await s.ingestBody('{"features": {"0": 1}, "labels": ["a"]}\n', "http");
+ * console.log(r.accepted, s.applied); // 1 1
+ * await s.stop();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export interface ServiceHandle {
+  /** Events applied so far (accepted and learned or queued). */
+  readonly applied: number;
+  /**
+   * The learner answering predictions (vocabularies, model, prequential window, rejects). For
+   * a `LearnerThread`, a replica refreshed from the learning thread (see there).
+   */
+  readonly predictor: StreamLearner;
+  /** The last published model file, if any. */
+  readonly published: PublishedModel | undefined;
+  /** Whether the service is stopping (new events are refused). */
+  readonly stopping: boolean;
+  /** Validates and applies an NDJSON body (see `LearningService.ingestBody`). */
+  ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult>;
+  /** Metrics for `GET /metrics`. */
+  metrics(): Promise<Record<string, unknown>>;
+  /** Writes a checkpoint now; resolves once it is durable. */
+  checkpoint(): Promise<void>;
+  /** Builds and publishes a model file now. */
+  publish(): Promise<PublishedModel>;
+  /** Events per second over about the last 5 seconds. */
+  recentRate(): number;
+  /** Stops the sources, writes the last checkpoint and releases everything. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,151 @@
+import { factory as leml } from "../../src/models/leml/mod.ts";
+import { createApp } from "../../src/stream/http_app.ts";
+import { LearnerThread } from "../../src/stream/learner_thread.ts";
+import { LearningService } from "../../src/stream/service.ts";
+import { assert, assertEquals, assertThrowsMsg, plantedEvents, withTempDir } from "./helpers.ts";
+
+const WORKER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
+/** The `serve` flags of both sides: the thread gets them, the same-thread service their options. */
+const FLAGS = [
+  "--model",
+  "leml",
+  "--option",
+  "rank=4",
+  "--option",
+  "seed=1",
+  "--batch-size",
+  "4",
+  "--publish-every",
+  "0",
+  "--no-prune",
+];
+
+function openThread(dir: string, extra: string[] = []): Promise<LearnerThread> {
+  return LearnerThread.open({
+    workerUrl: WORKER,
+    init: ["--state-dir", dir, ...FLAGS, ...extra],
+    factory: leml,
+  });
+}
+
+function openSameThread(dir: string): Promise<LearningService> {
+  return LearningService.open({
+    factory: leml,
+    stateDir: dir,
+    batchSize: 4,
+    modelOptions: { rank: 4, seed: 1 },
+    publishEvery: 0,
+    log: () => {},
+  });
+}
+
+const QUERIES = [{ "0": 1 }, { "3": 1, "10": 0.5 }, { "7": 2 }, { "1": 1, "2": 1 }];
+
+Deno.test("learner thread: same answers, counts and predictions as learning on the calling thread", async () => {
+  await withTempDir(async (dirA) => {
+    await withTempDir(async (dirB) => {
+      const t = await openThread(dirA);
+      const s = await openSameThread(dirB);
+      try {
+        const bodies = [
+          [...plantedEvents(30), "{bad", '{"features": {"1": NaN}, "labels": ["x"]}'].join("\n"),
+          plantedEvents(50, 30).join("\n") + "\n",
+        ];
+        for (const b of bodies) {
+          const [rt, rs] = [await t.ingestBody(b, "http"), await s.ingestBody(b, "http")];
+          assertEquals(rt, rs);
+        }
+        assertEquals(t.applied, 80);
+        await t.checkpoint(); // the replica is refreshed before this resolves
+        assertEquals(t.predictor.applied, 80);
+        assertEquals(t.predictor.learned, s.learner.learned);
+        for (const q of QUERIES) assertEquals(t.predictor.predict(q, 3), s.learner.predict(q, 3));
+        const [mt, ms] = [await t.metrics(), await s.metrics()];
+        assertEquals(mt.idDigest, ms.idDigest);
+        assertEquals(mt.events, ms.events);
+        assertEquals(mt.prequential, ms.prequential);
+        const lt = mt.learnerThread as Record<string, number>;
+        assertEquals(lt.replicaApplied, 80);
+        assert(lt.replicas >= 2, JSON.stringify(lt));
+      } finally {
+        await t.stop();
+        await s.stop();
+      }
+      // the thread's state directory reopens on the calling thread where it stopped
+      const r = await openSameThread(dirA);
+      assertEquals([r.learner.applied, r.learner.rejected, r.walReplayed], [80, 2, 0]);
+      for (const q of QUERIES) assertEquals(r.learner.predict(q, 3), t.predictor.predict(q, 3));
+      await r.stop();
+    });
+  });
+});
+
+Deno.test("learner thread: the replica follows learning without a checkpoint request", async () => {
+  await withTempDir(async (dir) => {
+    const t = await openThread(dir);
+    try {
+      assertEquals(t.predictor.predict({ "0": 1 }, 1).labels, []);
+      await t.ingestBody(plantedEvents(40).join("\n"), "http");
+      const t0 = performance.now();
+      while (t.predictor.learned < 40 && performance.now() - t0 < 5000) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assertEquals(t.predictor.learned, 40);
+      assertEquals(t.predictor.parser.labels.size, 5);
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+Deno.test("learner thread: publish reaches the serving thread; a failed open rejects with the worker's error", async () => {
+  await withTempDir(async (dir) => {
+    const t = await openThread(dir);
+    try {
+      await t.ingestBody(plantedEvents(12).join("\n"), "http");
+      const m = await t.publish();
+      assertEquals(m.version, 1);
+      assertEquals(t.published?.etag, m.etag);
+      assertEquals(await Deno.readFile(`${dir}/model.tsm`), t.published!.bytes);
+      assertEquals(t.predictor.modelVersion, 1);
+    } finally {
+      await t.stop();
+    }
+    assert(t.stopping);
+    await assertThrowsMsg(() => t.ingestBody(plantedEvents(1)[0], "http"), Error, "has stopped");
+  });
+  await assertThrowsMsg(
+    () => openThread("/tmp/unused", ["--source", "http://x"]),
+    TypeError,
+    "--source must be a redis:// URL",
+  );
+});
+
+Deno.test("learner thread behind the HTTP app: events, predictions and metrics", async () => {
+  await withTempDir(async (dir) => {
+    const t = await openThread(dir);
+    try {
+      const app = createApp({ service: t });
+      const ev = await app.request("/events", {
+        method: "POST",
+        body: plantedEvents(20).join("\n") + "\n{bad\n",
+      });
+      const answer = await ev.json();
+      assertEquals([ev.status, answer.accepted, answer.rejectedCount], [200, 20, 1]);
+      assertEquals(answer.eventsApplied, 20);
+      await app.request("/checkpoint", { method: "POST" });
+      const p = await app.request("/predict", {
+        method: "POST",
+        body: JSON.stringify({ features: { "3": 1 }, k: 2 }),
+      });
+      const pj = await p.json();
+      assertEquals(p.status, 200);
+      assertEquals(pj.labels, t.predictor.predict({ "3": 1 }, 2).labels);
+      const m = await (await app.request("/metrics")).json();
+      assertEquals(m.events.applied, 20);
+      assertEquals(m.learnerThread.replicaApplied, 20);
+    } finally {
+      await t.stop();
+    }
+  });
+});
