@@ -30,6 +30,7 @@ import type { EstimatorFactory } from "../models/estimator.ts";
 import { type LearnerCheckpoint, StreamLearner } from "./learner.ts";
 import type { IngestResult, LearningService, PublishedModel } from "./service.ts";
 import type { ServiceHandle } from "./service_handle.ts";
+import { RateMeter } from "./rate_meter.ts";
 
 /** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
 interface WorkerScope {
@@ -131,7 +132,7 @@ export class LearnerThread implements ServiceHandle {
   #failed: string | undefined;
   #nextId = 1;
   #calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  #rate: { t: number; applied: number }[] = [];
+  #rate = new RateMeter();
   #stopped: Promise<void> | undefined;
   /** Replicas built so far (the first one included). */
   replicas = 1;
@@ -279,12 +280,7 @@ export class LearnerThread implements ServiceHandle {
 
   /** Events per second over about the last 5 seconds (from the applied counts seen here). */
   recentRate(): number {
-    const now = performance.now(), applied = this.#applied;
-    this.#rate.push({ t: now, applied });
-    while (this.#rate.length > 2 && now - this.#rate[1].t > 5000) this.#rate.shift();
-    const first = this.#rate[0];
-    const dt = (now - first.t) / 1000;
-    return dt > 0 ? (applied - first.applied) / dt : 0;
+    return this.#rate.rate(this.#applied);
   }
 
   /** Stops the service on the learning thread (last checkpoint) and ends the thread. */

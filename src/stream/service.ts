@@ -34,6 +34,7 @@ import { replaySegments, WriteAheadLog } from "./wal.ts";
 import { concatBytes } from "../data/bytes.ts";
 import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
+import { RateMeter } from "./rate_meter.ts";
 
 /**
  * What a model-file builder gets when the service publishes: the model, the vocabularies'
@@ -247,7 +248,7 @@ export class LearningService implements ServiceHandle {
   #loops: Promise<void>[] = [];
   #startedMs = performance.now();
   #appliedAtStart: number;
-  #rate: { t: number; applied: number }[] = [];
+  #rate = new RateMeter();
   #yielder = new TaskYielder();
   /** Events replayed from the write-ahead log when the service opened. */
   readonly walReplayed: number;
@@ -657,12 +658,7 @@ export class LearningService implements ServiceHandle {
 
   /** Events per second over about the last 5 seconds (for the progress line and `/metrics`). */
   recentRate(): number {
-    const now = performance.now(), applied = this.#learner.applied;
-    this.#rate.push({ t: now, applied });
-    while (this.#rate.length > 2 && now - this.#rate[1].t > 5000) this.#rate.shift();
-    const first = this.#rate[0];
-    const dt = (now - first.t) / 1000;
-    return dt > 0 ? (applied - first.applied) / dt : 0;
+    return this.#rate.rate(this.#learner.applied);
   }
 
   /** Metrics for `GET /metrics` (precision in percent; null before any event was scored). */

@@ -11,6 +11,24 @@ export {
   HAS_DATA,
   withTempDir,
 } from "../data/helpers.ts";
+import { factory as leml } from "../../src/models/leml/mod.ts";
+import type { ServiceOptions } from "../../src/stream/service.ts";
+
+/**
+ * Options of a small test service: LEML rank 4 (seed 1), minibatches of 4, no automatic
+ * publishing, no log.
+ */
+export function serviceOptions(dir: string, extra: Partial<ServiceOptions> = {}): ServiceOptions {
+  return {
+    factory: leml,
+    stateDir: dir,
+    batchSize: 4,
+    modelOptions: { rank: 4, seed: 1 },
+    publishEvery: 0,
+    log: () => {},
+    ...extra,
+  };
+}
 
 /** One NDJSON event line. */
 export function eventLine(

@@ -1,7 +1,6 @@
-import { factory as leml } from "../../src/models/leml/mod.ts";
 import { createApp } from "../../src/stream/http_app.ts";
 import { LearningService } from "../../src/stream/service.ts";
-import { assert, assertEquals, plantedEvents, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
 
 type App = ReturnType<typeof createApp>;
 
@@ -10,14 +9,7 @@ async function withApp(
   publicRead = false,
 ): Promise<void> {
   await withTempDir(async (dir) => {
-    const s = await LearningService.open({
-      factory: leml,
-      stateDir: dir,
-      batchSize: 4,
-      modelOptions: { rank: 4, seed: 1 },
-      publishEvery: 0,
-      log: () => {},
-    });
+    const s = await LearningService.open(serviceOptions(dir));
     try {
       await fn(createApp({ service: s, token: "tok", maxBodyBytes: 4096, publicRead }), s);
     } finally {

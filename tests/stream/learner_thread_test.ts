@@ -2,7 +2,14 @@ import { factory as leml } from "../../src/models/leml/mod.ts";
 import { createApp } from "../../src/stream/http_app.ts";
 import { LearnerThread } from "../../src/stream/learner_thread.ts";
 import { LearningService } from "../../src/stream/service.ts";
-import { assert, assertEquals, assertThrowsMsg, plantedEvents, withTempDir } from "./helpers.ts";
+import {
+  assert,
+  assertEquals,
+  assertThrowsMsg,
+  plantedEvents,
+  serviceOptions,
+  withTempDir,
+} from "./helpers.ts";
 
 const WORKER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
 /** The `serve` flags of both sides: the thread gets them, the same-thread service their options. */
@@ -29,14 +36,7 @@ function openThread(dir: string, extra: string[] = []): Promise<LearnerThread> {
 }
 
 function openSameThread(dir: string): Promise<LearningService> {
-  return LearningService.open({
-    factory: leml,
-    stateDir: dir,
-    batchSize: 4,
-    modelOptions: { rank: 4, seed: 1 },
-    publishEvery: 0,
-    log: () => {},
-  });
+  return LearningService.open(serviceOptions(dir));
 }
 
 const QUERIES = [{ "0": 1 }, { "3": 1, "10": 0.5 }, { "7": 2 }, { "1": 1, "2": 1 }];

@@ -1,28 +1,13 @@
-import { factory as leml } from "../../src/models/leml/mod.ts";
 import { factory as br } from "../../src/models/br/mod.ts";
 import { decodeModelFile } from "../../src/format/model_file.ts";
-import { LearningService, type ServiceOptions } from "../../src/stream/service.ts";
+import { LearningService } from "../../src/stream/service.ts";
 import { StreamLearner } from "../../src/stream/learner.ts";
 import { RedisClient } from "../../src/stream/redis_client.ts";
 import { RedisStreamSource } from "../../src/stream/redis_source.ts";
 import { popModelBuilder } from "../../src/stream/publish_pop.ts";
 import { replaySegments } from "../../src/stream/wal.ts";
 import { startRedisServer } from "../../scripts/redis_server.ts";
-import { assert, assertEquals, plantedEvents, withTempDir } from "./helpers.ts";
-
-const quiet = { log: () => {} };
-
-function options(dir: string, extra: Partial<ServiceOptions> = {}): ServiceOptions {
-  return {
-    factory: leml,
-    stateDir: dir,
-    batchSize: 4,
-    modelOptions: { rank: 4, seed: 1 },
-    publishEvery: 0,
-    ...quiet,
-    ...extra,
-  };
-}
+import { assert, assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
 
 async function waitUntil(fn: () => boolean | Promise<boolean>, what: string, ms = 10000) {
   const t0 = performance.now();
@@ -34,7 +19,7 @@ async function waitUntil(fn: () => boolean | Promise<boolean>, what: string, ms 
 
 Deno.test("ingestBody keeps good lines, reports bad ones, and a checkpoint restores them", async () => {
   await withTempDir(async (dir) => {
-    const s = await LearningService.open(options(dir));
+    const s = await LearningService.open(serviceOptions(dir));
     const good = plantedEvents(6);
     const body = [good[0], "{bad", good[1], "", '{"features": {"1": 1}, "labels": []', good[2]]
       .join("\n");
@@ -43,7 +28,7 @@ Deno.test("ingestBody keeps good lines, reports bad ones, and a checkpoint resto
     assertEquals(r.rejected.map((x) => x.line), [2, 5]);
     assert(r.durable, "accepted lines are in the write-ahead log");
     await s.stop();
-    const t = await LearningService.open(options(dir));
+    const t = await LearningService.open(serviceOptions(dir));
     assertEquals([t.learner.applied, t.learner.rejected, t.walReplayed], [3, 2, 0]);
     assertEquals(t.learner.idDigest, StreamLearner.digestOf(["e0", "e1", "e2"]));
     await t.stop();
@@ -52,7 +37,7 @@ Deno.test("ingestBody keeps good lines, reports bad ones, and a checkpoint resto
 
 Deno.test("the write-ahead log holds exactly the accepted lines, in order, across yields", async () => {
   await withTempDir(async (dir) => {
-    const s = await LearningService.open(options(dir, { checkpointEvery: 1 << 30 }));
+    const s = await LearningService.open(serviceOptions(dir, { checkpointEvery: 1 << 30 }));
     const good = plantedEvents(5);
     const named = '{"id": "caf\u00e9", "features": {"2": 1}, "labels": ["\u00e9t\u00e9"]}';
     const body = [
@@ -93,12 +78,12 @@ Deno.test("the write-ahead log holds exactly the accepted lines, in order, acros
 
 Deno.test("events answered before a crash are replayed from the write-ahead log", async () => {
   await withTempDir(async (dir) => {
-    const a = await LearningService.open(options(dir));
+    const a = await LearningService.open(serviceOptions(dir));
     await a.ingestBody(plantedEvents(5).join("\n"), "http");
     await a.checkpoint();
     await a.ingestBody(plantedEvents(7, 5).join("\n"), "http");
     // "Crash": the process dies without stop(); a new one opens the same directory.
-    const b = await LearningService.open(options(dir));
+    const b = await LearningService.open(serviceOptions(dir));
     assertEquals([b.learner.applied, b.walReplayed], [12, 7]);
     assertEquals(
       b.learner.idDigest,
@@ -106,7 +91,7 @@ Deno.test("events answered before a crash are replayed from the write-ahead log"
     );
     await b.start(); // writes a checkpoint covering the replayed events
     await b.stop();
-    const c = await LearningService.open(options(dir));
+    const c = await LearningService.open(serviceOptions(dir));
     assertEquals([c.learner.applied, c.walReplayed], [12, 0]);
     await c.stop();
   });
@@ -114,7 +99,7 @@ Deno.test("events answered before a crash are replayed from the write-ahead log"
 
 Deno.test("publish: versions, ETags, model.tsm reloaded after a restart", async () => {
   await withTempDir(async (dir) => {
-    const s = await LearningService.open(options(dir));
+    const s = await LearningService.open(serviceOptions(dir));
     await s.ingestBody(plantedEvents(40).join("\n"), "http");
     const v1 = await s.publish();
     await s.ingestBody(plantedEvents(8, 40).join("\n"), "http");
@@ -124,7 +109,7 @@ Deno.test("publish: versions, ETags, model.tsm reloaded after a restart", async 
     const meta = decodeModelFile(v2.bytes).meta!;
     assertEquals([meta.modelVersion, meta.eventsApplied], [2, 48]);
     await s.stop();
-    const t = await LearningService.open(options(dir));
+    const t = await LearningService.open(serviceOptions(dir));
     assertEquals([t.published?.version, t.published?.etag], [2, v2.etag]);
     const v3 = await t.publish();
     assertEquals(v3.version, 3);
@@ -135,7 +120,7 @@ Deno.test("publish: versions, ETags, model.tsm reloaded after a restart", async 
 Deno.test("POP publishing prunes a BR model on the latest events (in a worker)", async () => {
   await withTempDir(async (dir) => {
     const builder = popModelBuilder({ minValidationRows: 50 });
-    const s = await LearningService.open(options(dir, {
+    const s = await LearningService.open(serviceOptions(dir, {
       factory: br,
       modelOptions: { seed: 1 },
       buildModel: builder,
@@ -163,7 +148,7 @@ Deno.test("a followed file is read from the checkpointed offset after a restart"
   await withTempDir(async (dir) => {
     const file = `${dir}/events.ndjson`;
     await Deno.writeTextFile(file, plantedEvents(10).join("\n") + "\n");
-    const o = options(`${dir}/state`, { file, followFile: true });
+    const o = serviceOptions(`${dir}/state`, { file, followFile: true });
     const a = await LearningService.open(o);
     await a.start();
     await waitUntil(() => a.learner.applied === 10, "10 events from the file");
@@ -213,7 +198,7 @@ Deno.test({
         for (const l of lines.slice(0, 20)) await c.xadd("ev", { event: l });
         await c.xadd("ev", { event: "{broken" });
         await c.xadd("ev", { other: "x" });
-        const o = options(dir, {
+        const o = serviceOptions(dir, {
           redis: { url: server.url, key: "ev", blockMs: 20 },
           checkpointSeconds: 0,
           checkpointEvery: 1e9,
