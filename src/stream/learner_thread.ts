@@ -15,14 +15,16 @@
  * - to the worker: `{op: "init", init}` once, then requests `{id, op, ...}` with `op` one of
  *   `ingest` (the body's bytes are transferred), `metrics`, `checkpoint`, `publish`, `stop`;
  * - from the worker: `{event: "ready"}` or `{event: "failed", error}` after `init`; answers
- *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, applied}` — the learner as a
- *   checkpoint without its queued events, sent at most every `snapshotMs` while the model,
- *   counts or version change, and after `checkpoint`/`publish`; `{event: "published", model}`
- *   when a new model file was published.
+ *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, applied, costMs}` — the
+ *   learner as a checkpoint without its queued events, sent every `snapshotMs` (default 100)
+ *   while the model, counts or version change, but not sooner than 10 times the last
+ *   snapshot's cost after it (a big model: snapshots take at most about a tenth of the
+ *   learner's time), and at once after `checkpoint`/`publish`/`stop`;
+ *   `{event: "published", model}` when a new model file was published.
  *
  * Replica: `StreamLearner.fromCheckpoint` of the latest snapshot, so `/predict` answers with
- * the model as it was at most about `snapshotMs` (default 100 ms) of learning ago, plus the
- * time to rebuild it (`replicaBuildMs` in `/metrics`).
+ * the model as it was one snapshot interval ago, plus the time to rebuild it (`/metrics` →
+ * `learnerThread`: `replicaApplied`, `replicaBuildMs`, `snapshotCostMs`).
  *
  * @module
  */
@@ -44,6 +46,8 @@ interface Snapshot {
   ck: LearnerCheckpoint;
   applied: number;
   stopping: boolean;
+  /** Milliseconds the learning thread spent taking and sending it. */
+  costMs: number;
 }
 
 interface Answer {
@@ -138,6 +142,8 @@ export class LearnerThread implements ServiceHandle {
   replicas = 1;
   /** Milliseconds the last replica took to rebuild on the serving thread. */
   replicaBuildMs = 0;
+  /** Milliseconds the learning thread spent on the last snapshot. */
+  snapshotCostMs = 0;
 
   private constructor(worker: Worker, factory: EstimatorFactory, first: Snapshot) {
     this.#worker = worker;
@@ -197,6 +203,7 @@ export class LearnerThread implements ServiceHandle {
       const t0 = performance.now();
       this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck);
       this.replicaBuildMs = performance.now() - t0;
+      this.snapshotCostMs = m.costMs;
       this.replicas++;
       this.#snapshotApplied = m.applied;
       this.#applied = Math.max(this.#applied, m.applied);
@@ -264,6 +271,7 @@ export class LearnerThread implements ServiceHandle {
       replicaApplied: this.#snapshotApplied,
       replicas: this.replicas,
       replicaBuildMs: Math.round(this.replicaBuildMs * 1000) / 1000,
+      snapshotCostMs: Math.round(this.snapshotCostMs * 1000) / 1000,
     };
     return m;
   }
@@ -324,8 +332,13 @@ export function serveLearnerThread(
     const reason = (e as PromiseRejectionEvent).reason as Error;
     console.error(`[tagstream] unhandled rejection: ${reason?.message ?? String(reason)}`);
   });
-  /** Sends a snapshot when the learner changed since the last one; a new published model too. */
-  const update = () => {
+  let notBefore = 0;
+  /**
+   * Sends a snapshot when the learner changed since the last one (`periodic`: not before the
+   * last snapshot's cost times 10 has passed, so that snapshots of a big model take at most
+   * about a tenth of the learner's time), and a new published model.
+   */
+  const update = (periodic: boolean) => {
     if (service === undefined) return;
     const p = service.published;
     if (p !== undefined && p !== sentPublished) {
@@ -334,11 +347,19 @@ export function serveLearnerThread(
     }
     const l = service.learner;
     const key = `${l.learned}/${l.applied}/${l.rejected}/${l.modelVersion}/${service.stopping}`;
-    if (key === sent) return;
+    const t0 = performance.now();
+    if (key === sent || (periodic && t0 < notBefore)) return;
     sent = key;
     const ck = l.toCheckpoint();
     ck.pending = [];
-    scope.postMessage({ event: "snapshot", ck, applied: l.applied, stopping: service.stopping });
+    scope.postMessage({
+      event: "snapshot",
+      ck,
+      applied: l.applied,
+      stopping: service.stopping,
+      costMs: performance.now() - t0,
+    });
+    notBefore = t0 + 10 * (performance.now() - t0);
   };
   scope.onmessage = async (e: MessageEvent) => {
     const m = e.data as {
@@ -357,9 +378,9 @@ export function serveLearnerThread(
         scope.postMessage({ event: "failed", error: errorOf(err) });
         return;
       }
-      update();
+      update(false);
       scope.postMessage({ event: "ready", applied: service.applied });
-      timer = setInterval(update, snapshotMs);
+      timer = setInterval(() => update(true), snapshotMs);
       return;
     }
     const s = service!;
@@ -374,16 +395,16 @@ export function serveLearnerThread(
           break;
         case "checkpoint":
           await s.checkpoint();
-          update();
+          update(false);
           break;
         case "publish":
           value = await s.publish();
-          update();
+          update(false);
           break;
         case "stop":
           clearInterval(timer);
           await s.stop();
-          update();
+          update(false);
           break;
         default:
           throw new TypeError(`unknown learner-thread request '${m.op}'`);

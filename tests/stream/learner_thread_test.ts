@@ -67,6 +67,7 @@ Deno.test("learner thread: same answers, counts and predictions as learning on t
         const lt = mt.learnerThread as Record<string, number>;
         assertEquals(lt.replicaApplied, 80);
         assert(lt.replicas >= 2, JSON.stringify(lt));
+        assert(lt.snapshotCostMs >= 0 && lt.replicaBuildMs >= 0, JSON.stringify(lt));
       } finally {
         await t.stop();
         await s.stop();
