@@ -84,6 +84,13 @@ export interface Estimator {
   toModelFile(options?: ModelFileOptions): Uint8Array;
   /** Full training state for checkpoints. */
   toState(): ModelState;
+  /**
+   * Optional: the state of a prediction replica — only what prediction needs (no optimizer
+   * moments, no replay rows), as fresh arrays the caller owns (they may be transferred to
+   * another thread). `factory.restore(state, { adopt: true })` of it predicts exactly like this
+   * model. The service's learner thread sends these to the serving thread.
+   */
+  toReplicaState?(): ModelState;
 }
 
 /**
@@ -139,6 +146,10 @@ export interface EstimatorFactory {
   create(
     options: { seed?: number; numFeatures?: number; numLabels?: number } & Record<string, unknown>,
   ): Estimator;
-  /** Rebuilds an estimator from {@linkcode Estimator.toState}, bit-for-bit. */
-  restore(state: ModelState): Estimator;
+  /**
+   * Rebuilds an estimator from {@linkcode Estimator.toState}, bit-for-bit. With `adopt`, the
+   * estimator may keep the state's typed arrays instead of copying them (the caller gives them
+   * up); factories without zero-copy restore ignore it.
+   */
+  restore(state: ModelState, options?: { adopt?: boolean }): Estimator;
 }

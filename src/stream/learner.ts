@@ -246,6 +246,7 @@ export class StreamLearner {
   /**
    * Rebuilds a learner from {@linkcode StreamLearner.toCheckpoint} output (decoded). The batch
    * size, window and limits come from the checkpoint, so batches stay aligned after a restart.
+   * With `adopt`, the model may keep the checkpoint's typed arrays (the caller gives them up).
    *
    * @example
    * ```ts
@@ -257,7 +258,11 @@ export class StreamLearner {
    * console.log(b.applied, b.pendingCount, b.batchSize); // 1 1 4
    * ```
    */
-  static fromCheckpoint(factory: EstimatorFactory, ck: LearnerCheckpoint): StreamLearner {
+  static fromCheckpoint(
+    factory: EstimatorFactory,
+    ck: LearnerCheckpoint,
+    options: { adopt?: boolean } = {},
+  ): StreamLearner {
     if (ck === null || typeof ck !== "object" || ck.format !== CHECKPOINT_FORMAT) {
       throw new TypeError("Not a Tagstream checkpoint (format field missing)");
     }
@@ -278,7 +283,7 @@ export class StreamLearner {
     );
     const l = new StreamLearner(
       factory,
-      factory.restore(ck.state),
+      factory.restore(ck.state, options),
       parser,
       PrequentialWindow.fromState(ck.window),
       ck.options.batchSize,
@@ -517,19 +522,46 @@ export class StreamLearner {
   }
 
   /**
+   * What a prediction replica needs, as a checkpoint object (`fromCheckpoint` takes it): no
+   * queued events, and the model's `toReplicaState()` when it has one (then `owned` is true:
+   * the model's arrays are fresh copies that may be transferred), else its full state.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/leml/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory, { batchSize: 1, modelOptions: { rank: 2 } });
+   * l.ingestLine('{"features": {"0": 1}, "labels": ["news"]}', "demo", 1);
+   * const { ck, owned } = l.toReplicaCheckpoint();
+   * const r = StreamLearner.fromCheckpoint(factory, ck, { adopt: true });
+   * console.log(owned, r.predict({ "0": 1 }, 1).labels); // true [ "news" ]
+   * ```
+   */
+  toReplicaCheckpoint(): { ck: LearnerCheckpoint; owned: boolean } {
+    const est = this.#estimator;
+    const replica = est.toReplicaState?.();
+    const ck = this.#checkpoint(replica ?? est.toState(), false);
+    return { ck, owned: replica !== undefined };
+  }
+
+  /**
    * The whole learner as one checkpoint object. Taken synchronously, so it is consistent even
    * while events keep arriving afterwards.
    */
   toCheckpoint(): LearnerCheckpoint {
+    return this.#checkpoint(this.#estimator.toState(), true);
+  }
+
+  #checkpoint(state: ModelState, withPending: boolean): LearnerCheckpoint {
     return {
       format: CHECKPOINT_FORMAT,
       version: CHECKPOINT_VERSION,
       kind: this.#estimator.kind,
       options: { batchSize: this.batchSize, windowSize: this.window.size, limits: this.#limits },
-      state: this.#estimator.toState(),
+      state,
       features: this.parser.features.toJSON(),
       labels: this.parser.labels.toJSON(),
-      pending: this.#pending.map((e) => ({
+      pending: (withPending ? this.#pending : []).map((e) => ({
         id: e.id,
         indices: e.x.indices,
         values: e.x.values,

@@ -22,6 +22,9 @@
  *   learner's time), and at once after `checkpoint`/`publish`/`stop`;
  *   `{event: "published", model}` when a new model file was published.
  *
+ * The snapshot's model state is the model's `toReplicaState()` when it has one (LEML: W, H and
+ * bias only, transferred rather than cloned, and adopted by the replica without a copy).
+ *
  * Replica: `StreamLearner.fromCheckpoint` of the latest snapshot, so `/predict` answers with
  * the model as it was one snapshot interval ago, plus the time to rebuild it (`/metrics` →
  * `learnerThread`: `replicaApplied`, `replicaBuildMs`, `snapshotCostMs`).
@@ -148,7 +151,7 @@ export class LearnerThread implements ServiceHandle {
   private constructor(worker: Worker, factory: EstimatorFactory, first: Snapshot) {
     this.#worker = worker;
     this.#factory = factory;
-    this.#predictor = StreamLearner.fromCheckpoint(factory, first.ck);
+    this.#predictor = StreamLearner.fromCheckpoint(factory, first.ck, { adopt: true });
     this.#snapshotApplied = first.applied;
     this.#applied = first.applied;
   }
@@ -201,7 +204,8 @@ export class LearnerThread implements ServiceHandle {
     }
     if (m.event === "snapshot") {
       const t0 = performance.now();
-      this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck);
+      // The snapshot is this thread's own copy: the replica keeps its arrays.
+      this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck, { adopt: true });
       this.replicaBuildMs = performance.now() - t0;
       this.snapshotCostMs = m.costMs;
       this.replicas++;
@@ -350,15 +354,16 @@ export function serveLearnerThread(
     const t0 = performance.now();
     if (key === sent || (periodic && t0 < notBefore)) return;
     sent = key;
-    const ck = l.toCheckpoint();
-    ck.pending = [];
-    scope.postMessage({
-      event: "snapshot",
-      ck,
-      applied: l.applied,
-      stopping: service.stopping,
-      costMs: performance.now() - t0,
-    });
+    const { ck, owned } = l.toReplicaCheckpoint();
+    // The replica state's arrays are fresh copies: hand them over instead of cloning them.
+    const transfer = new Set<ArrayBuffer>();
+    if (owned) {
+      for (const t of Object.values(ck.state.tensors)) {
+        if (ArrayBuffer.isView(t) && t.buffer instanceof ArrayBuffer) transfer.add(t.buffer);
+      }
+    }
+    const message = { event: "snapshot", ck, applied: l.applied, stopping: service.stopping };
+    scope.postMessage({ ...message, costMs: performance.now() - t0 }, [...transfer]);
     notBefore = t0 + 10 * (performance.now() - t0);
   };
   scope.onmessage = async (e: MessageEvent) => {

@@ -71,6 +71,28 @@ export class GrowableRows {
     return this.data.slice(0, this.rows * this.width);
   }
   /**
+   * Takes `values` (rows·width numbers) as the backing storage, without a copy: the caller
+   * gives the array up.
+   *
+   * @example
+   * ```ts
+   * import { GrowableRows } from "./lowrank.ts";
+   * const m = new GrowableRows(2, 0);
+   * const v = Float32Array.of(1, 2, 3, 4);
+   * m.adopt(v);
+   * console.log(m.rows, m.data === v); // 2 true
+   * ```
+   */
+  adopt(values: Float32Array): void {
+    if (values.length % this.width !== 0) {
+      throw new RangeError(
+        `GrowableRows.adopt: ${values.length} values is not a multiple of ${this.width}`,
+      );
+    }
+    this.rows = values.length / this.width;
+    this.data = values.length > 0 ? values : new Float32Array(this.width);
+  }
+  /**
    * Replaces the content with `values` (rows·width numbers).
    *
    * @example

@@ -32,8 +32,10 @@ export type { LemlLoss } from "./loss.ts";
 export const factory: EstimatorFactory = {
   kind: "leml",
   create: (options) => new LemlStream(options),
-  restore: (state) =>
-    state.config.trainer === "batch" ? LemlBatch.fromState(state) : LemlStream.fromState(state),
+  restore: (state, options) =>
+    state.config.trainer === "batch"
+      ? LemlBatch.fromState(state)
+      : LemlStream.fromState(state, options?.adopt ?? false),
 };
 
 export { type LemlBatchOptions, type LemlFactors, trainLemlBatch } from "./batch.ts";

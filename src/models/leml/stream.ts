@@ -835,7 +835,35 @@ export class LemlStream extends LowRankScorer implements Estimator {
   }
 
   /**
-   * Rebuilds a streaming estimator from {@linkcode toState}, bit-for-bit.
+   * The state of a prediction replica: W, H and bias (fresh copies), without the Adam moments
+   * and the replay rows; restored, it is an SGD learner that predicts exactly like this one.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const a = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2, seed: 4 });
+   * const r = LemlStream.fromState(a.toReplicaState(), true);
+   * const x = { indices: Int32Array.of(0, 2), values: Float32Array.of(1, 0.5) };
+   * console.log(Object.keys(a.toReplicaState().tensors), r.predictTopK(x, 2).labels.join() === a.predictTopK(x, 2).labels.join()); // [ "W", "H", "bias" ] true
+   * ```
+   */
+  toReplicaState(): ModelState {
+    return {
+      kind: "leml",
+      config: { trainer: "stream", ...this.config, optimizer: "sgd", replay: 0 },
+      scalars: {
+        step: this.step,
+        rngState: this.#rng.state,
+        numFeatures: this.numFeatures,
+        numLabels: this.numLabels,
+      },
+      tensors: { W: this.w.snapshot(), H: this.h.snapshot(), bias: this.bias.snapshot() },
+    };
+  }
+
+  /**
+   * Rebuilds a streaming estimator from {@linkcode toState}, bit-for-bit (with `adopt`, W, H
+   * and bias keep the state's Float32Arrays instead of copies).
    *
    * @example
    * ```ts
@@ -845,7 +873,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * console.log(b.numFeatures, b.h.data[0] === a.h.data[0]); // 3 true
    * ```
    */
-  static fromState(state: ModelState): LemlStream {
+  static fromState(state: ModelState, adopt = false): LemlStream {
     if (state.kind !== "leml") {
       throw new TypeError(`leml.restore: state kind is "${state.kind}", expected "leml"`);
     }
@@ -862,9 +890,17 @@ export class LemlStream extends LowRankScorer implements Estimator {
       }
       return a;
     };
-    m.w.load(need("W", D * k));
-    m.h.load(need("H", L * k));
-    m.bias.load(need("bias", L));
+    for (
+      const [rows, name, len] of [[m.w, "W", D * k], [m.h, "H", L * k], [
+        m.bias,
+        "bias",
+        L,
+      ]] as const
+    ) {
+      const values = need(name, len);
+      if (adopt && values instanceof Float32Array) rows.adopt(values);
+      else rows.load(values);
+    }
     if (m.config.optimizer === "adam") {
       m.#mW.load(need("mW", D * k));
       m.#vW.load(need("vW", D * k));

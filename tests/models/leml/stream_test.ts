@@ -458,3 +458,24 @@ Deno.test("leml stream: scoreThenLearn on an empty model, and bad k or batch, le
     "a refused batch changed the model",
   );
 });
+
+Deno.test("leml stream: a replica from toReplicaState predicts like the model, without moments or replay, adopting its arrays", () => {
+  const a = new LemlStream({ rank: 3, seed: 5, replay: 6, replayRatio: 1.5, l2Normalize: true });
+  for (let s = 0; s < 6; s++) a.learnMany(randomBatch(40 + s, 4, 6, 5, s % 2 === 1));
+  const state = a.toReplicaState();
+  assert(Object.keys(state.tensors).join() === "W,H,bias", Object.keys(state.tensors).join());
+  const r = LemlStream.fromState(state, true);
+  assert(r.w.data === state.tensors.W && r.h.data === state.tensors.H, "W and H were copied");
+  assert(r.toState().tensors.mW === undefined, "the replica carries Adam moments");
+  for (const x of rowsOf(randomBatch(70, 6, 6, 5, false))) {
+    assert(r.predictScores(x).join() === a.predictScores(x).join(), "scores differ");
+  }
+  // fresh copies: the model keeps learning, the replica does not move
+  const before = r.w.snapshot().join();
+  a.learnMany(randomBatch(80, 4, 6, 5, false));
+  assert(r.w.snapshot().join() === before, "the replica shares the model's arrays");
+  assert(a.w.snapshot().join() !== before, "the model did not learn");
+  // without adopt, restore copies
+  const c = LemlStream.fromState(state);
+  assert(c.w.data !== state.tensors.W, "restore without adopt kept the state's array");
+});
