@@ -107,5 +107,25 @@ export type {
 export * as prune from "./src/prune/mod.ts";
 
 // Continuous learning service.
-export { LearningService, type ServiceOptions } from "./src/stream/service.ts";
-export { type AppOptions, createApp } from "./src/stream/http_app.ts";
+export {
+  type BuiltModel,
+  type IngestResult,
+  LearningService,
+  type ModelBuilder,
+  type PublishContext,
+  type PublishedModel,
+  type ServiceOptions,
+} from "./src/stream/service.ts";
+export type { ServiceHandle } from "./src/stream/service_handle.ts";
+export { LearnerThread, type LearnerThreadOptions } from "./src/stream/learner_thread.ts";
+export type {
+  LearnerCheckpoint,
+  LearnerOptions,
+  Reject,
+  StreamLearner,
+  StreamPosition,
+} from "./src/stream/learner.ts";
+export type { RedisSourceOptions } from "./src/stream/redis_source.ts";
+export { type EventLimits, EventParser, type LineResult } from "./src/stream/events.ts";
+export { type AppOptions, createApp, type ServiceApp } from "./src/stream/http_app.ts";
+export type { Progress, ProgressDetail, ProgressOptions } from "./src/cli/progress.ts";

@@ -103,6 +103,11 @@ export class Progress extends EventTarget {
   #active = false;
   #encoder = new TextEncoder();
 
+  /**
+   * A progress reporter (a bar on a terminal, events for programs).
+   *
+   * @param options output stream, interval and label (see {@linkcode ProgressOptions})
+   */
   constructor(options: ProgressOptions = {}) {
     super();
     let terminal = false;

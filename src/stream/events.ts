@@ -89,6 +89,8 @@ export class EventParser {
   readonly #ndjson: NdjsonParser;
 
   /**
+   * A parser with initial vocabularies.
+   *
    * @param featureNames initial feature names (name mode), in index order
    * @param labelNames initial label names, in index order
    * @param limits key mode and bounds

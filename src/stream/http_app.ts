@@ -159,6 +159,24 @@ const PREDICT_FIELDS = new Set(["features", "indices", "values", "rows", "k"]);
 const ROW_FIELDS = new Set(["features", "indices", "values"]);
 
 /**
+ * The HTTP app of a service: `fetch` for `Deno.serve`, and `request` for calling it in-process
+ * (tests, embedding). A Hono app underneath.
+ *
+ * @example
+ * ```ts
+ * import type { ServiceApp } from "./http_app.ts";
+ * const health = (app: ServiceApp) => app.request("/health");
+ * console.log(typeof health); // "function"
+ * ```
+ */
+export interface ServiceApp {
+  /** Answers a request (give it to `Deno.serve`). */
+  fetch(request: Request): Response | Promise<Response>;
+  /** Answers a request built from a path or URL and `init`. */
+  request(input: string | URL | Request, init?: RequestInit): Response | Promise<Response>;
+}
+
+/**
  * The Hono app of a {@linkcode LearningService}; serve it with `Deno.serve(app.fetch)`.
  *
  * @example
@@ -180,7 +198,7 @@ const ROW_FIELDS = new Set(["features", "indices", "values"]);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export function createApp(options: AppOptions): Hono {
+export function createApp(options: AppOptions): ServiceApp {
   const { service, token } = options;
   const maxBody = options.maxBodyBytes ?? 8 << 20;
   const maxPredict = options.maxPredictBytes ?? 1 << 20;

@@ -92,13 +92,21 @@ const CHECKPOINT_VERSION = 1;
  * ```
  */
 export interface LearnerCheckpoint {
+  /** Always `tagstream-checkpoint`. */
   format: string;
+  /** Checkpoint format version (1). */
   version: number;
+  /** The model's kind (`leml`, `br`, ...). */
   kind: string;
+  /** The learner's batch size, prequential window and event limits. */
   options: { batchSize: number; windowSize: number; limits: EventLimits };
+  /** The model's state (`Estimator.toState`, or `toReplicaState` in a replica's snapshot). */
   state: ModelState;
+  /** Feature vocabulary (name keys). */
   features: VocabularyJSON;
+  /** Label vocabulary. */
   labels: VocabularyJSON;
+  /** Events applied but not yet learned (waiting for their minibatch). */
   pending: {
     id?: string;
     indices: Int32Array;
@@ -106,16 +114,23 @@ export interface LearnerCheckpoint {
     labels: Int32Array;
     negatives?: Int32Array;
   }[];
+  /** Events applied. */
   applied: number;
+  /** Events learned. */
   learned: number;
+  /** Lines rejected. */
   rejected: number;
   /** Order-independent digest of the applied events' ids (see {@linkcode StreamLearner.idDigest}). */
   idDigest: [number, number];
   /** Positive count of each label among the applied events. */
   labelCounts: Float64Array;
+  /** The prequential window. */
   window: PrequentialState;
+  /** Position in the sources, covering every applied event. */
   position: StreamPosition;
+  /** Version of the last published model file. */
   modelVersion: number;
+  /** When it was taken (ISO 8601). */
   savedAt: string;
 }
 

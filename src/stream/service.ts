@@ -49,13 +49,19 @@ import { RateMeter } from "./rate_meter.ts";
  * ```
  */
 export interface PublishContext {
+  /** The model. */
   estimator: Estimator;
+  /** Label names in label-index order. */
   labelNames: string[];
   /** The feature space the model file declares (vocabulary names or hashing parameters). */
   featureSpace?: FeatureSpace;
+  /** Positive count of each label among the applied events. */
   labelCounts: Float64Array;
+  /** Events applied. */
   applied: number;
+  /** Metadata to record in the file. */
   meta: Record<string, unknown>;
+  /** The latest labelled events (POP's validation rows). */
   validation: readonly Example[];
 }
 
@@ -78,7 +84,9 @@ export interface PublishContext {
  * ```
  */
 export interface ModelBuilder {
+  /** Builds the model file of `context`. */
   build(context: PublishContext): BuiltModel | Promise<BuiltModel>;
+  /** Releases the builder's resources (e.g. its worker). */
   close?(): void;
 }
 
@@ -93,8 +101,11 @@ export interface ModelBuilder {
  * ```
  */
 export interface BuiltModel {
+  /** The model file. */
   bytes: Uint8Array;
+  /** Whether it was POP-pruned. */
   pruned: boolean;
+  /** A one-line remark (e.g. why it was not pruned). */
   note?: string;
 }
 
@@ -151,8 +162,11 @@ export interface ServiceOptions extends LearnerOptions {
  * ```
  */
 export interface PublishedModel {
+  /** The model file. */
   readonly bytes: Uint8Array;
+  /** Model version (1, 2, ...). */
   readonly version: number;
+  /** The `ETag` of `GET /model`. */
   readonly etag: string;
   /** Applied events when it was built. */
   readonly applied: number;
@@ -174,9 +188,13 @@ export interface PublishedModel {
  * ```
  */
 export interface IngestResult {
+  /** Lines accepted (applied). */
   accepted: number;
+  /** Lines rejected. */
   rejectedCount: number;
+  /** The first 100 rejected lines: 1-based line number and reason. */
   rejected: { line: number; reason: string }[];
+  /** Whether the accepted lines are in the write-ahead log. */
   durable: boolean;
 }
 
