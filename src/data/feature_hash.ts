@@ -19,20 +19,27 @@
 let scratch = new Uint8Array(256);
 
 /**
- * MurmurHash3 x86 32-bit of `bytes[0, length)` with `seed`, as an unsigned 32-bit integer.
+ * MurmurHash3 x86 32-bit of `bytes[offset, offset + length)` with `seed`, as an unsigned 32-bit
+ * integer.
  *
  * @example
  * ```ts
  * import { murmur3_32 } from "./feature_hash.ts";
  * // reference value of MurmurHash3_x86_32("hello", seed 0)
  * console.log(murmur3_32(new TextEncoder().encode("hello"), 0).toString(16)); // "248bfa47"
+ * console.log(murmur3_32(new TextEncoder().encode("> hello"), 0, 5, 2).toString(16)); // "248bfa47"
  * ```
  */
-export function murmur3_32(bytes: Uint8Array, seed: number, length = bytes.length): number {
+export function murmur3_32(
+  bytes: Uint8Array,
+  seed: number,
+  length = bytes.length,
+  offset = 0,
+): number {
   let h = seed | 0;
   const nblocks = length >> 2;
   for (let i = 0; i < nblocks; i++) {
-    const p = i << 2;
+    const p = offset + (i << 2);
     let k = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
     k = Math.imul(k, 0xcc9e2d51);
     k = (k << 15) | (k >>> 17);
@@ -41,7 +48,7 @@ export function murmur3_32(bytes: Uint8Array, seed: number, length = bytes.lengt
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
-  const tail = nblocks << 2;
+  const tail = offset + (nblocks << 2);
   const rem = length & 3;
   if (rem > 0) {
     let k1 = bytes[tail];

@@ -13,6 +13,7 @@
 import type { Example, SparseVector } from "./types.ts";
 import { Vocabulary } from "./vocabulary.ts";
 import { FeatureHasher, type HashingOptions } from "./hashing.ts";
+import { hashBucket, hashSign, murmur3_32 } from "./feature_hash.ts";
 import { RowBuilder } from "./sparse_row.ts";
 
 /**
@@ -192,6 +193,10 @@ export class NdjsonParser {
   readonly #keys: string[] = [];
   readonly #vals: number[] = [];
   #pendingMax = -1;
+  /** The fast path hashed this line's features into the row builder already. */
+  #prehashed = false;
+  /** Scratch: the columns of a hashed line's features (collision check). */
+  #hashedCols = new Int32Array(64);
 
   /** @param options key modes, vocabularies, hashing and bounds */
   constructor(options: NdjsonOptions = {}) {
@@ -292,8 +297,10 @@ export class NdjsonParser {
    * index feature keys in increasing order, names without escapes, ASCII only. Returns exactly
    * what {@linkcode NdjsonParser.parse} returns for the decoded line, or `undefined` (changing
    * nothing) when the line is outside that subset or invalid: the caller then decodes it and
-   * calls `parse`, which gives the result or the error. Only with `featureKeys: "index"`,
-   * `labelKeys: "name"` and no hashing; otherwise always `undefined`.
+   * calls `parse`, which gives the result or the error. Only with `labelKeys: "name"` and
+   * `featureKeys: "index"` or hashing (hashed feature names: in any order, each hashed from
+   * its bytes; a line where two names fall into one column takes the slow path, so that sums
+   * and JSON's last-duplicate-wins are exactly the slow path's); otherwise always `undefined`.
    *
    * @example
    * ```ts
@@ -308,12 +315,13 @@ export class NdjsonParser {
    */
   parseAscii(bytes: Uint8Array, start: number, end: number): Example | undefined {
     if (
-      this.hasher !== undefined || this.featureKeys !== "index" || this.labelKeys !== "name" ||
+      (this.hasher === undefined && this.featureKeys !== "index") || this.labelKeys !== "name" ||
       this.#extra
     ) return undefined;
     const s = this.#scan;
     s.bytes = bytes;
     s.end = end;
+    this.#prehashed = false;
     let p = skipWs(bytes, start, end);
     if (p >= end || bytes[p] !== OPEN_BRACE) return undefined;
     p = skipWs(bytes, p + 1, end);
@@ -373,6 +381,7 @@ export class NdjsonParser {
     } catch {
       // labels ∩ negatives or a full vocabulary: nothing was added, parse reports it
       this.#row.clear();
+      this.#prehashed = false;
       return undefined;
     }
   }
@@ -488,6 +497,7 @@ export class NdjsonParser {
 
   /** Scans `{"<index>": number, ...}` with increasing indices into the row builder; -1: bail. */
   #scanFeatures(p: number): number {
+    if (this.hasher !== undefined) return this.#scanHashedFeatures(p, this.hasher);
     const { bytes, end } = this.#scan;
     if (bytes[p] !== OPEN_BRACE) return -1;
     const row = this.#row;
@@ -520,6 +530,58 @@ export class NdjsonParser {
       }
       if (bytes[p] !== CLOSE_BRACE) return -1;
       this.#pendingMax = prev;
+      return p + 1;
+    }
+  }
+  /**
+   * `#scanFeatures` with hashed names: each plain-string key is hashed from its bytes (the
+   * UTF-8 the slow path hashes); -1 when two keys fall into one column (the slow path then
+   * sums, or keeps JSON's last duplicate, in its own order) or the object is outside the subset.
+   */
+  #scanHashedFeatures(p: number, hasher: FeatureHasher): number {
+    const { bytes, end } = this.#scan;
+    if (bytes[p] !== OPEN_BRACE) return -1;
+    const row = this.#row;
+    row.clear();
+    this.#keys.length = 0;
+    this.#vals.length = 0;
+    this.#pendingMax = -1;
+    const dim = hasher.dim, seed = hasher.seed, signed = hasher.signed;
+    let cols = this.#hashedCols, count = 0;
+    p = skipWs(bytes, p + 1, end);
+    if (p < end && bytes[p] === CLOSE_BRACE) {
+      this.#prehashed = true;
+      return p + 1;
+    }
+    while (true) {
+      if (p >= end || bytes[p] !== QUOTE) return -1;
+      const k0 = p + 1;
+      const k1 = endOfPlainString(bytes, k0, end);
+      if (k1 < 0 || ++count > this.#maxPerEvent) return -1;
+      p = skipWs(bytes, k1 + 1, end);
+      if (p >= end || bytes[p] !== COLON) return -1;
+      p = skipWs(bytes, p + 1, end);
+      const v = this.#scanNumber(p);
+      if (v !== v || !Number.isFinite(Math.fround(v))) return -1;
+      const h = murmur3_32(bytes, seed, k1 - k0, k0);
+      const col = hashBucket(h, dim);
+      if (count > cols.length) {
+        const next = new Int32Array(cols.length * 2);
+        next.set(cols);
+        cols = this.#hashedCols = next;
+      }
+      cols[count - 1] = col;
+      row.push(col, signed ? hashSign(h) * v : v);
+      p = skipWs(bytes, this.#numEnd, end);
+      if (p >= end) return -1;
+      if (bytes[p] === COMMA) {
+        p = skipWs(bytes, p + 1, end);
+        continue;
+      }
+      if (bytes[p] !== CLOSE_BRACE) return -1;
+      const used = cols.subarray(0, count).sort();
+      for (let i = 1; i < count; i++) if (used[i] === used[i - 1]) return -1;
+      this.#prehashed = true;
       return p + 1;
     }
   }
@@ -660,6 +722,7 @@ export class NdjsonParser {
     const keys = this.#keys, vals = this.#vals;
     keys.length = 0;
     vals.length = 0;
+    this.#prehashed = false;
     // index keys go straight into the row builder (nothing grows until the line is accepted)
     const direct = this.hasher === undefined && this.featureKeys === "index";
     const row = this.#row;
@@ -704,6 +767,10 @@ export class NdjsonParser {
 
   #mapFeatures(): SparseVector {
     const keys = this.#keys, vals = this.#vals;
+    if (this.#prehashed) {
+      this.#prehashed = false;
+      return this.#row.build();
+    }
     if (this.hasher) return this.hasher.hashNamed(keys, vals);
     const row = this.#row;
     if (this.featureKeys === "index") {

@@ -174,3 +174,57 @@ Deno.test("parseAscii: the same example as parse, or undefined without side effe
   const b = enc.encode('{"features":{"1":1},"labels":[]}');
   assert(named.parseAscii(b, 0, b.length) === undefined, "name keys: slow path");
 });
+
+Deno.test("parseAscii with hashed names: the same example as parse, or undefined without side effects", () => {
+  const enc = new TextEncoder();
+  for (const hashing of [{ dim: 1 << 20, seed: 3 }, { dim: 16, seed: 9, signed: true }]) {
+    const options = { featureKeys: "name" as const, hashing, maxFeaturesPerEvent: 8 };
+    const fast = new NdjsonParser({ ...options, labels: new Vocabulary([], 40) });
+    const slow = new NdjsonParser({ ...options, labels: new Vocabulary([], 40) });
+    const lines = [
+      '{"id":"a","features":{"the":1,"cat":0.5,"sat":-2},"labels":["x"]}',
+      '{"features":{"zebra":1,"apple":2,"9":1,"10":0.25},"labels":["y",3]}', // any key order
+      '{"features":{"":1," ":2},"labels":[]}',
+      '{"features":{},"labels":["z"]}',
+      '{"features":{"w":1,"w":2},"labels":[]}', // duplicate: JSON keeps the last
+      '{"features":{"w":1,"W":0},"labels":[]}',
+      '{"features":{"caf\u00e9":1},"labels":[]}', // non-ASCII: slow path
+      '{"features":{"a\\u0062":1,"ab":1},"labels":[]}', // escape: slow path
+      '{"features":{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1},"labels":[]}',
+      '{"features":{"a":NaN},"labels":[]}',
+      '{"features":{"a":1e39},"labels":[]}',
+      '{"features":{"a":"1"},"labels":[]}',
+      '{"features":{"a":1},"labels":["x"],"negatives":["x"]}',
+    ];
+    // seeded words, values and mutations: with dim 16 many lines put two names in one column
+    let seed = 11;
+    const rnd = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    for (let t = 0; t < 300; t++) {
+      const f: string[] = [];
+      for (let j = rnd(7); j >= 0; j--) f.push(`"w${rnd(40)}":${[1, 0.5, -3, 0, 2.5e-3][rnd(5)]}`);
+      const line = `{"id":"r${t}","features":{${f.join(",")}},"labels":["l${rnd(5)}"]}`;
+      const chars = line.split("");
+      if (rnd(3) === 0) chars.splice(rnd(chars.length), 1, '{}[]":,-.e0 xw\\'[rnd(15)]);
+      lines.push(chars.join(""));
+    }
+    let fastTaken = 0;
+    for (const line of lines) {
+      const b = enc.encode(line);
+      const names = fast.labels.names.slice();
+      const got = fast.parseAscii(b, 0, b.length);
+      const expected = outcome(() => slow.parse(line));
+      if (got === undefined) {
+        assertEquals(fast.labels.names, names, `no side effect: ${line}`);
+        assertEquals(outcome(() => fast.parse(line)), expected, line);
+      } else {
+        fastTaken++;
+        assertEquals(got, expected, line);
+      }
+      assertEquals(fast.labels.names, slow.labels.names, line);
+    }
+    assert(fastTaken >= 100, `hashed lines take the fast path (${fastTaken} of ${lines.length})`);
+  }
+});
