@@ -21,7 +21,7 @@ import { conjugateGradient, conjugateGradientColumns } from "../../linalg/cg.ts"
 import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
 import { type LemlLoss, lossCurvature, lossGrad, lossValue } from "./loss.ts";
-import { hashUniform } from "./rng.ts";
+import { hashUniform } from "../../linalg/rng.ts";
 
 /**
  * Options of {@linkcode trainLemlBatch}.

@@ -12,7 +12,7 @@ import type { Estimator, ModelState } from "../estimator.ts";
 import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
 import { defaultThreshold, type LemlLoss, parseLoss } from "./loss.ts";
 import { LowRankScorer } from "./lowrank.ts";
-import { hashUniform } from "./rng.ts";
+import { hashUniform } from "../../linalg/rng.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import type { BinaryCsr } from "../../data/types.ts";
-import { SmallRng } from "./rng.ts";
+import { SmallRng } from "../../linalg/rng.ts";
 
 /**
  * Reveals each (row, label) entry independently with probability `fraction` (seeded). Returns

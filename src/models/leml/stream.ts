@@ -39,7 +39,7 @@ import { adamUpdateRows } from "../../optim/adam.ts";
 import { sgdRate, sgdUpdateRows } from "../../optim/sgd.ts";
 import { defaultThreshold, type LemlLoss, lossGrad, parseLoss } from "./loss.ts";
 import { GrowableRows, LowRankScorer } from "./lowrank.ts";
-import { hashUniform, SmallRng } from "./rng.ts";
+import { hashUniform, SmallRng } from "../../linalg/rng.ts";
 import { RowReservoir, withReplay } from "../../data/reservoir.ts";
 
 /**

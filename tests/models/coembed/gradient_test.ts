@@ -2,7 +2,7 @@
  * Gradient checks of the CoEmbed objective against central finite differences, for every
  * factor (V, P, Q, H, bias, U rows, G rows), for ColEmbed-L and ColEmbed-NL.
  */
-import { SmallRng } from "../../../src/models/leml/rng.ts";
+import { SmallRng } from "../../../src/linalg/rng.ts";
 import { resolveConfig } from "../../../src/models/coembed/config.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "../../../src/models/coembed/core.ts";
 

@@ -3,7 +3,7 @@ import { LemlBatch } from "../../../src/models/leml/batch_estimator.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
-import { SmallRng } from "../../../src/models/leml/rng.ts";
+import { SmallRng } from "../../../src/linalg/rng.ts";
 import { revealEntries } from "../../../src/models/leml/missing.ts";
 import { assert } from "../../helpers.ts";
 

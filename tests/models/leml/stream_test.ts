@@ -2,7 +2,7 @@ import { LemlStream } from "../../../src/models/leml/stream.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { Batch } from "../../../src/data/types.ts";
-import { SmallRng } from "../../../src/models/leml/rng.ts";
+import { SmallRng } from "../../../src/linalg/rng.ts";
 import { assert } from "../../helpers.ts";
 
 /** A random small batch; with `masked`, rows 1 and 3 carry an observed mask. */

@@ -1,7 +1,8 @@
 /**
- * Small deterministic random helpers for LEML whose whole state is one 32-bit number (so it fits
- * in {@linkcode ModelState} scalars), plus a stateless hash used to initialise factor rows: row r
- * of a factor always gets the same initial values for the same seed, whenever it is created.
+ * Small deterministic random helpers whose whole state is one 32-bit number (so it fits in a
+ * model state's scalars), used by the models and the replay reservoir, plus a stateless hash
+ * used to initialise factor rows: row r of a factor always gets the same initial values for the
+ * same seed, whenever it is created.
  *
  * @module
  */
