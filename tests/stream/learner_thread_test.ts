@@ -1,4 +1,5 @@
 import { factory as leml } from "../../src/models/leml/mod.ts";
+import { loadFactory } from "../../src/models/registry.ts";
 import { createApp } from "../../src/stream/http_app.ts";
 import { LearnerThread } from "../../src/stream/learner_thread.ts";
 import { LearningService } from "../../src/stream/service.ts";
@@ -149,4 +150,42 @@ Deno.test("learner thread behind the HTTP app: events, predictions and metrics",
       await t.stop();
     }
   });
+});
+
+Deno.test("learner thread: every model kind's replica predicts like the same-thread service", async () => {
+  for (const kind of ["br", "sleec", "coembed"]) {
+    await withTempDir(async (dirA) => {
+      await withTempDir(async (dirB) => {
+        const args = ["--model", kind, "--batch-size", "10", "--publish-every", "0"];
+        const t = await LearnerThread.open({
+          workerUrl: WORKER,
+          init: ["--state-dir", dirA, ...args],
+          factory: await loadFactory(kind),
+        });
+        const s = await LearningService.open({
+          factory: await loadFactory(kind),
+          stateDir: dirB,
+          batchSize: 10,
+          publishEvery: 0,
+          log: () => {},
+        });
+        try {
+          const body = plantedEvents(60).join("\n");
+          assertEquals(await t.ingestBody(body, "http"), await s.ingestBody(body, "http"));
+          await t.checkpoint();
+          assertEquals(t.predictor.learned, 60);
+          for (const q of QUERIES) {
+            assertEquals(
+              t.predictor.predict(q, 3),
+              s.learner.predict(q, 3),
+              `${kind} ${JSON.stringify(q)}`,
+            );
+          }
+        } finally {
+          await t.stop();
+          await s.stop();
+        }
+      });
+    });
+  }
 });
