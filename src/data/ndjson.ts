@@ -516,22 +516,45 @@ export class NdjsonParser {
       if (j < 0 || q >= end || bytes[q] !== QUOTE) return -1;
       if (j <= prev || j >= this.#numFeatures || ++count > this.#maxPerEvent) return -1;
       prev = j;
-      p = skipWs(bytes, q + 1, end);
-      if (p >= end || bytes[p] !== COLON) return -1;
-      p = skipWs(bytes, p + 1, end);
-      const v = this.#scanNumber(p);
-      if (v !== v || !Number.isFinite(Math.fround(v))) return -1;
+      const v = this.#memberValue(q);
+      if (v !== v) return -1;
       row.push(j, v);
-      p = skipWs(bytes, this.#numEnd, end);
-      if (p >= end) return -1;
-      if (bytes[p] === COMMA) {
-        p = skipWs(bytes, p + 1, end);
-        continue;
-      }
-      if (bytes[p] !== CLOSE_BRACE) return -1;
+      p = this.#nextMember();
+      if (p < 0) return -1;
+      if (!this.#atClose) continue;
       this.#pendingMax = prev;
-      return p + 1;
+      return p;
     }
+  }
+
+  /**
+   * The value of a `"key": number` member whose key's closing quote is at `q`: NaN when the
+   * colon or the number is missing or the number is not a finite 32-bit float (its end goes to
+   * `#numEnd`).
+   */
+  #memberValue(q: number): number {
+    const { bytes, end } = this.#scan;
+    let p = skipWs(bytes, q + 1, end);
+    if (p >= end || bytes[p] !== COLON) return NaN;
+    p = skipWs(bytes, p + 1, end);
+    const v = this.#scanNumber(p);
+    return Number.isFinite(Math.fround(v)) ? v : NaN;
+  }
+
+  /** Set by {@linkcode NdjsonParser.#nextMember}: the object closed. */
+  #atClose = false;
+
+  /**
+   * After a member's value (from `#numEnd`): the position of the next key after a comma, or the
+   * position after the closing brace with `#atClose` set; -1 for anything else.
+   */
+  #nextMember(): number {
+    const { bytes, end } = this.#scan;
+    const p = skipWs(bytes, this.#numEnd, end);
+    if (p >= end) return -1;
+    this.#atClose = bytes[p] === CLOSE_BRACE;
+    if (this.#atClose) return p + 1;
+    return bytes[p] === COMMA ? skipWs(bytes, p + 1, end) : -1;
   }
   /**
    * `#scanFeatures` with hashed names: each plain-string key is hashed from its bytes (the
@@ -558,11 +581,8 @@ export class NdjsonParser {
       const k0 = p + 1;
       const k1 = endOfPlainString(bytes, k0, end);
       if (k1 < 0 || ++count > this.#maxPerEvent) return -1;
-      p = skipWs(bytes, k1 + 1, end);
-      if (p >= end || bytes[p] !== COLON) return -1;
-      p = skipWs(bytes, p + 1, end);
-      const v = this.#scanNumber(p);
-      if (v !== v || !Number.isFinite(Math.fround(v))) return -1;
+      const v = this.#memberValue(k1);
+      if (v !== v) return -1;
       const h = murmur3_32(bytes, seed, k1 - k0, k0);
       const col = hashBucket(h, dim);
       if (count > cols.length) {
@@ -572,17 +592,13 @@ export class NdjsonParser {
       }
       cols[count - 1] = col;
       row.push(col, signed ? hashSign(h) * v : v);
-      p = skipWs(bytes, this.#numEnd, end);
-      if (p >= end) return -1;
-      if (bytes[p] === COMMA) {
-        p = skipWs(bytes, p + 1, end);
-        continue;
-      }
-      if (bytes[p] !== CLOSE_BRACE) return -1;
+      p = this.#nextMember();
+      if (p < 0) return -1;
+      if (!this.#atClose) continue;
       const used = cols.subarray(0, count).sort();
       for (let i = 1; i < count; i++) if (used[i] === used[i - 1]) return -1;
       this.#prehashed = true;
-      return p + 1;
+      return p;
     }
   }
 
