@@ -497,13 +497,13 @@ export class NdjsonParser {
 
   /** Scans `{"<index>": number, ...}` with increasing indices into the row builder; -1: bail. */
   #scanFeatures(p: number): number {
-    if (this.hasher !== undefined) return this.#scanHashedFeatures(p, this.hasher);
     const { bytes, end } = this.#scan;
     if (bytes[p] !== OPEN_BRACE) return -1;
     const row = this.#row;
     row.clear();
     this.#keys.length = 0;
     this.#vals.length = 0;
+    if (this.hasher !== undefined) return this.#scanHashedFeatures(p, this.hasher);
     let prev = -1, count = 0;
     p = skipWs(bytes, p + 1, end);
     if (p < end && bytes[p] === CLOSE_BRACE) {
@@ -557,17 +557,14 @@ export class NdjsonParser {
     return bytes[p] === COMMA ? skipWs(bytes, p + 1, end) : -1;
   }
   /**
-   * `#scanFeatures` with hashed names: each plain-string key is hashed from its bytes (the
+   * `#scanFeatures` with hashed names, from the object's `{` at `p` (the row builder cleared):
+   * each plain-string key is hashed from its bytes (the
    * UTF-8 the slow path hashes); -1 when two keys fall into one column (the slow path then
    * sums, or keeps JSON's last duplicate, in its own order) or the object is outside the subset.
    */
   #scanHashedFeatures(p: number, hasher: FeatureHasher): number {
     const { bytes, end } = this.#scan;
-    if (bytes[p] !== OPEN_BRACE) return -1;
     const row = this.#row;
-    row.clear();
-    this.#keys.length = 0;
-    this.#vals.length = 0;
     this.#pendingMax = -1;
     const dim = hasher.dim, seed = hasher.seed, signed = hasher.signed;
     let cols = this.#hashedCols, count = 0;
