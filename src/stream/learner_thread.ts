@@ -106,6 +106,12 @@ export interface LearnerThreadOptions {
   init: unknown;
   /** The model's factory (for the replica). */
   factory: EstimatorFactory;
+  /**
+   * Called once if the learning thread dies (an uncaught error): the service is then stopping
+   * (`/events` answers 503) and predictions come from the last replica. `serve` logs it and
+   * exits with status 1, so that a supervisor restarts it from the durable state.
+   */
+  onFailure?: (message: string) => void;
 }
 
 /**
@@ -172,7 +178,10 @@ export class LearnerThread implements ServiceHandle {
         if (thread === undefined) {
           worker.terminate();
           reject(new Error(message));
-        } else thread.#fail(message);
+        } else {
+          thread.#fail(message);
+          options.onFailure?.(message);
+        }
       };
       worker.onmessage = (e: MessageEvent<FromWorker>) => {
         const m = e.data;
@@ -256,6 +265,11 @@ export class LearnerThread implements ServiceHandle {
   /** Whether the service is stopping (or the learning thread failed). */
   get stopping(): boolean {
     return this.#stopping;
+  }
+
+  /** Why the learning thread failed or stopped, if it did. */
+  get failure(): string | undefined {
+    return this.#failed;
   }
 
   /** Validates and applies a body on the learning thread (the bytes are handed over). */

@@ -189,3 +189,36 @@ Deno.test("learner thread: every model kind's replica predicts like the same-thr
     });
   }
 });
+
+Deno.test("learner thread: a dead thread stops the service, keeps the last replica, loses nothing acknowledged", async () => {
+  await withTempDir(async (dir) => {
+    const failures: string[] = [];
+    const t = await LearnerThread.open({
+      workerUrl: new URL("./fixtures/failing_learner.ts", import.meta.url),
+      init: dir,
+      factory: leml,
+      onFailure: (m) => failures.push(m),
+    });
+    const r = await t.ingestBody(plantedEvents(20).join("\n"), "http");
+    assertEquals([r.accepted, r.durable], [20, true]);
+    const t0 = performance.now();
+    while (failures.length === 0 && performance.now() - t0 < 5000) {
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    assertEquals(failures.length, 1);
+    assert(failures[0].includes("injected failure"), failures[0]);
+    assert(t.stopping && t.failure === failures[0], String(t.failure));
+    await assertThrowsMsg(
+      () => t.ingestBody(plantedEvents(1)[0], "http"),
+      Error,
+      "injected failure",
+    );
+    await assertThrowsMsg(() => t.metrics(), Error, "injected failure");
+    t.predictor.predict({ "0": 1 }, 3); // the last replica still answers
+    await t.stop();
+    // the acknowledged events are in the write-ahead log
+    const s = await LearningService.open(serviceOptions(dir));
+    assertEquals([s.learner.applied, s.walReplayed], [20, 20]);
+    await s.stop();
+  });
+});

@@ -157,6 +157,8 @@ export const serveCommand: Command = {
     const options = await serviceOptionsFromFlags(f);
     const { factory, log } = options;
     let service: ServiceHandle;
+    // set once the server runs: a dead learner thread stops it (exit status 1)
+    let onFailure = (_message: string): void => {};
     if (f.values["same-thread"]) {
       const s = await LearningService.open(options);
       try {
@@ -171,6 +173,7 @@ export const serveCommand: Command = {
         workerUrl: new URL("./serve_learner.ts", import.meta.url),
         init: args,
         factory,
+        onFailure: (message) => onFailure(message),
       });
     }
     // A background failure must never take the server down.
@@ -216,6 +219,12 @@ export const serveCommand: Command = {
       })();
       return stopping;
     };
+    let failed: string | undefined;
+    onFailure = (message) => {
+      failed = message;
+      log!(`${message}; stopping (everything acknowledged is on disk: restart to resume)`);
+      stop();
+    };
     const onSignal = () => {
       if (stopping !== undefined) Deno.exit(130); // a second signal: give up at once
       stop();
@@ -226,6 +235,6 @@ export const serveCommand: Command = {
     await stop();
     Deno.removeSignalListener("SIGTERM", onSignal);
     Deno.removeSignalListener("SIGINT", onSignal);
-    return 0;
+    return failed === undefined ? 0 : 1;
   },
 };
