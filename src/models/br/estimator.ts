@@ -489,6 +489,29 @@ export class BrEstimator implements Estimator {
     };
   }
 
+  /**
+   * The state of a prediction replica: weights and biases only (fresh copies), no Adam moments;
+   * restored, it is an SGD learner that predicts exactly like this one.
+   *
+   * @example
+   * ```ts
+   * import { BrEstimator } from "./estimator.ts";
+   * const m = new BrEstimator({ numFeatures: 2, numLabels: 2 });
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [1]);
+   * const r = BrEstimator.restore(m.toReplicaState());
+   * console.log(Object.keys(m.toReplicaState().tensors), r.predictTopK({ indices: Int32Array.of(0), values: Float32Array.of(1) }, 1).labels[0]); // [ "w", "b" ] 1
+   * ```
+   */
+  toReplicaState(): ModelState {
+    const L = this.#l;
+    return {
+      kind: "br",
+      config: { ...this.#cfg, optimizer: "sgd" },
+      scalars: { numFeatures: this.#d, numLabels: L, step: this.#step },
+      tensors: { w: this.#compact(this.#w), b: this.#b.slice(0, L) },
+    };
+  }
+
   /** Rebuilds a model from {@linkcode BrEstimator.toState}, bit-for-bit. */
   static restore(state: ModelState): BrEstimator {
     if (state.kind !== "br") {

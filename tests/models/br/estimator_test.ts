@@ -170,3 +170,19 @@ Deno.test("invalid BR configurations are rejected naming the option", () => {
   }
   assert(/x has 3 rows but y has 2/.test(msg), `got "${msg}"`);
 });
+
+Deno.test("toReplicaState: weights and biases only; the restored replica scores exactly like the model and stays put", () => {
+  const data = plantedData(120, 6, 3);
+  const m = new BrEstimator({ seed: 2 });
+  m.learnMany(makeBatch(data.rows, data.numFeatures, data.numLabels));
+  const state = m.toReplicaState();
+  assert(Object.keys(state.tensors).join() === "w,b", Object.keys(state.tensors).join());
+  const r = BrEstimator.restore(state);
+  for (const row of data.rows.slice(0, 20)) {
+    assert(r.predictScores(row.x).join() === m.predictScores(row.x).join(), "scores differ");
+  }
+  const before = r.predictScores(data.rows[0].x).join();
+  m.learnMany(makeBatch(data.rows, data.numFeatures, data.numLabels));
+  assert(r.predictScores(data.rows[0].x).join() === before, "the replica moved with the model");
+  assert(m.predictScores(data.rows[0].x).join() !== before, "the model did not learn");
+});
