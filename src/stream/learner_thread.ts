@@ -153,6 +153,8 @@ export class LearnerThread implements ServiceHandle {
   replicaBuildMs = 0;
   /** Milliseconds the learning thread spent on the last snapshot. */
   snapshotCostMs = 0;
+  /** Why the last snapshot could not be turned into a replica, if one could not. */
+  replicaError: string | undefined;
 
   private constructor(worker: Worker, factory: EstimatorFactory, first: Snapshot) {
     this.#worker = worker;
@@ -213,8 +215,14 @@ export class LearnerThread implements ServiceHandle {
     }
     if (m.event === "snapshot") {
       const t0 = performance.now();
-      // The snapshot is this thread's own copy: the replica keeps its arrays.
-      this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck, { adopt: true });
+      try {
+        // The snapshot is this thread's own copy: the replica keeps its arrays.
+        this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck, { adopt: true });
+      } catch (e) {
+        // never take the serving thread down: keep answering from the previous replica
+        this.replicaError = `${(e as Error)?.message ?? String(e)}`;
+        return;
+      }
       this.replicaBuildMs = performance.now() - t0;
       this.snapshotCostMs = m.costMs;
       this.replicas++;
@@ -290,6 +298,7 @@ export class LearnerThread implements ServiceHandle {
       replicas: this.replicas,
       replicaBuildMs: Math.round(this.replicaBuildMs * 1000) / 1000,
       snapshotCostMs: Math.round(this.snapshotCostMs * 1000) / 1000,
+      replicaError: this.replicaError ?? null,
     };
     return m;
   }

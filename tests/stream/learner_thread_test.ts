@@ -222,3 +222,27 @@ Deno.test("learner thread: a dead thread stops the service, keeps the last repli
     await s.stop();
   });
 });
+
+Deno.test("learner thread: a snapshot that cannot be restored keeps the previous replica and is reported", async () => {
+  await withTempDir(async (dir) => {
+    const t = await LearnerThread.open({
+      workerUrl: new URL("./fixtures/bad_snapshot_learner.ts", import.meta.url),
+      init: dir,
+      factory: leml,
+    });
+    try {
+      const before = t.predictor;
+      await t.ingestBody(plantedEvents(8).join("\n"), "http");
+      const m = await t.metrics(); // answered after the bad snapshot (messages keep their order)
+      const lt = m.learnerThread as Record<string, unknown>;
+      assert(
+        String(lt.replicaError).includes("Not a Tagstream checkpoint"),
+        String(lt.replicaError),
+      );
+      assert(t.predictor === before, "the replica was replaced");
+      assertEquals(t.applied, 8);
+    } finally {
+      await t.stop();
+    }
+  });
+});
