@@ -15,7 +15,7 @@
  * - to the worker: `{op: "init", init}` once, then requests `{id, op, ...}` with `op` one of
  *   `ingest` (the body's bytes are transferred), `metrics`, `checkpoint`, `publish`, `stop`;
  * - from the worker: `{event: "ready"}` or `{event: "failed", error}` after `init`; answers
- *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, applied, costMs}` — the
+ *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, stopping, costMs}` — the
  *   learner as a checkpoint without its queued events, sent every `snapshotMs` (default 100)
  *   while the model, counts or version change, but not sooner than 10 times the last
  *   snapshot's cost after it (a big model: snapshots take at most about a tenth of the
@@ -47,7 +47,6 @@ interface WorkerScope {
 interface Snapshot {
   event: "snapshot";
   ck: LearnerCheckpoint;
-  applied: number;
   stopping: boolean;
   /** Milliseconds the learning thread spent taking and sending it. */
   costMs: number;
@@ -64,7 +63,7 @@ interface Answer {
 type FromWorker =
   | Snapshot
   | Answer
-  | { event: "ready"; applied: number }
+  | { event: "ready" }
   | { event: "failed"; error: { name: string; message: string } }
   | { event: "published"; model: PublishedModel };
 
@@ -138,7 +137,6 @@ export class LearnerThread implements ServiceHandle {
   readonly #worker: Worker;
   readonly #factory: EstimatorFactory;
   #predictor: StreamLearner;
-  #snapshotApplied: number;
   #published: PublishedModel | undefined;
   #applied: number;
   #stopping = false;
@@ -160,8 +158,7 @@ export class LearnerThread implements ServiceHandle {
     this.#worker = worker;
     this.#factory = factory;
     this.#predictor = StreamLearner.fromCheckpoint(factory, first.ck, { adopt: true });
-    this.#snapshotApplied = first.applied;
-    this.#applied = first.applied;
+    this.#applied = first.ck.applied;
   }
 
   /**
@@ -226,8 +223,7 @@ export class LearnerThread implements ServiceHandle {
       this.replicaBuildMs = performance.now() - t0;
       this.snapshotCostMs = m.costMs;
       this.replicas++;
-      this.#snapshotApplied = m.applied;
-      this.#applied = Math.max(this.#applied, m.applied);
+      this.#applied = Math.max(this.#applied, m.ck.applied);
       if (m.stopping) this.#stopping = true;
     } else if (m.event === "published") {
       this.#published = m.model;
@@ -294,7 +290,7 @@ export class LearnerThread implements ServiceHandle {
   async metrics(): Promise<Record<string, unknown>> {
     const m = await this.#call<Record<string, unknown>>("metrics");
     m.learnerThread = {
-      replicaApplied: this.#snapshotApplied,
+      replicaApplied: this.#predictor.applied,
       replicas: this.replicas,
       replicaBuildMs: Math.round(this.replicaBuildMs * 1000) / 1000,
       snapshotCostMs: Math.round(this.snapshotCostMs * 1000) / 1000,
@@ -309,8 +305,9 @@ export class LearnerThread implements ServiceHandle {
   }
 
   /** Builds and publishes a model file now (the replica is refreshed too). */
-  publish(): Promise<PublishedModel> {
-    return this.#call<PublishedModel>("publish");
+  async publish(): Promise<PublishedModel> {
+    await this.#call("publish");
+    return this.#published!;
   }
 
   /** Events per second over about the last 5 seconds (from the applied counts seen here). */
@@ -385,8 +382,8 @@ export function serveLearnerThread(
         if (ArrayBuffer.isView(t) && t.buffer instanceof ArrayBuffer) transfer.add(t.buffer);
       }
     }
-    const message = { event: "snapshot", ck, applied: l.applied, stopping: service.stopping };
-    scope.postMessage({ ...message, costMs: performance.now() - t0 }, [...transfer]);
+    const costMs = performance.now() - t0;
+    scope.postMessage({ event: "snapshot", ck, stopping: service.stopping, costMs }, [...transfer]);
     notBefore = t0 + 10 * (performance.now() - t0);
   };
   scope.onmessage = async (e: MessageEvent) => {
@@ -407,7 +404,7 @@ export function serveLearnerThread(
         return;
       }
       update(false);
-      scope.postMessage({ event: "ready", applied: service.applied });
+      scope.postMessage({ event: "ready" });
       timer = setInterval(() => update(true), snapshotMs);
       return;
     }
@@ -426,7 +423,8 @@ export function serveLearnerThread(
           update(false);
           break;
         case "publish":
-          value = await s.publish();
+          // the model file travels once, in the "published" event sent before this answer
+          await s.publish();
           update(false);
           break;
         case "stop":
