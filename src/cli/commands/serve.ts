@@ -12,6 +12,7 @@ import { loadFactory } from "../../models/registry.ts";
 import { LearningService, type ServiceOptions } from "../../stream/service.ts";
 import { LearnerThread } from "../../stream/learner_thread.ts";
 import type { ServiceHandle } from "../../stream/service_handle.ts";
+import type { EstimatorFactory } from "../../models/estimator.ts";
 import { createApp } from "../../stream/http_app.ts";
 import { showProgress } from "../../stream/live_progress.ts";
 import { Progress } from "../progress.ts";
@@ -72,6 +73,9 @@ ${LEARNER_USAGE}
 Example:
   TAGSTREAM_TOKEN=secret npx deno task tagstream serve --model leml --port 8080 --state-dir state`;
 
+/** The service's log lines (stderr). */
+const log = (m: string) => console.error(`[tagstream] ${m}`);
+
 /** The flags of `serve`. */
 export const SERVE_FLAGS: FlagSpec = {
   ...LEARNER_FLAGS,
@@ -131,7 +135,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
     },
     file: stringFlag(f, "follow"),
     followFile: true,
-    log: (m: string) => console.error(`[tagstream] ${m}`),
+    log,
   };
 }
 
@@ -154,12 +158,13 @@ export const serveCommand: Command = {
           "or pass --no-auth to run without authentication",
       );
     }
-    const options = await serviceOptionsFromFlags(f);
-    const { factory, log } = options;
     let service: ServiceHandle;
+    let factory: EstimatorFactory;
     // set once the server runs: a dead learner thread stops it (exit status 1)
     let onFailure = (_message: string): void => {};
     if (f.values["same-thread"]) {
+      const options = await serviceOptionsFromFlags(f);
+      factory = options.factory;
       const s = await LearningService.open(options);
       try {
         await s.start();
@@ -169,6 +174,8 @@ export const serveCommand: Command = {
       }
       service = s;
     } else {
+      // the learner thread builds the service's options from the same flags
+      factory = await loadFactory(stringFlag(f, "model", "leml")!);
       service = await LearnerThread.open({
         workerUrl: new URL("./serve_learner.ts", import.meta.url),
         init: args,
@@ -179,7 +186,7 @@ export const serveCommand: Command = {
     // A background failure must never take the server down.
     globalThis.addEventListener("unhandledrejection", (e) => {
       e.preventDefault();
-      log!(`unhandled rejection: ${(e.reason as Error)?.message ?? String(e.reason)}`);
+      log(`unhandled rejection: ${(e.reason as Error)?.message ?? String(e.reason)}`);
     });
     const app = createApp({
       service,
@@ -203,7 +210,7 @@ export const serveCommand: Command = {
         }));
       },
       onError(e) {
-        log!(`request failed: ${(e as Error)?.message ?? String(e)}`);
+        log(`request failed: ${(e as Error)?.message ?? String(e)}`);
         return Response.json({ error: "internal error" }, { status: 500 });
       },
     }, app.fetch);
@@ -211,18 +218,18 @@ export const serveCommand: Command = {
     let stopping: Promise<void> | undefined;
     const stop = () => {
       stopping ??= (async () => {
-        log!("stopping: finishing requests, writing the last checkpoint");
+        log("stopping: finishing requests, writing the last checkpoint");
         await server.shutdown();
         await service.stop();
         endProgress?.();
-        log!(`stopped after ${service.applied} events applied`);
+        log(`stopped after ${service.applied} events applied`);
       })();
       return stopping;
     };
     let failed: string | undefined;
     onFailure = (message) => {
       failed = message;
-      log!(`${message}; stopping (everything acknowledged is on disk: restart to resume)`);
+      log(`${message}; stopping (everything acknowledged is on disk: restart to resume)`);
       stop();
     };
     const onSignal = () => {
