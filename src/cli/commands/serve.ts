@@ -76,7 +76,18 @@ Example:
 /** The service's log lines (stderr). */
 const log = (m: string) => console.error(`[tagstream] ${m}`);
 
-/** The flags of `serve`. */
+/**
+ * The flags of `serve` (parsed with `parseFlags` on the serving thread and again by the learner
+ * thread).
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * import { SERVE_FLAGS } from "./serve.ts";
+ * const f = parseFlags("serve", ["--state-dir", "s", "--same-thread"], SERVE_FLAGS);
+ * console.log(f.values["same-thread"]); // true
+ * ```
+ */
 export const SERVE_FLAGS: FlagSpec = {
   ...LEARNER_FLAGS,
   ...PUBLISH_FLAGS,
