@@ -857,7 +857,7 @@ export class LearningService implements ServiceHandle {
       this.options.buildModel?.close?.();
       await this.#wal?.close();
       this.#redis?.close();
-      this.#yielder.close();
+      await this.#yielder.close();
     }
   }
 }

@@ -8,6 +8,65 @@
  */
 
 const EMPTY = new Uint8Array(0);
+const ONE = Uint8Array.of(1);
+
+/**
+ * A loopback TCP connection of this thread with itself: writing a byte on one end and reading
+ * it on the other is a turn that only the event loop's poll for I/O readiness can complete, so
+ * every turn polls for I/O (and so lets waiting HTTP requests in).
+ */
+class LoopbackTurn {
+  /** Loopback connections of this thread open now. */
+  static open = 0;
+  readonly #tx: Deno.TcpConn;
+  readonly #rx: Deno.TcpConn;
+  readonly #buf = new Uint8Array(64);
+  #closed = false;
+
+  private constructor(tx: Deno.TcpConn, rx: Deno.TcpConn) {
+    this.#tx = tx;
+    this.#rx = rx;
+  }
+
+  /** Opens the connection; undefined without the permission to listen on 127.0.0.1. */
+  static async connect(): Promise<LoopbackTurn | undefined> {
+    const permitted = Deno.permissions.querySync({ name: "net", host: "127.0.0.1" });
+    if (permitted.state !== "granted") return undefined;
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const { port } = listener.addr as Deno.NetAddr;
+      const [tx, rx] = await Promise.all([
+        Deno.connect({ hostname: "127.0.0.1", port }),
+        listener.accept(),
+      ]);
+      tx.setNoDelay(true);
+      LoopbackTurn.open++;
+      return new LoopbackTurn(tx, rx as Deno.TcpConn);
+    } finally {
+      listener.close();
+    }
+  }
+
+  /** One round trip of a byte. */
+  async take(): Promise<void> {
+    await this.#tx.write(ONE);
+    if ((await this.#rx.read(this.#buf)) === null) throw new Error("loopback connection closed");
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    LoopbackTurn.open--;
+    for (const c of [this.#tx, this.#rx]) {
+      try {
+        c.close();
+      } catch { /* already closed */ }
+    }
+  }
+}
+
+/** How {@linkcode TaskYielder} takes its turns. */
+export type TurnKind = "loopback" | "blocking-pool";
 
 /**
  * Gives waiting work a turn between slices of long synchronous work, one slice per turn
@@ -16,17 +75,24 @@ const EMPTY = new Uint8Array(0);
  * - **One slice per turn.** Each yielding task waits for a turn; a turn releases one waiting
  *   task (first come, first served) and the next turn is only scheduled then. Without the
  *   turnstile, N concurrent `/events` bodies each ran a slice between two polls for I/O.
- * - **Which turn.** A turn is the round trip of a tiny asynchronous operation that Deno runs
- *   on its blocking pool (a SHA-1 of zero bytes): while it is out, the event loop has nothing
- *   ready, so it polls for I/O. On Deno 2.9.5 the cheaper-looking turns do not do that:
- *   against a chain of 1 ms slices, `wrk` with 64 connections got 41 requests/s through with
- *   MessageChannel turns (the service used them before, with a timer turn every 20 ms),
- *   7,600/s with `setImmediate`, 36,000/s with this turn and 65,000/s with `setTimeout(0)`;
- *   but a timer turn also leaves the thread idle for about 2 ms when nothing is waiting, so
- *   the slices got 31% of an idle thread against 90% with this turn. In the service: events
- *   learned 29-31k/s against 25-26k/s with message turns, and no event-loop stall over 10 ms
- *   (20 ms stalls before). `tests/stream/task_yielder_test.ts` checks that an HTTP request is
- *   answered during a chain of turns.
+ * - **Which turn.** A turn must make the event loop poll for I/O readiness, and on Deno 2.9.5
+ *   the cheap-looking turns do not: against a chain of 1 ms slices, a sequential HTTP client
+ *   in another process got 32 requests/s through with MessageChannel turns, and `wrk` with 64
+ *   connections 7,600/s with `setImmediate`. A `setTimeout(0)` turn does poll, but leaves the
+ *   thread idle for about 2 ms when nothing is waiting. So a turn is the round trip of one byte
+ *   over a loopback TCP connection of the thread with itself (`"loopback"`): only the poll for
+ *   I/O readiness completes it, and it costs about 30 µs. The sequential client got a request
+ *   answered on 99% of the turns, and still on 87-94% with three busy processes competing for
+ *   the two cores. In `serve --same-thread` under `/events` and `/predict` load together, the
+ *   /predict p99 went from 20.0-22.7 ms to 9.7-10.3 ms.
+ * - **Without the permission** to listen on 127.0.0.1 (and while the connection opens), a turn
+ *   is the round trip of a SHA-1 of zero bytes on Deno's blocking pool (`"blocking-pool"`). It
+ *   also polls when the thread goes idle before the hash is back, which is the common case on
+ *   an idle machine (a request answered on 96-99% of the turns), but not when the hash wins the
+ *   race: with three busy processes on the two cores, 9-100% of the turns.
+ *
+ * `tests/stream/task_yielder_test.ts` checks that requests from another process are answered
+ * during a chain of loopback turns, and the fallback without the permission.
  *
  * {@linkcode TaskYielder.close} releases every waiter; later yields resolve at once.
  *
@@ -42,20 +108,38 @@ const EMPTY = new Uint8Array(0);
  *   }
  * };
  * await Promise.all([task("a"), task("b")]);
- * y.close();
+ * await y.close();
  * console.log(order.join(" ")); // a0 b0 a1 b1
  * ```
  */
 export class TaskYielder {
   #waiting: (() => void)[] = [];
-  #scheduled = false;
+  #inFlight: Promise<void> | undefined;
   #closed = false;
+  #loopback: LoopbackTurn | undefined;
+  #opening: Promise<void> | undefined;
   /** Turns taken so far. */
   turns = 0;
+
+  /** Loopback connections of yielders of this thread open now (one per yielder at most). */
+  static get openConnections(): number {
+    return LoopbackTurn.open;
+  }
+
+  /**
+   * @param kind `"loopback"` (default): loopback turns once the connection is open, when this
+   *   thread may listen on 127.0.0.1; `"blocking-pool"`: never open a connection.
+   */
+  constructor(readonly kind: TurnKind = "loopback") {}
 
   /** Tasks waiting for their turn. */
   get waiting(): number {
     return this.#waiting.length;
+  }
+
+  /** The kind of the turns taken now. */
+  get turnKind(): TurnKind {
+    return this.#loopback === undefined ? "blocking-pool" : "loopback";
   }
 
   /** Resolves at this task's turn (at once after {@linkcode TaskYielder.close}). */
@@ -63,17 +147,33 @@ export class TaskYielder {
     if (this.#closed) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.#waiting.push(resolve);
-      if (!this.#scheduled) this.#schedule();
+      if (this.#inFlight === undefined) this.#schedule();
     });
   }
 
   #schedule(): void {
-    this.#scheduled = true;
-    crypto.subtle.digest("SHA-1", EMPTY).then(this.#turn, this.#turn);
+    if (this.kind === "loopback" && this.#opening === undefined) {
+      this.#opening = LoopbackTurn.connect().then(
+        (l) => {
+          if (this.#closed) l?.close();
+          else this.#loopback = l;
+        },
+        () => {},
+      );
+    }
+    const loopback = this.#loopback;
+    const trip = loopback === undefined
+      ? crypto.subtle.digest("SHA-1", EMPTY).then(() => {})
+      : loopback.take().catch(() => {
+        // a broken connection: blocking-pool turns from now on
+        loopback.close();
+        if (this.#loopback === loopback) this.#loopback = undefined;
+      });
+    this.#inFlight = trip.then(this.#turn);
   }
 
   #turn = (): void => {
-    this.#scheduled = false;
+    this.#inFlight = undefined;
     if (this.#closed) return;
     this.turns++;
     const next = this.#waiting.shift();
@@ -82,9 +182,15 @@ export class TaskYielder {
     next?.();
   };
 
-  /** Releases every waiting task; later yields resolve at once. */
-  close(): void {
+  /**
+   * Releases every waiting task (later yields resolve at once), and resolves once the turn in
+   * flight is over and the loopback connection closed.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
     for (const w of this.#waiting.splice(0)) w();
+    this.#loopback?.close();
+    this.#loopback = undefined;
+    await Promise.all([this.#inFlight, this.#opening]);
   }
 }

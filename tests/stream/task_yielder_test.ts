@@ -19,7 +19,7 @@ Deno.test("TaskYielder: one waiting task per turn, first come first served", asy
   assertEquals(order.join(" "), "a0 b0 c0 a1 c1 a2");
   // a turn per yield: 6 yields, each released by its own turn
   assertEquals(y.turns, 6);
-  y.close();
+  await y.close();
   const t = performance.now();
   await y.yield(); // resolves at once after close
   assert(performance.now() - t < 50);
@@ -30,17 +30,13 @@ Deno.test("TaskYielder: close releases the tasks still waiting", async () => {
   let released = 0;
   const waits = [y.yield(), y.yield(), y.yield()].map((p) => p.then(() => released++));
   assertEquals(y.waiting, 3);
-  y.close();
+  await y.close();
   await Promise.all(waits);
   assertEquals(released, 3);
 });
 
-Deno.test("TaskYielder: requests from another process are answered during a chain of busy slices", async () => {
-  // The property the service depends on (and MessageChannel turns lack on Deno 2.9.5): between
-  // two slices the event loop polls for I/O, so requests do not wait for the chain's end. A
-  // client process sends requests one after the other; once the first arrived, a chain of 1 ms
-  // slices runs for 1 s and counts the requests answered meanwhile (with message turns: about
-  // one per 20 ms timer turn, so < 50; with this turn: hundreds).
+/** Runs `fn` while a client process sends requests one after the other to a server of this thread. */
+async function withClient(fn: (handled: () => number) => Promise<void>): Promise<void> {
   let handled = 0;
   const ac = new AbortController();
   const server = Deno.serve(
@@ -60,26 +56,80 @@ Deno.test("TaskYielder: requests from another process are answered during a chai
     stdout: "null",
     stderr: "null",
   }).spawn();
-  const y = new TaskYielder();
   try {
     const t0 = performance.now();
     while (handled === 0 && performance.now() - t0 < 10000) {
       await new Promise((r) => setTimeout(r, 5));
     }
     assert(handled > 0, "the client never reached the server");
-    const before = handled;
-    const start = performance.now();
-    while (performance.now() - start < 1000) {
-      busy(1);
-      await y.yield();
-    }
-    const during = handled - before;
-    assert(during >= 50, `${during} requests answered during 1 s of slices (${y.turns} turns)`);
+    await fn(() => handled);
   } finally {
-    y.close();
     client.kill();
     await client.status;
     ac.abort();
     await server.finished;
+  }
+}
+
+Deno.test("TaskYielder: requests from another process are answered during a chain of busy slices", async () => {
+  // The property the service depends on (and MessageChannel turns lack on Deno 2.9.5): between
+  // two slices the event loop polls for I/O, so requests do not wait for the chain's end. A
+  // client process sends requests one after the other; a chain of 1 ms slices runs for 1 s and
+  // counts the requests answered meanwhile (with message turns: about one per 20 ms timer turn,
+  // so < 50; with loopback turns: one on most turns, hundreds even on a loaded machine).
+  await withClient(async (handled) => {
+    const y = new TaskYielder();
+    try {
+      // the first turns open the loopback connection
+      for (let i = 0; i < 1000 && y.turnKind !== "loopback"; i++) await y.yield();
+      assertEquals(y.turnKind, "loopback");
+      const before = handled();
+      const start = performance.now();
+      while (performance.now() - start < 1000) {
+        busy(1);
+        await y.yield();
+      }
+      const during = handled() - before;
+      assert(during >= 50, `${during} requests answered during 1 s of slices (${y.turns} turns)`);
+    } finally {
+      await y.close();
+    }
+  });
+});
+
+Deno.test("TaskYielder: loopback or blocking-pool turns; close ends a turn in flight", async () => {
+  const y = new TaskYielder("blocking-pool");
+  for (let i = 0; i < 5; i++) await y.yield();
+  assertEquals([y.turns, y.turnKind], [5, "blocking-pool"]);
+  await y.close();
+  // In a process of its own: the close ends the turn in flight and closes the loopback
+  // connection. Without --allow-net the default yielder falls back to blocking-pool turns, with
+  // no prompt and no error.
+  const fixture = new URL("./fixtures/yielder_turns.ts", import.meta.url).pathname;
+  for (
+    const [flags, expected] of [
+      [["--allow-net=127.0.0.1"], [true, "loopback", 2, "blocking-pool", 0]],
+      [[], [true, "blocking-pool", 2, "blocking-pool", 0]],
+    ] as const
+  ) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        ...flags,
+        fixture,
+        flags.length > 0 ? "net" : "none",
+      ],
+      env: { NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10000);
+    const out = await child.output();
+    clearTimeout(timer);
+    const err = new TextDecoder().decode(out.stderr);
+    assertEquals(out.code, 0, `${flags.join(" ")}: ${err}`);
+    assertEquals(new TextDecoder().decode(out.stdout).trim(), JSON.stringify(expected));
   }
 });
