@@ -14,12 +14,14 @@
  * Protocol (structured-clone messages):
  * - to the worker: `{op: "init", init}` once, then requests `{id, op, ...}` with `op` one of
  *   `ingest` (the body's bytes are transferred), `metrics`, `checkpoint`, `publish`, `stop`;
+ *   and `{op: "rebuilt", ms}` (no answer) after each replica the serving thread built;
  * - from the worker: `{event: "ready"}` or `{event: "failed", error}` after `init`; answers
  *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, stopping, costMs}` — the
  *   learner as a checkpoint without its queued events, sent every `snapshotMs` (default 100)
  *   while the model, counts or version change, but not sooner than 10 times the last
- *   snapshot's cost after it (a big model: snapshots take at most about a tenth of the
- *   learner's time), and at once after `checkpoint`/`publish`/`stop`;
+ *   snapshot's cost, or the last replica's rebuild time on the serving thread, after it (a big
+ *   model: snapshots take at most about a tenth of the learner's time, and rebuilds about a
+ *   tenth of the serving thread's), and at once after `checkpoint`/`publish`/`stop`;
  *   `{event: "published", model}` when a new model file was published.
  *
  * The snapshot's model state is the model's `toReplicaState()` when it has one (LEML: W, H and
@@ -221,6 +223,7 @@ export class LearnerThread implements ServiceHandle {
         return;
       }
       this.replicaBuildMs = performance.now() - t0;
+      this.#worker.postMessage({ op: "rebuilt", ms: this.replicaBuildMs });
       this.snapshotCostMs = m.costMs;
       this.replicas++;
       this.#applied = Math.max(this.#applied, m.ck.applied);
@@ -357,10 +360,12 @@ export function serveLearnerThread(
     console.error(`[tagstream] unhandled rejection: ${reason?.message ?? String(reason)}`);
   });
   let notBefore = 0;
+  let lastSentAt = 0;
   /**
-   * Sends a snapshot when the learner changed since the last one (`periodic`: not before the
-   * last snapshot's cost times 10 has passed, so that snapshots of a big model take at most
-   * about a tenth of the learner's time), and a new published model.
+   * Sends a snapshot when the learner changed since the last one (`periodic`: not before 10
+   * times the last snapshot's cost, or the serving thread's last rebuild time, has passed, so
+   * that snapshots and rebuilds of a big model take at most about a tenth of either thread's
+   * time), and a new published model.
    */
   const update = (periodic: boolean) => {
     if (service === undefined) return;
@@ -385,6 +390,7 @@ export function serveLearnerThread(
     const costMs = performance.now() - t0;
     scope.postMessage({ event: "snapshot", ck, stopping: service.stopping, costMs }, [...transfer]);
     notBefore = t0 + 10 * (performance.now() - t0);
+    lastSentAt = t0;
   };
   scope.onmessage = async (e: MessageEvent) => {
     const m = e.data as {
@@ -393,7 +399,13 @@ export function serveLearnerThread(
       init?: unknown;
       bytes?: Uint8Array;
       source?: string;
+      ms?: number;
     };
+    if (m.op === "rebuilt") {
+      // the serving thread's rebuild of the snapshot sent at lastSentAt took m.ms
+      notBefore = Math.max(notBefore, lastSentAt + 10 * (m.ms ?? 0));
+      return;
+    }
     if (m.op === "init") {
       try {
         service = await open(m.init);

@@ -246,3 +246,44 @@ Deno.test("learner thread: a snapshot that cannot be restored keeps the previous
     }
   });
 });
+
+Deno.test("learner thread: a slow replica rebuild spaces the snapshots out", async () => {
+  // The serving thread's factory takes 40 ms per rebuild: snapshots must then come at most
+  // every 10 × 40 ms (not every 100 ms), so rebuilds take about a tenth of the serving thread.
+  const REBUILD_MS = 40;
+  const slow = {
+    ...leml,
+    restore(...args: Parameters<typeof leml.restore>) {
+      const t0 = performance.now();
+      while (performance.now() - t0 < REBUILD_MS) { /* a slow rebuild */ }
+      return leml.restore(...args);
+    },
+  };
+  await withTempDir(async (dir) => {
+    const t = await LearnerThread.open({
+      workerUrl: WORKER,
+      init: ["--state-dir", dir, ...FLAGS],
+      factory: slow,
+    });
+    try {
+      const first = t.replicas;
+      const start = performance.now();
+      let i = 0;
+      while (performance.now() - start < 1500) {
+        await t.ingestBody(plantedEvents(8, i).join("\n"), "http");
+        i += 8;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const elapsed = performance.now() - start;
+      const built = t.replicas - first;
+      // 100 ms snapshots would give about 15 rebuilds (60% of the thread); spaced: about 4
+      assert(built >= 1, "the replica never followed");
+      assert(
+        built * REBUILD_MS <= 0.25 * elapsed,
+        `${built} rebuilds of ${REBUILD_MS} ms in ${elapsed.toFixed(0)} ms`,
+      );
+    } finally {
+      await t.stop();
+    }
+  });
+});
