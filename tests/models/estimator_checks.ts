@@ -4,8 +4,9 @@
  * `checkEstimator(name, factory)` registers one `Deno.test` with a step per check:
  * learning the planted structure, no mutation of inputs, no mutation of the model by
  * prediction, top-k consistent with the full scores, new labels and new features mid-stream,
- * save → SDK load gives the same top-k, restore(toState()) gives the same model, and the same
- * seed gives the same model.
+ * save → SDK load gives the same top-k, restore(toState()) gives the same model, a replica
+ * (restore of `toReplicaState()`, for the models that have it) predicts exactly like the model
+ * and stays put while the model learns on, and the same seed gives the same model.
  *
  * @module
  */
@@ -25,6 +26,7 @@ export type CheckName =
   | "newFeatures"
   | "saveLoad"
   | "restore"
+  | "replica"
   | "seed";
 
 /** Options of {@linkcode checkEstimator}. */
@@ -378,6 +380,36 @@ export function checkEstimator(
         assert(diff === undefined, `restored model diverged: ${diff}`);
       },
     );
+
+    const hasReplica = typeof create(0).toReplicaState === "function";
+    await t.step({
+      name: "a replica (restore of toReplicaState()) predicts exactly like the model",
+      ignore: skip.replica !== undefined || !hasReplica,
+      fn() {
+        const a = create(6);
+        train(a, data, 1);
+        const full = a.toState(), state = a.toReplicaState!();
+        const size = (st: ModelState) =>
+          Object.values(st.tensors).reduce((n, x) => n + x.byteLength, 0);
+        assert(size(state) <= size(full), `replica ${size(state)} B > state ${size(full)} B`);
+        const r = factory.restore(structuredClone(state), { adopt: true });
+        assert(r.numFeatures === a.numFeatures && r.numLabels === a.numLabels, "sizes");
+        const far = data.numFeatures + 100;
+        const rows = probe.map((p) => p.x).concat({
+          indices: Int32Array.of(0, far),
+          values: Float32Array.of(1, 1),
+        });
+        const before = rows.map((x) => a.predictScores(x).join());
+        rows.forEach((x, i) => assert(r.predictScores(x).join() === before[i], `row ${i}`));
+        assert(
+          sameBytes(r.toModelFile({ quantize: "f32" }), a.toModelFile({ quantize: "f32" })),
+          "the replica's model file differs from the model's",
+        );
+        // the replica owns its arrays: the model learning on leaves it as it was
+        for (const b of batches(data, bs)) a.learnMany(b);
+        rows.forEach((x, i) => assert(r.predictScores(x).join() === before[i], `moved ${i}`));
+      },
+    });
 
     await step("seed", "the same seed gives the same model", () => {
       const a = create(11), b = create(11);

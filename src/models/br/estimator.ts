@@ -490,8 +490,9 @@ export class BrEstimator implements Estimator {
   }
 
   /**
-   * The state of a prediction replica: weights and biases only (fresh copies), no Adam moments;
-   * restored, it is an SGD learner that predicts exactly like this one.
+   * The state of a prediction replica: weights and biases only (fresh copies), no Adam moments
+   * (`scalars.replica` is 1). Restored, it predicts exactly like this model and writes the same
+   * model file; learning on from it starts Adam's moments afresh.
    *
    * @example
    * ```ts
@@ -506,13 +507,16 @@ export class BrEstimator implements Estimator {
     const L = this.#l;
     return {
       kind: "br",
-      config: { ...this.#cfg, optimizer: "sgd" },
-      scalars: { numFeatures: this.#d, numLabels: L, step: this.#step },
+      config: { ...this.#cfg },
+      scalars: { numFeatures: this.#d, numLabels: L, step: this.#step, replica: 1 },
       tensors: { w: this.#compact(this.#w), b: this.#b.slice(0, L) },
     };
   }
 
-  /** Rebuilds a model from {@linkcode BrEstimator.toState}, bit-for-bit. */
+  /**
+   * Rebuilds a model from {@linkcode BrEstimator.toState}, bit-for-bit (or from
+   * {@linkcode BrEstimator.toReplicaState}: zero Adam moments).
+   */
   static restore(state: ModelState): BrEstimator {
     if (state.kind !== "br") {
       throw new TypeError(`br.restore: state kind is ${state.kind}, not "br"`);
@@ -532,7 +536,7 @@ export class BrEstimator implements Estimator {
     };
     fill(m.#w, take("w", D * L));
     m.#b.set(take("b", L));
-    if (m.#cfg.optimizer === "adam") {
+    if (m.#cfg.optimizer === "adam" && state.scalars.replica !== 1) {
       fill(m.#mw, take("mw", D * L));
       fill(m.#vw, take("vw", D * L));
       m.#mb.set(take("mb", L));

@@ -9,6 +9,7 @@ import type { Estimator, EstimatorFactory, ModelFileOptions, ModelState } from "
 import { CoEmbedCore } from "./core.ts";
 import { resolveConfig } from "./config.ts";
 import { CoEmbedLearner, restoreCore } from "./learner.ts";
+import { CoEmbedReplica, isReplicaState, replicaState } from "./replica.ts";
 
 export { COEMBED_FILE_KIND, predictorFileContent } from "./learner.ts";
 
@@ -40,6 +41,11 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
 
   /** Rebuilds an estimator from `toState()` output, bit for bit. */
   static override restore(state: ModelState): CoEmbedEstimator {
+    if (isReplicaState(state)) {
+      throw new TypeError(
+        "CoEmbed restore: a replica state holds only the predictor (restore it with the factory)",
+      );
+    }
     const { core, rowsSeen, reservoir, warmStarted } = restoreCore(state);
     return new CoEmbedEstimator(core, rowsSeen, reservoir, warmStarted);
   }
@@ -47,6 +53,14 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
     const content = this.toModelFileContent(options);
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
+  }
+
+  /**
+   * The inductive predictor's tensors as a replica state (copies): `coembedFactory.restore` of
+   * it is a {@linkcode CoEmbedReplica}, which predicts exactly like this estimator.
+   */
+  toReplicaState(): ModelState {
+    return replicaState(this.core.predictorTensors(), this.config.gamma, true);
   }
 }
 
@@ -66,7 +80,8 @@ export const coembedFactory: EstimatorFactory = {
     const { numFeatures, numLabels, ...rest } = options;
     return CoEmbedEstimator.create(rest, numFeatures ?? 0, numLabels ?? 0);
   },
-  restore(state) {
+  restore(state, options) {
+    if (isReplicaState(state)) return CoEmbedReplica.fromState(state, options?.adopt ?? false);
     return CoEmbedEstimator.restore(state);
   },
 };

@@ -23,6 +23,7 @@ export { CoEmbedEstimator } from "./estimator.ts";
 export { COEMBED_FILE_KIND, CoEmbedLearner, predictorFileContent } from "./learner.ts";
 export { type CoEmbedData, CoEmbedFit, fitCoEmbed, type FitOptions } from "./fit.ts";
 export { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
+export { CoEmbedReplica } from "./replica.ts";
 
 /**
  * The CoEmbed estimator factory (kind "coembed").
