@@ -10,7 +10,8 @@
 import type { SparseVector } from "../../data/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../metrics/topk.ts";
-import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import { PredictionReplica } from "../replica.ts";
 import { predictorFileContent } from "./learner.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 
@@ -99,15 +100,14 @@ function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: strin
  * console.log(r.predictScores(x).join() === m.predictScores(x).join()); // true
  * ```
  */
-export class CoEmbedReplica implements Estimator {
+export class CoEmbedReplica extends PredictionReplica {
   /** Model family. */
   readonly kind = "coembed";
-  readonly #state: ModelState;
   readonly #predictor: RandomFeaturesPredictor;
   readonly #gamma: number;
 
-  private constructor(state: ModelState, t: PredictorTensors, gamma: number) {
-    this.#state = state;
+  private constructor(t: PredictorTensors, gamma: number) {
+    super();
     this.#gamma = gamma;
     this.#predictor = new RandomFeaturesPredictor(t);
   }
@@ -161,7 +161,7 @@ export class CoEmbedReplica implements Estimator {
       ...(arrays.W === undefined ? {} : { W: arrays.W }),
     };
     // the predictor checks every tensor's size against the sizes
-    return new CoEmbedReplica(replicaState(t, gamma, false), t, gamma);
+    return new CoEmbedReplica(t, gamma);
   }
 
   /** Feature-space size. */
@@ -172,18 +172,6 @@ export class CoEmbedReplica implements Estimator {
   /** Label-space size. */
   get numLabels(): number {
     return this.#predictor.t.numLabels;
-  }
-
-  /** A replica does not learn: always throws a `TypeError`. */
-  learnMany(): void {
-    throw new TypeError(
-      "CoEmbed replica: a prediction replica cannot learn (restore the learner's toState())",
-    );
-  }
-
-  /** A replica does not learn: always throws a `TypeError`. */
-  learnOne(): void {
-    this.learnMany();
   }
 
   /** Scores of every label (as the learner it was taken from scored them). */
@@ -210,10 +198,5 @@ export class CoEmbedReplica implements Estimator {
   /** The replica state (copies). */
   toState(): ModelState {
     return replicaState(this.#predictor.t, this.#gamma, true);
-  }
-
-  /** The replica state (copies). */
-  toReplicaState(): ModelState {
-    return this.toState();
   }
 }

@@ -16,10 +16,12 @@
 import type { EstimatorFactory } from "../estimator.ts";
 import { DEFAULT_CONFIG } from "./config.ts";
 import { SleecStream, type SleecStreamOptions } from "./stream.ts";
+import { isSleecReplicaState, SleecReplica } from "./replica.ts";
 
 export { DEFAULT_CONFIG, resolveConfig, type SleecConfig } from "./config.ts";
 export { labelLists, SleecModel, type SleecProgress, trainSleec } from "./batch.ts";
 export { SleecStream, type SleecStreamOptions } from "./stream.ts";
+export { SleecReplica } from "./replica.ts";
 export { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 export { encodeKnnModel, knnModelContent, knnModelFromContent } from "./model_file.ts";
 
@@ -59,5 +61,8 @@ export function coerceOptions(options: Record<string, unknown>): Record<string, 
 export const factory: EstimatorFactory = {
   kind: "sleec",
   create: (options) => new SleecStream(coerceOptions(options) as SleecStreamOptions),
-  restore: (state) => SleecStream.fromState(state),
+  restore: (state, options) =>
+    isSleecReplicaState(state)
+      ? SleecReplica.fromState(state, options?.adopt ?? false)
+      : SleecStream.fromState(state),
 };

@@ -23,6 +23,7 @@ import { resolveConfig, type SleecConfig } from "./config.ts";
 import { encodeKnnModel } from "./model_file.ts";
 import { type KnnModel, KnnPredictor } from "./predictor.ts";
 import { StreamCluster } from "./stream_cluster.ts";
+import { isSleecReplicaState, sleecReplicaState } from "./replica.ts";
 
 /**
  * Options of {@linkcode SleecStream}: any {@linkcode SleecConfig} field plus the initial sizes.
@@ -291,6 +292,14 @@ export class SleecStream implements Estimator {
     return encodeKnnModel(this.knnModel(), options);
   }
 
+  /**
+   * The kNN-embedding model as a replica state (copies): the factory restores it as a
+   * predict-only `SleecReplica` (./replica.ts), which predicts exactly like this estimator.
+   */
+  toReplicaState(): ModelState {
+    return sleecReplicaState(this.knnModel());
+  }
+
   /** Full training state (copies). */
   toState(): ModelState {
     const scalars: Record<string, number> = {
@@ -325,6 +334,11 @@ export class SleecStream implements Estimator {
   static fromState(state: ModelState): SleecStream {
     if (state.kind !== "sleec") {
       throw new TypeError(`SleecStream.fromState: state of kind "${state.kind}", not "sleec"`);
+    }
+    if (isSleecReplicaState(state)) {
+      throw new TypeError(
+        "SleecStream.fromState: a replica state holds only the kNN model (restore it with the factory)",
+      );
     }
     const scalar = (name: string): number => {
       const v = state.scalars[name];
