@@ -24,8 +24,11 @@
  *   tenth of the serving thread's), and at once after `checkpoint`/`publish`/`stop`;
  *   `{event: "published", model}` when a new model file was published.
  *
- * The snapshot's model state is the model's `toReplicaState()` when it has one (LEML: W, H and
- * bias only, transferred rather than cloned, and adopted by the replica without a copy).
+ * The snapshot's model state is the model's `toReplicaState()` (every streaming model has one):
+ * only what prediction needs, transferred rather than cloned, and adopted by the replica without
+ * a copy. LEML: W, H and the bias; BR: weights and biases; CoEmbed: the inductive predictor's
+ * tensors (a replica that only predicts, instead of regenerating the random Fourier directions:
+ * 37-48 → 0.2 ms per rebuild on bibtex); SLEEC: the kNN-embedding model (5.6-11.5 → 0.9-2.1 ms).
  *
  * Replica: `StreamLearner.fromCheckpoint` of the latest snapshot, so `/predict` answers with
  * the model as it was one snapshot interval ago, plus the time to rebuild it (`/metrics` →
