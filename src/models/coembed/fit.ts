@@ -104,7 +104,7 @@ export class CoEmbedFit {
       vG: new Float64Array(N * kE),
     };
     this.rowSteps = new Int32Array(N);
-    for (let i = 0; i < N; i++) core.ridgeFoldIn(block, i, this.U, i * kX);
+    core.ridgeFoldInRows(block, this.U);
   }
 
   /** Number of training rows. */
@@ -144,9 +144,9 @@ export class CoEmbedFit {
   /** Folds `rows` in afresh: ridge U_i under the current V, G_i = 0, Adam state reset. */
   private refold(rows: ArrayLike<number>): void {
     const kX = this.core.config.rankX, kE = this.core.config.rankE, mom = this.rowMoments;
+    this.core.ridgeFoldInRows(this.block, this.U, rows);
     for (let n = 0; n < rows.length; n++) {
       const i = rows[n];
-      this.core.ridgeFoldIn(this.block, i, this.U, i * kX);
       for (const a of [this.G, mom.mG, mom.vG]) a.fill(0, i * kE, (i + 1) * kE);
       for (const a of [mom.mU, mom.vU]) a.fill(0, i * kX, (i + 1) * kX);
       this.rowSteps[i] = 0;

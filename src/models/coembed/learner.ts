@@ -195,7 +195,7 @@ export class CoEmbedLearner {
         const n = block.rows, kX = c.rankX, kE = c.rankE;
         U = new Float64Array(n * kX);
         G = new Float64Array(n * kE);
-        for (let i = 0; i < n; i++) core.ridgeFoldIn(block, i, U, i * kX);
+        core.ridgeFoldInRows(block, U);
         mom = {
           mU: new Float64Array(n * kX),
           vU: new Float64Array(n * kX),

@@ -1,6 +1,9 @@
 /**
  * Gradient checks of the CoEmbed objective against central finite differences, for every
- * factor (V, P, Q, H, bias, U rows, G rows), for ColEmbed-L and ColEmbed-NL.
+ * factor (V, P, Q, H, bias, U rows, G rows), for ColEmbed-L and ColEmbed-NL, at two sizes: a
+ * small one, and one whose dimensions exercise every blocked kernel of the core (8 features per
+ * pass and a remainder in VᵀW, 4 + 2 + 1 latent columns in the RFF gradient of V, 4 features or
+ * classifier inputs per pass and a remainder in the forward and backward passes).
  */
 import { SmallRng } from "../../../src/linalg/rng.ts";
 import { resolveConfig } from "../../../src/models/coembed/config.ts";
@@ -11,15 +14,21 @@ function rand(seed: number): () => number {
   return () => rng.next();
 }
 
-function problem(variant: "L" | "NL", seed: number) {
+const SIZES = {
+  small: { D: 6, rankX: 3, rankS: 2, numRff: 7 },
+  blocked: { D: 19, rankX: 7, rankS: 5, numRff: 9 },
+};
+
+function problem(variant: "L" | "NL", seed: number, size: keyof typeof SIZES) {
   const r = rand(seed);
-  const N = 5, D = 6, L = 4;
+  const { D, rankX, rankS, numRff } = SIZES[size];
+  const N = 5, L = 4;
   const config = resolveConfig({
     variant,
-    rankX: 3,
-    rankS: 2,
+    rankX,
+    rankS,
     rankE: 2,
-    numRff: 7,
+    numRff,
     gamma: 0.4,
     lambda: 1.3,
     lambdaX: 0.2,
@@ -80,9 +89,14 @@ function checkArray(
   return worst;
 }
 
-for (const variant of ["L", "NL"] as const) {
-  Deno.test(`CoEmbed ${variant}: gradients of every factor match finite differences`, () => {
-    const p = problem(variant, variant === "L" ? 3 : 4);
+for (
+  const [variant, size] of [["L", "small"], ["NL", "small"], ["L", "blocked"], [
+    "NL",
+    "blocked",
+  ]] as const
+) {
+  Deno.test(`CoEmbed ${variant} (${size}): gradients of every factor match finite differences`, () => {
+    const p = problem(variant, variant === "L" ? 3 : 4, size);
     const { core, block, U, G, N } = p;
     const kX = core.config.rankX, kE = core.config.rankE;
     // Global gradients: every row with weight 1 plus the regularisers.
