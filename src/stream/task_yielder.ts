@@ -28,10 +28,13 @@ class LoopbackTurn {
     this.#rx = rx;
   }
 
-  /** Opens the connection; undefined without the permission to listen on 127.0.0.1. */
-  static async connect(): Promise<LoopbackTurn | undefined> {
-    const permitted = Deno.permissions.querySync({ name: "net", host: "127.0.0.1" });
-    if (permitted.state !== "granted") return undefined;
+  /** Whether this thread may listen on 127.0.0.1 (asked without prompting). */
+  static permitted(): boolean {
+    return Deno.permissions.querySync({ name: "net", host: "127.0.0.1" }).state === "granted";
+  }
+
+  /** Opens the connection (see {@linkcode LoopbackTurn.permitted}). */
+  static async connect(): Promise<LoopbackTurn> {
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     try {
       const { port } = listener.addr as Deno.NetAddr;
@@ -66,7 +69,7 @@ class LoopbackTurn {
 }
 
 /** How {@linkcode TaskYielder} takes its turns. */
-export type TurnKind = "loopback" | "blocking-pool";
+export type TurnKind = "loopback" | "timer" | "blocking-pool";
 
 /**
  * Gives waiting work a turn between slices of long synchronous work, one slice per turn
@@ -85,8 +88,10 @@ export type TurnKind = "loopback" | "blocking-pool";
  *   answered on 99% of the turns, and still on 87-94% with three busy processes competing for
  *   the two cores. In `serve --same-thread` under `/events` and `/predict` load together, the
  *   /predict p99 went from 20.0-22.7 ms to 9.7-10.3 ms.
- * - **Without the permission** to listen on 127.0.0.1 (and while the connection opens), a turn
- *   is the round trip of a SHA-1 of zero bytes on Deno's blocking pool (`"blocking-pool"`). It
+ * - **While the connection opens**, a turn is a `setTimeout(0)` (`"timer"`): it always polls
+ *   for I/O, which the connection itself needs.
+ * - **Without the permission** to listen on 127.0.0.1 (or with the `"blocking-pool"` kind), a
+ *   turn is the round trip of a SHA-1 of zero bytes on Deno's blocking pool. It
  *   also polls when the thread goes idle before the hash is back, which is the common case on
  *   an idle machine (a request answered on 96-99% of the turns), but not when the hash wins the
  *   race: with three busy processes on the two cores, 9-100% of the turns.
@@ -118,6 +123,7 @@ export class TaskYielder {
   #closed = false;
   #loopback: LoopbackTurn | undefined;
   #opening: Promise<void> | undefined;
+  #connecting = false;
   /** Turns taken so far. */
   turns = 0;
 
@@ -139,7 +145,8 @@ export class TaskYielder {
 
   /** The kind of the turns taken now. */
   get turnKind(): TurnKind {
-    return this.#loopback === undefined ? "blocking-pool" : "loopback";
+    if (this.#loopback !== undefined) return "loopback";
+    return this.#connecting ? "timer" : "blocking-pool";
   }
 
   /** Resolves at this task's turn (at once after {@linkcode TaskYielder.close}). */
@@ -153,22 +160,34 @@ export class TaskYielder {
 
   #schedule(): void {
     if (this.kind === "loopback" && this.#opening === undefined) {
-      this.#opening = LoopbackTurn.connect().then(
-        (l) => {
-          if (this.#closed) l?.close();
-          else this.#loopback = l;
-        },
-        () => {},
-      );
+      if (LoopbackTurn.permitted()) {
+        this.#connecting = true;
+        this.#opening = LoopbackTurn.connect().then(
+          (l) => {
+            if (this.#closed) l.close();
+            else this.#loopback = l;
+          },
+          () => {},
+        ).finally(() => (this.#connecting = false));
+      } else {
+        this.#opening = Promise.resolve(); // asked once: blocking-pool turns
+      }
     }
     const loopback = this.#loopback;
-    const trip = loopback === undefined
-      ? crypto.subtle.digest("SHA-1", EMPTY).then(() => {})
-      : loopback.take().catch(() => {
+    let trip: Promise<void>;
+    if (loopback !== undefined) {
+      trip = loopback.take().catch(() => {
         // a broken connection: blocking-pool turns from now on
         loopback.close();
         if (this.#loopback === loopback) this.#loopback = undefined;
       });
+    } else if (this.#connecting) {
+      // while the connection opens: timer turns, which always poll for I/O (the connection
+      // itself needs that; a blocking-pool turn can starve it on a loaded machine)
+      trip = new Promise<void>((r) => setTimeout(r, 0));
+    } else {
+      trip = crypto.subtle.digest("SHA-1", EMPTY).then(() => {});
+    }
     this.#inFlight = trip.then(this.#turn);
   }
 
