@@ -124,6 +124,43 @@ function endOfPlainString(b: Uint8Array, p: number, end: number): number {
   return -1;
 }
 
+/**
+ * End (the closing quote) of a string body starting at `p` without escapes or control
+ * characters, whose bytes are well-formed UTF-8 (exactly what a fatal `TextDecoder` accepts:
+ * no overlong forms, surrogates or code points over U+10FFFF), or -1.
+ */
+function endOfUtf8String(b: Uint8Array, p: number, end: number): number {
+  while (p < end) {
+    const c = b[p];
+    if (c < 0x80) {
+      if (c === QUOTE) return p;
+      if (c < 32 || c === 92) return -1;
+      p++;
+      continue;
+    }
+    // continuation bytes after the lead byte, and the range of the first of them
+    let need: number, lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+      need = 1;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0; // no overlong 3-byte forms
+      else if (c === 0xed) hi = 0x9f; // no surrogates
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90; // no overlong 4-byte forms
+      else if (c === 0xf4) hi = 0x8f; // nothing over U+10FFFF
+    } else {
+      return -1;
+    }
+    if (p + need >= end) return -1;
+    if (b[p + 1] < lo || b[p + 1] > hi) return -1;
+    for (let i = 2; i <= need; i++) if (b[p + i] < 0x80 || b[p + i] > 0xbf) return -1;
+    p += need + 1;
+  }
+  return -1;
+}
+
 /** Which event field the key bytes `[a, b)` spell (F_*), or 0. */
 function fieldOf(bytes: Uint8Array, a: number, b: number): number {
   const n = b - a;
@@ -294,7 +331,8 @@ export class NdjsonParser {
 
   /**
    * A fast path for the common event line, straight from its UTF-8 bytes `bytes[start, end)`:
-   * index feature keys in increasing order, names without escapes, ASCII only. Returns exactly
+   * index feature keys in increasing order, names without escapes, ASCII only (but hashed
+   * feature names: any well-formed UTF-8). Returns exactly
    * what {@linkcode NdjsonParser.parse} returns for the decoded line, or `undefined` (changing
    * nothing) when the line is outside that subset or invalid: the caller then decodes it and
    * calls `parse`, which gives the result or the error. Only with `labelKeys: "name"` and
@@ -576,7 +614,8 @@ export class NdjsonParser {
     while (true) {
       if (p >= end || bytes[p] !== QUOTE) return -1;
       const k0 = p + 1;
-      const k1 = endOfPlainString(bytes, k0, end);
+      // any well-formed UTF-8 name: its bytes are the UTF-8 the slow path hashes
+      const k1 = endOfUtf8String(bytes, k0, end);
       if (k1 < 0 || ++count > this.#maxPerEvent) return -1;
       const v = this.#memberValue(k1);
       if (v !== v) return -1;

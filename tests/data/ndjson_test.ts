@@ -188,7 +188,8 @@ Deno.test("parseAscii with hashed names: the same example as parse, or undefined
       '{"features":{},"labels":["z"]}',
       '{"features":{"w":1,"w":2},"labels":[]}', // duplicate: JSON keeps the last
       '{"features":{"w":1,"W":0},"labels":[]}',
-      '{"features":{"caf\u00e9":1},"labels":[]}', // non-ASCII: slow path
+      '{"features":{"caf\u00e9":1,"\u4e2d\u6587":2,"\ud83d\ude00":-1},"labels":[]}', // UTF-8 names
+      '{"id":"\u00e9","features":{"a":1},"labels":[]}', // non-ASCII id: slow path
       '{"features":{"a\\u0062":1,"ab":1},"labels":[]}', // escape: slow path
       '{"features":{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1,"g":1,"h":1,"i":1},"labels":[]}',
       '{"features":{"a":NaN},"labels":[]}',
@@ -204,13 +205,16 @@ Deno.test("parseAscii with hashed names: the same example as parse, or undefined
     };
     for (let t = 0; t < 300; t++) {
       const f: string[] = [];
-      for (let j = rnd(7); j >= 0; j--) f.push(`"w${rnd(40)}":${[1, 0.5, -3, 0, 2.5e-3][rnd(5)]}`);
+      for (let j = rnd(7); j >= 0; j--) {
+        const word = `${["w", "\u00e9", "\u4e2d", "\ud83d\ude00", "\u00df"][rnd(5)]}${rnd(40)}`;
+        f.push(`"${word}":${[1, 0.5, -3, 0, 2.5e-3][rnd(5)]}`);
+      }
       const line = `{"id":"r${t}","features":{${f.join(",")}},"labels":["l${rnd(5)}"]}`;
       const chars = line.split("");
       if (rnd(3) === 0) chars.splice(rnd(chars.length), 1, '{}[]":,-.e0 xw\\'[rnd(15)]);
       lines.push(chars.join(""));
     }
-    let fastTaken = 0;
+    let fastTaken = 0, fastUtf8 = 0;
     for (const line of lines) {
       const b = enc.encode(line);
       const names = fast.labels.names.slice();
@@ -221,10 +225,64 @@ Deno.test("parseAscii with hashed names: the same example as parse, or undefined
         assertEquals(outcome(() => fast.parse(line)), expected, line);
       } else {
         fastTaken++;
+        if (/[^\x00-\x7f]/.test(line)) fastUtf8++;
         assertEquals(got, expected, line);
       }
       assertEquals(fast.labels.names, slow.labels.names, line);
     }
     assert(fastTaken >= 100, `hashed lines take the fast path (${fastTaken} of ${lines.length})`);
+    assert(fastUtf8 >= 50, `lines with non-ASCII names take it too (${fastUtf8})`);
+  }
+});
+
+Deno.test("parseAscii with hashed names: any well-formed UTF-8 name, never a malformed one", () => {
+  const options = { featureKeys: "name" as const, hashing: { dim: 1 << 16, seed: 1 } };
+  const fast = new NdjsonParser(options), slow = new NdjsonParser(options);
+  const line = (name: number[]) =>
+    Uint8Array.from([
+      ...new TextEncoder().encode('{"features":{"'),
+      ...name,
+      ...new TextEncoder().encode('":1,"x":2},"labels":[]}'),
+    ]);
+  const wellFormed = [
+    [0x7f], // DEL needs no escape in JSON
+    [0xc2, 0x80],
+    [0xdf, 0xbf],
+    [0xe0, 0xa0, 0x80],
+    [0xed, 0x9f, 0xbf], // U+D7FF, the last before the surrogates
+    [0xee, 0x80, 0x80], // U+E000, the first after them
+    [0xef, 0xbf, 0xbf],
+    [0xf0, 0x90, 0x80, 0x80],
+    [0xf4, 0x8f, 0xbf, 0xbf], // U+10FFFF
+  ];
+  for (const name of wellFormed) {
+    const b = line(name);
+    const got = fast.parseAscii(b, 0, b.length);
+    assert(got !== undefined, `fast path for ${name.map((c) => c.toString(16))}`);
+    assertEquals(got, slow.parse(new TextDecoder("utf-8", { fatal: true }).decode(b)));
+  }
+  const malformed = [
+    [0x80], // a continuation byte alone
+    [0xc0, 0x80], // overlong
+    [0xc1, 0xbf],
+    [0xe0, 0x9f, 0xbf], // overlong
+    [0xed, 0xa0, 0x80], // a surrogate
+    [0xf0, 0x8f, 0xbf, 0xbf], // overlong
+    [0xf4, 0x90, 0x80, 0x80], // over U+10FFFF
+    [0xf5, 0x80, 0x80, 0x80],
+    [0xe4, 0xb8], // cut before the closing quote
+    [0xc3, 0x28], // a lead byte without its continuation
+  ];
+  for (const name of malformed) {
+    const b = line(name);
+    assertEquals(fast.parseAscii(b, 0, b.length), undefined, `${name.map((c) => c.toString(16))}`);
+    // (and the service's fatal decoder rejects the line: "line is not valid UTF-8")
+    let threw = false;
+    try {
+      new TextDecoder("utf-8", { fatal: true }).decode(b);
+    } catch {
+      threw = true;
+    }
+    assert(threw, `the decoder accepts ${name.map((c) => c.toString(16))}`);
   }
 });
