@@ -4,12 +4,13 @@
  * guarantees are the same), and the serving thread answers predictions from a replica of the
  * learner that the worker refreshes.
  *
- * Why: on one thread, learning and serving share one event loop. Ingestion runs in slices, but
- * on Deno 2.9.5 the yields between slices do not reliably let HTTP requests in (see
- * `task_yielder.ts`), and every millisecond of learning is a millisecond a `/predict` waits:
- * with 4 connections posting events and 64 asking `/predict`, the `/predict` p99 was 20-30 ms
- * against 3.5-5 ms without events (wrk, bibtex, LEML). With the learner on a worker, the
- * serving thread only reads bodies, hands them over and scores queries.
+ * Why: on one thread, learning and serving share one event loop. Ingestion runs in slices that
+ * let waiting requests in between them (see `task_yielder.ts`), but a `/predict` arriving
+ * during a slice still waits for it: with 4 connections posting events and 64 asking
+ * `/predict` (wrk, bibtex, LEML), the `/predict` p99 on one thread was 6.5-11 ms against
+ * 2.3-3.7 ms without events (20-30 ms against 3.5-5 ms on a slower machine, with earlier
+ * yields). With the learner on a worker, the serving thread only reads bodies, hands them over
+ * and scores queries.
  *
  * Protocol (structured-clone messages):
  * - to the worker: `{op: "init", init}` once, then requests `{id, op, ...}` with `op` one of
