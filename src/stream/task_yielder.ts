@@ -38,13 +38,19 @@ class LoopbackTurn {
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     try {
       const { port } = listener.addr as Deno.NetAddr;
-      const [tx, rx] = await Promise.all([
+      const [tx, rx] = await Promise.allSettled([
         Deno.connect({ hostname: "127.0.0.1", port }),
         listener.accept(),
       ]);
-      tx.setNoDelay(true);
+      if (tx.status === "rejected" || rx.status === "rejected") {
+        // one end may have opened: close it rather than leak it
+        if (tx.status === "fulfilled") tx.value.close();
+        if (rx.status === "fulfilled") rx.value.close();
+        throw tx.status === "rejected" ? tx.reason : (rx as PromiseRejectedResult).reason;
+      }
+      tx.value.setNoDelay(true);
       LoopbackTurn.open++;
-      return new LoopbackTurn(tx, rx as Deno.TcpConn);
+      return new LoopbackTurn(tx.value, rx.value as Deno.TcpConn);
     } finally {
       listener.close();
     }
