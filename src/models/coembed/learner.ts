@@ -311,12 +311,7 @@ export class CoEmbedLearner {
   }
 
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
-    const L = this.numLabels;
-    const o = out ?? new Float32Array(L);
-    if (o.length < L) {
-      throw new RangeError(`CoEmbed predictScores: out has ${o.length} entries, need ${L}`);
-    }
-    return this.getPredictor().scores(x.indices, x.values, o);
+    return this.getPredictor().scores(x.indices, x.values, out);
   }
 
   predictTopK(x: SparseVector, k: number): TopK {

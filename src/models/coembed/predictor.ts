@@ -190,13 +190,19 @@ export class RandomFeaturesPredictor {
     }
   }
 
-  /** Scores of every label for a sparse row (indices ≥ numFeatures are ignored). */
+  /**
+   * Scores of every label for a sparse row (indices ≥ numFeatures are ignored), written into
+   * `out` when given (a `RangeError` when it is shorter than numLabels).
+   */
   scores(
     indices: ArrayLike<number>,
     values: ArrayLike<number>,
     out: Float32Array = new Float32Array(this.t.numLabels),
   ): Float32Array {
     const t = this.t, D = t.numFeatures, L = t.numLabels, kS = t.rankS;
+    if (out.length < L) {
+      throw new RangeError(`CoEmbed predictScores: out has ${out.length} entries, need ${L}`);
+    }
     this.complete(indices, values);
     const xt = this.xt;
     let h: Float64Array;
