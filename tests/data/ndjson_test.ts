@@ -64,6 +64,14 @@ Deno.test("featuresForPredict: never grows, drops unknown or out-of-range featur
 });
 
 /** Result of `parse` as plain data, or the error as `class: message`. */
+/** Seeded integers in [0, n) (a linear congruential generator): the fuzz tests' mutations. */
+function seededInts(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+}
+
 function outcome(f: () => unknown): unknown {
   try {
     return f();
@@ -133,11 +141,7 @@ Deno.test("parseAscii: the same example as parse, or undefined without side effe
     '{"features":{},"labels":["n1","n2","n3","n4","n5","n6","n7","n8","n9","n10","n11","n12","n13","n14","n15","n16","n17","n18","n19","n20","n21","n22","n23","n24","n25","n26","n27","n28","n29","n30","n31","n32","n33","n34","n35","n36"]}',
   ];
   // seeded mutations of a valid line: byte flips, cuts and insertions
-  let seed = 7;
-  const rnd = (n: number) => {
-    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    return seed % n;
-  };
+  const rnd = seededInts(7);
   const base =
     '{"id":"m","features":{"1":1,"20":0.25,"300":-2.5e1},"labels":["x",3],"negatives":["y"]}';
   const alphabet = '{}[]":,-.eE0123456789 xyn\\';
@@ -198,11 +202,7 @@ Deno.test("parseAscii with hashed names: the same example as parse, or undefined
       '{"features":{"a":1},"labels":["x"],"negatives":["x"]}',
     ];
     // seeded words, values and mutations: with dim 16 many lines put two names in one column
-    let seed = 11;
-    const rnd = (n: number) => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed % n;
-    };
+    const rnd = seededInts(11);
     for (let t = 0; t < 300; t++) {
       const f: string[] = [];
       for (let j = rnd(7); j >= 0; j--) {
