@@ -74,7 +74,19 @@ class LoopbackTurn {
   }
 }
 
-/** How {@linkcode TaskYielder} takes its turns. */
+/**
+ * How {@linkcode TaskYielder} takes its turns (see its doc).
+ *
+ * @example
+ * ```ts
+ * import { TaskYielder, type TurnKind } from "./task_yielder.ts";
+ * const y = new TaskYielder("blocking-pool");
+ * await y.yield();
+ * const kind: TurnKind = y.turnKind;
+ * console.log(kind); // "blocking-pool"
+ * await y.close();
+ * ```
+ */
 export type TurnKind = "loopback" | "timer" | "blocking-pool";
 
 /**
