@@ -1,5 +1,5 @@
 /**
- * Maps model names ("leml", "sleec", "coembed", "br", and the baselines "knn" and "popularity")
+ * Maps model names ("leml", "sleec", "coembed", "br", "ova", and the baselines "knn" and "popularity")
  * to their {@linkcode EstimatorFactory}.
  * Models that are statically imported here are always available; the others are loaded from
  * `src/models/<name>/mod.ts` on demand by {@linkcode loadFactory}.
@@ -12,9 +12,10 @@ import { factory as coembed } from "./coembed/mod.ts";
 import { factory as br } from "./br/mod.ts";
 import { factory as knn } from "./knn/mod.ts";
 import { factory as popularity } from "./popularity/mod.ts";
+import { factory as ova } from "./ova/mod.ts";
 
 /** Model names the CLI and the service accept. */
-export const MODEL_NAMES = ["leml", "sleec", "coembed", "br", "knn", "popularity"] as const;
+export const MODEL_NAMES = ["leml", "sleec", "coembed", "br", "ova", "knn", "popularity"] as const;
 
 /** One of {@linkcode MODEL_NAMES}. */
 export type ModelName = (typeof MODEL_NAMES)[number];
@@ -32,6 +33,7 @@ export const factories: Partial<Record<ModelName, EstimatorFactory>> = {
   leml,
   coembed,
   br,
+  ova,
   knn,
   popularity,
 };

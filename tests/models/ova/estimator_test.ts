@@ -1,0 +1,164 @@
+import { OvaEstimator, resolveOvaConfig } from "../../../src/models/ova/mod.ts";
+import { syntheticExamples } from "../../../src/data/synthetic.ts";
+import type { Example } from "../../../src/data/types.ts";
+import { makeBatch } from "../estimator_checks.ts";
+import { assert, assertBadInput, assertEquals } from "../../helpers.ts";
+
+function rows(n: number, numLabels: number, seed: number): Example[] {
+  return [
+    ...syntheticExamples({
+      rows: n,
+      numFeatures: 400,
+      numLabels,
+      avgNnz: 20,
+      avgLabels: 3,
+      seed,
+    }),
+  ];
+}
+
+function learn(m: OvaEstimator, data: Example[], batch = 16): void {
+  for (let s = 0; s < data.length; s += batch) {
+    const part = data.slice(s, s + batch).map((e) => ({
+      x: e.x,
+      labels: Int32Array.from(e.labels),
+    }));
+    m.learnMany(makeBatch(part, m.numFeatures, m.numLabels));
+  }
+}
+
+Deno.test("ova: learning does the same work whatever the size of the label space", () => {
+  // the same rows into a model that knows 60 labels and one that knows 200,000: labels the
+  // stream never names cost nothing and change nothing
+  const data = rows(600, 60, 1);
+  const small = new OvaEstimator({ seed: 3, numLabels: 60 });
+  const large = new OvaEstimator({ seed: 3, numLabels: 200_000 });
+  learn(small, data);
+  learn(large, data);
+  assertEquals(large.stats.labelUpdates, small.stats.labelUpdates);
+  assertEquals(large.stats.weights, small.stats.weights);
+  const per = small.stats.labelUpdates / small.stats.rows;
+  const cfg = small.config;
+  assert(per <= 3 * 1.5 + cfg.hardNegatives + cfg.negatives, `${per} label updates per row`);
+  for (const e of rows(50, 60, 2)) {
+    const a = small.predictTopK(e.x, 5), b = large.predictTopK(e.x, 5);
+    assertEquals([...b.labels], [...a.labels]);
+    assertEquals([...b.scores], [...a.scores]);
+  }
+});
+
+Deno.test("ova: a row pushes down its best-scored wrong labels and leaves the others", () => {
+  const m = new OvaEstimator({ seed: 1, negatives: 0, hardNegatives: 2 });
+  learn(m, rows(800, 40, 4));
+  const probe = rows(1, 40, 9)[0];
+  const before = m.predictScores(probe.x);
+  const truth = new Set(probe.labels);
+  const wrong = [...before.keys()].filter((l) => !truth.has(l))
+    .sort((a, b) => before[b] - before[a] || a - b);
+  m.learnOne(probe.x, probe.labels);
+  const after = m.predictScores(probe.x);
+  for (const l of wrong.slice(0, 2)) assert(after[l] < before[l], `hard negative ${l} moved up`);
+  for (const l of wrong.slice(2)) assertEquals(after[l], before[l], `label ${l} moved`);
+  for (const l of truth) assert(after[l] > before[l], `positive ${l} did not move up`);
+});
+
+Deno.test("ova: the shortcut top-k equals the exact top-k on planted data", () => {
+  const m = new OvaEstimator({ seed: 2 });
+  learn(m, rows(3000, 300, 5));
+  let same = 0, total = 0;
+  for (const e of rows(300, 300, 6)) {
+    const fast = m.predictTopK(e.x, 5), exact = m.predictTopK(e.x, 5, { exact: true });
+    const ex = new Set(exact.labels);
+    for (const l of fast.labels) if (ex.has(l)) same++;
+    total += exact.labels.length;
+    assertEquals(fast.labels[0], exact.labels[0]);
+  }
+  assert(same / total >= 0.99, `recall@5 ${same / total}`);
+});
+
+Deno.test("ova: a feature never carries more than maxLabelsPerFeature labels", () => {
+  const m = new OvaEstimator({ seed: 1, maxLabelsPerFeature: 8 });
+  learn(m, rows(1500, 200, 7));
+  const s = m.toState();
+  const ptr = s.tensors.featPtr as Int32Array;
+  let widest = 0;
+  for (let j = 0; j + 1 < ptr.length; j++) widest = Math.max(widest, ptr[j + 1] - ptr[j]);
+  assert(widest <= 8, `a feature holds ${widest} labels`);
+  assert(m.stats.evictions > 0, "the cap was never reached: the test proves nothing");
+});
+
+Deno.test("ova: the memory budget holds on every row", () => {
+  const m = new OvaEstimator({ seed: 1, maxWeights: 2000 });
+  let peak = 0;
+  for (const e of rows(1500, 200, 8)) {
+    m.learnOne(e.x, e.labels);
+    peak = Math.max(peak, m.stats.weights);
+  }
+  assert(peak <= 2000, `peak ${peak} weights`);
+  assert(m.stats.prunes > 0, "the budget was never reached: the test proves nothing");
+  // still a working model
+  const e = rows(1, 200, 8)[0];
+  assertEquals(m.predictTopK(e.x, 3).labels.length, 3);
+});
+
+Deno.test("ova: with explicit negatives only the observed labels move", () => {
+  const m = new OvaEstimator({ seed: 1 });
+  learn(m, rows(300, 30, 10));
+  const e = rows(1, 30, 11)[0];
+  const before = m.predictScores(e.x);
+  const batch = makeBatch([{ x: e.x, labels: Int32Array.from(e.labels) }], m.numFeatures, 30);
+  const neg = [...Array(30).keys()].find((l) => !e.labels.includes(l))!;
+  const observed = {
+    numRows: 1,
+    numCols: 30,
+    indptr: Int32Array.of(0, 1),
+    indices: Int32Array.of(neg),
+  };
+  m.learnMany({ ...batch, observed, fullyObserved: Uint8Array.of(0) });
+  const after = m.predictScores(e.x);
+  for (let l = 0; l < 30; l++) {
+    if (l === neg) assert(after[l] < before[l], "the observed negative did not move down");
+    else if (e.labels.includes(l)) assert(after[l] > before[l], `positive ${l}`);
+    else assertEquals(after[l], before[l], `unobserved label ${l} moved`);
+  }
+});
+
+Deno.test("ova: settings are validated at the boundary, naming the key", () => {
+  assertBadInput([
+    [() => resolveOvaConfig({ hardNegativs: 3 }), /unknown option "hardNegativs"/],
+    [
+      () => resolveOvaConfig({ negatives: -1 }),
+      /negatives must be an integer in \[0, 4096\], got -1/,
+    ],
+    [() => resolveOvaConfig({ learningRate: "fast" }), /learningRate must be a finite number/],
+    [() => resolveOvaConfig({ loss: "hinge" }), /loss must be one of logistic, squared-hinge/],
+    [() => resolveOvaConfig({ l2Normalize: 1 }), /l2Normalize must be true or false/],
+    [
+      () => new OvaEstimator({ maxLabelsPerFeature: 2.5 }),
+      /maxLabelsPerFeature must be an integer/,
+    ],
+  ]);
+  assertEquals(resolveOvaConfig({ numLabels: 5 }).hardNegatives, 24);
+});
+
+Deno.test("ova.restore refuses a damaged state with a clear error", () => {
+  const m = new OvaEstimator({ seed: 1 });
+  learn(m, rows(100, 20, 12));
+  const s = m.toState();
+  assertBadInput([
+    [() => OvaEstimator.restore({ ...s, kind: "br" }), /state kind is br/],
+    [
+      () => OvaEstimator.restore({ ...s, tensors: { ...s.tensors, bias: new Float32Array(1) } }),
+      /tensor bias must be a Float32Array of length 20/,
+    ],
+    [
+      () =>
+        OvaEstimator.restore({
+          ...s,
+          tensors: { ...s.tensors, labels: (s.tensors.labels as Int32Array).map(() => 99) },
+        }),
+      /label 99 >= 20/,
+    ],
+    [() => OvaEstimator.restore({ ...s, scalars: { ...s.scalars, rows: -1 } }), /scalar rows/],
+  ]);
+});
