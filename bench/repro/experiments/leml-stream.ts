@@ -1,7 +1,7 @@
 /**
  * `deno task repro leml-stream --dataset bibtex|delicious [--rank K] [--lr X] [--lrH X]
  * [--batch B] [--l2 true|false] [--lambda 1e-4] [--replay-steps S] [--replay R]
- * [--replay-ratio Q]`: ONE pass of the streaming LEML estimator (Adam, squared loss, Gram
+ * [--replay-ratio Q] [--update full|local]`: ONE pass of the streaming LEML estimator (Adam, squared loss, Gram
  * identity, optional bounded replay) over the training file in file order, test-then-train
  * (`prequentialP@1`: every row is scored before the model learns its minibatch), then the test
  * metrics.
@@ -24,6 +24,11 @@
  *    one-standard-error rule, as for the rank): replay multiplies the learning time by about
  *    S·(1 + Q), so it must earn its place on validation. Memory stays bounded by R rows whatever
  *    the length of the stream (bench/leml_memory.ts).
+ * `--update local` runs the whole protocol with the local update mode (a step's cost does not
+ * grow with L: the touched label rows only, the all-label Gram term from a cached HᵀH, and a
+ * periodic closed-form refresh on a reservoir of R rows, see src/models/leml/stream.ts): without
+ * replay steps the reservoir still keeps R rows, for the refresh only (replay ratio 0). The JSON
+ * then reports `refresh` (count and milliseconds of the final pass's refreshes).
  * `trainSeconds` is the time spent in `learnMany` during the final pass (the test-then-train
  * predictions are not counted; `passSeconds` includes them); `selectSeconds` the selection.
  *
@@ -66,16 +71,31 @@ function cost(s: Setting): number {
   return s.replay > 0 ? s.replaySteps * (1 + s.replayRatio) : 1;
 }
 
+/**
+ * The estimator's options of a setting: in the local update mode a setting without replay steps
+ * still keeps a reservoir of `replayCap` rows, for the refresh only (replay ratio 0).
+ */
+function modelOptions(
+  s: Setting,
+  lambda: number,
+  seed: number,
+  update: "full" | "local",
+  replayCap: number,
+): LemlStreamOptions {
+  const { batch: _b, ...opts } = s;
+  if (update === "full") return { ...opts, lambda, seed };
+  const reservoir = s.replay > 0 ? {} : { replay: replayCap, replayRatio: 0, replaySteps: 1 };
+  return { ...opts, ...reservoir, lambda, seed, update };
+}
+
 /** One pass over `ds` in order; the model and the seconds spent learning. */
 function onePass(
   ds: Dataset,
   s: Setting,
-  lambda: number,
-  seed: number,
+  options: LemlStreamOptions,
 ): LemlStream {
-  const { batch, ...opts } = s;
-  const m = new LemlStream({ ...opts, lambda, seed } satisfies LemlStreamOptions);
-  for (const b of batchesOf(ds, batch)) m.learnMany(b);
+  const m = new LemlStream(options);
+  for (const b of batchesOf(ds, s.batch)) m.learnMany(b);
   return m;
 }
 
@@ -97,6 +117,10 @@ const lemlStream: Experiment = async (ctx) => {
     replaySteps: flagNumber(ctx.flags, "replay-steps"),
   };
   const replayCap = flagNumber(ctx.flags, "replay") ?? 2000;
+  const update = ctx.flags.update ?? "full";
+  if (update !== "full" && update !== "local") {
+    throw new TypeError(`leml-stream: --update must be full or local, got '${update}'`);
+  }
   const replayRatio = flagNumber(ctx.flags, "replay-ratio") ?? 1;
   const cap = Math.max(1, Math.round(0.6 * L));
   let best: Setting = {
@@ -120,7 +144,8 @@ const lemlStream: Experiment = async (ctx) => {
         s.replay > 0 ? `,replay=${s.replay}x${s.replayRatio}x${s.replaySteps}` : ""
       }`;
       if (validation[key] === undefined) {
-        const { mean, se } = validationScore(onePass(fit, s, lambda, ctx.seed), valid);
+        const model = onePass(fit, s, modelOptions(s, lambda, ctx.seed, update, replayCap));
+        const { mean, se } = validationScore(model, valid);
         validation[key] = { score: mean, se };
       }
       return validation[key];
@@ -178,8 +203,8 @@ const lemlStream: Experiment = async (ctx) => {
   const selectSeconds = (performance.now() - t0) / 1000;
 
   // the final pass over the whole training file, test-then-train
-  const { batch, ...opts } = best;
-  const model = new LemlStream({ ...opts, lambda, seed: ctx.seed });
+  const { batch } = best;
+  const model = new LemlStream(modelOptions(best, lambda, ctx.seed, update, replayCap));
   let learnSeconds = 0;
   const timed: Estimator = {
     kind: model.kind,
@@ -213,6 +238,8 @@ const lemlStream: Experiment = async (ctx) => {
     extra: {
       ...best,
       lambda,
+      update,
+      ...(update === "local" ? { refresh: model.refreshStats } : {}),
       optimizer: "adam",
       threshold: 0.5,
       passes: 1,

@@ -26,6 +26,21 @@
  * progress per row without a second pass over the stream, and memory stays bounded by
  * `replay` rows whatever the stream's length (the reservoir is part of {@linkcode
  * LemlStream.toState}, never of the model file).
+ *
+ * Local update mode (`update: "local"`, squared loss; the default `"full"` above is unchanged,
+ * bit for bit): a step costs O((nnz(X_b) + nnz(Y_b))·k + (b + |T|)·k²) whatever L. It touches
+ * the W rows of the batch's features and the H rows and biases of T = its positives plus
+ * `localNegatives` labels per row sampled by recent frequency (./label_pool.ts), with lazy
+ * optimiser state for exactly those rows. Exact: the W gradient (the all-label term
+ * (HᵀH)u_i + Hᵀb comes from a cached Gram updated by rank-one changes of the touched rows and
+ * recomputed after `gramRecompute`·L changes, ./gram_cache.ts) and each touched row's batch
+ * gradient; approximate: the rows outside T get no gradient in that step, a touched label's
+ * all-row term is scaled by the steps it missed (capped by `catchUp`, ./local_step.ts). Every
+ * `refreshEvery` rows a closed-form refresh on the replay reservoir (./refresh.ts) solves the
+ * H rows of the reservoir's labels exactly (ridge given U = X_res W, optionally after
+ * `refreshCg` CG iterations on the W rows of its features); its cost depends on the reservoir,
+ * not on L ({@linkcode LemlStream.refreshStats}). The Gram, the sampler, the last-touch steps and
+ * the counters are part of {@linkcode LemlStream.toState}.
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
@@ -41,6 +56,10 @@ import { defaultThreshold, type LemlLoss, lossGrad, parseLoss } from "./loss.ts"
 import { GrowableRows, LowRankScorer } from "./lowrank.ts";
 import { hashUniform, SmallRng } from "../../linalg/rng.ts";
 import { RowReservoir, withReplay } from "../../data/reservoir.ts";
+import { addGram, addMatVec, GramCache } from "./gram_cache.ts";
+import { LocalStep } from "./local_step.ts";
+import { LabelPool } from "./label_pool.ts";
+import { refreshFactors, type RefreshResult, type RefreshStats } from "./refresh.ts";
 
 /**
  * Options of the streaming estimator (all optional).
@@ -93,9 +112,60 @@ export interface LemlStreamOptions {
   replayRatio?: number;
   /** Optimiser steps per incoming minibatch, each with a fresh replay draw (default 1). */
   replaySteps?: number;
+  /**
+   * "full" (default): every step updates every label row (O(L·k²) per step). "local" (squared
+   * loss only): a step updates the W rows of the batch's features and the H rows of its
+   * positives plus `localNegatives` sampled labels per row, with the all-label Gram term exact
+   * from a cached HᵀH (./local_step.ts, ./gram_cache.ts), and a periodic closed-form refresh on
+   * the replay reservoir (./refresh.ts): a step's cost does not grow with L. The options below
+   * apply to the local mode only (giving one with "full" is an error).
+   */
+  update?: "full" | "local";
+  /** Local: sampled negatives per row, drawn by recent label frequency (default 8). */
+  localNegatives?: number;
+  /** Local: cap of the catch-up weight of a label's all-row gradient (default 16; 1: none). */
+  catchUp?: number;
+  /**
+   * Local: rows between two refreshes on the replay reservoir (default `replay`; 0: never).
+   * Needs `replay` > 0 (without a reservoir nothing is refreshed).
+   */
+  refreshEvery?: number;
+  /** Local: at most this many reservoir rows per refresh, drawn uniformly (default 0: all). */
+  refreshRows?: number;
+  /**
+   * Local: CG iterations of the refresh's W step (default 0: H rows only; on a validation
+   * split of synthetic data, 1–3 iterations cost twice the time for no gain).
+   */
+  refreshCg?: number;
+  /** Local: pull μ of the refresh towards the current factors (default 0.01; 0: plain ridge). */
+  refreshProx?: number;
+  /** Local: recompute the cached Gram after this many row changes per label (default 4). */
+  gramRecompute?: number;
 }
 
-interface Config {
+/** The settings of the local update mode. */
+interface LocalConfig {
+  update: "local";
+  localNegatives: number;
+  catchUp: number;
+  refreshEvery: number;
+  refreshRows: number;
+  refreshCg: number;
+  refreshProx: number;
+  gramRecompute: number;
+}
+
+const LOCAL_KEYS = [
+  "localNegatives",
+  "catchUp",
+  "refreshEvery",
+  "refreshRows",
+  "refreshCg",
+  "refreshProx",
+  "gramRecompute",
+] as const;
+
+interface BaseConfig {
   seed: number;
   rank: number;
   lambda: number;
@@ -113,6 +183,9 @@ interface Config {
   replayRatio: number;
   replaySteps: number;
 }
+
+/** Config of the local mode: the local settings are only present there. */
+type Config = BaseConfig & Partial<LocalConfig>;
 
 function num(v: unknown, dflt: number, name: string, min = -Infinity): number {
   if (v === undefined) return dflt;
@@ -137,7 +210,7 @@ function makeConfig(o: Record<string, unknown>): Config {
   if (!Number.isInteger(replay) || !Number.isInteger(replaySteps)) {
     throw new RangeError(`leml: options replay and replaySteps must be integers`);
   }
-  return {
+  const base: BaseConfig = {
     seed: num(o.seed, 0, "seed"),
     rank,
     lambda: num(o.lambda, 1e-4, "lambda", 0),
@@ -155,7 +228,57 @@ function makeConfig(o: Record<string, unknown>): Config {
     replayRatio: num(o.replayRatio, 1, "replayRatio", 0),
     replaySteps,
   };
+  const update = o.update ?? "full";
+  if (update !== "full" && update !== "local") {
+    throw new RangeError(`leml: option update must be "full" or "local", got ${update}`);
+  }
+  if (update === "full") {
+    for (const key of LOCAL_KEYS) {
+      if (o[key] !== undefined) {
+        throw new RangeError(`leml: option ${key} applies to update: "local" only`);
+      }
+    }
+    return base;
+  }
+  if (loss !== "squared") {
+    throw new RangeError(`leml: option update "local" needs loss "squared", got ${loss}`);
+  }
+  const int = (key: typeof LOCAL_KEYS[number], dflt: number, min: number): number => {
+    const v = num(o[key], dflt, key, min);
+    if (!Number.isInteger(v)) throw new RangeError(`leml: option ${key} must be an integer`);
+    return v;
+  };
+  const local: LocalConfig = {
+    update,
+    localNegatives: int("localNegatives", 8, 0),
+    catchUp: num(o.catchUp, 16, "catchUp", 1),
+    refreshEvery: int("refreshEvery", replay, 0),
+    refreshRows: int("refreshRows", 0, 0),
+    refreshCg: int("refreshCg", 0, 0),
+    refreshProx: num(o.refreshProx, 0.01, "refreshProx", 0),
+    gramRecompute: num(o.gramRecompute, 4, "gramRecompute", 0),
+  };
+  return { ...base, ...local };
 }
+
+/** The state of the local update mode (besides the config). */
+interface LocalMode {
+  step: LocalStep;
+  gram: GramCache;
+  pool: LabelPool;
+  /** Step at which each label was last touched (or created). */
+  lastTouch: Int32Array;
+  oldH: Float64Array;
+  oldB: Float64Array;
+  rowsSinceRefresh: number;
+  refreshes: number;
+  refreshMsTotal: number;
+  refreshMsLast: number;
+  lastRefresh: RefreshResult | undefined;
+}
+
+/** Occurrences kept for sampling negatives by frequency. */
+const POOL_SIZE = 8192;
 
 /**
  * The streaming LEML estimator (kind "leml").
@@ -203,6 +326,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
   #colPtr = new Int32Array(0);
   #entRow = new Int32Array(0);
   #entVal = new Float64Array(0);
+  /** The local update mode's state (undefined in the full mode). */
+  #local: LocalMode | undefined;
 
   /** @param options see {@linkcode LemlStreamOptions}. */
   constructor(options: LemlStreamOptions | Record<string, unknown> = {}) {
@@ -225,6 +350,21 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#HtH = new Float64Array(k * k);
     this.#Htb = new Float64Array(k);
     this.#s = new Float64Array(k);
+    if (config.update === "local") {
+      this.#local = {
+        step: new LocalStep(),
+        gram: new GramCache(k),
+        pool: new LabelPool(POOL_SIZE),
+        lastTouch: new Int32Array(0),
+        oldH: new Float64Array(0),
+        oldB: new Float64Array(0),
+        rowsSinceRefresh: 0,
+        refreshes: 0,
+        refreshMsTotal: 0,
+        refreshMsLast: 0,
+        lastRefresh: undefined,
+      };
+    }
     this.grow(D, L);
   }
 
@@ -261,6 +401,18 @@ export class LemlStream extends LowRankScorer implements Estimator {
       const H = this.h.data, sc = this.config.initScale, seed = this.config.seed;
       for (let l = from; l < numLabels; l++) {
         for (let c = 0; c < k; c++) H[l * k + c] = sc * hashUniform(seed, l, c);
+      }
+      const loc = this.#local;
+      if (loc) {
+        // new labels count as touched now (no missed gradient) and enter the cached Gram
+        if (loc.lastTouch.length < numLabels) {
+          const next = new Int32Array(Math.max(numLabels, 2 * loc.lastTouch.length));
+          next.set(loc.lastTouch.subarray(0, from));
+          loc.lastTouch = next;
+        }
+        loc.lastTouch.fill(this.step, from, numLabels);
+        if (from === 0) loc.gram.recompute(H, this.bias.data, numLabels);
+        else loc.gram.addRange(H, this.bias.data, from, numLabels);
       }
     }
   }
@@ -329,7 +481,10 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#grow(batch);
     if (n === 0) return tops;
     const res = this.#reservoir;
-    this.#ensureScratch(n + (res.capacity === 0 ? 0 : Math.round(this.config.replayRatio * n)));
+    this.#ensureScratch(
+      n + (res.capacity === 0 ? 0 : Math.round(this.config.replayRatio * n)),
+      this.#local === undefined,
+    );
     this.#latent(x, 0, n);
     if (this.#scoreBuf.length < L0) this.#scoreBuf = new Float32Array(L0);
     const out = this.#scoreBuf.subarray(0, L0);
@@ -395,6 +550,92 @@ export class LemlStream extends LowRankScorer implements Estimator {
       this.#step(withReplay(batch, res.sample(extra)), s === 0 ? haveU : 0);
     }
     res.addRows(batch);
+    const loc = this.#local;
+    if (loc && this.config.refreshEvery! > 0) {
+      loc.rowsSinceRefresh += n;
+      if (loc.rowsSinceRefresh >= this.config.refreshEvery!) {
+        loc.rowsSinceRefresh %= this.config.refreshEvery!;
+        this.refresh();
+      }
+    }
+  }
+
+  /**
+   * Local update mode: one closed-form refresh on the replay reservoir now (./refresh.ts: a few
+   * CG iterations for the W rows of the reservoir's features, then the exact H rows of its
+   * labels given U = X_res W), as scheduled every `refreshEvery` rows. The cached Gram absorbs
+   * the changed rows; the refreshed labels count as touched now.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2, update: "local", replay: 8, refreshEvery: 0 });
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [1]);
+   * const r = m.refresh();
+   * console.log(r.rows, r.labels, m.refreshStats.count); // 1 1 1
+   * ```
+   */
+  refresh(): RefreshResult {
+    const loc = this.#local;
+    if (!loc) {
+      throw new TypeError(`leml.refresh: only in the local update mode (option update: "local")`);
+    }
+    const t0 = performance.now();
+    const cfg = this.config, res = this.#reservoir;
+    const rows = cfg.refreshRows! > 0 && cfg.refreshRows! < res.size
+      ? res.sample(cfg.refreshRows!)
+      : res.rows();
+    const H = this.h.data, b = this.bias.data;
+    const r = refreshFactors({
+      rows,
+      k: this.rank,
+      W: this.w.data,
+      H,
+      bias: b,
+      gram: loc.gram,
+      lambda: cfg.lambda,
+      prox: cfg.refreshProx!,
+      cgIterations: cfg.refreshCg!,
+      l2Normalize: cfg.l2Normalize,
+      useBias: cfg.bias,
+    });
+    if (r.rows > 0) {
+      const y = rows.y;
+      for (let p = 0; p < y.indptr[y.numRows]; p++) loc.lastTouch[y.indices[p]] = this.step;
+    }
+    if (loc.gram.due(this.numLabels, cfg.gramRecompute!)) {
+      loc.gram.recompute(H, b, this.numLabels);
+    }
+    const ms = performance.now() - t0;
+    loc.refreshes++;
+    loc.refreshMsTotal += ms;
+    loc.refreshMsLast = ms;
+    loc.lastRefresh = r;
+    return r;
+  }
+
+  /**
+   * Local update mode: the refreshes run so far and their cost (all zero in the full mode).
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2, update: "local", replay: 4, refreshEvery: 2 });
+   * for (let i = 0; i < 5; i++) m.learnOne({ indices: Int32Array.of(i), values: Float32Array.of(1) }, [i % 2]);
+   * console.log(m.refreshStats.count, m.refreshStats.rowsSinceLast); // 2 1
+   * ```
+   */
+  get refreshStats(): RefreshStats {
+    const loc = this.#local;
+    if (!loc) return { count: 0, totalMs: 0, lastMs: 0, rowsSinceLast: 0 };
+    const s: RefreshStats = {
+      count: loc.refreshes,
+      totalMs: loc.refreshMsTotal,
+      lastMs: loc.refreshMsLast,
+      rowsSinceLast: loc.rowsSinceRefresh,
+    };
+    if (loc.lastRefresh) s.last = { ...loc.lastRefresh };
+    return s;
   }
 
   /**
@@ -451,7 +692,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
     });
   }
 
-  #ensureScratch(n: number): void {
+  /** Scratch for n rows; `denseH`: also the per-label slots and gradient rows (full mode). */
+  #ensureScratch(n: number, denseH = true): void {
     const k = this.rank, D = this.numFeatures, L = this.numLabels;
     if (this.#U.length < n * k) {
       this.#U = new Float64Array(n * k * 2);
@@ -466,19 +708,113 @@ export class LemlStream extends LowRankScorer implements Estimator {
       this.#wSlot = new Int32Array(cap).fill(-1);
       this.#wRows = new Int32Array(cap);
     }
-    if (this.#hSlot.length < L) {
+    if (denseH && this.#hSlot.length < L) {
       const cap = Math.max(L, this.#hSlot.length * 2);
       this.#hSlot = new Int32Array(cap).fill(-1);
       this.#hRows = new Int32Array(cap);
       this.#gb = new Float64Array(cap);
       this.#mark = new Uint8Array(cap);
     }
-    if (this.#gH.length < L * k) this.#gH = new Float64Array(Math.max(L * k, this.#gH.length * 2));
+    if (denseH && this.#gH.length < L * k) {
+      this.#gH = new Float64Array(Math.max(L * k, this.#gH.length * 2));
+    }
   }
 
   #step(batch: Batch, haveU = 0): void {
+    if (this.#local) {
+      const [nw, nh] = this.#gradientLocal(batch, haveU);
+      this.#applyLocal(nw, nh);
+      this.#local.pool.add(batch.y.indices, 0, batch.y.indptr[batch.y.numRows]);
+      return;
+    }
     const [nw, nh] = this.#gradient(batch, haveU);
     this.#apply(nw, nh);
+  }
+
+  /** Slots of the batch's features in `#wRows`; returns their count. */
+  #featureSlots(x: CsrMatrix): number {
+    const wSlot = this.#wSlot, wRows = this.#wRows;
+    let nw = 0;
+    for (let p = 0; p < x.indptr[x.numRows]; p++) {
+      const j = x.indices[p];
+      if (wSlot[j] < 0) {
+        wSlot[j] = nw;
+        wRows[nw++] = j;
+      }
+    }
+    return nw;
+  }
+
+  /**
+   * The local mode's gradient (./local_step.ts): the W rows of the batch's features (exact, the
+   * u part uses the cached Gram) and the touched labels' rows in the local step's scratch.
+   */
+  #gradientLocal(batch: Batch, haveU = 0): [number, number] {
+    const x = batch.x, n = x.numRows, k = this.rank, cfg = this.config, loc = this.#local!;
+    const U0 = this.#U, scale0 = this.#rowScale;
+    this.#ensureScratch(n, false);
+    if (this.#U !== U0 || this.#rowScale !== scale0) haveU = 0;
+    this.#latent(x, haveU, n);
+    this.#gU.fill(0, 0, n * k);
+    const nh = loc.step.gradient({
+      y: batch.y,
+      observed: batch.observed,
+      fullyObserved: batch.fullyObserved,
+      n,
+      k,
+      U: this.#U,
+      gU: this.#gU,
+      H: this.h.data,
+      bias: this.bias.data,
+      L: this.numLabels,
+      gram: loc.gram,
+      negatives: cfg.localNegatives!,
+      pool: loc.pool,
+      rng: this.#rng,
+      lastTouch: loc.lastTouch,
+      step: this.step + 1,
+      catchUp: cfg.catchUp!,
+      lambda: cfg.lambda,
+      useBias: cfg.bias,
+    });
+    const nw = this.#featureSlots(x);
+    this.#wGradient(x, n, nw, 1 / n);
+    return [nw, nh];
+  }
+
+  /** The local mode's optimiser step: W rows, touched H rows and biases, then the Gram cache. */
+  #applyLocal(nw: number, nh: number): void {
+    const cfg = this.config, k = this.rank, useBias = cfg.bias, loc = this.#local!;
+    const W = this.w.data, H = this.h.data, b = this.bias.data, st = loc.step;
+    const gW = this.#gW, wRows = this.#wRows, wSlot = this.#wSlot, rows = st.rows;
+    if (loc.oldH.length < nh * k) {
+      loc.oldH = new Float64Array(2 * nh * k);
+      loc.oldB = new Float64Array(2 * nh);
+    }
+    const oldH = loc.oldH, oldB = loc.oldB;
+    for (let q = 0; q < nh; q++) {
+      const hb = rows[q] * k, ob = q * k;
+      for (let c = 0; c < k; c++) oldH[ob + c] = H[hb + c];
+      oldB[q] = b[rows[q]];
+    }
+    this.step++;
+    const t = this.step;
+    if (cfg.optimizer === "adam") {
+      const ow = { lr: cfg.lr }, oh = { lr: cfg.lrH };
+      adamUpdateRows(W, this.#mW.data, this.#vW.data, gW, wRows, nw, k, t, ow);
+      adamUpdateRows(H, this.#mH.data, this.#vH.data, st.gH, rows, nh, k, t, oh);
+      if (useBias) adamUpdateRows(b, this.#mb.data, this.#vb.data, st.gb, rows, nh, 1, t, oh);
+    } else {
+      const lw = sgdRate(cfg.lr, cfg.lrDecay, t), lh = sgdRate(cfg.lrH, cfg.lrDecay, t);
+      sgdUpdateRows(W, gW, wRows, nw, k, lw);
+      sgdUpdateRows(H, st.gH, rows, nh, k, lh);
+      if (useBias) sgdUpdateRows(b, st.gb, rows, nh, 1, lh);
+    }
+    loc.gram.replaceRows(oldH, oldB, H, b, rows, nh);
+    for (let q = 0; q < nh; q++) loc.lastTouch[rows[q]] = t;
+    st.release(nh);
+    for (let q = 0; q < nw; q++) wSlot[wRows[q]] = -1;
+    if (loc.gram.due(this.numLabels, cfg.gramRecompute!)) loc.gram.recompute(H, b, this.numLabels);
   }
 
   /**
@@ -486,7 +822,9 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * diagnostics), without changing the model. Objective: the batch mean of the per-row losses
    * over observed entries plus λ/2 times the squared norms of the W rows the batch touches and
    * of the H rows that receive a loss gradient. For the logistic / squared hinge losses on fully
-   * observed rows the negatives are sampled, so only the expectation matches.
+   * observed rows the negatives are sampled, so only the expectation matches. In the local
+   * update mode: the local step's gradient (W exact; H and bias only on the touched labels,
+   * zero elsewhere), without advancing the negative sampler.
    *
    * @example
    * ```ts
@@ -508,7 +846,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
       throw new RangeError(`leml.batchGradient: the batch is wider than the model`);
     }
     const rng = this.#rng.state;
-    const [nw, nh] = this.#gradient(batch);
+    const loc = this.#local;
+    const [nw, nh] = loc ? this.#gradientLocal(batch) : this.#gradient(batch);
     this.#rng.state = rng;
     const k = this.rank;
     const W = new Float64Array(this.numFeatures * k), H = new Float64Array(this.numLabels * k);
@@ -517,11 +856,14 @@ export class LemlStream extends LowRankScorer implements Estimator {
       W.set(this.#gW.subarray(q * k, q * k + k), this.#wRows[q] * k);
       this.#wSlot[this.#wRows[q]] = -1;
     }
+    const hRows = loc ? loc.step.rows : this.#hRows, gH = loc ? loc.step.gH : this.#gH;
+    const gb = loc ? loc.step.gb : this.#gb;
     for (let q = 0; q < nh; q++) {
-      H.set(this.#gH.subarray(q * k, q * k + k), this.#hRows[q] * k);
-      bias[this.#hRows[q]] = this.#gb[q];
-      this.#hSlot[this.#hRows[q]] = -1;
+      H.set(gH.subarray(q * k, q * k + k), hRows[q] * k);
+      bias[hRows[q]] = gb[q];
+      if (!loc) this.#hSlot[hRows[q]] = -1;
     }
+    if (loc) loc.step.release(nh);
     return { W, H, bias };
   }
 
@@ -831,6 +1173,19 @@ export class LemlStream extends LowRankScorer implements Estimator {
       scalars.replaySeen = r.scalars.seen;
       scalars.replayRng = r.scalars.rngState;
     }
+    const loc = this.#local;
+    if (loc) {
+      tensors.gram = loc.gram.gram.slice();
+      tensors.gramHb = loc.gram.hb.slice();
+      tensors.lastTouch = loc.lastTouch.slice(0, this.numLabels);
+      tensors.labelPool = loc.pool.buffer.slice();
+      scalars.gramUpdates = loc.gram.updates;
+      scalars.gramRecomputes = loc.gram.recomputes;
+      scalars.labelPoolPos = loc.pool.pos;
+      scalars.labelPoolSize = loc.pool.size;
+      scalars.refreshRowsSince = loc.rowsSinceRefresh;
+      scalars.refreshCount = loc.refreshes;
+    }
     return { kind: "leml", config: { trainer: "stream", ...this.config }, scalars, tensors };
   }
 
@@ -920,101 +1275,37 @@ export class LemlStream extends LowRankScorer implements Estimator {
         "leml",
       );
     }
+    const loc = m.#local;
+    if (loc) {
+      // the cached Gram, the sampler and the counters continue exactly; a state without them
+      // (a replica's) recomputes the Gram and counts every label as touched now
+      loc.lastTouch = t.lastTouch !== undefined
+        ? Int32Array.from(need("lastTouch", L))
+        : new Int32Array(L).fill(m.step);
+      if (t.gram !== undefined) {
+        loc.gram.gram = Float64Array.from(need("gram", k * k));
+        loc.gram.hb = Float64Array.from(need("gramHb", k));
+        loc.gram.updates = state.scalars.gramUpdates ?? 0;
+        loc.gram.recomputes = state.scalars.gramRecomputes ?? 0;
+      } else {
+        loc.gram.recomputes = 0;
+        loc.gram.recompute(m.h.data, m.bias.data, L);
+      }
+      if (t.labelPool !== undefined) {
+        loc.pool = LabelPool.restore(
+          Int32Array.from(need("labelPool", POOL_SIZE)),
+          state.scalars.labelPoolPos ?? 0,
+          state.scalars.labelPoolSize ?? 0,
+        );
+      }
+      loc.rowsSinceRefresh = state.scalars.refreshRowsSince ?? 0;
+      loc.refreshes = state.scalars.refreshCount ?? 0;
+    }
     return m;
   }
 }
 
 /** Validates one CSR part of a batch; returns the space size it needs (max index + 1, numCols). */
-/**
- * Adds the upper triangle of Σ_q m_q m_qᵀ to `G` [k×k] and Σ_q w_q m_q to `v` [k], over the rows
- * m_q = M[r_q·k .. r_q·k + k) for q < n, with r_q = rows[q] (or q without `rows`) and w_q = w[r_q]
- * (or 1 without `w`). Four rows at a time (fewer loads, independent accumulators), yet every sum
- * receives its terms in row order, so the result is bit-identical to a plain loop.
- */
-function addGram(
-  M: Float32Array | Float64Array,
-  rows: Int32Array | undefined,
-  n: number,
-  k: number,
-  w: Float32Array | undefined,
-  G: Float64Array,
-  v: Float64Array,
-): void {
-  let q = 0;
-  for (; q + 3 < n; q += 4) {
-    const r0 = rows ? rows[q] : q, r1 = rows ? rows[q + 1] : q + 1;
-    const r2 = rows ? rows[q + 2] : q + 2, r3 = rows ? rows[q + 3] : q + 3;
-    const m0 = r0 * k, m1 = r1 * k, m2 = r2 * k, m3 = r3 * k;
-    const w0 = w ? w[r0] : 1, w1 = w ? w[r1] : 1, w2 = w ? w[r2] : 1, w3 = w ? w[r3] : 1;
-    for (let a = 0; a < k; a++) {
-      const a0 = M[m0 + a], a1 = M[m1 + a], a2 = M[m2 + a], a3 = M[m3 + a];
-      let va = v[a];
-      va += w0 * a0;
-      va += w1 * a1;
-      va += w2 * a2;
-      va += w3 * a3;
-      v[a] = va;
-      const ga = a * k;
-      for (let c = a; c < k; c++) {
-        let t = G[ga + c];
-        t += a0 * M[m0 + c];
-        t += a1 * M[m1 + c];
-        t += a2 * M[m2 + c];
-        t += a3 * M[m3 + c];
-        G[ga + c] = t;
-      }
-    }
-  }
-  for (; q < n; q++) {
-    const r = rows ? rows[q] : q, mb = r * k, wr = w ? w[r] : 1;
-    for (let a = 0; a < k; a++) {
-      const ma = M[mb + a];
-      v[a] += wr * ma;
-      for (let c = a; c < k; c++) G[a * k + c] += ma * M[mb + c];
-    }
-  }
-}
-
-/**
- * Adds `scale·w + M v` to `out[outOff .. outOff + k)`, for a k×k matrix `M` and
- * v = `V[vOff .. vOff + k)`; four outputs at a time (independent accumulators, fewer loads), each
- * sum still taking its terms in order, so the result is bit-identical to a plain loop.
- */
-function addMatVec(
-  M: Float64Array,
-  k: number,
-  V: Float32Array | Float64Array,
-  vOff: number,
-  scale: number,
-  w: Float64Array,
-  out: Float32Array | Float64Array,
-  outOff: number,
-): void {
-  const k4 = k - (k % 4);
-  let a = 0;
-  for (; a < k4; a += 4) {
-    const g0 = a * k, g1 = g0 + k, g2 = g1 + k, g3 = g2 + k;
-    let c0 = scale * w[a], c1 = scale * w[a + 1], c2 = scale * w[a + 2], c3 = scale * w[a + 3];
-    for (let c = 0; c < k; c++) {
-      const v = V[vOff + c];
-      c0 += M[g0 + c] * v;
-      c1 += M[g1 + c] * v;
-      c2 += M[g2 + c] * v;
-      c3 += M[g3 + c] * v;
-    }
-    out[outOff + a] += c0;
-    out[outOff + a + 1] += c1;
-    out[outOff + a + 2] += c2;
-    out[outOff + a + 3] += c3;
-  }
-  for (; a < k; a++) {
-    let acc = scale * w[a];
-    const ga = a * k;
-    for (let c = 0; c < k; c++) acc += M[ga + c] * V[vOff + c];
-    out[outOff + a] += acc;
-  }
-}
-
 function checkCsr(
   indptr: Int32Array,
   indices: Int32Array,
