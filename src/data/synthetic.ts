@@ -13,7 +13,8 @@
  *   `noise * avgNnz` uniformly from all `numFeatures` features;
  * - values are `1 + log(count)` of the draws, L2-normalised per row (like TF features).
  *
- * The same options and seed always give the same rows.
+ * The same options and seed always give the same rows. The structure depends on `seed` only;
+ * `rowSeed` (default `seed`) draws other rows from the same structure, e.g. held-out rows.
  *
  * @module
  */
@@ -51,8 +52,13 @@ export interface SyntheticOptions {
   featuresPerLabel?: number;
   /** Share of the feature draws that are uniform noise, in [0, 1] (default 0.3). */
   noise?: number;
-  /** Seed of the structure and of the rows (default 0). */
+  /** Seed of the structure and, unless `rowSeed` is given, of the rows (default 0). */
   seed?: number;
+  /**
+   * Seed of the rows alone (default `seed`): the same `seed` with another `rowSeed` gives fresh
+   * rows of the same planted structure (labels, topics, prototypes), e.g. a held-out test set.
+   */
+  rowSeed?: number;
 }
 
 /**
@@ -97,6 +103,7 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
     featuresPerLabel: options.featuresPerLabel ?? 16,
     noise: options.noise ?? 0.3,
     seed: options.seed ?? 0,
+    rowSeed: options.rowSeed ?? options.seed ?? 0,
   };
   const posInt = (v: number) => Number.isInteger(v) && v >= 1 && v <= 2147483647;
   check(Number.isInteger(o.rows) && o.rows >= 0, "rows must be a non-negative integer", o.rows);
@@ -126,6 +133,7 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
   );
   check(o.noise >= 0 && o.noise <= 1, "noise must be in [0, 1]", o.noise);
   check(Number.isFinite(o.seed), "seed must be a finite number", o.seed);
+  check(Number.isFinite(o.rowSeed), "rowSeed must be a finite number", o.rowSeed);
   return o;
 }
 
@@ -179,7 +187,7 @@ export class SyntheticGenerator {
     this.options = o;
     const L = o.numLabels, D = o.numFeatures, T = o.topics, F = o.featuresPerLabel;
     const structure = new Rng(o.seed * 2 + 0.5);
-    this.#rng = new Rng(o.seed * 2 + 1);
+    this.#rng = new Rng(o.rowSeed * 2 + 1);
 
     // power-law label weights
     const w = new Float64Array(L);

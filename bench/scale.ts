@@ -1,0 +1,475 @@
+/**
+ * `deno task scale`: how streaming learners behave as the number of labels L grows.
+ *
+ * For every size L of `--sizes` (default 10³, 10⁴, 10⁵, 10⁶) and every learner of `--learners`
+ * (default `ova,leml,br`) it streams synthetic rows (power-law label frequencies, planted
+ * prototypes; `--avg-nnz` 50 feature draws and `--avg-labels` 5 labels per row; D =
+ * `--features`, by default min(10⁶, max(10⁴, 10·L))) through the learner, one pass, in
+ * minibatches, then evaluates it on `--test-rows` held-out rows drawn from the same structure
+ * with another row seed. With `--dataset debrecs[,debtags]` it learns
+ * `<data-dir>/NAME.train.txt` in file order instead and evaluates on `NAME.test.txt` (data
+ * directory: `--data-dir`, else `$TAGSTREAM_DATA`, else `./data`).
+ *
+ * Each (learner, source) runs in its own subprocess (`bench/scale_worker.ts`) with a capped V8
+ * heap (`--heap-mb`), so peak RSS figures do not mix and a learner that blows up does not take
+ * the machine down: the parent also kills a child whose RSS passes `--max-rss-mb` (typed-array
+ * memory is outside the V8 heap) or that outlives its time allowance. Learning stops at
+ * `--budget-seconds` of learning time; such a run reports `"finished": false` with the rows
+ * learned, the rate and the projected time of the whole stream.
+ *
+ * stdout: one JSON line per (learner, source) — events/s (learning only), CPU seconds, peak
+ * RSS, model-file bytes (f32 and f16), P@1/3/5 and PSP@1/3/5 on the held-out rows (propensities
+ * from the label counts of the rows learned), the learner's own statistics when it exposes
+ * `refreshStats` or `stats` — then a summary line. A progress bar with rate and ETA goes to
+ * stderr on a terminal.
+ *
+ * ```sh
+ * npx deno task scale --sizes 1e3,1e4 --learners leml,br --budget-seconds 60
+ * npx deno task scale --dataset debrecs,debtags --learners leml
+ * npx deno task scale --sizes 1e5 --rows 500000 --options "leml:rank=32 br:learningRate=0.1"
+ * ```
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { Progress } from "../src/cli/progress.ts";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import type { DatasetSource, SyntheticSource, WorkerJob } from "./scale_worker.ts";
+
+const USAGE = `deno task scale [--sizes 1e3,1e4,1e5,1e6] [--rows N|N1,N2,..] [--features D|D1,D2,..]
+  [--test-rows 2000] [--avg-nnz 50] [--avg-labels 5] [--learners ova,leml,br]
+  [--options "leml:rank=64,lr=0.005 br:learningRate=0.05"] [--options-json '{"leml":{...}}']
+  [--budget-seconds 120] [--eval-budget-seconds 60] [--batch-size 256] [--seed 0]
+  [--heap-mb 4096] [--max-rss-mb N] [--skip-f16] [--dataset debrecs,debtags] [--data-dir DIR]
+  [--quiet]`;
+
+/** Default model options per learner (`--options` and `--options-json` override them). */
+const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
+  leml: { rank: 64, lr: 0.005, lrH: 0.003, l2Normalize: true },
+  br: {},
+  ova: {},
+};
+
+const DEFAULT_SIZES = [1e3, 1e4, 1e5, 1e6];
+
+/** Training rows for L labels when `--rows` is not given: 20·L within [50 000, 2 000 000]. */
+function defaultRows(numLabels: number): number {
+  return Math.min(2_000_000, Math.max(50_000, 20 * numLabels));
+}
+
+/** Feature-space size for L labels when `--features` is not given: 10·L within [10⁴, 10⁶]. */
+function defaultFeatures(numLabels: number): number {
+  return Math.min(1_000_000, Math.max(10_000, 10 * numLabels));
+}
+
+function positiveInt(text: string, flag: string): number {
+  const v = Number(text.trim());
+  if (!Number.isInteger(v) || v < 1) {
+    throw new TypeError(`--${flag}: expected a positive integer, got '${text}'`);
+  }
+  return v;
+}
+
+function positiveNumber(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const v = Number(text);
+  if (!Number.isFinite(v) || v <= 0) {
+    throw new TypeError(`--${flag}: expected a positive number, got '${text}'`);
+  }
+  return v;
+}
+
+/** A flag that is one value for every size or a comma list with one value per size. */
+function perSize(
+  text: string | undefined,
+  flag: string,
+  sizes: number[],
+  fallback: (l: number) => number,
+): number[] {
+  if (text === undefined) return sizes.map(fallback);
+  const list = text.split(",").map((s) => positiveInt(s, flag));
+  if (list.length === 1) return sizes.map(() => list[0]);
+  if (list.length !== sizes.length) {
+    throw new TypeError(
+      `--${flag}: give one value or one per size (${sizes.length}), got ${list.length}`,
+    );
+  }
+  return list;
+}
+
+function parseValue(v: string): unknown {
+  if (v === "true") return true;
+  if (v === "false") return false;
+  const n = Number(v);
+  return v.trim() !== "" && Number.isFinite(n) ? n : v;
+}
+
+/**
+ * `--options` groups `learner:key=value,key=value` (several per flag, space-separated, or the
+ * flag repeated) merged over the defaults, then `--options-json` `{"learner": {...}}`.
+ */
+function modelOptions(
+  groups: string[],
+  json: string | undefined,
+): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [k, v] of Object.entries(DEFAULT_OPTIONS)) out[k] = { ...v };
+  for (const group of groups.flatMap((g) => g.split(/\s+/)).filter((g) => g !== "")) {
+    const colon = group.indexOf(":");
+    if (colon <= 0) {
+      throw new TypeError(`--options: expected learner:key=value[,key=value], got '${group}'`);
+    }
+    const learner = group.slice(0, colon);
+    const o = out[learner] ??= {};
+    for (const pair of group.slice(colon + 1).split(",").filter((p) => p !== "")) {
+      const eq = pair.indexOf("=");
+      if (eq <= 0) {
+        throw new TypeError(`--options: expected key=value, got '${pair}' in '${group}'`);
+      }
+      o[pair.slice(0, eq)] = parseValue(pair.slice(eq + 1));
+    }
+  }
+  if (json !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch (e) {
+      throw new SyntaxError(`--options-json: ${(e as Error).message}`);
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new TypeError(`--options-json: expected {"learner": {options}}, got ${json}`);
+    }
+    for (const [learner, o] of Object.entries(parsed as Record<string, unknown>)) {
+      if (typeof o !== "object" || o === null || Array.isArray(o)) {
+        throw new TypeError(`--options-json: options of '${learner}' must be an object`);
+      }
+      out[learner] = { ...(out[learner] ?? {}), ...(o as Record<string, unknown>) };
+    }
+  }
+  return out;
+}
+
+/** MemAvailable in MiB (NaN when unknown). */
+function memAvailableMB(): number {
+  try {
+    const m = /MemAvailable:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/meminfo"));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Current RSS of a process in MiB (NaN once it is gone). */
+function rssOf(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+interface RunLimits {
+  heapMB: number;
+  maxRssMB: number;
+  /** Wall seconds after which the child is killed. */
+  killAfterSeconds: number;
+}
+
+/** Splits a byte stream into lines; calls `onLine` for each complete line. */
+async function readLines(stream: ReadableStream<Uint8Array>, onLine: (line: string) => void) {
+  let rest = "";
+  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+    rest += chunk;
+    let nl: number;
+    while ((nl = rest.indexOf("\n")) >= 0) {
+      onLine(rest.slice(0, nl));
+      rest = rest.slice(nl + 1);
+    }
+  }
+  if (rest !== "") onLine(rest);
+}
+
+const WORKER = new URL("./scale_worker.ts", import.meta.url).pathname;
+
+/** Runs one job in a subprocess and returns its result record (or a failure record). */
+async function runJob(
+  job: WorkerJob,
+  label: string,
+  limits: RunLimits,
+  progress: Progress,
+): Promise<Record<string, unknown>> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `--v8-flags=--max-old-space-size=${limits.heapMB}`,
+      WORKER,
+      JSON.stringify(job),
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let result: Record<string, unknown> | undefined;
+  let last: { done: number; learnSeconds: number } = { done: 0, learnSeconds: 0 };
+  let phase = "";
+  let killed: string | undefined;
+  let maxRss = 0;
+  const stderrTail: string[] = [];
+
+  const out = readLines(child.stdout, (line) => {
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(line);
+    } catch {
+      console.error(`${label}: ${line}`);
+      return;
+    }
+    if (m.type === "result") {
+      delete m.type;
+      result = m;
+    } else if (m.type === "phase") {
+      phase = String(m.phase);
+      if (typeof m.total === "number") progress.start(m.total, `${label} ${phase}`);
+      else progress.done();
+    } else if (m.type === "progress") {
+      const done = Number(m.done);
+      const info: Record<string, number> = {};
+      if (m.phase === "learn") {
+        last = { done, learnSeconds: Number(m.learnSeconds) };
+        if (last.learnSeconds > 0) info["learn/s"] = done / last.learnSeconds;
+      }
+      progress.tick(done - progress.doneCount, info);
+    }
+  });
+  const err = readLines(child.stderr, (line) => {
+    stderrTail.push(line);
+    if (stderrTail.length > 20) stderrTail.shift();
+    console.error(`${label}: ${line}`);
+  });
+  const watchdog = setInterval(() => {
+    const rss = rssOf(child.pid);
+    if (rss > maxRss) maxRss = rss;
+    if (killed !== undefined) return;
+    if (rss > limits.maxRssMB) {
+      killed = `killed: RSS ${Math.round(rss)} MiB passed --max-rss-mb ${limits.maxRssMB}`;
+    } else if ((performance.now() - t0) / 1000 > limits.killAfterSeconds) {
+      killed = `killed after ${limits.killAfterSeconds} s without a result (in phase ` +
+        `'${phase || "start"}'; a single step may outlast the budget)`;
+    }
+    if (killed !== undefined) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }, 200);
+  const status = await child.status;
+  clearInterval(watchdog);
+  await Promise.all([out, err]);
+  progress.done();
+  const wallSeconds = Math.round(performance.now() - t0) / 1000;
+  if (result !== undefined) return { ...result, parentWallSeconds: wallSeconds };
+  // no result: the child was killed or died
+  const eventsPerSecond = last.learnSeconds > 0 ? last.done / last.learnSeconds : 0;
+  const planned = job.source.kind === "synthetic" ? job.source.rows : undefined;
+  const lastErr = stderrTail.filter((l) => l.trim() !== "").slice(-3).join(" | ");
+  return {
+    learner: job.learner,
+    finished: false,
+    reason: killed ??
+      `worker died (exit code ${status.code}${status.signal ? `, ${status.signal}` : ""}) in ` +
+        `phase '${phase || "start"}'${lastErr ? `: ${lastErr}` : ""}`,
+    phase: phase || "start",
+    rowsLearned: last.done,
+    learnSeconds: Math.round(last.learnSeconds * 1000) / 1000,
+    eventsPerSecond: Math.round(eventsPerSecond * 10) / 10,
+    ...(planned !== undefined && last.done >= planned ? {} : {
+      projectedSeconds: planned !== undefined && eventsPerSecond > 0
+        ? Math.round((planned / eventsPerSecond) * 10) / 10
+        : null,
+    }),
+    peakRssMB: Math.round(maxRss * 10) / 10,
+    parentWallSeconds: wallSeconds,
+  };
+}
+
+async function main(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      sizes: { type: "string" },
+      rows: { type: "string" },
+      features: { type: "string" },
+      "test-rows": { type: "string" },
+      "avg-nnz": { type: "string" },
+      "avg-labels": { type: "string" },
+      learners: { type: "string" },
+      options: { type: "string", multiple: true },
+      "options-json": { type: "string" },
+      "budget-seconds": { type: "string" },
+      "eval-budget-seconds": { type: "string" },
+      "batch-size": { type: "string" },
+      seed: { type: "string" },
+      "heap-mb": { type: "string" },
+      "max-rss-mb": { type: "string" },
+      "skip-f16": { type: "boolean" },
+      dataset: { type: "string" },
+      "data-dir": { type: "string" },
+      quiet: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const datasets = values.dataset?.split(",").map((s) => s.trim()).filter((s) => s !== "") ?? [];
+  const sizes = values.sizes !== undefined
+    ? values.sizes.split(",").map((s) => positiveInt(s, "sizes"))
+    : datasets.length > 0
+    ? []
+    : DEFAULT_SIZES;
+  const rows = perSize(values.rows, "rows", sizes, defaultRows);
+  const features = perSize(values.features, "features", sizes, defaultFeatures);
+  const testRows = positiveInt(values["test-rows"] ?? "2000", "test-rows");
+  const avgNnz = positiveNumber(values["avg-nnz"], "avg-nnz", 50);
+  const avgLabels = positiveNumber(values["avg-labels"], "avg-labels", 5);
+  const learners = (values.learners ?? "ova,leml,br").split(",").map((s) => s.trim())
+    .filter((s) => s !== "");
+  if (learners.length === 0) throw new TypeError("--learners: give at least one learner");
+  const options = modelOptions(values.options ?? [], values["options-json"]);
+  const budgetSeconds = positiveNumber(values["budget-seconds"], "budget-seconds", 120);
+  const evalBudgetSeconds = positiveNumber(
+    values["eval-budget-seconds"],
+    "eval-budget-seconds",
+    60,
+  );
+  const batchSize = positiveInt(values["batch-size"] ?? "256", "batch-size");
+  const seed = Number(values.seed ?? "0");
+  if (!Number.isInteger(seed)) {
+    throw new TypeError(`--seed: expected an integer, got ${values.seed}`);
+  }
+  const heapMB = positiveInt(values["heap-mb"] ?? "4096", "heap-mb");
+  const available = memAvailableMB();
+  const maxRssMB = values["max-rss-mb"] !== undefined
+    ? positiveInt(values["max-rss-mb"], "max-rss-mb")
+    : Number.isFinite(available)
+    ? Math.max(1024, Math.min(8192, Math.floor(available / 2)))
+    : 8192;
+  const dataDir = resolveDataDir(values["data-dir"]);
+  const f16 = values["skip-f16"] !== true;
+  const progress = new Progress({ silent: values.quiet === true });
+  const limits: RunLimits = {
+    heapMB,
+    maxRssMB,
+    killAfterSeconds: 2 * budgetSeconds + evalBudgetSeconds + 120,
+  };
+
+  const sources: { label: string; source: SyntheticSource | DatasetSource }[] = [];
+  sizes.forEach((numLabels, i) => {
+    sources.push({
+      label: `L=${numLabels}`,
+      source: {
+        kind: "synthetic",
+        numLabels,
+        numFeatures: features[i],
+        rows: rows[i],
+        testRows,
+        avgNnz,
+        avgLabels,
+      },
+    });
+  });
+  for (const name of datasets) {
+    sources.push({ label: name, source: { kind: "dataset", name, dataDir } });
+  }
+
+  const t0 = performance.now();
+  const summary: Record<string, unknown>[] = [];
+  for (const { label, source } of sources) {
+    for (const learner of learners) {
+      const job: WorkerJob = {
+        learner,
+        options: options[learner] ?? {},
+        source,
+        batchSize,
+        seed,
+        budgetSeconds,
+        evalBudgetSeconds,
+        f16,
+      };
+      if (!progress.drawing && values.quiet !== true) {
+        console.error(`scale: ${learner} on ${label} ...`);
+      }
+      const r = await runJob(job, `${learner} ${label}`, limits, progress);
+      const describe = source.kind === "synthetic"
+        ? {
+          source: "synthetic",
+          numLabels: source.numLabels,
+          numFeatures: source.numFeatures,
+          rowsPlanned: source.rows,
+          avgNnzDraws: source.avgNnz,
+          avgLabels: source.avgLabels,
+          heldOutRowSeed: `seed + 0.5`,
+        }
+        : { source: "dataset", dataset: source.name, dataDir: source.dataDir };
+      const line = {
+        bench: "scale",
+        ...describe,
+        ...r,
+        learner,
+        options: job.options,
+        batchSize,
+        seed,
+        budgetSeconds,
+      };
+      console.log(JSON.stringify(line));
+      summary.push({
+        learner,
+        source: label,
+        finished: r.finished,
+        ...(r.finished ? {} : { reason: r.reason }),
+        eventsPerSecond: r.eventsPerSecond,
+        peakRssMB: r.peakRssMB,
+        "P@1": (r.metrics as Record<string, number> | undefined)?.["P@1"],
+      });
+    }
+  }
+  console.log(JSON.stringify({
+    bench: "scale",
+    summary: true,
+    runs: summary.length,
+    finished: summary.filter((s) => s.finished === true).length,
+    sizes,
+    ...(sizes.length === 0 ? {} : {
+      rowsPerSize: Object.fromEntries(sizes.map((l, i) => [String(l), rows[i]])),
+      featuresPerSize: Object.fromEntries(sizes.map((l, i) => [String(l), features[i]])),
+      rowsRule: values.rows === undefined ? "default: 20·L within [50000, 2000000]" : "--rows",
+      featuresRule: values.features === undefined
+        ? "default: 10·L within [1e4, 1e6]"
+        : "--features",
+      testRows,
+      avgNnzDraws: avgNnz,
+      avgLabels,
+    }),
+    datasets,
+    learners,
+    heapMB,
+    maxRssMB,
+    totalSeconds: Math.round(performance.now() - t0) / 1000,
+    results: summary,
+  }));
+}
+
+if (import.meta.main) {
+  try {
+    await main(Deno.args);
+  } catch (e) {
+    console.error(`scale: ${(e as Error).message}\n${USAGE}`);
+    Deno.exit(2);
+  }
+}
