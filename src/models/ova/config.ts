@@ -39,7 +39,7 @@ export interface OvaOptions {
   frequencyWindow?: number;
   /** Whether negative updates may create weights (default true; false: only existing ones move). */
   negativeGrowth?: boolean;
-  /** Memory budget in stored weights: past it, the smallest quarter is dropped (default 2^25). */
+  /** Memory budget in stored weights: past it, the smallest 40% are dropped (default 2^24, about 0.8 GB). */
   maxWeights?: number;
   /** Initial bias of a new label (default 0). */
   biasInit?: number;
@@ -76,7 +76,7 @@ const SPECS: Record<keyof OvaOptions, Spec> = {
   biasCandidates: { dflt: 16, integer: true, min: 0, max: 4096 },
   frequencyWindow: { dflt: 4096, integer: true, min: 1, max: 1 << 24 },
   negativeGrowth: { dflt: true },
-  maxWeights: { dflt: 1 << 25, integer: true, min: 1024, max: 2 ** 31 - 1 },
+  maxWeights: { dflt: 1 << 24, integer: true, min: 1024, max: 2 ** 31 - 1 },
   biasInit: { dflt: 0, min: -100, max: 100 },
   l2Normalize: { dflt: true },
   replay: { dflt: 0, integer: true, min: 0, max: 1 << 24 },

@@ -251,8 +251,23 @@ export class OvaEstimator implements Estimator {
       this.#candScore = new Float64Array(size + 64);
     }
     const heap = this.#cand, hs = this.#candScore, pos = this.#pos, touched = this.#touched;
+    const acc = this.#acc, stamp = this.#stamp, bias = this.#bias, L = this.#l;
+    const H = this.#head.length;
+    if (size <= 0) return 0;
     let c = 0;
-    const offer = (l: number, v: number) => {
+    // a min-heap of the best `size` (worst at the root); the root check rejects most labels
+    for (let q = 0; q < t + H; q++) {
+      let l: number, v: number;
+      if (q < t) {
+        l = touched[q];
+        v = acc[l];
+      } else {
+        l = this.#head[q - t];
+        if (l >= L || stamp[l] === mark) continue;
+        v = bias[l];
+      }
+      if (c === size && (v < hs[0] || (v === hs[0] && l > heap[0]))) continue;
+      if (pos[l] === skipMark) continue;
       if (c < size) {
         let i = c++;
         while (i > 0) {
@@ -264,7 +279,7 @@ export class OvaEstimator implements Estimator {
         }
         heap[i] = l;
         hs[i] = v;
-      } else if (v > hs[0] || (v === hs[0] && l < heap[0])) {
+      } else {
         let i = 0;
         for (;;) {
           const a = 2 * i + 1;
@@ -280,16 +295,6 @@ export class OvaEstimator implements Estimator {
         heap[i] = l;
         hs[i] = v;
       }
-    };
-    if (size <= 0) return 0;
-    for (let q = 0; q < t; q++) {
-      const l = touched[q];
-      if (pos[l] !== skipMark) offer(l, this.#acc[l]);
-    }
-    const stamp = this.#stamp, bias = this.#bias, L = this.#l;
-    for (let h = 0; h < this.#head.length; h++) {
-      const l = this.#head[h];
-      if (l < L && stamp[l] !== mark && pos[l] !== skipMark) offer(l, bias[l]);
     }
     return c;
   }
@@ -490,9 +495,12 @@ export class OvaEstimator implements Estimator {
     if (this.#w.size > cfg.maxWeights) this.#enforceBudget();
   }
 
-  /** Drops the smallest weights until a quarter of the budget is free again. */
+  /**
+   * Drops the smallest weights until 40% of the budget is free again (a compaction costs
+   * O(weights), so it runs at most once per 0.4 · maxWeights new weights).
+   */
   #enforceBudget(): void {
-    const w = this.#w, target = Math.floor(0.75 * this.config.maxWeights);
+    const w = this.#w, target = Math.floor(0.6 * this.config.maxWeights);
     let threshold = w.magnitudeQuantile(1 - target / w.size);
     w.prune(threshold);
     // ties at the threshold (or a sample that missed) can leave too many: raise it until not
@@ -719,6 +727,10 @@ export class OvaEstimator implements Estimator {
       }
       return a as T;
     };
+    const labels = take<Int32Array>("labels", Int32Array);
+    for (let e = 0; e < labels.length; e++) {
+      if (labels[e] >= L) throw new RangeError(`ova.restore: label ${labels[e]} >= ${L}`);
+    }
     m.#w = InvertedWeights.fromCompact(
       take<Int32Array>("featPtr", Int32Array, D + 1),
       take<Int32Array>("labels", Int32Array),
@@ -726,10 +738,6 @@ export class OvaEstimator implements Estimator {
       replica ? undefined : take<Float32Array>("sums", Float32Array),
       take<Uint8Array>("tableLogs", Uint8Array, D),
     );
-    const labels = t.labels as Int32Array;
-    for (let e = 0; e < labels.length; e++) {
-      if (labels[e] >= L) throw new RangeError(`ova.restore: label ${labels[e]} >= ${L}`);
-    }
     m.#bias.set(take<Float32Array>("bias", Float32Array, L));
     m.#head = take<Int32Array>("head", Int32Array).slice();
     if (!replica) {

@@ -1,26 +1,27 @@
 /**
  * Feature-major sparse weights of a linear multi-label model, whose memory follows their
- * non-zeros: every feature owns a small open-addressing hash table (label → weight, AdaGrad sum)
- * in one shared pool of typed arrays, so a row's scores for every label with a weight on its
- * features are one sequential sweep of its features' tables ({@linkcode InvertedWeights.accumulate}),
- * whatever the number of labels.
+ * non-zeros: every feature owns a dense block of (label, weight, AdaGrad sum) entries and a small
+ * open-addressing hash index over them, both carved out of shared pools of typed arrays. A row's
+ * scores for every label with a weight on one of its features are one sequential sweep of its
+ * features' blocks ({@linkcode InvertedWeights.accumulate}), whatever the number of labels.
  *
- * A feature's table is a power-of-two region of the pool, probed linearly from a Fibonacci hash
- * of the label index; it is at most 5/8 full and moves to a region twice as large when it fills.
- * Freed regions are reclaimed by compacting the pool once they make up half of it, so memory is
- * about 1.6–3.2 slots of 12 bytes per stored weight. {@linkcode InvertedWeights.evictSmallest}
- * bounds a feature's labels, {@linkcode InvertedWeights.prune} the total.
+ * A feature's block holds up to `2^log` entries, dense at its front; its index has `2^(log+1)`
+ * slots (at most half full), probed linearly from a Fibonacci hash of the label. A full block
+ * moves to one twice as large; freed blocks are reclaimed by compacting the pools once they make
+ * up a third of them. Memory is 20–40 bytes per stored weight (12 in the block, 8 in the index,
+ * half-full at worst). {@linkcode InvertedWeights.evictSmallest} bounds a feature's labels,
+ * {@linkcode InvertedWeights.prune} the total.
  *
  * @module
  */
 
-const EMPTY = -1;
-const MIN_LOG = 3;
+const MIN_LOG = 1;
 const GOLDEN = 0x9e3779b1 | 0;
 
 /**
- * Feature-major sparse weight tables (see the module doc): `find(j, l)` is the slot of feature
- * `j`'s weight for label `l`.
+ * Feature-major sparse weight blocks (see the module doc): `find(j, l)` is the slot of feature
+ * `j`'s weight for label `l` in {@linkcode InvertedWeights.weights} and
+ * {@linkcode InvertedWeights.sums}.
  *
  * @example
  * ```ts
@@ -33,26 +34,35 @@ const GOLDEN = 0x9e3779b1 | 0;
  * ```
  */
 export class InvertedWeights {
-  /** Label index of each pool slot (-1: empty). */
+  /** Label of each entry slot. */
   keys: Int32Array;
-  /** Weight of each pool slot. */
+  /** Weight of each entry slot. */
   weights: Float32Array;
-  /** AdaGrad sum of squared gradients of each pool slot. */
+  /** AdaGrad sum of squared gradients of each entry slot. */
   sums: Float32Array;
-  #off: Int32Array;
+  #index: Int32Array;
+  #eOff: Int32Array;
+  #iOff: Int32Array;
   #log: Uint8Array;
   #count: Int32Array;
   #owners = 0;
-  #used = 0;
+  #eUsed = 0;
+  #iUsed = 0;
   #waste = 0;
   #size = 0;
+  // scratch for moving one block
+  #tk = new Int32Array(16);
+  #tw = new Float32Array(16);
+  #ts = new Float32Array(16);
 
-  /** @param featureCapacity initial feature capacity; @param poolCapacity initial pool slots */
+  /** @param featureCapacity initial feature capacity; @param poolCapacity initial entry slots */
   constructor(featureCapacity = 16, poolCapacity = 1024) {
-    this.keys = new Int32Array(poolCapacity).fill(EMPTY);
+    this.keys = new Int32Array(poolCapacity);
     this.weights = new Float32Array(poolCapacity);
     this.sums = new Float32Array(poolCapacity);
-    this.#off = new Int32Array(featureCapacity).fill(-1);
+    this.#index = new Int32Array(2 * poolCapacity);
+    this.#eOff = new Int32Array(featureCapacity).fill(-1);
+    this.#iOff = new Int32Array(featureCapacity);
     this.#log = new Uint8Array(featureCapacity);
     this.#count = new Int32Array(featureCapacity);
   }
@@ -67,14 +77,9 @@ export class InvertedWeights {
     return this.#size;
   }
 
-  /** Pool slots in use (live regions plus not yet reclaimed ones). */
-  get poolSlots(): number {
-    return this.#used;
-  }
-
-  /** Bytes held by the pool and the per-feature arrays. */
+  /** Bytes held by the pools and the per-feature arrays. */
   get bytes(): number {
-    return this.keys.length * 12 + this.#off.length * 9;
+    return this.keys.length * 12 + this.#index.length * 4 + this.#eOff.length * 13;
   }
 
   /** Stored weights (labels) of feature `j`. */
@@ -85,16 +90,19 @@ export class InvertedWeights {
   /** Makes features `[0, n)` addressable (new ones start empty). */
   ensureFeatures(n: number): void {
     if (n <= this.#owners) return;
-    if (n > this.#off.length) {
-      let cap = this.#off.length;
+    if (n > this.#eOff.length) {
+      let cap = this.#eOff.length;
       while (cap < n) cap *= 2;
-      const off = new Int32Array(cap).fill(-1);
-      off.set(this.#off);
+      const eOff = new Int32Array(cap).fill(-1);
+      eOff.set(this.#eOff);
+      const iOff = new Int32Array(cap);
+      iOff.set(this.#iOff);
       const log = new Uint8Array(cap);
       log.set(this.#log);
       const count = new Int32Array(cap);
       count.set(this.#count);
-      this.#off = off;
+      this.#eOff = eOff;
+      this.#iOff = iOff;
       this.#log = log;
       this.#count = count;
     }
@@ -103,52 +111,72 @@ export class InvertedWeights {
 
   /** The slot of feature `j`'s weight for label `l`, or -1 when there is none. */
   find(j: number, l: number): number {
-    const off = this.#off[j];
-    if (off < 0) return -1;
-    const lg = this.#log[j], mask = (1 << lg) - 1, keys = this.keys;
+    const eOff = this.#eOff[j];
+    if (eOff < 0) return -1;
+    const lg = this.#log[j] + 1, mask = (1 << lg) - 1, iOff = this.#iOff[j];
+    const index = this.#index, keys = this.keys;
     let i = Math.imul(l, GOLDEN) >>> (32 - lg);
     for (;;) {
-      const k = keys[off + i];
-      if (k === l) return off + i;
-      if (k === EMPTY) return -1;
+      const e = index[iOff + i];
+      if (e < 0) return -1;
+      if (keys[eOff + e] === l) return eOff + e;
       i = (i + 1) & mask;
     }
   }
 
   /**
    * The slot of feature `j`'s weight for label `l`, inserted with weight 0 and sum 0 when
-   * absent. The insertion may move feature `j`'s table: its slots found before are then stale.
+   * absent. The insertion may move feature `j`'s block: its slots found before are then stale.
    */
   findOrInsert(j: number, l: number): number {
-    let off = this.#off[j];
-    if (off < 0) {
-      off = this.#alloc(j, MIN_LOG);
-    } else if ((this.#count[j] + 1) * 8 > 5 << this.#log[j]) {
-      this.#rehash(j, this.#log[j] + 1);
-      off = this.#off[j];
+    let eOff = this.#eOff[j];
+    if (eOff < 0) {
+      this.#alloc(j, MIN_LOG);
+      eOff = this.#eOff[j];
     }
-    const lg = this.#log[j], mask = (1 << lg) - 1, keys = this.keys;
+    const lg = this.#log[j] + 1, mask = (1 << lg) - 1, iOff = this.#iOff[j];
+    const index = this.#index, keys = this.keys;
     let i = Math.imul(l, GOLDEN) >>> (32 - lg);
     for (;;) {
-      const k = keys[off + i];
-      if (k === l) return off + i;
-      if (k === EMPTY) {
-        keys[off + i] = l;
-        this.weights[off + i] = 0;
-        this.sums[off + i] = 0;
-        this.#count[j]++;
-        this.#size++;
-        return off + i;
-      }
+      const e = index[iOff + i];
+      if (e < 0) break;
+      if (keys[eOff + e] === l) return eOff + e;
       i = (i + 1) & mask;
     }
+    if (this.#count[j] === 1 << this.#log[j]) {
+      this.#move(j, this.#log[j] + 1);
+      return this.#append(j, l);
+    }
+    const e = this.#count[j]++;
+    index[iOff + i] = e;
+    keys[eOff + e] = l;
+    this.weights[eOff + e] = 0;
+    this.sums[eOff + e] = 0;
+    this.#size++;
+    return eOff + e;
+  }
+
+  /** Appends label `l` (known absent, with room in the block) to feature `j`. */
+  #append(j: number, l: number): number {
+    const eOff = this.#eOff[j], iOff = this.#iOff[j];
+    const lg = this.#log[j] + 1, mask = (1 << lg) - 1, index = this.#index;
+    let i = Math.imul(l, GOLDEN) >>> (32 - lg);
+    while (index[iOff + i] >= 0) i = (i + 1) & mask;
+    const e = this.#count[j]++;
+    index[iOff + i] = e;
+    this.keys[eOff + e] = l;
+    this.weights[eOff + e] = 0;
+    this.sums[eOff + e] = 0;
+    this.#size++;
+    return eOff + e;
   }
 
   /**
    * Adds `values[p] · w(indices[p], l)` into `acc[l]` for every label `l` with a weight on a
    * feature `indices[p]` (`p < n`; features beyond the tables are skipped), in the order of the
-   * row's entries. Labels seen for the first time (their `stamp` differs from `mark`) are reset
-   * to 0 first and appended to `touched`. Returns the new number of touched labels.
+   * row's entries and then of the feature's block. Labels seen for the first time (their
+   * `stamp` differs from `mark`) are reset to 0 first and appended to `touched`. Returns the
+   * new number of touched labels.
    */
   accumulate(
     indices: Int32Array,
@@ -165,12 +193,11 @@ export class InvertedWeights {
     for (let p = 0; p < n; p++) {
       const j = indices[p];
       if (j >= F) continue;
-      const off = this.#off[j];
+      const off = this.#eOff[j];
       if (off < 0) continue;
-      const v = values[p], end = off + (1 << this.#log[j]);
+      const v = values[p], end = off + this.#count[j];
       for (let s = off; s < end; s++) {
         const l = keys[s];
-        if (l === EMPTY) continue;
         if (stamp[l] !== mark) {
           stamp[l] = mark;
           acc[l] = 0;
@@ -184,60 +211,50 @@ export class InvertedWeights {
 
   /**
    * Drops the `fraction` of feature `j`'s weights with the smallest magnitude (at least one when
-   * it has any); its table keeps its size. Returns how many were dropped.
+   * it has any; ties: the later entries go first); the others keep their order. Returns how
+   * many were dropped.
    */
   evictSmallest(j: number, fraction: number): number {
-    const off = this.#off[j];
-    if (off < 0 || this.#count[j] === 0) return 0;
-    const cap = 1 << this.#log[j], n = this.#count[j];
-    const mags = new Float64Array(n);
-    let e = 0;
-    for (let s = off; s < off + cap; s++) {
-      if (this.keys[s] !== EMPTY) mags[e++] = Math.abs(this.weights[s]);
-    }
-    mags.sort();
+    const n = this.#count[j];
+    if (n === 0) return 0;
+    const off = this.#eOff[j];
     const drop = Math.max(1, Math.min(n, Math.floor(n * fraction)));
+    const mags = new Float64Array(n);
+    for (let e = 0; e < n; e++) mags[e] = Math.abs(this.weights[off + e]);
+    mags.sort();
     const threshold = mags[drop - 1];
-    // keep entries above the threshold, and as many ties as leaves exactly n - drop
-    let tiesToDrop = 0;
-    for (let q = 0; q < drop; q++) if (mags[q] === threshold) tiesToDrop++;
-    const fk = new Int32Array(n - drop),
-      fw = new Float32Array(n - drop),
-      fs = new Float32Array(n - drop);
+    let ties = 0;
+    for (let q = 0; q < drop; q++) if (mags[q] === threshold) ties++;
+    // ties at the threshold: drop the last ones, keep the first ones
+    let tiesSeen = 0, totalTies = 0;
+    for (let e = 0; e < n; e++) if (Math.abs(this.weights[off + e]) === threshold) totalTies++;
+    const keepTies = totalTies - ties;
     let k = 0;
-    for (let s = off; s < off + cap; s++) {
-      const l = this.keys[s];
-      if (l === EMPTY) continue;
-      const m = Math.abs(this.weights[s]);
-      this.keys[s] = EMPTY;
+    for (let e = 0; e < n; e++) {
+      const m = Math.abs(this.weights[off + e]);
       if (m < threshold) continue;
-      if (m === threshold && tiesToDrop > 0) {
-        tiesToDrop--;
-        continue;
-      }
-      fk[k] = l;
-      fw[k] = this.weights[s];
-      fs[k] = this.sums[s];
+      if (m === threshold && tiesSeen++ >= keepTies) continue;
+      this.keys[off + k] = this.keys[off + e];
+      this.weights[off + k] = this.weights[off + e];
+      this.sums[off + k] = this.sums[off + e];
       k++;
     }
-    this.#count[j] = 0;
-    this.#size -= n;
-    for (let q = 0; q < k; q++) {
-      const s = this.findOrInsert(j, fk[q]);
-      this.weights[s] = fw[q];
-      this.sums[s] = fs[q];
-    }
+    this.#count[j] = k;
+    this.#size -= n - k;
+    this.#reindex(j);
     return n - k;
   }
 
-  /**
-   * Calls `fn(label, slot)` for every stored weight of feature `j` (in table order).
-   */
-  forEachOf(j: number, fn: (label: number, slot: number) => void): void {
-    const off = this.#off[j];
-    if (off < 0) return;
-    const end = off + (1 << this.#log[j]);
-    for (let s = off; s < end; s++) if (this.keys[s] !== EMPTY) fn(this.keys[s], s);
+  /** Rebuilds feature `j`'s index from its block. */
+  #reindex(j: number): void {
+    const iOff = this.#iOff[j], lg = this.#log[j] + 1, mask = (1 << lg) - 1;
+    const index = this.#index, keys = this.keys, eOff = this.#eOff[j];
+    index.fill(-1, iOff, iOff + (1 << lg));
+    for (let e = 0; e < this.#count[j]; e++) {
+      let i = Math.imul(keys[eOff + e], GOLDEN) >>> (32 - lg);
+      while (index[iOff + i] >= 0) i = (i + 1) & mask;
+      index[iOff + i] = e;
+    }
   }
 
   /**
@@ -250,16 +267,16 @@ export class InvertedWeights {
   ): void {
     const F = Math.min(numFeatures, this.#owners);
     for (let j = 0; j < F; j++) {
-      const off = this.#off[j];
+      const off = this.#eOff[j];
       if (off < 0) continue;
-      const end = off + (1 << this.#log[j]);
-      for (let s = off; s < end; s++) if (this.keys[s] !== EMPTY) fn(j, this.keys[s], s);
+      const end = off + this.#count[j];
+      for (let s = off; s < end; s++) fn(j, this.keys[s], s);
     }
   }
 
   /**
-   * Drops every weight with `|w| < threshold` (and features' tables shrink to fit); the pool is
-   * compacted. Returns the number of weights dropped.
+   * Drops every weight with `|w| < threshold` (blocks shrink to fit; the pools are compacted).
+   * Returns the number of weights dropped.
    */
   prune(threshold: number): number {
     const before = this.#size;
@@ -267,24 +284,26 @@ export class InvertedWeights {
     return before - this.#size;
   }
 
-  /** The `q`-quantile of `|w|` over stored weights, estimated from up to `sample` slots. */
+  /** The `q`-quantile of `|w|` over stored weights, estimated from up to `sample` of them. */
   magnitudeQuantile(q: number, sample = 4096): number {
     const vals: number[] = [];
-    const n = this.#used;
-    if (n === 0) return 0;
-    const stride = Math.max(1, Math.floor(n / (sample * 2)));
-    for (let s = 0; s < n && vals.length < sample; s += stride) {
-      if (this.keys[s] !== EMPTY) vals.push(Math.abs(this.weights[s]));
+    const n = this.#eUsed;
+    if (this.#size === 0) return 0;
+    const stride = Math.max(1, Math.floor(n / (sample * 4)));
+    for (let j = 0; j < this.#owners && vals.length < sample; j++) {
+      const off = this.#eOff[j];
+      if (off < 0) continue;
+      for (let e = 0; e < this.#count[j]; e += stride) vals.push(Math.abs(this.weights[off + e]));
     }
     if (vals.length === 0) return 0;
     vals.sort((a, b) => a - b);
-    return vals[Math.min(vals.length - 1, Math.floor(q * vals.length))];
+    return vals[Math.min(vals.length - 1, Math.max(0, Math.floor(q * vals.length)))];
   }
 
   /**
-   * A compact copy: per feature the stored labels, weights and (optionally) AdaGrad sums, with
-   * feature pointers and table sizes. {@linkcode InvertedWeights.fromCompact} rebuilds the same
-   * tables, slot for slot within each feature's table.
+   * A compact copy: per feature its labels, weights and (optionally) AdaGrad sums in block
+   * order, with feature pointers and block sizes. {@linkcode InvertedWeights.fromCompact}
+   * rebuilds the same blocks and indexes.
    */
   toCompact(withSums: boolean): {
     ptr: Int32Array;
@@ -293,38 +312,30 @@ export class InvertedWeights {
     sums?: Float32Array;
     logs: Uint8Array;
   } {
-    const L = this.#owners;
-    const ptr = new Int32Array(L + 1);
+    const F = this.#owners;
+    const ptr = new Int32Array(F + 1);
     const keys = new Int32Array(this.#size);
     const weights = new Float32Array(this.#size);
     const sums = withSums ? new Float32Array(this.#size) : undefined;
-    const logs = this.#log.slice(0, L);
+    const logs = new Uint8Array(F);
     let e = 0;
-    for (let l = 0; l < L; l++) {
-      const off = this.#off[l];
+    for (let j = 0; j < F; j++) {
+      const off = this.#eOff[j], n = this.#count[j];
       if (off >= 0) {
-        // walk the table from just after an empty slot: re-inserting in this order rebuilds
-        // the same layout (no cluster of linear probing wraps past an empty slot)
-        const mask = (1 << this.#log[l]) - 1;
-        let e0 = 0;
-        while (this.keys[off + e0] !== EMPTY) e0++;
-        for (let r = 1; r <= mask + 1; r++) {
-          const s = off + ((e0 + r) & mask);
-          if (this.keys[s] === EMPTY) continue;
-          keys[e] = this.keys[s];
-          weights[e] = this.weights[s];
-          if (sums) sums[e] = this.sums[s];
-          e++;
-        }
+        logs[j] = this.#log[j];
+        keys.set(this.keys.subarray(off, off + n), e);
+        weights.set(this.weights.subarray(off, off + n), e);
+        if (sums) sums.set(this.sums.subarray(off, off + n), e);
+        e += n;
       }
-      ptr[l + 1] = e;
+      ptr[j + 1] = e;
     }
     return sums ? { ptr, keys, weights, sums, logs } : { ptr, keys, weights, logs };
   }
 
   /**
-   * Rebuilds tables from {@linkcode InvertedWeights.toCompact}'s arrays: entries are re-inserted in
-   * their stored order into tables of the stored sizes, which gives the original layout.
+   * Rebuilds blocks from {@linkcode InvertedWeights.toCompact}'s arrays (entries in the stored
+   * order, blocks of the stored sizes, so every index is the original's).
    *
    * @throws {RangeError} when the arrays are inconsistent
    */
@@ -335,39 +346,42 @@ export class InvertedWeights {
     sums: Float32Array | undefined,
     logs: Uint8Array,
   ): InvertedWeights {
-    const L = ptr.length - 1;
-    const n = ptr[L] ?? 0;
-    if (L < 0 || logs.length !== L || keys.length !== n || weights.length !== n) {
+    const F = ptr.length - 1;
+    const n = ptr[F] ?? 0;
+    if (F < 0 || logs.length !== F || keys.length !== n || weights.length !== n || ptr[0] !== 0) {
       throw new RangeError(
-        `InvertedWeights.fromCompact: ${L} features, ${logs.length} table sizes, ${keys.length} labels, ${weights.length} weights, ${n} expected`,
+        `InvertedWeights.fromCompact: ${F} features, ${logs.length} block sizes, ${keys.length} labels, ${weights.length} weights, ${n} expected`,
       );
     }
     if (sums && sums.length !== n) {
       throw new RangeError(`InvertedWeights.fromCompact: ${sums.length} sums, ${n} expected`);
     }
     let slots = 0;
-    for (let l = 0; l < L; l++) {
-      const c = ptr[l + 1] - ptr[l];
-      if (c < 0) throw new RangeError(`InvertedWeights.fromCompact: ptr decreases at ${l}`);
-      if (c > 0 || logs[l] > 0) {
-        if (logs[l] < MIN_LOG || logs[l] > 30 || c * 8 > 5 << logs[l]) {
+    for (let j = 0; j < F; j++) {
+      const c = ptr[j + 1] - ptr[j];
+      if (c < 0) throw new RangeError(`InvertedWeights.fromCompact: ptr decreases at ${j}`);
+      if (c > 0 || logs[j] > 0) {
+        if (logs[j] < MIN_LOG || logs[j] > 29 || c > 1 << logs[j]) {
           throw new RangeError(
-            `InvertedWeights.fromCompact: feature ${l} has ${c} weights in a table of 2^${logs[l]}`,
+            `InvertedWeights.fromCompact: feature ${j} has ${c} weights in a block of 2^${logs[j]}`,
           );
         }
-        slots += 1 << logs[l];
+        slots += 1 << logs[j];
       }
     }
-    const t = new InvertedWeights(Math.max(16, L), Math.max(1024, slots));
-    t.ensureFeatures(L);
-    for (let l = 0; l < L; l++) {
-      const s0 = ptr[l], s1 = ptr[l + 1];
-      if (s1 === s0 && logs[l] === 0) continue;
-      t.#alloc(l, logs[l]);
+    const t = new InvertedWeights(Math.max(16, F), Math.max(1024, slots));
+    t.ensureFeatures(F);
+    for (let j = 0; j < F; j++) {
+      const s0 = ptr[j], s1 = ptr[j + 1];
+      if (s1 === s0 && logs[j] === 0) continue;
+      t.#alloc(j, logs[j]);
       for (let e = s0; e < s1; e++) {
-        const j = keys[e];
-        if (!(j >= 0)) throw new RangeError(`InvertedWeights.fromCompact: label ${j} at ${e}`);
-        const s = t.findOrInsert(l, j);
+        const l = keys[e];
+        if (!(l >= 0)) throw new RangeError(`InvertedWeights.fromCompact: label ${l} at ${e}`);
+        if (t.find(j, l) >= 0) {
+          throw new RangeError(`InvertedWeights.fromCompact: label ${l} twice in feature ${j}`);
+        }
+        const s = t.#append(j, l);
         t.weights[s] = weights[e];
         if (sums) t.sums[s] = sums[e];
       }
@@ -375,113 +389,122 @@ export class InvertedWeights {
     return t;
   }
 
-  #alloc(j: number, lg: number): number {
+  /** Gives feature `j` an empty block of 2^lg entries (and its index). */
+  #alloc(j: number, lg: number): void {
     const cap = 1 << lg;
-    if (this.#used + cap > this.keys.length && this.#waste * 2 > this.#used) this.#compact(0);
-    if (this.#used + cap > this.keys.length) this.#growPool(this.#used + cap);
-    const off = this.#used;
-    this.#used += cap;
-    this.#off[j] = off;
+    if (this.#eUsed + cap > this.keys.length && this.#waste * 3 > this.#eUsed) this.#compact(0);
+    if (this.#eUsed + cap > this.keys.length) this.#growPool(this.#eUsed + cap);
+    this.#eOff[j] = this.#eUsed;
+    this.#iOff[j] = this.#iUsed;
     this.#log[j] = lg;
-    return off;
+    this.#count[j] = 0;
+    this.#index.fill(-1, this.#iUsed, this.#iUsed + 2 * cap);
+    this.#eUsed += cap;
+    this.#iUsed += 2 * cap;
   }
 
   #growPool(need: number): void {
     let cap = this.keys.length;
-    while (cap < need) cap *= 2;
-    const keys = new Int32Array(cap).fill(EMPTY);
-    keys.set(this.keys.subarray(0, this.#used));
+    while (cap < need) cap = Math.ceil(cap * 1.5);
+    const keys = new Int32Array(cap);
+    keys.set(this.keys.subarray(0, this.#eUsed));
     const w = new Float32Array(cap);
-    w.set(this.weights.subarray(0, this.#used));
+    w.set(this.weights.subarray(0, this.#eUsed));
     const g = new Float32Array(cap);
-    g.set(this.sums.subarray(0, this.#used));
+    g.set(this.sums.subarray(0, this.#eUsed));
+    const index = new Int32Array(2 * cap);
+    index.set(this.#index.subarray(0, this.#iUsed));
     this.keys = keys;
     this.weights = w;
     this.sums = g;
+    this.#index = index;
   }
 
-  #rehash(j: number, lg: number): void {
-    const oldOff = this.#off[j], oldCap = 1 << this.#log[j];
-    // copy the old entries out first: allocating may grow or compact the pool
-    const n = this.#count[j];
-    const fk = new Int32Array(n), fw = new Float32Array(n), fs = new Float32Array(n);
-    let e = 0;
-    for (let s = oldOff; s < oldOff + oldCap; s++) {
-      if (this.keys[s] === EMPTY) continue;
-      fk[e] = this.keys[s];
-      fw[e] = this.weights[s];
-      fs[e] = this.sums[s];
-      this.keys[s] = EMPTY;
-      e++;
+  /** Moves feature `j`'s entries into a new block of 2^lg. */
+  #move(j: number, lg: number): void {
+    const off = this.#eOff[j], n = this.#count[j];
+    if (this.#tk.length < n) {
+      let c = this.#tk.length;
+      while (c < n) c *= 2;
+      this.#tk = new Int32Array(c);
+      this.#tw = new Float32Array(c);
+      this.#ts = new Float32Array(c);
     }
-    this.#off[j] = -1;
-    this.#waste += oldCap;
+    const tk = this.#tk, tw = this.#tw, ts = this.#ts;
+    tk.set(this.keys.subarray(off, off + n));
+    tw.set(this.weights.subarray(off, off + n));
+    ts.set(this.sums.subarray(off, off + n));
+    this.#waste += 1 << this.#log[j];
+    this.#eOff[j] = -1;
     this.#count[j] = 0;
-    this.#size -= n;
+    this.#size -= n; // (a compaction inside #alloc recounts without these)
     this.#alloc(j, lg);
-    for (let i = 0; i < n; i++) {
-      const s = this.findOrInsert(j, fk[i]);
-      this.weights[s] = fw[i];
-      this.sums[s] = fs[i];
-    }
+    this.#size += n;
+    const eOff = this.#eOff[j];
+    this.keys.set(tk.subarray(0, n), eOff);
+    this.weights.set(tw.subarray(0, n), eOff);
+    this.sums.set(ts.subarray(0, n), eOff);
+    this.#count[j] = n;
+    this.#reindex(j);
   }
 
-  /** Re-lays every feature's table contiguously, dropping weights with |w| < threshold. */
+  /** Re-lays every feature's block contiguously, dropping weights with |w| < threshold. */
   #compact(threshold: number): void {
-    const L = this.#owners;
+    const F = this.#owners;
     let slots = 0;
-    const newLog = new Uint8Array(L);
-    const keep = new Int32Array(L);
-    for (let l = 0; l < L; l++) {
-      const off = this.#off[l];
+    const keep = new Int32Array(F);
+    const newLog = new Uint8Array(F);
+    for (let j = 0; j < F; j++) {
+      const off = this.#eOff[j];
       if (off < 0) continue;
       let c = 0;
-      const end = off + (1 << this.#log[l]);
-      for (let s = off; s < end; s++) {
-        if (this.keys[s] !== EMPTY && !(Math.abs(this.weights[s]) < threshold)) c++;
+      for (let e = off; e < off + this.#count[j]; e++) {
+        if (!(Math.abs(this.weights[e]) < threshold)) c++;
       }
-      keep[l] = c;
-      let lg = MIN_LOG;
-      while (c * 8 > 5 << lg) lg++;
-      newLog[l] = c === 0 ? 0 : lg;
-      if (c > 0) slots += 1 << lg;
+      keep[j] = c;
+      if (c === 0) continue;
+      // keep the block's size unless it is over four times what is left
+      let lg = this.#log[j];
+      while (lg > MIN_LOG && c * 4 <= 1 << lg) lg--;
+      newLog[j] = lg;
+      slots += 1 << lg;
     }
     let cap = 1024;
-    while (cap < slots * 1.25) cap *= 2;
-    const keys = new Int32Array(cap).fill(EMPTY);
-    const w = new Float32Array(cap);
-    const g = new Float32Array(cap);
-    let used = 0, size = 0;
-    for (let l = 0; l < L; l++) {
-      const off = this.#off[l];
-      if (off < 0 || keep[l] === 0) {
-        this.#off[l] = -1;
-        this.#log[l] = 0;
-        this.#count[l] = 0;
+    while (cap < slots * 1.25) cap = Math.ceil(cap * 1.5);
+    const keys = new Int32Array(cap), w = new Float32Array(cap), g = new Float32Array(cap);
+    const index = new Int32Array(2 * cap);
+    let eUsed = 0, size = 0;
+    for (let j = 0; j < F; j++) {
+      const off = this.#eOff[j];
+      if (off < 0 || keep[j] === 0) {
+        this.#eOff[j] = -1;
+        this.#log[j] = 0;
+        this.#count[j] = 0;
         continue;
       }
-      const lg = newLog[l], mask = (1 << lg) - 1, shift = 32 - lg, base = used;
-      const end = off + (1 << this.#log[l]);
-      for (let s = off; s < end; s++) {
-        const j = this.keys[s];
-        if (j === EMPTY || Math.abs(this.weights[s]) < threshold) continue;
-        let i = Math.imul(j, GOLDEN) >>> shift;
-        while (keys[base + i] !== EMPTY) i = (i + 1) & mask;
-        keys[base + i] = j;
-        w[base + i] = this.weights[s];
-        g[base + i] = this.sums[s];
+      let k = 0;
+      for (let e = off; e < off + this.#count[j]; e++) {
+        if (Math.abs(this.weights[e]) < threshold) continue;
+        keys[eUsed + k] = this.keys[e];
+        w[eUsed + k] = this.weights[e];
+        g[eUsed + k] = this.sums[e];
+        k++;
       }
-      this.#off[l] = base;
-      this.#log[l] = lg;
-      this.#count[l] = keep[l];
-      size += keep[l];
-      used += 1 << lg;
+      this.#eOff[j] = eUsed;
+      this.#iOff[j] = 2 * eUsed;
+      this.#log[j] = newLog[j];
+      this.#count[j] = k;
+      size += k;
+      eUsed += 1 << newLog[j];
     }
     this.keys = keys;
     this.weights = w;
     this.sums = g;
-    this.#used = used;
+    this.#index = index;
+    this.#eUsed = eUsed;
+    this.#iUsed = 2 * eUsed;
     this.#waste = 0;
     this.#size = size;
+    for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) this.#reindex(j);
   }
 }
