@@ -249,7 +249,7 @@ export const LEARNER_FLAGS: FlagSpec = {
 
 /** Help text of {@linkcode LEARNER_FLAGS}. */
 export const LEARNER_USAGE = `Model and learner:
-  --model NAME            leml (default), sleec, coembed, br, knn, popularity
+  --model NAME            leml (default), sleec, coembed, br, ova, knn, popularity
   --seed S                model seed (default 0)
   --option KEY=VALUE      model option, repeatable (e.g. --option rank=32 --option lr=0.01)
   --batch-size B          events per learned minibatch (default 32)
