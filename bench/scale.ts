@@ -20,7 +20,12 @@
  * stdout: one JSON line per (learner, source) — events/s (learning only), CPU seconds, peak
  * RSS, model-file bytes (f32 and f16), P@1/3/5 and PSP@1/3/5 on the held-out rows (propensities
  * from the label counts of the rows learned), the learner's own statistics when it exposes
- * `refreshStats` or `stats` — then a summary line. A progress bar with rate and ETA goes to
+ * `refreshStats` or `stats`; for ova and br (`toLabelWeights()`) `pruned`: the largest
+ * magnitude-pruned f16 file within `--prune-max-bytes` (default 25 MiB, a Workers KV value),
+ * with P@k/PSP@k of it and of the unpruned file through the SDK on the same held-out rows (at most
+ * `--prune-eval-rows`) and the relative PSP@5 loss; and `service`: median milliseconds and bytes
+ * of the service's replica snapshot, replica rebuild, checkpoint and publish over
+ * `--service-reps` repetitions — then a summary line. A progress bar with rate and ETA goes to
  * stderr on a terminal.
  *
  * ```sh
@@ -41,7 +46,8 @@ const USAGE = `deno task scale [--sizes 1e3,1e4,1e5,1e6] [--rows N|N1,N2,..] [--
   [--options "leml:rank=64,lr=0.005 br:learningRate=0.05"] [--options-json '{"leml":{...}}']
   [--budget-seconds 120] [--eval-budget-seconds 60] [--batch-size 256] [--seed 0]
   [--heap-mb 4096] [--max-rss-mb N] [--skip-f16] [--dataset debrecs,debtags] [--data-dir DIR]
-  [--quiet]`;
+  [--prune-max-bytes 26214400 (0: skip)] [--prune-delta 1] [--prune-eval-rows 2000]
+  [--service-reps 3 (0: skip)] [--quiet]`;
 
 /** Default model options per learner (`--options` and `--options-json` override them). */
 const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
@@ -66,6 +72,15 @@ function positiveInt(text: string, flag: string): number {
   const v = Number(text.trim());
   if (!Number.isInteger(v) || v < 1) {
     throw new TypeError(`--${flag}: expected a positive integer, got '${text}'`);
+  }
+  return v;
+}
+
+function nonNegativeInt(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const v = Number(text.trim());
+  if (!Number.isInteger(v) || v < 0) {
+    throw new TypeError(`--${flag}: expected a non-negative integer, got '${text}'`);
   }
   return v;
 }
@@ -317,6 +332,10 @@ async function main(args: string[]): Promise<void> {
       "heap-mb": { type: "string" },
       "max-rss-mb": { type: "string" },
       "skip-f16": { type: "boolean" },
+      "prune-max-bytes": { type: "string" },
+      "prune-delta": { type: "string" },
+      "prune-eval-rows": { type: "string" },
+      "service-reps": { type: "string" },
       dataset: { type: "string" },
       "data-dir": { type: "string" },
       quiet: { type: "boolean" },
@@ -362,11 +381,16 @@ async function main(args: string[]): Promise<void> {
     : 8192;
   const dataDir = resolveDataDir(values["data-dir"]);
   const f16 = values["skip-f16"] !== true;
+  const pruneMaxBytes = nonNegativeInt(values["prune-max-bytes"], "prune-max-bytes", 25 * 2 ** 20);
+  const pruneDelta = nonNegativeInt(values["prune-delta"], "prune-delta", 1);
+  const pruneEvalRows = positiveInt(values["prune-eval-rows"] ?? "2000", "prune-eval-rows");
+  const serviceRepetitions = nonNegativeInt(values["service-reps"], "service-reps", 3);
   const progress = new Progress({ silent: values.quiet === true });
   const limits: RunLimits = {
     heapMB,
     maxRssMB,
-    killAfterSeconds: 2 * budgetSeconds + evalBudgetSeconds + 120,
+    // learning, evaluation, the pruned file's comparison and the service's steps
+    killAfterSeconds: 2 * budgetSeconds + 2 * evalBudgetSeconds + 300,
   };
 
   const sources: { label: string; source: SyntheticSource | DatasetSource }[] = [];
@@ -401,6 +425,10 @@ async function main(args: string[]): Promise<void> {
         budgetSeconds,
         evalBudgetSeconds,
         f16,
+        pruneMaxBytes,
+        pruneDelta,
+        pruneEvalRows,
+        serviceRepetitions,
       };
       if (!progress.drawing && values.quiet !== true) {
         console.error(`scale: ${learner} on ${label} ...`);
@@ -436,6 +464,10 @@ async function main(args: string[]): Promise<void> {
         eventsPerSecond: r.eventsPerSecond,
         peakRssMB: r.peakRssMB,
         "P@1": (r.metrics as Record<string, number> | undefined)?.["P@1"],
+        ...(r.pruned === undefined ? {} : {
+          prunedBytes: (r.pruned as Record<string, unknown>).bytes,
+          relativePsp5Loss: (r.pruned as Record<string, unknown>).relativePsp5Loss,
+        }),
       });
     }
   }

@@ -7,7 +7,12 @@
  * dataset's XC train/test files. The worker learns one pass in minibatches (timing only
  * `learnMany`, wall and CPU), stops at the learning budget, measures the model file (f32 and
  * f16), evaluates P@1/3/5 and PSP@1/3/5 on the held-out rows (propensities from the label counts
- * of the rows learned), and reads its own peak RSS (`VmHWM` of /proc/self/status).
+ * of the rows learned), and reads its own peak RSS (`VmHWM` of /proc/self/status). Then, for a
+ * model with `toLabelWeights()` (ova, br), the largest magnitude-pruned f16 `linear-sparse` file
+ * within `pruneMaxBytes` (25 MiB, a Workers KV value) and its P@k/PSP@k against the unpruned
+ * file's, both through the SDK on the same held-out rows (`pruned`, see
+ * `scale/prune_export.ts`); and for every model what the service pays for it: snapshot, replica
+ * rebuild, checkpoint and publish times and bytes (`service`, see `scale/service_costs.ts`).
  *
  * stdout is NDJSON: `{"type":"phase",...}` and `{"type":"progress",...}` lines while it runs
  * (so the parent can draw a progress bar and knows how far a run got if it has to kill it), and
@@ -26,6 +31,10 @@ import { batchesOf, type Dataset, loadDataset, rowView } from "../src/data/datas
 import { PrecisionAtK } from "../src/metrics/precision.ts";
 import { PspAtK } from "../src/metrics/psp.ts";
 import { propensities } from "../src/metrics/propensity.ts";
+import type { EstimatorFactory } from "../src/models/estimator.ts";
+import type { LabelWeights } from "../src/models/br/label_weights.ts";
+import { KV_VALUE_LIMIT, prunedExport } from "./scale/prune_export.ts";
+import { serviceCosts } from "./scale/service_costs.ts";
 
 /** A synthetic stream: `rows` training rows, `testRows` held-out rows of the same structure. */
 export interface SyntheticSource {
@@ -58,6 +67,17 @@ export interface WorkerJob {
   evalBudgetSeconds: number;
   /** Also measure the f16 model file. */
   f16: boolean;
+  /**
+   * Byte budget of the pruned export of a model with `toLabelWeights()` (default 25 MiB, a
+   * Workers KV value); 0 skips it.
+   */
+  pruneMaxBytes?: number;
+  /** Weights the pruned export keeps per label at least (default 1). */
+  pruneDelta?: number;
+  /** Held-out rows the pruned and unpruned files are both scored on through the SDK (2000). */
+  pruneEvalRows?: number;
+  /** Repetitions of the service's snapshot, restore, checkpoint and publish (default 3; 0 skips). */
+  serviceRepetitions?: number;
 }
 
 /** The held-out rows of a synthetic stream use this row seed: `seed + TEST_ROW_SEED_OFFSET`. */
@@ -210,6 +230,7 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
 
   let plan: Plan;
   let model: Estimator;
+  let factory: EstimatorFactory;
   try {
     plan = job.source.kind === "synthetic"
       ? syntheticPlan(job.source, job)
@@ -223,7 +244,7 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
   result.numLabels = plan.numLabels;
   result.testRows = plan.test.rows.length;
   try {
-    const factory = await loadFactory(job.learner);
+    factory = await loadFactory(job.learner);
     model = factory.create({
       ...job.options,
       seed: job.seed,
@@ -320,10 +341,11 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
   }
 
   // held-out evaluation: P@k and PSP@k with the propensities of the rows learned
-  if (rowsLearned > 0) {
+  const props = rowsLearned > 0 ? propensities(counts, rowsLearned) : undefined;
+  if (props !== undefined) {
     const ks = [1, 3, 5];
     const p = new PrecisionAtK(ks);
-    const psp = new PspAtK(propensities(counts, rowsLearned), ks);
+    const psp = new PspAtK(props, ks);
     const rows = plan.test.rows;
     emit({ type: "phase", phase: "evaluate", total: rows.length });
     const t0 = performance.now();
@@ -354,6 +376,58 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
       evalSeconds: round(evalSeconds),
       predictMsPerRow: evaluated > 0 ? round((1000 * evalSeconds) / evaluated, 4) : null,
     });
+  }
+
+  // peak RSS (VmHWM, which only grows) at the end of each phase: what each phase added
+  const peaks: Record<string, number> = {
+    learn: result.learnPeakRssMB as number,
+    evaluate: round(memoryMB().peak, 1),
+  };
+  result.phasePeakRssMB = peaks;
+
+  // the service's files carry label names: decimal ones here
+  const labelNames = Array.from({ length: model.numLabels }, (_, l) => String(l));
+
+  // pruned export within a byte budget, scored against the unpruned file through the SDK
+  const toLabelWeights = (model as { toLabelWeights?: () => LabelWeights }).toLabelWeights;
+  const pruneMaxBytes = job.pruneMaxBytes ?? KV_VALUE_LIMIT;
+  if (typeof toLabelWeights === "function" && props !== undefined && pruneMaxBytes > 0) {
+    emit({ type: "phase", phase: "prune" });
+    try {
+      const t0 = performance.now();
+      const unpruned = model.toModelFile({ labelNames });
+      const weights = toLabelWeights.call(model);
+      const encodeSeconds = (performance.now() - t0) / 1000;
+      result.pruned = {
+        labelNames: "decimal",
+        unprunedEncodeSeconds: round(encodeSeconds),
+        ...prunedExport(weights, unpruned, plan.test.rows, props, {
+          maxBytes: pruneMaxBytes,
+          delta: job.pruneDelta ?? 1,
+          evalRows: job.pruneEvalRows ?? 2000,
+          evalBudgetSeconds: job.evalBudgetSeconds,
+        }),
+      };
+    } catch (e) {
+      result.pruned = { error: errorText(e) };
+    }
+    peaks.prune = round(memoryMB().peak, 1);
+  }
+
+  // what the service pays: snapshot, replica rebuild, checkpoint, publish
+  const reps = job.serviceRepetitions ?? 3;
+  if (reps > 0) {
+    emit({ type: "phase", phase: "service" });
+    let dir: string | undefined;
+    try {
+      dir = await Deno.makeTempDir({ prefix: "tagstream_scale_" });
+      result.service = await serviceCosts(model, factory, { repetitions: reps, dir, labelNames });
+    } catch (e) {
+      result.service = { error: errorText(e) };
+    } finally {
+      if (dir !== undefined) await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+    peaks.service = round(memoryMB().peak, 1);
   }
   return finish();
 }

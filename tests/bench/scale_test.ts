@@ -1,6 +1,7 @@
 // `deno task scale` end to end at tiny sizes (subprocesses): one JSON line per (learner, source)
 // with the measured fields, a per-learner error entry for an unknown learner, the learning
-// budget, the RSS watchdog, the dataset mode, and a summary line. No timing asserts.
+// budget, the RSS watchdog, the dataset mode, the pruned export within a byte budget, the
+// service's snapshot/checkpoint/publish costs, and a summary line. No timing asserts.
 import { assert, lastJson, runDenoScript, tempDirWith } from "../cli/helpers.ts";
 
 const SCALE = new URL("../../bench/scale.ts", import.meta.url).pathname;
@@ -20,6 +21,37 @@ const num = (v: unknown, what: string): number => {
 };
 
 const METRICS = ["P@1", "P@3", "P@5", "PSP@1", "PSP@3", "PSP@5"];
+
+/** The `service` record: every step timed (ms ≥ 0) and every file or state non-empty. */
+function checkService(line: Record<string, unknown>, reps: number, from: string): void {
+  const s = line.service as Record<string, unknown>;
+  assert(s !== undefined && s.error === undefined, `service: ${JSON.stringify(s)}`);
+  assert(s.repetitions === reps && s.snapshotFrom === from, `service ${JSON.stringify(s)}`);
+  for (
+    const k of [
+      "snapshotMs",
+      "replicaRestoreMs",
+      "checkpointMs",
+      "checkpointStateMs",
+      "checkpointEncodeMs",
+      "checkpointWriteMs",
+      "publishMs",
+      "publishBuildMs",
+      "publishWriteMs",
+    ]
+  ) {
+    assert(num(s[k], k) >= 0, `${k} = ${s[k]} >= 0`);
+  }
+  for (const k of ["snapshotBytes", "checkpointBytes", "checkpointStateBytes", "publishBytes"]) {
+    assert(num(s[k], k) > 0, `${k} = ${s[k]} > 0`);
+  }
+  // the checkpoint holds the full state (and more); the replica only what prediction needs
+  assert(
+    (s.checkpointBytes as number) >= (s.checkpointStateBytes as number) &&
+      (s.checkpointStateBytes as number) >= (s.snapshotBytes as number),
+    `checkpoint ${s.checkpointBytes} >= state ${s.checkpointStateBytes} >= snapshot ${s.snapshotBytes}`,
+  );
+}
 
 Deno.test("scale: synthetic L=200 with leml gives every field; an unknown learner is an error entry", async () => {
   const lines = await runScale([
@@ -56,6 +88,8 @@ Deno.test("scale: synthetic L=200 with leml gives every field; an unknown learne
   assert(m["P@1"] > 20, `P@1 ${m["P@1"]}`);
   assert(num(leml.labelsPerRow, "labelsPerRow") > 3, "about 5 labels per row");
   assert((leml.options as Record<string, unknown>).rank === 64, "default leml rank 64");
+  assert(leml.pruned === undefined, "no pruned export for a model without toLabelWeights()");
+  checkService(leml, 3, "toReplicaState");
 
   assert(unknown.learner === "no-such-learner" && unknown.finished === false, "unknown learner");
   assert(String(unknown.reason).includes("Unknown model 'no-such-learner'"), `${unknown.reason}`);
@@ -127,4 +161,60 @@ Deno.test("scale: --dataset learns the training file in order and evaluates on t
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("scale: ova's pruned export fits the byte budget and is compared on the same rows; the service's costs", async () => {
+  const maxBytes = 200_000;
+  const lines = await runScale([
+    "--sizes",
+    "200",
+    "--rows",
+    "500",
+    "--test-rows",
+    "200",
+    "--learners",
+    "ova",
+    "--skip-f16",
+    "--prune-max-bytes",
+    String(maxBytes),
+    "--prune-eval-rows",
+    "150",
+    "--service-reps",
+    "2",
+  ]);
+  assert(lines.length === 2, "one result and the summary");
+  const [r, summary] = lines;
+  assert(r.learner === "ova" && r.finished === true, `finished: ${r.reason}`);
+  const p = r.pruned as Record<string, unknown>;
+  assert(p !== undefined && p.error === undefined, `pruned: ${JSON.stringify(p)}`);
+  const bytes = num(p.bytes, "pruned.bytes"), unpruned = num(p.unprunedBytes, "unprunedBytes");
+  assert(p.maxBytes === maxBytes && p.needed === true, `the unpruned ${unpruned} B is over budget`);
+  assert(p.withinBudget === true && bytes > 0 && bytes <= maxBytes, `${bytes} B <= ${maxBytes} B`);
+  assert(bytes <= unpruned, `pruned ${bytes} B <= unpruned ${unpruned} B`);
+  const kept = num(p.weights, "weights"), before = num(p.weightsBefore, "weightsBefore");
+  assert(kept > 0 && kept < before, `weights pruned: ${kept} of ${before}`);
+  assert(num(p.lambda, "lambda") > 0 && p.delta === 1, `lambda ${p.lambda}, delta ${p.delta}`);
+  assert(kept >= num(r.labelsSeen, "labelsSeen"), "at least delta = 1 weight per label seen");
+  assert(p.weightType === "f16" && p.indexType === "u16", "f16 weights, u16 label indices");
+  assert(p.evalRows === 150 && p.evalRowsCap === 150, `rows capped: ${p.evalRows}`);
+  for (const which of ["metrics", "unprunedMetrics"]) {
+    const m = p[which] as Record<string, number>;
+    for (const k of METRICS) assert(num(m[k], k) >= 0 && m[k] <= 100, `${which} ${k} = ${m[k]}`);
+  }
+  const u5 = (p.unprunedMetrics as Record<string, number>)["PSP@5"];
+  const p5 = (p.metrics as Record<string, number>)["PSP@5"];
+  const loss = num(p.relativePsp5Loss, "relativePsp5Loss");
+  assert(u5 > 0 && Math.abs(loss - (1 - p5 / u5)) < 1e-3, `loss ${loss} = 1 - ${p5}/${u5}`);
+  assert(p.withinOnePercent === (loss <= 0.01), "withinOnePercent agrees with the loss");
+  checkService(r, 2, "toReplicaState");
+  const peaks = r.phasePeakRssMB as Record<string, number>;
+  assert(
+    num(peaks.learn, "learn peak") <= num(peaks.prune, "prune peak") &&
+      peaks.prune <= num(peaks.service, "service peak") && peaks.service <= (r.peakRssMB as number),
+    `peak RSS only grows through the phases: ${JSON.stringify(peaks)}, ${r.peakRssMB}`,
+  );
+  // the published file is the unpruned one with the same label names as the compared file
+  assert((r.service as Record<string, unknown>).publishBytes as number >= unpruned - 64, "publish");
+  const s = (summary.results as Record<string, unknown>[])[0];
+  assert(s.prunedBytes === bytes && s.relativePsp5Loss === loss, "summary has the pruned figures");
 });
