@@ -448,63 +448,53 @@ export class InvertedWeights {
     this.#reindex(j);
   }
 
-  /** Re-lays every feature's block contiguously, dropping weights with |w| < threshold. */
+  /**
+   * Re-lays every feature's block contiguously, dropping weights with |w| < threshold, in place:
+   * blocks are moved left in the order of their offsets (a block's new offset is never past its
+   * old one), so a compaction allocates nothing but an order of the features (allocating new
+   * pools each time left garbage that took the process to 3.9 GB of RSS at 10⁶ labels).
+   */
   #compact(threshold: number): void {
     const F = this.#owners;
-    let slots = 0;
-    const keep = new Int32Array(F);
-    const newLog = new Uint8Array(F);
-    for (let j = 0; j < F; j++) {
-      const off = this.#eOff[j];
-      if (off < 0) continue;
-      let c = 0;
-      for (let e = off; e < off + this.#count[j]; e++) {
-        if (!(Math.abs(this.weights[e]) < threshold)) c++;
-      }
-      keep[j] = c;
-      if (c === 0) continue;
-      // keep the block's size unless it is over four times what is left
-      let lg = this.#log[j];
-      while (lg > MIN_LOG && c * 4 <= 1 << lg) lg--;
-      newLog[j] = lg;
-      slots += 1 << lg;
-    }
-    let cap = 1024;
-    while (cap < slots * 1.25) cap = Math.ceil(cap * 1.5);
-    const keys = new Int32Array(cap), w = new Float32Array(cap), g = new Float32Array(cap);
-    const index = new Int32Array(2 * cap);
+    let live = 0;
+    for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) live++;
+    const order = new Int32Array(live);
+    let q = 0;
+    for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) order[q++] = j;
+    const eOff = this.#eOff;
+    order.sort((a, b) => eOff[a] - eOff[b]);
+    const keys = this.keys, w = this.weights, g = this.sums;
     let eUsed = 0, size = 0;
-    for (let j = 0; j < F; j++) {
-      const off = this.#eOff[j];
-      if (off < 0 || keep[j] === 0) {
-        this.#eOff[j] = -1;
+    for (let q = 0; q < live; q++) {
+      const j = order[q], off = eOff[j], n = this.#count[j];
+      let k = 0;
+      for (let e = off; e < off + n; e++) {
+        if (Math.abs(w[e]) < threshold) continue;
+        keys[eUsed + k] = keys[e];
+        w[eUsed + k] = w[e];
+        g[eUsed + k] = g[e];
+        k++;
+      }
+      if (k === 0) {
+        eOff[j] = -1;
         this.#log[j] = 0;
         this.#count[j] = 0;
         continue;
       }
-      let k = 0;
-      for (let e = off; e < off + this.#count[j]; e++) {
-        if (Math.abs(this.weights[e]) < threshold) continue;
-        keys[eUsed + k] = this.keys[e];
-        w[eUsed + k] = this.weights[e];
-        g[eUsed + k] = this.sums[e];
-        k++;
-      }
-      this.#eOff[j] = eUsed;
+      // keep the block's size unless it is over four times what is left
+      let lg = this.#log[j];
+      while (lg > MIN_LOG && k * 4 <= 1 << lg) lg--;
+      eOff[j] = eUsed;
       this.#iOff[j] = 2 * eUsed;
-      this.#log[j] = newLog[j];
+      this.#log[j] = lg;
       this.#count[j] = k;
       size += k;
-      eUsed += 1 << newLog[j];
+      eUsed += 1 << lg;
     }
-    this.keys = keys;
-    this.weights = w;
-    this.sums = g;
-    this.#index = index;
     this.#eUsed = eUsed;
     this.#iUsed = 2 * eUsed;
     this.#waste = 0;
     this.#size = size;
-    for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) this.#reindex(j);
+    for (let j = 0; j < F; j++) if (eOff[j] >= 0) this.#reindex(j);
   }
 }
