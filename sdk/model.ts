@@ -10,7 +10,7 @@ import { ModelFormatError } from "./errors.ts";
 import { featurizer, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
 import type { DecodedModel, KindScorer } from "./kinds/types.ts";
-import { type TopK, topK } from "./topk.ts";
+import { type TopK, topK, type TopKScorer } from "./topk.ts";
 
 /**
  * A loaded model: the decoded file (kind, sizes, label names, params, meta, tensors) and its
@@ -71,9 +71,11 @@ export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
   } catch (e) {
     throw new ModelFormatError("corrupt", (e as Error).message, { formatVersion: m.formatVersion });
   }
+  const fast = (scorer as TopKScorer).topK; // exact, without scanning every label
   const predictTopK = (x: ModelInput, k: number) => {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`predictTopK: bad k ${k}`);
-    return topK(scorer(...rows(x)), L, k);
+    const [i, v] = rows(x);
+    return fast ? fast(i, v, k) : topK(scorer(i, v), L, k);
   };
   return {
     ...m,

@@ -24,9 +24,24 @@ export interface TopK {
 }
 
 /**
- * Keeps the `cap` best entries seen so far in `labels`/`top`, in decreasing score order (an equal
- * score stays behind the entries already kept): inserts label `l` with score `s` into the
- * `size` entries held and returns the new size. Also the neighbour selection of `knn-embedding`.
+ * Whether label `l` with score `s` ranks above entry `i` of `labels`/`top`: a higher score, or
+ * the same score and a smaller label.
+ *
+ * @example
+ * ```ts
+ * import { beats } from "./topk.ts";
+ * const labels = Int32Array.of(4), top = Float64Array.of(0.5);
+ * console.log(beats(labels, top, 0, 3, 0.5), beats(labels, top, 0, 5, 0.5)); // true false
+ * ```
+ */
+export const beats = (labels: Int32Array, top: Float64Array, i: number, l: number, s: number) =>
+  s > top[i] || s === top[i] && l < labels[i];
+
+/**
+ * Keeps the `cap` best entries seen so far in `labels`/`top`, in decreasing score order, ties
+ * broken by the smaller label (labels pushed in increasing order: an equal score stays behind
+ * the entries already kept): inserts label `l` with score `s` into the `size` entries held and
+ * returns the new size. Also the neighbour selection of `knn-embedding`.
  *
  * @example
  * ```ts
@@ -45,9 +60,9 @@ export function pushTop(
   l: number,
   s: number,
 ): number {
-  if (size === cap && !(s > top[cap - 1])) return size;
+  if (size === cap && !beats(labels, top, cap - 1, l, s)) return size;
   let pos = size < cap ? size++ : cap - 1;
-  while (pos > 0 && s > top[pos - 1]) {
+  while (pos > 0 && beats(labels, top, pos - 1, l, s)) {
     top[pos] = top[pos - 1];
     labels[pos] = labels[pos - 1];
     pos--;
@@ -74,4 +89,28 @@ export function topK(scores: Float32Array | Float64Array, n: number, k: number):
     size = pushTop(labels, top, size, cap, l, s === s ? s : -Infinity);
   }
   return { labels, scores: Float32Array.from(top) };
+}
+
+/**
+ * A kind scorer that also selects the top k itself (`linear-sparse`: without scanning every
+ * label); `loadModel` uses `topK` when the scorer has it.
+ *
+ * @example
+ * ```ts
+ * import type { TopKScorer } from "./topk.ts";
+ * const s: TopKScorer = { topK: (_i, _v, k) => ({ labels: new Int32Array(k), scores: new Float32Array(k) }) };
+ * console.log(s.topK?.(new Int32Array(0), new Float64Array(0), 1).labels); // Int32Array(1) [ 0 ]
+ * ```
+ */
+export interface TopKScorer {
+  /**
+   * The `k` best labels of a preprocessed row, as {@linkcode topK} of all its scores; `dense`
+   * forces (true) or rules out (false) scoring every label, else the scorer chooses.
+   */
+  topK?: (
+    indices: Int32Array,
+    values: Float32Array | Float64Array,
+    k: number,
+    dense?: boolean,
+  ) => TopK;
 }

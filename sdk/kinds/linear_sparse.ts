@@ -1,39 +1,91 @@
 /**
- * SDK scorer of the `linear-sparse` kind (binary relevance, POP-pruned BR, popularity):
+ * SDK scorer of the `linear-sparse` kind (binary relevance, POP-pruned BR, popularity, ova):
  * score_l(x) = bias_l + Σ_j x_j · w_{j,l}, with feature-major sparse weights. Scores are
  * accumulated in float64 in the order of the row's entries, as the BR trainer does, so they
  * equal its scores.
  *
+ * Top-k is exact without scanning all L labels: a query accumulates only the postings of its
+ * features (the labels it touches); every other label scores its bias, so the answer is the best
+ * of the touched labels and of the untouched ones met walking the labels by decreasing bias
+ * (the file's `biasOrder`, else sorted once on the first query), until the walk cannot beat the
+ * k-th best. A row whose postings reach more than a third of the labels is scored densely (as
+ * fast then); both paths give the same answer.
+ *
  * @module
  */
+import { beats, pushTop, type TopK, topK as topKDense } from "../topk.ts";
 import { floats, ints } from "./tensors.ts";
-import type { KindFactory } from "./types.ts";
+import type { KindFactory, KindScorer } from "./types.ts";
 import { zeros } from "../vector.ts";
 
 /**
+ * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): a stable
+ * LSD radix sort (two 16-bit passes) of keys that order the float32 biases.
+ *
+ * @example
+ * ```ts
+ * import { biasOrder } from "./linear_sparse.ts";
+ * console.log(biasOrder(Float32Array.of(-1, 2, NaN, 2, -0, 0, -Infinity))); // Int32Array(7) [ 1, 3, 4, 5, 0, 2, 6 ]
+ * ```
+ */
+export function biasOrder(bias: Float32Array): Int32Array {
+  const L = bias.length, f = new Float32Array(1), u = new Uint32Array(f.buffer);
+  const key = new Uint32Array(L);
+  let a = new Int32Array(L), b = new Int32Array(L);
+  for (let l = 0; l < L; l++) {
+    f[0] = bias[l] === bias[l] ? bias[l] + 0 : -Infinity;
+    key[l] = u[0] >> 31 ? u[0] : u[0] ^ 0x7fffffff; // negatives: larger bits, lower bias
+    a[l] = l;
+  }
+  for (let sh = 0; sh < 32; sh += 16) {
+    const c = new Int32Array(65537);
+    for (let l = 0; l < L; l++) c[(key[l] >>> sh & 65535) + 1]++;
+    for (let d = 0; d < 65536; d++) c[d + 1] += c[d];
+    for (let i = 0; i < L; i++) b[c[key[a[i]] >>> sh & 65535]++] = a[i];
+    [a, b] = [b, a];
+  }
+  return a;
+}
+
+/**
  * Builds the `linear-sparse` scorer: tensors `featPtr` i32 [D+1], `labelIdx` i32|u16 [nnz],
- * `weights` [nnz] and optional `bias` [L].
+ * `weights` [nnz], optional `bias` [L] and optional `biasOrder` i32 [L] (used when it orders
+ * the decoded bias, else rebuilt). The scorer returns every label's score; its `topK` gives the
+ * top k of those scores, touching only the row's postings.
  *
  * @example
  * ```ts
  * import { linearSparse } from "./linear_sparse.ts";
+ * import type { TopKScorer } from "../topk.ts";
  * const s = linearSparse({
- *   kind: "linear-sparse", formatVersion: 1, numFeatures: 2, numLabels: 2, params: {},
+ *   kind: "linear-sparse", formatVersion: 1, numFeatures: 2, numLabels: 3, params: {},
  *   tensors: {
  *     featPtr: { shape: [3], data: Int32Array.of(0, 1, 2) },
  *     labelIdx: { shape: [2], data: Int32Array.of(1, 0) },
  *     weights: { shape: [2], data: Float32Array.of(2, 1) },
+ *     bias: { shape: [3], data: Float32Array.of(0, 0, 1.5) },
  *   },
  * });
- * console.log(s(Int32Array.of(0), Float64Array.of(1))); // Float64Array(2) [ 0, 2 ]
+ * console.log(s(Int32Array.of(0), Float64Array.of(1))); // Float64Array(3) [ 0, 2, 1.5 ]
+ * console.log((s as TopKScorer).topK!(Int32Array.of(0), Float64Array.of(1), 2).labels); // Int32Array(2) [ 1, 2 ]
  * ```
  */
 export const linearSparse: KindFactory = (m) => {
   const L = m.numLabels, idx = ints(m, "labelIdx", L - 1, undefined, "u16");
   const ptr = ints(m, "featPtr", idx.length, m.numFeatures + 1, "ptr");
   const w = floats(m, "weights", idx.length), bias = floats(m, "bias", L, true);
-  const s = zeros(L);
-  return (indices, values) => {
+  const s = zeros(L), mark = new Uint8Array(L), touched = new Int32Array(Math.min(L, idx.length));
+  // an untouched label's score (NaN ranks as -Infinity)
+  const key = (l: number) => bias && bias[l] === bias[l] ? bias[l] : bias ? -Infinity : 0;
+  // the file's order when it is one of the decoded bias (strictly ordered, so a permutation)
+  let order = bias && m.tensors.biasOrder?.data as Int32Array | undefined, last = Infinity;
+  if (!(order instanceof Int32Array && order.length === L)) order = undefined;
+  for (let i = 0, p = -1; order && i < L; i++) {
+    const l = order[i], x = key(l);
+    if (!(l >>> 0 < L && (x < last || x === last && l > p))) order = undefined;
+    last = x, p = l;
+  }
+  const scores: KindScorer = (indices, values) => {
     if (bias) s.set(bias);
     else s.fill(0);
     for (let p = 0; p < indices.length; p++) {
@@ -42,4 +94,45 @@ export const linearSparse: KindFactory = (m) => {
     }
     return s;
   };
+  const topK = (
+    indices: Int32Array,
+    values: Float32Array | Float64Array,
+    k: number,
+    dense?: boolean,
+  ): TopK => {
+    let n = 0, size = 0;
+    for (let p = 0; dense === undefined && p < indices.length; p++) {
+      n += ptr[indices[p] + 1] - ptr[indices[p]]; // NaN for a column out of range: sparse path
+    }
+    // a row with postings for more than a third of the labels: scanning all L is as fast
+    if (dense ?? n * 3 > L) return topKDense(scores(indices, values), L, k);
+    n = 0;
+    for (let p = 0; p < indices.length; p++) {
+      const j = indices[p], v = values[p], end = ptr[j + 1];
+      for (let e = ptr[j]; e < end; e++) {
+        const l = idx[e];
+        if (!mark[l]) {
+          mark[l] = 1;
+          s[l] = bias ? bias[l] : 0;
+          touched[n++] = l;
+        }
+        s[l] += v * w[e];
+      }
+    }
+    const cap = k < L ? k : L, labels = new Int32Array(cap), top = zeros(cap);
+    for (let i = 0; i < n; i++) {
+      const x = s[touched[i]];
+      size = pushTop(labels, top, size, cap, touched[i], x === x ? x : -Infinity);
+    }
+    if (bias) order ??= biasOrder(bias);
+    for (let i = 0; i < L; i++) {
+      const l = bias ? order![i] : i, x = key(l);
+      if (mark[l]) continue;
+      if (size === cap && !beats(labels, top, cap - 1, l, x)) break; // the rest rank lower
+      size = pushTop(labels, top, size, cap, l, x);
+    }
+    for (let i = 0; i < n; i++) mark[touched[i]] = 0;
+    return { labels, scores: Float32Array.from(top) };
+  };
+  return Object.assign(scores, { topK });
 };

@@ -298,8 +298,25 @@ export function roundWeights(w: LabelWeights, type: "f32" | "f16"): LabelWeights
 }
 
 /**
+ * The labels by decreasing bias, ties by the smaller index (NaN ranks lowest, as -Infinity;
+ * -0 equals 0): the `biasOrder` tensor of a `linear-sparse` file (docs/model-format.md).
+ *
+ * @example
+ * ```ts
+ * import { biasOrderOf } from "./label_weights.ts";
+ * console.log([...biasOrderOf(Float32Array.of(-1, 2, NaN, 2, 0))]); // [1, 3, 4, 0, 2]
+ * ```
+ */
+export function biasOrderOf(bias: Float32Array): Int32Array {
+  const key = (l: number) => bias[l] === bias[l] ? bias[l] : -Infinity;
+  const order = Int32Array.from({ length: bias.length }, (_, l) => l);
+  return order.sort((a, b) => key(b) > key(a) ? 1 : key(b) < key(a) ? -1 : a - b);
+}
+
+/**
  * The `linear-sparse` model-file content of label-major weights (encode it with
- * `encodeModelFile` from src/format/model_file.ts).
+ * `encodeModelFile` from src/format/model_file.ts). With a bias it also writes `biasOrder`
+ * ({@linkcode biasOrderOf}).
  *
  * @example
  * ```ts
@@ -333,8 +350,12 @@ export function linearSparseContent(
       ? { dtype: "f16", shape: [nnz], data: float32ToFloat16(f.weights) }
       : { dtype: "f32", shape: [nnz], data: f.weights },
   };
-  // the bias stays f32 (L values): scores keep the trainer's bias exactly
-  if (w.bias) tensors.bias = { dtype: "f32", shape: [w.numLabels], data: w.bias };
+  // the bias stays f32 (L values): scores keep the trainer's bias exactly; its order lets the
+  // SDK find the best untouched labels of a query without scanning all L (no sort at load)
+  if (w.bias) {
+    tensors.bias = { dtype: "f32", shape: [w.numLabels], data: w.bias };
+    tensors.biasOrder = { dtype: "i32", shape: [w.numLabels], data: biasOrderOf(w.bias) };
+  }
   const content: ModelFileContent = {
     kind: "linear-sparse",
     numFeatures: w.numFeatures,
