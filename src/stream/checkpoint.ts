@@ -2,9 +2,57 @@
  * Durable checkpoints: msgpack encoding of plain objects holding typed arrays, and atomic file
  * replacement (write a temporary file, fsync it, rename it over the target, fsync the directory).
  *
+ * File format 2: a 16-byte header — the magic `TSCKPT02`, the payload length (u32 LE) and the
+ * payload's CRC-32 (u32 LE) — then the msgpack payload. {@linkcode decodeCheckpoint} verifies
+ * both and throws a {@linkcode CheckpointDamageError} naming the offset on a mismatch. Format 1
+ * (the bare msgpack payload, written before checksums) is still read, unverified
+ * ({@linkcode checkpointFormat} tells them apart), and is rewritten in format 2 by the next
+ * checkpoint.
+ *
  * @module
  */
 import { pack, unpack } from "msgpackr/pack";
+import { crc32 } from "../format/crc32.ts";
+import { writeAllChecked } from "./storage_faults.ts";
+
+const MAGIC = "TSCKPT02";
+const HEADER_BYTES = 16;
+
+/**
+ * A checkpoint whose bytes do not match its checksum or length: the offset and what is wrong.
+ *
+ * @example
+ * ```ts
+ * import { CheckpointDamageError } from "./checkpoint.ts";
+ * const e = new CheckpointDamageError(16, "payload checksum mismatch");
+ * console.log(e.offset); // 16
+ * ```
+ */
+export class CheckpointDamageError extends SyntaxError {
+  /** Byte offset of the damaged part. */
+  readonly offset: number;
+
+  constructor(offset: number, reason: string) {
+    super(`checkpoint is damaged at byte ${offset}: ${reason}`);
+    this.name = "CheckpointDamageError";
+    this.offset = offset;
+  }
+}
+
+/**
+ * The format of checkpoint bytes: 2 (checksummed) or 1 (bare msgpack, older versions).
+ *
+ * @example
+ * ```ts
+ * import { checkpointFormat, encodeCheckpoint } from "./checkpoint.ts";
+ * console.log(checkpointFormat(encodeCheckpoint({ a: 1 }))); // 2
+ * ```
+ */
+export function checkpointFormat(bytes: Uint8Array): 1 | 2 {
+  if (bytes.length < 8) return 1;
+  for (let i = 0; i < 8; i++) if (bytes[i] !== MAGIC.charCodeAt(i)) return 1;
+  return 2;
+}
 
 type AnyTyped =
   | Float32Array
@@ -99,11 +147,20 @@ function fromPlain(v: unknown): unknown {
  * ```
  */
 export function encodeCheckpoint(obj: unknown): Uint8Array {
-  return pack(toPlain(obj));
+  const payload = pack(toPlain(obj));
+  const out = new Uint8Array(HEADER_BYTES + payload.length);
+  for (let i = 0; i < 8; i++) out[i] = MAGIC.charCodeAt(i);
+  out.set(payload, HEADER_BYTES);
+  const v = new DataView(out.buffer);
+  v.setUint32(8, payload.length, true);
+  v.setUint32(12, crc32(out, HEADER_BYTES, out.length), true);
+  return out;
 }
 
 /**
- * Decodes {@linkcode encodeCheckpoint} output (typed arrays are fresh, aligned copies).
+ * Decodes {@linkcode encodeCheckpoint} output (typed arrays are fresh, aligned copies), after
+ * checking its length and checksum ({@linkcode CheckpointDamageError} on a mismatch). Bytes
+ * without the header (format 1) are decoded unverified.
  *
  * @example
  * ```ts
@@ -112,9 +169,33 @@ export function encodeCheckpoint(obj: unknown): Uint8Array {
  * ```
  */
 export function decodeCheckpoint(bytes: Uint8Array): unknown {
+  let payload = bytes;
+  if (checkpointFormat(bytes) === 2) {
+    if (bytes.length < HEADER_BYTES) {
+      throw new CheckpointDamageError(bytes.length, "the header is cut short");
+    }
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const length = v.getUint32(8, true), stored = v.getUint32(12, true);
+    if (length !== bytes.length - HEADER_BYTES) {
+      throw new CheckpointDamageError(
+        Math.min(bytes.length, HEADER_BYTES + length),
+        `the header says ${length} payload bytes, the file holds ${bytes.length - HEADER_BYTES}`,
+      );
+    }
+    const computed = crc32(bytes, HEADER_BYTES, bytes.length);
+    if (computed !== stored) {
+      throw new CheckpointDamageError(
+        HEADER_BYTES,
+        `payload checksum mismatch (stored ${stored.toString(16).padStart(8, "0")}, computed ${
+          computed.toString(16).padStart(8, "0")
+        }) over bytes [${HEADER_BYTES}, ${bytes.length})`,
+      );
+    }
+    payload = bytes.subarray(HEADER_BYTES);
+  }
   let raw: unknown;
   try {
-    raw = unpack(bytes);
+    raw = unpack(payload);
   } catch (e) {
     throw new SyntaxError(
       `Cannot decode checkpoint (${bytes.length} bytes): ${(e as Error).message}`,
@@ -145,12 +226,15 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
   const tmp = `${path}.tmp`;
   const f = await Deno.open(tmp, { write: true, create: true, truncate: true });
   try {
-    let off = 0;
-    while (off < bytes.length) off += await f.write(bytes.subarray(off));
+    await writeAllChecked(f, tmp, bytes);
     await f.sync();
-  } finally {
+  } catch (e) {
+    // a full disk: do not leave the partial temporary file taking space
     f.close();
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
   }
+  f.close();
   await Deno.rename(tmp, path);
   try {
     const d = await Deno.open(dirOf(path), { read: true });

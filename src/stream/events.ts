@@ -48,6 +48,76 @@ export interface EventLimits {
 }
 
 /**
+ * Bounds on how fast and how far a stream may grow the model (the service's `--max-features`,
+ * `--max-labels`, `--max-feature-growth`, `--max-new-labels`): an event over a bound is
+ * rejected with a reason naming the flag, and nothing grows. Unlike {@linkcode EventLimits}
+ * (saved in the checkpoint), they are set by the running service, so lowering a flag takes
+ * effect after a restart. They apply to new events, not to the replay of events already
+ * acknowledged.
+ *
+ * @example
+ * ```ts
+ * import type { GrowthLimits } from "./events.ts";
+ * const g: GrowthLimits = { maxFeatures: 1 << 18, maxFeatureGrowth: 1 << 17, maxNewLabels: 256 };
+ * console.log(g.maxNewLabels); // 256
+ * ```
+ */
+export interface GrowthLimits {
+  /** Largest feature-space size: index bound, or feature vocabulary size (name keys). */
+  maxFeatures?: number;
+  /** Largest label vocabulary. */
+  maxLabels?: number;
+  /**
+   * Index keys: the most columns one event may add beyond the feature space so far (the
+   * largest index accepted + 1, or the model's width).
+   */
+  maxFeatureGrowth?: number;
+  /** The most new label names one event may add. */
+  maxNewLabels?: number;
+}
+
+/** Deepest JSON nesting an event line needs (`{"features": {...}, "labels": [...]}`). */
+export const EVENT_MAX_DEPTH = 2;
+
+/**
+ * Where JSON text nests deeper than `maxDepth` (the offset of the bracket that goes too deep),
+ * or -1: a byte scan that skips strings, cheap enough to run before `JSON.parse` (whose time
+ * grows with the nesting: a 1 MB body nested 500,000 deep took 1.3 s).
+ *
+ * @example
+ * ```ts
+ * import { jsonDepthExceeded } from "./events.ts";
+ * const b = new TextEncoder().encode('{"a": [[1]], "s": "[[[["}');
+ * console.log(jsonDepthExceeded(b, 0, b.length, 3), jsonDepthExceeded(b, 0, b.length, 2)); // -1 7
+ * ```
+ */
+export function jsonDepthExceeded(
+  bytes: Uint8Array | string,
+  start: number,
+  end: number,
+  maxDepth: number,
+): number {
+  const str = typeof bytes === "string";
+  let depth = 0;
+  for (let i = start; i < end; i++) {
+    const c = str ? bytes.charCodeAt(i) : bytes[i];
+    if (c === 34) {
+      // skip the string (escaped characters included)
+      for (i++; i < end; i++) {
+        const d = str ? bytes.charCodeAt(i) : bytes[i];
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 123 || c === 91) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 125 || c === 93) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/**
  * The result of parsing one line: the event (features and labels mapped to indices), or why the
  * line was rejected.
  *
@@ -87,6 +157,9 @@ export class EventParser {
   /** The limits in force (defaults filled in). */
   readonly limits: Readonly<Required<Omit<EventLimits, "hashing">> & Pick<EventLimits, "hashing">>;
   readonly #ndjson: NdjsonParser;
+  #growth: GrowthLimits | undefined;
+  /** Index keys: the largest feature index accepted + 1 (or the model's width, if larger). */
+  #featureExtent = 0;
 
   /**
    * A parser with initial vocabularies.
@@ -168,8 +241,102 @@ export class EventParser {
   }
 
   /**
+   * Sets (or with undefined lifts) the {@linkcode GrowthLimits} checked from now on;
+   * `featureExtent`: the model's current width (index keys: growth is counted beyond it).
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * p.setGrowthLimits({ maxFeatureGrowth: 100 }, 10);
+   * const r = p.parseLine('{"features": {"1048575": 1}, "labels": ["a"]}');
+   * console.log(r.ok ? "" : r.reason); // feature index 1048575 would widen the feature space from 10 to 1048576 columns: more than --max-feature-growth 100 in one event
+   * ```
+   */
+  setGrowthLimits(limits: GrowthLimits | undefined, featureExtent = 0): void {
+    this.#growth = limits === undefined ? undefined : { ...limits };
+    this.#featureExtent = Math.max(this.#featureExtent, featureExtent);
+  }
+
+  /** The growth limits in force (undefined: none). */
+  get growthLimits(): Readonly<GrowthLimits> | undefined {
+    return this.#growth;
+  }
+
+  /**
+   * Runs `parse` with the vocabularies capped as the growth limits ask (a line that would add
+   * too many names is then refused by the vocabulary's own room check, before anything grows),
+   * and checks index-key growth on the result.
+   */
+  #guarded(parse: () => Example): Example {
+    const g = this.#growth;
+    if (g === undefined) {
+      const ev = parse();
+      this.#noteExtent(ev);
+      return ev;
+    }
+    type Capped = { maxSize: number };
+    const labels = this.labels as unknown as Capped;
+    const features = this.features as unknown as Capped;
+    const labelCap = labels.maxSize, featureCap = features.maxSize;
+    const labelBudget = Math.min(
+      g.maxLabels ?? Infinity,
+      this.labels.size + (g.maxNewLabels ?? Infinity),
+    );
+    labels.maxSize = Math.min(labelCap, labelBudget);
+    const namedFeatures = this.featureKeys === "name" && this.limits.hashing === undefined;
+    if (namedFeatures) features.maxSize = Math.min(featureCap, g.maxFeatures ?? Infinity);
+    let ev: Example;
+    try {
+      ev = parse();
+    } catch (e) {
+      const m = (e as Error).message;
+      if (/label vocabulary is full/.test(m) && labels.maxSize < labelCap) {
+        throw new RangeError(
+          this.labels.size + (g.maxNewLabels ?? Infinity) <= (g.maxLabels ?? Infinity)
+            ? `the event adds more than --max-new-labels ${g.maxNewLabels} new labels`
+            : `the label vocabulary is full: --max-labels ${g.maxLabels} names`,
+        );
+      }
+      if (/feature vocabulary is full/.test(m) && features.maxSize < featureCap) {
+        throw new RangeError(`the feature vocabulary is full: --max-features ${g.maxFeatures}`);
+      }
+      throw e;
+    } finally {
+      labels.maxSize = labelCap;
+      features.maxSize = featureCap;
+    }
+    if (this.featureKeys === "index") {
+      const n = ev.x.indices.length;
+      const top = n > 0 ? ev.x.indices[n - 1] + 1 : 0;
+      if (top > (g.maxFeatures ?? Infinity)) {
+        throw new RangeError(
+          `feature index ${top - 1} is beyond the limit --max-features ${g.maxFeatures}`,
+        );
+      }
+      if (top > this.#featureExtent + (g.maxFeatureGrowth ?? Infinity)) {
+        throw new RangeError(
+          `feature index ${
+            top - 1
+          } would widen the feature space from ${this.#featureExtent} to ${top} columns: more than --max-feature-growth ${g.maxFeatureGrowth} in one event`,
+        );
+      }
+    }
+    this.#noteExtent(ev);
+    return ev;
+  }
+
+  #noteExtent(ev: Example): void {
+    const n = ev.x.indices.length;
+    if (n > 0 && ev.x.indices[n - 1] >= this.#featureExtent) {
+      this.#featureExtent = ev.x.indices[n - 1] + 1;
+    }
+  }
+
+  /**
    * Parses one line: a reason when it is invalid (the vocabularies are then unchanged), else the
-   * event with new names added to the vocabularies.
+   * event with new names added to the vocabularies. JSON nested deeper than an event needs is
+   * refused before parsing.
    */
   parseLine(line: string): LineResult {
     // A UTF-16 code unit takes at least one UTF-8 byte: a cheap bound (the service also checks
@@ -177,8 +344,17 @@ export class EventParser {
     if (line.length > this.limits.maxLineBytes) {
       return { ok: false, reason: `line is longer than ${this.limits.maxLineBytes} bytes` };
     }
+    const deep = jsonDepthExceeded(line, 0, line.length, EVENT_MAX_DEPTH);
+    if (deep >= 0) {
+      return {
+        ok: false,
+        reason: `JSON nested deeper than an event needs (${EVENT_MAX_DEPTH} levels) at column ${
+          deep + 1
+        }`,
+      };
+    }
     try {
-      return { ok: true, event: this.#ndjson.parse(line) };
+      return { ok: true, event: this.#guarded(() => this.#ndjson.parse(line)) };
     } catch (e) {
       return { ok: false, reason: (e as Error).message };
     }
@@ -198,7 +374,16 @@ export class EventParser {
    * ```
    */
   parseAscii(bytes: Uint8Array, start: number, end: number): Example | undefined {
-    return this.#ndjson.parseAscii(bytes, start, end);
+    try {
+      let ev: Example | undefined;
+      this.#guarded(() => {
+        ev = this.#ndjson.parseAscii(bytes, start, end);
+        return ev ?? EMPTY_EVENT;
+      });
+      return ev;
+    } catch {
+      return undefined; // parseLine reports why
+    }
   }
 
   /**
@@ -361,6 +546,11 @@ export class EventParser {
     return { indices: indicesOut, values: valuesOut };
   }
 }
+
+const EMPTY_EVENT: Example = {
+  x: { indices: new Int32Array(0), values: new Float32Array(0) },
+  labels: new Int32Array(0),
+};
 
 const PREDICT_KEYS = ["features", "indices", "values", "k"] as const;
 

@@ -3,8 +3,12 @@
  *
  * - `POST /events`: NDJSON body, one event per line; bad lines are answered with their line
  *   numbers and reasons while the good lines of the same body are kept. 200 when at least one
- *   line was accepted (or the body held only blank lines), 400 when every line was rejected,
- *   413 over the body limit, 401 without the right bearer token, 503 while stopping.
+ *   line was accepted (or the body held only blank lines) — the accepted events are then
+ *   durable (in the fsynced write-ahead log) —, 400 when every line was rejected (a reason per
+ *   line, e.g. a growth limit it exceeds), 413 over the body limit, 408 when the body does not
+ *   arrive within the body timeout, 401 without the right bearer token, 503 with `Retry-After`
+ *   while stopping, while the write-ahead log cannot be written (a full disk: nothing of the
+ *   body was applied) or over the cap of requests in flight.
  * - `POST /predict`: `{"features": {...}, "k": 5}`, the compact form
  *   `{"indices": [...], "values": [...], "k": 5}` (`values` omitted: binary features, all 1), or
  *   `{"rows": [<either row form>, ...], "k": 5}`.
@@ -12,7 +16,11 @@
  * - `GET /model`: the last published model file, with `ETag` (304 on `If-None-Match`) and
  *   `X-Model-Version`.
  * - `POST /checkpoint`, `POST /publish`: checkpoint or publish now.
- * - `GET /health`: liveness, never authenticated.
+ * - `GET /health`: never authenticated; 200 `{"status": "ok"}`, or 503 with `"stopping"` or
+ *   `"degraded"` and why (`storage`: the write-ahead log or the checkpoint cannot be written).
+ *
+ * JSON bodies nested deeper than their format needs (`/predict`: 4 levels, `/events` lines: 2)
+ * are refused with a 400 before they are parsed.
  *
  * Every error is a JSON `{"error": "..."}` with a 4xx status; an unexpected failure of one
  * request is a 500 for that request only.
@@ -23,6 +31,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ServiceHandle } from "./service_handle.ts";
 import { concatBytes } from "../data/bytes.ts";
+import { jsonDepthExceeded } from "./events.ts";
 
 /**
  * Options of {@linkcode createApp}.
@@ -49,39 +58,96 @@ export interface AppOptions {
   maxPredictRows?: number;
   /** Largest k of `POST /predict` (default 100). */
   maxK?: number;
+  /**
+   * Longest time a request body may take to arrive, in milliseconds (default 30000): slower
+   * bodies get a 408 and the connection is closed.
+   */
+  bodyTimeoutMs?: number;
+  /**
+   * Most requests handled at once (default 1024): beyond it, a 503 with `Retry-After` at once
+   * (each one holds a connection, and its body while it is read).
+   */
+  maxInFlight?: number;
 }
 
+/** The deepest nesting of a `/predict` body: `{"rows": [{"features": {...}}]}`. */
+const PREDICT_MAX_DEPTH = 4;
+
 class HttpError extends Error {
-  constructor(readonly status: 400 | 401 | 404 | 413 | 503, message: string) {
+  constructor(
+    readonly status: 400 | 401 | 404 | 408 | 413 | 503,
+    message: string,
+    readonly headers?: Record<string, string>,
+  ) {
     super(message);
   }
 }
 
-/** Reads a request body, refusing it (413) beyond `limit` bytes without buffering the rest. */
-async function readBody(req: Request, limit: number, what: string): Promise<Uint8Array> {
+/** How much of an oversized body is still read (and dropped) so that the client reads the 413. */
+const DRAIN_LIMIT = 64 << 20;
+
+/**
+ * Reads a request body, refusing it (413) beyond `limit` bytes without keeping the rest (the
+ * rest is read and dropped, up to 64 MiB and the timeout, so that the client is not reset
+ * before it reads the answer), and (408) when it does not arrive within `timeoutMs`.
+ */
+async function readBody(
+  req: Request,
+  limit: number,
+  what: string,
+  timeoutMs: number,
+): Promise<Uint8Array> {
   const tooLarge = () =>
-    new HttpError(413, `${what} body is larger than the limit of ${limit} bytes`);
+    new HttpError(413, `${what} body is larger than the limit of ${limit} bytes`, {
+      connection: "close",
+    });
+  const tooSlow = () =>
+    new HttpError(
+      408,
+      `${what} body did not arrive within the body timeout of ${timeoutMs / 1000} s`,
+      { connection: "close" },
+    );
   const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > limit) throw tooLarge();
-  // A declared length within the limit bounds the body (HTTP framing): read it in one go,
-  // without touching `req.body` (in Deno, materialising the body stream costs more than the
-  // rest of a /predict request: ~35% fewer requests per second under load).
-  if (declared !== null && /^\d+$/.test(declared)) return new Uint8Array(await req.arrayBuffer());
-  if (req.body === null) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(tooSlow());
+    }, timeoutMs);
+  });
+  deadline.catch(() => {});
+  try {
+    if (req.body === null) return new Uint8Array(0);
+    // A declared length within the limit bounds the body (HTTP framing): read it in one go,
+    // without touching `req.body` (in Deno, materialising the body stream costs more than the
+    // rest of a /predict request: ~35% fewer requests per second under load).
+    if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= limit) {
+      return new Uint8Array(await Promise.race([req.arrayBuffer(), deadline]));
     }
-    parts.push(value);
+    const reader = req.body.getReader();
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    while (true) {
+      const { done, value } = await Promise.race([reader.read(), deadline]);
+      if (done) break;
+      total += value.length;
+      if (total > limit) {
+        // drop the rest (bounded), then answer: a client still sending reads the 413
+        while (total <= DRAIN_LIMIT && !timedOut) {
+          const r = await Promise.race([reader.read(), deadline]).catch(() => undefined);
+          if (r === undefined || r.done) break;
+          total += r.value.length;
+        }
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      parts.push(value);
+    }
+    return concatBytes(parts, total);
+  } finally {
+    clearTimeout(timer);
   }
-  return concatBytes(parts, total);
 }
 
 /** Comparison of two strings in a time that depends only on their lengths (not on where they differ). */
@@ -111,7 +177,7 @@ function errorResponse(err: unknown): Response {
     return json(
       { error: err.message },
       err.status,
-      err.status === 401 ? { "WWW-Authenticate": 'Bearer realm="tagstream"' } : undefined,
+      err.status === 401 ? { "WWW-Authenticate": 'Bearer realm="tagstream"' } : err.headers,
     );
   }
   return json({ error: `internal error: ${(err as Error)?.message ?? String(err)}` }, 500);
@@ -147,6 +213,13 @@ function parseJson(bytes: Uint8Array, what: string): unknown {
     } catch {
       throw new HttpError(400, `${what} body is not valid UTF-8`);
     }
+  }
+  const deep = jsonDepthExceeded(bytes, 0, bytes.length, PREDICT_MAX_DEPTH);
+  if (deep >= 0) {
+    throw new HttpError(
+      400,
+      `${what} body is nested deeper than ${PREDICT_MAX_DEPTH} levels (at byte ${deep})`,
+    );
   }
   try {
     return JSON.parse(text);
@@ -204,6 +277,9 @@ export function createApp(options: AppOptions): ServiceApp {
   const maxPredict = options.maxPredictBytes ?? 1 << 20;
   const maxRows = options.maxPredictRows ?? 1000;
   const maxK = options.maxK ?? 100;
+  const bodyTimeout = options.bodyTimeoutMs ?? 30000;
+  const maxInFlight = options.maxInFlight ?? 1024;
+  let inFlight = 0;
   const app = new Hono();
   /** Checks the Authorization header value (null: absent); throws a 401 HttpError. */
   const authorizeHeader = (h: string | null, read: boolean): void => {
@@ -221,13 +297,48 @@ export function createApp(options: AppOptions): ServiceApp {
   app.onError((err) => errorResponse(err));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
 
-  app.get("/health", (c) => c.json({ status: service.stopping ? "stopping" : "ok" }));
+  app.get("/health", async () => {
+    if (service.stopping) return json({ status: "stopping" }, 503);
+    // the storage status comes with the metrics (from the learner thread, if there is one)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const m = await Promise.race([
+      service.metrics().catch((e) => ({ error: (e as Error)?.message ?? String(e) })),
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 2000))),
+    ]);
+    clearTimeout(timer);
+    if (m === undefined) {
+      return json({ status: "degraded", reason: "the learner did not answer within 2 s" }, 503);
+    }
+    if ("error" in m && typeof m.error === "string") {
+      return json({ status: "degraded", reason: m.error }, 503);
+    }
+    const storage = (m as { storage?: { ok: boolean; wal: unknown; checkpoint: unknown } })
+      .storage;
+    if (storage !== undefined && !storage.ok) {
+      const why = [
+        storage.wal && `write-ahead log: ${storage.wal}`,
+        storage.checkpoint &&
+        `checkpoint: ${storage.checkpoint}`,
+      ].filter(Boolean).join("; ");
+      return json({
+        status: "degraded",
+        reason: `cannot write the state directory (${why})`,
+        storage,
+      }, 503);
+    }
+    return json({ status: "ok" }, 200);
+  });
 
   app.post("/events", async (c) => {
     authorize(c, false);
     if (service.stopping) throw new HttpError(503, "the service is stopping");
-    const body = await readBody(c.req.raw, maxBody, "/events");
+    const body = await readBody(c.req.raw, maxBody, "/events", bodyTimeout);
     const r = await service.ingestBody(body, "http");
+    if (r.unavailable !== undefined) {
+      throw new HttpError(503, r.unavailable.reason, {
+        "retry-after": String(r.unavailable.retryAfterSeconds),
+      });
+    }
     const answer = {
       accepted: r.accepted,
       rejectedCount: r.rejectedCount,
@@ -330,16 +441,35 @@ export function createApp(options: AppOptions): ServiceApp {
   const predictEndpoint = async (req: Request): Promise<Response> => {
     try {
       authorizeHeader(req.headers.get("authorization"), true);
-      return json(predictAnswer(await readBody(req, maxPredict, "/predict")), 200);
+      return json(predictAnswer(await readBody(req, maxPredict, "/predict", bodyTimeout)), 200);
     } catch (err) {
       return errorResponse(err);
     }
   };
   const honoFetch = app.fetch;
-  app.fetch = (request, ...rest) =>
+  const route = (request: Request, rest: unknown[]) =>
     request.method === "POST" && pathOf(request.url) === "/predict"
       ? predictEndpoint(request)
-      : honoFetch(request, ...rest);
+      : honoFetch(request, ...(rest as []));
+  app.fetch = (request, ...rest) => {
+    if (inFlight >= maxInFlight) {
+      return json({ error: `more than ${maxInFlight} requests in flight; retry later` }, 503, {
+        "retry-after": "1",
+        connection: "close",
+      });
+    }
+    inFlight++;
+    let r: Response | Promise<Response>;
+    try {
+      r = route(request, rest);
+    } catch (e) {
+      inFlight--;
+      throw e;
+    }
+    if (r instanceof Promise) return r.finally(() => inFlight--);
+    inFlight--;
+    return r;
+  };
 
   app.get("/metrics", async (c) => {
     authorize(c, true);

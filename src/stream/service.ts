@@ -21,6 +21,7 @@ import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
 import { decodeModelFile } from "../format/model_file.ts";
 import type { FeatureSpace } from "../format/types.ts";
 import {
+  checkpointFormat,
   decodeCheckpoint,
   encodeCheckpoint,
   readFileIfExists,
@@ -30,7 +31,8 @@ import { FileFollower } from "./file_source.ts";
 import { type LearnerCheckpoint, type LearnerOptions, StreamLearner } from "./learner.ts";
 import type { StreamEntry } from "./redis_client.ts";
 import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_source.ts";
-import { replaySegments, WriteAheadLog } from "./wal.ts";
+import { readWal, tidyWal, type WalLoss, WriteAheadLog } from "./wal.ts";
+import type { GrowthLimits } from "./events.ts";
 import { concatBytes } from "../data/bytes.ts";
 import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
@@ -149,6 +151,60 @@ export interface ServiceOptions extends LearnerOptions {
   validationEvents?: number;
   /** Log lines (default: stderr). */
   log?: (message: string) => void;
+  /**
+   * Start despite a damaged write-ahead log or checkpoint: drop the damaged part, log and save
+   * (`repair-<time>.json` in the state directory) exactly what was lost. Default false: refuse
+   * to start with an error naming the file and offset.
+   */
+  repair?: boolean;
+  /** Bounds on the growth of the model by new events (see `GrowthLimits` in `events.ts`). */
+  growth?: GrowthLimits;
+  /** `Retry-After` seconds of a 503 while the state directory cannot be written (default 2). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * What a `--repair` start dropped (also saved as `repair-<time>.json` in the state directory).
+ *
+ * @example
+ * ```ts
+ * import type { RepairReport } from "./service.ts";
+ * function lost(r: RepairReport): number { return r.eventsLost; }
+ * console.log(typeof lost); // "function"
+ * ```
+ */
+export interface RepairReport {
+  /** When the repair ran (ISO 8601). */
+  at: string;
+  /** The damaged checkpoint, moved aside (its model and every event it covered are lost). */
+  checkpoint?: { movedTo: string; reason: string };
+  /** Dropped or missing write-ahead-log records. */
+  wal: WalLoss[];
+  /** Events lost (records dropped or missing; not counting a dropped checkpoint's). */
+  eventsLost: number;
+}
+
+/**
+ * Why the state directory cannot take writes right now (a full disk, an I/O error): `/events`
+ * answers 503 with `Retry-After`, `/health` reports it, the Redis source stops reading and
+ * acknowledging.
+ *
+ * @example
+ * ```ts
+ * import type { StorageStatus } from "./service.ts";
+ * const s: StorageStatus = { ok: false, wal: "No space left on device (os error 28)", checkpoint: null, since: "2026-01-01T00:00:00.000Z" };
+ * console.log(s.ok); // false
+ * ```
+ */
+export interface StorageStatus {
+  /** Whether the last write-ahead-log append and the last checkpoint both succeeded. */
+  ok: boolean;
+  /** The last write-ahead-log failure, until an append succeeds again. */
+  wal: string | null;
+  /** The last checkpoint failure, until a checkpoint succeeds again. */
+  checkpoint: string | null;
+  /** Since when (ISO 8601), or null. */
+  since: string | null;
 }
 
 /**
@@ -196,6 +252,11 @@ export interface IngestResult {
   rejected: { line: number; reason: string }[];
   /** Whether the accepted lines are in the write-ahead log. */
   durable: boolean;
+  /**
+   * Set when the body was refused because the write-ahead log could not be written (a full
+   * disk): nothing of it was applied; retry after `retryAfterSeconds` (`/events`: 503).
+   */
+  unavailable?: { reason: string; retryAfterSeconds: number };
 }
 
 const MAX_REPORTED_REJECTS = 100;
@@ -268,8 +329,20 @@ export class LearningService implements ServiceHandle {
   #appliedAtStart: number;
   #rate = new RateMeter();
   #yielder = new TaskYielder();
+  /**
+   * Applies HTTP bodies once their records are durable, in write-ahead-log order, and takes
+   * checkpoint snapshots in the same order (see `#enqueue`).
+   */
+  #chain: Promise<unknown> = Promise.resolve();
+  #walError: string | undefined;
+  #checkpointError: string | undefined;
+  #storageSince: string | undefined;
   /** Events replayed from the write-ahead log when the service opened. */
   readonly walReplayed: number;
+  /** What a `--repair` start dropped (undefined: nothing was damaged). */
+  readonly repairReport: RepairReport | undefined;
+  /** Whether the state needs a checkpoint at start (replayed or migrated log, repair). */
+  #checkpointAtStart: boolean;
   /** Checkpoints written by this process. */
   checkpointsWritten = 0;
   /** Last error of a background task (checkpoint, source, publish), for `/metrics`. */
@@ -280,8 +353,12 @@ export class LearningService implements ServiceHandle {
     learner: StreamLearner,
     wal: WriteAheadLog | undefined,
     walReplayed: number,
+    repairReport: RepairReport | undefined,
+    checkpointAtStart: boolean,
   ) {
     this.options = options;
+    this.repairReport = repairReport;
+    this.#checkpointAtStart = checkpointAtStart || walReplayed > 0;
     this.checkpointPath = `${options.stateDir}/checkpoint.msgpack`;
     this.modelPath = `${options.stateDir}/model.tsm`;
     this.#learner = learner;
@@ -304,14 +381,33 @@ export class LearningService implements ServiceHandle {
     await Deno.mkdir(options.stateDir, { recursive: true });
     const path = `${options.stateDir}/checkpoint.msgpack`;
     const bytes = await readFileIfExists(path);
+    const at = new Date().toISOString();
+    const report: RepairReport = { at, wal: [], eventsLost: 0 };
     let learner: StreamLearner;
+    let migrate = false;
+    let ck: LearnerCheckpoint | undefined;
     if (bytes !== undefined) {
-      let ck: LearnerCheckpoint;
       try {
         ck = decodeCheckpoint(bytes) as LearnerCheckpoint;
       } catch (e) {
-        throw new SyntaxError(`Cannot read checkpoint ${path}: ${(e as Error).message}`);
+        const reason = `Cannot read checkpoint ${path}: ${(e as Error).message}`;
+        if (!options.repair) {
+          throw new SyntaxError(
+            `${reason}. Refusing to start; 'serve --repair' sets it aside and starts a new ` +
+              `model from the write-ahead log that remains (the checkpoint's events are lost)`,
+          );
+        }
+        const movedTo = `${path}.damaged-${at.replace(/[:.]/g, "-")}`;
+        await Deno.rename(path, movedTo);
+        report.checkpoint = { movedTo, reason };
+        log(`repair: ${reason}; moved it to ${movedTo}: its model and events are lost`);
       }
+      if (checkpointFormat(bytes) === 1 && ck !== undefined) {
+        migrate = true;
+        log(`${path} has no checksum (written by an older version): rewriting it with one`);
+      }
+    }
+    if (ck !== undefined) {
       learner = StreamLearner.fromCheckpoint(options.factory, ck);
       log(
         `resumed from ${path}: ${learner.applied} events applied, position ${
@@ -325,17 +421,60 @@ export class LearningService implements ServiceHandle {
     let replayed = 0;
     if (options.wal ?? true) {
       const dir = `${options.stateDir}/wal`;
-      const from = learner.position.wal?.segment ?? 0;
+      const pos = learner.position.wal as WalPosition | undefined;
+      // after a dropped checkpoint every segment left is replayed
+      const from = report.checkpoint !== undefined ? 0 : pos?.segment ?? 0;
+      const r = await readWal(dir, from, report.checkpoint !== undefined ? undefined : pos?.seq, {
+        repair: options.repair,
+      });
       const decoder = new TextDecoder();
-      for await (const l of replaySegments(dir, from)) {
-        const r = learner.ingestLine(decoder.decode(l.bytes), "wal", `${l.segment}:${l.line}`);
-        if (r.ok) replayed++;
+      for (const l of r.lines) {
+        const res = learner.ingestLine(decoder.decode(l.bytes), "wal", `${l.segment}:${l.line}`);
+        if (res.ok) replayed++;
       }
       if (replayed > 0) log(`replayed ${replayed} events from the write-ahead log`);
-      wal = await WriteAheadLog.open(dir, from);
-      learner.position.wal = { segment: wal.segment };
+      if (r.legacySegments > 0) {
+        migrate = true;
+        log(
+          `replayed ${r.legacySegments} write-ahead-log segment(s) without checksums (written by an older version): the next checkpoint releases them`,
+        );
+      }
+      const tidy = await tidyWal(dir, r);
+      if (tidy !== undefined) log(`write-ahead log: ${tidy}`);
+      for (const d of r.dropped) {
+        report.wal.push(d);
+        report.eventsLost += d.records;
+        log(
+          `repair: dropped ${d.records} record(s) (${d.bytes} bytes) of wal/${d.file} at byte ${d.offset}: ${d.reason}${
+            d.seqs ? ` [records ${d.seqs[0]}..${d.seqs[1]}]` : ""
+          }${d.ids && d.ids.length > 0 ? ` ids ${d.ids.join(", ")}` : ""}`,
+        );
+      }
+      wal = await WriteAheadLog.open(dir, from, { nextSeq: r.nextSeq });
+      const p: WalPosition = { segment: wal.segment, seq: wal.nextSeq };
+      learner.position.wal = p;
     }
-    const s = new LearningService(options, learner, wal, replayed);
+    const repaired = report.checkpoint !== undefined || report.wal.length > 0;
+    if (repaired) {
+      const file = `${options.stateDir}/repair-${at.replace(/[:.]/g, "-")}.json`;
+      await Deno.writeTextFile(file, JSON.stringify(report, null, 2) + "\n");
+      log(
+        `repair: ${report.eventsLost} events lost${
+          report.checkpoint ? " besides the dropped checkpoint's" : ""
+        }; report in ${file}`,
+      );
+    }
+    if (options.growth !== undefined) {
+      learner.parser.setGrowthLimits(options.growth, learner.estimator.numFeatures);
+    }
+    const s = new LearningService(
+      options,
+      learner,
+      wal,
+      replayed,
+      repaired ? report : undefined,
+      migrate || repaired,
+    );
     await s.#loadPublished();
     return s;
   }
@@ -392,7 +531,7 @@ export class LearningService implements ServiceHandle {
     const ckMs = (o.checkpointSeconds ?? 5) * 1000;
     if (ckMs > 0) {
       this.#timers.push(setInterval(() => {
-        if (this.#dirty()) this.#backgroundCheckpoint();
+        if (this.#dirty() && !this.#ckActive) this.#backgroundCheckpoint();
       }, ckMs));
     }
     const flushMs = o.flushMs ?? 200;
@@ -402,7 +541,7 @@ export class LearningService implements ServiceHandle {
         if (l.pendingCount > 0 && performance.now() - this.#lastIngestMs >= flushMs) l.flush();
       }, Math.max(10, Math.floor(flushMs / 2))));
     }
-    if (this.walReplayed > 0) await this.checkpoint();
+    if (this.#checkpointAtStart) await this.checkpoint();
     const l = this.#learner;
     if (this.#published === undefined && l.applied > 0 && (o.publishEvery ?? 5000) > 0) {
       await this.publish();
@@ -421,7 +560,39 @@ export class LearningService implements ServiceHandle {
 
   #dirty(): boolean {
     const l = this.#learner;
-    return l.applied + l.rejected !== this.#progressAtCheckpoint || this.#unacked.length > 0;
+    return l.applied + l.rejected !== this.#progressAtCheckpoint || this.#unacked.length > 0 ||
+      this.#checkpointError !== undefined;
+  }
+
+  /** Whether the state directory takes writes (see {@linkcode StorageStatus}). */
+  get storage(): StorageStatus {
+    const ok = this.#walError === undefined && this.#checkpointError === undefined;
+    return {
+      ok,
+      wal: this.#walError ?? null,
+      checkpoint: this.#checkpointError ?? null,
+      since: ok ? null : this.#storageSince ?? null,
+    };
+  }
+
+  #storageFailed(what: "wal" | "checkpoint", e: unknown): void {
+    const m = (e as Error)?.message ?? String(e);
+    if (this.#walError === undefined && this.#checkpointError === undefined) {
+      this.#storageSince = new Date().toISOString();
+    }
+    if (what === "wal") this.#walError = m;
+    else this.#checkpointError = m;
+  }
+
+  /**
+   * Runs `task` after every task enqueued before it (HTTP bodies waiting for their log records
+   * to be durable, checkpoint snapshots): applying in log order, and a snapshot that covers
+   * exactly the bodies logged in the segments before it.
+   */
+  #enqueue<T>(task: () => T | Promise<T>): Promise<T> {
+    const run = this.#chain.then(task);
+    this.#chain = run.catch(() => {});
+    return run;
   }
 
   /**
@@ -434,35 +605,24 @@ export class LearningService implements ServiceHandle {
     const parser = l.parser;
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const maxLine = parser.maxLineBytes;
-    const rejected: { line: number; reason: string }[] = [];
-    let rejectedCount = 0, accepted = 0, lineNo = 0, start = 0;
-    const reject = (reason: string) => {
-      rejectedCount++;
-      l.reject(source, lineNo, reason);
-      if (rejected.length < MAX_REPORTED_REJECTS) rejected.push({ line: lineNo, reason });
-    };
-    const durable: Promise<void>[] = [];
+    const rejects: { line: number; reason: string }[] = [];
+    let lineNo = 0, start = 0;
+    const reject = (reason: string) => rejects.push({ line: lineNo, reason });
+    const events: Example[] = [];
     // Accepted lines go to the log as they were received, less a trailing CR: runs of
     // consecutive accepted lines are logged as one slice of the body (no copy until the write).
-    let walParts: Uint8Array[] = [], walBytes = 0, runStart = -1, runEnd = -1;
+    const walParts: Uint8Array[] = [];
+    let walBytes = 0, runStart = -1, runEnd = -1;
     const endRun = () => {
       if (runStart < 0) return;
       walParts.push(bytes.subarray(runStart, runEnd));
       walBytes += runEnd - runStart;
       runStart = -1;
     };
-    const flushWal = () => {
-      endRun();
-      if (walParts.length === 0) return;
-      if (this.#wal !== undefined) {
-        durable.push(this.#wal.append(concatBytes(walParts, walBytes)));
-      }
-      walParts = [];
-      walBytes = 0;
-    };
     // Behind other slicing tasks: this body's first slice waits for its turn too.
     if (this.#yielder.waiting > 0) await this.#yielder.yield();
     let sliceStart = performance.now();
+    // 1. parse and validate (nothing is applied yet; new names join the vocabularies)
     while (start < bytes.length) {
       let end = bytes.indexOf(10, start);
       if (end < 0) end = bytes.length;
@@ -507,8 +667,7 @@ export class LearningService implements ServiceHandle {
         }
         ev = r.event;
       }
-      l.ingest(ev);
-      accepted++;
+      events.push(ev);
       if (e === end && end < bytes.length) {
         // the line and its newline, as received
         if (runStart < 0) runStart = lineStart;
@@ -518,27 +677,62 @@ export class LearningService implements ServiceHandle {
         walParts.push(bytes.subarray(lineStart, e), NEWLINE);
         walBytes += e - lineStart + 1;
       }
-      // Long bodies: let other requests (e.g. /predict) in every few milliseconds; the lines
-      // of this body stay in order.
+      // Long bodies: let other requests (e.g. /predict) in every few milliseconds.
       if ((lineNo & 31) === 0 && performance.now() - sliceStart > YIELD_MS) {
-        flushWal();
-        this.#afterIngest();
         await this.#yielder.yield();
         sliceStart = performance.now();
       }
     }
-    flushWal();
-    if (accepted > 0) this.#afterIngest();
-    let isDurable = this.#wal !== undefined;
-    if (durable.length > 0) {
-      try {
-        await Promise.all(durable);
-      } catch (err) {
-        this.#error("write-ahead log", err);
-        isDurable = false;
+    endRun();
+    // 2. log the accepted lines; 3. once they are durable, apply them (in log order)
+    const wal = this.#wal;
+    const durable = wal !== undefined && walParts.length > 0
+      ? wal.append(concatBytes(walParts, walBytes))
+      : undefined;
+    const refused = await this.#enqueue(async (): Promise<string | undefined> => {
+      if (durable !== undefined) {
+        try {
+          await durable;
+          this.#walError = undefined;
+        } catch (err) {
+          this.#storageFailed("wal", err);
+          this.#error("write-ahead log", err);
+          return (err as Error).message;
+        }
       }
+      for (const r of rejects) l.reject(source, r.line, r.reason);
+      let slice = performance.now();
+      for (let i = 0; i < events.length; i++) {
+        l.ingest(events[i]);
+        if ((i & 31) === 31 && performance.now() - slice > YIELD_MS) {
+          this.#afterIngest();
+          await this.#yielder.yield();
+          slice = performance.now();
+        }
+      }
+      if (events.length > 0) this.#afterIngest();
+      return undefined;
+    });
+    const rejected = rejects.slice(0, MAX_REPORTED_REJECTS);
+    if (refused !== undefined) {
+      return {
+        accepted: 0,
+        rejectedCount: rejects.length,
+        rejected,
+        durable: false,
+        unavailable: {
+          reason:
+            `the write-ahead log cannot be written (${refused}); nothing of this body was applied`,
+          retryAfterSeconds: this.options.retryAfterSeconds ?? 2,
+        },
+      };
     }
-    return { accepted, rejectedCount, rejected, durable: isDurable && accepted > 0 };
+    return {
+      accepted: events.length,
+      rejectedCount: rejects.length,
+      rejected,
+      durable: wal !== undefined && events.length > 0,
+    };
   }
 
   #afterIngest(): void {
@@ -596,27 +790,36 @@ export class LearningService implements ServiceHandle {
   }
 
   async #writeCheckpoint(): Promise<void> {
-    // Snapshot synchronously: model, counts, positions and the ids it covers agree.
     const l = this.#learner;
-    const nextSegment = this.#wal?.rotate();
-    if (nextSegment !== undefined) l.position.wal = { segment: nextSegment };
-    const bytes = encodeCheckpoint(l.toCheckpoint());
-    const applied = l.applied, progress = l.applied + l.rejected;
-    const covered = this.#unacked;
-    this.#unacked = [];
+    const wal = this.#wal;
+    // Bodies logged before this point are in the segments below `nextSegment`: the snapshot is
+    // taken after they are applied (and before any body logged after), so it covers exactly them.
+    const nextSegment = wal?.rotate();
+    const snap = await this.#enqueue(() => {
+      if (wal !== undefined && nextSegment !== undefined) {
+        const p: WalPosition = { segment: nextSegment, seq: wal.startSeqOf(nextSegment) };
+        l.position.wal = p;
+      }
+      const bytes = encodeCheckpoint(l.toCheckpoint());
+      const covered = this.#unacked;
+      this.#unacked = [];
+      return { bytes, covered, applied: l.applied, progress: l.applied + l.rejected };
+    });
     try {
-      await writeFileAtomic(this.checkpointPath, bytes);
+      await writeFileAtomic(this.checkpointPath, snap.bytes);
     } catch (e) {
-      this.#unacked = covered.concat(this.#unacked);
+      this.#unacked = snap.covered.concat(this.#unacked);
+      this.#storageFailed("checkpoint", e);
       throw e;
     }
-    this.#appliedAtCheckpoint = applied;
-    this.#progressAtCheckpoint = progress;
+    this.#checkpointError = undefined;
+    this.#appliedAtCheckpoint = snap.applied;
+    this.#progressAtCheckpoint = snap.progress;
     this.checkpointsWritten++;
-    if (nextSegment !== undefined) await this.#wal!.release(nextSegment);
-    if (covered.length > 0 && this.#redis !== undefined) {
+    if (nextSegment !== undefined) await wal!.release(nextSegment);
+    if (snap.covered.length > 0 && this.#redis !== undefined) {
       try {
-        await this.#redis.ack(covered);
+        await this.#redis.ack(snap.covered);
       } catch (e) {
         // Still pending in Redis: acknowledged at the next start (the checkpoint covers them).
         this.#error("redis ack", e);
@@ -743,6 +946,8 @@ export class LearningService implements ServiceHandle {
         note: this.#published.note ?? null,
       },
       memory: { rssBytes: mem.rss, heapUsedBytes: mem.heapUsed },
+      storage: this.storage,
+      repair: this.repairReport ?? null,
       lastError: this.lastError ?? null,
     };
   }
@@ -788,6 +993,12 @@ export class LearningService implements ServiceHandle {
 
   async #redisLoop(src: RedisStreamSource): Promise<void> {
     while (!this.#stopping) {
+      if (this.#checkpointError !== undefined) {
+        // The state directory cannot take a checkpoint: stop reading (nothing read now could be
+        // acknowledged) until one succeeds again (the checkpoint timer retries).
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
       let entries: StreamEntry[];
       try {
         entries = await src.read();
@@ -863,6 +1074,15 @@ export class LearningService implements ServiceHandle {
 }
 
 const NEWLINE = Uint8Array.of(10);
+
+/**
+ * The write-ahead-log position saved in the checkpoint: the first segment it does not cover and
+ * that segment's first record's sequence number (`StreamPosition.wal` plus `seq`).
+ */
+interface WalPosition {
+  segment: number;
+  seq?: number;
+}
 
 function finiteOrNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;

@@ -30,6 +30,7 @@ import {
   stringFlag,
 } from "./args.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
+import { installFaultFromEnv } from "../../stream/storage_faults.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
 
@@ -47,7 +48,9 @@ Server:
   --hostname H            interface (default 127.0.0.1)
   --no-auth               run without a token when $TAGSTREAM_TOKEN is unset
   --public-read           GET /model, GET /metrics and POST /predict without the token
-  --max-body-bytes N      largest POST /events body (default 8388608)
+  --max-body-bytes N      largest POST /events body (default 8388608; larger: 413)
+  --body-timeout S        seconds a request body may take to arrive (default 30; slower: 408)
+  --max-in-flight N       requests handled at once (default 1024; more: 503 + Retry-After)
   --quiet                 no status line
   --same-thread           learn on the serving thread (default: a learner thread, so that
                           learning never holds up /predict; predictions then come from a
@@ -65,6 +68,14 @@ Durability:
   --checkpoint-seconds T  checkpoint at least every T seconds while events arrive (default 5)
   --flush-ms MS           learn a partial minibatch after MS idle milliseconds (default 200)
   --no-wal                answer POST /events before the events are on disk (faster, not durable)
+  --repair                start despite a damaged write-ahead log or checkpoint: drop the
+                          damaged part, log and save (repair-*.json) exactly what was lost
+
+Growth limits (an event over one is rejected, 400 naming the flag):
+  --max-features N        largest feature index + 1 / feature vocabulary (serve default 262144)
+  --max-labels N          largest label vocabulary (default 65536)
+  --max-feature-growth N  most columns one event may add to the feature space (default 131072)
+  --max-new-labels N      most new labels one event may add (default 1024)
 
 ${PUBLISH_USAGE}
 
@@ -108,7 +119,15 @@ export const SERVE_FLAGS: FlagSpec = {
   "flush-ms": "string",
   "no-wal": "boolean",
   "same-thread": "boolean",
+  repair: "boolean",
+  "max-feature-growth": "string",
+  "max-new-labels": "string",
+  "body-timeout": "string",
+  "max-in-flight": "string",
 };
+
+/** `serve`'s default `--max-features` (`train` keeps the parser's 2^20). */
+const SERVE_MAX_FEATURES = 1 << 18;
 
 /**
  * The {@linkcode ServiceOptions} that `serve` flags ask for (the same on the serving thread
@@ -129,8 +148,20 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
   if (source !== undefined && !source.startsWith("redis://")) {
     throw new TypeError(`--source must be a redis:// URL, got '${source}'`);
   }
+  // fault injection for tests and bench/service_chaos.ts (see storage_faults.ts)
+  installFaultFromEnv(Deno.env.toObject());
+  const learner = learnerOptionFlags(f);
+  const maxFeatures = intFlag(f, "max-features", SERVE_MAX_FEATURES, 1, 2 ** 31 - 1)!;
+  const maxLabels = intFlag(f, "max-labels", 65536, 1, 2 ** 31 - 1)!;
   return {
-    ...learnerOptionFlags(f),
+    ...learner,
+    repair: f.values.repair === true,
+    growth: {
+      maxFeatures,
+      maxLabels,
+      maxFeatureGrowth: intFlag(f, "max-feature-growth", 131072, 1, 2 ** 31 - 1),
+      maxNewLabels: intFlag(f, "max-new-labels", 1024, 1, 2 ** 31 - 1),
+    },
     factory: await loadFactory(stringFlag(f, "model", "leml")!),
     stateDir,
     checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
@@ -204,9 +235,23 @@ export const serveCommand: Command = {
       token,
       publicRead: f.values["public-read"] === true,
       maxBodyBytes: intFlag(f, "max-body-bytes", 8 << 20, 1),
+      bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001)! * 1000,
+      maxInFlight: intFlag(f, "max-in-flight", 1024, 1),
     });
     const port = intFlag(f, "port", 8080, 0, 65535)!;
     const hostname = stringFlag(f, "hostname", "127.0.0.1")!;
+    // Signals are handled from before the listening line: a supervisor may stop the server as
+    // soon as it reads it.
+    let stop: () => Promise<void> = () => Promise.resolve();
+    let signalled = false;
+    let stopping: Promise<void> | undefined;
+    const onSignal = () => {
+      if (stopping !== undefined) Deno.exit(130); // a second signal: give up at once
+      signalled = true;
+      stop();
+    };
+    Deno.addSignalListener("SIGTERM", onSignal);
+    Deno.addSignalListener("SIGINT", onSignal);
     const server = Deno.serve({
       port,
       hostname,
@@ -226,8 +271,7 @@ export const serveCommand: Command = {
       },
     }, app.fetch);
     const endProgress = f.values.quiet ? undefined : showProgress(service, new Progress());
-    let stopping: Promise<void> | undefined;
-    const stop = () => {
+    stop = () => {
       stopping ??= (async () => {
         log("stopping: finishing requests, writing the last checkpoint");
         await server.shutdown();
@@ -243,12 +287,7 @@ export const serveCommand: Command = {
       log(`${message}; stopping (everything acknowledged is on disk: restart to resume)`);
       stop();
     };
-    const onSignal = () => {
-      if (stopping !== undefined) Deno.exit(130); // a second signal: give up at once
-      stop();
-    };
-    Deno.addSignalListener("SIGTERM", onSignal);
-    Deno.addSignalListener("SIGINT", onSignal);
+    if (signalled) stop();
     await server.finished;
     await stop();
     Deno.removeSignalListener("SIGTERM", onSignal);

@@ -1,0 +1,421 @@
+/**
+ * The chaos check (issue 16): `tagstream serve` (popularity model: every event carries its own
+ * id as a label, so that the checkpoint's label counts say how often each event was applied)
+ * takes events with ids over HTTP from several concurrent senders while it is `kill -9`ed at
+ * random moments (some right after a `POST /checkpoint`), its disk "fills" once (the
+ * `TAGSTREAM_FAULT_ENOSPC` hook: every state write fails with ENOSPC while a control file
+ * exists), and a write-ahead-log record is corrupted once (the service must refuse to start,
+ * then start with `--repair`, which reports the dropped events: they are sent again). Bodies
+ * without an answer, or answered with 503, are sent again; so is a share of acknowledged
+ * bodies. At the end, every acknowledged event must have been applied exactly once.
+ *
+ * Until events are idempotent by id (issue 16, part 3), a body sent again after it was
+ * acknowledged, or after the service died before answering (it may have been durable), doubles
+ * its events: those doubles are counted apart (`doubledExpectedUntilPart3`); `doubled` counts
+ * every other double (a body refused with 503 must not have been applied) and must be 0, as
+ * must `lost`. The applied-id digest of the service must match the label counts.
+ *
+ * @module
+ */
+import { Rng } from "../../src/data/random.ts";
+import { StreamLearner } from "../../src/stream/learner.ts";
+import { openState } from "../../src/cli/commands/state.ts";
+import { type ServiceProcess, startService } from "./harness.ts";
+
+/**
+ * Options of {@linkcode runChaosCheck}.
+ *
+ * @example
+ * ```ts
+ * import type { ChaosOptions } from "./chaos.ts";
+ * const o: ChaosOptions = { events: 2000, kills: 3 };
+ * console.log(o.kills); // 3
+ * ```
+ */
+export interface ChaosOptions {
+  /** Distinct events sent (default 20000). */
+  events?: number;
+  /** Events per body (default 50). */
+  bodyEvents?: number;
+  /** Concurrent senders (default 4). */
+  senders?: number;
+  /** kill -9 count (default 10). */
+  kills?: number;
+  /** Share of acknowledged bodies sent again (default 0.03). */
+  resendShare?: number;
+  /** New events sent per second at most (default 2500): the faults land mid-stream. */
+  rate?: number;
+  /** Seed (default 1). */
+  seed?: number;
+  /** Fill the disk once (default true). */
+  diskFull?: boolean;
+  /** Corrupt a log record once (default true). */
+  corrupt?: boolean;
+  /** Progress messages. */
+  log?: (m: string) => void;
+}
+
+/**
+ * What {@linkcode runChaosCheck} prints.
+ *
+ * @example
+ * ```ts
+ * import type { ChaosReport } from "./chaos.ts";
+ * function ok(r: ChaosReport): boolean { return r.lost === 0 && r.doubled === 0; }
+ * console.log(typeof ok); // "function"
+ * ```
+ */
+export interface ChaosReport {
+  check: "chaos";
+  /** Distinct events sent. */
+  sent: number;
+  /** Events posted, resends included. */
+  posted: number;
+  /** Distinct events acknowledged (200). */
+  acknowledged: number;
+  /** Applications counted in the final state (an event applied twice counts twice). */
+  applied: number;
+  /** Acknowledged events not applied. */
+  lost: number;
+  /** Events applied more than once that no resend explains (must be 0). */
+  doubled: number;
+  /** Doubles from bodies sent again after a 200 or after a kill cut their answer off. */
+  doubledExpectedUntilPart3: { resentAcknowledged: number; resentUnanswered: number };
+  kills: number;
+  faults: {
+    diskFull: { refused503: number; healthDuring: number | null } | null;
+    corruption: {
+      refusedToStart: boolean;
+      refusal: string;
+      repairDropped: number;
+      resentAfterRepair: number;
+    } | null;
+    killsDuringCheckpoint: number;
+  };
+  /** Whether the service's applied-id digest equals the digest of the counted applications. */
+  digestMatchesCounts: boolean;
+  seconds: number;
+  pass: boolean;
+  failures: string[];
+}
+
+interface Body {
+  ids: number[];
+  /** How it is sent: first time, again after a 200, after no answer, after a 503. */
+  kind: "fresh" | "acked" | "unanswered" | "refused" | "repair";
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function eventLine(i: number, rng: Rng): string {
+  const f: Record<string, number> = {};
+  for (let k = 0; k < 3; k++) f[String(Math.floor(rng.next() * 200))] = 1;
+  return JSON.stringify({ id: `c${i}`, features: f, labels: [`c${i}`, `t${i % 7}`] });
+}
+
+/**
+ * Runs the chaos check (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import { runChaosCheck } from "./chaos.ts";
+ * console.log(typeof runChaosCheck); // "function" (bench/service_chaos.ts runs it)
+ * ```
+ */
+export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosReport> {
+  const n = options.events ?? 20000;
+  const per = options.bodyEvents ?? 50;
+  const kills = options.kills ?? 10;
+  const share = options.resendShare ?? 0.03;
+  const log = options.log ?? (() => {});
+  const rng = new Rng(options.seed ?? 1);
+  let t0 = performance.now();
+  const t00 = t0;
+  const stateDir = await Deno.makeTempDir({ prefix: "tagstream-chaos-" });
+  const control = `${stateDir}.enospc`;
+  Deno.env.set("TAGSTREAM_FAULT_ENOSPC", control);
+  const args = [
+    "--model",
+    "popularity",
+    "--publish-every",
+    "0",
+    "--checkpoint-every",
+    "1000",
+    "--checkpoint-seconds",
+    "0.5",
+    "--batch-size",
+    "8",
+  ];
+  const lines: string[] = Array.from({ length: n }, (_, i) => eventLine(i, rng));
+  const queue: Body[] = [];
+  for (let i = 0; i < n; i += per) {
+    queue.push({
+      ids: Array.from({ length: Math.min(per, n - i) }, (_, k) => i + k),
+      kind: "fresh",
+    });
+  }
+  const acked = new Uint8Array(n);
+  const resentAcked = new Uint8Array(n), resentUnanswered = new Uint8Array(n);
+  let posted = 0, refused503 = 0, inFlight = 0, freshSent = 0;
+  const rate = options.rate ?? 2500;
+  let svc: ServiceProcess | undefined = await startService({ stateDir, args });
+  let url: string | undefined = svc.url;
+  let paused = false;
+  const failures: string[] = [];
+  const faults: ChaosReport["faults"] = {
+    diskFull: null,
+    corruption: null,
+    killsDuringCheckpoint: 0,
+  };
+  let killCount = 0;
+
+  const ackedCount = () => acked.reduce((a, b) => a + b, 0);
+  const sender = async () => {
+    while (true) {
+      if (paused || url === undefined) {
+        await sleep(20);
+        continue;
+      }
+      if (queue[0]?.kind === "fresh" && freshSent > (rate * (performance.now() - t0)) / 1000) {
+        await sleep(5);
+        continue;
+      }
+      const b = queue.shift();
+      if (b?.kind === "fresh") freshSent += b.ids.length;
+      if (b === undefined) {
+        if (inFlight === 0 && queue.length === 0) return;
+        await sleep(20);
+        continue;
+      }
+      inFlight++;
+      const target = url;
+      let status = 0;
+      try {
+        const res = await fetch(`${target}/events`, {
+          method: "POST",
+          body: b.ids.map((i) => lines[i]).join("\n") + "\n",
+        });
+        status = res.status;
+        await res.body?.cancel();
+      } catch {
+        status = 0; // killed mid-request: it may or may not be durable
+      }
+      posted += b.ids.length;
+      inFlight--;
+      if (status === 200) {
+        for (const i of b.ids) acked[i] = 1;
+        if (b.kind === "fresh" && rng.next() < share) {
+          for (const i of b.ids) resentAcked[i] = 1;
+          queue.push({ ids: b.ids, kind: "acked" });
+        }
+      } else if (status === 503) {
+        refused503 += b.ids.length;
+        queue.push({ ids: b.ids, kind: b.kind === "acked" ? "acked" : "refused" });
+        await sleep(100); // Retry-After says 2 s; a shorter wait keeps the run short
+      } else {
+        if (status === 0) { for (const i of b.ids) resentUnanswered[i] = 1; }
+        queue.push({ ids: b.ids, kind: b.kind === "acked" ? "acked" : "unanswered" });
+        await sleep(20);
+      }
+    }
+  };
+
+  const restart = async (extra: string[] = []) => {
+    url = undefined;
+    svc = await startService({ stateDir, args: [...args, ...extra] });
+    url = svc.url;
+  };
+  const kill = async () => {
+    url = undefined;
+    await svc!.kill9();
+    killCount++;
+  };
+
+  const chaos = async () => {
+    const steps = kills + 2;
+    const diskAt = Math.floor(steps * 0.4), corruptAt = Math.floor(steps * 0.7);
+    let k = 0;
+    for (let step = 1; step <= steps; step++) {
+      const target = Math.floor((n * step) / (steps + 1));
+      while (ackedCount() < target) await sleep(10);
+      await sleep(rng.next() * 200);
+      if (step === diskAt && options.diskFull !== false) {
+        await Deno.writeTextFile(control, "full");
+        log(`disk full at ${ackedCount()} acknowledged`);
+        await sleep(600);
+        let health: number | null = null;
+        try {
+          const h = await fetch(`${url}/health`);
+          health = h.status;
+          await h.body?.cancel();
+        } catch {
+          health = null;
+        }
+        await sleep(600);
+        await Deno.remove(control);
+        faults.diskFull = { refused503: 0, healthDuring: health };
+        if (health !== 503) failures.push(`/health answered ${health} while the disk was full`);
+        continue;
+      }
+      if (step === corruptAt && options.corrupt !== false) {
+        faults.corruption = await corruptOnce();
+        continue;
+      }
+      if (k >= kills) continue;
+      k++;
+      if (k % 3 === 0) {
+        // during a checkpoint
+        fetch(`${url}/checkpoint`, { method: "POST" }).then((r) => r.body?.cancel()).catch(
+          () => {},
+        );
+        await sleep(rng.next() * 15);
+        faults.killsDuringCheckpoint++;
+      }
+      await kill();
+      log(`kill -9 #${killCount} at ${ackedCount()} acknowledged`);
+      await restart();
+    }
+    while (killCount < kills) {
+      await kill();
+      await restart();
+    }
+  };
+
+  const corruptOnce = async (): Promise<NonNullable<ChaosReport["faults"]["corruption"]>> => {
+    // stop the senders, log one body, kill at once: its records are in the log
+    paused = true;
+    while (inFlight > 0) await sleep(10);
+    let target: { file: string; offset: number; id: number } | undefined;
+    for (let attempt = 0; attempt < 20 && target === undefined; attempt++) {
+      const b = queue.shift() ?? { ids: [0, 1, 2], kind: "acked" as const };
+      if (b.kind === "acked") { for (const i of b.ids) resentAcked[i] = 1; }
+      const res = await fetch(`${url}/events`, {
+        method: "POST",
+        body: b.ids.map((i) => lines[i]).join("\n") + "\n",
+      });
+      posted += b.ids.length;
+      await res.body?.cancel();
+      if (res.status === 200) { for (const i of b.ids) acked[i] = 1; }
+      else queue.unshift(b);
+      await kill();
+      target = await pickRecord(`${stateDir}/wal`);
+      if (target === undefined) await restart();
+    }
+    if (target === undefined) throw new Error("no write-ahead-log record to corrupt");
+    const bytes = await Deno.readFile(target.file);
+    const end = bytes.indexOf(10, target.offset);
+    bytes[end - 4] ^= 0x08; // inside the record's features
+    await Deno.writeFile(target.file, bytes);
+    log(`corrupted ${target.file} at byte ${end - 4} (event c${target.id})`);
+    let refusal = "";
+    try {
+      svc = await startService({ stateDir, args });
+      failures.push("the service started on a corrupted write-ahead log");
+      await kill();
+    } catch (e) {
+      refusal = (e as Error).message.split("\n").find((l) => l.includes("damaged")) ?? "";
+    }
+    const refusedToStart = refusal.includes(target.file.split("/").pop()!);
+    if (!refusedToStart) failures.push(`no clear refusal naming the file: ${refusal}`);
+    await restart(["--repair"]);
+    let dropped: number[] = [];
+    for await (const e of Deno.readDir(stateDir)) {
+      if (!e.name.startsWith("repair-")) continue;
+      const r = JSON.parse(await Deno.readTextFile(`${stateDir}/${e.name}`));
+      for (const w of r.wal as { ids?: string[] }[]) {
+        dropped = dropped.concat((w.ids ?? []).map((s) => Number(s.slice(1))));
+      }
+    }
+    if (!dropped.includes(target.id)) failures.push(`repair did not report event c${target.id}`);
+    // what the repair reports lost is sent again
+    if (dropped.length > 0) queue.unshift({ ids: dropped, kind: "repair" });
+    paused = false;
+    return {
+      refusedToStart,
+      refusal: refusal.replace(stateDir, "STATE").slice(0, 300),
+      repairDropped: dropped.length,
+      resentAfterRepair: dropped.length,
+    };
+  };
+
+  try {
+    t0 = performance.now();
+    const senders = Array.from({ length: options.senders ?? 4 }, () => sender());
+    await chaos();
+    await Promise.all(senders);
+    const code = await svc!.stop();
+    svc = undefined;
+    if (code !== 0) failures.push(`serve exited with code ${code} on SIGTERM`);
+    const l = await openState(stateDir);
+    const names = l.parser.labels.names, counts = l.labelCounts();
+    const count = new Float64Array(n);
+    for (let j = 0; j < names.length; j++) {
+      const m = /^c(\d+)$/.exec(names[j]);
+      if (m) count[Number(m[1])] = counts[j];
+    }
+    let applied = 0, lost = 0, doubled = 0, dAcked = 0, dUnanswered = 0;
+    const multiset: string[] = [];
+    for (let i = 0; i < n; i++) {
+      applied += count[i];
+      for (let c = 0; c < count[i]; c++) multiset.push(`c${i}`);
+      if (acked[i] && count[i] === 0) lost++;
+      if (count[i] > 1) {
+        const extra = count[i] - 1;
+        if (resentAcked[i]) dAcked += extra;
+        else if (resentUnanswered[i]) dUnanswered += extra;
+        else doubled += extra;
+      }
+    }
+    const digestMatchesCounts = StreamLearner.digestOf(multiset) === l.idDigest &&
+      l.applied === applied;
+    if (faults.diskFull) faults.diskFull.refused503 = refused503;
+    const acknowledged = ackedCount();
+    if (acknowledged !== n) failures.push(`${n - acknowledged} events never acknowledged`);
+    if (lost > 0) failures.push(`${lost} acknowledged events lost`);
+    if (doubled > 0) failures.push(`${doubled} unexplained doubles`);
+    if (!digestMatchesCounts) failures.push("the applied-id digest does not match the counts");
+    if (killCount < kills) failures.push(`${killCount} kills of ${kills}`);
+    if (options.diskFull !== false && refused503 === 0) failures.push("no 503 while disk full");
+    return {
+      check: "chaos",
+      sent: n,
+      posted,
+      acknowledged,
+      applied,
+      lost,
+      doubled,
+      doubledExpectedUntilPart3: { resentAcknowledged: dAcked, resentUnanswered: dUnanswered },
+      kills: killCount,
+      faults,
+      digestMatchesCounts,
+      seconds: Math.round((performance.now() - t00) / 100) / 10,
+      pass: failures.length === 0,
+      failures,
+    };
+  } finally {
+    if (svc !== undefined) await svc.kill9().catch(() => {});
+    Deno.env.delete("TAGSTREAM_FAULT_ENOSPC");
+    await Deno.remove(control).catch(() => {});
+    await Deno.remove(stateDir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** A record (not the first) of a format-2 segment holding at least two, with its event id. */
+async function pickRecord(
+  dir: string,
+): Promise<{ file: string; offset: number; id: number } | undefined> {
+  const files: string[] = [];
+  for await (const e of Deno.readDir(dir)) if (e.name.endsWith(".wal")) files.push(e.name);
+  files.sort();
+  for (const name of files.reverse()) {
+    const bytes = await Deno.readFile(`${dir}/${name}`);
+    const first = bytes.indexOf(10);
+    if (first < 0) continue;
+    const second = first + 1;
+    const end = bytes.indexOf(10, second);
+    if (end < 0) continue;
+    const m = /"id":"c(\d+)"/.exec(new TextDecoder().decode(bytes.subarray(second, end)));
+    if (m) return { file: `${dir}/${name}`, offset: second, id: Number(m[1]) };
+  }
+  return undefined;
+}

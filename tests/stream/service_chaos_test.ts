@@ -1,0 +1,18 @@
+/**
+ * A short form of `deno task chaos` (bench/service/chaos.ts): kills, a full disk and a corrupted
+ * log record while events with ids stream in; every acknowledged event applied exactly once
+ * (doubles from bodies sent again after an answer, or after a kill cut it off, are counted apart
+ * until events are idempotent by id).
+ */
+import { runChaosCheck } from "../../bench/service/chaos.ts";
+import { assert, assertEquals } from "./helpers.ts";
+
+Deno.test("chaos check (short): kills, disk full, a corrupted record; nothing acknowledged lost", async () => {
+  const r = await runChaosCheck({ events: 3000, kills: 3, rate: 1500, seed: 7 });
+  assert(r.pass, JSON.stringify(r));
+  assertEquals([r.lost, r.doubled, r.acknowledged], [0, 0, 3000]);
+  assert(r.kills >= 3, `${r.kills} kills`);
+  assert(r.faults.diskFull !== null && r.faults.diskFull.refused503 > 0, "disk full refused");
+  assert(r.faults.corruption?.refusedToStart === true, "refused a corrupted log");
+  assert(r.digestMatchesCounts, "digest");
+});
