@@ -91,6 +91,29 @@ export interface Estimator {
    * model. The service's learner thread sends these to the serving thread.
    */
   toReplicaState?(): ModelState;
+  /**
+   * Optional (with {@linkcode Estimator.toReplicaDelta} and
+   * {@linkcode Estimator.applyReplicaDelta}): starts (or restarts) logging what learning
+   * changes, at O(1) per changed parameter, so that replicas built from a `toReplicaState()`
+   * taken right after this call can be kept up to date at the cost of the changes instead of a
+   * copy of the whole model (the service's learner thread does so for big models).
+   */
+  beginReplicaDeltas?(): void;
+  /**
+   * Optional: what changed since `beginReplicaDeltas()` or the previous delta, as a state
+   * (`scalars.delta = 1`; fresh arrays the caller owns) for `applyReplicaDelta`; clears the
+   * log. `undefined` when a full `toReplicaState()` is needed instead (logging not begun, a
+   * change touching most of the model, or a delta that would not be much smaller than the full
+   * replica state); logging then stops until the next `beginReplicaDeltas()`.
+   */
+  toReplicaDelta?(): ModelState | undefined;
+  /**
+   * Optional: applies a `toReplicaDelta()` to this replica (restored from `toReplicaState()`
+   * and the deltas before it) in place, so that it predicts exactly like the model did when it
+   * made the delta. Checks the delta first (a RangeError naming the problem, the replica
+   * unchanged).
+   */
+  applyReplicaDelta?(delta: ModelState): void;
 }
 
 /**

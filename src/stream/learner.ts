@@ -132,6 +132,59 @@ export interface LearnerCheckpoint {
   modelVersion: number;
   /** When it was taken (ISO 8601). */
   savedAt: string;
+  /**
+   * In a replica's snapshot: the replica sequence number it is at (the `base` of the next
+   * {@linkcode ReplicaDelta}; see {@linkcode StreamLearner.toReplicaDelta}).
+   */
+  replicaSeq?: number;
+}
+
+const DELTA_FORMAT = "tagstream-replica-delta";
+
+/**
+ * What changed in a learner since its last replica snapshot or delta
+ * ({@linkcode StreamLearner.toReplicaDelta}), for {@linkcode StreamLearner.applyReplicaDelta}:
+ * the model's delta, the names the vocabularies gained, the label counts that changed, and the
+ * counters, window, position and version (small) as they are now.
+ *
+ * @example
+ * ```ts
+ * import type { ReplicaDelta } from "./learner.ts";
+ * function newLabels(d: ReplicaDelta): string[] { return d.labels.names; }
+ * console.log(typeof newLabels); // "function"
+ * ```
+ */
+export interface ReplicaDelta {
+  /** Always `tagstream-replica-delta`. */
+  format: string;
+  /** The model's kind. */
+  kind: string;
+  /** The replica sequence number it applies to. */
+  base: number;
+  /** The replica's sequence number after it. */
+  seq: number;
+  /** The model's `toReplicaDelta()`. */
+  state: ModelState;
+  /** Feature names added since the replica's vocabulary size `from`. */
+  features: { from: number; names: string[] };
+  /** Label names added since the replica's vocabulary size `from`. */
+  labels: { from: number; names: string[] };
+  /** The labels whose count changed, and their counts now. */
+  labelCounts: { labels: Int32Array; counts: Float64Array };
+  /** Events applied. */
+  applied: number;
+  /** Events learned. */
+  learned: number;
+  /** Lines rejected. */
+  rejected: number;
+  /** Digest of the applied events' ids. */
+  idDigest: [number, number];
+  /** The prequential window. */
+  window: PrequentialState;
+  /** Position in the sources. */
+  position: StreamPosition;
+  /** Version of the last published model file. */
+  modelVersion: number;
 }
 
 /** The prequential window's k (P@1 and P@5 come from each event's top 5). */
@@ -187,8 +240,7 @@ export class StreamLearner {
   readonly factory: EstimatorFactory;
   /** Validates lines and owns the vocabularies. */
   readonly parser: EventParser;
-  /** Prequential P@1/P@5 of the last scored events. */
-  readonly window: PrequentialWindow;
+  #window: PrequentialWindow;
   /** Events per learned minibatch. */
   readonly batchSize: number;
   readonly #limits: EventLimits;
@@ -212,6 +264,13 @@ export class StreamLearner {
   position: StreamPosition = {};
   /** Version of the last published model file (0: none). */
   modelVersion = 0;
+  // replica deltas: the learner's sequence number (or the replica's), and what changed since
+  #replicaSeq = 0;
+  #deltas = false;
+  #sentFeatures = 0;
+  #sentLabels = 0;
+  #countFlag = new Uint8Array(0);
+  #countDirty: number[] = [];
 
   private constructor(
     factory: EstimatorFactory,
@@ -224,7 +283,7 @@ export class StreamLearner {
     this.factory = factory;
     this.#estimator = estimator;
     this.parser = parser;
-    this.window = window;
+    this.#window = window;
     this.batchSize = batchSize;
     this.#limits = limits;
     this.#labelCounts = new Float64Array(Math.max(16, parser.labels.size));
@@ -321,7 +380,13 @@ export class StreamLearner {
     l.#labelCounts.set(ck.labelCounts);
     l.position = ck.position ?? {};
     l.modelVersion = ck.modelVersion ?? 0;
+    l.#replicaSeq = ck.replicaSeq ?? 0;
     return l;
+  }
+
+  /** Prequential P@1/P@5 of the last scored events. */
+  get window(): PrequentialWindow {
+    return this.#window;
   }
 
   /** The model. */
@@ -431,6 +496,7 @@ export class StreamLearner {
         this.#labelCounts = next;
       }
       for (let i = 0; i < ev.labels.length; i++) this.#labelCounts[ev.labels[i]]++;
+      if (this.#deltas) this.#markCounts(ev.labels);
       if (this.recentCapacity > 0) {
         if (this.#recent.length < this.recentCapacity) this.#recent.push(ev);
         else this.#recent[this.#recentNext] = ev;
@@ -560,6 +626,210 @@ export class StreamLearner {
   }
 
   /**
+   * Like {@linkcode StreamLearner.toReplicaCheckpoint}, and when the model supports replica
+   * deltas (`beginReplicaDeltas`/`toReplicaDelta`/`applyReplicaDelta`, e.g. "ova"), starts
+   * tracking what changes from here on, so that {@linkcode StreamLearner.toReplicaDelta} can
+   * bring a replica built from this checkpoint up to date at the cost of the changes.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/ova/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory, { batchSize: 1 });
+   * l.ingestLine('{"features": {"0": 1}, "labels": ["news"]}', "demo", 1);
+   * const { ck, deltas } = l.toReplicaBase();
+   * const r = StreamLearner.fromCheckpoint(factory, ck, { adopt: true });
+   * l.ingestLine('{"features": {"1": 1}, "labels": ["sport"]}', "demo", 2);
+   * const d = l.toReplicaDelta();
+   * if (d !== undefined) r.applyReplicaDelta(d);
+   * console.log(deltas, d?.labels.names, r.predict({ "1": 1 }, 1).labels); // true [ "sport" ] [ "sport" ]
+   * ```
+   */
+  toReplicaBase(): { ck: LearnerCheckpoint; owned: boolean; deltas: boolean } {
+    const est = this.#estimator;
+    const deltas = typeof est.beginReplicaDeltas === "function" &&
+      typeof est.toReplicaDelta === "function" && typeof est.applyReplicaDelta === "function" &&
+      typeof est.toReplicaState === "function";
+    if (!deltas) {
+      this.#stopDeltas();
+      return { ...this.toReplicaCheckpoint(), deltas: false };
+    }
+    est.beginReplicaDeltas!();
+    this.#replicaSeq++;
+    this.#deltas = true;
+    this.#sentFeatures = this.parser.features.size;
+    this.#sentLabels = this.parser.labels.size;
+    for (const l of this.#countDirty) this.#countFlag[l] = 0;
+    this.#countDirty = [];
+    return { ...this.toReplicaCheckpoint(), deltas: true };
+  }
+
+  /**
+   * What changed since the last {@linkcode StreamLearner.toReplicaBase} or delta, for
+   * {@linkcode StreamLearner.applyReplicaDelta} on a replica built from that base (the model's
+   * delta, only the vocabulary names added since, the label counts that changed, and the
+   * counters and window as they are). Its typed arrays are fresh (they may be transferred).
+   * `undefined` when a full snapshot is needed instead: no base was taken (or the model has no
+   * deltas), or the model asks for one (e.g. after a global prune, or a delta as large as a
+   * good part of the model); tracking then stops until the next `toReplicaBase()`.
+   */
+  toReplicaDelta(): ReplicaDelta | undefined {
+    if (!this.#deltas) return undefined;
+    const state = this.#estimator.toReplicaDelta?.();
+    if (state === undefined) {
+      this.#stopDeltas();
+      return undefined;
+    }
+    const fNames = this.parser.features.names, lNames = this.parser.labels.names;
+    const dirty = this.#countDirty;
+    const labels = Int32Array.from(dirty).sort();
+    const counts = new Float64Array(labels.length);
+    for (let i = 0; i < labels.length; i++) {
+      counts[i] = this.#labelCounts[labels[i]];
+      this.#countFlag[labels[i]] = 0;
+    }
+    this.#countDirty = [];
+    const d: ReplicaDelta = {
+      format: DELTA_FORMAT,
+      kind: this.#estimator.kind,
+      base: this.#replicaSeq,
+      seq: this.#replicaSeq + 1,
+      state,
+      features: { from: this.#sentFeatures, names: fNames.slice(this.#sentFeatures) },
+      labels: { from: this.#sentLabels, names: lNames.slice(this.#sentLabels) },
+      labelCounts: { labels, counts },
+      applied: this.applied,
+      learned: this.learned,
+      rejected: this.rejected,
+      idDigest: [this.#digest[0], this.#digest[1]],
+      window: this.window.toState(),
+      position: structuredClone(this.position),
+      modelVersion: this.modelVersion,
+    };
+    this.#replicaSeq++;
+    this.#sentFeatures = fNames.length;
+    this.#sentLabels = lNames.length;
+    return d;
+  }
+
+  /**
+   * Brings this replica (built by `fromCheckpoint` from {@linkcode StreamLearner.toReplicaBase}
+   * or from the last delta's result) up to date with a {@linkcode StreamLearner.toReplicaDelta}
+   * in place: it then predicts exactly like the learner did when it made the delta. Everything
+   * is checked before anything changes, so a delta that does not fit leaves the replica as it
+   * was (apart from a model delta failing half-way, which its model rules out by checking
+   * first).
+   *
+   * @throws {TypeError} when it is not a delta of this model kind, or the model has no deltas
+   * @throws {RangeError} naming the problem when the delta does not follow this replica or does
+   * not fit it
+   */
+  applyReplicaDelta(d: ReplicaDelta): void {
+    if (d === null || typeof d !== "object" || d.format !== DELTA_FORMAT) {
+      throw new TypeError("Not a Tagstream replica delta (format field missing)");
+    }
+    const est = this.#estimator;
+    if (d.kind !== est.kind) {
+      throw new TypeError(`Replica delta of a '${d.kind}' model for a '${est.kind}' replica`);
+    }
+    if (typeof est.applyReplicaDelta !== "function") {
+      throw new TypeError(`A '${est.kind}' model has no replica deltas`);
+    }
+    if (d.base !== this.#replicaSeq || !Number.isInteger(d.seq) || d.seq <= d.base) {
+      throw new RangeError(
+        `Replica delta ${d.base} -> ${d.seq} does not follow this replica (at ${this.#replicaSeq})`,
+      );
+    }
+    const vocab = (v: Vocabulary, add: { from: number; names: string[] }, what: string) => {
+      if (
+        !add || !Number.isInteger(add.from) || add.from < 0 || add.from > v.size ||
+        !Array.isArray(add.names)
+      ) {
+        throw new RangeError(`Replica delta: ${what} names must follow ${v.size} names`);
+      }
+      // names the replica already has (a full snapshot newer than the delta's base) must agree
+      const known = Math.min(v.size, add.from + add.names.length);
+      for (let i = add.from; i < known; i++) {
+        if (add.names[i - add.from] !== v.names[i]) {
+          throw new RangeError(`Replica delta: ${what} name ${i} differs from the replica's`);
+        }
+      }
+      const fresh = add.names.slice(known - add.from);
+      const seen = new Set<string>();
+      for (const n of fresh) {
+        if (typeof n !== "string" || v.idOf(n, false) >= 0 || seen.has(n)) {
+          throw new RangeError(`Replica delta: ${what} name '${String(n).slice(0, 40)}' twice`);
+        }
+        seen.add(n);
+      }
+      if (v.size + fresh.length > v.maxSize) {
+        throw new RangeError(`Replica delta: more than ${v.maxSize} ${what} names`);
+      }
+      return fresh;
+    };
+    const newFeatures = vocab(this.parser.features, d.features, "feature");
+    const newLabels = vocab(this.parser.labels, d.labels, "label");
+    const numLabels = this.parser.labels.size + newLabels.length;
+    const lc = d.labelCounts;
+    if (
+      !lc || !(lc.labels instanceof Int32Array) || !(lc.counts instanceof Float64Array) ||
+      lc.counts.length !== lc.labels.length
+    ) {
+      throw new RangeError("Replica delta: labelCounts must be labels and counts of one length");
+    }
+    for (let i = 0; i < lc.labels.length; i++) {
+      if (!(lc.labels[i] >= 0 && lc.labels[i] < numLabels)) {
+        throw new RangeError(
+          `Replica delta: labelCounts label ${lc.labels[i]} is out of range [0, ${numLabels})`,
+        );
+      }
+    }
+    const window = PrequentialWindow.fromState(d.window);
+    if (window.size !== this.window.size) {
+      throw new RangeError(`Replica delta: window of ${window.size}, not ${this.window.size}`);
+    }
+    est.applyReplicaDelta(d.state);
+    for (const n of newFeatures) this.parser.features.idOf(n, true);
+    for (const n of newLabels) this.parser.labels.idOf(n, true);
+    if (numLabels > this.#labelCounts.length) {
+      const next = new Float64Array(Math.max(numLabels, 2 * this.#labelCounts.length));
+      next.set(this.#labelCounts);
+      this.#labelCounts = next;
+    }
+    for (let i = 0; i < lc.labels.length; i++) this.#labelCounts[lc.labels[i]] = lc.counts[i];
+    this.#window = window;
+    this.applied = d.applied;
+    this.learned = d.learned;
+    this.rejected = d.rejected;
+    this.#digest = [d.idDigest[0], d.idDigest[1]];
+    this.position = structuredClone(d.position ?? {});
+    this.modelVersion = d.modelVersion ?? 0;
+    this.#replicaSeq = d.seq;
+  }
+
+  #stopDeltas(): void {
+    this.#deltas = false;
+    for (const l of this.#countDirty) this.#countFlag[l] = 0;
+    this.#countDirty = [];
+  }
+
+  /** Notes that the counts of `labels` changed (for the next replica delta). */
+  #markCounts(labels: Int32Array): void {
+    if (this.#countFlag.length < this.#labelCounts.length) {
+      const f = new Uint8Array(this.#labelCounts.length);
+      f.set(this.#countFlag);
+      this.#countFlag = f;
+    }
+    for (let i = 0; i < labels.length; i++) {
+      const l = labels[i];
+      if (this.#countFlag[l] === 0) {
+        this.#countFlag[l] = 1;
+        this.#countDirty.push(l);
+      }
+    }
+  }
+
+  /**
    * The whole learner as one checkpoint object. Taken synchronously, so it is consistent even
    * while events keep arriving afterwards.
    */
@@ -592,6 +862,7 @@ export class StreamLearner {
       position: structuredClone(this.position),
       modelVersion: this.modelVersion,
       savedAt: new Date().toISOString(),
+      ...(withPending ? {} : { replicaSeq: this.#replicaSeq }),
     };
   }
 }

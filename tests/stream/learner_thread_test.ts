@@ -1,4 +1,7 @@
 import { factory as leml } from "../../src/models/leml/mod.ts";
+import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
+import type { EstimatorFactory } from "../../src/models/estimator.ts";
+import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { loadFactory } from "../../src/models/registry.ts";
 import { createApp } from "../../src/stream/http_app.ts";
 import { LearnerThread } from "../../src/stream/learner_thread.ts";
@@ -285,5 +288,160 @@ Deno.test("learner thread: a slow replica rebuild spaces the snapshots out", asy
     } finally {
       await t.stop();
     }
+  });
+});
+
+/** `n` events with index features and labels "L<l>" from a synthetic stream (ova tests). */
+function syntheticEvents(n: number, seed: number, numLabels: number): string[] {
+  return [...syntheticExamples({ rows: n, numFeatures: 800, numLabels, avgNnz: 10, seed })].map(
+    (e, i) =>
+      JSON.stringify({
+        id: `s${seed}-${i}`,
+        features: Object.fromEntries([...e.x.indices].map((j, p) => [String(j), e.x.values[p]])),
+        labels: [...e.labels].map((l) => `L${l}`),
+      }),
+  );
+}
+
+const OVA_FLAGS = [
+  "--model",
+  "ova",
+  "--option",
+  "seed=3",
+  "--option",
+  "maxLabelsPerFeature=16",
+  "--batch-size",
+  "8",
+  "--publish-every",
+  "0",
+  "--no-prune",
+];
+
+/** An ova service on this thread with the options of OVA_FLAGS. */
+function openOvaSameThread(dir: string): Promise<LearningService> {
+  return LearningService.open({
+    factory: ova,
+    stateDir: dir,
+    batchSize: 8,
+    modelOptions: { seed: 3, maxLabelsPerFeature: 16 },
+    publishEvery: 0,
+    log: () => {},
+  });
+}
+
+/** Asserts that the served replica answers exactly like the same-thread learner. */
+function assertServesLike(t: LearnerThread, s: LearningService, where: string): void {
+  const r = t.predictor, l = s.learner;
+  assertEquals(r.parser.labels.names, l.parser.labels.names, `${where}: label names`);
+  assertEquals([...r.labelCounts()], [...l.labelCounts()], `${where}: label counts`);
+  assertEquals([r.applied, r.learned], [l.applied, l.learned], `${where}: counts`);
+  for (const line of syntheticEvents(25, 99, 400)) {
+    const f = JSON.parse(line).features;
+    assertEquals(r.predict(f, 5), l.predict(f, 5), `${where}: ${line}`);
+    const x = l.parser.featuresForPredict(f, l.estimator.numFeatures);
+    assert(
+      r.estimator.predictScores(x).join() === l.estimator.predictScores(x).join(),
+      `${where}: scores of ${line}`,
+    );
+  }
+}
+
+Deno.test("learner thread: an ova replica kept up to date by deltas answers like the learner", async () => {
+  await withTempDir(async (dirA) => {
+    await withTempDir(async (dirB) => {
+      const t = await LearnerThread.open({
+        workerUrl: WORKER,
+        init: ["--state-dir", dirA, ...OVA_FLAGS],
+        factory: ova,
+      });
+      const s = await openOvaSameThread(dirB);
+      try {
+        // a model big enough that a few events change a small part of it
+        const bulk = syntheticEvents(1600, 1, 200).join("\n");
+        assertEquals(await t.ingestBody(bulk, "http"), await s.ingestBody(bulk, "http"));
+        await t.checkpoint();
+        assertServesLike(t, s, "after the bulk");
+        const later = syntheticEvents(160, 2, 400); // labels the replica has not seen yet
+        for (let i = 0; i < later.length; i += 16) {
+          const body = later.slice(i, i + 16).join("\n");
+          assertEquals(await t.ingestBody(body, "http"), await s.ingestBody(body, "http"));
+          await t.checkpoint(); // the replica is brought up to date before this resolves
+          assertServesLike(t, s, `after ${i + 16} more events`);
+        }
+        const lt = (await t.metrics()).learnerThread as Record<string, number>;
+        assert(lt.deltas >= 8, JSON.stringify(lt));
+        assert(
+          lt.deltaBytes > 0 && lt.deltaApplyMs >= 0 && lt.deltaCostMs >= 0,
+          JSON.stringify(lt),
+        );
+        assertEquals([lt.resyncs, lt.replicaApplied], [0, 1760]);
+      } finally {
+        await t.stop();
+        await s.stop();
+      }
+    });
+  });
+});
+
+Deno.test("learner thread: a replica that fails to apply a delta keeps answering and resyncs from a full snapshot", async () => {
+  let failNext = false;
+  const flaky: EstimatorFactory = {
+    ...ova,
+    restore(state, options) {
+      const e = ova.restore(state, options) as OvaEstimator;
+      const apply = e.applyReplicaDelta.bind(e);
+      e.applyReplicaDelta = (d) => {
+        if (failNext) {
+          failNext = false;
+          throw new RangeError("injected delta failure");
+        }
+        apply(d);
+      };
+      return e;
+    },
+  };
+  await withTempDir(async (dirA) => {
+    await withTempDir(async (dirB) => {
+      const t = await LearnerThread.open({
+        workerUrl: WORKER,
+        init: ["--state-dir", dirA, ...OVA_FLAGS],
+        factory: flaky,
+      });
+      const s = await openOvaSameThread(dirB);
+      try {
+        const feed = async (body: string) => {
+          assertEquals(await t.ingestBody(body, "http"), await s.ingestBody(body, "http"));
+          await t.checkpoint();
+        };
+        await feed(syntheticEvents(1600, 1, 200).join("\n"));
+        const later = syntheticEvents(48, 2, 300);
+        await feed(later.slice(0, 16).join("\n"));
+        const lt0 = (await t.metrics()).learnerThread as Record<string, number>;
+        assert(lt0.deltas >= 1, JSON.stringify(lt0));
+        failNext = true;
+        const before = t.predictor;
+        await feed(later.slice(16, 32).join("\n"));
+        // the failed delta is reported and a full snapshot asked for (one may have come
+        // already: the periodic snapshot can take the body before the checkpoint does)
+        const lt1 = (await t.metrics()).learnerThread as Record<string, number>;
+        assert(
+          String(lt1.replicaError).includes("injected delta failure"),
+          String(lt1.replicaError),
+        );
+        assertEquals(lt1.resyncs, 1);
+        await t.checkpoint(); // after the resync: a full snapshot
+        assert(t.predictor !== before, "no full snapshot after the resync");
+        assertEquals(t.replicas, (lt0.replicas as number) + 1);
+        assertServesLike(t, s, "after the resync");
+        await feed(later.slice(32).join("\n"));
+        const lt2 = (await t.metrics()).learnerThread as Record<string, number>;
+        assert(lt2.deltas > lt1.deltas, "no deltas again after the full snapshot");
+        assertEquals(lt2.replicas, t.replicas);
+        assertServesLike(t, s, "after the next delta");
+      } finally {
+        await t.stop();
+        await s.stop();
+      }
+    });
   });
 });

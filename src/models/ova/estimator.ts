@@ -121,6 +121,26 @@ export class OvaEstimator implements Estimator {
   #candScore = new Float64Array(0);
   #upd = new Int32Array(0);
   #updScore = new Float64Array(0);
+  // the replica-delta log (see beginReplicaDeltas; off until then)
+  #dOn = false;
+  #dSeq = 0;
+  #dJ = new Int32Array(0);
+  #dL = new Int32Array(0);
+  #dN = 0;
+  #dBiasFlag = new Uint8Array(0);
+  #dBias = new Int32Array(0);
+  #dBiasN = 0;
+  #dBlockFlag = new Uint8Array(0);
+  #dBlocks: number[] = [];
+  #dBits = new Int32Array(0);
+  #dKeys: Int32Array | undefined;
+  #dHead = false;
+  #isReplica = false;
+  /**
+   * A delta of more than this fraction of the full replica state's bytes is not worth sending:
+   * {@linkcode OvaEstimator.toReplicaDelta} then asks for a full state (default 0.25).
+   */
+  replicaDeltaMaxFraction = 0.25;
 
   /**
    * @param options settings ({@linkcode OvaOptions}) plus initial `numFeatures`/`numLabels`
@@ -190,6 +210,7 @@ export class OvaEstimator implements Estimator {
         this.#mark = 0;
         this.#posMark = 0;
         this.#lCap = cap;
+        if (this.#dOn) this.#dGrowLabels();
       }
       this.#l = l;
     }
@@ -383,6 +404,10 @@ export class OvaEstimator implements Estimator {
       const bs = this.#biasSum[l] + g * g;
       this.#biasSum[l] = bs;
       this.#bias[l] -= lr * g / Math.sqrt(bs + g0);
+      if (this.#dOn && this.#dBiasFlag[l] === 0) {
+        this.#dBiasFlag[l] = 1;
+        this.#dBias[this.#dBiasN++] = l;
+      }
       const grow = q < positives || (growNeg && score > 0);
       for (let p = 0; p < n; p++) {
         const j = xi[p];
@@ -390,6 +415,7 @@ export class OvaEstimator implements Estimator {
         if (grow) {
           if (w.countOf(j) >= cap && w.find(j, l) < 0) {
             this.#evictions += w.evictSmallest(j, 0.25);
+            if (this.#dOn) this.#dMarkBlock(j);
           }
           slot = w.findOrInsert(j, l);
         } else {
@@ -400,6 +426,7 @@ export class OvaEstimator implements Estimator {
         const sum = w.sums[slot] + gj * gj;
         w.sums[slot] = sum;
         w.weights[slot] -= lr * gj / Math.sqrt(sum + g0);
+        if (this.#dOn) this.#logEntry(j, l, slot);
       }
     }
   }
@@ -519,6 +546,8 @@ export class OvaEstimator implements Estimator {
       w.prune(threshold);
     }
     this.#prunes++;
+    // a global prune drops weights everywhere: a replica needs the full state again
+    if (this.#dOn) this.#dStop();
   }
 
   /**
@@ -543,6 +572,7 @@ export class OvaEstimator implements Estimator {
       }
     }
     this.#head = Int32Array.from(best);
+    if (this.#dOn) this.#dHead = true;
   }
 
   /** Learns from one example; `y` lists the positive labels. */
@@ -637,6 +667,382 @@ export class OvaEstimator implements Estimator {
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }
 
+  /**
+   * Starts (or restarts) logging what learning changes, for
+   * {@linkcode OvaEstimator.toReplicaDelta}: the (feature, label) weights `#apply` writes (O(1)
+   * each: a bit per weight slot says it is logged already), the labels whose bias
+   * moved, the features whose block lost entries to the per-feature cap (sent whole), the bias
+   * candidates when refreshed. Sizes are read at delta time. Take the replica's full state
+   * ({@linkcode OvaEstimator.toReplicaState}) right after this call: the deltas apply to it.
+   * Nothing is logged (and nothing costs) before the first call.
+   *
+   * @example
+   * ```ts
+   * import { OvaEstimator } from "./estimator.ts";
+   * const m = new OvaEstimator({ seed: 1 });
+   * m.replicaDeltaMaxFraction = 1; // a tiny model: any delta is a good part of it
+   * const x = { indices: Int32Array.of(0, 3), values: Float32Array.of(1, 1) };
+   * m.learnOne(x, [2]);
+   * m.beginReplicaDeltas();
+   * const replica = OvaEstimator.restore(m.toReplicaState());
+   * m.learnOne(x, [5]);
+   * replica.applyReplicaDelta(m.toReplicaDelta()!);
+   * console.log(replica.predictScores(x).join() === m.predictScores(x).join()); // true
+   * ```
+   */
+  beginReplicaDeltas(): void {
+    this.#dOn = true;
+    this.#dSeq++;
+    if (this.#dJ.length === 0) {
+      this.#dJ = new Int32Array(1 << 14);
+      this.#dL = new Int32Array(1 << 14);
+    }
+    this.#dN = 0;
+    this.#dGrowLabels();
+    for (let i = 0; i < this.#dBiasN; i++) this.#dBiasFlag[this.#dBias[i]] = 0;
+    this.#dBiasN = 0;
+    this.#dClearBlocks();
+    this.#dHead = false;
+    this.#dResetBits();
+  }
+
+  /** Sizes the per-label delta log to the label capacity. */
+  #dGrowLabels(): void {
+    if (this.#dBiasFlag.length >= this.#lCap) return;
+    const f = new Uint8Array(this.#lCap);
+    f.set(this.#dBiasFlag);
+    const b = new Int32Array(this.#lCap);
+    b.set(this.#dBias.subarray(0, this.#dBiasN));
+    this.#dBiasFlag = f;
+    this.#dBias = b;
+  }
+
+  /** Stops logging (a full replica state is needed next) and frees the log. */
+  #dStop(): void {
+    this.#dOn = false;
+    this.#dJ = new Int32Array(0);
+    this.#dL = new Int32Array(0);
+    this.#dN = 0;
+    this.#dBiasFlag = new Uint8Array(0);
+    this.#dBias = new Int32Array(0);
+    this.#dBiasN = 0;
+    this.#dBlockFlag = new Uint8Array(0);
+    this.#dBlocks = [];
+    this.#dBits = new Int32Array(0);
+    this.#dKeys = undefined;
+    this.#dHead = false;
+  }
+
+  /** Notes that feature `j`'s block lost entries: the next delta sends it whole. */
+  #dMarkBlock(j: number): void {
+    if (j >= this.#dBlockFlag.length) {
+      const f = new Uint8Array(Math.max(j + 1, 2 * this.#dBlockFlag.length, 1024));
+      f.set(this.#dBlockFlag);
+      this.#dBlockFlag = f;
+    }
+    if (this.#dBlockFlag[j] === 0) {
+      this.#dBlockFlag[j] = 1;
+      this.#dBlocks.push(j);
+    }
+  }
+
+  #dClearBlocks(): void {
+    for (const j of this.#dBlocks) this.#dBlockFlag[j] = 0;
+    this.#dBlocks = [];
+  }
+
+  /**
+   * Clears the per-slot "logged" bits, sized to the weight pools (new pools after a growth or a
+   * compaction: their slots are new, so every write is logged afresh).
+   */
+  #dResetBits(): void {
+    const keys = this.#w.keys, n = (keys.length + 31) >>> 5;
+    if (this.#dBits.length === n) this.#dBits.fill(0);
+    else this.#dBits = new Int32Array(n);
+    this.#dKeys = keys;
+  }
+
+  /**
+   * Logs a write of feature `j`'s weight for label `l` at `slot`, once per slot between deltas
+   * (a bit per pool slot: slots do not move while the pools stay the same arrays, except when a
+   * block grows and moves — then the pair is logged again and deduplicated at delta time — or
+   * loses entries — then it is sent whole).
+   */
+  #logEntry(j: number, l: number, slot: number): void {
+    if (this.#w.keys !== this.#dKeys) this.#dResetBits();
+    const i = slot >>> 5, bit = 1 << (slot & 31), bits = this.#dBits;
+    if ((bits[i] & bit) !== 0) return;
+    bits[i] |= bit;
+    if (this.#dN === this.#dJ.length) {
+      // past the delta bound: a full state is needed anyway, stop logging
+      if (this.#dN > this.replicaDeltaMaxFraction * this.#replicaBytes() / 12) {
+        this.#dStop();
+        return;
+      }
+      const j2 = new Int32Array(this.#dJ.length * 2), l2 = new Int32Array(this.#dJ.length * 2);
+      j2.set(this.#dJ);
+      l2.set(this.#dL);
+      this.#dJ = j2;
+      this.#dL = l2;
+    }
+    this.#dJ[this.#dN] = j;
+    this.#dL[this.#dN++] = l;
+  }
+
+  /** Bytes of the full replica state (as {@linkcode OvaEstimator.toReplicaState} makes it). */
+  #replicaBytes(): number {
+    return 8 * this.#w.size + 5 * this.#d + 4 + 4 * this.#l + 4 * this.#head.length;
+  }
+
+  /**
+   * Deduplicates the weight log in place (by slot, at the current slots), leaving out the
+   * features whose whole block is sent; returns the slot of each entry left.
+   */
+  #dCompact(): Int32Array {
+    const n = this.#dN, jj = this.#dJ, ll = this.#dL, w = this.#w;
+    if (w.keys !== this.#dKeys) this.#dResetBits();
+    else this.#dBits.fill(0);
+    const bits = this.#dBits, slots = new Int32Array(n);
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      const j = jj[i], l = ll[i];
+      if (j < this.#dBlockFlag.length && this.#dBlockFlag[j] !== 0) continue;
+      const slot = w.find(j, l);
+      if (slot < 0) {
+        this.#dMarkBlock(j); // (only an eviction removes one without a prune)
+        continue;
+      }
+      const b = slot >>> 5, bit = 1 << (slot & 31);
+      if ((bits[b] & bit) !== 0) continue;
+      bits[b] |= bit;
+      jj[k] = j;
+      ll[k] = l;
+      slots[k++] = slot;
+    }
+    this.#dN = k;
+    bits.fill(0);
+    return slots;
+  }
+
+  /**
+   * What changed since {@linkcode OvaEstimator.beginReplicaDeltas} or the previous delta, as a
+   * state that {@linkcode OvaEstimator.applyReplicaDelta} applies to a replica (fresh arrays the
+   * caller owns): `scalars.delta = 1`, the sizes and counters, `deltaBase`/`deltaSeq` (the
+   * replica must be at `deltaBase`); tensors `entryFeatures`/`entryLabels`/`entryWeights`
+   * (current weights of the written (feature, label) pairs), `blockFeatures`/`blockPtr`/
+   * `blockLabels`/`blockWeights` (whole blocks of the features that lost entries to the
+   * per-feature cap, increasing), `biasLabels`/`biasValues`, and `head` when the bias
+   * candidates changed. Clears the log.
+   *
+   * Returns `undefined` — and stops logging until the next `beginReplicaDeltas()` — when a full
+   * {@linkcode OvaEstimator.toReplicaState} is needed: logging was never begun, a global prune
+   * (the `maxWeights` budget) ran, or the delta would exceed `replicaDeltaMaxFraction` (a
+   * quarter) of the full replica state's bytes.
+   *
+   * @example
+   * ```ts
+   * import { OvaEstimator } from "./estimator.ts";
+   * const m = new OvaEstimator({ seed: 1, numFeatures: 1000 });
+   * for (let j = 0; j < 1000; j++) m.learnOne({ indices: Int32Array.of(j), values: Float32Array.of(1) }, [j % 50]);
+   * m.beginReplicaDeltas();
+   * m.learnOne({ indices: Int32Array.of(7), values: Float32Array.of(1) }, [3]);
+   * const d = m.toReplicaDelta()!;
+   * console.log(d.scalars.delta, d.tensors.entryFeatures.length > 0, m.toReplicaDelta()!.tensors.entryFeatures.length); // 1 true 0
+   * ```
+   */
+  toReplicaDelta(): ModelState | undefined {
+    if (!this.#dOn) return undefined;
+    const slots = this.#dCompact();
+    const w = this.#w;
+    // whole blocks (features increasing), through a one-feature sweep for their labels
+    const blockFeatures = Int32Array.from(this.#dBlocks).sort();
+    const nb = blockFeatures.length;
+    const blockPtr = new Int32Array(nb + 1);
+    let be = 0;
+    for (let b = 0; b < nb; b++) {
+      if (blockFeatures[b] < this.#d) be += w.countOf(blockFeatures[b]);
+      blockPtr[b + 1] = be;
+    }
+    const n = this.#dN, nBias = this.#dBiasN;
+    const H = this.#dHead ? this.#head.length : 0;
+    const bytes = 12 * n + 8 * be + 8 * nb + 4 + 8 * nBias + 4 * H;
+    if (bytes > this.replicaDeltaMaxFraction * this.#replicaBytes()) {
+      this.#dStop();
+      return undefined;
+    }
+    const blockLabels = new Int32Array(be), blockWeights = new Float32Array(be);
+    const one = Float64Array.of(1), idx = new Int32Array(1);
+    for (let b = 0; b < nb; b++) {
+      const j = blockFeatures[b];
+      if (blockPtr[b + 1] === blockPtr[b]) continue;
+      idx[0] = j;
+      const mark = this.#nextMark();
+      const t = w.accumulate(idx, one, 1, this.#acc, this.#stamp, mark, this.#touched, 0);
+      for (let q = 0; q < t; q++) {
+        const l = this.#touched[q], e = blockPtr[b] + q;
+        blockLabels[e] = l;
+        blockWeights[e] = w.weights[w.find(j, l)];
+      }
+    }
+    const entryFeatures = this.#dJ.slice(0, n), entryLabels = this.#dL.slice(0, n);
+    const entryWeights = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      entryWeights[i] = w.weights[slots[i]];
+    }
+    const biasLabels = this.#dBias.slice(0, nBias), biasValues = new Float32Array(nBias);
+    for (let i = 0; i < nBias; i++) {
+      biasValues[i] = this.#bias[biasLabels[i]];
+      this.#dBiasFlag[biasLabels[i]] = 0;
+    }
+    const tensors: ModelState["tensors"] = {
+      entryFeatures,
+      entryLabels,
+      entryWeights,
+      blockFeatures,
+      blockPtr,
+      blockLabels,
+      blockWeights,
+      biasLabels,
+      biasValues,
+    };
+    if (this.#dHead) tensors.head = this.#head.slice();
+    const scalars: Record<string, number> = {
+      delta: 1,
+      deltaBase: this.#dSeq,
+      deltaSeq: this.#dSeq + 1,
+      numFeatures: this.#d,
+      numLabels: this.#l,
+      rows: this.#rows,
+      prunes: this.#prunes,
+      evictions: this.#evictions,
+      updates: this.#updates,
+    };
+    this.#dSeq++;
+    this.#dN = 0;
+    this.#dBiasN = 0;
+    this.#dClearBlocks();
+    this.#dHead = false;
+    return { kind: "ova", config: {}, scalars, tensors };
+  }
+
+  /**
+   * Applies a {@linkcode OvaEstimator.toReplicaDelta} to this replica (restored from
+   * `toReplicaState()`) in place: it then predicts exactly like the learner did when it made
+   * the delta (bit-identical scores). The delta is checked before anything changes.
+   *
+   * @throws {TypeError} when the delta is not an "ova" delta or this is not a replica
+   * @throws {RangeError} naming the problem when the delta does not fit (wrong base, sizes
+   * shrinking, bad tensor types or lengths, indices out of range, a label twice in a block)
+   */
+  applyReplicaDelta(delta: ModelState): void {
+    const where = "ova.applyReplicaDelta";
+    if (delta === null || typeof delta !== "object" || delta.kind !== "ova") {
+      throw new TypeError(`${where}: state kind is ${delta?.kind}, not "ova"`);
+    }
+    if (!this.#isReplica) throw new TypeError(`${where}: this model is not a replica`);
+    const sc = delta.scalars ?? {}, t = delta.tensors ?? {};
+    if (sc.delta !== 1) throw new RangeError(`${where}: not a delta (scalar delta is ${sc.delta})`);
+    const int = (name: string, min: number): number => {
+      const v = sc[name];
+      if (!Number.isInteger(v) || v < min) {
+        throw new RangeError(`${where}: scalar ${name} must be an integer >= ${min}, got ${v}`);
+      }
+      return v;
+    };
+    const base = int("deltaBase", 0), seq = int("deltaSeq", 0);
+    if (base !== this.#dSeq) {
+      throw new RangeError(
+        `${where}: the delta follows replica ${base}, this replica is at ${this.#dSeq}`,
+      );
+    }
+    const D = int("numFeatures", this.#d), L = int("numLabels", this.#l);
+    const counters = ["rows", "prunes", "evictions", "updates"].map((name) => int(name, 0));
+    // deno-lint-ignore no-explicit-any
+    const take = <T>(name: string, type: any, len?: number): T => {
+      const a = t[name];
+      if (!(a instanceof type) || (len !== undefined && a.length !== len)) {
+        throw new RangeError(
+          `${where}: tensor ${name} must be a ${type.name}${
+            len === undefined ? "" : ` of length ${len}`
+          }`,
+        );
+      }
+      return a as T;
+    };
+    const inRange = (a: Int32Array, name: string, max: number) => {
+      for (let i = 0; i < a.length; i++) {
+        if (!(a[i] >= 0 && a[i] < max)) {
+          throw new RangeError(`${where}: ${name}[${i}] = ${a[i]} is out of range [0, ${max})`);
+        }
+      }
+    };
+    const ef = take<Int32Array>("entryFeatures", Int32Array);
+    const el = take<Int32Array>("entryLabels", Int32Array, ef.length);
+    const ew = take<Float32Array>("entryWeights", Float32Array, ef.length);
+    const bf = take<Int32Array>("blockFeatures", Int32Array);
+    const bp = take<Int32Array>("blockPtr", Int32Array, bf.length + 1);
+    const bl = take<Int32Array>("blockLabels", Int32Array);
+    const bw = take<Float32Array>("blockWeights", Float32Array, bl.length);
+    const cl = take<Int32Array>("biasLabels", Int32Array);
+    const cv = take<Float32Array>("biasValues", Float32Array, cl.length);
+    const head = t.head === undefined ? undefined : take<Int32Array>("head", Int32Array);
+    inRange(ef, "entryFeatures", D);
+    inRange(el, "entryLabels", L);
+    inRange(bf, "blockFeatures", D);
+    inRange(bl, "blockLabels", L);
+    inRange(cl, "biasLabels", L);
+    if (head) inRange(head, "head", L);
+    if (bp[0] !== 0 || bp[bf.length] !== bl.length) {
+      throw new RangeError(`${where}: blockPtr must run from 0 to ${bl.length}`);
+    }
+    const seen = new Set<number>();
+    for (let b = 0; b < bf.length; b++) {
+      if (b > 0 && !(bf[b] > bf[b - 1])) {
+        throw new RangeError(`${where}: blockFeatures must increase (at ${b})`);
+      }
+      if (!(bp[b + 1] >= bp[b])) throw new RangeError(`${where}: blockPtr decreases at ${b}`);
+      seen.clear();
+      for (let e = bp[b]; e < bp[b + 1]; e++) {
+        if (seen.has(bl[e])) {
+          throw new RangeError(`${where}: label ${bl[e]} twice in the block of feature ${bf[b]}`);
+        }
+        seen.add(bl[e]);
+      }
+    }
+    if (bf.length > 0) {
+      const replaced = new Set(bf);
+      for (let i = 0; i < ef.length; i++) {
+        if (replaced.has(ef[i])) {
+          throw new RangeError(
+            `${where}: entry ${i} is on feature ${ef[i]}, whose whole block the delta replaces`,
+          );
+        }
+      }
+    }
+    // checked: apply
+    this.#grow(D, L);
+    const w = this.#w;
+    for (let b = 0; b < bf.length; b++) {
+      const j = bf[b];
+      if (w.countOf(j) > 0) w.evictSmallest(j, 1);
+      if (w.countOf(j) > 0) {
+        throw new RangeError(`${where}: the block of feature ${j} cannot be cleared (NaN weights)`);
+      }
+      for (let e = bp[b]; e < bp[b + 1]; e++) {
+        const slot = w.findOrInsert(j, bl[e]);
+        w.weights[slot] = bw[e];
+      }
+    }
+    for (let i = 0; i < ef.length; i++) {
+      const slot = w.findOrInsert(ef[i], el[i]);
+      w.weights[slot] = ew[i];
+    }
+    for (let i = 0; i < cl.length; i++) this.#bias[cl[i]] = cv[i];
+    if (head) this.#head = head.slice();
+    [this.#rows, this.#prunes, this.#evictions, this.#updates] = counters;
+    this.#dSeq = seq;
+  }
+
   #state(replica: boolean): ModelState {
     const L = this.#l;
     const c = this.#w.toCompact(!replica);
@@ -672,7 +1078,10 @@ export class OvaEstimator implements Estimator {
       scalars.reservoirSeen = r.seen;
       scalars.reservoirRng = r.rngState;
     }
-    if (replica) scalars.replica = 1;
+    if (replica) {
+      scalars.replica = 1;
+      scalars.deltaSeq = this.#dSeq;
+    }
     return { kind: "ova", config: { ...this.config }, scalars, tensors };
   }
 
@@ -779,6 +1188,8 @@ export class OvaEstimator implements Estimator {
     m.#headAge = size("headAge");
     m.#windowPos = size("windowPos");
     m.#rng.state = size("rng");
+    m.#isReplica = replica;
+    if (replica && sc.deltaSeq !== undefined) m.#dSeq = size("deltaSeq");
     return m;
   }
 }
