@@ -332,17 +332,48 @@ export function linearSparseContent(
   w: LabelWeights,
   options: LinearSparseContentOptions = {},
 ): ModelFileContent {
-  const f = toFeatureMajor(w);
+  return linearSparseContentOf(toFeatureMajor(w), w.numFeatures, w.numLabels, w.bias, options);
+}
+
+/**
+ * The `linear-sparse` model-file content of feature-major weights (what
+ * {@linkcode linearSparseContent} builds after its transpose; for models that keep their
+ * weights feature-major). The arrays are used as they are, not copied.
+ *
+ * @example
+ * ```ts
+ * import { linearSparseContentOf } from "./label_weights.ts";
+ * const c = linearSparseContentOf(
+ *   { featPtr: Int32Array.of(0, 0, 1), labelIdx: Int32Array.of(0), weights: Float32Array.of(0.5) },
+ *   2, 1, Float32Array.of(-1),
+ * );
+ * console.log(c.kind, c.params.nnz, Object.keys(c.tensors)); // linear-sparse 1 [ "featPtr", "labelIdx", "weights", "bias", "biasOrder" ]
+ * ```
+ */
+export function linearSparseContentOf(
+  f: FeatureMajor,
+  numFeatures: number,
+  numLabels: number,
+  bias: Float32Array | undefined,
+  options: LinearSparseContentOptions = {},
+): ModelFileContent {
   const nnz = f.weights.length;
   const u16 = options.indexType === "u16";
-  if (u16 && w.numLabels > 65536) {
+  if (u16 && numLabels > 65536) {
     throw new RangeError(
-      `linearSparseContent: u16 labelIdx needs numLabels <= 65536, got ${w.numLabels}`,
+      `linearSparseContent: u16 labelIdx needs numLabels <= 65536, got ${numLabels}`,
+    );
+  }
+  if (f.featPtr.length !== numFeatures + 1 || f.featPtr[numFeatures] !== nnz) {
+    throw new RangeError(
+      `linearSparseContent: featPtr of length ${f.featPtr.length} ending at ${
+        f.featPtr[f.featPtr.length - 1]
+      } for ${numFeatures} features and ${nnz} weights`,
     );
   }
   const f16 = options.weightType === "f16";
   const tensors: Record<string, Tensor> = {
-    featPtr: { dtype: "i32", shape: [w.numFeatures + 1], data: f.featPtr },
+    featPtr: { dtype: "i32", shape: [numFeatures + 1], data: f.featPtr },
     labelIdx: u16
       ? { dtype: "u16", shape: [nnz], data: Uint16Array.from(f.labelIdx) }
       : { dtype: "i32", shape: [nnz], data: f.labelIdx },
@@ -352,14 +383,14 @@ export function linearSparseContent(
   };
   // the bias stays f32 (L values): scores keep the trainer's bias exactly; its order lets the
   // SDK find the best untouched labels of a query without scanning all L (no sort at load)
-  if (w.bias) {
-    tensors.bias = { dtype: "f32", shape: [w.numLabels], data: w.bias };
-    tensors.biasOrder = { dtype: "i32", shape: [w.numLabels], data: biasOrderOf(w.bias) };
+  if (bias) {
+    tensors.bias = { dtype: "f32", shape: [numLabels], data: bias };
+    tensors.biasOrder = { dtype: "i32", shape: [numLabels], data: biasOrderOf(bias) };
   }
   const content: ModelFileContent = {
     kind: "linear-sparse",
-    numFeatures: w.numFeatures,
-    numLabels: w.numLabels,
+    numFeatures,
+    numLabels,
     params: { nnz, ...options.params },
     tensors,
   };

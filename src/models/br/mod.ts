@@ -19,6 +19,7 @@ export {
   fromFeatureMajor,
   type LabelWeights,
   linearSparseContent,
+  linearSparseContentOf,
   type LinearSparseContentOptions,
   nnzOf,
   roundWeights,

@@ -27,7 +27,11 @@
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
-import { type LabelWeights, linearSparseContent } from "../br/label_weights.ts";
+import {
+  type FeatureMajor,
+  type LabelWeights,
+  linearSparseContentOf,
+} from "../br/label_weights.ts";
 import { SmallRng } from "../../linalg/rng.ts";
 import { type OvaConfig, resolveOvaConfig } from "./config.ts";
 import { InvertedWeights } from "./inverted_weights.ts";
@@ -629,24 +633,23 @@ export class OvaEstimator implements Estimator {
 
   /** The weights as label-major sparse vectors (features increasing), with the biases. */
   toLabelWeights(): LabelWeights {
-    const L = this.#l, D = this.#d, w = this.#w;
+    const L = this.#l, f = this.toFeatureMajor();
     const labelPtr = new Int32Array(L + 1);
-    w.forEachFeature((_j, l, slot) => {
-      if (w.weights[slot] !== 0) labelPtr[l + 1]++;
-    }, D);
+    const nnz = f.weights.length;
+    for (let e = 0; e < nnz; e++) labelPtr[f.labelIdx[e] + 1]++;
     for (let l = 0; l < L; l++) labelPtr[l + 1] += labelPtr[l];
-    const nnz = labelPtr[L];
     const featIdx = new Int32Array(nnz), values = new Float32Array(nnz);
     const next = labelPtr.slice(0, L);
     // features in increasing order, so each label's features come out increasing
-    w.forEachFeature((j, l, slot) => {
-      const v = w.weights[slot];
-      if (v === 0) return;
-      featIdx[next[l]] = j;
-      values[next[l]++] = v;
-    }, D);
+    for (let j = 0; j < this.#d; j++) {
+      for (let e = f.featPtr[j]; e < f.featPtr[j + 1]; e++) {
+        const q = next[f.labelIdx[e]]++;
+        featIdx[q] = j;
+        values[q] = f.weights[e];
+      }
+    }
     return {
-      numFeatures: D,
+      numFeatures: this.#d,
       numLabels: L,
       labelPtr,
       featIdx,
@@ -655,15 +658,69 @@ export class OvaEstimator implements Estimator {
     };
   }
 
+  /**
+   * The non-zero weights feature-major, labels increasing within each feature (the
+   * `linear-sparse` layout), read straight from the blocks: no transpose.
+   */
+  toFeatureMajor(): FeatureMajor {
+    const D = this.#d, w = this.#w, ws = w.weights, ks = w.keys;
+    const featPtr = new Int32Array(D + 1);
+    for (let j = 0; j < D; j++) {
+      const s = w.blockStart(j);
+      let c = 0;
+      if (s >= 0) { for (let e = s; e < s + w.countOf(j); e++) if (ws[e] !== 0) c++; }
+      featPtr[j + 1] = featPtr[j] + c;
+    }
+    const nnz = featPtr[D];
+    const labelIdx = new Int32Array(nnz), weights = new Float32Array(nnz);
+    let keysBuf = new Float64Array(64);
+    for (let j = 0; j < D; j++) {
+      const s = w.blockStart(j), n = featPtr[j + 1] - featPtr[j];
+      if (n === 0) continue;
+      if (keysBuf.length < n) keysBuf = new Float64Array(2 * n);
+      // sort the block's (label, slot) pairs by label: label · 2^24 + offset fits a float64
+      let q = 0;
+      for (let e = s; e < s + w.countOf(j); e++) {
+        if (ws[e] !== 0) keysBuf[q++] = ks[e] * 16777216 + (e - s);
+      }
+      let sorted: Float64Array = keysBuf;
+      if (n > 24) sorted = keysBuf.subarray(0, n).sort();
+      else {
+        for (let a = 1; a < n; a++) { // small blocks: insertion sort, no allocation
+          const v = keysBuf[a];
+          let b = a - 1;
+          while (b >= 0 && keysBuf[b] > v) {
+            keysBuf[b + 1] = keysBuf[b];
+            b--;
+          }
+          keysBuf[b + 1] = v;
+        }
+      }
+      const out = featPtr[j];
+      for (let r = 0; r < n; r++) {
+        const key = sorted[r], l = Math.floor(key / 16777216);
+        labelIdx[out + r] = l;
+        weights[out + r] = ws[s + (key - l * 16777216)];
+      }
+    }
+    return { featPtr, labelIdx, weights };
+  }
+
   /** Inference-only `linear-sparse` model file (the SDK scores every label exactly). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
-    const content = linearSparseContent(this.toLabelWeights(), {
-      ...options,
-      preprocess: this.config.l2Normalize
-        ? { ...options.preprocess, l2Normalize: true }
-        : options.preprocess,
-      meta: { trainer: "ova", ...this.config, rows: this.#rows, ...options.meta },
-    });
+    const content = linearSparseContentOf(
+      this.toFeatureMajor(),
+      this.#d,
+      this.#l,
+      this.#bias.slice(0, this.#l),
+      {
+        ...options,
+        preprocess: this.config.l2Normalize
+          ? { ...options.preprocess, l2Normalize: true }
+          : options.preprocess,
+        meta: { trainer: "ova", ...this.config, rows: this.#rows, ...options.meta },
+      },
+    );
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }
 

@@ -87,6 +87,11 @@ export class InvertedWeights {
     return this.#count[j];
   }
 
+  /** The first slot of feature `j`'s block (its `countOf(j)` weights follow), or -1. */
+  blockStart(j: number): number {
+    return j < this.#owners ? this.#eOff[j] : -1;
+  }
+
   /** Makes features `[0, n)` addressable (new ones start empty). */
   ensureFeatures(n: number): void {
     if (n <= this.#owners) return;

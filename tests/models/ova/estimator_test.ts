@@ -3,6 +3,8 @@ import { syntheticExamples } from "../../../src/data/synthetic.ts";
 import type { Example } from "../../../src/data/types.ts";
 import { makeBatch } from "../estimator_checks.ts";
 import { assert, assertBadInput, assertEquals } from "../../helpers.ts";
+import { linearSparseContent } from "../../../src/models/br/label_weights.ts";
+import { encodeModelFile } from "../../../src/format/model_file.ts";
 
 function rows(n: number, numLabels: number, seed: number): Example[] {
   return [
@@ -163,4 +165,24 @@ Deno.test("ova.restore refuses a damaged state with a clear error", () => {
     ],
     [() => OvaEstimator.restore({ ...s, scalars: { ...s.scalars, rows: -1 } }), /scalar rows/],
   ]);
+});
+
+Deno.test("ova: the model file read straight from the blocks equals the transposed label weights", () => {
+  const m = new OvaEstimator({ seed: 4, maxLabelsPerFeature: 16 });
+  learn(m, rows(1500, 400, 13));
+  const meta = { trainer: "ova", ...m.config, rows: m.stats.rows };
+  const viaLabels = encodeModelFile(
+    linearSparseContent(m.toLabelWeights(), { preprocess: { l2Normalize: true }, meta }),
+  );
+  const direct = m.toModelFile();
+  assertEquals(direct.length, viaLabels.length);
+  let diff = 0;
+  for (let i = 0; i < direct.length; i++) if (direct[i] !== viaLabels[i]) diff++;
+  assertEquals(diff, 0, "bytes differ");
+  const f = m.toFeatureMajor();
+  for (let j = 0; j + 1 < f.featPtr.length; j++) {
+    for (let e = f.featPtr[j] + 1; e < f.featPtr[j + 1]; e++) {
+      assert(f.labelIdx[e] > f.labelIdx[e - 1], `feature ${j}: labels not increasing`);
+    }
+  }
 });
