@@ -33,8 +33,6 @@ export interface OvaOptions {
    * weights is dropped (default 1024). Bounds the cost of scoring a row by non-zeros × this.
    */
   maxLabelsPerFeature?: number;
-  /** Labels with the largest biases kept as candidates for rows that touch none (default 16). */
-  biasCandidates?: number;
   /** Recent positive labels that frequency-sampled negatives are drawn from (default 4096). */
   frequencyWindow?: number;
   /** Whether negative updates may create weights (default true; false: only existing ones move). */
@@ -78,7 +76,6 @@ const SPECS: Record<keyof OvaOptions, Spec> = {
   hardNegatives: { dflt: 24, integer: true, min: 0, max: 4096 },
   negatives: { dflt: 8, integer: true, min: 0, max: 4096 },
   maxLabelsPerFeature: { dflt: 1024, integer: true, min: 4, max: 1 << 24 },
-  biasCandidates: { dflt: 16, integer: true, min: 0, max: 4096 },
   frequencyWindow: { dflt: 4096, integer: true, min: 1, max: 1 << 24 },
   negativeGrowth: { dflt: true },
   maxWeights: { dflt: 1 << 24, integer: true, min: 1024, max: 2 ** 31 - 1 },

@@ -16,11 +16,12 @@
  * weights for at most `maxLabelsPerFeature` labels (past it the smallest quarter goes), so a
  * row costs at most non-zeros × that; past `maxWeights` in all, the smallest quarter goes.
  *
- * `predictTopK` is exact over the labels the row's features touch plus the `biasCandidates`
- * labels with the largest biases (refreshed as the stream goes); `exact: true` and
- * `predictScores` score every label. The model file is `linear-sparse` (the same scores,
- * served by the SDK). Optional experience replay (`replay`, `replayRatio`) re-learns rows from
- * a bounded, seeded reservoir of earlier rows (../../data/reservoir.ts).
+ * `predictTopK` is exact: the labels a row's features touch score their sums, and every other
+ * label its bias, which {@linkcode BiasHeap} walks best first until no untouched label can enter
+ * the top k (`exact: true` and `predictScores` score every label, for checks). The model file is
+ * `linear-sparse`, which the SDK answers the same way. Optional experience replay (`replay`,
+ * `replayRatio`) re-learns rows from a bounded, seeded reservoir of earlier rows
+ * (../../data/reservoir.ts).
  *
  * @module
  */
@@ -35,6 +36,7 @@ import {
 import { SmallRng } from "../../linalg/rng.ts";
 import { type OvaConfig, resolveOvaConfig } from "./config.ts";
 import { InvertedWeights } from "./inverted_weights.ts";
+import { BiasHeap } from "./bias_heap.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
 
 /**
@@ -102,8 +104,7 @@ export class OvaEstimator implements Estimator {
   #window: Int32Array;
   #windowN = 0;
   #windowPos = 0;
-  #head = new Int32Array(0);
-  #headAge = 0;
+  #biasHeap: BiasHeap;
   #rng: SmallRng;
   #reservoir: RowReservoir | undefined;
   #replayDebt = 0;
@@ -138,7 +139,6 @@ export class OvaEstimator implements Estimator {
   #dBlocks: number[] = [];
   #dBits = new Int32Array(0);
   #dKeys: Int32Array | undefined;
-  #dHead = false;
   #isReplica = false;
   /**
    * A delta of more than this fraction of the full replica state's bytes is not worth sending:
@@ -154,6 +154,7 @@ export class OvaEstimator implements Estimator {
     this.config = resolveOvaConfig(options);
     this.#hinge = this.config.loss === "squared-hinge";
     this.#w = new InvertedWeights();
+    this.#biasHeap = new BiasHeap(this.#bias, 0);
     this.#window = new Int32Array(this.config.frequencyWindow);
     this.#rng = new SmallRng(this.config.seed ^ 0x5bd1e995);
     if (this.config.replay > 0) {
@@ -216,6 +217,7 @@ export class OvaEstimator implements Estimator {
         this.#lCap = cap;
         if (this.#dOn) this.#dGrowLabels();
       }
+      this.#biasHeap.grow(this.#bias, l);
       this.#l = l;
     }
   }
@@ -275,33 +277,23 @@ export class OvaEstimator implements Estimator {
   }
 
   /**
-   * The `size` best-scored labels among the touched ones and the bias candidates, leaving out
+   * The `size` best-scored labels of every label (touched ones by sum, others by bias), leaving out
    * labels whose `#pos` is `skipMark`, into `#cand`/`#candScore` (unordered; a min-heap).
    * Returns the count.
    */
-  #best(t: number, mark: number, size: number, skipMark: number): number {
+  #best(t: number, mark: number, size: number, skipMark: number, walkLimit = Infinity): number {
     if (this.#cand.length < size + 1) {
       this.#cand = new Int32Array(size + 64);
       this.#candScore = new Float64Array(size + 64);
     }
     const heap = this.#cand, hs = this.#candScore, pos = this.#pos, touched = this.#touched;
-    const acc = this.#acc, stamp = this.#stamp, bias = this.#bias, L = this.#l;
-    const H = this.#head.length;
+    const acc = this.#acc, stamp = this.#stamp;
     if (size <= 0) return 0;
     let c = 0;
     // a min-heap of the best `size` (worst at the root); the root check rejects most labels
-    for (let q = 0; q < t + H; q++) {
-      let l: number, v: number;
-      if (q < t) {
-        l = touched[q];
-        v = acc[l];
-      } else {
-        l = this.#head[q - t];
-        if (l >= L || stamp[l] === mark) continue;
-        v = bias[l];
-      }
-      if (c === size && (v < hs[0] || (v === hs[0] && l > heap[0]))) continue;
-      if (pos[l] === skipMark) continue;
+    const offer = (l: number, v: number): void => {
+      if (c === size && (v < hs[0] || (v === hs[0] && l > heap[0]))) return;
+      if (pos[l] === skipMark) return;
       if (c < size) {
         let i = c++;
         while (i > 0) {
@@ -329,7 +321,15 @@ export class OvaEstimator implements Estimator {
         heap[i] = l;
         hs[i] = v;
       }
-    }
+    };
+    for (let q = 0; q < t; q++) offer(touched[q], acc[touched[q]]);
+    // every untouched label scores its bias: walk them best first, while one can still enter
+    let walked = 0;
+    this.#biasHeap.walk((l, b) => {
+      if (c === size && (b < hs[0] || (b === hs[0] && l > heap[0]))) return false;
+      if (stamp[l] !== mark) offer(l, b);
+      return ++walked < walkLimit;
+    });
     return c;
   }
 
@@ -408,6 +408,7 @@ export class OvaEstimator implements Estimator {
       const bs = this.#biasSum[l] + g * g;
       this.#biasSum[l] = bs;
       this.#bias[l] -= lr * g / Math.sqrt(bs + g0);
+      this.#biasHeap.update(l);
       if (this.#dOn && this.#dBiasFlag[l] === 0) {
         this.#dBiasFlag[l] = 1;
         this.#dBias[this.#dBiasN++] = l;
@@ -495,7 +496,10 @@ export class OvaEstimator implements Estimator {
       const l = y.indices[p];
       if (pos[l] === pm) continue; // a repeated label
       pos[l] = pm;
-      if (this.#bias[l] === UNSEEN_BIAS) this.#bias[l] = this.config.biasInit;
+      if (this.#bias[l] === UNSEEN_BIAS) {
+        this.#bias[l] = this.config.biasInit;
+        this.#biasHeap.update(l);
+      }
       k = this.#queue(k, l, this.#scoreOf(l, mark));
     }
     const positives = k;
@@ -508,7 +512,7 @@ export class OvaEstimator implements Estimator {
         k = this.#queue(k, l, this.#scoreOf(l, mark));
       }
     } else {
-      const c = this.#best(t, mark, cfg.hardNegatives, pm);
+      const c = this.#best(t, mark, cfg.hardNegatives, pm, 4 * cfg.hardNegatives);
       for (let q = 0; q < c; q++) {
         const l = this.#cand[q];
         pos[l] = pm;
@@ -532,7 +536,6 @@ export class OvaEstimator implements Estimator {
       if (this.#windowN < this.#window.length) this.#windowN++;
     }
     this.#rows++;
-    if (++this.#headAge >= Math.max(256, Math.min(this.#l >> 3, this.#rows))) this.#refreshHead();
     if (this.#w.size > cfg.maxWeights) this.#enforceBudget();
   }
 
@@ -552,31 +555,6 @@ export class OvaEstimator implements Estimator {
     this.#prunes++;
     // a global prune drops weights everywhere: a replica needs the full state again
     if (this.#dOn) this.#dStop();
-  }
-
-  /**
-   * Recomputes the `biasCandidates` labels with the largest biases (the best-scored labels of a
-   * row that touches none), every max(256, min(L/8, rows)) rows: O(L) each time, O(1) per row
-   * amortised once the stream is L/8 rows long.
-   */
-  #refreshHead(): void {
-    this.#headAge = 0;
-    const H = Math.min(this.config.biasCandidates, this.#l);
-    const bias = this.#bias, counts = this.#counts;
-    const best: number[] = [];
-    const better = (a: number, b: number) => bias[a] > bias[b] || (bias[a] === bias[b] && a < b);
-    for (let l = 0; l < this.#l; l++) {
-      if (counts[l] === 0 || H === 0) continue;
-      if (best.length < H) {
-        best.push(l);
-        best.sort((a, b) => (better(a, b) ? -1 : 1));
-      } else if (better(l, best[H - 1])) {
-        best[H - 1] = l;
-        best.sort((a, b) => (better(a, b) ? -1 : 1));
-      }
-    }
-    this.#head = Int32Array.from(best);
-    if (this.#dOn) this.#dHead = true;
   }
 
   /** Learns from one example; `y` lists the positive labels. */
@@ -609,8 +587,8 @@ export class OvaEstimator implements Estimator {
   }
 
   /**
-   * The k best labels for `x` among the labels its features touch and the bias candidates
-   * (`exact: true`: among every label). Ties: smaller label index first.
+   * The k best labels for `x`, exactly: its features' labels by score and the others walked in
+   * bias order (`exact: true` scores every label instead, for checks). Ties: smaller label first.
    */
   predictTopK(x: SparseVector, k: number, options: { exact?: boolean } = {}): TopK {
     const m0 = Math.max(0, Math.min(Math.floor(k), this.#l));
@@ -759,7 +737,6 @@ export class OvaEstimator implements Estimator {
     for (let i = 0; i < this.#dBiasN; i++) this.#dBiasFlag[this.#dBias[i]] = 0;
     this.#dBiasN = 0;
     this.#dClearBlocks();
-    this.#dHead = false;
     this.#dResetBits();
   }
 
@@ -787,7 +764,6 @@ export class OvaEstimator implements Estimator {
     this.#dBlocks = [];
     this.#dBits = new Int32Array(0);
     this.#dKeys = undefined;
-    this.#dHead = false;
   }
 
   /** Notes that feature `j`'s block lost entries: the next delta sends it whole. */
@@ -848,7 +824,7 @@ export class OvaEstimator implements Estimator {
 
   /** Bytes of the full replica state (as {@linkcode OvaEstimator.toReplicaState} makes it). */
   #replicaBytes(): number {
-    return 8 * this.#w.size + 5 * this.#d + 4 + 4 * this.#l + 4 * this.#head.length;
+    return 8 * this.#w.size + 5 * this.#d + 4 + 4 * this.#l;
   }
 
   /**
@@ -888,8 +864,7 @@ export class OvaEstimator implements Estimator {
    * replica must be at `deltaBase`); tensors `entryFeatures`/`entryLabels`/`entryWeights`
    * (current weights of the written (feature, label) pairs), `blockFeatures`/`blockPtr`/
    * `blockLabels`/`blockWeights` (whole blocks of the features that lost entries to the
-   * per-feature cap, increasing), `biasLabels`/`biasValues`, and `head` when the bias
-   * candidates changed. Clears the log.
+   * per-feature cap, increasing) and `biasLabels`/`biasValues`. Clears the log.
    *
    * Returns `undefined` — and stops logging until the next `beginReplicaDeltas()` — when a full
    * {@linkcode OvaEstimator.toReplicaState} is needed: logging was never begun, a global prune
@@ -921,8 +896,7 @@ export class OvaEstimator implements Estimator {
       blockPtr[b + 1] = be;
     }
     const n = this.#dN, nBias = this.#dBiasN;
-    const H = this.#dHead ? this.#head.length : 0;
-    const bytes = 12 * n + 8 * be + 8 * nb + 4 + 8 * nBias + 4 * H;
+    const bytes = 12 * n + 8 * be + 8 * nb + 4 + 8 * nBias;
     if (bytes > this.replicaDeltaMaxFraction * this.#replicaBytes()) {
       this.#dStop();
       return undefined;
@@ -962,7 +936,6 @@ export class OvaEstimator implements Estimator {
       biasLabels,
       biasValues,
     };
-    if (this.#dHead) tensors.head = this.#head.slice();
     const scalars: Record<string, number> = {
       delta: 1,
       deltaBase: this.#dSeq,
@@ -978,7 +951,6 @@ export class OvaEstimator implements Estimator {
     this.#dN = 0;
     this.#dBiasN = 0;
     this.#dClearBlocks();
-    this.#dHead = false;
     return { kind: "ova", config: {}, scalars, tensors };
   }
 
@@ -1042,13 +1014,11 @@ export class OvaEstimator implements Estimator {
     const bw = take<Float32Array>("blockWeights", Float32Array, bl.length);
     const cl = take<Int32Array>("biasLabels", Int32Array);
     const cv = take<Float32Array>("biasValues", Float32Array, cl.length);
-    const head = t.head === undefined ? undefined : take<Int32Array>("head", Int32Array);
     inRange(ef, "entryFeatures", D);
     inRange(el, "entryLabels", L);
     inRange(bf, "blockFeatures", D);
     inRange(bl, "blockLabels", L);
     inRange(cl, "biasLabels", L);
-    if (head) inRange(head, "head", L);
     if (bp[0] !== 0 || bp[bf.length] !== bl.length) {
       throw new RangeError(`${where}: blockPtr must run from 0 to ${bl.length}`);
     }
@@ -1094,8 +1064,10 @@ export class OvaEstimator implements Estimator {
       const slot = w.findOrInsert(ef[i], el[i]);
       w.weights[slot] = ew[i];
     }
-    for (let i = 0; i < cl.length; i++) this.#bias[cl[i]] = cv[i];
-    if (head) this.#head = head.slice();
+    for (let i = 0; i < cl.length; i++) {
+      this.#bias[cl[i]] = cv[i];
+      this.#biasHeap.update(cl[i]);
+    }
     [this.#rows, this.#prunes, this.#evictions, this.#updates] = counters;
     this.#dSeq = seq;
   }
@@ -1109,7 +1081,6 @@ export class OvaEstimator implements Estimator {
       weights: c.weights,
       tableLogs: c.logs,
       bias: this.#bias.slice(0, L),
-      head: this.#head.slice(),
     };
     if (!replica) {
       tensors.sums = c.sums!;
@@ -1125,7 +1096,6 @@ export class OvaEstimator implements Estimator {
       prunes: this.#prunes,
       evictions: this.#evictions,
       updates: this.#updates,
-      headAge: this.#headAge,
       windowPos: this.#windowPos,
       rng: this.#rng.state,
       replayDebt: this.#replayDebt,
@@ -1148,7 +1118,7 @@ export class OvaEstimator implements Estimator {
   }
 
   /**
-   * The state of a prediction replica: weights, biases and the bias candidates (no AdaGrad
+   * The state of a prediction replica: weights and biases (no AdaGrad
    * sums, counts, sampling window or replay rows). Restored, it predicts exactly like this model
    * and writes the same model file.
    *
@@ -1215,7 +1185,7 @@ export class OvaEstimator implements Estimator {
       take<Uint8Array>("tableLogs", Uint8Array, D),
     );
     m.#bias.set(take<Float32Array>("bias", Float32Array, L));
-    m.#head = take<Int32Array>("head", Int32Array).slice();
+    m.#biasHeap = new BiasHeap(m.#bias, L);
     if (!replica) {
       m.#biasSum.set(take<Float32Array>("biasSums", Float32Array, L));
       m.#counts.set(take<Float64Array>("counts", Float64Array, L));
@@ -1242,7 +1212,6 @@ export class OvaEstimator implements Estimator {
     m.#prunes = size("prunes");
     m.#evictions = size("evictions");
     m.#updates = size("updates");
-    m.#headAge = size("headAge");
     m.#windowPos = size("windowPos");
     m.#rng.state = size("rng");
     m.#isReplica = replica;
