@@ -1,8 +1,11 @@
 /**
  * Chaos check of the learning service (see `bench/service/chaos.ts`): ≥ 20,000 events with ids
  * over HTTP while the service is `kill -9`ed at random (also during checkpoints), its disk fills
- * once and a write-ahead-log record is corrupted once; prints one JSON line (sent, acknowledged,
- * applied, lost, doubled, kills, faults, seconds) and exits 1 when the check fails.
+ * once and a write-ahead-log record is corrupted once; unanswered bodies and a share of
+ * acknowledged ones are sent again. Prints one JSON line (sent, acknowledged, applied, lost,
+ * doubled — every event applied more than once, resent bodies included —, resent,
+ * duplicatesAcknowledged, kills, faults, seconds) and exits 1 when the check fails (lost or
+ * doubled above 0, among others).
  *
  * ```
  * npx deno task chaos [--events 20000] [--kills 10] [--senders 4] [--seed 1]

@@ -1,5 +1,5 @@
 /**
- * The SDK's model-file reader (format versions 1 and 2, docs/model-format.md): checks the fixed-layout
+ * The SDK's model-file reader (format versions 1 to 3, docs/model-format.md): checks the fixed-layout
  * header, the length and the CRC-32 with the same rules as src/format (same reasons and offsets),
  * decodes the map with `msgpackr`, validates the fields it uses, and gives tensors as typed
  * arrays: aligned f32, i32, u16 and u8 tensors are zero-copy views into the file bytes; f16, i8
@@ -11,18 +11,20 @@ import { Packr } from "msgpackr/pack";
 import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 import { enc } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
+import { textSettingsError } from "./tokenizer.ts";
 import type { DecodedModel, SdkTensor } from "./kinds/types.ts";
 
 /**
- * The newest model-file format version this SDK reads (2: signed feature hashing).
+ * The newest model-file format version this SDK reads (2: signed feature hashing; 3: text
+ * input, `featureSpace.text`).
  *
  * @example
  * ```ts
  * import { FORMAT_VERSION } from "./decode.ts";
- * console.log(FORMAT_VERSION); // 2
+ * console.log(FORMAT_VERSION); // 3
  * ```
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 const NOT_A_MODEL = "not a Tagstream model file";
 // maps decode as objects (the default without records); 64-bit integers as numbers
@@ -223,6 +225,11 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
   }
   const { preprocess: pre, featureSpace: fs } = m as Partial<DecodedModel>, idf = tensors.idf?.data;
   check(fs?.type !== "vocabulary" || Array.isArray(fs.names), "featureSpace names");
+  const text = (fs as { text?: unknown } | undefined)?.text, bad = text && textSettingsError(text);
+  check(
+    text === undefined || fs?.type !== "index" && !bad,
+    `featureSpace.text: ${bad || "needs names"}`,
+  );
   check(
     !pre?.tfidf || idf instanceof Float32Array && idf.length === D,
     "idf must be a float tensor",

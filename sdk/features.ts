@@ -2,7 +2,8 @@
  * Turns a raw input row into model columns and values: `{indices, values}` rows are taken as
  * column indices; `{name: value}` records are mapped through the model's feature space (index,
  * vocabulary or hashing, signed or not; colliding names add up and zero sums are dropped, as in
- * the trainer's row builder). Values are rounded to float32 (what the trainers see); features
+ * the trainer's row builder); `{text, features?}` (models trained on text) goes through the
+ * model's tokenizer (`./tokenizer.ts`) into named features first. Values are rounded to float32 (what the trainers see); features
  * unknown to the model are dropped. Then the model's preprocessing: TF-IDF (value × idf, rounded
  * to float32 as the trainer's pipeline does) and L2 normalisation (in float64, as the BR trainer
  * does).
@@ -11,6 +12,7 @@
  */
 import type { DecodedModel } from "./kinds/types.ts";
 import { invNorm, zeros } from "./vector.ts";
+import { textFeatures } from "./tokenizer.ts";
 
 /**
  * A sparse row: column indices and their values (same length).
@@ -43,16 +45,34 @@ export interface SparseInput {
 export type FeatureRecord = Readonly<Record<string, number>>;
 
 /**
- * Either input form.
+ * A raw text, alone or beside named features, for a model trained on text (its file's
+ * `featureSpace.text` says how to tokenize it; see `./tokenizer.ts`).
+ *
+ * @example
+ * ```ts
+ * import type { TextInput } from "./features.ts";
+ * const x: TextInput = { text: "A fast JSON parser", features: { "lang:c": 1 } };
+ * console.log(x.text.length); // 18
+ * ```
+ */
+export interface TextInput {
+  /** The raw text. */
+  readonly text: string;
+  /** Named features beside the text (their values add to the text's counts by name). */
+  readonly features?: FeatureRecord;
+}
+
+/**
+ * Any input form.
  *
  * @example
  * ```ts
  * import type { ModelInput } from "./features.ts";
- * const rows: ModelInput[] = [{ indices: [0], values: [1] }, { "0": 1 }];
- * console.log(rows.length); // 2
+ * const rows: ModelInput[] = [{ indices: [0], values: [1] }, { "0": 1 }, { text: "hello" }];
+ * console.log(rows.length); // 3
  * ```
  */
-export type ModelInput = SparseInput | FeatureRecord;
+export type ModelInput = SparseInput | FeatureRecord | TextInput;
 
 /**
  * The SDK's UTF-8 encoder.
@@ -103,8 +123,9 @@ export function murmur3(bytes: Uint8Array, seed: number): number {
  * trainer's row builder does. Unknown features are dropped; values are rounded to float32; then
  * TF-IDF and L2 normalisation when the model asks for them.
  *
- * @throws {TypeError} (from the returned function) when `x` is not an object, or its indices
- * and values differ in length.
+ * @throws {TypeError} (from the returned function) when `x` is not an object, its indices
+ * and values differ in length, or it has a `text` the model was not trained on (or that is not
+ * a string).
  *
  * @example
  * ```ts
@@ -126,10 +147,19 @@ export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     let { indices: cols, values: vs } = x as SparseInput;
     if (typeof cols !== "object" || typeof vs !== "object") {
       // named features: sorted by column, collisions added up, zero sums dropped
-      const rec = x as FeatureRecord, sum = new Map<number, number>();
-      for (const name in rec) {
-        let j = name ? +name : -1, v = rec[name]; // the column in an index space
-        if (typeof v !== "number") continue;
+      let rec: Iterable<[string, unknown]> = Object.entries(x);
+      const { text, features } = x as TextInput;
+      if (text !== undefined && typeof (text as unknown) !== "number") {
+        if (typeof text !== "string") throw new TypeError("predictTopK: text must be a string");
+        if (fs?.type === "index" || !fs?.text) {
+          throw new TypeError("predictTopK: this model was not trained on text");
+        }
+        rec = textFeatures(text, fs.text, typeof features === "object" ? features : undefined);
+      }
+      const sum = new Map<number, number>();
+      for (const [name, raw] of rec) {
+        if (typeof raw !== "number") continue;
+        let j = name ? +name : -1, v = raw; // the column in an index space
         if (fs?.type === "vocabulary") {
           j = (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
         } else if (fs?.type === "hashing") {

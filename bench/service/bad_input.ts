@@ -112,7 +112,8 @@ export function badCases(): BadCase[] {
   return [
     with_(ev("malformed JSON"), '{"features": {"1": 1}, "labels": ["a"]', "malformed JSON"),
     with_(ev("not an object"), "[1, 2, 3]", "JSON object"),
-    with_(ev("unknown field"), '{"features": {}, "labels": [], "weight": 2}', "unknown field"),
+    // unknown fields are ignored (real events carry timestamps, user ids): no features is bad
+    with_(ev("features missing"), '{"labels": [], "weight": 2}', "'features'"),
     with_(ev("huge line"), bigLine, "longer than"),
     with_(ev("NaN literal"), '{"features": {"1": NaN}, "labels": ["a"]}', "malformed JSON"),
     with_(ev("Infinity literal"), '{"features": {"1": Infinity}, "labels": ["a"]}', "malformed"),

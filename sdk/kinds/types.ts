@@ -1,9 +1,10 @@
 /**
  * The contract between the SDK's model-file reader and the per-kind scorers.
- * Imports nothing: the SDK depends only on Web APIs and `msgpackr/pack`.
+ * Imports only SDK modules: the SDK depends only on Web APIs and `msgpackr/pack`.
  *
  * @module
  */
+import type { TextSettings } from "../tokenizer.ts";
 
 /**
  * A tensor as the SDK hands it to a scorer: float tensors (f32, f64, f16, i8) are always given as
@@ -38,13 +39,20 @@ export interface SdkTensor {
  */
 export type FeatureSpace =
   | { readonly type: "index" }
-  | { readonly type: "vocabulary"; readonly names: readonly string[] }
+  | {
+    readonly type: "vocabulary";
+    readonly names: readonly string[];
+    /** Tokenizer settings of text queries (format version 3). */
+    readonly text?: TextSettings;
+  }
   | {
     readonly type: "hashing";
     readonly dim: number;
     readonly seed: number;
     /** Bit 31 of the hash set negates the feature's value (default false). */
     readonly signed?: boolean;
+    /** Tokenizer settings of text queries (format version 3). */
+    readonly text?: TextSettings;
   };
 
 /**

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { TextSettings } from "../../sdk/tokenizer.ts";
 import { parseArgs } from "node:util";
 import type { Example } from "../data/types.ts";
 import type { Estimator } from "../models/estimator.ts";
@@ -61,6 +62,11 @@ export interface DemoOptions {
   featureKeys?: "index" | "name";
   /** Hash the features of `data` into this many columns. */
   hashDim?: number;
+  /**
+   * NDJSON: read the events' raw `text` with these tokenizer settings (`sdk/tokenizer.ts`; needs
+   * `featureKeys: "name"` or `hashDim`).
+   */
+  text?: TextSettings;
   /** TF-IDF-weight the rows (online statistics). */
   tfidf?: boolean;
   /** L2-normalise the rows. */
@@ -178,6 +184,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       onError: options.onError ?? "fail",
       featureKeys: options.featureKeys,
       hashing: options.hashDim ? { dim: options.hashDim, seed } : undefined,
+      ...(options.text ? { text: options.text } : {}),
       tfidf: options.tfidf,
       l2: options.l2,
     });
@@ -300,6 +307,8 @@ const USAGE = `Usage: deno task demo [options]
   --on-error fail|skip    what to do with a malformed line of --data (default fail)
   --feature-keys index|name   NDJSON feature keys: column indices (default) or names
   --hash-dim N            hash features into N columns
+  --text                  NDJSON: read the events' raw "text" (words and 2-grams; needs
+                          --feature-keys name or --hash-dim); --text-only ignores "features"
   --tfidf, --l2           TF-IDF weighting, row L2 normalisation
   --rows N                rows to stream (default ${DEFAULT_SYNTHETIC_ROWS} synthetic; all of --data)
   --features D --labels L --avg-nnz K   shape of the synthetic data
@@ -318,6 +327,8 @@ async function main(args: string[]): Promise<void> {
       "on-error": { type: "string" },
       "feature-keys": { type: "string" },
       "hash-dim": { type: "string" },
+      text: { type: "boolean" },
+      "text-only": { type: "boolean" },
       tfidf: { type: "boolean" },
       l2: { type: "boolean" },
       rows: { type: "string" },
@@ -369,6 +380,9 @@ async function main(args: string[]): Promise<void> {
     onError,
     featureKeys,
     hashDim: intFlag(values["hash-dim"], "hash-dim"),
+    ...(values.text || values["text-only"]
+      ? { text: { ngrams: 2, ...(values["text-only"] ? { ignoreFeatures: true } : {}) } }
+      : {}),
     tfidf: values.tfidf,
     l2: values.l2,
     rows: intFlag(values.rows, "rows"),

@@ -1,7 +1,10 @@
 /**
  * NDJSON events, one JSON object per line:
  * `{"id": "...", "features": {"<name or index>": value, ...}, "labels": ["<name>", ...],
- * "negatives": ["<name>", ...]}`. `id` and `negatives` are optional. Feature keys are column
+ * "negatives": ["<name>", ...], "text": "..."}`. `id` and `negatives` are optional; `text` is
+ * read when a tokenizer is given (`text` option: `sdk/tokenizer.ts`, words and n-grams become
+ * named features beside `features`, which is then optional); other fields are ignored and
+ * counted in `ignoredFields` (with `strictFields`: rejected). Feature keys are column
  * indices (`featureKeys: "index"`, the default), names mapped through a growing
  * {@linkcode Vocabulary} (`"name"`), or hashed (`hashing`). Labels are names (strings or
  * integers, mapped through the label vocabulary) or, with `labelKeys: "index"`, label indices.
@@ -15,6 +18,7 @@ import { Vocabulary } from "./vocabulary.ts";
 import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { hashBucket, hashSign, murmur3_32 } from "./feature_hash.ts";
 import { RowBuilder } from "./sparse_row.ts";
+import { textFeatures, type TextSettings, textSettingsError } from "../../sdk/tokenizer.ts";
 
 /**
  * How NDJSON feature keys are read.
@@ -57,8 +61,13 @@ export interface NdjsonOptions {
   numFeatures?: number;
   /** Exclusive bound on label indices (`labelKeys: "index"`); default none. */
   numLabels?: number;
-  /** Ignore fields other than id/features/labels/negatives (default false: they are errors). */
-  allowExtraFields?: boolean;
+  /**
+   * Tokenize the `text` field with these settings (`sdk/tokenizer.ts`) into named features
+   * (needs `featureKeys: "name"` or hashing). Without it `text` is an unknown field.
+   */
+  text?: TextSettings;
+  /** Reject fields other than id/features/labels/negatives/text (default false: ignored, counted). */
+  strictFields?: boolean;
   /** Longest feature name, label name or id (default 1024). */
   maxNameLength?: number;
   /** Most features in one event (default unbounded). */
@@ -223,7 +232,11 @@ export class NdjsonParser {
   readonly #growLabels: boolean;
   readonly #numFeatures: number;
   readonly #numLabels: number;
-  readonly #extra: boolean;
+  readonly #strict: boolean;
+  /** The tokenizer settings of `text` fields, when text is read. */
+  readonly text: TextSettings | undefined;
+  /** Unknown fields ignored so far, by name (at most 64 names; then `"…"` counts the rest). */
+  readonly ignoredFields: Map<string, number> = new Map();
   readonly #maxName: number;
   readonly #maxPerEvent: number;
   readonly #row = new RowBuilder();
@@ -254,7 +267,17 @@ export class NdjsonParser {
     this.hasher = options.hashing ? new FeatureHasher(options.hashing) : undefined;
     this.#numFeatures = options.numFeatures ?? Infinity;
     this.#numLabels = options.numLabels ?? Infinity;
-    this.#extra = options.allowExtraFields ?? false;
+    this.#strict = options.strictFields ?? false;
+    if (options.text !== undefined) {
+      const bad = textSettingsError(options.text);
+      if (bad !== undefined) throw new TypeError(`ndjson: text: ${bad}`);
+      if (!this.hasher && this.featureKeys !== "name") {
+        throw new TypeError(
+          `ndjson: text needs named feature keys (featureKeys "name" or hashing)`,
+        );
+      }
+      this.text = { ...options.text };
+    }
     this.#maxName = options.maxNameLength ?? 1024;
     this.#maxPerEvent = options.maxFeaturesPerEvent ?? Infinity;
   }
@@ -284,14 +307,19 @@ export class NdjsonParser {
       throw new TypeError("an event must be a JSON object");
     }
     const rec = obj as Record<string, unknown>;
-    if (!this.#extra) {
-      for (const key in rec) {
-        if (!ALLOWED.has(key)) {
-          throw new TypeError(
-            `unknown field ${show(key)} (allowed: id, features, labels, negatives)`,
-          );
-        }
+    const text = this.text;
+    for (const key in rec) {
+      if (ALLOWED.has(key) || (key === "text" && text)) continue;
+      if (this.#strict) {
+        throw new TypeError(
+          `unknown field ${show(key)} (allowed: id, features, labels, negatives${
+            text ? ", text" : ""
+          })${key === "text" ? "; reading text needs a tokenizer (--text)" : ""}`,
+        );
       }
+      const ignored = this.ignoredFields;
+      const name = ignored.has(key) || ignored.size < 64 ? key : "…";
+      ignored.set(name, (ignored.get(name) ?? 0) + 1);
     }
     let id: string | undefined;
     if (rec.id !== undefined && rec.id !== null) {
@@ -302,7 +330,14 @@ export class NdjsonParser {
         throw new RangeError(`field 'id' is longer than ${this.#maxName} characters`);
       }
     }
-    this.#checkFeatures(rec.features);
+    if (text && rec.text !== undefined && rec.text !== null) {
+      if (typeof rec.text !== "string") throw new TypeError("field 'text' must be a string");
+      const f = text.ignoreFeatures || rec.features === null ? undefined : rec.features;
+      this.#checkFeatures(f ?? {});
+      this.#textKeys(textFeatures(rec.text, text, f as Record<string, number> | undefined));
+    } else if (rec.features === undefined && text) {
+      throw new TypeError("field 'features' or 'text' is required");
+    } else this.#checkFeatures(rec.features);
     if (rec.labels === undefined) throw new TypeError("field 'labels' is required (an array)");
     const lab = this.#labelKeys(rec.labels, "labels");
     const neg = rec.negatives === undefined || rec.negatives === null
@@ -353,8 +388,7 @@ export class NdjsonParser {
    */
   parseAscii(bytes: Uint8Array, start: number, end: number): Example | undefined {
     if (
-      (this.hasher === undefined && this.featureKeys !== "index") || this.labelKeys !== "name" ||
-      this.#extra
+      (this.hasher === undefined && this.featureKeys !== "index") || this.labelKeys !== "name"
     ) return undefined;
     const s = this.#scan;
     s.bytes = bytes;
@@ -815,6 +849,56 @@ export class NdjsonParser {
       vals.push(v);
     }
     this.#pendingMax = maxIndex;
+  }
+
+  /**
+   * Replaces the checked features by a text's named features (`features` merged in): names
+   * longer than the name limit are dropped in a vocabulary (they never enter it, so a reader
+   * drops them too).
+   */
+  #textKeys(m: Map<string, number>): void {
+    const keys = this.#keys, vals = this.#vals, vocab = !this.hasher;
+    keys.length = 0;
+    vals.length = 0;
+    for (const [k, v] of m) {
+      if (vocab && k.length > this.#maxName) continue;
+      keys.push(k);
+      vals.push(v);
+    }
+    if (keys.length > this.#maxPerEvent) {
+      throw new RangeError(`text: more than ${this.#maxPerEvent} features in one event`);
+    }
+  }
+
+  /**
+   * Maps a text (and optional `features` beside it) for prediction, without growing anything:
+   * the named features of `sdk/tokenizer.ts`'s `textFeatures` mapped as
+   * {@linkcode NdjsonParser.featuresForPredict} maps names. Throws a TypeError when the parser
+   * reads no text or `text` is not a string, or naming a bad feature.
+   *
+   * @example
+   * ```ts
+   * import { NdjsonParser } from "./ndjson.ts";
+   * const p = new NdjsonParser({ hashing: { dim: 1 << 20 }, text: { ngrams: 2 } });
+   * const x = p.textForPredict("Fast, fast CSV parser", undefined, 1 << 20);
+   * console.log(x.indices.length, [...x.values].sort()); // 5 [ 1, 1, 1, 1, 2 ]
+   * ```
+   */
+  textForPredict(text: unknown, features: unknown, numFeatures: number): SparseVector {
+    const t = this.text;
+    if (!t) throw new TypeError("this model was not trained on text");
+    if (typeof text !== "string") throw new TypeError("field 'text' must be a string");
+    const f = t.ignoreFeatures || features === null ? undefined : features;
+    if (f !== undefined) this.featuresForPredict(f, numFeatures); // validates
+    const m = textFeatures(text, t, f as Record<string, number> | undefined);
+    const row = this.#row;
+    row.clear();
+    if (this.hasher) return this.hasher.hashNamed([...m.keys()], [...m.values()]);
+    for (const [k, v] of m) {
+      const j = this.features.idOf(k, false);
+      if (j >= 0 && j < numFeatures) row.push(j, v);
+    }
+    return row.build();
   }
 
   #mapFeatures(): SparseVector {

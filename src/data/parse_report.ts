@@ -55,6 +55,8 @@ export interface ParseReport {
   readonly errors: ParseErrorEntry[];
   /** The XC header, when the format has one. */
   header?: { numRows: number; numFeatures: number; numLabels: number };
+  /** NDJSON: fields the events carried that the reader ignored, with how many events had each. */
+  ignoredFields?: Record<string, number>;
 }
 
 /**

@@ -2,6 +2,9 @@
  * Streaming readers: a source (file, stdin, URL, stream or iterable; gzip detected by magic
  * bytes) in the XC, LIBSVM or NDJSON format becomes a `ReadableStream` of {@linkcode Example}s,
  * with optional feature hashing, TF-IDF weighting and row L2 normalisation (in that order).
+ * NDJSON events may carry raw `text`, tokenized (option `text`, `sdk/tokenizer.ts`) into named
+ * features that are then hashed or indexed like the others; fields the reader does not know are
+ * ignored and counted in the report's `ignoredFields` (`strictFields: true` rejects them).
  *
  * Errors: with `onError: "fail"` (default) the stream errors at the first bad line with a
  * message naming the source, line and field
@@ -33,6 +36,7 @@ import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { TfIdf } from "./tfidf.ts";
 import { l2NormalizeInPlace } from "./normalize.ts";
 import type { Vocabulary } from "./vocabulary.ts";
+import type { TextSettings } from "../../sdk/tokenizer.ts";
 
 /**
  * The text formats the readers understand.
@@ -114,6 +118,8 @@ export interface ExampleReader {
   readonly labelVocabulary?: Vocabulary;
   /** The hasher, when hashing. */
   readonly hasher?: FeatureHasher;
+  /** NDJSON: the tokenizer settings of `text` fields, when text is read. */
+  readonly text?: TextSettings;
   /** The TF-IDF statistics, when weighting. */
   readonly tfidf?: TfIdf;
   /** Current feature-space size: hashed dimension, XC header D, vocabulary size or largest index + 1. */
@@ -321,13 +327,18 @@ export async function readExamples(
     return {
       name: src.name,
       format,
-      stream: driveStream(src, splitter, take, () => {}),
+      stream: driveStream(src, splitter, take, () => {
+        if (parser.ignoredFields.size > 0) {
+          report.ignoredFields = Object.fromEntries(parser.ignoredFields);
+        }
+      }),
       report,
       featureVocabulary: parser.featureKeys === "name" && !parser.hasher
         ? parser.features
         : undefined,
       labelVocabulary: parser.labelKeys === "name" ? parser.labels : undefined,
       hasher: parser.hasher,
+      text: parser.text,
       tfidf,
       get numFeatures() {
         return parser.numFeatures;

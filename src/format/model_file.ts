@@ -1,5 +1,5 @@
 /**
- * The Tagstream model file, format versions 1 and 2 (spec: docs/model-format.md): encoder and strict
+ * The Tagstream model file, format versions 1 to 3 (spec: docs/model-format.md): encoder and strict
  * decoder. Float32/int32 tensors are decoded as zero-copy views into the file bytes when aligned.
  *
  * @module
@@ -10,24 +10,27 @@ import { MsgpackReader, type MsgpackValue } from "./msgpack_reader.ts";
 import { MsgpackWriter } from "./msgpack_writer.ts";
 import { float32ToFloat16, quantizeInt8 } from "./quantize.ts";
 import type { FeatureSpace, ModelFileContent, ModelKind, Preprocess, Tensor } from "./types.ts";
+import { textSettingsError } from "../../sdk/tokenizer.ts";
 
 /**
  * The newest format version this module reads and writes. Version 2 adds signed feature hashing
- * (`featureSpace.signed`); a file is written with the lowest version that holds its content
+ * (`featureSpace.signed`), version 3 text input (`featureSpace.text`, the tokenizer settings); a file is written with the lowest version that holds its content
  * ({@linkcode formatVersionOf}), so readers of version 1 keep reading every file they can read
  * correctly and reject the others as `newer-version`.
  *
  * @example
  * ```ts
  * import { FORMAT_VERSION } from "./model_file.ts";
- * console.log(FORMAT_VERSION); // 2
+ * console.log(FORMAT_VERSION); // 3
  * ```
  */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 /**
- * The format version a content is written with: 2 when it uses signed feature hashing (which a
- * version-1 reader would silently misread), else 1.
+ * The format version a content is written with: 3 when its feature space takes text
+ * (`featureSpace.text`: an older reader would ignore the tokenizer and answer text queries
+ * wrongly), else 2 when it uses signed feature hashing (which a version-1 reader would silently
+ * misread), else 1.
  *
  * @example
  * ```ts
@@ -35,10 +38,12 @@ export const FORMAT_VERSION = 2;
  * const base = { kind: "linear-lowrank" as const, numFeatures: 4, numLabels: 1, params: {}, tensors: {} };
  * console.log(formatVersionOf(base)); // 1
  * console.log(formatVersionOf({ ...base, featureSpace: { type: "hashing", dim: 4, seed: 0, signed: true } })); // 2
+ * console.log(formatVersionOf({ ...base, featureSpace: { type: "hashing", dim: 4, seed: 0, text: { ngrams: 2 } } })); // 3
  * ```
  */
 export function formatVersionOf(content: ModelFileContent): number {
   const fs = content.featureSpace;
+  if (fs && fs.type !== "index" && fs.text !== undefined) return 3;
   return fs?.type === "hashing" && fs.signed === true ? 2 : 1;
 }
 
@@ -244,7 +249,16 @@ function checkFeatureSpace(
   err: (m: string) => Error,
 ): void {
   if (fs === undefined) return;
-  if (fs.type === "index") return;
+  if (fs.type === "index") {
+    if ((fs as { text?: unknown }).text !== undefined) {
+      throw err(`featureSpace.text needs a vocabulary or hashing feature space`);
+    }
+    return;
+  }
+  if (fs.type === "vocabulary" || fs.type === "hashing") {
+    const bad = fs.text === undefined ? undefined : textSettingsError(fs.text);
+    if (bad !== undefined) throw err(`featureSpace.text: ${bad}`);
+  }
   if (fs.type === "vocabulary") {
     if (!Array.isArray(fs.names) || fs.names.length !== numFeatures) {
       throw err(`featureSpace.names must list ${numFeatures} feature names`);

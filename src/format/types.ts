@@ -4,6 +4,9 @@
  *
  * @module
  */
+import type { TextSettings } from "../../sdk/tokenizer.ts";
+
+export type { TextSettings } from "../../sdk/tokenizer.ts";
 
 /**
  * Kinds of inference model a file can hold.
@@ -46,7 +49,8 @@ export interface Tensor {
  * modulo `dim`; with `signed` (format version 2), a name whose hash has bit 31 set contributes
  * its value negated (as `FeatureHasher` with `signed: true`). `dim` may exceed `numFeatures` (a
  * model grown from the columns it has seen): hashed columns at or beyond `numFeatures` carry no
- * weight and are dropped.
+ * weight and are dropped. A vocabulary or hashing space may carry `text` (format version 3): the
+ * tokenizer settings (`sdk/tokenizer.ts`) that turn a query's `text` into named features.
  *
  * @example
  * ```ts
@@ -57,8 +61,8 @@ export interface Tensor {
  */
 export type FeatureSpace =
   | { type: "index" }
-  | { type: "vocabulary"; names: string[] }
-  | { type: "hashing"; dim: number; seed: number; signed?: boolean };
+  | { type: "vocabulary"; names: string[]; text?: TextSettings }
+  | { type: "hashing"; dim: number; seed: number; signed?: boolean; text?: TextSettings };
 
 /**
  * Preprocessing the model was trained with; the SDK applies it to raw input rows.

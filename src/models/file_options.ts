@@ -1,11 +1,13 @@
 /**
  * The part of every model's `toModelFile` that does not depend on the model: label names, the
- * feature space (vocabulary names or hashing parameters), metadata and preprocessing (with its
+ * feature space (vocabulary names or hashing parameters, and the tokenizer settings of a model
+ * that reads text), metadata and preprocessing (with its
  * `idf` tensor), checked against the content's sizes.
  *
  * @module
  */
 import type { FeatureSpace, ModelFileContent } from "../format/types.ts";
+import { textSettingsError } from "../../sdk/tokenizer.ts";
 import type { ModelFileOptions } from "./estimator.ts";
 
 /**
@@ -14,7 +16,8 @@ import type { ModelFileOptions } from "./estimator.ts";
  * @param where names the caller in errors, e.g. "leml.toModelFile"
  * @throws {RangeError} when the label or feature names do not match the content's sizes, the
  * hashing dimension is below `numFeatures`, or `tfidf` comes without an `idf` of length
- * `numFeatures`
+ * `numFeatures`; {TypeError} when the tokenizer settings (`featureSpace.text`) are invalid or
+ * given with an index space
  * @throws {TypeError} when both `featureNames` and `featureSpace` are given
  *
  * @example
@@ -68,6 +71,14 @@ export function applyModelFileOptions(
 }
 
 function checkedSpace(space: FeatureSpace, D: number, where: string): FeatureSpace {
+  const t = (space as { text?: unknown }).text;
+  if (t !== undefined) {
+    const bad = space.type === "index"
+      ? "needs a vocabulary or hashing space"
+      : textSettingsError(t);
+    if (bad !== undefined) throw new TypeError(`${where}: featureSpace.text ${bad}`);
+  }
+  const text = space.type !== "index" && space.text ? { text: { ...space.text } } : {};
   switch (space.type) {
     case "index":
       return { type: "index" };
@@ -75,14 +86,14 @@ function checkedSpace(space: FeatureSpace, D: number, where: string): FeatureSpa
       if (space.names.length !== D) {
         throw new RangeError(`${where}: ${space.names.length} feature names for ${D} features`);
       }
-      return { type: "vocabulary", names: [...space.names] };
+      return { type: "vocabulary", names: [...space.names], ...text };
     case "hashing":
       // a model grows to the largest column it has seen, so it may be narrower than the hash
       if (space.dim < D) {
         throw new RangeError(`${where}: hashing dimension ${space.dim} below ${D} features`);
       }
       return space.signed
-        ? { type: "hashing", dim: space.dim, seed: space.seed, signed: true }
-        : { type: "hashing", dim: space.dim, seed: space.seed };
+        ? { type: "hashing", dim: space.dim, seed: space.seed, signed: true, ...text }
+        : { type: "hashing", dim: space.dim, seed: space.seed, ...text };
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Per-line validation of NDJSON events for the learning service, on top of the data layer's
  * {@linkcode NdjsonParser} (`{"id": "...", "features": {"<index or name>": value, ...},
- * "labels": ["<name>", ...], "negatives": ["<name>", ...]}`): a bad line gets a reason instead
- * of an exception, lines are bounded in length, vocabularies in size, and prediction rows are
- * mapped without growing anything.
+ * "labels": ["<name>", ...], "negatives": ["<name>", ...], "text": "..."}`; `text` with a
+ * tokenizer, `limits.text`; other fields are ignored unless `strictFields`): a bad line gets a
+ * reason instead of an exception, lines are bounded in length, vocabularies in size, and
+ * prediction rows are mapped without growing anything.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { Vocabulary } from "../data/vocabulary.ts";
 import { type FeatureKeys, NdjsonParser, skipJsonWhitespace } from "../data/ndjson.ts";
 import type { HashingOptions } from "../data/hashing.ts";
 import type { FeatureSpace } from "../format/types.ts";
+import type { TextSettings } from "../../sdk/tokenizer.ts";
 
 export type { FeatureKeys } from "../data/ndjson.ts";
 
@@ -45,6 +47,14 @@ export interface EventLimits {
   maxLineBytes?: number;
   /** Longest feature or label name, in characters. Default 256. */
   maxNameLength?: number;
+  /**
+   * Read the events' `text` with this tokenizer (`sdk/tokenizer.ts`; needs name keys): its
+   * words and n-grams become named features (beside `features`). The model file's feature
+   * space carries the settings, so the SDK answers `{text}` queries the same way.
+   */
+  text?: TextSettings;
+  /** Reject events with fields the parser does not know (default false: they are ignored). */
+  strictFields?: boolean;
 }
 
 /**
@@ -155,7 +165,10 @@ export class EventParser {
   /** Key mode. */
   readonly featureKeys: FeatureKeys;
   /** The limits in force (defaults filled in). */
-  readonly limits: Readonly<Required<Omit<EventLimits, "hashing">> & Pick<EventLimits, "hashing">>;
+  readonly limits: Readonly<
+    & Required<Omit<EventLimits, "hashing" | "text" | "strictFields">>
+    & Pick<EventLimits, "hashing" | "text" | "strictFields">
+  >;
   readonly #ndjson: NdjsonParser;
   #growth: GrowthLimits | undefined;
   /** Index keys: the largest feature index accepted + 1 (or the model's width, if larger). */
@@ -193,6 +206,8 @@ export class EventParser {
     this.limits = {
       featureKeys,
       ...(limits.hashing ? { hashing: { ...limits.hashing } } : {}),
+      ...(limits.text ? { text: { ...limits.text } } : {}),
+      ...(limits.strictFields ? { strictFields: true } : {}),
       maxFeatures: positive(limits.maxFeatures, 1 << 20, "maxFeatures"),
       maxLabels: positive(limits.maxLabels, 1 << 16, "maxLabels"),
       maxLineBytes: positive(limits.maxLineBytes, 65536, "maxLineBytes"),
@@ -207,13 +222,15 @@ export class EventParser {
       numFeatures: featureKeys === "index" ? this.limits.maxFeatures : undefined,
       hashing: limits.hashing,
       maxNameLength: this.limits.maxNameLength,
+      text: limits.text,
+      strictFields: limits.strictFields,
     });
   }
 
   /**
    * The feature space a model file of this stream declares: the hashing parameters when feature
    * names are hashed, the vocabulary's names (padded to `numFeatures` with `#i`) in name mode,
-   * nothing (plain indices) in index mode.
+   * nothing (plain indices) in index mode; with a tokenizer, its settings as `text`.
    *
    * @example
    * ```ts
@@ -222,17 +239,41 @@ export class EventParser {
    * console.log(p.featureSpace(8)); // { type: "hashing", dim: 8, seed: 1 }
    * const q = new EventParser(["red", "blue"], [], { featureKeys: "name" });
    * console.log(q.featureSpace(3)); // { type: "vocabulary", names: [ "red", "blue", "#2" ] }
+   * const t = new EventParser([], [], { hashing: { dim: 8 }, text: { ngrams: 2 } });
+   * console.log(t.featureSpace(8)); // { type: "hashing", dim: 8, seed: 0, text: { ngrams: 2 } }
    * ```
    */
   featureSpace(numFeatures: number): FeatureSpace | undefined {
-    const h = this.#ndjson.hasher;
-    if (h !== undefined) return h.featureSpace();
+    const h = this.#ndjson.hasher, text = this.limits.text;
+    const withText = <T extends object>(fs: T) => text ? { ...fs, text: { ...text } } : fs;
+    if (h !== undefined) return withText(h.featureSpace());
     if (this.featureKeys !== "name") return undefined;
     const f = this.features.names;
-    return {
-      type: "vocabulary",
+    return withText({
+      type: "vocabulary" as const,
       names: Array.from({ length: numFeatures }, (_, i) => f[i] ?? `#${i}`),
-    };
+    });
+  }
+
+  /** Unknown fields ignored so far, by name (at most 64 names; `"…"` counts the rest). */
+  get ignoredFields(): ReadonlyMap<string, number> {
+    return this.#ndjson.ignoredFields;
+  }
+
+  /**
+   * Maps `{text, features?}` for prediction, without growing anything (see
+   * `NdjsonParser.textForPredict`): the same row the SDK builds from the model file. Throws a
+   * TypeError when the stream reads no text, `text` is not a string, or naming a bad feature.
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser([], [], { hashing: { dim: 64 }, text: {} });
+   * console.log(p.textForPredict("Hello, hello!", undefined, 64).values); // Float32Array(1) [ 2 ]
+   * ```
+   */
+  textForPredict(text: unknown, features: unknown, numFeatures: number): SparseVector {
+    return this.#ndjson.textForPredict(text, features, numFeatures);
   }
 
   /** Largest line length accepted, in bytes. */

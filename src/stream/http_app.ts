@@ -10,8 +10,10 @@
  *   while stopping, while the write-ahead log cannot be written (a full disk: nothing of the
  *   body was applied) or over the cap of requests in flight.
  * - `POST /predict`: `{"features": {...}, "k": 5}`, the compact form
- *   `{"indices": [...], "values": [...], "k": 5}` (`values` omitted: binary features, all 1), or
- *   `{"rows": [<either row form>, ...], "k": 5}`.
+ *   `{"indices": [...], "values": [...], "k": 5}` (`values` omitted: binary features, all 1),
+ *   `{"text": "...", "k": 5}` (with optional `features`; a service that reads text, tokenized as
+ *   the model file's `featureSpace.text` says, so the SDK gives the same answer), or
+ *   `{"rows": [<any row form>, ...], "k": 5}`.
  * - `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory.
  * - `GET /model`: the last published model file, with `ETag` (304 on `If-None-Match`) and
  *   `X-Model-Version`.
@@ -228,8 +230,8 @@ function parseJson(bytes: Uint8Array, what: string): unknown {
   }
 }
 
-const PREDICT_FIELDS = new Set(["features", "indices", "values", "rows", "k"]);
-const ROW_FIELDS = new Set(["features", "indices", "values"]);
+const PREDICT_FIELDS = new Set(["features", "indices", "values", "text", "rows", "k"]);
+const ROW_FIELDS = new Set(["features", "indices", "values", "text"]);
 
 /**
  * The HTTP app of a service: `fetch` for `Deno.serve`, and `request` for calling it in-process
@@ -341,6 +343,7 @@ export function createApp(options: AppOptions): ServiceApp {
     }
     const answer = {
       accepted: r.accepted,
+      duplicates: r.duplicates,
       rejectedCount: r.rejectedCount,
       rejected: r.rejected,
       durable: r.durable,
@@ -367,7 +370,7 @@ export function createApp(options: AppOptions): ServiceApp {
       if (!PREDICT_FIELDS.has(key)) {
         throw new HttpError(
           400,
-          `unknown field '${key.slice(0, 40)}' (allowed: features, indices, values, rows, k)`,
+          `unknown field '${key.slice(0, 40)}' (allowed: features, indices, values, text, rows, k)`,
         );
       }
     }
@@ -375,10 +378,27 @@ export function createApp(options: AppOptions): ServiceApp {
     if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > maxK) {
       throw new HttpError(400, `field 'k' must be an integer in [1, ${maxK}]`);
     }
-    /** One row in either form: `features`, or `indices` with optional `values`. */
+    /**
+     * One row in any form: `features`, `indices` with optional `values`, or `text` (with
+     * optional `features`) for a model trained on text.
+     */
     const predictOne = (row: Record<string, unknown>, where: string) => {
       const hasFeatures = row.features !== undefined;
       const hasIndices = row.indices !== undefined;
+      if (row.text !== undefined) {
+        if (hasIndices || row.values !== undefined) {
+          throw new HttpError(400, `${where}give 'text' (and 'features'), not 'indices'`);
+        }
+        try {
+          return l.predictRow(
+            l.parser.textForPredict(row.text, row.features, l.estimator.numFeatures),
+            k,
+          );
+        } catch (e) {
+          if (e instanceof TypeError) throw new HttpError(400, `${where}${e.message}`);
+          throw e;
+        }
+      }
       if (hasFeatures && (hasIndices || row.values !== undefined)) {
         throw new HttpError(400, `${where}give either 'features' or 'indices' (and 'values')`);
       }
@@ -402,10 +422,13 @@ export function createApp(options: AppOptions): ServiceApp {
       }
     };
     if (rec.rows !== undefined) {
-      if (rec.features !== undefined || rec.indices !== undefined || rec.values !== undefined) {
+      if (
+        rec.features !== undefined || rec.indices !== undefined || rec.values !== undefined ||
+        rec.text !== undefined
+      ) {
         throw new HttpError(
           400,
-          "give either one row ('features' or 'indices') or 'rows', not both",
+          "give either one row ('features', 'indices' or 'text') or 'rows', not both",
         );
       }
       if (!Array.isArray(rec.rows)) throw new HttpError(400, "field 'rows' must be an array");
@@ -428,10 +451,13 @@ export function createApp(options: AppOptions): ServiceApp {
       });
       return { modelVersion: l.modelVersion, results };
     }
-    if (rec.features === undefined && rec.indices === undefined && rec.values === undefined) {
+    if (
+      rec.features === undefined && rec.indices === undefined && rec.values === undefined &&
+      rec.text === undefined
+    ) {
       throw new HttpError(
         400,
-        "field 'features' (or 'indices') for one row, or 'rows', is required",
+        "field 'features' (or 'indices', or 'text') for one row, or 'rows', is required",
       );
     }
     return { modelVersion: l.modelVersion, ...predictOne(rec, "") };

@@ -13,6 +13,7 @@ import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/estimator.ts";
 import { type EventLimits, EventParser, type LineResult } from "./events.ts";
 import { PrequentialState, PrequentialWindow } from "../metrics/prequential.ts";
+import { DEFAULT_ID_WINDOW, IdWindow, type IdWindowState } from "./id_window.ts";
 
 /**
  * Where the learner is in its sources; saved in the same checkpoint as the model.
@@ -56,7 +57,26 @@ export interface LearnerOptions {
   labelNames?: readonly string[];
   /** Initial feature names (name mode only). */
   featureNames?: readonly string[];
+  /**
+   * Event ids remembered for deduplication (default 1,000,000; 0: off): an event whose id is
+   * among the last this many distinct ids applied is not applied again (see `id_window.ts`).
+   */
+  dedupWindow?: number;
 }
+
+/**
+ * What {@linkcode StreamLearner.ingestLine} did with a line: the parse result, and
+ * `duplicate: true` when the event was valid but its id was already applied within the
+ * deduplication window (it was not applied again).
+ *
+ * @example
+ * ```ts
+ * import type { IngestLineResult } from "./learner.ts";
+ * const r: IngestLineResult = { ok: false, reason: "malformed JSON" };
+ * console.log(r.ok); // false
+ * ```
+ */
+export type IngestLineResult = LineResult & { readonly duplicate?: boolean };
 
 /**
  * One rejected line, as reported by `/metrics` and the `/events` answer.
@@ -122,6 +142,13 @@ export interface LearnerCheckpoint {
   rejected: number;
   /** Order-independent digest of the applied events' ids (see {@linkcode StreamLearner.idDigest}). */
   idDigest: [number, number];
+  /**
+   * The deduplication window (the last distinct ids applied, hashed; see `id_window.ts`).
+   * Absent in a replica's snapshot and in checkpoints of older versions (an empty window).
+   */
+  ids?: IdWindowState;
+  /** Events not applied because their id was in the window (absent: 0). */
+  duplicates?: number;
   /** Positive count of each label among the applied events. */
   labelCounts: Float64Array;
   /** The prequential window. */
@@ -247,6 +274,7 @@ export class StreamLearner {
   #estimator: Estimator;
   #pending: Example[] = [];
   #digest: [number, number] = [0, 0];
+  #ids: IdWindow;
   #labelCounts: Float64Array;
   #recent: Example[] = [];
   #recentNext = 0;
@@ -258,6 +286,8 @@ export class StreamLearner {
   learned = 0;
   /** Lines rejected since the stream began. */
   rejected = 0;
+  /** Valid events not applied because their id was in the deduplication window. */
+  duplicates = 0;
   /** The last rejected lines (at most 20; not checkpointed). */
   readonly lastRejects: Reject[] = [];
   /** Position in the sources, covering every applied event. */
@@ -279,8 +309,10 @@ export class StreamLearner {
     window: PrequentialWindow,
     batchSize: number,
     limits: EventLimits,
+    ids: IdWindow,
   ) {
     this.factory = factory;
+    this.#ids = ids;
     this.#estimator = estimator;
     this.parser = parser;
     this.#window = window;
@@ -314,6 +346,7 @@ export class StreamLearner {
       new PrequentialWindow(options.windowSize ?? 1000),
       batchSize,
       limits,
+      new IdWindow(options.dedupWindow ?? DEFAULT_ID_WINDOW),
     );
   }
 
@@ -321,6 +354,8 @@ export class StreamLearner {
    * Rebuilds a learner from {@linkcode StreamLearner.toCheckpoint} output (decoded). The batch
    * size, window and limits come from the checkpoint, so batches stay aligned after a restart.
    * With `adopt`, the model may keep the checkpoint's typed arrays (the caller gives them up).
+   * `dedupWindow` resizes the deduplication window (a smaller one keeps the newest ids; default:
+   * the checkpoint's size, or 1,000,000 for a checkpoint without a window).
    *
    * @example
    * ```ts
@@ -335,7 +370,7 @@ export class StreamLearner {
   static fromCheckpoint(
     factory: EstimatorFactory,
     ck: LearnerCheckpoint,
-    options: { adopt?: boolean } = {},
+    options: { adopt?: boolean; dedupWindow?: number } = {},
   ): StreamLearner {
     if (ck === null || typeof ck !== "object" || ck.format !== CHECKPOINT_FORMAT) {
       throw new TypeError("Not a Tagstream checkpoint (format field missing)");
@@ -362,6 +397,9 @@ export class StreamLearner {
       PrequentialWindow.fromState(ck.window),
       ck.options.batchSize,
       ck.options.limits,
+      ck.ids === undefined
+        ? new IdWindow(options.dedupWindow ?? DEFAULT_ID_WINDOW)
+        : IdWindow.fromState(ck.ids, options.dedupWindow),
     );
     l.#pending = ck.pending.map((p) => {
       const e: { id?: string; x: Example["x"]; labels: Int32Array; negatives?: Int32Array } = {
@@ -375,6 +413,7 @@ export class StreamLearner {
     l.applied = ck.applied;
     l.learned = ck.learned;
     l.rejected = ck.rejected;
+    l.duplicates = ck.duplicates ?? 0;
     l.#digest = [ck.idDigest[0], ck.idDigest[1]];
     l.#labelCounts = new Float64Array(Math.max(16, ck.labelCounts.length));
     l.#labelCounts.set(ck.labelCounts);
@@ -471,12 +510,34 @@ export class StreamLearner {
     if (this.lastRejects.length > 20) this.lastRejects.shift();
   }
 
-  /** Validates one line and applies it; returns the parse result (rejects are recorded). */
-  ingestLine(line: string, source: string, lineNo: number | string): LineResult {
+  /**
+   * Validates one line and applies it unless its id is in the deduplication window; returns the
+   * parse result (rejects are recorded), with `duplicate: true` for a valid event not applied
+   * again.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/popularity/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory);
+   * const line = '{"id": "e1", "features": {"0": 1}, "labels": ["a"]}';
+   * l.ingestLine(line, "demo", 1);
+   * const again = l.ingestLine(line, "demo", 2);
+   * console.log(again.ok, again.duplicate, l.applied, l.duplicates); // true true 1 1
+   * ```
+   */
+  ingestLine(line: string, source: string, lineNo: number | string): IngestLineResult {
     const r = this.parser.parseLine(line);
-    if (r.ok) this.ingest(r.event);
-    else this.reject(source, lineNo, r.reason);
-    return r;
+    if (!r.ok) {
+      this.reject(source, lineNo, r.reason);
+      return r;
+    }
+    return this.ingest(r.event) ? r : { ok: true, event: r.event, duplicate: true };
+  }
+
+  /** The deduplication window (ids held, capacity, bytes). */
+  get idWindow(): IdWindow {
+    return this.#ids;
   }
 
   /**
@@ -486,8 +547,16 @@ export class StreamLearner {
    * is first scored by the model as it was before the batch, then the batch is learned. (The
    * model only changes when a batch is learned, so these are the scores the event would have
    * got on arrival; the prequential window counts an event once its batch is learned.)
+   *
+   * An event with an `id` among the last distinct ids applied (the deduplication window,
+   * `dedupWindow`) is a duplicate: it is counted in {@linkcode StreamLearner.duplicates} and
+   * nothing else changes. Returns whether the event was applied.
    */
-  ingest(ev: Example): void {
+  ingest(ev: Example): boolean {
+    if (ev.id !== undefined && !this.#ids.add(ev.id)) {
+      this.duplicates++;
+      return false;
+    }
     if (ev.labels.length > 0) {
       const top = ev.labels[ev.labels.length - 1];
       if (top >= this.#labelCounts.length) {
@@ -507,6 +576,7 @@ export class StreamLearner {
     this.#pending.push(ev);
     this.applied++;
     if (this.#pending.length >= this.batchSize) this.flush();
+    return true;
   }
 
   /**
@@ -857,6 +927,7 @@ export class StreamLearner {
       learned: this.learned,
       rejected: this.rejected,
       idDigest: [this.#digest[0], this.#digest[1]],
+      ...(withPending ? { ids: this.#ids.toState(), duplicates: this.duplicates } : {}),
       labelCounts: this.labelCounts(),
       window: this.window.toState(),
       position: structuredClone(this.position),

@@ -12,6 +12,14 @@
  * are in the fsynced write-ahead log; the log segments the checkpoint does not cover are
  * replayed on start.
  *
+ * Idempotent by id: an event whose `id` is among the last `dedupWindow` distinct ids applied
+ * (default 1,000,000; `id_window.ts`) is acknowledged and not applied again, whichever source
+ * it comes from (an HTTP body sent again, a Redis entry added twice, a file line repeated). The
+ * check is made when the event is applied — in write-ahead-log order for HTTP bodies, so two
+ * bodies racing with the same ids apply them once — and the window is in the checkpoint; the
+ * log replay after a crash records the replayed ids as it applies them again, so the window
+ * after a restart (also after `kill -9`) is exactly the one before.
+ *
  * State directory: `checkpoint.msgpack`, `model.tsm` (the last published model), `wal/`.
  *
  * @module
@@ -233,19 +241,25 @@ export interface PublishedModel {
 }
 
 /**
- * Answer to an ingested body: accepted count, rejected lines (the first 100 with reasons) and
- * whether the accepted events are durable (in the write-ahead log).
+ * Answer to an ingested body: accepted count (of which `duplicates` were already applied),
+ * rejected lines (the first 100 with reasons) and whether the accepted events are durable (in
+ * the write-ahead log).
  *
  * @example
  * ```ts
  * import type { IngestResult } from "./service.ts";
- * const r: IngestResult = { accepted: 2, rejectedCount: 1, rejected: [{ line: 3, reason: "x" }], durable: true };
- * console.log(r.rejected[0].line); // 3
+ * const r: IngestResult = { accepted: 2, duplicates: 1, rejectedCount: 1, rejected: [{ line: 3, reason: "x" }], durable: true };
+ * console.log(r.accepted - r.duplicates, r.rejected[0].line); // 1 3
  * ```
  */
 export interface IngestResult {
-  /** Lines accepted (applied). */
+  /** Lines accepted (valid; applied, or acknowledged as duplicates). */
   accepted: number;
+  /**
+   * Accepted events not applied again: their id was already applied within the deduplication
+   * window (earlier, or earlier in the same body).
+   */
+  duplicates: number;
   /** Lines rejected. */
   rejectedCount: number;
   /** The first 100 rejected lines: 1-based line number and reason. */
@@ -337,8 +351,10 @@ export class LearningService implements ServiceHandle {
   #walError: string | undefined;
   #checkpointError: string | undefined;
   #storageSince: string | undefined;
-  /** Events replayed from the write-ahead log when the service opened. */
+  /** Events replayed from the write-ahead log when the service opened (applied). */
   readonly walReplayed: number;
+  /** Write-ahead-log records replayed at open that were duplicates by id (not applied). */
+  readonly walReplayedDuplicates: number;
   /** What a `--repair` start dropped (undefined: nothing was damaged). */
   readonly repairReport: RepairReport | undefined;
   /** Whether the state needs a checkpoint at start (replayed or migrated log, repair). */
@@ -353,12 +369,14 @@ export class LearningService implements ServiceHandle {
     learner: StreamLearner,
     wal: WriteAheadLog | undefined,
     walReplayed: number,
+    walReplayedDuplicates: number,
     repairReport: RepairReport | undefined,
     checkpointAtStart: boolean,
   ) {
     this.options = options;
     this.repairReport = repairReport;
-    this.#checkpointAtStart = checkpointAtStart || walReplayed > 0;
+    this.walReplayedDuplicates = walReplayedDuplicates;
+    this.#checkpointAtStart = checkpointAtStart || walReplayed > 0 || walReplayedDuplicates > 0;
     this.checkpointPath = `${options.stateDir}/checkpoint.msgpack`;
     this.modelPath = `${options.stateDir}/model.tsm`;
     this.#learner = learner;
@@ -366,7 +384,8 @@ export class LearningService implements ServiceHandle {
     this.walReplayed = walReplayed;
     this.#log = options.log ?? ((m) => console.error(m));
     this.#appliedAtCheckpoint = learner.applied - walReplayed;
-    this.#progressAtCheckpoint = this.#appliedAtCheckpoint + learner.rejected;
+    this.#progressAtCheckpoint = this.#appliedAtCheckpoint + learner.rejected +
+      learner.duplicates - walReplayedDuplicates;
     this.#appliedAtPublish = learner.applied;
     this.#appliedAtStart = learner.applied;
     learner.recentCapacity = options.validationEvents ?? 0;
@@ -408,7 +427,9 @@ export class LearningService implements ServiceHandle {
       }
     }
     if (ck !== undefined) {
-      learner = StreamLearner.fromCheckpoint(options.factory, ck);
+      learner = StreamLearner.fromCheckpoint(options.factory, ck, {
+        dedupWindow: options.dedupWindow,
+      });
       log(
         `resumed from ${path}: ${learner.applied} events applied, position ${
           JSON.stringify(learner.position)
@@ -418,7 +439,7 @@ export class LearningService implements ServiceHandle {
       learner = StreamLearner.create(options.factory, options);
     }
     let wal: WriteAheadLog | undefined;
-    let replayed = 0;
+    let replayed = 0, replayedDuplicates = 0;
     if (options.wal ?? true) {
       const dir = `${options.stateDir}/wal`;
       const pos = learner.position.wal as WalPosition | undefined;
@@ -429,10 +450,21 @@ export class LearningService implements ServiceHandle {
       });
       const decoder = new TextDecoder();
       for (const l of r.lines) {
+        // the replayed ids join the deduplication window as they are applied again, in log
+        // order: the window ends as it was before the crash (duplicates then are duplicates now)
         const res = learner.ingestLine(decoder.decode(l.bytes), "wal", `${l.segment}:${l.line}`);
-        if (res.ok) replayed++;
+        if (res.duplicate) replayedDuplicates++;
+        else if (res.ok) replayed++;
       }
-      if (replayed > 0) log(`replayed ${replayed} events from the write-ahead log`);
+      if (replayed + replayedDuplicates > 0) {
+        log(
+          `replayed ${replayed} events from the write-ahead log${
+            replayedDuplicates > 0
+              ? ` (and ${replayedDuplicates} duplicates by id, not applied)`
+              : ""
+          }`,
+        );
+      }
       if (r.legacySegments > 0) {
         migrate = true;
         log(
@@ -472,6 +504,7 @@ export class LearningService implements ServiceHandle {
       learner,
       wal,
       replayed,
+      replayedDuplicates,
       repaired ? report : undefined,
       migrate || repaired,
     );
@@ -560,7 +593,8 @@ export class LearningService implements ServiceHandle {
 
   #dirty(): boolean {
     const l = this.#learner;
-    return l.applied + l.rejected !== this.#progressAtCheckpoint || this.#unacked.length > 0 ||
+    return l.applied + l.rejected + l.duplicates !== this.#progressAtCheckpoint ||
+      this.#unacked.length > 0 ||
       this.#checkpointError !== undefined;
   }
 
@@ -689,6 +723,7 @@ export class LearningService implements ServiceHandle {
     const durable = wal !== undefined && walParts.length > 0
       ? wal.append(concatBytes(walParts, walBytes))
       : undefined;
+    let duplicates = 0;
     const refused = await this.#enqueue(async (): Promise<string | undefined> => {
       if (durable !== undefined) {
         try {
@@ -703,7 +738,9 @@ export class LearningService implements ServiceHandle {
       for (const r of rejects) l.reject(source, r.line, r.reason);
       let slice = performance.now();
       for (let i = 0; i < events.length; i++) {
-        l.ingest(events[i]);
+        // the id check is made here, in log order (not at parsing): of two bodies racing with
+        // the same id, the one logged first applies it; the replay then decides the same way
+        if (!l.ingest(events[i])) duplicates++;
         if ((i & 31) === 31 && performance.now() - slice > YIELD_MS) {
           this.#afterIngest();
           await this.#yielder.yield();
@@ -717,6 +754,7 @@ export class LearningService implements ServiceHandle {
     if (refused !== undefined) {
       return {
         accepted: 0,
+        duplicates: 0,
         rejectedCount: rejects.length,
         rejected,
         durable: false,
@@ -729,6 +767,7 @@ export class LearningService implements ServiceHandle {
     }
     return {
       accepted: events.length,
+      duplicates,
       rejectedCount: rejects.length,
       rejected,
       durable: wal !== undefined && events.length > 0,
@@ -803,7 +842,12 @@ export class LearningService implements ServiceHandle {
       const bytes = encodeCheckpoint(l.toCheckpoint());
       const covered = this.#unacked;
       this.#unacked = [];
-      return { bytes, covered, applied: l.applied, progress: l.applied + l.rejected };
+      return {
+        bytes,
+        covered,
+        applied: l.applied,
+        progress: l.applied + l.rejected + l.duplicates,
+      };
     });
     try {
       await writeFileAtomic(this.checkpointPath, snap.bytes);
@@ -914,6 +958,12 @@ export class LearningService implements ServiceHandle {
         rejected: l.rejected,
       },
       idDigest: l.idDigest,
+      dedupWindow: {
+        capacity: l.idWindow.capacity,
+        ids: l.idWindow.size,
+        bytes: l.idWindow.bytes,
+        duplicates: l.duplicates,
+      },
       lastRejects: l.lastRejects.slice(-5),
       numFeatures: l.estimator.numFeatures,
       numLabels: l.estimator.numLabels,
@@ -934,6 +984,7 @@ export class LearningService implements ServiceHandle {
         applied: this.#appliedAtCheckpoint,
         written: this.checkpointsWritten,
         walReplayed: this.walReplayed,
+        walReplayedDuplicates: this.walReplayedDuplicates,
       },
       redis,
       position: l.position,

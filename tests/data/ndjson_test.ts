@@ -286,3 +286,85 @@ Deno.test("parseAscii with hashed names: any well-formed UTF-8 name, never a mal
     assert(threw, `the decoder accepts ${name.map((c) => c.toString(16))}`);
   }
 });
+
+Deno.test("unknown fields are ignored and counted by default, refused with strictFields", async () => {
+  const line = '{"id": "a", "ts": 17, "user": {"x": 1}, "features": {"0": 1}, "labels": ["t"]}';
+  const p = new NdjsonParser();
+  const e = p.parse(line);
+  assertEquals([...e.x.indices], [0]);
+  assertEquals([...p.ignoredFields], [["ts", 1], ["user", 1]]);
+  // the fast path leaves such lines to parse (which ignores the fields)
+  const b = new TextEncoder().encode(line);
+  assert(p.parseAscii(b, 0, b.length) === undefined, "fast path");
+  await assertThrowsMsg(
+    () => new NdjsonParser({ strictFields: true }).parse(line),
+    TypeError,
+    'unknown field "ts" (allowed: id, features, labels, negatives)',
+  );
+  // without a tokenizer, text is an unknown field too
+  const t = '{"features": {"0": 1}, "text": "hello", "labels": []}';
+  await assertThrowsMsg(
+    () => new NdjsonParser({ strictFields: true }).parse(t),
+    TypeError,
+    "reading text needs a tokenizer (--text)",
+  );
+  assertEquals([...new NdjsonParser().parse(t).x.indices], [0]);
+  // past 64 names, the rest are counted under "…"
+  const many = new NdjsonParser();
+  const extra = Object.fromEntries(Array.from({ length: 70 }, (_, i) => [`f${i}`, i]));
+  many.parse(JSON.stringify({ features: {}, labels: [], ...extra }));
+  assertEquals([many.ignoredFields.size, many.ignoredFields.get("…")], [65, 6]);
+});
+
+Deno.test("text events: tokenized into named features beside features, hashed or indexed", async () => {
+  const p = new NdjsonParser({ featureKeys: "name", text: { ngrams: 2 } });
+  const e = p.parse(
+    '{"text": "Fast JSON, fast!", "features": {"lang:c": 2, "json": 0.5}, "labels": ["x"]}',
+  );
+  // features first, then words and bigrams in order of first occurrence
+  assertEquals(p.features.names, ["lang:c", "json", "fast", "fast json", "json fast"]);
+  assertEquals([...e.x.values], [2, 1.5, 2, 1, 1]);
+  // text alone; features alone; neither is an error
+  assertEquals([...p.parse('{"text": "json", "labels": []}').x.indices], [1]);
+  assertEquals([...p.parse('{"features": {"json": 3}, "labels": []}').x.values], [3]);
+  await assertThrowsMsg(
+    () => p.parse('{"labels": []}'),
+    TypeError,
+    "field 'features' or 'text' is required",
+  );
+  await assertThrowsMsg(
+    () => p.parse('{"text": 5, "labels": []}'),
+    TypeError,
+    "field 'text' must be a string",
+  );
+  await assertThrowsMsg(
+    () => p.parse('{"text": "a", "features": {"b": "x"}, "labels": []}'),
+    TypeError,
+    'features["b"]: value must be a number',
+  );
+  // ignoreFeatures: features beside a text are dropped (not even checked)
+  const only = new NdjsonParser({ featureKeys: "name", text: { ignoreFeatures: true } });
+  const o = only.parse('{"text": "a b", "features": {"c": "x"}, "labels": []}');
+  assertEquals([only.features.names, [...o.x.values]], [["a", "b"], [1, 1]]);
+  // hashing: the same columns as hashing the names
+  const h = new NdjsonParser({ hashing: { dim: 64, seed: 5, signed: true }, text: {} });
+  const x = h.parse('{"text": "b a b", "labels": []}').x;
+  const want = new FeatureHasher({ dim: 64, seed: 5, signed: true }).hashNamed(["b", "a"], [2, 1]);
+  assertEquals([[...x.indices], [...x.values]], [[...want.indices], [...want.values]]);
+  assertEquals([...h.textForPredict("b a b", undefined, 64).indices], [...want.indices]);
+  // index keys cannot take text; bad settings are refused
+  await assertThrowsMsg(
+    () => new NdjsonParser({ text: {} }),
+    TypeError,
+    "text needs named feature keys",
+  );
+  await assertThrowsMsg(
+    () => new NdjsonParser({ featureKeys: "name", text: { ngrams: 7 } }),
+    TypeError,
+    "ngrams",
+  );
+  // vocabulary: words longer than the name limit never enter it
+  const v = new NdjsonParser({ featureKeys: "name", text: {}, maxNameLength: 4 });
+  v.parse('{"text": "tiny enormous", "labels": []}');
+  assertEquals(v.features.names, ["tiny"]);
+});

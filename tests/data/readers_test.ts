@@ -314,6 +314,7 @@ Deno.test("NDJSON: a given vocabulary is reused; a rejected line never grows it;
     features,
     labels,
     onError: "skip",
+    strictFields: true,
   });
   assert(r.error === undefined && r.rows.length === 1, String(r.error));
   assertEquals(features.names, ["known", "new2"], "only the accepted line added names");

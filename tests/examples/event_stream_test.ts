@@ -16,7 +16,7 @@ Deno.test("event-stream example: bad lines are skipped and counted, good lines a
   async function* events(): AsyncGenerator<string> {
     yield '{"id":"a","features":{"w1":1,"w2":1},"labels":["x"]}\n';
     yield '{"id":"b","features":{"w1":NaN},"labels":["x"]}\n'; // malformed JSON
-    yield '{"id":"c","features":{"w3":1},"labels":["y"],"extra":1}\n'; // unknown field
+    yield '{"id":"c","features":{"w3":"one"},"labels":["y"],"extra":1}\n'; // a string value
     yield '{"id":"d","features":{"w3":1,"w4":2},"labels":["y","z"]}\n';
   }
   const r = await runEventStream({ source: events(), batchSize: 1 });

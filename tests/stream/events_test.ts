@@ -22,7 +22,7 @@ Deno.test("EventParser maps index features, named labels and negatives", () => {
 });
 
 Deno.test("EventParser rejects bad lines with reasons and leaves vocabularies unchanged", () => {
-  const p = new EventParser([], [], { maxLineBytes: 200, maxFeatures: 100 });
+  const p = new EventParser([], [], { maxLineBytes: 200, maxFeatures: 100, strictFields: true });
   const cases: [string, string][] = [
     ["{not json", "malformed JSON"],
     ["[1]", "JSON object"],
@@ -42,6 +42,39 @@ Deno.test("EventParser rejects bad lines with reasons and leaves vocabularies un
     assert(r.includes(text), `${line}: reason '${r}' should mention '${text}'`);
   }
   assertEquals(p.labels.size, 0, "no rejected line added a label");
+});
+
+Deno.test("EventParser ignores unknown fields by default and counts them; strictFields refuses", () => {
+  const p = new EventParser();
+  const line = '{"features": {"1": 1}, "labels": ["a"], "ts": 1700000000, "user": "u1"}';
+  assert(p.parseLine(line).ok, "accepted");
+  assert(p.parseLine(line).ok, "accepted again");
+  assertEquals(Object.fromEntries(p.ignoredFields), { ts: 2, user: 2 });
+  const strict = new EventParser([], [], { strictFields: true });
+  assert(reason(strict, line).includes('unknown field "ts"'), "strict");
+  assertEquals(strict.labels.size, 0, "nothing grew");
+});
+
+Deno.test("EventParser reads text with a tokenizer; the feature space carries it", () => {
+  const p = new EventParser([], [], { featureKeys: "name", text: { ngrams: 2 } });
+  const r = p.parseLine('{"text": "Hello, World! hello", "labels": ["greet"]}');
+  assert(r.ok, r.ok ? "" : r.reason);
+  assertEquals(p.features.names, ["hello", "hello world", "world", "world hello"]);
+  assertEquals([...r.event.x.values], [2, 1, 1, 1]);
+  assertEquals(p.featureSpace(4), {
+    type: "vocabulary",
+    names: ["hello", "hello world", "world", "world hello"],
+    text: { ngrams: 2 },
+  });
+  assertEquals([...p.textForPredict("world, WORLD; unseen", undefined, 4).indices], [2]);
+  assert(reason(p, '{"text": ["x"], "labels": []}').includes("'text' must be a string"), "type");
+  let msg = "";
+  try {
+    new EventParser().textForPredict("a", undefined, 1);
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assert(msg.includes("not trained on text"), msg);
 });
 
 Deno.test("EventParser refuses to grow past the label limit, keeps known labels working", () => {

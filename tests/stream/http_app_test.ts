@@ -42,7 +42,8 @@ Deno.test("POST /events: all good 200, mixed 200 with line numbers, all bad 400"
     assertEquals((r.json.rejected as { line: number }[]).map((x) => x.line), [2]);
     r = await call(app, "POST", "/events", "nope\n[]\n");
     assertEquals([r.status, r.json.accepted, r.json.rejectedCount], [400, 0, 2]);
-    assertEquals(s.learner.applied, 5);
+    // good[0] and good[1] were sent again: acknowledged, not applied again (idempotent by id)
+    assertEquals([s.learner.applied, s.learner.duplicates], [3, 2]);
   });
 });
 

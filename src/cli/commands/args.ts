@@ -245,6 +245,12 @@ export const LEARNER_FLAGS: FlagSpec = {
   "max-features": "string",
   "max-labels": "string",
   "max-line-bytes": "string",
+  text: "boolean",
+  "text-only": "boolean",
+  ngrams: "string",
+  "min-token-length": "string",
+  "no-lowercase": "boolean",
+  "strict-fields": "boolean",
 };
 
 /** Help text of {@linkcode LEARNER_FLAGS}. */
@@ -262,7 +268,17 @@ export const LEARNER_USAGE = `Model and learner:
   --hash-signed           signed hashing (colliding features tend to cancel)
   --max-features N        largest feature index / vocabulary (default 1048576)
   --max-labels N          largest label vocabulary (default 65536)
-  --max-line-bytes N      longest event line (default 65536)`;
+  --max-line-bytes N      longest event line (default 65536)
+  --text                  read the events' raw "text" (beside "features"): Unicode words
+                          (NFKC, lower-cased) and word n-grams become named features (the
+                          model file carries the tokenizer, so the SDK takes {text}); implies
+                          --feature-keys hash unless --feature-keys name is given
+  --text-only             --text, and ignore "features" given beside a text
+  --ngrams N              longest word n-gram of --text (default 2; 1: words only)
+  --min-token-length N    shortest word of --text, in characters (default 1)
+  --no-lowercase          keep the case of --text words
+  --strict-fields         reject events with fields other than id, features, labels,
+                          negatives (and text with --text); default: ignore them`;
 
 /**
  * The learner options given by {@linkcode LEARNER_FLAGS}.
@@ -275,7 +291,16 @@ export const LEARNER_USAGE = `Model and learner:
  * ```
  */
 export function learnerOptionFlags(f: Flags): LearnerOptions {
-  const keys = stringFlag(f, "feature-keys", "index");
+  const textOnly = f.values["text-only"] === true;
+  const readText = textOnly || f.values.text === true;
+  const textFlags = ["ngrams", "min-token-length", "no-lowercase"].filter((k) =>
+    f.values[k] !== undefined
+  );
+  if (!readText && textFlags.length > 0) throw new TypeError(`--${textFlags[0]} needs --text`);
+  const keys = stringFlag(f, "feature-keys", readText ? "hash" : "index");
+  if (readText && keys === "index") {
+    throw new TypeError("--text needs --feature-keys name or hash (words are names)");
+  }
   if (keys !== "index" && keys !== "name" && keys !== "hash") {
     throw new TypeError(`--feature-keys must be index, name or hash, got '${keys}'`);
   }
@@ -301,6 +326,19 @@ export function learnerOptionFlags(f: Flags): LearnerOptions {
       maxFeatures: intFlag(f, "max-features", undefined, 1, 2 ** 31 - 1),
       maxLabels: intFlag(f, "max-labels", undefined, 1, 2 ** 31 - 1),
       maxLineBytes: intFlag(f, "max-line-bytes", undefined, 16, 1 << 30),
+      ...(readText
+        ? {
+          text: {
+            ngrams: intFlag(f, "ngrams", 2, 1, 4)!,
+            ...(f.values["no-lowercase"] === true ? { lowercase: false } : {}),
+            ...(f.values["min-token-length"] !== undefined
+              ? { minLength: intFlag(f, "min-token-length", 1, 1, 64)! }
+              : {}),
+            ...(textOnly ? { ignoreFeatures: true } : {}),
+          },
+        }
+        : {}),
+      ...(f.values["strict-fields"] === true ? { strictFields: true } : {}),
     },
     modelOptions: { seed: intFlag(f, "seed", 0), ...modelOptionFlags(f) },
   };

@@ -31,6 +31,7 @@ import {
 } from "./args.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../stream/storage_faults.ts";
+import { DEFAULT_ID_WINDOW } from "../../stream/id_window.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
 
@@ -68,6 +69,9 @@ Durability:
   --checkpoint-seconds T  checkpoint at least every T seconds while events arrive (default 5)
   --flush-ms MS           learn a partial minibatch after MS idle milliseconds (default 200)
   --no-wal                answer POST /events before the events are on disk (faster, not durable)
+  --dedup-window N        event ids remembered: an event whose id is among the last N distinct
+                          ids applied is acknowledged and not applied again (default 1000000,
+                          about 16 bytes each; 0: off)
   --repair                start despite a damaged write-ahead log or checkpoint: drop the
                           damaged part, log and save (repair-*.json) exactly what was lost
 
@@ -120,6 +124,7 @@ export const SERVE_FLAGS: FlagSpec = {
   "no-wal": "boolean",
   "same-thread": "boolean",
   repair: "boolean",
+  "dedup-window": "string",
   "max-feature-growth": "string",
   "max-new-labels": "string",
   "body-timeout": "string",
@@ -156,6 +161,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
   return {
     ...learner,
     repair: f.values.repair === true,
+    dedupWindow: intFlag(f, "dedup-window", DEFAULT_ID_WINDOW, 0, 2 ** 28),
     growth: {
       maxFeatures,
       maxLabels,

@@ -6,7 +6,10 @@
  *
  * With `--state-dir` the learner resumes from the directory's checkpoint and saves there (the
  * same state `serve` uses: a followed file resumes at its checkpointed offset); `--out` writes
- * the model file at the end. The last stdout line is one JSON summary.
+ * the model file at the end. The last stdout line is one JSON summary: with the rejected count,
+ * the first reasons (`rejects`) and the fields the events carried that were ignored
+ * (`ignoredFields`). A run that rejects most of its lines says so on stderr; one that learned
+ * nothing writes no model and exits with status 1.
  *
  * @module
  */
@@ -15,7 +18,7 @@ import type { Example } from "../../data/types.ts";
 import { loadFactory } from "../../models/registry.ts";
 import { writeFileAtomic } from "../../stream/checkpoint.ts";
 import { showProgress } from "../../stream/live_progress.ts";
-import { StreamLearner } from "../../stream/learner.ts";
+import { type Reject, StreamLearner } from "../../stream/learner.ts";
 import { LearningService } from "../../stream/service.ts";
 import { Progress } from "../progress.ts";
 import {
@@ -60,7 +63,9 @@ ${LEARNER_USAGE}
 
 Examples:
   npx deno task tagstream train --data $TAGSTREAM_DATA/bibtex.train.txt --out bibtex.tsm
-  npx deno task tagstream train --follow events.ndjson --state-dir state --model leml`;
+  npx deno task tagstream train --follow events.ndjson --state-dir state --model leml
+  npx deno task tagstream train --data $TAGSTREAM_DATA/debtags.train.ndjson --model ova \\
+    --text-only --out debtags-text.tsm`;
 
 function formatOf(path: string, flag: string | undefined): "xc" | "libsvm" | "ndjson" {
   const f = flag ??
@@ -85,12 +90,37 @@ interface TrainSummary {
   [key: string]: unknown;
 }
 
-function summary(l: StreamLearner, extra: Record<string, unknown>): TrainSummary {
+/** How many rejected lines the summary lists (the first ones). */
+const FIRST_REJECTS = 5;
+
+/**
+ * Keeps the first rejected lines of `l` (the learner's own list keeps the last ones): wraps the
+ * instance's `reject`.
+ */
+function keepFirstRejects(l: StreamLearner): Reject[] {
+  const first: Reject[] = [], reject = l.reject.bind(l);
+  l.reject = (source, line, reason) => {
+    if (first.length < FIRST_REJECTS) first.push({ source, line, reason });
+    reject(source, line, reason);
+  };
+  return first;
+}
+
+function summary(
+  l: StreamLearner,
+  extra: Record<string, unknown>,
+  rejects: readonly Reject[] = [],
+): TrainSummary {
+  const ignored = l.parser.ignoredFields;
   return {
     model: l.estimator.kind,
     eventsApplied: l.applied,
     eventsLearned: l.learned,
     rejected: l.rejected,
+    ...(rejects.length > 0
+      ? { rejects: rejects.map(({ line, reason }) => ({ line, reason })) }
+      : {}),
+    ...(ignored.size > 0 ? { ignoredFields: Object.fromEntries(ignored) } : {}),
     numFeatures: l.estimator.numFeatures,
     numLabels: l.estimator.numLabels,
     prequentialP1: Number.isFinite(l.window.cumulativeP1) ? l.window.cumulativeP1 : null,
@@ -188,6 +218,7 @@ async function trainEvents(f: Flags, file: string, follow: boolean): Promise<Tra
     log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
   });
   const t0 = performance.now(), applied0 = service.learner.applied;
+  const rejected0 = service.learner.rejected, rejects = keepFirstRejects(service.learner);
   const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
   let onSignal: (() => void) | undefined;
   try {
@@ -213,17 +244,36 @@ async function trainEvents(f: Flags, file: string, follow: boolean): Promise<Tra
   }
   const l = service.learner;
   const seconds = (performance.now() - t0) / 1000;
-  const modelBytes = await writeOut(l, stringFlag(f, "out"));
+  const applied = l.applied - applied0, rejected = l.rejected - rejected0;
+  const learnedNothing = l.applied === 0 || (applied === 0 && (!follow || rejected > 0));
+  if (rejected > applied) {
+    console.error(
+      `[tagstream] rejected ${rejected} of ${
+        rejected + applied
+      } lines of ${file}; first reasons:\n${
+        rejects.map((r) => `  line ${r.line}: ${r.reason}`).join("\n")
+      }`,
+    );
+  }
+  const modelBytes = learnedNothing ? undefined : await writeOut(l, stringFlag(f, "out"));
+  if (learnedNothing) {
+    console.error(
+      `[tagstream] learned nothing from ${file}: no model written${
+        stringFlag(f, "out") ? ` to ${stringFlag(f, "out")}` : ""
+      }`,
+    );
+  }
   return summary(l, {
+    learnedNothing,
     data: file,
     follow,
     position: l.position.file ?? null,
     trainSeconds: seconds,
     eventsPerSecond: (l.applied - applied0) / seconds,
     stateDir: temp ? null : stateDir,
-    out: stringFlag(f, "out") ?? null,
+    out: learnedNothing ? null : stringFlag(f, "out") ?? null,
     modelBytes: modelBytes ?? null,
-  });
+  }, rejects);
 }
 
 /** The `train` command. */
@@ -268,6 +318,6 @@ export const trainCommand: Command = {
         : await trainXc(f, data!, format);
     }
     console.log(JSON.stringify(result));
-    return 0;
+    return result.learnedNothing === true ? 1 : 0;
   },
 };

@@ -1,0 +1,140 @@
+/**
+ * The text tokenizer: how a raw `text` becomes named features, shared by the trainer (the
+ * NDJSON readers and the learning service import this module) and the SDK, so a model trained
+ * on text answers the same text identically everywhere. Its settings travel in the model file
+ * (`featureSpace.text`, format version 3).
+ *
+ * Definition, in order:
+ *
+ * 1. `normalize` (default `"NFKC"`): the text is brought to Unicode NFKC (`String.prototype
+ *    .normalize`: composed accents, full-width forms and ligatures folded), or left as is
+ *    (`"none"`).
+ * 2. `lowercase` (default true): `String.prototype.toLowerCase` (locale-independent).
+ * 3. Words: the matches, left to right, of
+ *    `\p{Ideographic} | \p{Extended_Pictographic} | [\p{L}\p{N}\p{M} except \p{Ideographic}]+`:
+ *    each ideograph (CJK Han) and each pictographic symbol (emoji) is a word of its own; other
+ *    runs of letters, digits and combining marks are words; everything else (spaces,
+ *    punctuation, symbols, controls) separates words and is dropped.
+ * 4. `minLength` (default 1): words shorter than this many code points are dropped.
+ * 5. `ngrams` (default 1, at most 4): besides each word, every run of 2 … `ngrams` consecutive
+ *    kept words is a feature, its words joined by one space (a space never occurs in a word).
+ *
+ * A text's features are its words and n-grams with their counts. Beside `features` (named
+ * values), the counts are added to the features' values by name, in float64, features first (in
+ * their key order) then the text's features in order of first occurrence; with `ignoreFeatures`
+ * the named features are dropped. The names then map to columns through the model's vocabulary
+ * or hashing feature space like any named feature.
+ *
+ * @module
+ */
+
+/**
+ * Tokenizer settings (all optional; see the module doc for the definition).
+ *
+ * @example
+ * ```ts
+ * import type { TextSettings } from "./tokenizer.ts";
+ * const s: TextSettings = { ngrams: 2, minLength: 2 };
+ * console.log(s.ngrams); // 2
+ * ```
+ */
+export interface TextSettings {
+  /** Unicode normalisation first: `"NFKC"` (default) or `"none"`. */
+  readonly normalize?: "NFKC" | "none";
+  /** Lower-case the text (default true). */
+  readonly lowercase?: boolean;
+  /** Longest word n-gram, 1 … 4 (default 1: words only; 2 adds adjacent word pairs). */
+  readonly ngrams?: number;
+  /** Shortest word kept, in code points, 1 … 64 (default 1). */
+  readonly minLength?: number;
+  /** Named features given beside a text are ignored (the model learned from text alone). */
+  readonly ignoreFeatures?: boolean;
+}
+
+const WORD = /\p{Ideographic}|\p{Extended_Pictographic}|[[\p{L}\p{N}\p{M}]--\p{Ideographic}]+/gv;
+
+/**
+ * Why `s` is not valid tokenizer settings (a message naming the field), or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { textSettingsError } from "./tokenizer.ts";
+ * console.log(textSettingsError({ ngrams: 2 }), textSettingsError({ ngrams: 9 })); // undefined ngrams must be an integer in [1, 4]
+ * ```
+ */
+export function textSettingsError(s: unknown): string | undefined {
+  if (typeof s !== "object" || s === null || Array.isArray(s)) return "must be a map";
+  const t = s as Record<string, unknown>;
+  const int = (k: string, hi: number) =>
+    t[k] === undefined || Number.isInteger(t[k]) && (t[k] as number) >= 1 &&
+      (t[k] as number) <= hi ||
+    `${k} must be an integer in [1, ${hi}]`;
+  const bool = (k: string) =>
+    t[k] === undefined || typeof t[k] === "boolean" || `${k} must be a boolean`;
+  for (
+    const r of [
+      t.normalize === undefined || t.normalize === "NFKC" || t.normalize === "none" ||
+      'normalize must be "NFKC" or "none"',
+      bool("lowercase"),
+      bool("ignoreFeatures"),
+      int("ngrams", 4),
+      int("minLength", 64),
+    ]
+  ) if (r !== true) return r;
+  return undefined;
+}
+
+/**
+ * The words of `text` (steps 1–4 of the module doc), in order.
+ *
+ * @example
+ * ```ts
+ * import { tokenize } from "./tokenizer.ts";
+ * console.log(tokenize("Ça coûte 3,50 € — ＡＢＣ!", {})); // [ "ça", "coûte", "3", "50", "abc" ]
+ * console.log(tokenize("東京タワー 🙂ok", {})); // [ "東", "京", "タワー", "🙂", "ok" ]
+ * ```
+ */
+export function tokenize(text: string, s: TextSettings): string[] {
+  if (s.normalize !== "none") text = text.normalize("NFKC");
+  if (s.lowercase !== false) text = text.toLowerCase();
+  const min = s.minLength ?? 1, out: string[] = [];
+  for (const [w] of text.matchAll(WORD)) {
+    // a code point takes one or two UTF-16 units
+    if (min > 1 && w.length < 2 * min && [...w].length < min) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+/**
+ * The named features of a text (words and n-grams with their counts) added to `features` (when
+ * given and not `ignoreFeatures`; non-numbers skipped) by name: a fresh map, `features` first in
+ * key order, then the text's features in order of first occurrence.
+ *
+ * @example
+ * ```ts
+ * import { textFeatures } from "./tokenizer.ts";
+ * const m = textFeatures("New York, new york!", { ngrams: 2 }, { york: 0.5 });
+ * console.log([...m]); // [ [ "york", 2.5 ], [ "new", 2 ], [ "new york", 2 ], [ "york new", 1 ] ]
+ * ```
+ */
+export function textFeatures(
+  text: string,
+  s: TextSettings,
+  features?: Readonly<Record<string, unknown>>,
+): Map<string, number> {
+  const m = new Map<string, number>(), words = tokenize(text, s), n = s.ngrams ?? 1;
+  const add = (k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
+  if (features && !s.ignoreFeatures) {
+    for (const k in features) {
+      const v = features[k];
+      if (typeof v === "number") add(k, v);
+    }
+  }
+  for (let i = 0; i < words.length; i++) {
+    let g = words[i];
+    add(g, 1);
+    for (let j = i + 1; j < i + n && j < words.length; j++) add(g += " " + words[j], 1);
+  }
+  return m;
+}
