@@ -5,7 +5,10 @@
  * weights while PSP@k on a validation set stays within the tolerance ε of the unpruned model;
  * then weights in [−√λ, √λ] are zeroed, keeping at least δ per label.
  *
- * ε is relative: every PSP@k (k in `ks`) must stay ≥ (1 − ε) × its unpruned value.
+ * ε is relative: every PSP@k (k in `ks`) must stay ≥ (1 − ε) × its unpruned value (the paper's
+ * constraint is absolute, perf ≥ q* − ε, on one metric; the search runs on a held-out split and
+ * the pruned-label count is applied to the model refit on the whole training file by `pop_br.ts`:
+ * docs/deviations.md, "POP").
  *
  * @module
  */

@@ -116,7 +116,10 @@ export interface CoEmbedConfig {
 
 /**
  * Defaults: k_X = k_S = k_E = 10 and K = 700 as in the paper; alpha = 0.8 (the positive weight
- * (1 + ρ)/2 for ρ = 0.6, see the docs); γ = 0.05 (directions with variance 2γ = 0.1).
+ * (1 + ρ)/2 of the paper's Theorem 1 for ρ = 0.6, where its Section 5.1 prints α = 0.2); γ = 0.05
+ * (Fourier directions with variance 2γ = 0.1, one reading of the paper's "variance of RBF kernel
+ * 0.1"; `repro coembed` uses 1 / median squared distance unless `--gamma` is given). Both
+ * departures, the reasons and what is measured: docs/deviations.md, "CoEmbed".
  *
  * @example
  * ```ts

@@ -14,6 +14,10 @@
  *   Xᵀ A + λS with D, A accumulated over Ω only: O((nnz(X) + |Ω|)·k) per CG iteration; Newton
  *   steps with a backtracking line search for the non-quadratic losses.
  *
+ * Departures from the paper (exact H rows instead of CG, damped Newton-CG instead of TRON, an
+ * unregularised per-label bias, the full-label logistic / squared-hinge trainer in
+ * `batch_losses.ts`), their reasons and measured effects: docs/deviations.md, "LEML".
+ *
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";

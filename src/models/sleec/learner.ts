@@ -3,6 +3,10 @@
  * SVP for Z = UΣ^½, ADMM for the regressor V, and the kNN points Z ← XV (unit-normalised,
  * float32, for cosine kNN).
  *
+ * Departures from the paper (one warm-started block power step per SVP iteration in
+ * `src/linalg/svp.ts` instead of an exact rank-r eigendecomposition, cosine-similarity Ω values,
+ * few ADMM iterations with truncated CG, spherical k-means): docs/deviations.md, "SLEEC".
+ *
  * @module
  */
 import type { CsrMatrix } from "../../data/types.ts";

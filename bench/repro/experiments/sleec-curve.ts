@@ -1,0 +1,176 @@
+/**
+ * `deno task repro sleec-curve --dataset delicious [--learners T] [--k N] [--weighted true|false]
+ * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B]`: SLEEC's accuracy against the
+ * number of learners in its ensemble (the SLEEC paper's Figure 2, here on a small data set).
+ *
+ * One ensemble of T learners (default 10; learner t clusters with seed `seed + t`, exactly as
+ * `repro sleec --learners T`) is trained on the whole training file; the prediction of the first
+ * t learners (Algorithm 2 averaged over them) is evaluated on the test file for every t = 1..T.
+ * Each point reports P@1/3/5, the `knn-embedding` model-file bytes with float32 points and with
+ * 8-bit points (`quantize: "i8"`), and whether the i8 file fits `--edge-bytes` (default 25 MiB:
+ * the largest value Cloudflare Workers KV stores, and well inside a Worker's 128 MB). `best` is
+ * the point with the highest P@1 that fits. `fastxml` holds FastXML's figures from the SLEEC
+ * paper's Table 1(b) (delicious 69.44 / 63.62 / 59.10, bibtex 63.73 / 39.00 / 28.54).
+ *
+ * The clusters per learner C (`--clusters`, else the paper's ⌊n/6000⌋ or 1), the SVP neighbours
+ * n̄ (`--neighbours`, else `--neighbours-grid`, default 100,250), the k of the kNN prediction
+ * (`--k`, else `--k-grid`, default 5,10,15,20,30,50) and the weighting (`--weighted`, else both)
+ * are chosen on a seeded 20% validation split of the TRAINING file with a single learner, by the
+ * mean of P@1, P@3 and P@5 (one fit per (C, n̄); k and the weighting only change prediction). The
+ * test file is read only for the final evaluation.
+ *
+ * @module
+ */
+import type { Experiment } from "../types.ts";
+import { intList, loadTrainTest, numberFlag, timeSeconds, validationSplit } from "../harness.ts";
+import { evaluateModel } from "../../../src/metrics/evaluate.ts";
+import { type SleecConfig, SleecModel, trainSleec } from "../../../src/models/sleec/mod.ts";
+
+/** FastXML in the SLEEC paper's Table 1(b) (P@1, P@3, P@5). */
+const FASTXML: Record<string, number[]> = {
+  delicious: [69.44, 63.62, 59.1],
+  bibtex: [63.73, 39.0, 28.54],
+};
+
+/** The first `t` learners of an ensemble, as a model of its own. */
+function prefix(model: SleecModel, t: number): SleecModel {
+  const knn = model.knn;
+  return new SleecModel({
+    ...knn,
+    numLearners: t,
+    clusters: knn.clusters.filter((c) => c.learner < t),
+  });
+}
+
+const sleecCurve: Experiment = async (ctx) => {
+  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
+  const f = ctx.flags;
+  const T = numberFlag(f, "learners") ?? 10;
+  if (!Number.isInteger(T) || T < 1) {
+    throw new TypeError(`sleec-curve: --learners must be a positive integer, got ${T}`);
+  }
+  const edgeBytes = numberFlag(f, "edge-bytes") ?? 25 * 1024 * 1024;
+  const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
+  const fixedC = numberFlag(f, "clusters");
+  const fixedN = numberFlag(f, "neighbours");
+  const base: Partial<SleecConfig> = { seed: ctx.seed };
+  const rank = numberFlag(f, "rank");
+  if (rank !== undefined) base.rank = rank;
+  const wFlag = f.weighted;
+  if (wFlag !== undefined && wFlag !== "true" && wFlag !== "false") {
+    throw new TypeError(`sleec-curve: --weighted must be true or false, got '${wFlag}'`);
+  }
+  const fixedK = numberFlag(f, "k");
+  const kGrid = fixedK !== undefined
+    ? [fixedK]
+    : intList(f["k-grid"], [5, 10, 15, 20, 30, 50], "k-grid");
+  const wGrid = wFlag === undefined ? [true, false] : [wFlag === "true"];
+  const cGrid = fixedC !== undefined ? [fixedC] : [...new Set([paperClusters, 1])];
+  const nGrid = fixedN !== undefined
+    ? [fixedN]
+    : intList(f["neighbours-grid"], [100, 250], "neighbours-grid");
+  let k = kGrid[0], weighted = wGrid[0], clusters = cGrid[0], neighbours = nGrid[0];
+  const validation: Record<string, number> = {};
+  const t0 = performance.now();
+  if (kGrid.length * wGrid.length * cGrid.length * nGrid.length > 1) {
+    const { fit, valid } = validationSplit(train, 0.2, ctx.seed);
+    let best = -Infinity;
+    for (const c of cGrid) {
+      for (const nb of nGrid) {
+        const m = trainSleec(fit.x, fit.y, {
+          ...base,
+          numClusters: c,
+          svpNeighbours: nb,
+          numLearners: 1,
+        });
+        for (const kk of kGrid) {
+          for (const w of wGrid) {
+            const r = evaluateModel(m.withPrediction(kk, w), valid, {
+              propensities,
+              macroAuc: false,
+              timingRows: 0,
+            });
+            const score = (r.metrics["P@1"] + r.metrics["P@3"] + r.metrics["P@5"]) / 3;
+            validation[`C=${c},n=${nb},k=${kk},${w ? "weighted" : "counts"}`] =
+              Math.round(score * 100) / 100;
+            if (score > best) [best, k, weighted, clusters, neighbours] = [score, kk, w, c, nb];
+          }
+        }
+      }
+    }
+  }
+  base.numClusters = clusters;
+  base.svpNeighbours = neighbours;
+  const selectSeconds = (performance.now() - t0) / 1000;
+  ctx.progress.start(undefined, `train ${T} learners`);
+  const { result: model, seconds } = await timeSeconds(() =>
+    trainSleec(
+      train.x,
+      train.y,
+      { ...base, numLearners: T, k, weighted },
+      (e) => ctx.progress.tick(1, { rows: e.rows }),
+    )
+  );
+  ctx.progress.done();
+  const meta = { dataset: ctx.dataset };
+  const curve: Record<string, number | boolean>[] = [];
+  let last: ReturnType<typeof evaluateModel> | undefined;
+  let lastBytes = 0;
+  for (let t = 1; t <= T; t++) {
+    const m = prefix(model, t);
+    const ev = evaluateModel(m, test, { propensities, macroAuc: false, timingRows: 500 });
+    const bytes = m.toModelFile({ labelNames, meta }).byteLength;
+    const bytesI8 = m.toModelFile({ labelNames, meta, quantize: "i8" }).byteLength;
+    curve.push({
+      learners: t,
+      "P@1": ev.metrics["P@1"],
+      "P@3": ev.metrics["P@3"],
+      "P@5": ev.metrics["P@5"],
+      "PSP@5": ev.metrics["PSP@5"],
+      modelBytes: bytes,
+      modelBytesI8: bytesI8,
+      fitsEdge: bytesI8 <= edgeBytes,
+      predictMsPerRow: ev.predictMsPerRow,
+    });
+    last = ev;
+    lastBytes = bytes;
+  }
+  let best: Record<string, number | boolean> | undefined;
+  for (const p of curve) {
+    if (p.fitsEdge && (best === undefined || (p["P@1"] as number) > (best["P@1"] as number))) {
+      best = p;
+    }
+  }
+  const fx = FASTXML[ctx.dataset];
+  return {
+    metrics: last!.metrics,
+    trainSeconds: seconds,
+    predictMsPerRow: last!.predictMsPerRow,
+    modelBytes: lastBytes,
+    extra: {
+      numLearners: T,
+      k,
+      weighted,
+      svpNeighbours: base.svpNeighbours,
+      numClusters: base.numClusters,
+      rank: model.knn.rank,
+      curve,
+      best: best ?? null,
+      fastxml: fx ? { "P@1": fx[0], "P@3": fx[1], "P@5": fx[2] } : null,
+      beatsFastxml: fx && best
+        ? (best["P@1"] as number) >= fx[0] && (best["P@3"] as number) >= fx[1] &&
+          (best["P@5"] as number) >= fx[2]
+        : null,
+      edgeBytes,
+      selectSeconds,
+      ...(Object.keys(validation).length > 0
+        ? {
+          validationMeanP135: validation,
+          selection: "mean of P@1,P@3,P@5 on 20% of train, one learner",
+        }
+        : {}),
+    },
+  };
+};
+
+export default sleecCurve;
