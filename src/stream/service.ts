@@ -332,6 +332,8 @@ export class LearningService implements ServiceHandle {
   #checkpointEndMs = 0;
   #appliedAtPublish: number;
   #lastPublishMs = -Infinity;
+  /** Milliseconds the last publish took (automatic publishes wait 10 times that after one). */
+  #publishCostMs = 0;
   #ckWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   #ckActive = false;
   #publishing: Promise<PublishedModel> | undefined;
@@ -799,7 +801,8 @@ export class LearningService implements ServiceHandle {
     if (
       every > 0 && l.applied - this.#appliedAtPublish >= every &&
       this.#publishing === undefined &&
-      performance.now() - this.#lastPublishMs >= (o.publishMinSeconds ?? 10) * 1000
+      performance.now() - this.#lastPublishMs >=
+        Math.max((o.publishMinSeconds ?? 10) * 1000, 10 * this.#publishCostMs)
     ) {
       this.publish().catch((e) => this.#error("publish", e));
     }
@@ -935,6 +938,7 @@ export class LearningService implements ServiceHandle {
     const m: PublishedModel = { bytes, version, etag, applied, pruned, note };
     await writeFileAtomic(this.modelPath, bytes);
     this.#published = m;
+    this.#publishCostMs = performance.now() - this.#lastPublishMs;
     return m;
   }
 
