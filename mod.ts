@@ -114,18 +114,30 @@ export {
   type ModelBuilder,
   type PublishContext,
   type PublishedModel,
+  type RepairReport,
   type ServiceOptions,
+  type StorageStatus,
 } from "./src/stream/service.ts";
+export type { IdWindow, IdWindowState } from "./src/stream/id_window.ts";
+export type { WalLoss } from "./src/stream/wal.ts";
 export type { ServiceHandle } from "./src/stream/service_handle.ts";
 export { LearnerThread, type LearnerThreadOptions } from "./src/stream/learner_thread.ts";
 export type {
+  IngestLineResult,
   LearnerCheckpoint,
   LearnerOptions,
   Reject,
+  ReplicaDelta,
   StreamLearner,
   StreamPosition,
 } from "./src/stream/learner.ts";
 export type { RedisSourceOptions } from "./src/stream/redis_source.ts";
-export { type EventLimits, EventParser, type LineResult } from "./src/stream/events.ts";
+export {
+  type EventLimits,
+  EventParser,
+  type GrowthLimits,
+  type LineResult,
+} from "./src/stream/events.ts";
+export type { TextSettings } from "./sdk/tokenizer.ts";
 export { type AppOptions, createApp, type ServiceApp } from "./src/stream/http_app.ts";
 export type { Progress, ProgressDetail, ProgressOptions } from "./src/cli/progress.ts";

@@ -1,6 +1,6 @@
 /**
  * The Tagstream edge SDK: load a model file and answer top-k queries. Imports only Web APIs and
- * `msgpackr/pack`, so it runs unchanged in Deno, Deno Deploy, Cloudflare Workers and browsers.
+ * `msgpackr/unpack`, so it runs unchanged in Deno, Deno Deploy, Cloudflare Workers and browsers.
  * Runtime adapters (model from a URL, Deno KV, Workers KV, R2 or static assets, decoded once per
  * isolate) are in `./deno_deploy.ts` and `./cloudflare.ts`.
  *
@@ -18,6 +18,7 @@
 export { loadModel, type Model } from "./model.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { FORMAT_VERSION } from "./decode.ts";
-export type { FeatureRecord, ModelInput, SparseInput } from "./features.ts";
+export type { FeatureRecord, ModelInput, SparseInput, TextInput } from "./features.ts";
+export type { TextSettings } from "./tokenizer.ts";
 export type { TopK } from "./topk.ts";
 export type { DecodedModel, FeatureSpace, SdkTensor } from "./kinds/types.ts";
