@@ -17,7 +17,7 @@ import type { Batch } from "../../src/data/types.ts";
 import type { Estimator } from "../../src/models/estimator.ts";
 import { evaluateModel } from "../../src/metrics/evaluate.ts";
 import { propensities as propensitiesOf } from "../../src/metrics/propensity.ts";
-import type { ExperimentContext } from "./types.ts";
+import type { ExperimentContext, ExperimentResult } from "./types.ts";
 
 export {
   prequential,
@@ -260,6 +260,36 @@ export async function trainAndEvaluate<M extends Estimator>(
     progress: ctx.progress,
   });
   return { model, metrics, trainSeconds, predictMsPerRow };
+}
+
+/**
+ * An experiment's result for a model that has a model file: the run's metrics and times,
+ * `modelBytes` = the size of `model.toModelFile({ labelNames })`, and `extra`.
+ *
+ * @example
+ * ```ts
+ * import { modelFileResult } from "./harness.ts";
+ * import { PopularityEstimator } from "../../src/models/popularity/mod.ts";
+ * const model = new PopularityEstimator({ numFeatures: 1, numLabels: 2 });
+ * const run = { metrics: { "P@1": 50 }, trainSeconds: 1, predictMsPerRow: 0.1 };
+ * const r = modelFileResult(model, ["a", "b"], run, { rows: 2 });
+ * console.log(r.modelBytes > 0, r.extra); // true { rows: 2 }
+ * ```
+ */
+export function modelFileResult(
+  model: Pick<Estimator, "toModelFile">,
+  labelNames: string[],
+  run: { metrics: Record<string, number>; trainSeconds: number; predictMsPerRow: number },
+  extra: Record<string, unknown>,
+): ExperimentResult {
+  const file = model.toModelFile({ labelNames });
+  return {
+    metrics: run.metrics,
+    trainSeconds: run.trainSeconds,
+    predictMsPerRow: run.predictMsPerRow,
+    modelBytes: file.byteLength,
+    extra,
+  };
 }
 
 /**

@@ -261,7 +261,8 @@ export function compareFiles(
 }
 
 /**
- * The benchmark's `pruned` record (see {@linkcode prunedExport}).
+ * The benchmark's `pruned` record (see {@linkcode prunedExport}): what {@linkcode PrunedFile} says
+ * of the pruning (all but the file itself), the sizes, and the held-out comparison.
  *
  * @example
  * ```ts
@@ -270,22 +271,13 @@ export function compareFiles(
  * console.log(typeof saved); // "function"
  * ```
  */
-export interface PrunedExport {
+export interface PrunedExport extends Omit<PrunedFile, "file"> {
   /** The byte budget, the pruned file's bytes and the unpruned (f32) file's. */
   maxBytes: number;
   bytes: number;
   unprunedBytes: number;
   /** Whether the unpruned file is over the budget. */
   needed: boolean;
-  /** Whether the pruned file fits (false: even δ weights per label do not). */
-  withinBudget: boolean;
-  lambda: number;
-  delta: number;
-  /** Weights kept, and before pruning. */
-  weights: number;
-  weightsBefore: number;
-  weightType: "f16";
-  indexType: "u16" | "i32";
   /** Seconds of the threshold search and the pruned file's encoding. */
   searchSeconds: number;
   /** Held-out rows both files were scored on, and the cap. */

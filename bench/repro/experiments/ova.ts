@@ -12,7 +12,14 @@
  */
 import process from "node:process";
 import type { Experiment } from "../types.ts";
-import { learnAll, loadTrainTest, numberFlag, timeSeconds, validationSplit } from "../harness.ts";
+import {
+  learnAll,
+  loadTrainTest,
+  modelFileResult,
+  numberFlag,
+  timeSeconds,
+  validationSplit,
+} from "../harness.ts";
 import { validationScore } from "./leml.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { batchesOf } from "../../../src/data/dataset.ts";
@@ -81,24 +88,17 @@ const ova: Experiment = async (ctx) => {
     propensities: data.propensities,
     progress: ctx.progress,
   });
-  const file = model.toModelFile({ labelNames });
-  return {
-    metrics,
-    trainSeconds,
-    predictMsPerRow,
-    modelBytes: file.byteLength,
-    extra: {
-      ...model.config,
-      epochs,
-      validation,
-      selectSeconds,
-      trainCpuSeconds,
-      eventsPerSecond: train.x.numRows * epochs / trainSeconds,
-      stats: model.stats,
-      trainRows: train.x.numRows,
-      testRows: test.x.numRows,
-    },
-  };
+  return modelFileResult(model, labelNames, { metrics, trainSeconds, predictMsPerRow }, {
+    ...model.config,
+    epochs,
+    validation,
+    selectSeconds,
+    trainCpuSeconds,
+    eventsPerSecond: train.x.numRows * epochs / trainSeconds,
+    stats: model.stats,
+    trainRows: train.x.numRows,
+    testRows: test.x.numRows,
+  });
 };
 
 export default ova;

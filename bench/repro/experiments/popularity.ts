@@ -5,14 +5,14 @@
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { loadTrainTest, numberFlag, trainAndEvaluate } from "../harness.ts";
+import { loadTrainTest, modelFileResult, numberFlag, trainAndEvaluate } from "../harness.ts";
 import { PopularityEstimator } from "../../../src/models/popularity/mod.ts";
 
 const popularity: Experiment = async (ctx) => {
   const data = await loadTrainTest(ctx);
   const { train, test, labelNames } = data;
   const threshold = numberFlag(ctx.flags, "threshold", 0.5);
-  const { model, metrics, trainSeconds, predictMsPerRow } = await trainAndEvaluate(
+  const run = await trainAndEvaluate(
     ctx,
     data,
     () =>
@@ -22,14 +22,11 @@ const popularity: Experiment = async (ctx) => {
         numLabels: train.numLabels,
       }),
   );
-  const file = model.toModelFile({ labelNames });
-  return {
-    metrics,
-    trainSeconds,
-    predictMsPerRow,
-    modelBytes: file.byteLength,
-    extra: { threshold, trainRows: train.x.numRows, testRows: test.x.numRows },
-  };
+  return modelFileResult(run.model, labelNames, run, {
+    threshold,
+    trainRows: train.x.numRows,
+    testRows: test.x.numRows,
+  });
 };
 
 export default popularity;

@@ -21,9 +21,10 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
-import { conjugateGradient, conjugateGradientColumns } from "../../linalg/cg.ts";
+import { conjugateGradient } from "../../linalg/cg.ts";
 import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
+import { columnSquares, rotatedSolve, xTimes, xtTimesAdd } from "./rotated_w_step.ts";
 import { type LemlLoss, lossCurvature, lossGrad, lossValue } from "./loss.ts";
 import { hashUniform } from "../../linalg/rng.ts";
 
@@ -174,31 +175,6 @@ function buildOmega(
   return { rowPtr, label, target, colPtr, colRow, colTarget };
 }
 
-/** out (n×k) = X S (S: D×k). */
-function xTimes(x: CsrMatrix, s: Float64Array, k: number, out: Float64Array): void {
-  out.fill(0);
-  const n = x.numRows, ip = x.indptr, ix = x.indices, xv = x.values;
-  for (let i = 0; i < n; i++) {
-    const ob = i * k;
-    for (let p = ip[i]; p < ip[i + 1]; p++) {
-      const v = xv[p], sb = ix[p] * k;
-      for (let c = 0; c < k; c++) out[ob + c] += v * s[sb + c];
-    }
-  }
-}
-
-/** out (D×k) += Xᵀ V (V: n×k). */
-function xtTimesAdd(x: CsrMatrix, v: Float64Array, k: number, out: Float64Array): void {
-  const n = x.numRows, ip = x.indptr, ix = x.indices, xv = x.values;
-  for (let i = 0; i < n; i++) {
-    const vb = i * k;
-    for (let p = ip[i]; p < ip[i + 1]; p++) {
-      const a = xv[p], ob = ix[p] * k;
-      for (let c = 0; c < k; c++) out[ob + c] += a * v[vb + c];
-    }
-  }
-}
-
 function checkInputs(x: CsrMatrix, y: BinaryCsr, o: LemlBatchOptions): void {
   if (x.numRows !== y.numRows) {
     throw new RangeError(`trainLemlBatch: x has ${x.numRows} rows but y has ${y.numRows}`);
@@ -339,8 +315,7 @@ export function trainLemlBatch(
   };
 
   // squared column norms of X (Jacobi preconditioner of the W step)
-  const colSq = new Float64Array(D);
-  for (let p = 0; p < x.indptr[n]; p++) colSq[x.indices[p]] += x.values[p] * x.values[p];
+  const colSq = columnSquares(x);
 
   // ---- W step, squared loss with full labels (Algorithm 2, rotated) ----
   const wStepGram = (): void => {
@@ -362,37 +337,9 @@ export function trainLemlBatch(
     xtTimesAdd(x, V, k, B);
     const Wr = matMul(W, P, D, k, k); // warm start W' = W P
     // the rotated system is block-diagonal by column: (λ_a XᵀX + λI) w'_a = b_a, solved by
-    // column-wise CG with the Jacobi preconditioner λ_a Σ_i x_ij² + λ
-    const diagonal = new Float64Array(D * k);
-    for (let j = 0; j < D; j++) {
-      for (let a = 0; a < k; a++) {
-        const d = Math.max(lam[a], 0) * colSq[j] + lambda;
-        diagonal[j * k + a] = d > 0 ? d : 1;
-      }
-    }
-    const res = conjugateGradientColumns(
-      (s, out) => {
-        xTimes(x, s, k, U);
-        for (let i = 0; i < n; i++) for (let a = 0; a < k; a++) U[i * k + a] *= lam[a];
-        for (let a = 0; a < out.length; a++) out[a] = lambda * s[a];
-        xtTimesAdd(x, U, k, out);
-      },
-      B,
-      Wr,
-      D,
-      k,
-      { ...cgOpts, diagonal },
-    );
-    cgTotal += res.iterations;
-    // W = W' Pᵀ
+    // column-wise CG with the Jacobi preconditioner λ_a Σ_i x_ij² + λ; then W = W' Pᵀ
     W.fill(0);
-    for (let j = 0; j < D; j++) {
-      for (let a = 0; a < k; a++) {
-        const v = Wr[j * k + a];
-        if (v === 0) continue;
-        for (let cc = 0; cc < k; cc++) W[j * k + cc] += v * P[cc * k + a];
-      }
-    }
+    cgTotal += rotatedSolve(x, colSq, lam, P, lambda, B, Wr, U, W, cgOpts);
   };
 
   // ---- W step, general loss / missing labels (Algorithm 1) ----

@@ -31,9 +31,9 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
-import { conjugateGradientColumns } from "../../linalg/cg.ts";
 import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
+import { columnSquares, rotatedSolve, xTimes, xtTimesAdd } from "./rotated_w_step.ts";
 import { hashUniform } from "../../linalg/rng.ts";
 import type { LemlFactors } from "./batch.ts";
 import { type LemlLoss, lossGrad, lossValue } from "./loss.ts";
@@ -76,31 +76,6 @@ export interface LemlLossBatchOptions {
 /** The curvature bound c ≥ ℓ'' of a loss (the MM quadratic's curvature). */
 function curvatureBound(loss: LemlLoss): number {
   return loss === "logistic" ? 0.25 : loss === "sqhinge" ? 2 : 1;
-}
-
-/** out (n×k) = X S (S: D×k). */
-function xTimes(x: CsrMatrix, s: Float64Array, k: number, out: Float64Array): void {
-  out.fill(0);
-  const n = x.numRows, ip = x.indptr, ix = x.indices, xv = x.values;
-  for (let i = 0; i < n; i++) {
-    const ob = i * k;
-    for (let p = ip[i]; p < ip[i + 1]; p++) {
-      const v = xv[p], sb = ix[p] * k;
-      for (let c = 0; c < k; c++) out[ob + c] += v * s[sb + c];
-    }
-  }
-}
-
-/** out (D×k) += Xᵀ V (V: n×k). */
-function xtTimesAdd(x: CsrMatrix, v: Float64Array, k: number, out: Float64Array): void {
-  const n = x.numRows, ip = x.indptr, ix = x.indices, xv = x.values;
-  for (let i = 0; i < n; i++) {
-    const vb = i * k;
-    for (let p = ip[i]; p < ip[i + 1]; p++) {
-      const a = xv[p], ob = ix[p] * k;
-      for (let c = 0; c < k; c++) out[ob + c] += a * v[vb + c];
-    }
-  }
 }
 
 /**
@@ -285,8 +260,7 @@ export function trainLemlLosses(
       bias[l] = loss === "logistic" ? Math.log(p / (1 - p)) : loss === "sqhinge" ? 2 * p - 1 : p;
     }
   }
-  const colSq = new Float64Array(D);
-  for (let p = 0; p < x.indptr[n]; p++) colSq[x.indices[p]] += x.values[p] * x.values[p];
+  const colSq = columnSquares(x);
   const U = new Float64Array(n * k), V = new Float64Array(n * k), S = new Float64Array(n * k);
   const objective: number[] = [];
   let cgTotal = 0;
@@ -295,13 +269,6 @@ export function trainLemlLosses(
   const wStep = (): void => {
     const M = gram(H, L, k);
     const { values: lam, vectors: P } = symmetricEigen(M, k);
-    const diagonal = new Float64Array(D * k);
-    for (let j = 0; j < D; j++) {
-      for (let a = 0; a < k; a++) {
-        const d = Math.max(lam[a], 0) * colSq[j] + lc;
-        diagonal[j * k + a] = d > 0 ? d : 1;
-      }
-    }
     for (let s = 0; s < mmSteps; s++) {
       xTimes(x, W, k, U);
       V.fill(0);
@@ -321,28 +288,8 @@ export function trainLemlLosses(
       for (let a = 0; a < grad.length; a++) grad[a] = -grad[a] / c;
       const B = matMul(grad, P, D, k, k);
       const delta = new Float64Array(D * k);
-      const res = conjugateGradientColumns(
-        (sv, out) => {
-          xTimes(x, sv, k, S);
-          for (let i = 0; i < n; i++) for (let a = 0; a < k; a++) S[i * k + a] *= lam[a];
-          for (let a = 0; a < out.length; a++) out[a] = lc * sv[a];
-          xtTimesAdd(x, S, k, out);
-        },
-        B,
-        delta,
-        D,
-        k,
-        { ...cgOpts, diagonal },
-      );
-      cgTotal += res.iterations;
-      // W += Δ' Pᵀ
-      for (let j = 0; j < D; j++) {
-        for (let a = 0; a < k; a++) {
-          const v = delta[j * k + a];
-          if (v === 0) continue;
-          for (let cc = 0; cc < k; cc++) W[j * k + cc] += v * P[cc * k + a];
-        }
-      }
+      // (λ_a XᵀX + (λ/c) I) Δ'_a = b_a, then W += Δ' Pᵀ
+      cgTotal += rotatedSolve(x, colSq, lam, P, lc, B, delta, S, W, cgOpts);
     }
   };
 

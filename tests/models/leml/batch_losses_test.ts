@@ -4,34 +4,7 @@ import { type LemlLoss, lossValue } from "../../../src/models/leml/loss.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { SmallRng } from "../../../src/linalg/rng.ts";
 import { assert, assertBadInput } from "../../helpers.ts";
-
-/** Planted low-rank data: 4 topics, features and labels tied to topics, plus noise. */
-function planted(n: number, seed: number): { x: CsrMatrix; y: BinaryCsr } {
-  const rng = new SmallRng(seed);
-  const D = 20, L = 12;
-  const xp = [0], xi: number[] = [], xv: number[] = [], yp = [0], yi: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = rng.nextInt(4);
-    const feats = new Set([t, t + 4, t + 8, 12 + rng.nextInt(8)]);
-    for (const j of [...feats].sort((a, b) => a - b)) {
-      xi.push(j);
-      xv.push(0.5 + rng.next());
-    }
-    xp.push(xi.length);
-    for (let l = t; l < L; l += 4) if (rng.next() < 0.9) yi.push(l);
-    yp.push(yi.length);
-  }
-  return {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
-}
+import { planted } from "./helpers.ts";
 
 function randomFactors(D: number, L: number, k: number, seed: number) {
   const rng = new SmallRng(seed);
@@ -68,7 +41,7 @@ function naiveObjective(
 const LOSSES: LemlLoss[] = ["logistic", "sqhinge", "squared"];
 
 Deno.test("lemlLossObjective: value matches the entry-by-entry sum", () => {
-  const { x, y } = planted(9, 3);
+  const { x, y } = planted(9, 3, true);
   const k = 3;
   for (const loss of LOSSES) {
     const f = randomFactors(x.numCols, y.numCols, k, 11);
@@ -79,7 +52,7 @@ Deno.test("lemlLossObjective: value matches the entry-by-entry sum", () => {
 });
 
 Deno.test("lemlLossObjective: gradients match central finite differences (W, H, bias)", () => {
-  const { x, y } = planted(9, 5);
+  const { x, y } = planted(9, 5, true);
   const k = 3, lambda = 0.3, h = 1e-6;
   for (const loss of LOSSES) {
     const f = randomFactors(x.numCols, y.numCols, k, 17);
@@ -113,7 +86,7 @@ Deno.test("lemlLossObjective: gradients match central finite differences (W, H, 
 });
 
 Deno.test("trainLemlLosses: every iteration decreases the objective (MM steps)", () => {
-  const { x, y } = planted(200, 7);
+  const { x, y } = planted(200, 7, true);
   for (const loss of ["logistic", "sqhinge"] as const) {
     const f = trainLemlLosses(x, y, {
       rank: 4,
@@ -136,8 +109,8 @@ Deno.test("trainLemlLosses: every iteration decreases the objective (MM steps)",
 });
 
 Deno.test("trainLemlLosses: learns the planted labels (held-out P@1) with both losses", () => {
-  const { x, y } = planted(400, 9);
-  const test = planted(100, 10);
+  const { x, y } = planted(400, 9, true);
+  const test = planted(100, 10, true);
   for (const loss of ["logistic", "sqhinge"] as const) {
     const f = trainLemlLosses(x, y, { rank: 4, loss, lambda: 0.1, iterations: 5 });
     const k = 4;
@@ -163,7 +136,7 @@ Deno.test("trainLemlLosses: learns the planted labels (held-out P@1) with both l
 Deno.test("trainLemlLosses: squared loss with exact inner solves equals trainLemlBatch", () => {
   // c = 1 for the squared loss: one MM step with an exact CG solve is the exact W step, and one
   // MM step of a label row is its exact ridge solve; same initial H (seeded hash) and bias
-  const { x, y } = planted(120, 13);
+  const { x, y } = planted(120, 13, true);
   const o = { rank: 3, lambda: 0.4, iterations: 3, seed: 2 };
   const a = trainLemlLosses(x, y, {
     ...o,
@@ -184,7 +157,7 @@ Deno.test("trainLemlLosses: squared loss with exact inner solves equals trainLem
 });
 
 Deno.test("trainLemlLosses: bad input names the problem", () => {
-  const { x, y } = planted(5, 1);
+  const { x, y } = planted(5, 1, true);
   const badX = { ...x, indices: Int32Array.from(x.indices, (j, p) => (p === 2 ? 99 : j)) };
   assertBadInput([
     [() => trainLemlLosses(x, y, { rank: 0, loss: "logistic" }), /rank must be a positive/],

@@ -3,37 +3,9 @@ import { LemlBatch } from "../../../src/models/leml/batch_estimator.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
 import { revealEntries } from "../../../src/models/leml/missing.ts";
 import { assert } from "../../helpers.ts";
-
-/** Planted low-rank data: 4 topics, features and labels tied to topics, plus noise. */
-function planted(n: number, seed: number): { x: CsrMatrix; y: BinaryCsr } {
-  const rng = new SmallRng(seed);
-  const D = 20, L = 12;
-  const xp = [0], xi: number[] = [], xv: number[] = [], yp = [0], yi: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = rng.nextInt(4);
-    const feats = new Set([t, t + 4, t + 8, 12 + rng.nextInt(8)]);
-    for (const j of [...feats].sort((a, b) => a - b)) {
-      xi.push(j);
-      xv.push(1);
-    }
-    xp.push(xi.length);
-    for (let l = t; l < L; l += 4) if (rng.next() < 0.9) yi.push(l);
-    yp.push(yi.length);
-  }
-  return {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
-}
+import { planted } from "./helpers.ts";
 
 /** The batch objective computed naively over Ω. */
 function naive(

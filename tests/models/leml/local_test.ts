@@ -1,9 +1,8 @@
 import { LemlStream } from "../../../src/models/leml/stream.ts";
 import { factory } from "../../../src/models/leml/mod.ts";
-import type { Batch } from "../../../src/data/types.ts";
 import type { ModelState } from "../../../src/models/estimator.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
 import { assert } from "../../helpers.ts";
+import { randomBatch, sparseBatch } from "./helpers.ts";
 import { checkEstimator, stateDifference } from "../estimator_checks.ts";
 
 // The shared checks on the local update mode, with and without the reservoir refresh.
@@ -13,78 +12,6 @@ checkEstimator("leml streaming (local update, refresh)", factory, {
 checkEstimator("leml streaming (local update, no replay)", factory, {
   createOptions: { rank: 8, lr: 0.05, update: "local", localNegatives: 2 },
 });
-
-/**
- * A random batch of n rows over D features and L labels (about 30% of the labels per row);
- * with `masked`, odd rows carry an observed mask.
- */
-function randomBatch(seed: number, n: number, D: number, L: number, masked = false): Batch {
-  const rng = new SmallRng(seed);
-  const xp = [0], xi: number[] = [], xv: number[] = [], yp = [0], yi: number[] = [];
-  const op = [0], oi: number[] = [];
-  const full = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < D; j++) {
-      if (rng.next() < 0.4) {
-        xi.push(j);
-        xv.push(Math.round((rng.next() * 2 - 0.5) * 100) / 100);
-      }
-    }
-    xp.push(xi.length);
-    for (let l = 0; l < L; l++) if (rng.next() < 0.3) yi.push(l);
-    yp.push(yi.length);
-    const partial = masked && i % 2 === 1;
-    full[i] = partial ? 0 : 1;
-    if (partial) { for (let l = 0; l < L; l++) if (rng.next() < 0.5) oi.push(l); }
-    op.push(oi.length);
-  }
-  const b: Batch = {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
-  if (!masked) return b;
-  return {
-    ...b,
-    observed: { numRows: n, numCols: L, indptr: Int32Array.from(op), indices: Int32Array.from(oi) },
-    fullyObserved: full,
-  };
-}
-
-/** A sparse-label batch: every row has 1–2 labels out of L, 3–6 features out of D. */
-function sparseBatch(seed: number, n: number, D: number, L: number): Batch {
-  const rng = new SmallRng(seed);
-  const xp = [0], xi: number[] = [], xv: number[] = [], yp = [0], yi: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const fs = new Set<number>();
-    const nf = 3 + rng.nextInt(4);
-    while (fs.size < nf) fs.add(rng.nextInt(D));
-    for (const j of [...fs].sort((a, b) => a - b)) {
-      xi.push(j);
-      xv.push(0.5 + rng.next());
-    }
-    xp.push(xi.length);
-    const ls = new Set<number>([rng.nextInt(L)]);
-    if (rng.next() < 0.5) ls.add(rng.nextInt(L));
-    yi.push(...[...ls].sort((a, b) => a - b));
-    yp.push(yi.length);
-  }
-  return {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
-}
 
 /** `state` as a full-mode (or local-mode, with `local`) state without the local tensors. */
 function asMode(state: ModelState, local?: Record<string, unknown>): ModelState {

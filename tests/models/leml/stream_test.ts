@@ -4,46 +4,7 @@ import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { Batch } from "../../../src/data/types.ts";
 import { SmallRng } from "../../../src/linalg/rng.ts";
 import { assert } from "../../helpers.ts";
-
-/** A random small batch; with `masked`, rows 1 and 3 carry an observed mask. */
-function randomBatch(seed: number, n: number, D: number, L: number, masked: boolean): Batch {
-  const rng = new SmallRng(seed);
-  const xp = [0], xi: number[] = [], xv: number[] = [];
-  const yp = [0], yi: number[] = [];
-  const op = [0], oi: number[] = [];
-  const full = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < D; j++) {
-      if (rng.next() < 0.4) {
-        xi.push(j);
-        xv.push(Math.round((rng.next() * 2 - 0.5) * 100) / 100);
-      }
-    }
-    xp.push(xi.length);
-    for (let l = 0; l < L; l++) if (rng.next() < 0.3) yi.push(l);
-    yp.push(yi.length);
-    const partial = masked && i % 2 === 1;
-    full[i] = partial ? 0 : 1;
-    if (partial) { for (let l = 0; l < L; l++) if (rng.next() < 0.5) oi.push(l); }
-    op.push(oi.length);
-  }
-  const b: Batch = {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
-  if (!masked) return b;
-  return {
-    ...b,
-    observed: { numRows: n, numCols: L, indptr: Int32Array.from(op), indices: Int32Array.from(oi) },
-    fullyObserved: full,
-  };
-}
+import { randomBatch, topicRows } from "./helpers.ts";
 
 /**
  * The streaming objective computed naively (materialising the n×L scores), in float64 from the
@@ -279,28 +240,6 @@ Deno.test("leml stream: rejects malformed batches with a clear message", () => {
   assert(/row 0 of x/.test(msg), `unexpected message: ${msg}`);
   assert(m.numFeatures === 0 && m.step === 0, "a rejected batch changed the model");
 });
-
-/** A batch with one row per topic t in `topics` (features t, t + 3 of 9; labels l ≡ t mod 3 of 12). */
-function topicRows(topics: readonly number[]): Batch {
-  const n = topics.length;
-  const xp = [0], xi: number[] = [], yp = [0], yi: number[] = [];
-  for (const t of topics) {
-    xi.push(t, t + 3);
-    xp.push(xi.length);
-    for (let l = t; l < 12; l += 3) yi.push(l);
-    yp.push(yi.length);
-  }
-  return {
-    x: {
-      numRows: n,
-      numCols: 9,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: new Float32Array(xi.length).fill(1),
-    },
-    y: { numRows: n, numCols: 12, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
-}
 
 Deno.test("leml stream: replay keeps a topic-sorted stream from forgetting, memory bounded", () => {
   // one pass over a stream sorted by topic: 60 batches of topic 0, then 60 of topic 1, then 2

@@ -1,33 +1,14 @@
 import { OvaEstimator, resolveOvaConfig } from "../../../src/models/ova/mod.ts";
-import { syntheticExamples } from "../../../src/data/synthetic.ts";
 import type { Example } from "../../../src/data/types.ts";
 import { makeBatch } from "../estimator_checks.ts";
+import { learn, syntheticRows } from "./helpers.ts";
 import { assert, assertBadInput, assertEquals } from "../../helpers.ts";
 import { linearSparseContent } from "../../../src/models/br/label_weights.ts";
 import { encodeModelFile } from "../../../src/format/model_file.ts";
 
-function rows(n: number, numLabels: number, seed: number): Example[] {
-  return [
-    ...syntheticExamples({
-      rows: n,
-      numFeatures: 400,
-      numLabels,
-      avgNnz: 20,
-      avgLabels: 3,
-      seed,
-    }),
-  ];
-}
-
-function learn(m: OvaEstimator, data: Example[], batch = 16): void {
-  for (let s = 0; s < data.length; s += batch) {
-    const part = data.slice(s, s + batch).map((e) => ({
-      x: e.x,
-      labels: Int32Array.from(e.labels),
-    }));
-    m.learnMany(makeBatch(part, m.numFeatures, m.numLabels));
-  }
-}
+/** `n` synthetic rows over 400 features. */
+const rows = (n: number, numLabels: number, seed: number): Example[] =>
+  syntheticRows(n, 400, numLabels, seed);
 
 Deno.test("ova: learning does the same work whatever the size of the label space", () => {
   // the same rows into a model that knows 60 labels and one that knows 200,000: labels the

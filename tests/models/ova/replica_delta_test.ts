@@ -1,25 +1,8 @@
 import { OvaEstimator } from "../../../src/models/ova/mod.ts";
-import { syntheticExamples } from "../../../src/data/synthetic.ts";
 import type { Example, SparseVector } from "../../../src/data/types.ts";
 import type { ModelState } from "../../../src/models/estimator.ts";
-import { makeBatch } from "../estimator_checks.ts";
+import { learn, syntheticRows as rows } from "./helpers.ts";
 import { assert, assertEquals } from "../../helpers.ts";
-
-function rows(n: number, numFeatures: number, numLabels: number, seed: number): Example[] {
-  return [
-    ...syntheticExamples({ rows: n, numFeatures, numLabels, avgNnz: 20, avgLabels: 3, seed }),
-  ];
-}
-
-function learn(m: OvaEstimator, data: Example[], batch = 16): void {
-  for (let s = 0; s < data.length; s += batch) {
-    const part = data.slice(s, s + batch).map((e) => ({
-      x: e.x,
-      labels: Int32Array.from(e.labels),
-    }));
-    m.learnMany(makeBatch(part, m.numFeatures, m.numLabels));
-  }
-}
 
 const bytesOf = (st: ModelState) => Object.values(st.tensors).reduce((n, x) => n + x.byteLength, 0);
 
