@@ -1,13 +1,14 @@
 /**
  * The SDK's model-file reader (format versions 1 to 3, docs/model-format.md): checks the fixed-layout
  * header, the length and the CRC-32 with the same rules as src/format (same reasons and offsets),
- * decodes the map with `msgpackr`, validates the fields it uses, and gives tensors as typed
- * arrays: aligned f32, i32, u16 and u8 tensors are zero-copy views into the file bytes; f16, i8
- * and f64 tensors are converted to float32 once.
+ * decodes the map with msgpackr's decoder alone (`Unpackr` from `msgpackr/unpack`, so bundles
+ * leave out the encoder), validates the fields it uses, and gives tensors as typed arrays: aligned
+ * f32, i32, u16 and u8 tensors are zero-copy views into the file bytes; f16, i8 and f64 tensors
+ * are converted to float32 once.
  *
  * @module
  */
-import { Packr } from "msgpackr/pack";
+import { Unpackr } from "msgpackr/unpack";
 import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 import { enc } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
@@ -28,7 +29,7 @@ export const FORMAT_VERSION = 3;
 
 const NOT_A_MODEL = "not a Tagstream model file";
 // maps decode as objects (the default without records); 64-bit integers as numbers
-const unpackr = new Packr({ useRecords: false, int64AsType: "number" });
+const unpackr = new Unpackr({ useRecords: false, int64AsType: "number" });
 type Typed = typeof Float32Array | typeof Float64Array | typeof Int32Array | typeof Uint16Array;
 const TYPES: Record<string, Typed | typeof Uint8Array | typeof Int8Array> = {
   f32: Float32Array,

@@ -1,18 +1,28 @@
 /**
- * A JSON prediction endpoint for any runtime with `Request`/`Response` (Deno Deploy, Workers):
+ * The `POST /predict` endpoint for any runtime with `Request`/`Response` (Deno Deploy, Workers),
+ * speaking the protocol of `./predict_protocol.ts` — the same requests, limits, errors and
+ * answers as the learning service (`tagstream serve`):
  *
- * - `POST` `{"features": {"name": 1.5}, "k": 5}` or `{"indices": [3, 9], "values": [1, 2], "k": 5}`
- *   → `{"labels": [{"label": 12, "name": "sports", "score": 0.93}, ...]}`;
- * - `POST` `{"rows": [row, ...], "k": 5}`, each row `{"name": 1.5}`, `{"features": {...}}` or
- *   `{"indices": [...], "values": [...]}` → `{"results": [{"labels": [...]}, ...]}`.
+ * - `{"features": {"name": 1.5}, "k": 5}`, `{"indices": [3, 9], "values": [1, 2], "k": 5}`
+ *   (`values` omitted: all 1) or `{"text": "...", "k": 5}` → `{"labels": ["sports", ...],
+ *   "scores": [0.93, ...]}` (with `"modelVersion"` first when the model file's meta has one);
+ * - `{"rows": [row, ...], "k": 5}` → `{"results": [{"labels": [...], "scores": [...]}, ...]}`.
  *
- * Bad requests get a 400 with `{"error": "..."}`, an unavailable model a 503; the handler never
- * throws. Responses carry the model's validator in `x-model-etag`.
+ * Bad requests get a 400 with `{"error": "..."}`, a body over 1 MiB a 413, another method a
+ * 404 (as in the service), an unavailable model a 503; the handler never throws. Responses carry the model's
+ * validator in `x-model-etag`. The JSON Schema: `schemaResponse()` of `./predict_protocol.ts`.
  *
  * @module
  */
 import type { ModelInput } from "./features.ts";
 import type { Model } from "./model.ts";
+import {
+  jsonResponse,
+  parsePredictBody,
+  predictBody,
+  PredictError,
+  readPredictBody,
+} from "./predict_protocol.ts";
 
 /**
  * What the handler needs from a model cache (a {@linkcode ModelCache} fits).
@@ -31,35 +41,8 @@ export interface ModelProvider {
   readonly etag?: string;
 }
 
-/** Largest k a request may ask for. */
-const MAX_K = 1000;
-/** Most rows in one batch request. */
-const MAX_ROWS = 10_000;
-
-const json = (body: unknown, status: number, etag?: string) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json", ...(etag ? { "x-model-etag": etag } : {}) },
-  });
-
-function input(row: unknown, where: string, bare: boolean): ModelInput {
-  const r = row as { features?: unknown; indices?: unknown; values?: unknown };
-  if (typeof r !== "object" || r === null) throw new TypeError(`${where} must be an object`);
-  if (Array.isArray(r.indices) && Array.isArray(r.values)) {
-    return { indices: r.indices as number[], values: r.values as number[] };
-  }
-  const f = r.features ?? (bare ? r : undefined);
-  if (typeof f !== "object" || f === null || Array.isArray(f)) {
-    throw new TypeError(`${where}: expected "features" {name: value} or "indices"/"values" arrays`);
-  }
-  for (const [name, v] of Object.entries(f)) {
-    if (typeof v !== "number") throw new TypeError(`${where}: feature "${name}" is not a number`);
-  }
-  return f as Record<string, number>;
-}
-
 /**
- * The `POST` prediction handler of a model provider.
+ * The `/predict` handler of a model provider.
  *
  * @example
  * ```ts
@@ -71,51 +54,50 @@ function input(row: unknown, where: string, bare: boolean): ModelInput {
  *   method: "POST",
  *   body: JSON.stringify({ features: { alpha: 1, gamma: 1 }, k: 1 }),
  * }));
- * console.log(res.status, await res.json()); // 200 { labels: [ { label: 0, name: "tag-0", score: 0.88... } ] }
+ * console.log(res.status, await res.json()); // 200 { labels: [ "tag-0" ], scores: [ 0.88... ] }
  * ```
  */
 export function predictHandler(
   models: ModelProvider,
 ): (request: Request, waitUntil?: (p: Promise<unknown>) => void) => Promise<Response> {
   return async (request, waitUntil) => {
-    if (request.method !== "POST") return json({ error: "use POST with a JSON body" }, 405);
-    let body: { k?: unknown; rows?: unknown };
+    const headers: Record<string, string> = {};
     try {
-      body = await request.json();
-    } catch {
-      return json({ error: "the body is not JSON" }, 400);
-    }
-    let model: Model;
-    try {
-      model = await models.get(waitUntil);
-    } catch (e) {
-      return json({ error: `model unavailable: ${(e as Error)?.message}` }, 503);
-    }
-    const etag = models.etag;
-    try {
-      const k = body?.k ?? 5;
-      if (!Number.isInteger(k) || (k as number) < 0 || (k as number) > MAX_K) {
-        throw new RangeError(`"k" must be an integer in [0, ${MAX_K}]`);
+      if (request.method !== "POST") {
+        const path = new URL(request.url).pathname;
+        throw new PredictError(404, `no route for ${request.method} ${path}`);
       }
-      const answer = (x: ModelInput) => {
-        const top = model.predictTopK(x, k as number);
-        return Array.from(top.labels, (label, i) => ({
-          label,
-          name: model.labelName(label),
-          score: top.scores[i],
-        }));
-      };
-      if (body.rows !== undefined) {
-        const rows = body.rows;
-        if (!Array.isArray(rows) || rows.length > MAX_ROWS) {
-          throw new TypeError(`"rows" must be an array of at most ${MAX_ROWS} rows`);
-        }
-        const results = rows.map((r, i) => ({ labels: answer(input(r, `rows[${i}]`, true)) }));
-        return json({ results }, 200, etag);
+      const bytes = await readPredictBody(request);
+      let model: Model;
+      try {
+        model = await models.get(waitUntil);
+      } catch (e) {
+        throw new PredictError(503, `model unavailable: ${(e as Error)?.message ?? e}`);
       }
-      return json({ labels: answer(input(body, "the body", false)) }, 200, etag);
+      if (models.etag) headers["x-model-etag"] = models.etag;
+      const fs = model.featureSpace;
+      const req = parsePredictBody(bytes, {
+        indexKeys: !fs || fs.type === "index",
+        text: fs !== undefined && fs.type !== "index" && fs.text !== undefined,
+      });
+      const answers = req.rows.map((r) => {
+        const x = "features" in r && !("text" in r) ? r.features : r;
+        const top = model.predictTopK(x as ModelInput, req.k);
+        return {
+          labels: Array.from(top.labels, (l) => model.labelName(l)),
+          scores: Array.from(top.scores),
+        };
+      });
+      const v = model.meta?.modelVersion;
+      return jsonResponse(
+        predictBody(answers, req.batch, typeof v === "number" ? v : undefined),
+        200,
+        headers,
+      );
     } catch (e) {
-      return json({ error: (e as Error)?.message ?? String(e) }, 400, etag);
+      return e instanceof PredictError
+        ? jsonResponse({ error: e.message }, e.status, headers)
+        : jsonResponse({ error: `internal error: ${(e as Error)?.message ?? e}` }, 500, headers);
     }
   };
 }

@@ -139,7 +139,9 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
   const t00 = t0;
   const stateDir = await Deno.makeTempDir({ prefix: "tagstream-chaos-" });
   const control = `${stateDir}.enospc`;
-  Deno.env.set("TAGSTREAM_FAULT_ENOSPC", control);
+  // the fault hook's control file goes to the service processes only: set in this process's
+  // environment it reached every other test file of a parallel run (and their workers)
+  const env = { TAGSTREAM_FAULT_ENOSPC: control };
   const args = [
     "--model",
     "popularity",
@@ -170,7 +172,7 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     }
   };
   const rate = options.rate ?? 2500;
-  let svc: ServiceProcess | undefined = await startService({ stateDir, args });
+  let svc: ServiceProcess | undefined = await startService({ stateDir, args, env });
   let url: string | undefined = svc.url;
   let paused = false;
   const failures: string[] = [];
@@ -237,7 +239,7 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
 
   const restart = async (extra: string[] = []) => {
     url = undefined;
-    svc = await startService({ stateDir, args: [...args, ...extra] });
+    svc = await startService({ stateDir, args: [...args, ...extra], env });
     url = svc.url;
   };
   const kill = async () => {
@@ -325,7 +327,7 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     log(`corrupted ${target.file} at byte ${end - 4} (event c${target.id})`);
     let refusal = "";
     try {
-      svc = await startService({ stateDir, args });
+      svc = await startService({ stateDir, args, env });
       failures.push("the service started on a corrupted write-ahead log");
       await kill();
     } catch (e) {
@@ -419,7 +421,6 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     };
   } finally {
     if (svc !== undefined) await svc.kill9().catch(() => {});
-    Deno.env.delete("TAGSTREAM_FAULT_ENOSPC");
     await Deno.remove(control).catch(() => {});
     await Deno.remove(stateDir, { recursive: true }).catch(() => {});
   }

@@ -54,6 +54,8 @@ export interface StartOptions {
   args?: string[];
   /** TAGSTREAM_TOKEN (default: none, and `--no-auth`). */
   token?: string;
+  /** More environment variables of the service process only (never set in this process). */
+  env?: Record<string, string>;
   /** Longest wait for the listening line, ms (default 30000). */
   timeoutMs?: number;
   /** More `deno run` flags, e.g. `--cpu-prof` for profiling (default none). */
@@ -71,7 +73,7 @@ export interface StartOptions {
  * ```
  */
 export async function startService(o: StartOptions): Promise<ServiceProcess> {
-  const env: Record<string, string> = { NO_COLOR: "1" };
+  const env: Record<string, string> = { NO_COLOR: "1", ...o.env };
   const args = [
     "run",
     "--allow-all",

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { type KvLike, modelFromKv, modelFromUrl } from "../../sdk/deno_deploy.ts";
 import { predictHandler } from "../../sdk/http.ts";
+import { schemaResponse } from "../../sdk/predict_protocol.ts";
 import type { ModelCache } from "../../sdk/serving.ts";
 
 /**
@@ -39,7 +40,8 @@ export async function modelsFromEnv(
 }
 
 /**
- * The Hono app: `GET /health`, `POST /predict`.
+ * The Hono app: `GET /health`, `POST /predict` (the protocol of sdk/predict_protocol.ts, as the
+ * learning service speaks it) and its JSON Schema at `GET /schema/predict.json`.
  *
  * @example
  * ```ts
@@ -48,7 +50,7 @@ export async function modelsFromEnv(
  * const file = await Deno.readFile(new URL("../../tests/fixtures/v1/linear-sparse.tsm", import.meta.url));
  * const app = appFor(new ModelCache({ id: "doc", fetch: () => Promise.resolve({ bytes: file }) }));
  * const res = await app.request("/predict", { method: "POST", body: JSON.stringify({ features: { alpha: 1 }, k: 1 }) });
- * console.log(res.status, (await res.json()).labels[0].name); // 200 tag-0
+ * console.log(res.status, (await res.json()).labels[0]); // 200 tag-0
  * ```
  */
 export function appFor(models: ModelCache): Hono {
@@ -62,6 +64,8 @@ export function appFor(models: ModelCache): Hono {
       return c.json({ ok: false, error: String(e) }, 503);
     }
   });
-  app.post("/predict", (c) => predict(c.req.raw));
+  app.all("/predict", (c) => predict(c.req.raw));
+  app.get("/schema/predict.json", () => schemaResponse());
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   return app;
 }

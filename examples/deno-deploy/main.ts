@@ -8,7 +8,8 @@
  *   `seed_kv.ts` (needs `--unstable-kv`; `MODEL_KV_PATH` opens a local KV file instead of the
  *   default database).
  *
- * Routes: `GET /health` (model kind, sizes, ETag) and `POST /predict` (see sdk/http.ts).
+ * Routes: `GET /health` (model kind, sizes, ETag), `POST /predict` (see sdk/http.ts: the same
+ * protocol as the learning service) and `GET /schema/predict.json` (its JSON Schema).
  *
  *   MODEL_URL=https://example.com/bibtex.tsm deno serve --allow-net --allow-env examples/deno-deploy/main.ts
  *

@@ -9,12 +9,17 @@
  *   arrive within the body timeout, 401 without the right bearer token, 503 with `Retry-After`
  *   while stopping, while the write-ahead log cannot be written (a full disk: nothing of the
  *   body was applied) or over the cap of requests in flight.
- * - `POST /predict`: `{"features": {...}, "k": 5}`, the compact form
- *   `{"indices": [...], "values": [...], "k": 5}` (`values` omitted: binary features, all 1),
- *   `{"text": "...", "k": 5}` (with optional `features`; a service that reads text, tokenized as
- *   the model file's `featureSpace.text` says, so the SDK gives the same answer), or
- *   `{"rows": [<any row form>, ...], "k": 5}`.
- * - `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory.
+ * - `POST /predict`: the protocol of `sdk/predict_protocol.ts`, shared with the SDK's edge
+ *   handler (same validation, limits, errors and answers): `{"features": {...}, "k": 5}`, the
+ *   compact form `{"indices": [...], "values": [...], "k": 5}` (`values` omitted: binary
+ *   features, all 1), `{"text": "...", "k": 5}` (with optional `features`; a service that reads
+ *   text, tokenized as the model file's `featureSpace.text` says, so the SDK gives the same
+ *   answer), or `{"rows": [<any row form>, ...], "k": 5}` → `{"modelVersion", "labels",
+ *   "scores"}` or `{"modelVersion", "results"}`.
+ * - `GET /schema/predict.json`: never authenticated; the JSON Schema of `/predict`.
+ * - `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory; as
+ *   JSON, or in Prometheus' text format (`?format=prometheus`, or an `Accept` header asking for
+ *   `text/plain` or OpenMetrics, as Prometheus sends; `?format=json` forces JSON).
  * - `GET /model`: the last published model file, with `ETag` (304 on `If-None-Match`) and
  *   `X-Model-Version`.
  * - `POST /checkpoint`, `POST /publish`: checkpoint or publish now.
@@ -33,7 +38,15 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { ServiceHandle } from "./service_handle.ts";
 import { concatBytes } from "../data/bytes.ts";
-import { jsonDepthExceeded } from "./events.ts";
+import type { SparseVector } from "../data/types.ts";
+import {
+  parsePredictBody,
+  PREDICT_LIMITS,
+  predictBody,
+  PredictError,
+  type PredictRequest,
+  schemaResponse,
+} from "../../sdk/predict_protocol.ts";
 
 /**
  * Options of {@linkcode createApp}.
@@ -71,9 +84,6 @@ export interface AppOptions {
    */
   maxInFlight?: number;
 }
-
-/** The deepest nesting of a `/predict` body: `{"rows": [{"features": {...}}]}`. */
-const PREDICT_MAX_DEPTH = 4;
 
 class HttpError extends Error {
   constructor(
@@ -152,6 +162,55 @@ async function readBody(
   }
 }
 
+/** The content type of Prometheus' text exposition format. */
+const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/**
+ * The metrics of `GET /metrics` in Prometheus' text exposition format (0.0.4): every number
+ * (booleans as 0/1) is a gauge named `tagstream_` + its JSON path in snake case (`P@1` →
+ * `p_at_1`, `events.applied` → `tagstream_events_applied`); nulls and arrays are left out;
+ * strings become labels of one `tagstream_info` gauge of value 1.
+ *
+ * @example
+ * ```ts
+ * import { prometheusText } from "./http_app.ts";
+ * console.log(prometheusText({ model: "leml", events: { applied: 3 }, prequential: { "P@1": 50 } }));
+ * // # HELP tagstream_events_applied events.applied
+ * // # TYPE tagstream_events_applied gauge
+ * // tagstream_events_applied 3
+ * // ...
+ * // tagstream_info{model="leml"} 1
+ * ```
+ */
+export function prometheusText(metrics: Record<string, unknown>): string {
+  const lines: string[] = [], info: string[] = [];
+  const name = (path: string[]) =>
+    path.map((p) =>
+      p.replace(/@/g, "_at_").replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[^A-Za-z0-9_]/g, "_")
+        .toLowerCase()
+    ).join("_").replace(/_+/g, "_");
+  const walk = (v: unknown, path: string[]) => {
+    if (typeof v === "boolean") v = v ? 1 : 0;
+    if (typeof v === "number") {
+      const n = `tagstream_${name(path)}`;
+      const x = Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : v;
+      lines.push(`# HELP ${n} ${path.join(".")}`, `# TYPE ${n} gauge`, `${n} ${x}`);
+    } else if (typeof v === "string") {
+      const value = v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+      info.push(`${name(path)}="${value}"`);
+    } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+    }
+  };
+  walk(metrics, []);
+  lines.push(
+    "# HELP tagstream_info the service's text metrics, as labels",
+    "# TYPE tagstream_info gauge",
+    `tagstream_info{${info.join(",")}} 1`,
+  );
+  return lines.join("\n") + "\n";
+}
+
 /** Comparison of two strings in a time that depends only on their lengths (not on where they differ). */
 function sameToken(a: string, token: string): boolean {
   let diff = a.length ^ token.length;
@@ -194,44 +253,19 @@ function pathOf(url: string): string {
 }
 
 /**
- * The text of an all-ASCII body (what a UTF-8 decoder gives for it), or undefined. Small JSON
- * bodies are decoded here: a TextDecoder call costs several microseconds per request.
+ * A validated `indices`/`values` row restricted to the model's columns: indices at or beyond
+ * `numFeatures` and zero values dropped (as `EventParser.rowForPredict` does).
  */
-function asciiText(bytes: Uint8Array): string | undefined {
-  if (bytes.length > 65536) return undefined;
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] > 127) return undefined;
-  let text = "";
-  for (let i = 0; i < bytes.length; i += 4096) {
-    text += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+function clipRow(indices: Int32Array, values: Float32Array, numFeatures: number): SparseVector {
+  let m = 0;
+  const idx = new Int32Array(indices.length), val = new Float32Array(indices.length);
+  for (let p = 0; p < indices.length; p++) {
+    if (indices[p] >= numFeatures || values[p] === 0) continue;
+    idx[m] = indices[p];
+    val[m++] = values[p];
   }
-  return text;
+  return { indices: idx.subarray(0, m), values: val.subarray(0, m) };
 }
-
-function parseJson(bytes: Uint8Array, what: string): unknown {
-  let text = asciiText(bytes);
-  if (text === undefined) {
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw new HttpError(400, `${what} body is not valid UTF-8`);
-    }
-  }
-  const deep = jsonDepthExceeded(bytes, 0, bytes.length, PREDICT_MAX_DEPTH);
-  if (deep >= 0) {
-    throw new HttpError(
-      400,
-      `${what} body is nested deeper than ${PREDICT_MAX_DEPTH} levels (at byte ${deep})`,
-    );
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new HttpError(400, `${what} body is malformed JSON: ${(e as Error).message}`);
-  }
-}
-
-const PREDICT_FIELDS = new Set(["features", "indices", "values", "text", "rows", "k"]);
-const ROW_FIELDS = new Set(["features", "indices", "values", "text"]);
 
 /**
  * The HTTP app of a service: `fetch` for `Deno.serve`, and `request` for calling it in-process
@@ -276,9 +310,9 @@ export interface ServiceApp {
 export function createApp(options: AppOptions): ServiceApp {
   const { service, token } = options;
   const maxBody = options.maxBodyBytes ?? 8 << 20;
-  const maxPredict = options.maxPredictBytes ?? 1 << 20;
-  const maxRows = options.maxPredictRows ?? 1000;
-  const maxK = options.maxK ?? 100;
+  const maxPredict = options.maxPredictBytes ?? PREDICT_LIMITS.maxBodyBytes;
+  const maxRows = options.maxPredictRows ?? PREDICT_LIMITS.maxRows;
+  const maxK = options.maxK ?? PREDICT_LIMITS.maxK;
   const bodyTimeout = options.bodyTimeoutMs ?? 30000;
   const maxInFlight = options.maxInFlight ?? 1024;
   let inFlight = 0;
@@ -361,106 +395,31 @@ export function createApp(options: AppOptions): ServiceApp {
     if (fast !== undefined && (fast.k ?? 5) >= 1 && (fast.k ?? 5) <= maxK) {
       return { modelVersion: l.modelVersion, ...l.predictRow(fast.x, fast.k ?? 5) };
     }
-    const req = parseJson(body, "/predict");
-    if (req === null || typeof req !== "object" || Array.isArray(req)) {
-      throw new HttpError(400, "/predict body must be a JSON object");
+    // the protocol shared with the SDK's edge handler: same validation, errors and answers
+    let req: PredictRequest;
+    try {
+      req = parsePredictBody(body, {
+        indexKeys: l.parser.featureKeys === "index",
+        text: l.parser.limits.text !== undefined,
+      }, { maxK, maxRows });
+    } catch (e) {
+      if (e instanceof PredictError) throw new HttpError(e.status as 400, e.message);
+      throw e;
     }
-    const rec = req as Record<string, unknown>;
-    for (const key in rec) {
-      if (!PREDICT_FIELDS.has(key)) {
-        throw new HttpError(
-          400,
-          `unknown field '${key.slice(0, 40)}' (allowed: features, indices, values, text, rows, k)`,
-        );
-      }
-    }
-    const k = rec.k === undefined ? 5 : rec.k;
-    if (typeof k !== "number" || !Number.isInteger(k) || k < 1 || k > maxK) {
-      throw new HttpError(400, `field 'k' must be an integer in [1, ${maxK}]`);
-    }
-    /**
-     * One row in any form: `features`, `indices` with optional `values`, or `text` (with
-     * optional `features`) for a model trained on text.
-     */
-    const predictOne = (row: Record<string, unknown>, where: string) => {
-      const hasFeatures = row.features !== undefined;
-      const hasIndices = row.indices !== undefined;
-      if (row.text !== undefined) {
-        if (hasIndices || row.values !== undefined) {
-          throw new HttpError(400, `${where}give 'text' (and 'features'), not 'indices'`);
-        }
-        try {
-          return l.predictRow(
-            l.parser.textForPredict(row.text, row.features, l.estimator.numFeatures),
-            k,
-          );
-        } catch (e) {
-          if (e instanceof TypeError) throw new HttpError(400, `${where}${e.message}`);
-          throw e;
-        }
-      }
-      if (hasFeatures && (hasIndices || row.values !== undefined)) {
-        throw new HttpError(400, `${where}give either 'features' or 'indices' (and 'values')`);
-      }
-      if (!hasFeatures && !hasIndices) {
-        throw new HttpError(
-          400,
-          row.values !== undefined
-            ? `${where}field 'values' needs 'indices'`
-            : `${where}field 'features' (or 'indices') is required`,
-        );
-      }
+    const d = l.estimator.numFeatures;
+    const answers = req.rows.map((r, i) => {
       try {
-        if (hasFeatures) return l.predict(row.features, k);
-        return l.predictRow(
-          l.parser.rowForPredict(row.indices, row.values, l.estimator.numFeatures),
-          k,
-        );
+        if ("text" in r) return l.predictRow(l.parser.textForPredict(r.text, r.features, d), req.k);
+        if ("features" in r) return l.predict(r.features, req.k);
+        return l.predictRow(clipRow(r.indices, r.values, d), req.k);
       } catch (e) {
-        if (e instanceof TypeError) throw new HttpError(400, `${where}${e.message}`);
+        if (e instanceof TypeError) {
+          throw new HttpError(400, `${req.batch ? `rows[${i}]: ` : ""}${e.message}`);
+        }
         throw e;
       }
-    };
-    if (rec.rows !== undefined) {
-      if (
-        rec.features !== undefined || rec.indices !== undefined || rec.values !== undefined ||
-        rec.text !== undefined
-      ) {
-        throw new HttpError(
-          400,
-          "give either one row ('features', 'indices' or 'text') or 'rows', not both",
-        );
-      }
-      if (!Array.isArray(rec.rows)) throw new HttpError(400, "field 'rows' must be an array");
-      if (rec.rows.length > maxRows) {
-        throw new HttpError(400, `at most ${maxRows} rows per request, got ${rec.rows.length}`);
-      }
-      const results = rec.rows.map((row: unknown, i: number) => {
-        if (row === null || typeof row !== "object" || Array.isArray(row)) {
-          throw new HttpError(
-            400,
-            `rows[${i}]: must be an object {"features": {...}} or {"indices": [...]}`,
-          );
-        }
-        for (const key in row as Record<string, unknown>) {
-          if (!ROW_FIELDS.has(key)) {
-            throw new HttpError(400, `rows[${i}]: unknown field '${key.slice(0, 40)}'`);
-          }
-        }
-        return predictOne(row as Record<string, unknown>, `rows[${i}]: `);
-      });
-      return { modelVersion: l.modelVersion, results };
-    }
-    if (
-      rec.features === undefined && rec.indices === undefined && rec.values === undefined &&
-      rec.text === undefined
-    ) {
-      throw new HttpError(
-        400,
-        "field 'features' (or 'indices', or 'text') for one row, or 'rows', is required",
-      );
-    }
-    return { modelVersion: l.modelVersion, ...predictOne(rec, "") };
+    });
+    return predictBody(answers, req.batch, l.modelVersion);
   };
   // `POST /predict` skips Hono's router and context (the hot path of edge-side polling and
   // online scoring): same answers and errors as a Hono route.
@@ -473,10 +432,12 @@ export function createApp(options: AppOptions): ServiceApp {
     }
   };
   const honoFetch = app.fetch;
-  const route = (request: Request, rest: unknown[]) =>
-    request.method === "POST" && pathOf(request.url) === "/predict"
-      ? predictEndpoint(request)
-      : honoFetch(request, ...(rest as []));
+  const route = (request: Request, rest: unknown[]) => {
+    const path = pathOf(request.url);
+    if (path === "/predict" && request.method === "POST") return predictEndpoint(request);
+    if (path === "/schema/predict.json" && request.method === "GET") return schemaResponse();
+    return honoFetch(request, ...(rest as []));
+  };
   app.fetch = (request, ...rest) => {
     if (inFlight >= maxInFlight) {
       return json({ error: `more than ${maxInFlight} requests in flight; retry later` }, 503, {
@@ -499,7 +460,15 @@ export function createApp(options: AppOptions): ServiceApp {
 
   app.get("/metrics", async (c) => {
     authorize(c, true);
-    return c.json(await service.metrics());
+    const m = await service.metrics();
+    const accept = c.req.header("accept") ?? "";
+    if (
+      c.req.query("format") === "prometheus" ||
+      (c.req.query("format") !== "json" && /text\/plain|openmetrics/i.test(accept))
+    ) {
+      return c.body(prometheusText(m), 200, { "content-type": PROMETHEUS_TYPE });
+    }
+    return c.json(m);
   });
 
   app.get("/model", (c) => {

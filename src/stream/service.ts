@@ -726,6 +726,16 @@ export class LearningService implements ServiceHandle {
       }
     }
     endRun();
+    // an empty body (or only blank lines) is a client error, not a successful no-op
+    if (events.length === 0 && rejects.length === 0 && !this.#stopping) {
+      return {
+        accepted: 0,
+        duplicates: 0,
+        rejectedCount: 1,
+        rejected: [{ line: 1, reason: "the body holds no events (NDJSON: one JSON event a line)" }],
+        durable: false,
+      };
+    }
     // 2. log the accepted lines; 3. once they are durable, apply them (in log order)
     const wal = this.#wal;
     const durable = wal !== undefined && walParts.length > 0

@@ -1,12 +1,12 @@
 /**
- * The SDK depends only on Web APIs and `msgpackr/pack`: every import under sdk/ is either a
- * relative path that stays inside sdk/ or `msgpackr/pack`, and no SDK code (comments and doc
- * examples aside) touches `Deno`, `process`, `require` or `node:` modules.
+ * The SDK depends only on Web APIs and `msgpackr/unpack` (the decoder alone): every import under
+ * sdk/ is either a relative path that stays inside sdk/ or `msgpackr/unpack`, and no SDK code
+ * (comments and doc examples aside) touches `Deno`, `process`, `require` or `node:` modules.
  */
 import { assert } from "./helpers.ts";
 
 const SDK = new URL("../../sdk/", import.meta.url);
-const ALLOWED_PACKAGES = new Set(["msgpackr/pack"]);
+const ALLOWED_PACKAGES = new Set(["msgpackr/unpack"]);
 
 async function* tsFiles(dir: URL): AsyncGenerator<URL> {
   for await (const e of Deno.readDir(dir)) {
@@ -41,7 +41,7 @@ export function violations(file: URL, src: string): string[] {
       const target = new URL(s, file).href;
       if (!target.startsWith(SDK.href)) bad.push(`imports ${s}, outside sdk/`);
     } else if (!ALLOWED_PACKAGES.has(s)) {
-      bad.push(`imports ${s} (only Web APIs and msgpackr/pack are allowed)`);
+      bad.push(`imports ${s} (only Web APIs and msgpackr/unpack are allowed)`);
     }
   }
   const code = stripComments(src);
@@ -51,7 +51,7 @@ export function violations(file: URL, src: string): string[] {
   return bad;
 }
 
-Deno.test("sdk/ imports only sdk/ files and msgpackr/pack, and no runtime-specific API", async () => {
+Deno.test("sdk/ imports only sdk/ files and msgpackr/unpack, and no runtime-specific API", async () => {
   const problems: string[] = [];
   let files = 0, imports = 0;
   for await (const file of tsFiles(SDK)) {
@@ -70,6 +70,7 @@ Deno.test("the import check catches trainer imports, other packages and runtime 
     [`import { a } from "../../src/format/model_file.ts";`, "outside sdk/"],
     [`export { b } from "../../src/models/br/mod.ts";`, "outside sdk/"],
     [`import { unpack } from "msgpackr";`, "imports msgpackr "],
+    [`import { Packr } from "msgpackr/pack";`, "imports msgpackr/pack"],
     [`import x from "hono";`, "imports hono"],
     [`const m = await import("node:fs");`, "imports node:fs"],
     [`const kv = await Deno.openKv();`, "uses Deno."],
@@ -79,7 +80,7 @@ Deno.test("the import check catches trainer imports, other packages and runtime 
     const v = violations(file, src).join("; ");
     assert(v.includes(expected), `${src} → '${v}'`);
   }
-  const clean = `import { topK } from "../topk.ts";\nimport { Packr } from "msgpackr/pack";\n` +
+  const clean = `import { topK } from "../topk.ts";\nimport { Unpackr } from "msgpackr/unpack";\n` +
     `/** Example: \`await Deno.readFile("x")\` */\nexport const url = "https://x.y/z"; // ok`;
   assert(violations(file, clean).length === 0, violations(file, clean).join());
 });

@@ -194,24 +194,32 @@ Deno.test("predictHandler: answers, batch, 400 on bad requests, 405, 503", async
   };
   const one = await post({ features: { alpha: 1, gamma: 1 }, k: 2 });
   assert(one.status === 200 && one.etag === "v7", JSON.stringify(one));
-  assert(one.body.labels[0].name === "tag-0" && one.body.labels.length === 2, JSON.stringify(one));
+  assert(one.body.labels[0] === "tag-0" && one.body.labels.length === 2, JSON.stringify(one));
   const model = await cache.get();
   const direct = model.predictTopK({ alpha: 1, gamma: 1 }, 2);
-  assert(one.body.labels[1].label === direct.labels[1], "same as the model");
-  assert(Math.abs(one.body.labels[0].score - direct.scores[0]) < 1e-7, "score");
+  assert(one.body.labels[1] === model.labelName(direct.labels[1]), "same as the model");
+  assert(Math.abs(one.body.scores[0] - direct.scores[0]) < 1e-7, "score");
   const batch = await post({
-    rows: [{ alpha: 1 }, { indices: [1], values: [1] }, { features: { beta: 2 } }],
+    rows: [{ features: { alpha: 1 } }, { indices: [1], values: [1] }, { indices: [2] }],
     k: 1,
   });
   assert(batch.status === 200 && batch.body.results.length === 3, JSON.stringify(batch));
+  assert(
+    batch.body.results[2].labels[0] ===
+      model.labelName(model.predictTopK({ indices: [2], values: [1] }, 1).labels[0]),
+    "indices without values: binary features",
+  );
   for (
     const [body, part] of [
-      ["{nope", "not JSON"],
-      [{ features: { alpha: "x" } }, `feature "alpha" is not a number`],
-      [{ features: { alpha: 1 }, k: -1 }, `"k" must be an integer`],
-      [{ indices: [1, 2], values: [1] }, "lengths differ"],
-      [{ alpha: 1 }, `expected "features"`],
-      [{ rows: "x" }, `"rows" must be an array`],
+      ["{nope", "malformed JSON"],
+      [{ features: { alpha: "x" } }, `features["alpha"]: value must be a finite number`],
+      [{ features: { alpha: 1 }, k: -1 }, "field 'k' must be an integer in [1, 100]"],
+      [{ features: { alpha: 1 }, k: 101 }, "field 'k' must be an integer in [1, 100]"],
+      [{ indices: [1, 2], values: [1] }, "as long as 'indices'"],
+      [{ alpha: 1 }, `unknown field "alpha"`],
+      [{ rows: [{ alpha: 1 }] }, `rows[0]: unknown field "alpha"`],
+      [{ rows: "x" }, "field 'rows' must be an array"],
+      [{ text: "hello" }, "this model was not trained on text"],
     ] as const
   ) {
     const r = await post(body);
@@ -221,8 +229,10 @@ Deno.test("predictHandler: answers, batch, 400 on bad requests, 405, 503", async
     );
   }
   const get = await handle(new Request("http://x/predict"));
-  assert(get.status === 405, `GET: ${get.status}`);
+  assert(get.status === 404, `GET: ${get.status}`);
   await get.body?.cancel();
+  const big = await post(JSON.stringify({ features: { alpha: 1 }, pad: "x".repeat(1 << 20) }));
+  assert(big.status === 413 && big.body.error.includes("larger than the limit"), "413");
   const down = predictHandler(
     new ModelCache({ id: "down", fetch: () => Promise.reject(new Error("gone")) }),
   );

@@ -240,20 +240,34 @@ const leml: Experiment = async (ctx) => {
   let lambda = fixedLambda ?? defaultLambda(l2);
   if (fixedL2 === undefined || fixedRank === undefined || fixedLambda === undefined) {
     const { fit, valid } = validationSplit(train, 0.2, ctx.seed);
-    const score = (l2v: boolean, r: number, lam: number): { score: number; se: number } => {
-      const key = `${l2v ? "l2" : "raw"},k=${r},lambda=${lam}`;
-      if (validation[key] === undefined) {
-        const m = LemlBatch.fit(fit.x, fit.y, { ...base, rank: r, lambda: lam, l2Normalize: l2v });
-        const { mean, se } = validationScore(m, valid);
-        validation[key] = { score: mean, se };
-      }
-      return validation[key];
-    };
     // round 1: preprocessing × rank at the preprocessing's default λ (or the given λ)
     const l2s = fixedL2 === undefined ? [false, true] : [fixedL2];
     const ranks = fixedRank === undefined
       ? [0.1, 0.2, 0.4, 0.6].map((f) => Math.max(1, Math.round(f * L)))
       : [fixedRank];
+    // progress: one tick per ALS iteration of every selection fit (the second look at the
+    // ranks reuses round 1's fits; round 2 fits two λ unless --lambda is given)
+    let fits = 0;
+    ctx.progress.start(
+      (l2s.length * new Set(ranks).size + (fixedLambda === undefined ? 2 : 0)) * iterations,
+      "leml: select preprocessing, rank, λ (ALS iterations)",
+    );
+    const score = (l2v: boolean, r: number, lam: number): { score: number; se: number } => {
+      const key = `${l2v ? "l2" : "raw"},k=${r},lambda=${lam}`;
+      if (validation[key] === undefined) {
+        fits++;
+        const m = LemlBatch.fit(fit.x, fit.y, {
+          ...base,
+          rank: r,
+          lambda: lam,
+          l2Normalize: l2v,
+          onIteration: () => ctx.progress.tick(1, { fit: fits, rank: r }),
+        });
+        const { mean, se } = validationScore(m, valid);
+        validation[key] = { score: mean, se };
+      }
+      return validation[key];
+    };
     let best = { score: -1, se: 0 };
     for (const l2v of l2s) {
       for (const r of ranks) {
@@ -276,11 +290,20 @@ const leml: Experiment = async (ctx) => {
         if (v.score > best.score) [best, lambda] = [v, lam];
       }
     }
+    ctx.progress.done();
   }
   const selectSeconds = (performance.now() - t0) / 1000;
+  ctx.progress.start(iterations, `leml: final fit k=${rank} λ=${lambda} (ALS iterations)`);
   const { result: model, seconds } = await timeSeconds(() =>
-    LemlBatch.fit(train.x, train.y, { ...base, rank, lambda, l2Normalize: l2 })
+    LemlBatch.fit(train.x, train.y, {
+      ...base,
+      rank,
+      lambda,
+      l2Normalize: l2,
+      onIteration: () => ctx.progress.tick(1),
+    })
   );
+  ctx.progress.done();
   const ev = evaluateModel(model, test, { propensities, progress: ctx.progress });
   const file = model.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
   let table2: Record<string, Table2Row> | undefined;
@@ -356,12 +379,15 @@ async function lossTable(
     const { fit, valid } = validationSplit(train, 0.2, ctx.seed);
     let best = -Infinity;
     const base = lambda;
+    ctx.progress.start(3, `leml ${loss}: select λ (fits)`);
     for (const lam of [base / 4, base, base * 4]) {
       const m = lossModel(fit.x, fit.y, { ...common, rank: ranks[0], lambda: lam });
+      ctx.progress.tick(1);
       const v = validationScore(m, valid);
       validation[`${l2 ? "l2" : "raw"},k=${ranks[0]},lambda=${lam}`] = { score: v.mean, se: v.se };
       if (v.mean > best) [best, lambda] = [v.mean, lam];
     }
+    ctx.progress.done();
   }
   const selectSeconds = (performance.now() - t0) / 1000;
   const table2: Record<string, Table2Row> = {};

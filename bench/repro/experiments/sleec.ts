@@ -61,6 +61,11 @@ const sleec: Experiment = async (ctx) => {
   const sums = new Map<string, { score: number; c: number; n: number; k: number; w: boolean }>();
   const t0 = performance.now();
   if (kGrid.length > 1 || nGrid.length > 1 || cGrid.length > 1 || wGrid.length > 1) {
+    // progress: one tick per fit on a split and per scored (k, weighting)
+    ctx.progress.start(
+      splits * cGrid.length * nGrid.length * (1 + kGrid.length * wGrid.length),
+      "sleec: select C, n̄, k, weighting (fits + scorings)",
+    );
     for (let s = 0; s < splits; s++) {
       const { fit, valid } = validationSplit(train, 0.2, ctx.seed + s);
       for (const c of cGrid) {
@@ -70,7 +75,8 @@ const sleec: Experiment = async (ctx) => {
             seed: ctx.seed + s,
             numClusters: c,
             svpNeighbours: n,
-          });
+          }, (e) => ctx.progress.tick(0, { split: s + 1, C: c, n, rows: e.rows }));
+          ctx.progress.tick(1, { split: s + 1, C: c, n });
           for (const kk of kGrid) {
             for (const w of wGrid) {
               const r = evaluateModel(m.withPrediction(kk, w), valid, {
@@ -82,11 +88,13 @@ const sleec: Experiment = async (ctx) => {
               const e = sums.get(key) ?? { score: 0, c, n, k: kk, w };
               e.score += score;
               sums.set(key, e);
+              ctx.progress.tick(1, { split: s + 1, C: c, n });
             }
           }
         }
       }
     }
+    ctx.progress.done();
   }
   const validation: Record<string, number> = {};
   let k = kGrid[0], neighbours = nGrid[0], clusters = cGrid[0], weighted = wGrid[0];

@@ -1,6 +1,6 @@
 /**
  * Tagstream predictions on Cloudflare Workers: `GET /health`, `POST /predict` (see
- * sdk/http.ts). The model comes from Workers KV, R2 or a static asset (`MODEL_SOURCE`), is
+ * sdk/http.ts: the same protocol as the learning service) and `GET /schema/predict.json`. The model comes from Workers KV, R2 or a static asset (`MODEL_SOURCE`), is
  * decoded once per isolate and, with `MODEL_REFRESH_MS`, revalidated in the background.
  *
  * @module
@@ -15,6 +15,7 @@ import {
   r2Source,
 } from "../../../sdk/cloudflare.ts";
 import { predictHandler } from "../../../sdk/http.ts";
+import { schemaResponse } from "../../../sdk/predict_protocol.ts";
 import type { ModelCache } from "../../../sdk/serving.ts";
 
 /**
@@ -103,6 +104,7 @@ export default {
       if (!handle) handlers.set(models, handle = predictHandler(models));
       return handle(request, (p) => ctx.waitUntil(p));
     }
+    if (path === "/schema/predict.json" && request.method === "GET") return schemaResponse();
     if (path === "/health") {
       try {
         const m = await models.get((p) => ctx.waitUntil(p));
@@ -111,6 +113,6 @@ export default {
         return Response.json({ ok: false, error: String(e) }, { status: 503 });
       }
     }
-    return Response.json({ error: "not found: use GET /health or POST /predict" }, { status: 404 });
+    return Response.json({ error: `no route for ${request.method} ${path}` }, { status: 404 });
   },
 };

@@ -258,24 +258,41 @@ export const serveCommand: Command = {
     };
     Deno.addSignalListener("SIGTERM", onSignal);
     Deno.addSignalListener("SIGINT", onSignal);
-    const server = Deno.serve({
-      port,
-      hostname,
-      onListen(addr) {
-        console.log(JSON.stringify({
-          event: "listening",
-          url: `http://${addr.hostname}:${addr.port}`,
-          port: addr.port,
-          model: factory.kind,
-          stateDir,
-          eventsApplied: service.applied,
-        }));
-      },
-      onError(e) {
-        log(`request failed: ${(e as Error)?.message ?? String(e)}`);
-        return Response.json({ error: "internal error" }, { status: 500 });
-      },
-    }, app.fetch);
+    const listen = () =>
+      Deno.serve({
+        port,
+        hostname,
+        onListen(addr) {
+          console.log(JSON.stringify({
+            event: "listening",
+            url: `http://${addr.hostname}:${addr.port}`,
+            port: addr.port,
+            model: factory.kind,
+            stateDir,
+            eventsApplied: service.applied,
+          }));
+        },
+        onError(e) {
+          log(`request failed: ${(e as Error)?.message ?? String(e)}`);
+          return Response.json({ error: "internal error" }, { status: 500 });
+        },
+      }, app.fetch);
+    let server: Deno.HttpServer;
+    try {
+      server = listen();
+    } catch (e) {
+      Deno.removeSignalListener("SIGTERM", onSignal);
+      Deno.removeSignalListener("SIGINT", onSignal);
+      await service.stop().catch(() => {});
+      if (e instanceof Deno.errors.AddrInUse) {
+        throw new Error(
+          `tagstream serve: port ${port} on ${hostname} is already in use (another server, or ` +
+            `an earlier tagstream serve still running?); pick another with --port P, or --port 0 ` +
+            `for a free one`,
+        );
+      }
+      throw e;
+    }
     const endProgress = f.values.quiet ? undefined : showProgress(service, new Progress());
     stop = () => {
       stopping ??= (async () => {

@@ -47,6 +47,10 @@ Input:
   --labels FILE           label names of an XC file, one per line (default: NAME.labels.txt
                           next to NAME.train.txt, else the label indices)
   --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir)
+  --on-error fail|skip    a malformed line: stop (XC/LIBSVM default: the error names the line)
+                          or skip and count it (NDJSON default: rejected lines are counted and
+                          the first reasons listed; with fail a run that rejected any line
+                          exits with status 2 after keeping what it learned)
 
 Output:
   --state-dir DIR         resume from and save to this state directory (as serve does; an
@@ -142,7 +146,7 @@ async function trainXc(f: Flags, data: string, format: "xc" | "libsvm"): Promise
   if (learnerOptions.limits?.featureKeys === "name") {
     throw new TypeError("XC and LIBSVM files carry feature indices: use --feature-keys index");
   }
-  const ds = await loadXcFile(data, { format });
+  const ds = await loadXcFile(data, { format, onError: onErrorFlag(f) ?? "fail" });
   const names = await labelNamesFor(data, stringFlag(f, "labels"), ds.numLabels);
   const factory = await loadFactory(stringFlag(f, "model", "leml")!);
   const stateDir = stringFlag(f, "state-dir");
@@ -192,7 +196,22 @@ async function trainXc(f: Flags, data: string, format: "xc" | "libsvm"): Promise
     stateDir: stateDir ?? null,
     out: stringFlag(f, "out") ?? null,
     modelBytes: modelBytes ?? null,
+    ...(ds.report.skipped > 0
+      ? {
+        skipped: ds.report.skipped,
+        skippedFirst: ds.report.errors.map((e) => e.message),
+      }
+      : {}),
   });
+}
+
+/** `--on-error fail|skip`, or undefined when not given. */
+function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
+  const v = stringFlag(f, "on-error");
+  if (v !== undefined && v !== "fail" && v !== "skip") {
+    throw new TypeError(`tagstream train: --on-error must be fail or skip, got '${v}'`);
+  }
+  return v;
 }
 
 /** An NDJSON file through the service: once (`follow` false) or followed until a signal. */
@@ -293,6 +312,7 @@ export const trainCommand: Command = {
       out: "string",
       "checkpoint-every": "string",
       "checkpoint-seconds": "string",
+      "on-error": "string",
       quiet: "boolean",
     });
     if (f.values.help) {
@@ -318,6 +338,15 @@ export const trainCommand: Command = {
         : await trainXc(f, data!, format);
     }
     console.log(JSON.stringify(result));
-    return result.learnedNothing === true ? 1 : 0;
+    if (result.learnedNothing === true) return 1;
+    // NDJSON with --on-error fail: rejected lines fail the run (what was learned is kept)
+    if (onErrorFlag(f) === "fail" && typeof result.rejected === "number" && result.rejected > 0) {
+      console.error(
+        `tagstream train: ${result.rejected} line(s) rejected with --on-error fail (see ` +
+          `"rejects" in the summary)`,
+      );
+      return 2;
+    }
+    return 0;
   },
 };
