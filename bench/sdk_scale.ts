@@ -38,6 +38,9 @@ import { KINDS } from "../sdk/kinds/mod.ts";
 import { loadModel, type TopK } from "../sdk/mod.ts";
 import { topK, type TopKScorer } from "../sdk/topk.ts";
 import { mulberry32 } from "../tests/mulberry32.ts";
+import { withLabelIndex } from "../src/linalg/mips_index.ts";
+import { predictorFileContent } from "../src/models/coembed/learner.ts";
+import { knnModelContent } from "../src/models/sleec/model_file.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -49,6 +52,15 @@ const { values: flags } = parseArgs({
     queries: { type: "string", default: "2000" },
     "dense-queries": { type: "string", default: "300" },
     seed: { type: "string", default: "15" },
+    kinds: {
+      type: "string",
+      default: "linear-sparse,linear-lowrank,random-features,knn-embedding",
+    },
+    rank: { type: "string", default: "32" },
+    "embed-features": { type: "string", default: "16384" },
+    "knn-rank": { type: "string", default: "100" },
+    "knn-clusters": { type: "string", default: "4" },
+    "knn-points": { type: "string", default: "6000" },
   },
 });
 
@@ -134,10 +146,10 @@ function latency(rows: SparseInput[], query: (x: SparseInput) => TopK) {
   return { p50us: round(percentile(us, 0.5)), p99us: round(percentile(us, 0.99)) };
 }
 
-if (import.meta.main) {
+function sparseRun(L: number) {
   const D = +flags.features!, postings = +flags.postings!, seed = +flags.seed!;
   const nQueries = +flags.queries!, nDense = +flags["dense-queries"]!;
-  for (const L of flags.sizes!.split(",").map(Number)) {
+  {
     const content = syntheticModel(D, L, postings, seed + L);
     const bytes = encodeModelFile(content);
     const { biasOrder: _, ...withoutOrder } = content.tensors;
@@ -183,6 +195,7 @@ if (import.meta.main) {
       if (a.labels.length === b.labels.length && same(a) && same(c) && same(d)) identical++;
     }
     console.log(JSON.stringify({
+      kind: "linear-sparse",
       L,
       D,
       nnz: content.params.nnz,
@@ -207,5 +220,237 @@ if (import.meta.main) {
       recallAt5: round(hits / compared.length, 6),
       identical: round(identical / compared.length, 6),
     }));
+  }
+}
+
+/** Recall@5 of `fast` against `exact` and whether every fast score is its label's exact score. */
+function compare(pairs: [TopK, TopK][], scoreOf: (q: number, l: number) => number) {
+  let hits = 0, total = 0, sameScores = true;
+  pairs.forEach(([a, b], q) => {
+    const want = new Set(b.labels);
+    hits += a.labels.filter((l) => want.has(l)).length;
+    total += b.labels.length;
+    a.labels.forEach((l, i) => sameScores &&= Object.is(a.scores[i], scoreOf(q, l)));
+  });
+  return { recallAt5: round(hits / total, 5), exactScores: sameScores };
+}
+
+/** Load ms (median of 3) of `bytes`, and the model of the last load. */
+function timedLoad(bytes: Uint8Array) {
+  const ms: number[] = [];
+  let model = loadModel(bytes);
+  for (let rep = 0; rep < 3; rep++) {
+    const t = performance.now();
+    model = loadModel(bytes);
+    ms.push(performance.now() - t);
+  }
+  return { model, loadMs: round(percentile(ms, 0.5)) };
+}
+
+/**
+ * A label-embedding model with topic structure, as trained ones have: G = ⌈√L⌉ topics with
+ * unit centres in R^r; label l belongs to a topic (power-law sizes) and H_l = norm_l · (centre +
+ * 0.6 · noise/√r); feature j belongs to topic j mod G and W_j = centre + noise/√r. A query row
+ * draws ~30 features from 1-3 topics and ~10 at random (L2-normalised), so u = xᵀW leans to its
+ * topics without matching any label row.
+ */
+function syntheticEmbedding(D: number, L: number, r: number, seed: number) {
+  const rand = mulberry32(seed),
+    gauss = () => {
+      const u = 1 - rand(), v = rand();
+      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+    };
+  const G = Math.ceil(Math.sqrt(L)), centres = new Float64Array(G * r);
+  for (let g = 0; g < G; g++) {
+    let n = 0;
+    for (let a = 0; a < r; a++) n += (centres[g * r + a] = gauss()) ** 2;
+    for (let a = 0; a < r; a++) centres[g * r + a] /= Math.sqrt(n);
+  }
+  const topic = powerLaw(G, 0.5, rand), H = new Float32Array(L * r), sr = 1 / Math.sqrt(r);
+  for (let l = 0; l < L; l++) {
+    const g = topic(), norm = 0.5 + rand();
+    for (let a = 0; a < r; a++) H[l * r + a] = norm * (centres[g * r + a] + 0.6 * gauss() * sr);
+  }
+  const W = new Float32Array(D * r);
+  for (let j = 0; j < D; j++) {
+    for (let a = 0; a < r; a++) W[j * r + a] = centres[(j % G) * r + a] + gauss() * sr;
+  }
+  const bias = Float32Array.from({ length: L }, () => -1 - 2 * rand() ** 2);
+  const queries = (n: number): SparseInput[] => {
+    const qr = mulberry32(seed ^ 0x5eed);
+    return Array.from({ length: n }, () => {
+      const row = new Map<number, number>(), topics = 1 + Math.floor(qr() * 3);
+      const ts = Array.from({ length: topics }, () => Math.floor(qr() * G));
+      for (let t = 0; t < 40; t++) {
+        const j = t < 30
+          ? Math.min(D - 1, ts[t % topics] + G * Math.floor(qr() * Math.floor(D / G)))
+          : Math.floor(qr() * D);
+        row.set(j, (row.get(j) ?? 0) + 1);
+      }
+      const indices = [...row.keys()].sort((a, b) => a - b);
+      const norm = Math.hypot(...indices.map((j) => row.get(j)!));
+      return { indices, values: indices.map((j) => row.get(j)! / norm) };
+    });
+  };
+  return { H, W, bias, queries };
+}
+
+function embeddingRun(kind: "linear-lowrank" | "random-features", L: number) {
+  const D = +flags["embed-features"]!, r = +flags.rank!, seed = +flags.seed! + L;
+  const nQueries = +flags.queries!, nExact = +flags["dense-queries"]!;
+  const { H, W, bias, queries } = syntheticEmbedding(D, L, r, seed);
+  const t = performance.now();
+  const content = kind === "linear-lowrank"
+    ? withLabelIndex({
+      kind,
+      numFeatures: D,
+      numLabels: L,
+      params: { rank: r },
+      tensors: {
+        W: { dtype: "f32", shape: [D, r], data: W },
+        H: { dtype: "f32", shape: [L, r], data: H },
+        bias: { dtype: "f32", shape: [L], data: bias },
+      },
+    }, "H") // what LowRankScorer.toModelContent adds
+    : predictorFileContent({
+      variant: "L",
+      numFeatures: D,
+      numLabels: L,
+      rankS: r,
+      rankX: 1,
+      numRff: 0,
+      lambdaX: 1,
+      absent: "zero",
+      input: "raw",
+      Q: W,
+      P: H,
+      bias,
+      V: new Float32Array(D),
+    }, 0);
+  const indexMs = performance.now() - t;
+  const bytes = encodeModelFile(content);
+  const { model, loadMs } = timedLoad(bytes);
+  const rows = queries(nQueries), compared = rows.slice(0, nExact);
+  const exact = compared.map((x) => model.predictTopK(x, 5, { exact: true }));
+  // every label's exact score of each compared row (to check the fast path's scores)
+  const probes = content.params.mipsProbes as number | undefined;
+  const C = content.tensors.mipsPtr ? content.tensors.mipsPtr.shape[0] - 1 : 0;
+  const sweep = probes
+    ? [...new Set([Math.ceil(probes / 2), probes, 2 * probes])].map((p) => {
+      const pairs = compared.map((x, q): [TopK, TopK] => [
+        model.predictTopK(x, 5, { probes: p }),
+        exact[q],
+      ]);
+      return {
+        probes: p,
+        recallAt5: compare(pairs, () => NaN).recallAt5,
+        p50us: latency(rows.slice(0, 500), (x) => model.predictTopK(x, 5, { probes: p })).p50us,
+      };
+    })
+    : [];
+  // the fast path's labels and scores against every label's score (the kind's dense scorer)
+  const decoded = decodeModel(bytes), scorer = KINDS[kind](decoded), prep = featurizer(decoded);
+  let hits = 0, exactScores = true;
+  for (const [q, x] of compared.entries()) {
+    const a = model.predictTopK(x, 5), all = scorer(...prep(x)), b = topK(all, L, 5);
+    if (b.labels.some((l, i) => l !== exact[q].labels[i])) throw new Error("exact path differs");
+    const want = new Set(b.labels);
+    hits += a.labels.filter((l) => want.has(l)).length / b.labels.length;
+    a.labels.forEach((l, i) => exactScores &&= Object.is(a.scores[i], all[l]));
+  }
+  console.log(JSON.stringify({
+    kind,
+    L,
+    D,
+    rank: r,
+    fileBytes: bytes.length,
+    indexBytes: C ? C * (r + 1) * 4 + L * 4 + (C + 1) * 4 : 0,
+    indexBuildMs: round(indexMs, 0),
+    clusters: C,
+    probes,
+    loadMs,
+    fast: latency(rows, (x) => model.predictTopK(x, 5)),
+    exact: latency(compared, (x) => model.predictTopK(x, 5, { exact: true })),
+    recallAt5: round(hits / compared.length, 5),
+    exactScores,
+    probeSweep: sweep,
+  }));
+}
+
+/**
+ * A SLEEC-shaped model: `--knn-clusters` clusters of `--knn-points` embedded points each (the
+ * streaming learner keeps a reservoir of 6000), rank `--knn-rank` (SLEEC's default 100),
+ * D = 4096, 1-6 power-law labels per point, k = 15 weighted neighbours; queries as for
+ * `linear-sparse`.
+ */
+function knnRun(L: number) {
+  const D = 4096, r = +flags["knn-rank"]!, C = +flags["knn-clusters"]!;
+  const nPts = +flags["knn-points"]!, seed = +flags.seed! + L, rand = mulberry32(seed);
+  const label = powerLaw(L, 0.8, rand), gauss = () => rand() + rand() + rand() - 1.5;
+  const unit = (n: number) => {
+    const v = Float32Array.from({ length: n }, gauss), s = Math.hypot(...v);
+    return v.map((x) => x / s);
+  };
+  const clusters = Array.from({ length: C }, (_, c) => {
+    const points = new Float32Array(nPts * r);
+    for (let p = 0; p < nPts; p++) points.set(unit(r), p * r);
+    return {
+      learner: 0,
+      centroid: unit(D),
+      v: Float32Array.from({ length: D * r }, () => gauss() * 0.1 + (c % 2 ? 0.01 : -0.01)),
+      numPoints: nPts,
+      points,
+      labels: Array.from({ length: nPts }, () => {
+        const set = new Set<number>();
+        for (let t = 1 + Math.floor(rand() * 6); t > 0; t--) set.add(label());
+        return Int32Array.from(set).sort();
+      }),
+    };
+  });
+  const content = knnModelContent({
+    numFeatures: D,
+    numLabels: L,
+    rank: r,
+    numLearners: 1,
+    k: 15,
+    weighted: true,
+    clusters,
+  });
+  const bytes = encodeModelFile(content);
+  const { model, loadMs } = timedLoad(bytes);
+  const rows = queryRows(D, +flags.queries!, +flags.nnz!, seed);
+  const compared = rows.slice(0, +flags["dense-queries"]!);
+  const pairs = compared.map((x): [TopK, TopK] => [
+    model.predictTopK(x, 5),
+    model.predictTopK(x, 5, { exact: true }),
+  ]);
+  const identical = pairs.every(([a, b]) =>
+    a.labels.every((l, i) => l === b.labels[i] && Object.is(a.scores[i], b.scores[i]))
+  );
+  console.log(JSON.stringify({
+    kind: "knn-embedding",
+    L,
+    D,
+    rank: r,
+    clusters: C,
+    pointsPerCluster: nPts,
+    fileBytes: bytes.length,
+    loadMs,
+    fast: latency(rows, (x) => model.predictTopK(x, 5)),
+    exact: latency(compared, (x) => model.predictTopK(x, 5, { exact: true })),
+    recallAt5: compare(pairs, () => NaN).recallAt5,
+    identical,
+  }));
+}
+
+if (import.meta.main) {
+  const kinds = flags.kinds!.split(",");
+  for (const L of flags.sizes!.split(",").map(Number)) {
+    for (const kind of kinds) {
+      if (kind === "linear-sparse") sparseRun(L);
+      else if (kind === "linear-lowrank" || kind === "random-features") embeddingRun(kind, L);
+      else if (kind === "knn-embedding") knnRun(L);
+      else throw new RangeError(`--kinds: unknown kind ${kind}`);
+    }
   }
 }

@@ -15,7 +15,7 @@
  *
  * @module
  */
-export { loadModel, type Model } from "./model.ts";
+export { loadModel, type Model, type TopKOptions } from "./model.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { FORMAT_VERSION } from "./decode.ts";
 export type { FeatureRecord, ModelInput, SparseInput, TextInput } from "./features.ts";

@@ -13,6 +13,24 @@ import type { DecodedModel, KindScorer } from "./kinds/types.ts";
 import { type TopK, topK, type TopKScorer } from "./topk.ts";
 
 /**
+ * Per-query options of {@linkcode Model.predictTopK}.
+ *
+ * @example
+ * ```ts
+ * import { loadModel, type TopKOptions } from "./model.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v1/linear-lowrank.tsm", import.meta.url));
+ * const exact: TopKOptions = { exact: true };
+ * console.log(loadModel(file).predictTopK({ indices: [0], values: [1] }, 2, exact).labels.length); // 2
+ * ```
+ */
+export interface TopKOptions {
+  /** Score every label (the exact answer, whatever index the file has). */
+  readonly exact?: boolean;
+  /** Label-index clusters to probe (more: slower, closer to exact); default the file's. */
+  readonly probes?: number;
+}
+
+/**
  * A loaded model: the decoded file (kind, sizes, label names, params, meta, tensors) and its
  * queries. Prediction never mutates it; it reuses scratch buffers, so one model answers one
  * query at a time (as JavaScript runs anyway).
@@ -26,18 +44,22 @@ import { type TopK, topK, type TopKScorer } from "./topk.ts";
  * console.log(model.kind, [...top.labels].map((l) => model.labelName(l))); // linear-sparse [ "tag-0", "tag-2" ]
  * ```
  */
+
 export interface Model extends DecodedModel {
   /**
    * The `k` best labels for `x` (`{indices, values}` or a `{name: value}` record), in
-   * decreasing score order, ties broken by the smaller label index.
+   * decreasing score order, ties broken by the smaller label index. A `linear-lowrank` or
+   * `random-features` file with a label index answers from its best clusters (exact scores,
+   * recall measured by bench/sdk_scale.ts); `options.exact` scores every label instead, and
+   * `options.probes` sets the clusters probed (default: the file's `mipsProbes`).
    *
    * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer >= 0,
    * or when a `random-features` model cannot fold the row in (its ridge system is numerically
    * singular: the trainer's predictor fails on the same row).
    */
-  predictTopK(x: ModelInput, k: number): TopK;
+  predictTopK(x: ModelInput, k: number, options?: TopKOptions): TopK;
   /** {@linkcode Model.predictTopK} for each row. */
-  predictBatch(rows: Iterable<ModelInput>, k: number): TopK[];
+  predictBatch(rows: Iterable<ModelInput>, k: number, options?: TopKOptions): TopK[];
   /** The name of label `l` (its index as a string when the file has no names). */
   labelName(l: number): string;
 }
@@ -72,15 +94,15 @@ export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
     throw new ModelFormatError("corrupt", (e as Error).message, { formatVersion: m.formatVersion });
   }
   const fast = (scorer as TopKScorer).topK; // exact, without scanning every label
-  const predictTopK = (x: ModelInput, k: number) => {
+  const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {
     if (!Number.isInteger(k) || k < 0) throw new RangeError(`predictTopK: bad k ${k}`);
     const [i, v] = rows(x);
-    return fast ? fast(i, v, k) : topK(scorer(i, v), L, k);
+    return fast && !o?.exact ? fast(i, v, k, undefined, o?.probes) : topK(scorer(i, v), L, k);
   };
   return {
     ...m,
     predictTopK,
-    predictBatch: (xs, k) => Array.from(xs, (x) => predictTopK(x, k)),
+    predictBatch: (xs, k, o) => Array.from(xs, (x) => predictTopK(x, k, o)),
     labelName: (l) => m.labelNames?.[l] ?? `${l}`,
   };
 }

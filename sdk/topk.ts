@@ -92,8 +92,9 @@ export function topK(scores: Float32Array | Float64Array, n: number, k: number):
 }
 
 /**
- * A kind scorer that also selects the top k itself (`linear-sparse`: without scanning every
- * label); `loadModel` uses `topK` when the scorer has it.
+ * A kind scorer that also selects the top k itself without scanning every label
+ * (`linear-sparse` and `knn-embedding` exactly, indexed `linear-lowrank` and `random-features`
+ * approximately); `loadModel` uses `topK` when the scorer has it.
  *
  * @example
  * ```ts
@@ -105,12 +106,15 @@ export function topK(scores: Float32Array | Float64Array, n: number, k: number):
 export interface TopKScorer {
   /**
    * The `k` best labels of a preprocessed row, as {@linkcode topK} of all its scores; `dense`
-   * forces (true) or rules out (false) scoring every label, else the scorer chooses.
+   * forces (true) or rules out (false) scoring every label, else the scorer chooses. A kind
+   * with a label index (`linear-lowrank`, `random-features`) answers approximately from the
+   * `probes` best clusters (default: the file's), with exact scores.
    */
   topK?: (
     indices: Int32Array,
     values: Float32Array | Float64Array,
     k: number,
     dense?: boolean,
+    probes?: number,
   ) => TopK;
 }

@@ -6,9 +6,12 @@
  * similarity, and their (optionally similarity-weighted) label distribution; the learners'
  * distributions are averaged.
  *
+ * The scorer's `topK` gives the same answer without scanning the L labels: only the labels the
+ * neighbours carry score above 0, and the others follow by index (the tie rule).
+ *
  * @module
  */
-import { pushTop } from "../topk.ts";
+import { beats, pushTop, type TopK } from "../topk.ts";
 import { invNorm, sparseVecMat, zeros } from "../vector.ts";
 import { floats, intParam, ints } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
@@ -47,9 +50,12 @@ export const knnEmbedding: KindFactory = (m) => {
   const cen = floats(m, "centroids", C * D), V = floats(m, "V", C * D * r);
   const pts = floats(m, "points", P * r);
   const z = zeros(r), nnIdx = new Int32Array(kNN), nnSim = zeros(kNN);
-  const acc = zeros(L), out = new Float32Array(L);
-  return (indices, values) => {
-    acc.fill(0);
+  const acc = zeros(L), out = new Float32Array(L), mark = new Uint8Array(L);
+  let touched = new Int32Array(16), n = 0;
+  // acc[l] = Σ_t Σ_{p : l ∈ labels_p} w_p over the labels the neighbours carry (`touched`)
+  const accumulate = (indices: Int32Array, values: Float32Array | Float64Array) => {
+    for (let i = 0; i < n; i++) acc[touched[i]] = mark[touched[i]] = 0;
+    n = 0;
     const inv = invNorm(values, indices.length);
     for (let t = 0; t < NL; t++) {
       let best = -1, bestDot = -Infinity;
@@ -88,11 +94,40 @@ export const knnEmbedding: KindFactory = (m) => {
         const w = nnSim[q] / wsum;
         if (w === 0) continue;
         for (let e = labelPtr[nnIdx[q]]; e < labelPtr[nnIdx[q] + 1]; e++) {
-          if (labels[e] < L) acc[labels[e]] += w;
+          const l = labels[e];
+          if (!(l < L)) continue;
+          if (!mark[l]) {
+            if (n === touched.length) {
+              const grown = new Int32Array(2 * n);
+              grown.set(touched);
+              touched = grown;
+            }
+            mark[l] = 1;
+            touched[n++] = l;
+          }
+          acc[l] += w;
         }
       }
     }
+  };
+  const scores = (indices: Int32Array, values: Float32Array | Float64Array) => {
+    accumulate(indices, values);
     for (let l = 0; l < L; l++) out[l] = acc[l] / NL;
     return out;
   };
+  // exact top k without scanning L: the neighbours' labels, then the others (score 0) by index
+  const topK = (indices: Int32Array, values: Float32Array | Float64Array, k: number): TopK => {
+    accumulate(indices, values);
+    const cap = k < L ? k : L, top = zeros(cap), ls = new Int32Array(cap);
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const x = Math.fround(acc[touched[i]] / NL);
+      size = pushTop(ls, top, size, cap, touched[i], x === x ? x : -Infinity);
+    }
+    for (let l = 0; l < L && !(size === cap && !beats(ls, top, cap - 1, l, 0)); l++) {
+      if (!mark[l]) size = pushTop(ls, top, size, cap, l, 0);
+    }
+    return { labels: ls, scores: Float32Array.from(top) };
+  };
+  return Object.assign(scores, { topK });
 };

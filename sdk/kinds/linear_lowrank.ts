@@ -3,11 +3,17 @@
  * H [L, r] row-major. The same arithmetic as src/models/leml/lowrank.ts (float64 accumulation,
  * float32 scores), so scores equal the trainer's.
  *
+ * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr`), the scorer's
+ * `topK` scores only the labels of the best `probes` clusters for u = xᵀW (./mips_index.ts):
+ * exact scores, approximate top k; `probes` ≥ the number of clusters scans every label.
+ *
  * @module
  */
 import { floats, intParam } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 import { matVec, sparseVecMat, zeros } from "../vector.ts";
+import { mipsIndex } from "./mips_index.ts";
+import { topK } from "../topk.ts";
 
 /**
  * Builds the `linear-lowrank` scorer.
@@ -30,6 +36,13 @@ export const linearLowrank: KindFactory = (m) => {
   const r = intParam(m, "rank");
   const W = floats(m, "W", D * r), H = floats(m, "H", L * r);
   const bias = floats(m, "bias", L, true);
-  const u = zeros(r), s = new Float32Array(L);
-  return (indices, values) => matVec(s, H, sparseVecMat(u, indices, values, 1, W, 0, r), r, bias);
+  const u = zeros(r), s = new Float32Array(L), search = mipsIndex(m, H, bias, r);
+  const scores = (indices: Int32Array, values: Float32Array | Float64Array) =>
+    matVec(s, H, sparseVecMat(u, indices, values, 1, W, 0, r), r, bias);
+  return search
+    ? Object.assign(scores, {
+      topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, _?: boolean, p?: number) =>
+        search(sparseVecMat(u, i, v, 1, W, 0, r), k, p) ?? topK(scores(i, v), L, k),
+    })
+    : scores;
 };

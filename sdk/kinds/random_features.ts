@@ -8,11 +8,17 @@
  * input is "projected", or the row with its missing entries filled from the fold-in when the
  * input is "raw" and absent features are "missing".
  *
+ * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr` over the rows
+ * of P and bias), the scorer's `topK` scores only the labels of the best `probes` clusters for
+ * t = f(x̃) Q (./mips_index.ts): exact scores, approximate top k.
+ *
  * @module
  */
 import { bad, floats, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory, KindScorer } from "./types.ts";
 import { matVec, vecMat, zeros } from "../vector.ts";
+import { mipsIndex } from "./mips_index.ts";
+import { topK } from "../topk.ts";
 
 /**
  * Solves A x = b (A symmetric positive definite, n × n, row-major; only its lower triangle is
@@ -72,9 +78,10 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
   const xt = zeros(D), present = new Uint8Array(D);
   const a = zeros(K), hBuf = zeros(F), tv = zeros(kS);
   const gram = zeros(kX * kX), u = zeros(kX);
-  const scores = new Float32Array(L);
+  const scores = new Float32Array(L), search = mipsIndex(m, P, bias, kS);
 
-  return (indices, values) => {
+  // t = f(x̃) Q: the query of the label vectors (rows of P)
+  const embed = (indices: Int32Array, values: Float32Array | Float64Array) => {
     // x̃: the row (first value of a repeated column); completed or replaced by its fold-in
     xt.fill(0);
     present.fill(0);
@@ -117,6 +124,13 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
         h[K + k] = c * Math.sin(a[k]);
       }
     }
-    return matVec(scores, P, vecMat(tv, h, Q, kS), kS, bias);
+    return vecMat(tv, h, Q, kS);
   };
+  const score: KindScorer = (i, v) => matVec(scores, P, embed(i, v), kS, bias);
+  return search
+    ? Object.assign(score, {
+      topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, _?: boolean, p?: number) =>
+        search(embed(i, v), k, p) ?? topK(score(i, v), L, k),
+    })
+    : score;
 };

@@ -1,6 +1,6 @@
 /**
  * The contract between the SDK's model-file reader and the per-kind scorers.
- * Imports only SDK modules: the SDK depends only on Web APIs and `msgpackr/pack`.
+ * Imports only SDK modules: the SDK depends only on Web APIs and `msgpackr/unpack`.
  *
  * @module
  */

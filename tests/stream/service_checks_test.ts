@@ -59,7 +59,9 @@ Deno.test({
     assert(r.zero5xx, JSON.stringify(r.phases));
     const ev = r.phases.events.events!, pr = r.phases.predict.predict!;
     assertEquals([ev.networkErrors, ev.status4xx, pr.networkErrors, pr.status4xx], [0, 0, 0, 0]);
-    assert(ev.eventsAccepted! > 0 && ev.eventsLearned! > 0, JSON.stringify(ev));
+    // learned by the end of the phase, or soon after it (a loaded machine can delay learning past
+    // a one-second phase; the figure for rates is eventsLearned, measured in the phase)
+    assert(ev.eventsAccepted! > 0 && ev.eventsLearnedEventually! > 0, JSON.stringify(ev));
     assert(pr.requests > 0 && pr.p99Ms > 0, JSON.stringify(pr));
   },
 });

@@ -16,6 +16,7 @@ import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { applyModelFileOptions } from "../file_options.ts";
+import { withLabelIndex } from "../../linalg/mips_index.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "./core.ts";
@@ -73,7 +74,8 @@ export function predictorFileContent(
     },
     tensors,
   };
-  return applyModelFileOptions(content, options, "coembed.toModelFile");
+  // the label index over P's rows and bias (from 4096 labels; docs/model-format.md)
+  return withLabelIndex(applyModelFileOptions(content, options, "coembed.toModelFile"), "P");
 }
 
 function sortedUnique(y: ArrayLike<number>, where: string): Int32Array {

@@ -12,6 +12,7 @@ import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../metrics/topk.ts";
 import { applyModelFileOptions } from "../file_options.ts";
+import { withLabelIndex } from "../../linalg/mips_index.ts";
 
 /**
  * A row-major matrix of float32 rows with amortised O(1) row growth.
@@ -376,7 +377,11 @@ export class LowRankScorer {
     const preprocess = this.l2Normalize
       ? { ...options.preprocess, l2Normalize: true }
       : options.preprocess;
-    return applyModelFileOptions(content, { ...options, preprocess }, "leml.toModelFile");
+    // the label index over H's rows and bias (from 4096 labels; docs/model-format.md)
+    return withLabelIndex(
+      applyModelFileOptions(content, { ...options, preprocess }, "leml.toModelFile"),
+      "H",
+    );
   }
 
   /**
