@@ -32,6 +32,7 @@ import {
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../stream/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../stream/id_window.ts";
+import { TcpFront } from "../../stream/tcp_front.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
 
@@ -52,6 +53,11 @@ Server:
   --max-body-bytes N      largest POST /events body (default 8388608; larger: 413)
   --body-timeout S        seconds a request body may take to arrive (default 30; slower: 408)
   --max-in-flight N       requests handled at once (default 1024; more: 503 + Retry-After)
+  --header-timeout S      seconds for a request head to arrive, from the connection's opening or
+                          the previous response (default 10; slower: 408, closed; 0: off)
+  --max-connections N     connections held at once (default 1024; more: 503 + Retry-After, closed)
+  --no-front              no TCP front: Deno.serve on the port itself, without the header
+                          timeout and connection cap (behind a proxy that enforces them)
   --quiet                 no status line
   --same-thread           learn on the serving thread (default: a learner thread, so that
                           learning never holds up /predict; predictions then come from a
@@ -129,7 +135,15 @@ export const SERVE_FLAGS: FlagSpec = {
   "max-new-labels": "string",
   "body-timeout": "string",
   "max-in-flight": "string",
+  "header-timeout": "string",
+  "max-connections": "string",
+  "no-front": "boolean",
 };
+
+/** Whether `serve` puts the TCP front (header timeout, connection cap) before `Deno.serve`. */
+function frontEnabled(f: Flags): boolean {
+  return f.values["no-front"] !== true;
+}
 
 /** `serve`'s default `--max-features` (`train` keeps the parser's 2^20). */
 const SERVE_MAX_FEATURES = 1 << 18;
@@ -258,28 +272,64 @@ export const serveCommand: Command = {
     };
     Deno.addSignalListener("SIGTERM", onSignal);
     Deno.addSignalListener("SIGINT", onSignal);
-    const listen = () =>
-      Deno.serve({
-        port,
-        hostname,
-        onListen(addr) {
-          console.log(JSON.stringify({
-            event: "listening",
-            url: `http://${addr.hostname}:${addr.port}`,
-            port: addr.port,
-            model: factory.kind,
-            stateDir,
-            eventsApplied: service.applied,
-          }));
-        },
-        onError(e) {
-          log(`request failed: ${(e as Error)?.message ?? String(e)}`);
-          return Response.json({ error: "internal error" }, { status: 500 });
-        },
-      }, app.fetch);
-    let server: Deno.HttpServer;
+    const announce = (addr: Deno.NetAddr) =>
+      console.log(JSON.stringify({
+        event: "listening",
+        url: `http://${addr.hostname}:${addr.port}`,
+        port: addr.port,
+        model: factory.kind,
+        stateDir,
+        eventsApplied: service.applied,
+      }));
+    const onError = (e: unknown) => {
+      log(`request failed: ${(e as Error)?.message ?? String(e)}`);
+      return Response.json({ error: "internal error" }, { status: 500 });
+    };
+    const headerTimeoutS = numberFlag(f, "header-timeout", 10, 0)!;
+    const maxConnections = intFlag(f, "max-connections", 1024, 1)!;
+    const useFront = frontEnabled(f);
+    if (!useFront && (f.values["header-timeout"] ?? f.values["max-connections"]) !== undefined) {
+      throw new TypeError(
+        "tagstream serve: --header-timeout and --max-connections are enforced by the TCP front; " +
+          "drop --no-front to use them",
+      );
+    }
+    // With the front (src/stream/tcp_front.ts, the default), Deno.serve listens on a unix
+    // socket in a private temporary directory and the front holds the public port, timing
+    // request heads out and capping connections.
+    let socketDir: string | undefined;
+    const listen = async (): Promise<{ server: Deno.HttpServer; front?: TcpFront }> => {
+      if (!useFront) {
+        return { server: Deno.serve({ port, hostname, onListen: announce, onError }, app.fetch) };
+      }
+      socketDir = await Deno.makeTempDir({ prefix: "tagstream-" });
+      const path = `${socketDir}/http.sock`;
+      const server = Deno.serve({ path, onListen() {}, onError }, app.fetch);
+      try {
+        const front = TcpFront.listen({
+          hostname,
+          port,
+          backend: { path },
+          headerTimeoutMs: headerTimeoutS * 1000,
+          maxConnections,
+          log,
+        });
+        announce(front.addr);
+        return { server, front };
+      } catch (e) {
+        await server.shutdown();
+        await removeSocketDir();
+        throw e;
+      }
+    };
+    const removeSocketDir = () =>
+      socketDir === undefined
+        ? Promise.resolve()
+        : Deno.remove(socketDir, { recursive: true }).catch(() => {});
+    let server: Deno.HttpServer<Deno.Addr>;
+    let front: TcpFront | undefined;
     try {
-      server = listen();
+      ({ server, front } = await listen());
     } catch (e) {
       Deno.removeSignalListener("SIGTERM", onSignal);
       Deno.removeSignalListener("SIGINT", onSignal);
@@ -297,7 +347,10 @@ export const serveCommand: Command = {
     stop = () => {
       stopping ??= (async () => {
         log("stopping: finishing requests, writing the last checkpoint");
+        front?.stopAccepting();
         await server.shutdown();
+        await front?.close();
+        await removeSocketDir();
         await service.stop();
         endProgress?.();
         log(`stopped after ${service.applied} events applied`);

@@ -1,0 +1,502 @@
+/**
+ * A small TCP front for `Deno.serve`, which (Deno 2.9.6) has neither a header timeout nor a
+ * connection cap. The front listens on the public port, enforces both, and pipes the bytes of
+ * each admitted connection, unchanged, to the real server listening on 127.0.0.1 (or a unix
+ * socket).
+ *
+ * - **Header timeout.** A request head (up to `\r\n\r\n`) must arrive within `headerTimeoutMs`
+ *   of the connection's opening, and on a keep-alive connection within `headerTimeoutMs` of the
+ *   first byte of that request; an idle keep-alive connection is closed `headerTimeoutMs` after
+ *   the last byte of the previous response. A partial head is answered `408` and closed; an idle
+ *   connection is closed silently. The front finds request boundaries by reading each head's
+ *   `Content-Length` / `Transfer-Encoding: chunked` (the chunk framing is followed, the data is
+ *   skipped in bulk); bodies themselves are timed by the server (`--body-timeout`).
+ * - **Connection cap.** Past `maxConnections` open connections, a new one is answered
+ *   `503 Service Unavailable` with `Retry-After: 1` and closed, without reaching the server.
+ *
+ * @module
+ */
+
+/** Where the front forwards connections: the real server's address. */
+export type TcpFrontBackend =
+  | { hostname: string; port: number }
+  | { path: string };
+
+/** Options of {@linkcode TcpFront.listen}. */
+export interface TcpFrontOptions {
+  /** Public interface (default 127.0.0.1). */
+  hostname?: string;
+  /** Public port (0 picks a free one). */
+  port: number;
+  /** The server to forward to. */
+  backend: TcpFrontBackend;
+  /** Milliseconds a request head may take (see the module doc); 0 or Infinity: off. */
+  headerTimeoutMs: number;
+  /** Connections held at once; more are answered 503 and closed. */
+  maxConnections: number;
+  /** Log lines (connection errors are not logged, they are the clients'). */
+  log?: (message: string) => void;
+}
+
+/** What the front has done so far. */
+export interface TcpFrontStats {
+  /** Connections open now (forwarded). */
+  open: number;
+  /** Connections accepted and forwarded since the start. */
+  accepted: number;
+  /** Connections refused with 503 over the cap. */
+  refused: number;
+  /** Connections closed by the header timeout (partial head or idle keep-alive). */
+  headerTimeouts: number;
+}
+
+const enc = new TextEncoder();
+const CR = 13, LF = 10;
+/** A head longer than this is left to the server to refuse (431); the front stops tracking. */
+const MAX_TRACKED_HEAD = 64 * 1024;
+const BUF = 64 * 1024;
+
+function httpResponse(status: string, headers: Record<string, string>, body: string): Uint8Array {
+  const bytes = enc.encode(body);
+  let head = `HTTP/1.1 ${status}\r\n`;
+  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+  head += `content-length: ${bytes.length}\r\nconnection: close\r\n\r\n`;
+  const out = new Uint8Array(head.length + bytes.length);
+  out.set(enc.encode(head));
+  out.set(bytes, head.length);
+  return out;
+}
+
+const REFUSED = httpResponse(
+  "503 Service Unavailable",
+  { "content-type": "application/json", "retry-after": "1" },
+  JSON.stringify({ error: "too many connections: retry later" }) + "\n",
+);
+const HEADER_TIMEOUT = httpResponse(
+  "408 Request Timeout",
+  { "content-type": "application/json" },
+  JSON.stringify({ error: "request header timeout" }) + "\n",
+);
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let off = 0;
+  while (off < bytes.length) off += await conn.write(bytes.subarray(off));
+}
+
+/**
+ * Follows request boundaries in the client → server byte stream: heads, then
+ * `Content-Length` bodies or chunked framing. `feed` returns nothing; the caller reads
+ * {@linkcode RequestTracker.inHead} and {@linkcode RequestTracker.headBytes} after each chunk.
+ * Not exported from `mod.ts`.
+ *
+ * @example
+ * ```ts
+ * import { RequestTracker } from "./tcp_front.ts";
+ * const t = new RequestTracker();
+ * t.feed(new TextEncoder().encode("POST / HTTP/1.1\r\ncontent-length: 3\r\n\r\nab"));
+ * console.log(t.inHead, t.idle); // false false
+ * t.feed(new TextEncoder().encode("c"));
+ * console.log(t.inHead, t.idle); // false true
+ * t.feed(new TextEncoder().encode("GET / HT"));
+ * console.log(t.inHead, t.headBytes); // true 8
+ * ```
+ */
+export class RequestTracker {
+  /** "idle": between requests; "head": in a head; "body": Content-Length bytes left;
+   * "chunk-size" / "chunk-data" / "chunk-crlf" / "trailer": chunked framing; "lost": gave up. */
+  state:
+    | "idle"
+    | "head"
+    | "body"
+    | "chunk-size"
+    | "chunk-data"
+    | "chunk-crlf"
+    | "trailer"
+    | "lost" = "idle";
+  /** Heads completed so far. */
+  heads = 0;
+  /** Bytes of the current head seen so far. */
+  headBytes = 0;
+  /** The head's bytes (kept until it ends, for its framing headers). */
+  #head: Uint8Array[] = [];
+  /** The last two bytes of the head so far. */
+  #p1 = 0;
+  #p2 = 0;
+  #left = 0; // body or chunk bytes left
+  #size = -1; // chunk size being read (-1: no digit yet)
+  #ext = false; // in a chunk extension
+  #line = 0; // trailer line length so far
+
+  /** True while a head has started and not ended. */
+  get inHead(): boolean {
+    return this.state === "head";
+  }
+
+  /** True between requests (the last one fully sent). */
+  get idle(): boolean {
+    return this.state === "idle";
+  }
+
+  /** Follows one chunk of client bytes. */
+  feed(b: Uint8Array): void {
+    let i = 0;
+    while (i < b.length) {
+      switch (this.state) {
+        case "lost":
+          return;
+        case "idle":
+          // tolerate stray CRLFs between requests (RFC 9112 §2.2)
+          if (b[i] === CR || b[i] === LF) {
+            i++;
+            continue;
+          }
+          this.state = "head";
+          this.headBytes = 0;
+          this.#p1 = this.#p2 = 0;
+          this.#head = [];
+          continue;
+        case "head": {
+          const start = i;
+          let end = -1;
+          for (; i < b.length; i++) {
+            const c = b[i];
+            // a head ends at "\r\n\r\n" (or a lenient "\n\n" / "\n\r\n")
+            if (c === LF && (this.#p1 === LF || this.#p1 === CR && this.#p2 === LF)) {
+              end = i + 1;
+              break;
+            }
+            this.#p2 = this.#p1;
+            this.#p1 = c;
+          }
+          const stop = end === -1 ? b.length : end;
+          this.headBytes += stop - start;
+          if (this.headBytes > MAX_TRACKED_HEAD) {
+            this.state = "lost";
+            this.#head = [];
+            return;
+          }
+          this.#head.push(b.slice(start, stop));
+          if (end === -1) return;
+          i = end;
+          this.heads++;
+          this.#startBody();
+          continue;
+        }
+        case "body": {
+          const n = Math.min(this.#left, b.length - i);
+          i += n;
+          this.#left -= n;
+          if (this.#left === 0) this.state = "idle";
+          continue;
+        }
+        case "chunk-size": {
+          const c = b[i++];
+          if (c === LF) {
+            if (this.#size < 0) {
+              this.state = "lost";
+              return;
+            }
+            this.#ext = false;
+            if (this.#size === 0) {
+              this.state = "trailer";
+              this.#line = 0;
+            } else {
+              this.#left = this.#size;
+              this.state = "chunk-data";
+            }
+            this.#size = -1;
+          } else if (c === CR || this.#ext) {
+            // skip
+          } else if (c === 59 /* ; */ || c === 32 || c === 9) this.#ext = true;
+          else {
+            const d = c >= 48 && c <= 57
+              ? c - 48
+              : c >= 97 && c <= 102
+              ? c - 87
+              : c >= 65 && c <= 70
+              ? c - 55
+              : -1;
+            if (d < 0 || this.#size > 0xfffffff) {
+              this.state = "lost";
+              return;
+            }
+            this.#size = (this.#size < 0 ? 0 : this.#size * 16) + d;
+          }
+          continue;
+        }
+        case "chunk-data": {
+          const n = Math.min(this.#left, b.length - i);
+          i += n;
+          this.#left -= n;
+          if (this.#left === 0) {
+            this.state = "chunk-crlf";
+          }
+          continue;
+        }
+        case "chunk-crlf":
+          // the CRLF after a chunk's data
+          if (b[i++] === LF) this.state = "chunk-size";
+          continue;
+        case "trailer": {
+          const c = b[i++];
+          if (c === LF) {
+            if (this.#line === 0) this.state = "idle";
+            this.#line = 0;
+          } else if (c !== CR) this.#line++;
+          continue;
+        }
+      }
+    }
+  }
+
+  #startBody(): void {
+    let total = 0;
+    for (const p of this.#head) total += p.length;
+    const all = new Uint8Array(total);
+    let o = 0;
+    for (const p of this.#head) {
+      all.set(p, o);
+      o += p.length;
+    }
+    this.#head = [];
+    const text = new TextDecoder("latin1").decode(all);
+    const te = /\r?\ntransfer-encoding:([^\r\n]*)/i.exec(text);
+    if (te !== null) {
+      if (/chunked\s*$/i.test(te[1])) {
+        this.state = "chunk-size";
+        this.#size = -1;
+        this.#ext = false;
+      } else this.state = "lost"; // the server answers 400 and closes
+      return;
+    }
+    const cl = /\r?\ncontent-length:[ \t]*(\d+)[ \t]*(?=\r?\n)/i.exec(text);
+    const n = cl === null ? 0 : Number(cl[1]);
+    if (n > 0) {
+      this.state = "body";
+      this.#left = n;
+    } else this.state = "idle";
+  }
+}
+
+/**
+ * The front: {@linkcode TcpFront.listen} starts it, {@linkcode TcpFront.close} stops it and
+ * closes every connection it holds.
+ *
+ * @example
+ * ```ts
+ * import { TcpFront } from "./tcp_front.ts";
+ * const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, () => new Response("hi"));
+ * const front = TcpFront.listen({
+ *   port: 0,
+ *   backend: { hostname: "127.0.0.1", port: server.addr.port },
+ *   headerTimeoutMs: 10000,
+ *   maxConnections: 1024,
+ * });
+ * const res = await fetch(`http://127.0.0.1:${front.addr.port}/`);
+ * console.log(await res.text()); // hi
+ * await front.close();
+ * await server.shutdown();
+ * ```
+ */
+export class TcpFront {
+  readonly #listener: Deno.Listener;
+  readonly #opts: TcpFrontOptions;
+  readonly #conns = new Set<Deno.Conn>();
+  readonly #done: Promise<void>;
+  #closed = false;
+  readonly stats: TcpFrontStats = { open: 0, accepted: 0, refused: 0, headerTimeouts: 0 };
+
+  private constructor(listener: Deno.Listener, opts: TcpFrontOptions) {
+    this.#listener = listener;
+    this.#opts = opts;
+    this.#done = this.#acceptLoop();
+  }
+
+  /**
+   * Listens on the public port (throws `Deno.errors.AddrInUse` as `Deno.listen` does) and
+   * starts forwarding.
+   */
+  static listen(opts: TcpFrontOptions): TcpFront {
+    if (!(opts.maxConnections >= 1)) {
+      throw new RangeError(`maxConnections must be at least 1, got ${opts.maxConnections}`);
+    }
+    const listener = Deno.listen({
+      hostname: opts.hostname ?? "127.0.0.1",
+      port: opts.port,
+      transport: "tcp",
+    });
+    return new TcpFront(listener, opts);
+  }
+
+  /** The public address. */
+  get addr(): Deno.NetAddr {
+    return this.#listener.addr as Deno.NetAddr;
+  }
+
+  /** Resolves once the front has stopped accepting (after {@linkcode TcpFront.close}). */
+  get finished(): Promise<void> {
+    return this.#done;
+  }
+
+  /** Stops accepting (new connections are refused by the OS); open connections go on. */
+  stopAccepting(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#listener.close();
+    } catch { /* already closed */ }
+  }
+
+  /** Stops accepting and closes every connection still open. */
+  async close(): Promise<void> {
+    this.stopAccepting();
+    for (const c of this.#conns) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+    this.#conns.clear();
+    await this.#done;
+  }
+
+  async #acceptLoop(): Promise<void> {
+    while (!this.#closed) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (e) {
+        if (this.#closed || e instanceof Deno.errors.BadResource) return;
+        // EMFILE and the like: back off a little rather than spin
+        this.#opts.log?.(`front: accept failed: ${(e as Error).message}`);
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      if (this.stats.open >= this.#opts.maxConnections) {
+        this.stats.refused++;
+        this.#refuse(conn);
+        continue;
+      }
+      this.stats.open++;
+      this.stats.accepted++;
+      this.#forward(conn).finally(() => this.stats.open--);
+    }
+  }
+
+  /** Answers 503, then reads and drops what the client sent for up to a second (so that the
+   * close does not reset the connection before the client reads the answer). */
+  async #refuse(conn: Deno.Conn): Promise<void> {
+    this.#conns.add(conn);
+    const timer = setTimeout(() => {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }, 1000);
+    try {
+      await writeAll(conn, REFUSED);
+      await conn.closeWrite();
+      const sink = new Uint8Array(4096);
+      while (await conn.read(sink) !== null) { /* drop */ }
+    } catch { /* the client went away */ }
+    clearTimeout(timer);
+    this.#conns.delete(conn);
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  }
+
+  async #forward(client: Deno.Conn): Promise<void> {
+    const { backend, headerTimeoutMs } = this.#opts;
+    this.#conns.add(client);
+    let server: Deno.Conn | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let over = false;
+    const closeBoth = () => {
+      over = true;
+      if (timer !== undefined) clearTimeout(timer);
+      for (const c of [client, server]) {
+        try {
+          c?.close();
+        } catch { /* closed */ }
+      }
+    };
+    const timed = headerTimeoutMs > 0 && Number.isFinite(headerTimeoutMs);
+    const tracker = new RequestTracker();
+    let writingToClient = false;
+    const onTimeout = async () => {
+      timer = undefined;
+      if (over || writingToClient) return;
+      this.stats.headerTimeouts++;
+      if (tracker.inHead) {
+        over = true;
+        try {
+          await writeAll(client, HEADER_TIMEOUT);
+        } catch { /* gone */ }
+      }
+      closeBoth();
+    };
+    const arm = () => {
+      if (!timed || over) return;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(onTimeout, headerTimeoutMs);
+    };
+    const disarm = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    };
+    arm(); // from the connection's opening
+    try {
+      if (client.remoteAddr.transport === "tcp") (client as Deno.TcpConn).setNoDelay(true);
+      server = "path" in backend
+        ? await Deno.connect({ transport: "unix", path: backend.path })
+        : await Deno.connect({ hostname: backend.hostname, port: backend.port });
+      if ("setNoDelay" in server) (server as Deno.TcpConn).setNoDelay(true);
+      if (over) return;
+      this.#conns.add(server);
+      const s = server;
+      const up = (async () => {
+        const buf = new Uint8Array(BUF);
+        while (true) {
+          const n = await client.read(buf);
+          if (n === null) break;
+          if (timed) {
+            const heads = tracker.heads;
+            tracker.feed(buf.subarray(0, n));
+            if (tracker.state === "lost") disarm();
+            else if (tracker.heads !== heads) {
+              // a complete head stops the clock (the body is the server's to time); a
+              // pipelined next head that is still partial starts it again
+              if (tracker.inHead) arm();
+              else disarm();
+            }
+          }
+          await writeAll(s, buf.subarray(0, n));
+        }
+        await s.closeWrite().catch(() => {});
+      })();
+      const down = (async () => {
+        const buf = new Uint8Array(BUF);
+        while (true) {
+          const n = await s.read(buf);
+          if (n === null) break;
+          writingToClient = true;
+          try {
+            await writeAll(client, buf.subarray(0, n));
+          } finally {
+            writingToClient = false;
+          }
+          // between requests, the next head must start within the timeout of the last
+          // response byte
+          if (timed && tracker.idle) arm();
+        }
+      })();
+      // the server ending its side ends the connection (HTTP servers close, not half-close)
+      await Promise.race([down, up.then(() => down)]);
+    } catch {
+      // a reset, a closed connection, an unreachable server: the connection just ends
+    } finally {
+      closeBoth();
+      this.#conns.delete(client);
+      if (server !== undefined) this.#conns.delete(server);
+    }
+  }
+}
