@@ -11,7 +11,9 @@
  * Routes: `GET /health` (model kind, sizes, ETag), `POST /predict` (see sdk/http.ts: the same
  * protocol as the learning service) and `GET /schema/predict.json` (its JSON Schema).
  *
- *   MODEL_URL=https://example.com/bibtex.tsm deno serve --allow-net --allow-env examples/deno-deploy/main.ts
+ *   MODEL_URL=http://127.0.0.1:8080/model npx deno serve --allow-net --allow-env examples/deno-deploy/main.ts
+ *
+ * Without `MODEL_URL` or `MODEL_KV_KEY` it prints one line saying so and exits with code 2.
  *
  * @module
  */
@@ -30,5 +32,25 @@ import { appFor, modelsFromEnv } from "./app.ts";
  * console.log((await res.json()).kind); // linear-sparse
  * ```
  */
-const app: ReturnType<typeof appFor> = appFor(await modelsFromEnv((name) => Deno.env.get(name)));
+const app: ReturnType<typeof appFor> = appFor(await modelsOrExit());
 export default app;
+
+/**
+ * The model cache from the environment; run as the main module (`deno serve main.ts`) without a
+ * usable environment, prints one line naming what to set and exits with code 2 instead of an
+ * uncaught error's stack trace (imported as a module, it throws).
+ */
+async function modelsOrExit(): Promise<Parameters<typeof appFor>[0]> {
+  try {
+    return await modelsFromEnv((name) => Deno.env.get(name));
+  } catch (e) {
+    if (!import.meta.main) throw e;
+    const why = e instanceof Error ? e.message : String(e);
+    console.error(
+      `deno-deploy example: ${why} (MODEL_URL: the model file's URL, e.g. ` +
+        `http://127.0.0.1:8080/model of 'tagstream serve --public-read'; MODEL_KV_KEY: a key ` +
+        `stored by seed_kv.ts, with --unstable-kv); see examples/deno-deploy/README.md`,
+    );
+    Deno.exit(2);
+  }
+}

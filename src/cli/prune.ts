@@ -14,14 +14,18 @@
  * - `--model FILE`: a `linear-sparse` (BR) or `linear-lowrank` (LEML) model file. Labels are
  *   ranked by wⱼuⱼ from `<dataset>.train.txt`; the search validates on `--valid FILE` (an XC
  *   file), else on a seeded `--val-fraction` of the training rows. A LEML model is pruned as its
- *   product W·Hᵀ and replaced by the `linear-sparse` result only when that is smaller; otherwise
- *   the output is the input file and `reason` says why.
+ *   product W·Hᵀ and replaced by the `linear-sparse` result only when that is smaller and within
+ *   ε; otherwise nothing is written (`"pruned": false`, `"out": null`, `reason` says why, and
+ *   stderr says `prune: POP cannot help …`).
+ * - `"pruned": true` with `"withinTolerance": false` (BR): ε bounds POP's label search only; the
+ *   λ thresholding after it may lose more. The pruned file is written, `reason` explains and
+ *   names a λ of the sweep within ε, and stderr says `prune: … not within ε`.
  * - `--train br`: trains binary relevance (DCD) itself: the search runs on a held-out part of the
  *   training file, the found label cut is applied to BR retrained on all training rows
  *   (`src/prune/pop_br.ts`).
  *
  * The output defaults to `<model>.pop.tsm` (or `<dataset>.br.pop.tsm`), the plot to the output
- * name with `.svg`. `--test` also reports the unpruned and pruned PSP@k on `<dataset>.test.txt`.
+ * name with `.svg` (the sweeps, and the input model's size and validation PSP@k). `--test` also reports the unpruned and pruned PSP@k on `<dataset>.test.txt`.
  * The last stdout line is one JSON object summarising the run.
  *
  * @module
@@ -46,6 +50,7 @@ import { labelWeightsOfContent, rowPreprocessOfContent } from "../prune/model_we
 import { popDefaults, withinTolerance } from "../prune/pop.ts";
 import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
+import { thresholdingNote } from "../prune/tolerance.ts";
 import { validationPsp } from "../prune/validation.ts";
 import { Progress } from "./progress.ts";
 import { isBadInput, runScript } from "./run_script.ts";
@@ -90,6 +95,11 @@ export interface PruneCommand {
   eps?: number;
   normalize?: boolean;
   progress?: Progress;
+  /**
+   * Receives the one-line message of a run that wrote no model or a model outside ε (default:
+   * printed to stderr as `prune: …`).
+   */
+  onMessage?: (message: string) => void;
 }
 
 const USAGE = "usage: deno task prune --dataset NAME (--model FILE | --train br) [--out FILE] " +
@@ -282,7 +292,8 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   const train: Dataset = await loadDataset(dataDir, cmd.dataset, "train");
   const labelNames = await labelNamesOf(dataDir, cmd.dataset);
   const summary: Record<string, unknown> = { dataset: cmd.dataset };
-  let written: Uint8Array;
+  /** The model file to write; undefined when pruning did not help (no copy of the input). */
+  let written: Uint8Array | undefined;
   let svg: string | undefined;
   if (cmd.model) {
     const input = await readModel(cmd.model);
@@ -302,7 +313,7 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     progress.start(undefined, "POP search");
     const r = pruneModel(content, rows, counts, p, { ...popOpts, curve }, input);
     progress.done();
-    written = r.bytes;
+    written = r.pruned ? r.bytes : undefined;
     Object.assign(summary, {
       source: cmd.model,
       sourceKind: content.kind,
@@ -337,6 +348,7 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
         ks,
         referenceBytes: input.length,
         referenceLabel: `input ${content.kind}`,
+        referencePsp: r.search.baseline,
       });
       summary.curve = r.curve;
     }
@@ -360,10 +372,22 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     written = r.bytes;
     const unpruned = r.full.toModelFile({ labelNames });
     const fullWeights = r.full.toLabelWeights();
+    const kb = (n: number) => `${(n / 1000).toFixed(1)} kB`;
+    const note = thresholdingNote(r.search.final, r.search.baseline, {
+      epsilon: popOpts.epsilon,
+      lambda: popOpts.lambda,
+      ks,
+      curve: r.curve,
+      maxBytes: unpruned.length,
+    });
     Object.assign(summary, {
       source: "br",
       kind: "linear-sparse",
       pruned: true,
+      reason:
+        `pruned BR: ${r.weights.labelPtr[r.weights.numLabels]} of ${
+          fullWeights.labelPtr[fullWeights.numLabels]
+        } weights, ${kb(unpruned.length)} → ${kb(r.bytes.length)}` + (note ? `; ${note}` : ""),
       numPrunedLabels: r.search.numPrunedLabels,
       nnzBefore: fullWeights.labelPtr[fullWeights.numLabels],
       nnzAfter: r.weights.labelPtr[r.weights.numLabels],
@@ -386,21 +410,35 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
         ks,
         referenceBytes: unpruned.length,
         referenceLabel: "unpruned BR",
+        referencePsp: r.search.baseline,
       });
       summary.curve = r.curve;
     }
   }
-  await Deno.writeFile(out, written);
+  if (written !== undefined) await Deno.writeFile(out, written);
   if (svg !== undefined && plot) await Deno.writeTextFile(plot, svg);
   Object.assign(summary, {
     epsilon: popOpts.epsilon,
     lambda: popOpts.lambda,
     delta: popOpts.delta,
     ks,
-    out,
+    out: written === undefined ? null : out,
     plot: plot ?? null,
-    modelBytes: written.length,
+    modelBytes: written === undefined ? null : written.length,
   });
+  if (written === undefined) {
+    summary.message =
+      `POP cannot help ${cmd.model}: ${
+        String(summary.reason).replace(/^not pruned: /, "")
+      }. Nothing written to ${out} ` +
+      `(it would be a copy of the input); keep using ${cmd.model}.`;
+  } else if (summary.withinTolerance === false) {
+    summary.message = `${out} is pruned but not within ε = ${popOpts.epsilon} of the unpruned ` +
+      `validation PSP@k: see reason.`;
+  }
+  if (typeof summary.message === "string") {
+    (cmd.onMessage ?? ((m: string) => console.error(`prune: ${m}`)))(summary.message);
+  }
   return summary;
 }
 

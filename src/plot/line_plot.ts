@@ -24,6 +24,8 @@ export interface Series {
   color?: string;
   /** Draw a marker at each point (default: when the series has at most 40 points). */
   markers?: boolean;
+  /** Marker shape (default "circle"; "diamond" is larger, for points to stand out). */
+  marker?: "circle" | "diamond";
 }
 
 /**
@@ -48,6 +50,28 @@ export interface LinePlotOptions {
   yMax?: number;
   /** Logarithmic x axis (all x must be > 0). */
   logX?: boolean;
+}
+
+/**
+ * A generous estimate of the width in pixels of `text` in a sans-serif font of `fontSize` px
+ * (wide letters count more), used to size the legend so that no name is cut off.
+ *
+ * @example
+ * ```ts
+ * import { textWidth } from "./line_plot.ts";
+ * console.log(textWidth("iii", 12) < textWidth("MMM", 12)); // true
+ * ```
+ */
+export function textWidth(text: string, fontSize: number): number {
+  let em = 0;
+  for (const ch of text) {
+    if (/[MWmw@%]/.test(ch)) em += 0.95;
+    else if (/[A-Z]/.test(ch)) em += 0.72;
+    else if (/[ijlI.,:;'|!· ]/.test(ch)) em += 0.33;
+    else if (ch.codePointAt(0)! > 0x2000) em += 1; // symbols such as → ≤
+    else em += 0.6;
+  }
+  return em * fontSize;
 }
 
 const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"];
@@ -87,9 +111,16 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
   const width = options.width ?? 640;
   const height = options.height ?? 400;
   const left = 64, right = 16, top = options.title ? 36 : 16, bottom = 48;
-  const legendWidth = series.length > 1 ? 130 : 0;
-  const plotW = width - left - right - legendWidth;
+  // the legend (when there are several series) is as wide as its longest name and sits right
+  // of the plot; the plot area keeps at least 60% of the asked width, the SVG grows otherwise
+  const legendWidth = series.length > 1
+    ? Math.ceil(36 + Math.max(...series.map((s) => textWidth(s.name, 12))))
+    : 0;
+  const plotW = Math.max(width - left - right - legendWidth, Math.round(0.6 * width));
+  const legendBottom = top + 10 + 18 * (series.length - 1) + 10;
   const plotH = height - top - bottom;
+  const svgWidth = left + plotW + legendWidth + right;
+  const svgHeight = legendWidth > 0 ? Math.max(height, legendBottom) : height;
   let xMin = Infinity, xMax = -Infinity, yMin = Infinity, yMax = -Infinity;
   const tx = (v: number) => (options.logX ? Math.log10(v) : v);
   for (const s of series) {
@@ -126,10 +157,10 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
   const sy = (v: number) => top + plotH - ((v - y0) / (y1 - y0 || 1)) * plotH;
   const out: string[] = [];
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" ` +
-      `viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${svgWidth}" height="${svgHeight}" ` +
+      `viewBox="0 0 ${svgWidth} ${svgHeight}" font-family="sans-serif" font-size="12">`,
   );
-  out.push(`<rect width="${width}" height="${height}" fill="white"/>`);
+  out.push(`<rect width="${svgWidth}" height="${svgHeight}" fill="white"/>`);
   if (options.title) {
     out.push(
       `<text x="${fmt(left + plotW / 2)}" y="22" text-anchor="middle" font-size="15">` +
@@ -188,25 +219,47 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
     }
     for (const seg of segments) {
       if (seg.length === 0) continue;
-      out.push(
-        `<polyline fill="none" stroke="${escapeXml(color)}" stroke-width="2" ` +
-          `points="${seg.join(" ")}"><title>${escapeXml(s.name)}</title></polyline>`,
-      );
+      // a lone point is its marker only (a one-point polyline draws nothing)
+      if (seg.length > 1 || s.markers === false) {
+        out.push(
+          `<polyline fill="none" stroke="${escapeXml(color)}" stroke-width="2" ` +
+            `points="${seg.join(" ")}"><title>${escapeXml(s.name)}</title></polyline>`,
+        );
+      }
       if (s.markers ?? s.x.length <= 40) {
         for (const p of seg) {
-          const [cx, cy] = p.split(",");
-          out.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${escapeXml(color)}"/>`);
+          const [cx, cy] = p.split(",").map(Number);
+          if (s.marker === "diamond") {
+            const d = 6;
+            out.push(
+              `<polygon points="${fmt(cx)},${fmt(cy - d)} ${fmt(cx + d)},${fmt(cy)} ` +
+                `${fmt(cx)},${fmt(cy + d)} ${fmt(cx - d)},${fmt(cy)}" fill="${
+                  escapeXml(color)
+                }" stroke="#000" stroke-width="0.5"><title>${escapeXml(s.name)}</title></polygon>`,
+            );
+          } else {
+            out.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${escapeXml(color)}"/>`);
+          }
         }
       }
     }
     if (legendWidth > 0) {
       const ly = top + 10 + 18 * k;
       const lx = left + plotW + 12;
-      out.push(
-        `<line x1="${lx}" x2="${lx + 18}" y1="${ly}" y2="${ly}" stroke="${
-          escapeXml(color)
-        }" stroke-width="2"/>`,
-      );
+      if (s.marker === "diamond") {
+        out.push(
+          `<polygon points="${lx + 9},${ly - 5} ${lx + 14},${ly} ${lx + 9},${ly + 5} ${
+            lx + 4
+          },${ly}" ` +
+            `fill="${escapeXml(color)}" stroke="#000" stroke-width="0.5"/>`,
+        );
+      } else {
+        out.push(
+          `<line x1="${lx}" x2="${lx + 18}" y1="${ly}" y2="${ly}" stroke="${
+            escapeXml(color)
+          }" stroke-width="2"/>`,
+        );
+      }
       out.push(
         `<text x="${lx + 24}" y="${ly}" dominant-baseline="middle">${escapeXml(s.name)}</text>`,
       );

@@ -164,15 +164,22 @@ export interface CurveSvgOptions {
   referenceBytes?: number;
   /** Legend of the reference line (default "unpruned"). */
   referenceLabel?: string;
+  /**
+   * Validation PSP@k (one per k) of the unpruned model: drawn as its points at
+   * `referenceBytes` (legend "input PSP@k").
+   */
+  referencePsp?: readonly number[];
 }
 
 const EPS_COLORS = ["#08519c", "#3182bd", "#6baed6"];
 const LAMBDA_COLORS = ["#a50f15", "#de2d26", "#fb6a4a"];
+const INPUT_COLORS = ["#00441b", "#238b45", "#74c476"];
 
 /**
  * Renders curve points as an SVG plot: x = model size (kB), y = validation PSP@k, one line per
  * sweep and k (blues for the ε sweep, reds for the λ sweep), points joined in order of size;
- * the title says at which λ and ε the sweeps ran.
+ * the title says at which λ and ε the sweeps ran. The unpruned model is a grey vertical line at
+ * its size and, with `referencePsp`, its own PSP@k as green diamonds on it.
  *
  * @example
  * ```ts
@@ -180,8 +187,8 @@ const LAMBDA_COLORS = ["#a50f15", "#de2d26", "#fb6a4a"];
  * const svg = curveSvg([
  *   { sweep: "epsilon", epsilon: 0, lambda: 0.01, numPrunedLabels: 0, nnz: 90, bytes: 2000, psp: [50] },
  *   { sweep: "epsilon", epsilon: 0.05, lambda: 0.01, numPrunedLabels: 4, nnz: 40, bytes: 1000, psp: [47] },
- * ], { ks: [1], referenceBytes: 4000 });
- * console.log(svg.startsWith("<svg"), svg.includes("ε sweep PSP@1")); // true true
+ * ], { ks: [1], referenceBytes: 4000, referencePsp: [51] });
+ * console.log(svg.startsWith("<svg"), svg.includes("ε sweep PSP@1"), svg.includes("input PSP@1")); // true true true
  * ```
  */
 export function curveSvg(points: readonly CurvePoint[], options: CurveSvgOptions = {}): string {
@@ -207,6 +214,22 @@ export function curveSvg(points: readonly CurvePoint[], options: CurveSvgOptions
         x: pts.map((p) => p.bytes / 1000),
         y,
         color: (sweep === "epsilon" ? EPS_COLORS : LAMBDA_COLORS)[i % 3],
+      });
+    });
+  }
+  const ref = options.referenceBytes;
+  if (ref !== undefined && options.referencePsp) {
+    const psp = options.referencePsp;
+    ks.forEach((k, i) => {
+      if (!Number.isFinite(psp[i])) return;
+      yMin = Math.min(yMin, psp[i]);
+      yMax = Math.max(yMax, psp[i]);
+      series.push({
+        name: `input PSP@${k}`,
+        x: [ref / 1000],
+        y: [psp[i]],
+        color: INPUT_COLORS[i % 3],
+        marker: "diamond",
       });
     });
   }

@@ -26,6 +26,7 @@ import { validationPsp, type ValidationRows } from "./validation.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "./model_weights.ts";
 import { resolveStorage, type StorageOptions } from "./storage.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
+import { smallestWithin, thresholdingNote, toleranceShortfall } from "./tolerance.ts";
 
 /**
  * Options of {@linkcode pruneModel}.
@@ -60,9 +61,17 @@ export interface PruneModelOptions extends PopOptions, StorageOptions {
  * ```
  */
 export interface PrunedModel {
-  /** True when `bytes` is the pruned model; false when the original was kept. */
+  /**
+   * True when `bytes` is the pruned model; false when the original was kept (the CLI then writes
+   * no output model: it would be a copy of the input).
+   */
   pruned: boolean;
-  /** Why the original was kept, or a one-line summary of the pruning. */
+  /**
+   * Why the model was not pruned ("not pruned: …", e.g. the pruned file would not be smaller),
+   * or a one-line summary of the pruning — which, when `withinTolerance` is false, explains it
+   * (ε bounds the label search only; the λ thresholding lost more; a smaller λ if the curve has
+   * one).
+   */
   reason: string;
   /** The file to write: the pruned `linear-sparse` model, or the original bytes. */
   bytes: Uint8Array;
@@ -77,7 +86,12 @@ export interface PrunedModel {
   search: PopResult;
   /** PSP@k of the stored pruned weights on the validation rows. */
   stored: number[];
-  /** Whether every stored PSP@k is ≥ (1 − ε) × the unpruned model's on the validation rows. */
+  /**
+   * Whether every stored PSP@k is ≥ (1 − ε) × the unpruned model's on the validation rows. A
+   * pruned `linear-sparse` model can be `pruned` without being within the tolerance: ε bounds the
+   * label search, the λ thresholding after it is not bounded (POP's Algorithm 2); `reason` then
+   * says so.
+   */
   withinTolerance: boolean;
   /** The ε and λ sweeps, when `options.curve` was given. */
   curve?: CurvePoint[];
@@ -120,7 +134,7 @@ export interface PrunedModel {
  * };
  * const r = pruneModel(content, rows, [1, 1], Float64Array.of(0.5, 0.5), { delta: 1 });
  * console.log(r.search.nnzBefore, r.search.nnzAfter, r.pruned); // 8 3 false (not smaller)
- * console.log(r.reason.startsWith("kept the linear-lowrank model")); // true
+ * console.log(r.reason.startsWith("not pruned:"), r.reason.includes("pruning cannot help")); // true true
  * ```
  */
 export function pruneModel(
@@ -207,24 +221,28 @@ export function pruneModel(
   let reason: string;
   if (kept) {
     reason = `pruned ${content.kind} → linear-sparse: ${what}, ${kb(before)} → ${kb(bytes.length)}`;
+    const note = thresholdingNote(storedPsp, search.baseline, {
+      epsilon: eps,
+      lambda,
+      ks,
+      curve,
+      maxBytes: before,
+    });
+    if (note) reason += `; ${note}`;
   } else {
     const why: string[] = [];
-    if (!smaller) why.push(`is not smaller than the original ${kb(before)}`);
-    if (lowRank && !storedWithin) {
-      const i = storedPsp.findIndex((v, j) => v < (1 - eps) * search.baseline[j] - 1e-9);
-      const drop = 100 * (1 - storedPsp[i] / search.baseline[i]);
+    if (!smaller) {
       why.push(
-        `loses ${drop.toFixed(1)}% of validation PSP@${ks[i]} (${search.baseline[i].toFixed(2)} → ${
-          storedPsp[i].toFixed(2)
-        }), more than ε = ${100 * eps}%`,
+        `is not smaller than the ${content.kind} original ${kb(before)}: pruning cannot help`,
       );
     }
-    reason = `kept the ${content.kind} model: ${what} ${why.join(" and ")}`;
+    const short = toleranceShortfall(storedPsp, search.baseline, eps, ks);
+    if (lowRank && short) why.push(short);
+    reason = `not pruned: ${what} ${why.join(" and ")}`;
     if (curve) {
-      const ok = curve.filter((c) => c.sweep === "lambda" && c.bytes < before && within(c.psp))
-        .sort((a, b) => a.bytes - b.bytes);
-      reason += ok.length
-        ? `; λ = ${ok[0].lambda} would give ${kb(ok[0].bytes)} within the tolerance`
+      const ok = smallestWithin(curve, search.baseline, eps, before);
+      reason += ok
+        ? `; λ = ${ok.lambda} would give ${kb(ok.bytes)} within the tolerance`
         : "; no λ of the sweep gives a smaller file within the tolerance";
     }
   }

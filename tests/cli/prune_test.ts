@@ -73,6 +73,7 @@ Deno.test("prune --train br writes the pruned model, the SVG curve and the summa
     const svg = await Deno.readTextFile(`${dir}/tiny.br.pop.svg`);
     assert(s.plot === `${dir}/tiny.br.pop.svg`, `plot ${s.plot}`);
     assert((svg.match(/<polyline/g) ?? []).length === 7, "6 PSP lines + the reference");
+    assert((svg.match(/<title>input PSP@\d<\/title>/g) ?? []).length === 3, "unpruned PSP@1/3/5");
     assert((s.curve as unknown[]).length === 6, "3 ε + 3 λ points");
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -111,12 +112,18 @@ Deno.test("prune --model prunes a BR file and keeps or replaces a LEML file", as
     assert(r.code === 0, `exit ${r.code}: ${r.stderr}`);
     s = lastJson(r.stdout);
     assert(s.sourceKind === "linear-lowrank" && typeof s.reason === "string", "summary");
-    const written = await Deno.readFile(`${dir}/leml.pop.tsm`);
     const within = s.withinTolerance as boolean;
     const smaller = (s.prunedBytes as number) < (s.originalBytes as number);
     assert(s.pruned === (smaller && within), `decision ${s.pruned} (${s.reason})`);
-    if (s.pruned) assert(decodeModelFile(written).kind === "linear-sparse", "replaced");
-    else assert(written.join() === input.join(), "kept: the output must be the input file");
+    if (s.pruned) {
+      const written = await Deno.readFile(`${dir}/leml.pop.tsm`);
+      assert(decodeModelFile(written).kind === "linear-sparse", "replaced");
+    } else {
+      // not pruned: no copy of the input is written, and the run says so
+      const exists = await Deno.stat(`${dir}/leml.pop.tsm`).then(() => true, () => false);
+      assert(!exists && s.out === null && s.modelBytes === null, "kept: no .pop.tsm written");
+      assert(/prune: POP cannot help .*Nothing written/.test(r.stderr), `stderr: ${r.stderr}`);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -121,7 +121,7 @@ Deno.test("a LEML model is kept, with the reason, when its pruned product loses 
   assert(!r.pruned && r.bytes === input, "the original bytes must be returned as is");
   assert(!r.withinTolerance, `stored ${r.stored} vs baseline ${r.search.baseline}`);
   assert(
-    /^kept the linear-lowrank model: .* loses [\d.]+% of validation PSP@\d .* more than ε = 1%/
+    /^not pruned: .* loses [\d.]+% of validation PSP@\d .* more than ε = 1%/
       .test(r.reason),
     r.reason,
   );

@@ -18,8 +18,11 @@ const USAGE =
 POP (Wei and Li, AAAI 2019): labels ranked by propensity-weighted training frequency keep only
 their delta largest weights as long as validation PSP@k stays within epsilon, then weights in
 [-sqrt(lambda), sqrt(lambda)] are dropped. BR models are pruned directly; LEML models as their
-product W·H^T, kept only when smaller and within epsilon. Writes the pruned file and an SVG
-size-vs-PSP@k curve; prints one JSON summary.
+product W·H^T, kept only when smaller and within epsilon; otherwise no file is written
+("pruned": false, "out": null, and a reason). "pruned": true beside "withinTolerance": false (BR):
+epsilon bounds only the label search, and the lambda thresholding may lose more (see "reason", or
+use a smaller --lambda). Writes the pruned file and an SVG size-vs-PSP@k curve with the input
+model's PSP@1/3/5; prints one JSON summary.
 
   --dataset NAME        label statistics from DATA_DIR/NAME.train.txt (required)
   --model FILE          model file to prune (linear-sparse or linear-lowrank)
