@@ -8,12 +8,29 @@
 
 /** A running throwaway Redis server. */
 export interface RedisServer {
-  /** TCP port on 127.0.0.1. */
+  /** TCP port on 127.0.0.1 (the TLS port with `tls`). */
   readonly port: number;
-  /** `redis://127.0.0.1:<port>`. */
+  /** `redis://127.0.0.1:<port>` (`rediss://` with `tls`; no password in it). */
   readonly url: string;
+  /** With `tls`: the PEM file of the CA that signed the server's certificate. */
+  readonly caFile?: string;
+  /**
+   * Kills the server (SIGKILL), runs `whileDown` if given, and starts it again on the same port
+   * and directory.
+   */
+  restart(whileDown?: () => Promise<void>): Promise<void>;
   /** Kills the server and removes its directory. */
   stop(): Promise<void>;
+}
+
+/** Options of {@linkcode startRedisServer}. */
+export interface RedisServerOptions {
+  /** Require this password (`--requirepass`, the `default` user's password). */
+  requirePass?: string;
+  /** Serve TLS only (certificates made with `openssl` in the server's directory). */
+  tls?: boolean;
+  /** Keep data across {@linkcode RedisServer.restart} (append-only file, fsync always). */
+  persist?: boolean;
 }
 
 /**
@@ -57,7 +74,99 @@ export function hasRedisServer(): boolean {
 }
 
 /**
- * Starts `redis-server` without persistence on 127.0.0.1 and waits until it answers.
+ * Makes a CA and a server certificate for 127.0.0.1/localhost with `openssl` in `dir`.
+ *
+ * @example
+ * ```ts
+ * import { makeTlsFiles } from "./redis_server.ts";
+ * console.log(typeof makeTlsFiles); // "function"
+ * ```
+ */
+export async function makeTlsFiles(
+  dir: string,
+): Promise<{ ca: string; cert: string; key: string }> {
+  const f = (n: string) => `${dir}/${n}`;
+  const run = async (args: string[]) => {
+    const r = await new Deno.Command("openssl", { args, stdout: "null", stderr: "piped" })
+      .output();
+    if (!r.success) {
+      throw new Error(`openssl ${args[0]} failed: ${new TextDecoder().decode(r.stderr)}`);
+    }
+  };
+  await run([
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    f("ca.key"),
+    "-out",
+    f("ca.crt"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=tagstream test CA",
+  ]);
+  await run([
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    f("server.key"),
+    "-out",
+    f("server.csr"),
+    "-subj",
+    "/CN=127.0.0.1",
+  ]);
+  await Deno.writeTextFile(f("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
+  await run([
+    "x509",
+    "-req",
+    "-in",
+    f("server.csr"),
+    "-CA",
+    f("ca.crt"),
+    "-CAkey",
+    f("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    f("server.crt"),
+    "-days",
+    "2",
+    "-extfile",
+    f("ext.cnf"),
+  ]);
+  return { ca: f("ca.crt"), cert: f("server.crt"), key: f("server.key") };
+}
+
+async function answersPing(port: number, caFile: string | undefined): Promise<boolean> {
+  try {
+    const c = caFile !== undefined
+      ? await Deno.connectTls({
+        hostname: "127.0.0.1",
+        port,
+        caCerts: [await Deno.readTextFile(caFile)],
+      })
+      : await Deno.connect({ hostname: "127.0.0.1", port });
+    try {
+      await c.write(new TextEncoder().encode("PING\r\n"));
+      const buf = new Uint8Array(64);
+      const n = await c.read(buf);
+      const text = n === null ? "" : new TextDecoder().decode(buf.subarray(0, n));
+      return text.startsWith("+PONG") || text.startsWith("-NOAUTH");
+    } finally {
+      c.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts `redis-server` on 127.0.0.1 (without persistence unless `persist`; with a password
+ * and/or TLS when asked) and waits until it answers.
  *
  * @example
  * ```ts
@@ -69,69 +178,87 @@ export function hasRedisServer(): boolean {
  * }
  * ```
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer(o: RedisServerOptions = {}): Promise<RedisServer> {
   if (!hasRedisServer()) {
     throw new Error("redis-server is not installed: run `bash scripts/install-services.sh`");
   }
   const dir = await Deno.makeTempDir({ prefix: "tagstream-redis-" });
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const port = freePort();
-    const child = new Deno.Command("redis-server", {
-      args: [
+  let tlsFiles: { ca: string; cert: string; key: string } | undefined;
+  try {
+    if (o.tls) tlsFiles = await makeTlsFiles(dir);
+  } catch (e) {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    throw e;
+  }
+  const argsFor = (port: number): string[] => {
+    const args = o.tls
+      ? [
         "--port",
+        "0",
+        "--tls-port",
         String(port),
-        "--bind",
-        "127.0.0.1",
-        "--dir",
-        dir,
-        "--save",
-        "",
-        "--appendonly",
+        "--tls-cert-file",
+        tlsFiles!.cert,
+        "--tls-key-file",
+        tlsFiles!.key,
+        "--tls-ca-cert-file",
+        tlsFiles!.ca,
+        "--tls-auth-clients",
         "no",
-        "--daemonize",
-        "no",
-        "--loglevel",
-        "warning",
-      ],
+      ]
+      : ["--port", String(port)];
+    args.push("--bind", "127.0.0.1", "--dir", dir, "--save", "");
+    if (o.persist) args.push("--appendonly", "yes", "--appendfsync", "always");
+    else args.push("--appendonly", "no");
+    args.push("--daemonize", "no", "--loglevel", "warning");
+    if (o.requirePass !== undefined) args.push("--requirepass", o.requirePass);
+    return args;
+  };
+  const spawn = (port: number) =>
+    new Deno.Command("redis-server", {
+      args: argsFor(port),
       stdin: "null",
       stdout: "null",
       stderr: "null",
     }).spawn();
-    let ok = false;
-    for (let i = 0; i < 100 && !ok; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      try {
-        const c = await Deno.connect({ hostname: "127.0.0.1", port });
-        await c.write(new TextEncoder().encode("PING\r\n"));
-        const buf = new Uint8Array(16);
-        const n = await c.read(buf);
-        c.close();
-        ok = n !== null && new TextDecoder().decode(buf.subarray(0, n)).startsWith("+PONG");
-      } catch {
-        ok = false;
-      }
-    }
-    if (ok) {
-      return {
-        port,
-        url: `redis://127.0.0.1:${port}`,
-        async stop() {
-          try {
-            child.kill("SIGKILL");
-          } catch {
-            // already gone
-          }
-          await child.status;
-          await Deno.remove(dir, { recursive: true }).catch(() => {});
-        },
-      };
-    }
+  const kill = async (child: Deno.ChildProcess) => {
     try {
       child.kill("SIGKILL");
     } catch {
       // already gone
     }
     await child.status;
+  };
+  const waitReady = async (port: number) => {
+    for (let i = 0; i < 150; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      if (await answersPing(port, tlsFiles?.ca)) return true;
+    }
+    return false;
+  };
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = freePort();
+    let child = spawn(port);
+    if (await waitReady(port)) {
+      return {
+        port,
+        url: `${o.tls ? "rediss" : "redis"}://127.0.0.1:${port}`,
+        caFile: tlsFiles?.ca,
+        async restart(whileDown?: () => Promise<void>) {
+          await kill(child);
+          if (whileDown !== undefined) await whileDown();
+          child = spawn(port);
+          if (!(await waitReady(port))) {
+            throw new Error(`Cannot restart redis-server on 127.0.0.1:${port}`);
+          }
+        },
+        async stop() {
+          await kill(child);
+          await Deno.remove(dir, { recursive: true }).catch(() => {});
+        },
+      };
+    }
+    await kill(child);
   }
   await Deno.remove(dir, { recursive: true }).catch(() => {});
   throw new Error("Cannot start redis-server on 127.0.0.1 after 5 attempts");

@@ -1,7 +1,10 @@
 /**
- * A small Redis client speaking RESP2 over `Deno.connect`: pipelined commands and the stream
- * commands the service needs (XADD, XREADGROUP, XACK, XGROUP CREATE ... MKSTREAM, XPENDING, XLEN).
- * No npm redis package.
+ * A small Redis client speaking RESP2 over `Deno.connect` (or `Deno.connectTls` for `rediss://`):
+ * AUTH (ACL and legacy forms), pipelined commands and the stream commands the service needs
+ * (XADD, XREADGROUP, XACK, XGROUP CREATE ... MKSTREAM, XPENDING, XLEN). No npm redis package (not
+ * installed here; the service needs only these few commands). Reconnecting is the caller's job
+ * (see redis_source.ts): a failed connection rejects every command with a
+ * {@linkcode RedisConnectionError}.
  *
  * @module
  */
@@ -142,33 +145,107 @@ export class RespParser {
   }
 }
 
+/** Where and how to connect: parsed from a URL by {@linkcode parseRedisUrl}, or given directly. */
+export interface RedisConnectOptions {
+  /** Host name or address. */
+  hostname: string;
+  /** TCP port. */
+  port: number;
+  /** Database selected after connecting (default 0). */
+  db?: number;
+  /** ACL user name (Redis 6 `AUTH user pass`); omit for the legacy `AUTH pass`. */
+  username?: string;
+  /** Password; when set, AUTH is sent on every (re)connect. */
+  password?: string;
+  /** Connect with TLS (`rediss://`). */
+  tls?: boolean;
+  /** PEM file of the certificate authority to trust for TLS (besides the system's). */
+  caFile?: string;
+}
+
 /**
- * Parses `redis://host:port[/db]` into connection options.
+ * Parses `redis[s]://[[user]:password@]host:port[/db]` into connection options. User name and
+ * password are percent-decoded; error messages never repeat the password.
  *
  * @example
  * ```ts
  * import { parseRedisUrl } from "./redis_client.ts";
- * console.log(parseRedisUrl("redis://127.0.0.1:6390/2")); // { hostname: "127.0.0.1", port: 6390, db: 2 }
+ * console.log(parseRedisUrl("redis://127.0.0.1:6390/2")); // { hostname: "127.0.0.1", port: 6390, db: 2, tls: false }
+ * console.log(parseRedisUrl("rediss://bob:s%40cret@localhost").password); // "s@cret"
  * ```
  */
-export function parseRedisUrl(url: string): { hostname: string; port: number; db: number } {
+export function parseRedisUrl(url: string): RedisConnectOptions & { db: number; tls: boolean } {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new TypeError(`Invalid Redis URL '${url}': expected redis://host:port[/db]`);
+    throw new TypeError(
+      `Invalid Redis URL '${
+        redactRedisUrl(url)
+      }': expected redis[s]://[user:password@]host:port[/db]`,
+    );
   }
-  if (u.protocol !== "redis:") {
-    throw new TypeError(`Invalid Redis URL '${url}': the scheme must be redis://`);
+  if (u.protocol !== "redis:" && u.protocol !== "rediss:") {
+    throw new TypeError(
+      `Invalid Redis URL '${redactRedisUrl(url)}': the scheme must be redis:// or rediss://`,
+    );
   }
   const port = u.port === "" ? 6379 : Number(u.port);
   const dbText = u.pathname.replace(/^\//, "");
   const db = dbText === "" ? 0 : Number(dbText);
   if (!Number.isInteger(db) || db < 0) {
-    throw new RangeError(`Invalid Redis URL '${url}': database '${dbText}' is not an integer`);
+    throw new RangeError(
+      `Invalid Redis URL '${redactRedisUrl(url)}': database '${dbText}' is not an integer`,
+    );
   }
-  return { hostname: u.hostname || "127.0.0.1", port, db };
+  const out: RedisConnectOptions & { db: number; tls: boolean } = {
+    hostname: u.hostname || "127.0.0.1",
+    port,
+    db,
+    tls: u.protocol === "rediss:",
+  };
+  if (u.username !== "") out.username = decodeURIComponent(u.username);
+  if (u.password !== "") out.password = decodeURIComponent(u.password);
+  return out;
 }
+
+/**
+ * A Redis URL with its password replaced by `***`, for messages and logs.
+ *
+ * @example
+ * ```ts
+ * import { redactRedisUrl } from "./redis_client.ts";
+ * console.log(redactRedisUrl("redis://bob:hunter2@127.0.0.1:6379/1")); // "redis://bob:***@127.0.0.1:6379/1"
+ * ```
+ */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== "") u.password = "***";
+    return u.href;
+  } catch {
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@");
+  }
+}
+
+function describeTarget(o: RedisConnectOptions): string {
+  const user = o.username !== undefined ? encodeURIComponent(o.username) : "";
+  const auth = o.password !== undefined ? `${user}:***@` : user !== "" ? `${user}@` : "";
+  const db = o.db !== undefined && o.db !== 0 ? `/${o.db}` : "";
+  return `${o.tls ? "rediss" : "redis"}://${auth}${o.hostname}:${o.port}${db}`;
+}
+
+/**
+ * The connection to the server failed or was closed (a command in flight may or may not have
+ * run). Error replies (`WRONGTYPE`, `NOGROUP`, ...) are plain `Error`s.
+ *
+ * @example
+ * ```ts
+ * import { RedisConnectionError } from "./redis_client.ts";
+ * console.log(new RedisConnectionError("gone") instanceof Error); // true
+ * ```
+ */
+export class RedisConnectionError extends Error {}
 
 /**
  * Compares two stream ids `"<ms>-<seq>"` numerically: negative, zero or positive.
@@ -223,7 +300,9 @@ export class RedisClient {
   }
 
   /**
-   * Connects to `redis://host:port[/db]` (or explicit options) and selects the database.
+   * Connects to `redis[s]://[[user]:password@]host:port[/db]` (or explicit options): TLS for
+   * `rediss://` (trusting `caFile` besides the system's authorities), AUTH when a password is
+   * given (`AUTH user pass` with a user name, else the legacy `AUTH pass`), then SELECT.
    *
    * @example
    * ```ts
@@ -233,19 +312,44 @@ export class RedisClient {
    * ```
    */
   static async connect(
-    target: string | { hostname: string; port: number; db?: number },
+    target: string | RedisConnectOptions,
+    extra: { caFile?: string } = {},
   ): Promise<RedisClient> {
-    const opts = typeof target === "string" ? parseRedisUrl(target) : target;
+    const opts = { ...(typeof target === "string" ? parseRedisUrl(target) : target), ...extra };
+    const label = describeTarget(opts);
     let conn: Deno.Conn;
     try {
-      conn = await Deno.connect({ hostname: opts.hostname, port: opts.port });
+      if (opts.tls) {
+        const caCerts = opts.caFile !== undefined
+          ? [await Deno.readTextFile(opts.caFile)]
+          : undefined;
+        conn = await Deno.connectTls({ hostname: opts.hostname, port: opts.port, caCerts });
+        await (conn as Deno.TlsConn).handshake();
+      } else {
+        conn = await Deno.connect({ hostname: opts.hostname, port: opts.port });
+      }
     } catch (e) {
-      throw new Error(
-        `Cannot connect to Redis at ${opts.hostname}:${opts.port}: ${(e as Error).message}`,
+      throw new RedisConnectionError(
+        `Cannot connect to Redis at ${label}: ${(e as Error).message}`,
       );
     }
-    const client = new RedisClient(conn, `${opts.hostname}:${opts.port}`);
-    if (opts.db !== undefined && opts.db !== 0) await client.command("SELECT", opts.db);
+    const client = new RedisClient(conn, label);
+    try {
+      if (opts.password !== undefined) {
+        try {
+          if (opts.username !== undefined) {
+            await client.command("AUTH", opts.username, opts.password);
+          } else await client.command("AUTH", opts.password);
+        } catch (e) {
+          const msg = (e as Error).message.replace(`Redis ${label}: `, "");
+          throw new Error(`Cannot authenticate to Redis at ${label}: ${msg}`);
+        }
+      }
+      if (opts.db !== undefined && opts.db !== 0) await client.command("SELECT", opts.db);
+    } catch (e) {
+      client.close();
+      throw e;
+    }
     return client;
   }
 
@@ -268,12 +372,12 @@ export class RedisClient {
           else w.resolve(r.value);
         }
       }
-      this.#fail(new Error(`Redis ${this.#label}: connection closed by the server`));
+      this.#fail(new RedisConnectionError(`Redis ${this.#label}: connection closed by the server`));
     } catch (e) {
       this.#fail(
         this.#closed
-          ? new Error(`Redis ${this.#label}: connection closed`)
-          : new Error(`Redis ${this.#label}: ${(e as Error).message}`),
+          ? new RedisConnectionError(`Redis ${this.#label}: connection closed`)
+          : new RedisConnectionError(`Redis ${this.#label}: ${(e as Error).message}`),
       );
     }
   }
@@ -286,7 +390,9 @@ export class RedisClient {
   /** Sends one command and resolves with its reply (rejects on a RESP error reply). */
   command(...args: (string | number | Uint8Array)[]): Promise<RespValue> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
-    if (this.#closed) return Promise.reject(new Error(`Redis ${this.#label}: client closed`));
+    if (this.#closed) {
+      return Promise.reject(new RedisConnectionError(`Redis ${this.#label}: client closed`));
+    }
     const bytes = encodeCommand(args);
     const p = new Promise<RespValue>((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
@@ -294,7 +400,9 @@ export class RedisClient {
     this.#writing = this.#writing.then(async () => {
       let off = 0;
       while (off < bytes.length) off += await this.#conn.write(bytes.subarray(off));
-    }).catch((e) => this.#fail(new Error(`Redis ${this.#label}: ${(e as Error).message}`)));
+    }).catch((e) =>
+      this.#fail(new RedisConnectionError(`Redis ${this.#label}: ${(e as Error).message}`))
+    );
     return p;
   }
 

@@ -32,6 +32,7 @@ import {
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../stream/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../stream/id_window.ts";
+import { redactRedisUrl } from "../../stream/redis_client.ts";
 import { TcpFront } from "../../stream/tcp_front.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
@@ -65,6 +66,10 @@ Server:
 
 Sources besides HTTP:
   --source redis://HOST:PORT[/DB]   consume a Redis Stream with a consumer group
+                          (redis://[USER]:PASS@... sends AUTH; rediss://... uses TLS)
+  --redis-ca-file PEM     CA certificate to trust for rediss://
+  --redis-claim-idle-ms N take over entries pending with a dead consumer for N ms
+                          (default 60000; 0: never)
   --stream-key KEY        stream key (default tagstream:events)
   --group NAME            consumer group (default tagstream)
   --consumer NAME         consumer name, keep it stable across restarts (default learner-1)
@@ -120,6 +125,8 @@ export const SERVE_FLAGS: FlagSpec = {
   "max-body-bytes": "string",
   quiet: "boolean",
   source: "string",
+  "redis-ca-file": "string",
+  "redis-claim-idle-ms": "string",
   "stream-key": "string",
   group: "string",
   consumer: "string",
@@ -164,8 +171,10 @@ const SERVE_MAX_FEATURES = 1 << 18;
 export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions> {
   const stateDir = requiredFlag(f, "state-dir", "serve");
   const source = stringFlag(f, "source");
-  if (source !== undefined && !source.startsWith("redis://")) {
-    throw new TypeError(`--source must be a redis:// URL, got '${source}'`);
+  if (source !== undefined && !/^rediss?:\/\//.test(source)) {
+    throw new TypeError(
+      `--source must be a redis:// or rediss:// URL, got '${redactRedisUrl(source)}'`,
+    );
   }
   // fault injection for tests and bench/service_chaos.ts (see storage_faults.ts)
   installFaultFromEnv(Deno.env.toObject());
@@ -194,6 +203,8 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
       key: stringFlag(f, "stream-key"),
       group: stringFlag(f, "group"),
       consumer: stringFlag(f, "consumer"),
+      caFile: stringFlag(f, "redis-ca-file"),
+      claimIdleMs: intFlag(f, "redis-claim-idle-ms", 60000, 0),
     },
     file: stringFlag(f, "follow"),
     followFile: true,
