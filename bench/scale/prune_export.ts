@@ -123,6 +123,9 @@ export function pruneToBytes(
       meta: { ...base.meta, prunedToBytes: { maxBytes, lambda, delta } },
       weightType: "f16",
       indexType: storage.indexType,
+      // the bias order costs 4 bytes a label (4 MB at 10^6): the SDK sorts the biases on its
+      // first query instead, and those bytes hold weights
+      biasOrder: false,
     });
     if (base.featureSpace) c.featureSpace = structuredClone(base.featureSpace);
     return encodeModelFile(c);
