@@ -122,7 +122,7 @@ Deno.test("learner thread: publish reaches the serving thread; a failed open rej
   await assertThrowsMsg(
     () => openThread("/tmp/unused", ["--source", "http://x"]),
     TypeError,
-    "--source must be a redis:// URL",
+    "--source must be a redis:// or rediss:// URL",
   );
 });
 
