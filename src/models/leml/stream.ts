@@ -155,7 +155,16 @@ interface LocalConfig {
   gramRecompute: number;
 }
 
-const LOCAL_KEYS = [
+/**
+ * The options that only `update: "local"` takes (in full mode each is a RangeError).
+ *
+ * @example
+ * ```ts
+ * import { LOCAL_KEYS } from "./stream.ts";
+ * console.log(LOCAL_KEYS.includes("refreshEvery")); // true
+ * ```
+ */
+export const LOCAL_KEYS = [
   "localNegatives",
   "catchUp",
   "refreshEvery",

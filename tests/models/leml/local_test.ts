@@ -1,4 +1,4 @@
-import { LemlStream } from "../../../src/models/leml/stream.ts";
+import { LemlStream, LOCAL_KEYS } from "../../../src/models/leml/stream.ts";
 import { factory } from "../../../src/models/leml/mod.ts";
 import type { ModelState } from "../../../src/models/estimator.ts";
 import { assert } from "../../helpers.ts";
@@ -16,18 +16,7 @@ checkEstimator("leml streaming (local update, no replay)", factory, {
 /** `state` as a full-mode (or local-mode, with `local`) state without the local tensors. */
 function asMode(state: ModelState, local?: Record<string, unknown>): ModelState {
   const config: Record<string, unknown> = { ...state.config };
-  for (
-    const key of [
-      "update",
-      "localNegatives",
-      "catchUp",
-      "refreshEvery",
-      "refreshRows",
-      "refreshCg",
-      "refreshProx",
-      "gramRecompute",
-    ]
-  ) delete config[key];
+  for (const key of ["update", ...LOCAL_KEYS]) delete config[key];
   const tensors = { ...state.tensors };
   for (const t of ["gram", "gramHb", "lastTouch", "labelPool"]) delete tensors[t];
   return { ...state, config: { ...config, ...(local ?? {}) }, tensors };
