@@ -182,7 +182,7 @@ export class OvaEstimator implements Estimator {
     return {
       rows: this.#rows,
       weights: this.#w.size,
-      bytes: this.#w.bytes + this.#lCap * 20,
+      bytes: this.#w.bytes + this.#biasHeap.bytes + this.#lCap * 20,
       prunes: this.#prunes,
       evictions: this.#evictions,
       labelUpdates: this.#updates,
