@@ -120,6 +120,7 @@ export {
 } from "./src/stream/service.ts";
 export type { IdWindow, IdWindowState } from "./src/stream/id_window.ts";
 export type { WalLoss } from "./src/stream/wal.ts";
+export type { CheckpointDelta } from "./src/stream/checkpoint_delta.ts";
 export type { ServiceHandle } from "./src/stream/service_handle.ts";
 export { LearnerThread, type LearnerThreadOptions } from "./src/stream/learner_thread.ts";
 export type {

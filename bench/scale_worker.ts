@@ -421,7 +421,14 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
     let dir: string | undefined;
     try {
       dir = await Deno.makeTempDir({ prefix: "tagstream_scale_" });
-      result.service = await serviceCosts(model, factory, { repetitions: reps, dir, labelNames });
+      // the held-out rows serve as the next events between incremental checkpoints
+      result.service = await serviceCosts(model, factory, {
+        repetitions: reps,
+        dir,
+        labelNames,
+        moreRows: plan.test.rows,
+        batchSize: job.batchSize,
+      });
     } catch (e) {
       result.service = { error: errorText(e) };
     } finally {

@@ -14,6 +14,8 @@
  */
 import type { Estimator, EstimatorFactory, ModelState } from "../../src/models/estimator.ts";
 import { encodeCheckpoint, writeFileAtomic } from "../../src/stream/checkpoint.ts";
+import { examplesToBatch } from "../../src/data/batcher.ts";
+import type { Example } from "../../src/data/types.ts";
 
 /**
  * Options of {@linkcode serviceCosts}.
@@ -32,6 +34,18 @@ export interface ServiceCostOptions {
   dir: string;
   /** Label names written into the checkpoint and the published file (default: decimal). */
   labelNames?: readonly string[];
+  /**
+   * Rows learned between two incremental checkpoints (one checkpoint interval: the service's
+   * default is 5,000 events), for a model with state deltas; each repetition learns the next
+   * `deltaRows` of them then writes a delta. Absent: no incremental checkpoints measured.
+   */
+  moreRows?: readonly Example[];
+  /**
+   * Rows per incremental checkpoint (default 5000, or fewer when `moreRows` cannot give every
+   * repetition that many) and per minibatch (default 64).
+   */
+  deltaRows?: number;
+  batchSize?: number;
 }
 
 /**
@@ -66,6 +80,20 @@ export interface ServiceCosts {
   publishBuildMs: number;
   publishWriteMs: number;
   publishBytes: number;
+  /**
+   * Incremental checkpoints (models with state deltas, given `moreRows`): rows learned since the
+   * previous checkpoint, then `toStateDelta()` + encoding + atomic write, and the file's bytes.
+   */
+  delta?: {
+    rows: number;
+    checkpointMs: number;
+    stateMs: number;
+    encodeMs: number;
+    writeMs: number;
+    bytes: number;
+    /** Restoring: `applyStateDelta` of one delta on the restored base. */
+    applyMs: number;
+  };
 }
 
 /** Bytes of a state's tensors. */
@@ -165,9 +193,11 @@ export async function serviceCosts(
     ms.pub.push(t5 - t0);
     publishBytes = file.length;
   }
+  const delta = await deltaCosts(model, factory, o, ckPath);
   await Deno.remove(ckPath).catch(() => {});
   await Deno.remove(modelPath).catch(() => {});
   return {
+    ...(delta ? { delta } : {}),
     repetitions: o.repetitions,
     snapshotFrom: from,
     snapshotMs: median(ms.snapshot),
@@ -183,5 +213,65 @@ export async function serviceCosts(
     publishBuildMs: median(ms.pubBuild),
     publishWriteMs: median(ms.pubWrite),
     publishBytes,
+  };
+}
+
+/**
+ * Incremental checkpoints: a base (`beginStateDeltas` + `toState`), then per repetition the next
+ * `deltaRows` rows learned and a delta written; also the cost of applying one to the restored
+ * base (what a restart pays per delta). Undefined without state deltas or rows.
+ */
+async function deltaCosts(
+  model: Estimator,
+  factory: EstimatorFactory,
+  o: ServiceCostOptions,
+  ckPath: string,
+): Promise<ServiceCosts["delta"]> {
+  const rows = o.moreRows ?? [];
+  const bs = o.batchSize ?? 64;
+  const per = o.deltaRows ?? Math.min(5000, Math.floor(rows.length / Math.max(1, o.repetitions)));
+  if (!model.beginStateDeltas || !model.toStateDelta || !(per > 0)) return undefined;
+  model.beginStateDeltas();
+  const restored = factory.restore(model.toState());
+  const ms = { state: [] as number[], encode: [] as number[], write: [] as number[] };
+  const apply: number[] = [], all: number[] = [];
+  let bytes = 0, next = 0;
+  const reps = Math.min(o.repetitions, Math.floor(rows.length / per));
+  for (let r = 0; r < reps; r++) {
+    for (let s = 0; s < per; s += bs) {
+      const part = rows.slice(next + s, next + Math.min(per, s + bs));
+      model.learnMany(examplesToBatch(part, model.numFeatures, model.numLabels));
+    }
+    next += per;
+    const t0 = performance.now();
+    const d = model.toStateDelta();
+    if (d === undefined) return undefined; // the model asked for a full state
+    const t1 = performance.now();
+    const file = encodeCheckpoint({
+      format: "tagstream-checkpoint-delta",
+      kind: model.kind,
+      state: d,
+    });
+    const t2 = performance.now();
+    await writeFileAtomic(`${ckPath}.delta`, file);
+    const t3 = performance.now();
+    ms.state.push(t1 - t0);
+    ms.encode.push(t2 - t1);
+    ms.write.push(t3 - t2);
+    all.push(t3 - t0);
+    bytes = file.length;
+    const t4 = performance.now();
+    restored.applyStateDelta!(d);
+    apply.push(performance.now() - t4);
+  }
+  await Deno.remove(`${ckPath}.delta`).catch(() => {});
+  return {
+    rows: per,
+    checkpointMs: median(all),
+    stateMs: median(ms.state),
+    encodeMs: median(ms.encode),
+    writeMs: median(ms.write),
+    bytes,
+    applyMs: median(apply),
   };
 }

@@ -114,6 +114,26 @@ export interface Estimator {
    * unchanged).
    */
   applyReplicaDelta?(delta: ModelState): void;
+  /**
+   * Optional (with {@linkcode Estimator.toStateDelta} and
+   * {@linkcode Estimator.applyStateDelta}): starts (or restarts) logging what learning changes
+   * for incremental checkpoints, independently of the replica's log; take the full `toState()`
+   * right after this call.
+   */
+  beginStateDeltas?(): void;
+  /**
+   * Optional: what changed since `beginStateDeltas()` or the previous state delta — everything
+   * `applyStateDelta` needs to rebuild this exact training state (optimiser sums, counts,
+   * generators) from the previous one; clears the log. `undefined` when a full `toState()` is
+   * needed instead; logging then stops until the next `beginStateDeltas()`.
+   */
+  toStateDelta?(): ModelState | undefined;
+  /**
+   * Optional: applies a `toStateDelta()` to this model (restored from the `toState()` taken at
+   * `beginStateDeltas()`, and the state deltas before it) in place, so that it is the model that
+   * made the delta and learns on exactly as it would. Checks the delta first.
+   */
+  applyStateDelta?(delta: ModelState): void;
 }
 
 /**

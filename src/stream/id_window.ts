@@ -99,6 +99,8 @@ export class IdWindow {
   /** Open addressing, linear probing: ring position + 1, 0 for an empty slot. */
   #table: Int32Array;
   #mask: number;
+  /** Ids inserted since this window was made or restored (for {@linkcode IdWindow.newest}). */
+  #inserted = 0;
 
   /**
    * An empty window of `capacity` ids (16 KB allocated up front; it grows as ids arrive).
@@ -146,6 +148,58 @@ export class IdWindow {
     return true;
   }
 
+  /** Ids inserted since this window was made or restored (it only grows). */
+  get inserted(): number {
+    return this.#inserted;
+  }
+
+  /**
+   * The hashes of the newest `n` ids, oldest first (two words each, as in
+   * {@linkcode IdWindowState}), for a checkpoint delta: {@linkcode IdWindow.pushHashes} of them
+   * on a copy of this window as it was `n` insertions ago makes it this window. `undefined` when
+   * the window does not hold `n` ids.
+   *
+   * @example
+   * ```ts
+   * import { IdWindow } from "./id_window.ts";
+   * const a = new IdWindow(3);
+   * a.add("x");
+   * const b = IdWindow.fromState(a.toState());
+   * const mark = a.inserted;
+   * a.add("y");
+   * a.add("z");
+   * a.add("w"); // "x" falls out
+   * b.pushHashes(a.newest(a.inserted - mark)!);
+   * console.log(b.has("x"), b.has("w"), b.toState().hashes.join() === a.toState().hashes.join()); // false true true
+   * ```
+   */
+  newest(n: number): Uint32Array | undefined {
+    if (!(n >= 0 && n <= this.#count)) return undefined;
+    const slots = this.#ring.length >>> 1, out = new Uint32Array(2 * n);
+    for (let i = 0; i < n; i++) {
+      const p = (this.#head + this.#count - n + i) % slots;
+      out[2 * i] = this.#ring[2 * p];
+      out[2 * i + 1] = this.#ring[2 * p + 1];
+    }
+    return out;
+  }
+
+  /**
+   * Inserts ids by their hashes (from {@linkcode IdWindow.newest}), oldest first; hashes held
+   * already are skipped.
+   *
+   * @throws {RangeError} when `hashes` is not a Uint32Array of an even length
+   */
+  pushHashes(hashes: Uint32Array): void {
+    if (!(hashes instanceof Uint32Array) || hashes.length % 2 !== 0) {
+      throw new RangeError("IdWindow.pushHashes: expected a Uint32Array of hash pairs");
+    }
+    if (this.capacity === 0) return;
+    for (let i = 0; i < hashes.length; i += 2) {
+      if (this.#find(hashes[i], hashes[i + 1]) < 0) this.#insert(hashes[i], hashes[i + 1]);
+    }
+  }
+
   /** Ring position of the hash, or -1. */
   #find(hi: number, lo: number): number {
     const t = this.#table, r = this.#ring, mask = this.#mask;
@@ -160,6 +214,7 @@ export class IdWindow {
   }
 
   #insert(hi: number, lo: number): void {
+    this.#inserted++;
     let slots = this.#ring.length >>> 1;
     if (this.#count === slots && slots < this.capacity) {
       this.#grow(Math.min(this.capacity, 2 * slots));

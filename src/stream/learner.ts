@@ -14,6 +14,8 @@ import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/es
 import { type EventLimits, EventParser, type LineResult } from "./events.ts";
 import { PrequentialState, PrequentialWindow } from "../metrics/prequential.ts";
 import { DEFAULT_ID_WINDOW, IdWindow, type IdWindowState } from "./id_window.ts";
+import { DirtyLabels } from "./dirty_labels.ts";
+import { CHECKPOINT_DELTA_FORMAT, type CheckpointDelta } from "./checkpoint_delta.ts";
 
 /**
  * Where the learner is in its sources; saved in the same checkpoint as the model.
@@ -164,6 +166,14 @@ export interface LearnerCheckpoint {
    * {@linkcode ReplicaDelta}; see {@linkcode StreamLearner.toReplicaDelta}).
    */
   replicaSeq?: number;
+  /**
+   * The chain of incremental checkpoints this checkpoint is part of (see
+   * {@linkcode StreamLearner.toCheckpointBase}), and its sequence number in it: the deltas of the
+   * same chain from `chainSeq` on apply to it. Absent before the first base.
+   */
+  chain?: string;
+  /** See `chain`. */
+  chainSeq?: number;
 }
 
 const DELTA_FORMAT = "tagstream-replica-delta";
@@ -299,8 +309,16 @@ export class StreamLearner {
   #deltas = false;
   #sentFeatures = 0;
   #sentLabels = 0;
-  #countFlag = new Uint8Array(0);
-  #countDirty: number[] = [];
+  #replicaCounts = new DirtyLabels();
+  // incremental checkpoints (see toCheckpointBase): the chain's id ("" before any base) and
+  // sequence number, whether deltas are logged, and the marks of what changed since
+  #chain = "";
+  #chainSeq = 0;
+  #ckOn = false;
+  #ckFeatures = 0;
+  #ckLabels = 0;
+  #ckIds = 0;
+  #ckCounts = new DirtyLabels();
 
   private constructor(
     factory: EstimatorFactory,
@@ -401,15 +419,11 @@ export class StreamLearner {
         ? new IdWindow(options.dedupWindow ?? DEFAULT_ID_WINDOW)
         : IdWindow.fromState(ck.ids, options.dedupWindow),
     );
-    l.#pending = ck.pending.map((p) => {
-      const e: { id?: string; x: Example["x"]; labels: Int32Array; negatives?: Int32Array } = {
-        x: { indices: p.indices, values: p.values },
-        labels: p.labels,
-      };
-      if (p.id !== undefined) e.id = p.id;
-      if (p.negatives !== undefined) e.negatives = p.negatives;
-      return e;
-    });
+    l.#pending = pendingFrom(ck.pending);
+    if (typeof ck.chain === "string") {
+      l.#chain = ck.chain;
+      l.#chainSeq = ck.chainSeq ?? 0;
+    }
     l.applied = ck.applied;
     l.learned = ck.learned;
     l.rejected = ck.rejected;
@@ -565,7 +579,8 @@ export class StreamLearner {
         this.#labelCounts = next;
       }
       for (let i = 0; i < ev.labels.length; i++) this.#labelCounts[ev.labels[i]]++;
-      if (this.#deltas) this.#markCounts(ev.labels);
+      if (this.#deltas) this.#replicaCounts.mark(ev.labels);
+      if (this.#ckOn) this.#ckCounts.mark(ev.labels);
       if (this.recentCapacity > 0) {
         if (this.#recent.length < this.recentCapacity) this.#recent.push(ev);
         else this.#recent[this.#recentNext] = ev;
@@ -729,8 +744,7 @@ export class StreamLearner {
     this.#deltas = true;
     this.#sentFeatures = this.parser.features.size;
     this.#sentLabels = this.parser.labels.size;
-    for (const l of this.#countDirty) this.#countFlag[l] = 0;
-    this.#countDirty = [];
+    this.#replicaCounts.clear();
     return { ...this.toReplicaCheckpoint(), deltas: true };
   }
 
@@ -751,14 +765,9 @@ export class StreamLearner {
       return undefined;
     }
     const fNames = this.parser.features.names, lNames = this.parser.labels.names;
-    const dirty = this.#countDirty;
-    const labels = Int32Array.from(dirty).sort();
+    const labels = this.#replicaCounts.take();
     const counts = new Float64Array(labels.length);
-    for (let i = 0; i < labels.length; i++) {
-      counts[i] = this.#labelCounts[labels[i]];
-      this.#countFlag[labels[i]] = 0;
-    }
-    this.#countDirty = [];
+    for (let i = 0; i < labels.length; i++) counts[i] = this.#labelCounts[labels[i]];
     const d: ReplicaDelta = {
       format: DELTA_FORMAT,
       kind: this.#estimator.kind,
@@ -810,50 +819,12 @@ export class StreamLearner {
         `Replica delta ${d.base} -> ${d.seq} does not follow this replica (at ${this.#replicaSeq})`,
       );
     }
-    const vocab = (v: Vocabulary, add: { from: number; names: string[] }, what: string) => {
-      if (
-        !add || !Number.isInteger(add.from) || add.from < 0 || add.from > v.size ||
-        !Array.isArray(add.names)
-      ) {
-        throw new RangeError(`Replica delta: ${what} names must follow ${v.size} names`);
-      }
-      // names the replica already has (a full snapshot newer than the delta's base) must agree
-      const known = Math.min(v.size, add.from + add.names.length);
-      for (let i = add.from; i < known; i++) {
-        if (add.names[i - add.from] !== v.names[i]) {
-          throw new RangeError(`Replica delta: ${what} name ${i} differs from the replica's`);
-        }
-      }
-      const fresh = add.names.slice(known - add.from);
-      const seen = new Set<string>();
-      for (const n of fresh) {
-        if (typeof n !== "string" || v.idOf(n, false) >= 0 || seen.has(n)) {
-          throw new RangeError(`Replica delta: ${what} name '${String(n).slice(0, 40)}' twice`);
-        }
-        seen.add(n);
-      }
-      if (v.size + fresh.length > v.maxSize) {
-        throw new RangeError(`Replica delta: more than ${v.maxSize} ${what} names`);
-      }
-      return fresh;
-    };
+    const vocab = (v: Vocabulary, add: { from: number; names: string[] }, what: string) =>
+      newNames(v, add, `Replica delta: ${what}`);
     const newFeatures = vocab(this.parser.features, d.features, "feature");
     const newLabels = vocab(this.parser.labels, d.labels, "label");
     const numLabels = this.parser.labels.size + newLabels.length;
-    const lc = d.labelCounts;
-    if (
-      !lc || !(lc.labels instanceof Int32Array) || !(lc.counts instanceof Float64Array) ||
-      lc.counts.length !== lc.labels.length
-    ) {
-      throw new RangeError("Replica delta: labelCounts must be labels and counts of one length");
-    }
-    for (let i = 0; i < lc.labels.length; i++) {
-      if (!(lc.labels[i] >= 0 && lc.labels[i] < numLabels)) {
-        throw new RangeError(
-          `Replica delta: labelCounts label ${lc.labels[i]} is out of range [0, ${numLabels})`,
-        );
-      }
-    }
+    checkLabelCounts(d.labelCounts, numLabels, "Replica delta");
     const window = PrequentialWindow.fromState(d.window);
     if (window.size !== this.window.size) {
       throw new RangeError(`Replica delta: window of ${window.size}, not ${this.window.size}`);
@@ -861,12 +832,7 @@ export class StreamLearner {
     est.applyReplicaDelta(d.state);
     for (const n of newFeatures) this.parser.features.idOf(n, true);
     for (const n of newLabels) this.parser.labels.idOf(n, true);
-    if (numLabels > this.#labelCounts.length) {
-      const next = new Float64Array(Math.max(numLabels, 2 * this.#labelCounts.length));
-      next.set(this.#labelCounts);
-      this.#labelCounts = next;
-    }
-    for (let i = 0; i < lc.labels.length; i++) this.#labelCounts[lc.labels[i]] = lc.counts[i];
+    this.#setCounts(d.labelCounts);
     this.#window = window;
     this.applied = d.applied;
     this.learned = d.learned;
@@ -879,24 +845,178 @@ export class StreamLearner {
 
   #stopDeltas(): void {
     this.#deltas = false;
-    for (const l of this.#countDirty) this.#countFlag[l] = 0;
-    this.#countDirty = [];
+    this.#replicaCounts.clear();
   }
 
-  /** Notes that the counts of `labels` changed (for the next replica delta). */
-  #markCounts(labels: Int32Array): void {
-    if (this.#countFlag.length < this.#labelCounts.length) {
-      const f = new Uint8Array(this.#labelCounts.length);
-      f.set(this.#countFlag);
-      this.#countFlag = f;
+  /** Sets the counts of a delta's labels (growing the counts to them). */
+  #setCounts(lc: { labels: Int32Array; counts: Float64Array }): void {
+    const top = lc.labels.length > 0 ? lc.labels[lc.labels.length - 1] : -1;
+    if (top >= this.#labelCounts.length) {
+      const next = new Float64Array(Math.max(top + 1, 2 * this.#labelCounts.length));
+      next.set(this.#labelCounts);
+      this.#labelCounts = next;
     }
-    for (let i = 0; i < labels.length; i++) {
-      const l = labels[i];
-      if (this.#countFlag[l] === 0) {
-        this.#countFlag[l] = 1;
-        this.#countDirty.push(l);
-      }
+    for (let i = 0; i < lc.labels.length; i++) this.#labelCounts[lc.labels[i]] = lc.counts[i];
+  }
+
+  /**
+   * A full checkpoint ({@linkcode StreamLearner.toCheckpoint}) that starts a new chain of
+   * incremental checkpoints: when the model has state deltas (`beginStateDeltas`/
+   * `toStateDelta`/`applyStateDelta`, e.g. "ova"), it starts logging what changes from here on,
+   * so that {@linkcode StreamLearner.toCheckpointDelta} can write the next checkpoints at the
+   * cost of the changes. The checkpoint carries the chain's id (`chain`, new at each base) and
+   * sequence number (`chainSeq`, 0).
+   *
+   * @example
+   * ```ts
+   * import { factory, type OvaEstimator } from "../models/ova/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory, { batchSize: 1 });
+   * (l.estimator as OvaEstimator).stateDeltaMaxFraction = 1; // a tiny model: any delta is big
+   * l.ingestLine('{"id": "1", "features": {"0": 1}, "labels": ["news"]}', "demo", 1);
+   * const base = l.toCheckpointBase();
+   * l.ingestLine('{"id": "2", "features": {"1": 1}, "labels": ["sport"]}', "demo", 2);
+   * const d = l.toCheckpointDelta()!;
+   * const r = StreamLearner.fromCheckpoint(factory, structuredClone(base));
+   * r.applyCheckpointDelta(structuredClone(d));
+   * console.log(r.applied, r.predict({ "1": 1 }, 1).labels, r.ingestLine('{"id": "2", "features": {"1": 1}, "labels": ["sport"]}', "demo", 3).duplicate); // 2 [ "sport" ] true
+   * ```
+   */
+  toCheckpointBase(): LearnerCheckpoint {
+    const est = this.#estimator;
+    const can = typeof est.beginStateDeltas === "function" &&
+      typeof est.toStateDelta === "function" && typeof est.applyStateDelta === "function";
+    this.#chain = chainId();
+    this.#chainSeq = 0;
+    this.#ckOn = can;
+    if (can) est.beginStateDeltas!();
+    this.#ckFeatures = this.parser.features.size;
+    this.#ckLabels = this.parser.labels.size;
+    this.#ckIds = this.#ids.inserted;
+    this.#ckCounts.clear();
+    return this.toCheckpoint();
+  }
+
+  /**
+   * What changed since {@linkcode StreamLearner.toCheckpointBase} or the previous delta, as an
+   * incremental checkpoint ({@linkcode CheckpointDelta}) that
+   * {@linkcode StreamLearner.applyCheckpointDelta} applies, in order, to a learner restored from
+   * the base: the model's state delta, the names the vocabularies gained, the label counts that
+   * changed, the ids the deduplication window gained, and the small parts (queued events,
+   * counters, prequential window, position) whole. `undefined` when a base is needed instead:
+   * none was taken, the model has no state deltas, or it asks for a full state (a global prune,
+   * a delta not much smaller than the state); deltas then stop until the next base.
+   */
+  toCheckpointDelta(): CheckpointDelta | undefined {
+    if (!this.#ckOn) return undefined;
+    const state = this.#estimator.toStateDelta!();
+    if (state === undefined) {
+      this.#ckOn = false;
+      this.#ckCounts.clear();
+      return undefined;
     }
+    const fNames = this.parser.features.names, lNames = this.parser.labels.names;
+    const labels = this.#ckCounts.take(), counts = new Float64Array(labels.length);
+    for (let i = 0; i < labels.length; i++) counts[i] = this.#labelCounts[labels[i]];
+    const hashes = this.#ids.newest(this.#ids.inserted - this.#ckIds);
+    const d: CheckpointDelta = {
+      format: CHECKPOINT_DELTA_FORMAT,
+      kind: this.#estimator.kind,
+      chain: this.#chain,
+      base: this.#chainSeq,
+      seq: this.#chainSeq + 1,
+      state,
+      features: { from: this.#ckFeatures, names: fNames.slice(this.#ckFeatures) },
+      labels: { from: this.#ckLabels, names: lNames.slice(this.#ckLabels) },
+      labelCounts: { labels, counts },
+      pending: this.#pendingState(),
+      applied: this.applied,
+      learned: this.learned,
+      rejected: this.rejected,
+      duplicates: this.duplicates,
+      idDigest: [this.#digest[0], this.#digest[1]],
+      ids: hashes !== undefined ? { hashes } : { window: this.#ids.toState() },
+      window: this.window.toState(),
+      position: structuredClone(this.position),
+      modelVersion: this.modelVersion,
+      savedAt: new Date().toISOString(),
+    };
+    this.#chainSeq++;
+    this.#ckFeatures = fNames.length;
+    this.#ckLabels = lNames.length;
+    this.#ckIds = this.#ids.inserted;
+    return d;
+  }
+
+  /**
+   * Brings this learner (restored by `fromCheckpoint` from a
+   * {@linkcode StreamLearner.toCheckpointBase} and the deltas before this one) to the learner
+   * that made `d`, in place: the same model state, vocabularies, counts, queued events,
+   * deduplication window and position, so that it learns on exactly as that one would.
+   * Everything is checked before anything changes.
+   *
+   * @throws {TypeError} when it is not a checkpoint delta of this model kind
+   * @throws {RangeError} naming the problem when it is not the next delta of this learner's chain
+   * or does not fit it
+   */
+  applyCheckpointDelta(d: CheckpointDelta): void {
+    if (d === null || typeof d !== "object" || d.format !== CHECKPOINT_DELTA_FORMAT) {
+      throw new TypeError("Not a Tagstream checkpoint delta (format field missing)");
+    }
+    const est = this.#estimator;
+    if (d.kind !== est.kind) {
+      throw new TypeError(`Checkpoint delta of a '${d.kind}' model for a '${est.kind}' learner`);
+    }
+    if (typeof est.applyStateDelta !== "function") {
+      throw new TypeError(`A '${est.kind}' model has no checkpoint deltas`);
+    }
+    if (d.chain !== this.#chain || d.base !== this.#chainSeq) {
+      throw new RangeError(
+        `Checkpoint delta ${d.chain}:${d.base} does not follow this learner (at ${this.#chain}:${this.#chainSeq})`,
+      );
+    }
+    const where = "Checkpoint delta";
+    const newFeatures = newNames(this.parser.features, d.features, `${where}: feature`);
+    const newLabels = newNames(this.parser.labels, d.labels, `${where}: label`);
+    checkLabelCounts(d.labelCounts, this.parser.labels.size + newLabels.length, where);
+    const window = PrequentialWindow.fromState(d.window);
+    if (window.size !== this.window.size) {
+      throw new RangeError(`${where}: window of ${window.size}, not ${this.window.size}`);
+    }
+    const ids = d.ids?.window !== undefined
+      ? IdWindow.fromState(d.ids.window, this.#ids.capacity)
+      : undefined;
+    const hashes = d.ids?.hashes;
+    if (ids === undefined && !(hashes instanceof Uint32Array && hashes.length % 2 === 0)) {
+      throw new RangeError(`${where}: ids must hold a window or hash pairs`);
+    }
+    if (!Array.isArray(d.pending)) throw new RangeError(`${where}: pending must be an array`);
+    est.applyStateDelta(d.state);
+    for (const n of newFeatures) this.parser.features.idOf(n, true);
+    for (const n of newLabels) this.parser.labels.idOf(n, true);
+    this.#setCounts(d.labelCounts);
+    if (ids !== undefined) this.#ids = ids;
+    else this.#ids.pushHashes(hashes!);
+    this.#pending = pendingFrom(d.pending);
+    this.#window = window;
+    this.applied = d.applied;
+    this.learned = d.learned;
+    this.rejected = d.rejected;
+    this.duplicates = d.duplicates;
+    this.#digest = [d.idDigest[0], d.idDigest[1]];
+    this.position = structuredClone(d.position ?? {});
+    this.modelVersion = d.modelVersion ?? 0;
+    this.#chainSeq = d.seq;
+  }
+
+  #pendingState(): LearnerCheckpoint["pending"] {
+    return this.#pending.map((e) => ({
+      id: e.id,
+      indices: e.x.indices,
+      values: e.x.values,
+      labels: e.labels,
+      negatives: e.negatives,
+    }));
   }
 
   /**
@@ -916,13 +1036,7 @@ export class StreamLearner {
       state,
       features: this.parser.features.toJSON(),
       labels: this.parser.labels.toJSON(),
-      pending: (withPending ? this.#pending : []).map((e) => ({
-        id: e.id,
-        indices: e.x.indices,
-        values: e.x.values,
-        labels: e.labels,
-        negatives: e.negatives,
-      })),
+      pending: withPending ? this.#pendingState() : [],
       applied: this.applied,
       learned: this.learned,
       rejected: this.rejected,
@@ -934,6 +1048,86 @@ export class StreamLearner {
       modelVersion: this.modelVersion,
       savedAt: new Date().toISOString(),
       ...(withPending ? {} : { replicaSeq: this.#replicaSeq }),
+      ...(withPending && this.#chain !== ""
+        ? { chain: this.#chain, chainSeq: this.#chainSeq }
+        : {}),
     };
+  }
+}
+
+/** A new chain id: 64 random bits in hex. */
+function chainId(): string {
+  const b = crypto.getRandomValues(new Uint32Array(2));
+  return b[0].toString(16).padStart(8, "0") + b[1].toString(16).padStart(8, "0");
+}
+
+/** The queued events of a checkpoint (or delta) as examples. */
+function pendingFrom(pending: LearnerCheckpoint["pending"]): Example[] {
+  return pending.map((p) => {
+    const e: { id?: string; x: Example["x"]; labels: Int32Array; negatives?: Int32Array } = {
+      x: { indices: p.indices, values: p.values },
+      labels: p.labels,
+    };
+    if (p.id !== undefined) e.id = p.id;
+    if (p.negatives !== undefined) e.negatives = p.negatives;
+    return e;
+  });
+}
+
+/**
+ * The names of `add` that `v` does not have yet, after checking that `add` follows `v` (names
+ * it has already must agree). `what` starts the error messages.
+ */
+function newNames(v: Vocabulary, add: { from: number; names: string[] }, what: string): string[] {
+  if (
+    !add || !Number.isInteger(add.from) || add.from < 0 || add.from > v.size ||
+    !Array.isArray(add.names)
+  ) {
+    throw new RangeError(`${what} names must follow ${v.size} names`);
+  }
+  // names the learner already has (a full snapshot newer than the delta's base) must agree
+  const known = Math.min(v.size, add.from + add.names.length);
+  for (let i = add.from; i < known; i++) {
+    if (add.names[i - add.from] !== v.names[i]) {
+      throw new RangeError(`${what} name ${i} differs from the one here`);
+    }
+  }
+  const fresh = add.names.slice(known - add.from);
+  const seen = new Set<string>();
+  for (const n of fresh) {
+    if (typeof n !== "string" || v.idOf(n, false) >= 0 || seen.has(n)) {
+      throw new RangeError(`${what} name '${String(n).slice(0, 40)}' twice`);
+    }
+    seen.add(n);
+  }
+  if (v.size + fresh.length > v.maxSize) {
+    throw new RangeError(`${what}: more than ${v.maxSize} names`);
+  }
+  return fresh;
+}
+
+/** Checks a delta's label counts: increasing labels in [0, numLabels), one count each. */
+function checkLabelCounts(
+  lc: { labels: Int32Array; counts: Float64Array },
+  numLabels: number,
+  what: string,
+): void {
+  if (
+    !lc || !(lc.labels instanceof Int32Array) || !(lc.counts instanceof Float64Array) ||
+    lc.counts.length !== lc.labels.length
+  ) {
+    throw new RangeError(`${what}: labelCounts must be labels and counts of one length`);
+  }
+  for (let i = 0; i < lc.labels.length; i++) {
+    if (
+      !(lc.labels[i] >= 0 && lc.labels[i] < numLabels) ||
+      (i > 0 && lc.labels[i] <= lc.labels[i - 1])
+    ) {
+      throw new RangeError(
+        `${what}: labelCounts label ${
+          lc.labels[i]
+        } is out of range [0, ${numLabels}) or out of order`,
+      );
+    }
   }
 }

@@ -31,12 +31,12 @@ import type { FeatureSpace } from "../format/types.ts";
 import {
   checkpointFormat,
   decodeCheckpoint,
-  encodeCheckpoint,
   readFileIfExists,
   writeFileAtomic,
 } from "./checkpoint.ts";
 import { FileFollower } from "./file_source.ts";
 import { type LearnerCheckpoint, type LearnerOptions, StreamLearner } from "./learner.ts";
+import { CheckpointChain } from "./checkpoint_chain.ts";
 import type { StreamEntry } from "./redis_client.ts";
 import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_source.ts";
 import { readWal, tidyWal, type WalLoss, WriteAheadLog } from "./wal.ts";
@@ -186,6 +186,12 @@ export interface RepairReport {
   at: string;
   /** The damaged checkpoint, moved aside (its model and every event it covered are lost). */
   checkpoint?: { movedTo: string; reason: string };
+  /**
+   * A damaged incremental checkpoint and the ones after it, moved aside: the service resumed
+   * from the checkpoint before them (the events they covered and the write-ahead log had
+   * released are lost, and counted in the `wal` losses as missing records).
+   */
+  checkpointDeltas?: { movedTo: string[]; reason: string };
   /** Dropped or missing write-ahead-log records. */
   wal: WalLoss[];
   /** Events lost (records dropped or missing; not counting a dropped checkpoint's). */
@@ -364,8 +370,14 @@ export class LearningService implements ServiceHandle {
   readonly repairReport: RepairReport | undefined;
   /** Whether the state needs a checkpoint at start (replayed or migrated log, repair). */
   #checkpointAtStart: boolean;
-  /** Checkpoints written by this process. */
+  /** Checkpoints written by this process (bases and deltas). */
   checkpointsWritten = 0;
+  /** The checkpoint files (a base and the deltas after it; see `checkpoint_chain.ts`). */
+  #files: CheckpointChain;
+  /** The last checkpoint written: a delta or a base, its bytes and milliseconds. */
+  #lastCheckpoint: { delta: boolean; bytes: number; ms: number } | undefined;
+  /** Deltas written by this process. */
+  #checkpointDeltas = 0;
   /** Last error of a background task (checkpoint, source, publish), for `/metrics`. */
   lastError: string | undefined;
 
@@ -383,6 +395,7 @@ export class LearningService implements ServiceHandle {
     this.walReplayedDuplicates = walReplayedDuplicates;
     this.#checkpointAtStart = checkpointAtStart || walReplayed > 0 || walReplayedDuplicates > 0;
     this.checkpointPath = `${options.stateDir}/checkpoint.msgpack`;
+    this.#files = new CheckpointChain(options.stateDir);
     this.modelPath = `${options.stateDir}/model.tsm`;
     this.#learner = learner;
     this.#wal = wal;
@@ -435,12 +448,26 @@ export class LearningService implements ServiceHandle {
       learner = StreamLearner.fromCheckpoint(options.factory, ck, {
         dedupWindow: options.dedupWindow,
       });
+      const chain = await CheckpointChain.load(options.stateDir, learner, ck, {
+        repair: options.repair,
+        at,
+      });
+      if (chain.damaged !== undefined) {
+        report.checkpointDeltas = chain.damaged;
+        log(
+          `repair: ${chain.damaged.reason}; moved it and the ${
+            chain.damaged.movedTo.length - 1
+          } after it aside: their events are lost`,
+        );
+      }
       log(
-        `resumed from ${path}: ${learner.applied} events applied, position ${
-          JSON.stringify(learner.position)
-        }`,
+        `resumed from ${path}${
+          chain.applied > 0 ? ` and ${chain.applied} incremental checkpoint(s)` : ""
+        }: ${learner.applied} events applied, position ${JSON.stringify(learner.position)}`,
       );
     } else {
+      // no base (or a dropped one): deltas of an older chain are useless
+      await CheckpointChain.discardDeltas(options.stateDir);
       learner = StreamLearner.create(options.factory, options);
     }
     let wal: WriteAheadLog | undefined;
@@ -491,7 +518,8 @@ export class LearningService implements ServiceHandle {
       const p: WalPosition = { segment: wal.segment, seq: wal.nextSeq };
       learner.position.wal = p;
     }
-    const repaired = report.checkpoint !== undefined || report.wal.length > 0;
+    const repaired = report.checkpoint !== undefined || report.checkpointDeltas !== undefined ||
+      report.wal.length > 0;
     if (repaired) {
       const file = `${options.stateDir}/repair-${at.replace(/[:.]/g, "-")}.json`;
       await Deno.writeTextFile(file, JSON.stringify(report, null, 2) + "\n");
@@ -797,7 +825,8 @@ export class LearningService implements ServiceHandle {
     const o = this.options;
     const l = this.#learner;
     // Every checkpointEvery events, but not sooner than 10 times the last checkpoint's cost after
-    // it: a checkpoint is a copy of the whole learner (1.8 s at 10^6 labels), and the write-ahead
+    // it: a base checkpoint is a copy of the whole learner (0.8 s at 10^6 labels; an incremental
+    // one costs what changed, see checkpoint_chain.ts), and the write-ahead
     // log already makes every acknowledged event durable, so spacing them only lengthens the
     // replay after a crash, while taking one every 5000 events would stall a big model's learning
     // most of the time. At most about a tenth of the learning thread goes to checkpoints.
@@ -867,18 +896,18 @@ export class LearningService implements ServiceHandle {
         const p: WalPosition = { segment: nextSegment, seq: wal.startSeqOf(nextSegment) };
         l.position.wal = p;
       }
-      const bytes = encodeCheckpoint(l.toCheckpoint());
+      const taken = this.#files.take(l);
       const covered = this.#unacked;
       this.#unacked = [];
       return {
-        bytes,
+        taken,
         covered,
         applied: l.applied,
         progress: l.applied + l.rejected + l.duplicates,
       };
     });
     try {
-      await writeFileAtomic(this.checkpointPath, snap.bytes);
+      await this.#files.write(snap.taken);
     } catch (e) {
       this.#unacked = snap.covered.concat(this.#unacked);
       this.#storageFailed("checkpoint", e);
@@ -888,8 +917,14 @@ export class LearningService implements ServiceHandle {
     this.#appliedAtCheckpoint = snap.applied;
     this.#progressAtCheckpoint = snap.progress;
     this.checkpointsWritten++;
+    if (snap.taken.delta) this.#checkpointDeltas++;
     this.#checkpointEndMs = performance.now();
     this.#checkpointCostMs = this.#checkpointEndMs - t0;
+    this.#lastCheckpoint = {
+      delta: snap.taken.delta,
+      bytes: snap.taken.bytes.length,
+      ms: Math.round(this.#checkpointCostMs * 10) / 10,
+    };
     if (nextSegment !== undefined) await wal!.release(nextSegment);
     if (snap.covered.length > 0 && this.#redis !== undefined) {
       try {
@@ -1014,6 +1049,8 @@ export class LearningService implements ServiceHandle {
       checkpoint: {
         applied: this.#appliedAtCheckpoint,
         written: this.checkpointsWritten,
+        deltas: this.#checkpointDeltas,
+        last: this.#lastCheckpoint ?? null,
         walReplayed: this.walReplayed,
         walReplayedDuplicates: this.walReplayedDuplicates,
       },

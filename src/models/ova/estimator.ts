@@ -38,6 +38,8 @@ import { type OvaConfig, resolveOvaConfig } from "./config.ts";
 import { InvertedWeights } from "./inverted_weights.ts";
 import { BiasHeap } from "./bias_heap.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
+import { ChangeLog } from "./change_log.ts";
+import { checkDelta, type CheckedDelta } from "./delta_check.ts";
 
 /**
  * Counters of the learner's work, for benchmarks and `/metrics`.
@@ -126,25 +128,26 @@ export class OvaEstimator implements Estimator {
   #candScore = new Float64Array(0);
   #upd = new Int32Array(0);
   #updScore = new Float64Array(0);
-  // the replica-delta log (see beginReplicaDeltas; off until then)
-  #dOn = false;
+  // change logs (see beginReplicaDeltas and beginStateDeltas; none until then): the replica's,
+  // the checkpoints', and the ones on (what #apply writes to)
+  #replicaLog: ChangeLog | undefined;
+  #stateLog: ChangeLog | undefined;
+  #logs: ChangeLog[] = [];
+  // in a replica: the replica-delta sequence number it is at; in a model restored from a state
+  // delta chain: the chain's
   #dSeq = 0;
-  #dJ = new Int32Array(0);
-  #dL = new Int32Array(0);
-  #dN = 0;
-  #dBiasFlag = new Uint8Array(0);
-  #dBias = new Int32Array(0);
-  #dBiasN = 0;
-  #dBlockFlag = new Uint8Array(0);
-  #dBlocks: number[] = [];
-  #dBits = new Int32Array(0);
-  #dKeys: Int32Array | undefined;
+  #sSeq = 0;
   #isReplica = false;
   /**
    * A delta of more than this fraction of the full replica state's bytes is not worth sending:
    * {@linkcode OvaEstimator.toReplicaDelta} then asks for a full state (default 0.25).
    */
   replicaDeltaMaxFraction = 0.25;
+  /**
+   * The largest state delta as a fraction of the full state's bytes:
+   * {@linkcode OvaEstimator.toStateDelta} then asks for a full state (default 0.5).
+   */
+  stateDeltaMaxFraction = 0.5;
 
   /**
    * @param options settings ({@linkcode OvaOptions}) plus initial `numFeatures`/`numLabels`
@@ -215,7 +218,7 @@ export class OvaEstimator implements Estimator {
         this.#mark = 0;
         this.#posMark = 0;
         this.#lCap = cap;
-        if (this.#dOn) this.#dGrowLabels();
+        for (const log of this.#logs) log.growLabels(cap);
       }
       this.#biasHeap.grow(this.#bias, l);
       this.#l = l;
@@ -399,7 +402,7 @@ export class OvaEstimator implements Estimator {
   #apply(k: number, positives: number, n: number): void {
     const w = this.#w, xi = this.#xi, xv = this.#xv, cfg = this.config;
     const lr = cfg.learningRate, g0 = cfg.adagradInit, cap = cfg.maxLabelsPerFeature;
-    const growNeg = cfg.negativeGrowth;
+    const growNeg = cfg.negativeGrowth, logs = this.#logs;
     this.#updates += k;
     for (let q = 0; q < k; q++) {
       const l = this.#upd[q], score = this.#updScore[q];
@@ -409,10 +412,7 @@ export class OvaEstimator implements Estimator {
       this.#biasSum[l] = bs;
       this.#bias[l] -= lr * g / Math.sqrt(bs + g0);
       this.#biasHeap.update(l);
-      if (this.#dOn && this.#dBiasFlag[l] === 0) {
-        this.#dBiasFlag[l] = 1;
-        this.#dBias[this.#dBiasN++] = l;
-      }
+      for (let i = 0; i < logs.length; i++) logs[i].markLabel(l);
       const grow = q < positives || (growNeg && score > 0);
       for (let p = 0; p < n; p++) {
         const j = xi[p];
@@ -420,7 +420,7 @@ export class OvaEstimator implements Estimator {
         if (grow) {
           if (w.countOf(j) >= cap && w.find(j, l) < 0) {
             this.#evictions += w.evictSmallest(j, 0.25);
-            if (this.#dOn) this.#dMarkBlock(j);
+            for (let i = 0; i < logs.length; i++) logs[i].markBlock(j);
           }
           slot = w.findOrInsert(j, l);
         } else {
@@ -431,7 +431,12 @@ export class OvaEstimator implements Estimator {
         const sum = w.sums[slot] + gj * gj;
         w.sums[slot] = sum;
         w.weights[slot] -= lr * gj / Math.sqrt(sum + g0);
-        if (this.#dOn) this.#logEntry(j, l, slot);
+        for (let i = 0; i < logs.length; i++) {
+          if (!logs[i].logEntry(j, l, slot, w, this.#maxEntries(logs[i]))) {
+            this.#stopLog(logs[i]);
+            i--;
+          }
+        }
       }
     }
   }
@@ -531,6 +536,7 @@ export class OvaEstimator implements Estimator {
     for (let q = 0; q < positives; q++) {
       const l = this.#upd[q];
       this.#counts[l]++;
+      if (this.#stateLog !== undefined) this.#stateLog.markLabel(l);
       this.#window[this.#windowPos] = l;
       this.#windowPos = (this.#windowPos + 1) % this.#window.length;
       if (this.#windowN < this.#window.length) this.#windowN++;
@@ -553,8 +559,8 @@ export class OvaEstimator implements Estimator {
       w.prune(threshold);
     }
     this.#prunes++;
-    // a global prune drops weights everywhere: a replica needs the full state again
-    if (this.#dOn) this.#dStop();
+    // a global prune drops weights everywhere: a replica and a checkpoint need full states again
+    while (this.#logs.length > 0) this.#stopLog(this.#logs[0]);
   }
 
   /** Learns from one example; `y` lists the positive labels. */
@@ -704,12 +710,12 @@ export class OvaEstimator implements Estimator {
 
   /**
    * Starts (or restarts) logging what learning changes, for
-   * {@linkcode OvaEstimator.toReplicaDelta}: the (feature, label) weights `#apply` writes (O(1)
-   * each: a bit per weight slot says it is logged already), the labels whose bias
-   * moved, the features whose block lost entries to the per-feature cap (sent whole), the bias
-   * candidates when refreshed. Sizes are read at delta time. Take the replica's full state
-   * ({@linkcode OvaEstimator.toReplicaState}) right after this call: the deltas apply to it.
-   * Nothing is logged (and nothing costs) before the first call.
+   * {@linkcode OvaEstimator.toReplicaDelta} (a {@linkcode ChangeLog}): the (feature, label)
+   * weights `#apply` writes (O(1) each: a bit per weight slot says it is logged already), the
+   * labels whose bias moved, the features whose block lost entries to the per-feature cap (sent
+   * whole). Take the replica's full state ({@linkcode OvaEstimator.toReplicaState}) right after
+   * this call: the deltas apply to it. Nothing is logged (and nothing costs) before the first
+   * call.
    *
    * @example
    * ```ts
@@ -726,100 +732,56 @@ export class OvaEstimator implements Estimator {
    * ```
    */
   beginReplicaDeltas(): void {
-    this.#dOn = true;
+    this.#replicaLog = this.#startLog(this.#replicaLog);
     this.#dSeq++;
-    if (this.#dJ.length === 0) {
-      this.#dJ = new Int32Array(1 << 14);
-      this.#dL = new Int32Array(1 << 14);
-    }
-    this.#dN = 0;
-    this.#dGrowLabels();
-    for (let i = 0; i < this.#dBiasN; i++) this.#dBiasFlag[this.#dBias[i]] = 0;
-    this.#dBiasN = 0;
-    this.#dClearBlocks();
-    this.#dResetBits();
-  }
-
-  /** Sizes the per-label delta log to the label capacity. */
-  #dGrowLabels(): void {
-    if (this.#dBiasFlag.length >= this.#lCap) return;
-    const f = new Uint8Array(this.#lCap);
-    f.set(this.#dBiasFlag);
-    const b = new Int32Array(this.#lCap);
-    b.set(this.#dBias.subarray(0, this.#dBiasN));
-    this.#dBiasFlag = f;
-    this.#dBias = b;
-  }
-
-  /** Stops logging (a full replica state is needed next) and frees the log. */
-  #dStop(): void {
-    this.#dOn = false;
-    this.#dJ = new Int32Array(0);
-    this.#dL = new Int32Array(0);
-    this.#dN = 0;
-    this.#dBiasFlag = new Uint8Array(0);
-    this.#dBias = new Int32Array(0);
-    this.#dBiasN = 0;
-    this.#dBlockFlag = new Uint8Array(0);
-    this.#dBlocks = [];
-    this.#dBits = new Int32Array(0);
-    this.#dKeys = undefined;
-  }
-
-  /** Notes that feature `j`'s block lost entries: the next delta sends it whole. */
-  #dMarkBlock(j: number): void {
-    if (j >= this.#dBlockFlag.length) {
-      const f = new Uint8Array(Math.max(j + 1, 2 * this.#dBlockFlag.length, 1024));
-      f.set(this.#dBlockFlag);
-      this.#dBlockFlag = f;
-    }
-    if (this.#dBlockFlag[j] === 0) {
-      this.#dBlockFlag[j] = 1;
-      this.#dBlocks.push(j);
-    }
-  }
-
-  #dClearBlocks(): void {
-    for (const j of this.#dBlocks) this.#dBlockFlag[j] = 0;
-    this.#dBlocks = [];
   }
 
   /**
-   * Clears the per-slot "logged" bits, sized to the weight pools (new pools after a growth or a
-   * compaction: their slots are new, so every write is logged afresh).
+   * Starts (or restarts) logging what learning changes for
+   * {@linkcode OvaEstimator.toStateDelta} (incremental checkpoints), independently of the
+   * replica's log. Take the full state ({@linkcode OvaEstimator.toState}) right after this
+   * call: the state deltas apply, in order, to a model restored from it.
+   *
+   * @example
+   * ```ts
+   * import { OvaEstimator } from "./estimator.ts";
+   * const m = new OvaEstimator({ seed: 1 });
+   * const x = { indices: Int32Array.of(0, 3), values: Float32Array.of(1, 1) };
+   * m.learnOne(x, [2]);
+   * m.beginStateDeltas();
+   * const copy = OvaEstimator.restore(m.toState());
+   * m.learnOne(x, [5]);
+   * copy.applyStateDelta(m.toStateDelta(1)!);
+   * m.learnOne(x, [2]);
+   * copy.learnOne(x, [2]); // learns on exactly as the original
+   * console.log(copy.predictScores(x).join() === m.predictScores(x).join()); // true
+   * ```
    */
-  #dResetBits(): void {
-    const keys = this.#w.keys, n = (keys.length + 31) >>> 5;
-    if (this.#dBits.length === n) this.#dBits.fill(0);
-    else this.#dBits = new Int32Array(n);
-    this.#dKeys = keys;
+  beginStateDeltas(): void {
+    this.#stateLog = this.#startLog(this.#stateLog);
+    this.#sSeq++;
   }
 
-  /**
-   * Logs a write of feature `j`'s weight for label `l` at `slot`, once per slot between deltas
-   * (a bit per pool slot: slots do not move while the pools stay the same arrays, except when a
-   * block grows and moves — then the pair is logged again and deduplicated at delta time — or
-   * loses entries — then it is sent whole).
-   */
-  #logEntry(j: number, l: number, slot: number): void {
-    if (this.#w.keys !== this.#dKeys) this.#dResetBits();
-    const i = slot >>> 5, bit = 1 << (slot & 31), bits = this.#dBits;
-    if ((bits[i] & bit) !== 0) return;
-    bits[i] |= bit;
-    if (this.#dN === this.#dJ.length) {
-      // past the delta bound: a full state is needed anyway, stop logging
-      if (this.#dN > this.replicaDeltaMaxFraction * this.#replicaBytes() / 12) {
-        this.#dStop();
-        return;
-      }
-      const j2 = new Int32Array(this.#dJ.length * 2), l2 = new Int32Array(this.#dJ.length * 2);
-      j2.set(this.#dJ);
-      l2.set(this.#dL);
-      this.#dJ = j2;
-      this.#dL = l2;
-    }
-    this.#dJ[this.#dN] = j;
-    this.#dL[this.#dN++] = l;
+  #startLog(old: ChangeLog | undefined): ChangeLog {
+    const log = old ?? new ChangeLog(this.#lCap);
+    log.reset();
+    if (!this.#logs.includes(log)) this.#logs.push(log);
+    return log;
+  }
+
+  /** Stops a log (a full state is needed next by its reader). */
+  #stopLog(log: ChangeLog): void {
+    const i = this.#logs.indexOf(log);
+    if (i >= 0) this.#logs.splice(i, 1);
+    if (log === this.#replicaLog) this.#replicaLog = undefined;
+    if (log === this.#stateLog) this.#stateLog = undefined;
+  }
+
+  /** Entries a log may hold before its delta would be too big (then a full state is cheaper). */
+  #maxEntries(log: ChangeLog): number {
+    return log === this.#replicaLog
+      ? this.replicaDeltaMaxFraction * this.#replicaBytes() / 12
+      : this.stateDeltaMaxFraction * this.#stateBytes() / 16;
   }
 
   /** Bytes of the full replica state (as {@linkcode OvaEstimator.toReplicaState} makes it). */
@@ -827,34 +789,89 @@ export class OvaEstimator implements Estimator {
     return 8 * this.#w.size + 5 * this.#d + 4 + 4 * this.#l;
   }
 
+  /** Bytes of the full state's weights and per-label arrays (as `toState` makes them). */
+  #stateBytes(): number {
+    return 12 * this.#w.size + 5 * this.#d + 4 + 16 * this.#l;
+  }
+
   /**
-   * Deduplicates the weight log in place (by slot, at the current slots), leaving out the
-   * features whose whole block is sent; returns the slot of each entry left.
+   * The weights, blocks and labels a log holds (current values; with `state`, their AdaGrad
+   * sums and the labels' counts too), as delta tensors; clears the log. `undefined` (the log
+   * untouched) when they would take more than `maxBytes`.
    */
-  #dCompact(): Int32Array {
-    const n = this.#dN, jj = this.#dJ, ll = this.#dL, w = this.#w;
-    if (w.keys !== this.#dKeys) this.#dResetBits();
-    else this.#dBits.fill(0);
-    const bits = this.#dBits, slots = new Int32Array(n);
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const j = jj[i], l = ll[i];
-      if (j < this.#dBlockFlag.length && this.#dBlockFlag[j] !== 0) continue;
-      const slot = w.find(j, l);
-      if (slot < 0) {
-        this.#dMarkBlock(j); // (only an eviction removes one without a prune)
-        continue;
-      }
-      const b = slot >>> 5, bit = 1 << (slot & 31);
-      if ((bits[b] & bit) !== 0) continue;
-      bits[b] |= bit;
-      jj[k] = j;
-      ll[k] = l;
-      slots[k++] = slot;
+  #deltaTensors(
+    log: ChangeLog,
+    state: boolean,
+    maxBytes: number,
+  ): ModelState["tensors"] | undefined {
+    const slots = log.compact(this.#w);
+    const w = this.#w;
+    // whole blocks (features increasing), through a one-feature sweep for their labels
+    const blockFeatures = log.markedBlocks();
+    const nb = blockFeatures.length;
+    const blockPtr = new Int32Array(nb + 1);
+    let be = 0;
+    for (let b = 0; b < nb; b++) {
+      if (blockFeatures[b] < this.#d) be += w.countOf(blockFeatures[b]);
+      blockPtr[b + 1] = be;
     }
-    this.#dN = k;
-    bits.fill(0);
-    return slots;
+    const n = log.size, nBias = log.labelCount;
+    const bytes = state
+      ? 16 * n + 12 * be + 8 * nb + 4 + 20 * nBias + 4 * this.#windowN
+      : 12 * n + 8 * be + 8 * nb + 4 + 8 * nBias;
+    if (bytes > maxBytes) return undefined;
+    const blockLabels = new Int32Array(be), blockWeights = new Float32Array(be);
+    const blockSums = state ? new Float32Array(be) : undefined;
+    const one = Float64Array.of(1), idx = new Int32Array(1);
+    for (let b = 0; b < nb; b++) {
+      const j = blockFeatures[b];
+      if (blockPtr[b + 1] === blockPtr[b]) continue;
+      idx[0] = j;
+      const mark = this.#nextMark();
+      const t = w.accumulate(idx, one, 1, this.#acc, this.#stamp, mark, this.#touched, 0);
+      for (let q = 0; q < t; q++) {
+        const l = this.#touched[q], e = blockPtr[b] + q, slot = w.find(j, l);
+        blockLabels[e] = l;
+        blockWeights[e] = w.weights[slot];
+        if (blockSums) blockSums[e] = w.sums[slot];
+      }
+    }
+    const entryFeatures = log.features.slice(), entryLabels = log.labels.slice();
+    const entryWeights = new Float32Array(n), entrySums = state ? new Float32Array(n) : undefined;
+    for (let i = 0; i < n; i++) {
+      entryWeights[i] = w.weights[slots[i]];
+      if (entrySums) entrySums[i] = w.sums[slots[i]];
+    }
+    const biasLabels = log.takeLabels(), biasValues = new Float32Array(nBias);
+    for (let i = 0; i < nBias; i++) biasValues[i] = this.#bias[biasLabels[i]];
+    log.clear();
+    const tensors: ModelState["tensors"] = {
+      entryFeatures,
+      entryLabels,
+      entryWeights,
+      blockFeatures,
+      blockPtr,
+      blockLabels,
+      blockWeights,
+      biasLabels,
+      biasValues,
+    };
+    if (state) {
+      const biasSums = new Float32Array(nBias), counts = new Float64Array(nBias);
+      for (let i = 0; i < nBias; i++) {
+        biasSums[i] = this.#biasSum[biasLabels[i]];
+        counts[i] = this.#counts[biasLabels[i]];
+      }
+      Object.assign(tensors, {
+        entrySums: entrySums!,
+        blockSums: blockSums!,
+        biasSums,
+        counts,
+        window: this.#window.slice(0, this.#windowN),
+      });
+      if (this.#reservoir) Object.assign(tensors, this.#reservoir.toState().tensors);
+    }
+    return tensors;
   }
 
   /**
@@ -883,63 +900,78 @@ export class OvaEstimator implements Estimator {
    * ```
    */
   toReplicaDelta(): ModelState | undefined {
-    if (!this.#dOn) return undefined;
-    const slots = this.#dCompact();
-    const w = this.#w;
-    // whole blocks (features increasing), through a one-feature sweep for their labels
-    const blockFeatures = Int32Array.from(this.#dBlocks).sort();
-    const nb = blockFeatures.length;
-    const blockPtr = new Int32Array(nb + 1);
-    let be = 0;
-    for (let b = 0; b < nb; b++) {
-      if (blockFeatures[b] < this.#d) be += w.countOf(blockFeatures[b]);
-      blockPtr[b + 1] = be;
-    }
-    const n = this.#dN, nBias = this.#dBiasN;
-    const bytes = 12 * n + 8 * be + 8 * nb + 4 + 8 * nBias;
-    if (bytes > this.replicaDeltaMaxFraction * this.#replicaBytes()) {
-      this.#dStop();
+    const log = this.#replicaLog;
+    if (log === undefined) return undefined;
+    const tensors = this.#deltaTensors(
+      log,
+      false,
+      this.replicaDeltaMaxFraction * this.#replicaBytes(),
+    );
+    if (tensors === undefined) {
+      this.#stopLog(log);
       return undefined;
     }
-    const blockLabels = new Int32Array(be), blockWeights = new Float32Array(be);
-    const one = Float64Array.of(1), idx = new Int32Array(1);
-    for (let b = 0; b < nb; b++) {
-      const j = blockFeatures[b];
-      if (blockPtr[b + 1] === blockPtr[b]) continue;
-      idx[0] = j;
-      const mark = this.#nextMark();
-      const t = w.accumulate(idx, one, 1, this.#acc, this.#stamp, mark, this.#touched, 0);
-      for (let q = 0; q < t; q++) {
-        const l = this.#touched[q], e = blockPtr[b] + q;
-        blockLabels[e] = l;
-        blockWeights[e] = w.weights[w.find(j, l)];
-      }
-    }
-    const entryFeatures = this.#dJ.slice(0, n), entryLabels = this.#dL.slice(0, n);
-    const entryWeights = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      entryWeights[i] = w.weights[slots[i]];
-    }
-    const biasLabels = this.#dBias.slice(0, nBias), biasValues = new Float32Array(nBias);
-    for (let i = 0; i < nBias; i++) {
-      biasValues[i] = this.#bias[biasLabels[i]];
-      this.#dBiasFlag[biasLabels[i]] = 0;
-    }
-    const tensors: ModelState["tensors"] = {
-      entryFeatures,
-      entryLabels,
-      entryWeights,
-      blockFeatures,
-      blockPtr,
-      blockLabels,
-      blockWeights,
-      biasLabels,
-      biasValues,
-    };
     const scalars: Record<string, number> = {
       delta: 1,
       deltaBase: this.#dSeq,
       deltaSeq: this.#dSeq + 1,
+      ...this.#counters(),
+    };
+    this.#dSeq++;
+    return { kind: "ova", config: {}, scalars, tensors };
+  }
+
+  /**
+   * What changed since {@linkcode OvaEstimator.beginStateDeltas} or the previous state delta,
+   * for an incremental checkpoint: everything {@linkcode OvaEstimator.applyStateDelta} needs to
+   * bring a model restored from the `toState()` taken at `beginStateDeltas()` (and the state
+   * deltas since) to exactly this model's state, so that it learns on bit for bit as this one
+   * would: the replica delta's tensors, plus the AdaGrad sums of the weights and labels that
+   * changed, those labels' counts, the frequency window, the replay reservoir (whole: bounded)
+   * and the generators' states (`scalars.delta = 2`). Clears the log.
+   *
+   * Returns `undefined` — and stops logging until the next `beginStateDeltas()` — when a full
+   * state is needed: logging was never begun, a global prune ran, or the delta would exceed
+   * `maxFraction` (default `stateDeltaMaxFraction`, a half) of the full state's bytes.
+   *
+   * @example
+   * ```ts
+   * import { OvaEstimator } from "./estimator.ts";
+   * const m = new OvaEstimator({ seed: 1 });
+   * m.beginStateDeltas();
+   * m.learnOne({ indices: Int32Array.of(7), values: Float32Array.of(1) }, [3]);
+   * const d = m.toStateDelta(1)!;
+   * console.log(d.scalars.delta, d.tensors.biasLabels.includes(3)); // 2 true
+   * ```
+   */
+  toStateDelta(maxFraction: number = this.stateDeltaMaxFraction): ModelState | undefined {
+    const log = this.#stateLog;
+    if (log === undefined) return undefined;
+    const tensors = this.#deltaTensors(log, true, maxFraction * this.#stateBytes());
+    if (tensors === undefined) {
+      this.#stopLog(log);
+      return undefined;
+    }
+    const scalars: Record<string, number> = {
+      delta: 2,
+      deltaBase: this.#sSeq,
+      deltaSeq: this.#sSeq + 1,
+      ...this.#counters(),
+      windowPos: this.#windowPos,
+      rng: this.#rng.state,
+      replayDebt: this.#replayDebt,
+    };
+    if (this.#reservoir) {
+      const r = this.#reservoir.toState().scalars;
+      scalars.reservoirSeen = r.seen;
+      scalars.reservoirRng = r.rngState;
+    }
+    this.#sSeq++;
+    return { kind: "ova", config: {}, scalars, tensors };
+  }
+
+  #counters(): Record<string, number> {
+    return {
       numFeatures: this.#d,
       numLabels: this.#l,
       rows: this.#rows,
@@ -947,11 +979,6 @@ export class OvaEstimator implements Estimator {
       evictions: this.#evictions,
       updates: this.#updates,
     };
-    this.#dSeq++;
-    this.#dN = 0;
-    this.#dBiasN = 0;
-    this.#dClearBlocks();
-    return { kind: "ova", config: {}, scalars, tensors };
   }
 
   /**
@@ -965,90 +992,88 @@ export class OvaEstimator implements Estimator {
    */
   applyReplicaDelta(delta: ModelState): void {
     const where = "ova.applyReplicaDelta";
-    if (delta === null || typeof delta !== "object" || delta.kind !== "ova") {
-      throw new TypeError(`${where}: state kind is ${delta?.kind}, not "ova"`);
-    }
     if (!this.#isReplica) throw new TypeError(`${where}: this model is not a replica`);
-    const sc = delta.scalars ?? {}, t = delta.tensors ?? {};
-    if (sc.delta !== 1) throw new RangeError(`${where}: not a delta (scalar delta is ${sc.delta})`);
-    const int = (name: string, min: number): number => {
-      const v = sc[name];
-      if (!Number.isInteger(v) || v < min) {
-        throw new RangeError(`${where}: scalar ${name} must be an integer >= ${min}, got ${v}`);
-      }
-      return v;
-    };
-    const base = int("deltaBase", 0), seq = int("deltaSeq", 0);
-    if (base !== this.#dSeq) {
-      throw new RangeError(
-        `${where}: the delta follows replica ${base}, this replica is at ${this.#dSeq}`,
-      );
+    const d = checkDelta(delta, this.#d, this.#l, this.#dSeq, false, where);
+    this.#applyDelta(d, where);
+    this.#dSeq = d.seq;
+  }
+
+  /**
+   * Applies a {@linkcode OvaEstimator.toStateDelta} to this model (restored from the `toState()`
+   * taken at `beginStateDeltas()`, and the state deltas before this one) in place: it then is
+   * the model that made the delta, and learns on exactly as it would. The delta is checked
+   * before anything changes.
+   *
+   * @example
+   * ```ts
+   * import { OvaEstimator } from "./estimator.ts";
+   * const m = new OvaEstimator({ seed: 1 });
+   * m.beginStateDeltas();
+   * const copy = OvaEstimator.restore(m.toState());
+   * m.learnOne({ indices: Int32Array.of(7), values: Float32Array.of(1) }, [3]);
+   * copy.applyStateDelta(m.toStateDelta(1)!);
+   * console.log(copy.numLabels, copy.predictTopK({ indices: Int32Array.of(7), values: Float32Array.of(1) }, 1).labels[0]); // 4 3
+   * ```
+   *
+   * @throws {TypeError} when the delta is not an "ova" delta or this is a replica
+   * @throws {RangeError} naming the problem when the delta does not fit (wrong base, sizes
+   * shrinking, bad tensor types or lengths, indices out of range, a label twice in a block)
+   */
+  applyStateDelta(delta: ModelState): void {
+    const where = "ova.applyStateDelta";
+    if (this.#isReplica) throw new TypeError(`${where}: this model is a replica`);
+    const d = checkDelta(delta, this.#d, this.#l, this.#sSeq, true, where);
+    const sc = delta.scalars;
+    const win = d.window!;
+    if (win.length > this.#window.length) {
+      throw new RangeError(`${where}: window of ${win.length} > ${this.#window.length}`);
     }
-    const D = int("numFeatures", this.#d), L = int("numLabels", this.#l);
-    const counters = ["rows", "prunes", "evictions", "updates"].map((name) => int(name, 0));
-    // deno-lint-ignore no-explicit-any
-    const take = <T>(name: string, type: any, len?: number): T => {
-      const a = t[name];
-      if (!(a instanceof type) || (len !== undefined && a.length !== len)) {
-        throw new RangeError(
-          `${where}: tensor ${name} must be a ${type.name}${
-            len === undefined ? "" : ` of length ${len}`
-          }`,
-        );
-      }
-      return a as T;
-    };
-    const inRange = (a: Int32Array, name: string, max: number) => {
-      for (let i = 0; i < a.length; i++) {
-        if (!(a[i] >= 0 && a[i] < max)) {
-          throw new RangeError(`${where}: ${name}[${i}] = ${a[i]} is out of range [0, ${max})`);
-        }
-      }
-    };
-    const ef = take<Int32Array>("entryFeatures", Int32Array);
-    const el = take<Int32Array>("entryLabels", Int32Array, ef.length);
-    const ew = take<Float32Array>("entryWeights", Float32Array, ef.length);
-    const bf = take<Int32Array>("blockFeatures", Int32Array);
-    const bp = take<Int32Array>("blockPtr", Int32Array, bf.length + 1);
-    const bl = take<Int32Array>("blockLabels", Int32Array);
-    const bw = take<Float32Array>("blockWeights", Float32Array, bl.length);
-    const cl = take<Int32Array>("biasLabels", Int32Array);
-    const cv = take<Float32Array>("biasValues", Float32Array, cl.length);
-    inRange(ef, "entryFeatures", D);
-    inRange(el, "entryLabels", L);
-    inRange(bf, "blockFeatures", D);
-    inRange(bl, "blockLabels", L);
-    inRange(cl, "biasLabels", L);
-    if (bp[0] !== 0 || bp[bf.length] !== bl.length) {
-      throw new RangeError(`${where}: blockPtr must run from 0 to ${bl.length}`);
+    if (
+      !(Number.isInteger(sc.windowPos) && sc.windowPos >= 0 && sc.windowPos < this.#window.length)
+    ) {
+      throw new RangeError(`${where}: scalar windowPos ${sc.windowPos} is out of range`);
     }
-    const seen = new Set<number>();
-    for (let b = 0; b < bf.length; b++) {
-      if (b > 0 && !(bf[b] > bf[b - 1])) {
-        throw new RangeError(`${where}: blockFeatures must increase (at ${b})`);
-      }
-      if (!(bp[b + 1] >= bp[b])) throw new RangeError(`${where}: blockPtr decreases at ${b}`);
-      seen.clear();
-      for (let e = bp[b]; e < bp[b + 1]; e++) {
-        if (seen.has(bl[e])) {
-          throw new RangeError(`${where}: label ${bl[e]} twice in the block of feature ${bf[b]}`);
-        }
-        seen.add(bl[e]);
-      }
+    if (!(sc.replayDebt >= 0 && sc.replayDebt < 1)) {
+      throw new RangeError(`${where}: replayDebt ${sc.replayDebt}`);
     }
-    if (bf.length > 0) {
-      const replaced = new Set(bf);
-      for (let i = 0; i < ef.length; i++) {
-        if (replaced.has(ef[i])) {
-          throw new RangeError(
-            `${where}: entry ${i} is on feature ${ef[i]}, whose whole block the delta replaces`,
-          );
-        }
-      }
-    }
-    // checked: apply
-    this.#grow(D, L);
+    if (!Number.isInteger(sc.rng)) throw new RangeError(`${where}: scalar rng ${sc.rng}`);
+    const reservoir = this.config.replay > 0
+      ? RowReservoir.fromState(
+        this.config.replay,
+        this.config.seed,
+        { seen: sc.reservoirSeen, rngState: sc.reservoirRng },
+        delta.tensors,
+        where,
+      )
+      : undefined;
+    this.#applyDelta(d, where);
     const w = this.#w;
+    for (let i = 0; i < d.entryFeatures.length; i++) {
+      w.sums[w.find(d.entryFeatures[i], d.entryLabels[i])] = d.entrySums![i];
+    }
+    for (let b = 0; b < d.blockFeatures.length; b++) {
+      const j = d.blockFeatures[b];
+      for (let e = d.blockPtr[b]; e < d.blockPtr[b + 1]; e++) {
+        w.sums[w.find(j, d.blockLabels[e])] = d.blockSums![e];
+      }
+    }
+    for (let i = 0; i < d.biasLabels.length; i++) {
+      this.#biasSum[d.biasLabels[i]] = d.biasSums![i];
+      this.#counts[d.biasLabels[i]] = d.counts![i];
+    }
+    this.#window.set(win);
+    this.#windowN = win.length;
+    this.#windowPos = sc.windowPos;
+    this.#rng.state = sc.rng;
+    this.#replayDebt = sc.replayDebt;
+    if (reservoir) this.#reservoir = reservoir;
+    this.#sSeq = d.seq;
+  }
+
+  /** Writes a checked delta's weights and biases (blocks first: whole, in their order). */
+  #applyDelta(d: CheckedDelta, where: string): void {
+    this.#grow(d.numFeatures, d.numLabels);
+    const w = this.#w, bf = d.blockFeatures, bp = d.blockPtr;
     for (let b = 0; b < bf.length; b++) {
       const j = bf[b];
       if (w.countOf(j) > 0) w.evictSmallest(j, 1);
@@ -1056,20 +1081,19 @@ export class OvaEstimator implements Estimator {
         throw new RangeError(`${where}: the block of feature ${j} cannot be cleared (NaN weights)`);
       }
       for (let e = bp[b]; e < bp[b + 1]; e++) {
-        const slot = w.findOrInsert(j, bl[e]);
-        w.weights[slot] = bw[e];
+        const slot = w.findOrInsert(j, d.blockLabels[e]);
+        w.weights[slot] = d.blockWeights[e];
       }
     }
-    for (let i = 0; i < ef.length; i++) {
-      const slot = w.findOrInsert(ef[i], el[i]);
-      w.weights[slot] = ew[i];
+    for (let i = 0; i < d.entryFeatures.length; i++) {
+      const slot = w.findOrInsert(d.entryFeatures[i], d.entryLabels[i]);
+      w.weights[slot] = d.entryWeights[i];
     }
-    for (let i = 0; i < cl.length; i++) {
-      this.#bias[cl[i]] = cv[i];
-      this.#biasHeap.update(cl[i]);
+    for (let i = 0; i < d.biasLabels.length; i++) {
+      this.#bias[d.biasLabels[i]] = d.biasValues[i];
+      this.#biasHeap.update(d.biasLabels[i]);
     }
-    [this.#rows, this.#prunes, this.#evictions, this.#updates] = counters;
-    this.#dSeq = seq;
+    [this.#rows, this.#prunes, this.#evictions, this.#updates] = d.counters;
   }
 
   #state(replica: boolean): ModelState {
@@ -1108,7 +1132,7 @@ export class OvaEstimator implements Estimator {
     if (replica) {
       scalars.replica = 1;
       scalars.deltaSeq = this.#dSeq;
-    }
+    } else if (this.#sSeq > 0) scalars.stateSeq = this.#sSeq;
     return { kind: "ova", config: { ...this.config }, scalars, tensors };
   }
 
@@ -1216,6 +1240,7 @@ export class OvaEstimator implements Estimator {
     m.#rng.state = size("rng");
     m.#isReplica = replica;
     if (replica && sc.deltaSeq !== undefined) m.#dSeq = size("deltaSeq");
+    if (!replica && sc.stateSeq !== undefined) m.#sSeq = size("stateSeq");
     return m;
   }
 }

@@ -40,6 +40,11 @@ export class InvertedWeights {
   weights: Float32Array;
   /** AdaGrad sum of squared gradients of each entry slot. */
   sums: Float32Array;
+  /**
+   * Changes whenever entries may have changed slots other than by a block's move to fresh
+   * slots (a pool growth or a compaction): a log of slots is stale then.
+   */
+  layout = 0;
   #index: Int32Array;
   #eOff: Int32Array;
   #iOff: Int32Array;
@@ -409,6 +414,7 @@ export class InvertedWeights {
   }
 
   #growPool(need: number): void {
+    this.layout++;
     let cap = this.keys.length;
     while (cap < need) cap = Math.ceil(cap * 1.5);
     const keys = new Int32Array(cap);
@@ -460,6 +466,7 @@ export class InvertedWeights {
    * pools each time left garbage that took the process to 3.9 GB of RSS at 10⁶ labels).
    */
   #compact(threshold: number): void {
+    this.layout++;
     const F = this.#owners;
     let live = 0;
     for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) live++;

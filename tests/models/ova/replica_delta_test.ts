@@ -168,7 +168,7 @@ Deno.test("ova replica deltas: a delta that does not fit is refused and leaves t
   const cases: [ModelState, RegExp][] = [
     [bad((_t, sc) => sc.deltaBase++), /follows replica \d+, this replica is at/],
     [bad((_t, sc) => sc.numLabels = 3), /scalar numLabels must be an integer >= /],
-    [bad((_t, sc) => delete sc.delta), /not a delta/],
+    [bad((_t, sc) => delete sc.delta), /not a replica delta/],
     [
       bad((t) => t.entryLabels = Int32Array.from(d.tensors.entryLabels, () => L + 1000)),
       /entryLabels\[0\] = \d+ is out of range/,

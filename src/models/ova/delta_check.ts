@@ -1,0 +1,188 @@
+/**
+ * Checks an "ova" delta (a replica delta, `scalars.delta = 1`, or a state delta for incremental
+ * checkpoints, `scalars.delta = 2`) before anything of it is applied: types, lengths, ranges,
+ * block order, and that it follows the model it is applied to. See
+ * `OvaEstimator.toReplicaDelta` and `OvaEstimator.toStateDelta` for the fields.
+ *
+ * @module
+ */
+import type { ModelState } from "../estimator.ts";
+
+/**
+ * A checked delta: its sizes, counters and tensors (the state tensors only for a state delta).
+ *
+ * @example
+ * ```ts
+ * import type { CheckedDelta } from "./delta_check.ts";
+ * const seq = (d: CheckedDelta) => d.seq;
+ * console.log(typeof seq); // "function"
+ * ```
+ */
+export interface CheckedDelta {
+  /** Features and labels after the delta. */
+  numFeatures: number;
+  numLabels: number;
+  /** The delta's sequence number after it. */
+  seq: number;
+  /** `rows`, `prunes`, `evictions`, `updates`. */
+  counters: number[];
+  /** Written (feature, label) weights. */
+  entryFeatures: Int32Array;
+  entryLabels: Int32Array;
+  entryWeights: Float32Array;
+  /** Whole blocks: features (increasing), pointers into the block entries, labels, weights. */
+  blockFeatures: Int32Array;
+  blockPtr: Int32Array;
+  blockLabels: Int32Array;
+  blockWeights: Float32Array;
+  /** Labels whose bias (and, in a state delta, AdaGrad bias sum and count) changed. */
+  biasLabels: Int32Array;
+  biasValues: Float32Array;
+  /** State deltas only: the AdaGrad sums of the entries, blocks and biases, and the counts. */
+  entrySums?: Float32Array;
+  blockSums?: Float32Array;
+  biasSums?: Float32Array;
+  counts?: Float64Array;
+  /** State deltas only: the frequency window's labels. */
+  window?: Int32Array;
+}
+
+/**
+ * Checks `delta` against a model of `numFeatures` × `numLabels` at delta sequence `seq`;
+ * `state` asks for a state delta (else a replica delta). `where` names the caller in messages.
+ *
+ * @throws {TypeError} when it is not an "ova" state
+ * @throws {RangeError} naming the problem (wrong base, sizes shrinking, a tensor of the wrong
+ * type or length, an index out of range, blocks out of order, a label twice in a block, an entry
+ * on a feature whose block the delta replaces)
+ *
+ * @example
+ * ```ts
+ * import { checkDelta } from "./delta_check.ts";
+ * try {
+ *   checkDelta({ kind: "ova", config: {}, scalars: { delta: 1, deltaBase: 3 }, tensors: {} }, 0, 0, 0, false, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: the delta follows replica 3, this replica is at 0
+ * }
+ * ```
+ */
+export function checkDelta(
+  delta: ModelState,
+  numFeatures: number,
+  numLabels: number,
+  seq: number,
+  state: boolean,
+  where: string,
+): CheckedDelta {
+  if (delta === null || typeof delta !== "object" || delta.kind !== "ova") {
+    throw new TypeError(`${where}: state kind is ${delta?.kind}, not "ova"`);
+  }
+  const sc = delta.scalars ?? {}, t = delta.tensors ?? {};
+  const want = state ? 2 : 1;
+  if (sc.delta !== want) {
+    throw new RangeError(
+      `${where}: not a ${state ? "state" : "replica"} delta (scalar delta is ${sc.delta})`,
+    );
+  }
+  const int = (name: string, min: number): number => {
+    const v = sc[name];
+    if (!Number.isInteger(v) || v < min) {
+      throw new RangeError(`${where}: scalar ${name} must be an integer >= ${min}, got ${v}`);
+    }
+    return v;
+  };
+  const base = int("deltaBase", 0);
+  if (base !== seq) {
+    const what = state ? "state" : "replica";
+    throw new RangeError(
+      `${where}: the delta follows ${what} ${base}, this ${state ? "model" : what} is at ${seq}`,
+    );
+  }
+  const next = int("deltaSeq", base + 1);
+  const D = int("numFeatures", numFeatures), L = int("numLabels", numLabels);
+  const counters = ["rows", "prunes", "evictions", "updates"].map((name) => int(name, 0));
+  // deno-lint-ignore no-explicit-any
+  const take = <T>(name: string, type: any, len?: number): T => {
+    const a = t[name];
+    if (!(a instanceof type) || (len !== undefined && a.length !== len)) {
+      throw new RangeError(
+        `${where}: tensor ${name} must be a ${type.name}${
+          len === undefined ? "" : ` of length ${len}`
+        }`,
+      );
+    }
+    return a as T;
+  };
+  const inRange = (a: Int32Array, name: string, max: number) => {
+    for (let i = 0; i < a.length; i++) {
+      if (!(a[i] >= 0 && a[i] < max)) {
+        throw new RangeError(`${where}: ${name}[${i}] = ${a[i]} is out of range [0, ${max})`);
+      }
+    }
+  };
+  const ef = take<Int32Array>("entryFeatures", Int32Array);
+  const el = take<Int32Array>("entryLabels", Int32Array, ef.length);
+  const ew = take<Float32Array>("entryWeights", Float32Array, ef.length);
+  const bf = take<Int32Array>("blockFeatures", Int32Array);
+  const bp = take<Int32Array>("blockPtr", Int32Array, bf.length + 1);
+  const bl = take<Int32Array>("blockLabels", Int32Array);
+  const bw = take<Float32Array>("blockWeights", Float32Array, bl.length);
+  const cl = take<Int32Array>("biasLabels", Int32Array);
+  const cv = take<Float32Array>("biasValues", Float32Array, cl.length);
+  inRange(ef, "entryFeatures", D);
+  inRange(el, "entryLabels", L);
+  inRange(bf, "blockFeatures", D);
+  inRange(bl, "blockLabels", L);
+  inRange(cl, "biasLabels", L);
+  if (bp[0] !== 0 || bp[bf.length] !== bl.length) {
+    throw new RangeError(`${where}: blockPtr must run from 0 to ${bl.length}`);
+  }
+  const seen = new Set<number>();
+  for (let b = 0; b < bf.length; b++) {
+    if (b > 0 && !(bf[b] > bf[b - 1])) {
+      throw new RangeError(`${where}: blockFeatures must increase (at ${b})`);
+    }
+    if (!(bp[b + 1] >= bp[b])) throw new RangeError(`${where}: blockPtr decreases at ${b}`);
+    seen.clear();
+    for (let e = bp[b]; e < bp[b + 1]; e++) {
+      if (seen.has(bl[e])) {
+        throw new RangeError(`${where}: label ${bl[e]} twice in the block of feature ${bf[b]}`);
+      }
+      seen.add(bl[e]);
+    }
+  }
+  if (bf.length > 0) {
+    const replaced = new Set(bf);
+    for (let i = 0; i < ef.length; i++) {
+      if (replaced.has(ef[i])) {
+        throw new RangeError(
+          `${where}: entry ${i} is on feature ${ef[i]}, whose whole block the delta replaces`,
+        );
+      }
+    }
+  }
+  const out: CheckedDelta = {
+    numFeatures: D,
+    numLabels: L,
+    seq: next,
+    counters,
+    entryFeatures: ef,
+    entryLabels: el,
+    entryWeights: ew,
+    blockFeatures: bf,
+    blockPtr: bp,
+    blockLabels: bl,
+    blockWeights: bw,
+    biasLabels: cl,
+    biasValues: cv,
+  };
+  if (state) {
+    out.entrySums = take<Float32Array>("entrySums", Float32Array, ef.length);
+    out.blockSums = take<Float32Array>("blockSums", Float32Array, bl.length);
+    out.biasSums = take<Float32Array>("biasSums", Float32Array, cl.length);
+    out.counts = take<Float64Array>("counts", Float64Array, cl.length);
+    out.window = take<Int32Array>("window", Int32Array);
+    inRange(out.window, "window", L);
+  }
+  return out;
+}
