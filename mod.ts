@@ -69,6 +69,17 @@ export type {
   TopK,
 } from "./src/models/estimator.ts";
 export { factories, loadFactory, MODEL_NAMES, type ModelName } from "./src/models/registry.ts";
+export {
+  defineSettings,
+  type DerivedDefault,
+  describeAllowed,
+  type ModelSettings,
+  parseSetting,
+  type SettingSpec,
+  type SettingSpecs,
+  type SettingValue,
+  SIZE_SPECS,
+} from "./src/models/settings.ts";
 export * as leml from "./src/models/leml/mod.ts";
 export * as sleec from "./src/models/sleec/mod.ts";
 export * as coembed from "./src/models/coembed/mod.ts";
@@ -89,21 +100,20 @@ export {
 export { type PrequentialState, PrequentialWindow } from "./src/metrics/prequential.ts";
 export { propensities } from "./src/metrics/propensity.ts";
 
-// Model file and pruning.
+// Model file and pruning: the writer is the trainer's; the contract (reader, error, version,
+// types) is the SDK's, so a ModelFormatError from either side is one class.
+export { encodeModelFile, type EncodeOptions } from "./src/format/model_file.ts";
 export {
   decodeModelFile,
-  encodeModelFile,
-  type EncodeOptions,
+  type FeatureSpace,
   FORMAT_VERSION,
-} from "./src/format/model_file.ts";
-export { ModelFormatError, type ModelFormatErrorReason } from "./src/format/errors.ts";
-export type {
-  FeatureSpace,
-  ModelFileContent,
-  ModelKind,
-  Preprocess,
-  Tensor,
-} from "./src/format/types.ts";
+  type ModelFileContent,
+  ModelFormatError,
+  type ModelFormatErrorReason,
+  type ModelKind,
+  type Preprocess,
+  type Tensor,
+} from "./sdk/internal.ts";
 export * as prune from "./src/prune/mod.ts";
 
 // Continuous learning service.
@@ -139,6 +149,6 @@ export {
   type GrowthLimits,
   type LineResult,
 } from "./src/stream/events.ts";
-export type { TextSettings } from "./sdk/tokenizer.ts";
+export type { TextSettings } from "./sdk/mod.ts";
 export { type AppOptions, createApp, type ServiceApp } from "./src/stream/http_app.ts";
-export type { Progress, ProgressDetail, ProgressOptions } from "./src/cli/progress.ts";
+export type { Progress, ProgressDetail, ProgressOptions } from "./src/progress/mod.ts";

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { concatRows, loadDataset } from "../src/data/dataset.ts";
 import { resolveDataDir } from "../src/data/data_dir.ts";
-import { Rng } from "../src/data/random.ts";
+import { Rng } from "../src/random/mod.ts";
 import { fitCoEmbed } from "../src/models/coembed/fit.ts";
 import { RandomFeaturesPredictor } from "../src/models/coembed/predictor.ts";
 import { macroAuc } from "./repro/experiments/coembed.ts";

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { resolveDataDir } from "../src/data/data_dir.ts";
-import { Progress } from "../src/cli/progress.ts";
+import { Progress } from "../src/progress/mod.ts";
 import experiment from "./repro/experiments/coembed.ts";
 
 if (import.meta.main) {

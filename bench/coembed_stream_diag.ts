@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { loadDataset, rowsOf } from "../src/data/dataset.ts";
 import { resolveDataDir } from "../src/data/data_dir.ts";
-import { Rng } from "../src/data/random.ts";
+import { Rng } from "../src/random/mod.ts";
 import { blockFromCsr } from "../src/models/coembed/blocks.ts";
 import { resolveConfig } from "../src/models/coembed/config.ts";
 import type { CoEmbedCore } from "../src/models/coembed/core.ts";

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from "node:util";
 import { LemlStream } from "../src/models/leml/mod.ts";
-import { Rng } from "../src/data/random.ts";
+import { Rng } from "../src/random/mod.ts";
 import type { Batch } from "../src/data/types.ts";
 
 /** Peak resident set size of this process in MB (Linux), or null. */

@@ -37,7 +37,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Progress } from "../src/cli/progress.ts";
+import { Progress } from "../src/progress/mod.ts";
 import { resolveDataDir } from "../src/data/data_dir.ts";
 import type { DatasetSource, SyntheticSource, WorkerJob } from "./scale_worker.ts";
 

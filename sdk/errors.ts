@@ -1,7 +1,7 @@
 /**
- * The error the SDK's model-file reader throws. A copy of src/format/errors.ts (the SDK imports
- * nothing from the trainer); tests/sdk/reader_agreement_test.ts checks that both readers give
- * the same reason and offset on the same bad files.
+ * The error every model-file reader throws: the SDK's `loadModel` and the trainer's strict
+ * `decodeModelFile` (./model_file.ts). The one class of the project: `mod.ts` exports this class
+ * too, so `instanceof` holds whichever side threw it (tests/sdk/contract_test.ts).
  *
  * @module
  */

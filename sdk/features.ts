@@ -85,32 +85,38 @@ export type ModelInput = SparseInput | FeatureRecord | TextInput;
  */
 export const enc = new TextEncoder();
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
+const mix = (k: number) => Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593);
 
 /**
- * MurmurHash3 (x86, 32-bit) of `bytes` with `seed`: the hash of the `hashing` feature space
- * (column = hash of the name's UTF-8 bytes modulo `dim`; with `signed`, bit 31 of the hash set
- * negates the value).
+ * MurmurHash3 (x86, 32-bit) of `bytes[offset, offset + length)` with `seed`, unsigned: the hash
+ * of the `hashing` feature space (column = hash of the name's UTF-8 bytes modulo `dim`; with
+ * `signed`, bit 31 of the hash set negates the value). The one implementation in the project:
+ * the trainer's feature hashing (src/data/feature_hash.ts) uses it too.
  *
  * @example
  * ```ts
  * import { murmur3 } from "./features.ts";
  * const bytes = new TextEncoder().encode("The quick brown fox jumps over the lazy dog");
  * console.log(murmur3(bytes, 0).toString(16)); // "2e4ff723"
+ * console.log(murmur3(new TextEncoder().encode("> hello"), 0, 5, 2).toString(16)); // "248bfa47"
  * ```
  */
-export function murmur3(bytes: Uint8Array, seed: number): number {
-  const n = bytes.length;
-  let h = seed | 0, k = 0;
-  // each 4-byte block (little-endian) and the 1-3 tail bytes are mixed into h; blocks also rotate h
-  for (let i = 0; i < n; i++) {
-    k |= bytes[i] << (i & 3) * 8;
-    if ((i & 3) === 3 || i === n - 1) {
-      h ^= Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593);
-      if ((i & 3) === 3) h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
-      k = 0;
-    }
+export function murmur3(
+  bytes: Uint8Array,
+  seed: number,
+  length = bytes.length,
+  offset = 0,
+): number {
+  let h = seed | 0, k = 0, i = offset;
+  const end = offset + length, blocks = end - (length & 3);
+  // each 4-byte block (little-endian) is mixed into h, then h rotates; then the 1-3 tail bytes
+  for (; i < blocks; i += 4) {
+    h ^= mix(bytes[i] | bytes[i + 1] << 8 | bytes[i + 2] << 16 | bytes[i + 3] << 24);
+    h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
   }
-  h ^= n;
+  for (let s = 0; i < end; s += 8) k |= bytes[i++] << s;
+  if (length & 3) h ^= mix(k);
+  h ^= length;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;

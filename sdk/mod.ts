@@ -17,7 +17,7 @@
  */
 export { loadModel, type Model, type TopKOptions } from "./model.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
-export { FORMAT_VERSION } from "./decode.ts";
+export { FORMAT_VERSION } from "./frame.ts";
 export type { FeatureRecord, ModelInput, SparseInput, TextInput } from "./features.ts";
 export type { TextSettings } from "./tokenizer.ts";
 export type { TopK } from "./topk.ts";

@@ -1,6 +1,7 @@
 /**
  * Top-k selection with the project's tie rule (decreasing score, ties broken by the smaller label
- * index; NaN ranks below every number), the same answer as the trainers' `topKDense`.
+ * index; NaN ranks below every number): the one implementation in the project, used by the SDK's
+ * scorers and (through `sdk/internal.ts`) by the trainers and the evaluator.
  *
  * @module
  */
@@ -82,13 +83,100 @@ export function pushTop(
  * console.log([...t.labels]); // [ 1, 0, 2 ]
  * ```
  */
-export function topK(scores: Float32Array | Float64Array, n: number, k: number): TopK {
+export function topK(scores: ArrayLike<number>, n: number, k: number): TopK {
   const cap = k < n ? k : n, labels = new Int32Array(cap), top = zeros(cap);
   for (let l = 0, size = 0; l < n; l++) {
-    const s = scores[l];
-    size = pushTop(labels, top, size, cap, l, s === s ? s : -Infinity);
+    const s = scores[l] === scores[l] ? scores[l] : -Infinity;
+    // a full list keeps only a higher score (labels come in increasing order)
+    if (size < cap || s > top[cap - 1]) size = pushTop(labels, top, size, cap, l, s);
   }
   return { labels, scores: Float32Array.from(top) };
+}
+
+/**
+ * The `k` best labels of a dense score vector (one score per label), as {@linkcode topK} of all
+ * of them: `min(k, scores.length)` labels. The trainers' and the evaluator's top-k.
+ *
+ * @throws {RangeError} when `k` is negative or not an integer
+ *
+ * @example
+ * ```ts
+ * import { topKDense } from "./topk.ts";
+ * const t = topKDense(Float32Array.of(0.5, 0.9, 0.5, 0.1), 3);
+ * console.log([...t.labels]); // [ 1, 0, 2 ] (0 and 2 tie; the smaller index comes first)
+ * ```
+ */
+export function topKDense(scores: ArrayLike<number>, k: number): TopK {
+  checkK(k);
+  return topK(scores, scores.length, k);
+}
+
+/**
+ * The `k` best labels of a sparse score vector over `numLabels` labels, where every label not
+ * listed in `indices` has score 0 (the convention of prediction files): the same answer as
+ * {@linkcode topKDense} of the densified vector, in O(m log m + m·k) for m listed entries
+ * (never O(numLabels)).
+ *
+ * @param indices listed label indices, any order, no duplicates, each in [0, numLabels)
+ * @param scores their scores
+ * @param numLabels size of the label space
+ * @param k how many labels to return
+ * @throws {RangeError} on a duplicate or out-of-range index, or a bad `k`
+ *
+ * @example
+ * ```ts
+ * import { topKSparse } from "./topk.ts";
+ * // labels 0..5; label 4 scores 2, label 1 scores -1, every other label scores 0
+ * const t = topKSparse(Int32Array.of(4, 1), Float64Array.of(2, -1), 6, 3);
+ * console.log([...t.labels]); // [ 4, 0, 2 ]
+ * ```
+ */
+export function topKSparse(
+  indices: ArrayLike<number>,
+  scores: ArrayLike<number>,
+  numLabels: number,
+  k: number,
+): TopK {
+  checkK(k);
+  const m = indices.length;
+  if (scores.length !== m) {
+    throw new RangeError(
+      `topKSparse: ${m} indices but ${scores.length} scores (they must have the same length)`,
+    );
+  }
+  const cap = Math.min(k, numLabels), labels = new Int32Array(cap), top = zeros(cap);
+  if (cap === 0) return { labels, scores: new Float32Array(0) };
+  for (let j = 0; j < m; j++) {
+    const l = indices[j];
+    if (!Number.isInteger(l) || l < 0 || l >= numLabels) {
+      throw new RangeError(`topKSparse: label index ${l} is out of range [0, ${numLabels})`);
+    }
+  }
+  const sorted = Int32Array.from(indices).sort();
+  for (let j = 1; j < m; j++) {
+    if (sorted[j - 1] === sorted[j]) {
+      throw new RangeError(`topKSparse: label index ${sorted[j]} is listed twice`);
+    }
+  }
+  let size = 0;
+  for (let j = 0; j < m; j++) {
+    const s = scores[j];
+    size = pushTop(labels, top, size, cap, indices[j], s === s ? s : -Infinity);
+  }
+  // the smallest `cap` unlisted labels (score 0) are the only implicit candidates
+  for (let l = 0, p = 0, taken = 0; l < numLabels && taken < cap; l++) {
+    while (p < m && sorted[p] < l) p++;
+    if (p < m && sorted[p] === l) continue;
+    size = pushTop(labels, top, size, cap, l, 0);
+    taken++;
+  }
+  return { labels: labels.slice(0, size), scores: Float32Array.from(top.subarray(0, size)) };
+}
+
+function checkK(k: number): void {
+  if (!Number.isInteger(k) || k < 0) {
+    throw new RangeError(`top-k: k must be an integer >= 0, got ${k}`);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The seeded uniform generator of the test suites (mulberry32): tiny, fast and the same on every
- * platform, so a test's random data is fixed by its seed. Trainer code uses `src/data/random.ts`.
+ * platform, so a test's random data is fixed by its seed. Trainer code uses `src/random/mod.ts`.
  *
  * @module
  */

@@ -114,7 +114,7 @@ export function intList(
  * @example
  * ```ts
  * import { loadTrainTest } from "./harness.ts";
- * import { Progress } from "../../src/cli/progress.ts";
+ * import { Progress } from "../../src/progress/mod.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/toy.train.txt`, "2 2 2\n0 0:1\n0,1 1:1\n");
  * await Deno.writeTextFile(`${dir}/toy.test.txt`, "1 2 2\n1 1:1\n");
@@ -232,7 +232,7 @@ export function learnAll<M extends { learnMany(batch: Batch): void }>(
  * @example
  * ```ts
  * import { loadTrainTest, trainAndEvaluate } from "./harness.ts";
- * import { Progress } from "../../src/cli/progress.ts";
+ * import { Progress } from "../../src/progress/mod.ts";
  * import { PopularityEstimator } from "../../src/models/popularity/mod.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/toy.train.txt`, "2 2 2\n0 0:1\n0,1 1:1\n");

@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { resolveDataDir } from "../../src/data/data_dir.ts";
-import { Progress } from "../../src/cli/progress.ts";
+import { Progress } from "../../src/progress/mod.ts";
 import type { Experiment, ExperimentContext } from "./types.ts";
 
 const EXPERIMENTS_DIR = new URL("./experiments/", import.meta.url);
@@ -118,7 +118,7 @@ export function parseReproArgs(args: string[]): ReproArgs {
  * @example
  * ```ts
  * import { runExperiment } from "./repro.ts";
- * import { Progress } from "../../src/cli/progress.ts";
+ * import { Progress } from "../../src/progress/mod.ts";
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/toy.train.txt`, "3 2 2\n0 0:1\n0 0:1\n1 1:1\n");
  * await Deno.writeTextFile(`${dir}/toy.test.txt`, "1 2 2\n1 1:1\n");

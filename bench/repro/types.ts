@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Progress } from "../../src/cli/progress.ts";
+import type { Progress } from "../../src/progress/mod.ts";
 
 /**
  * What an experiment receives from `bench/repro/repro.ts`.

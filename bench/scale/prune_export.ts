@@ -15,7 +15,8 @@
  */
 import type { SparseVector } from "../../src/data/types.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
-import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
+import { encodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import {
   type LabelWeights,
   linearSparseContent,

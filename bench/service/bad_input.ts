@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { getJson, HttpConnection, type ServiceProcess, startService } from "./harness.ts";
 
 /**

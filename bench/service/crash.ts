@@ -10,7 +10,7 @@
  * @module
  */
 import { loadNames, loadXcFile } from "../../src/data/dataset.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { RedisClient } from "../../src/stream/redis_client.ts";
 import { StreamLearner } from "../../src/stream/learner.ts";
 import { evaluateByName } from "../../src/cli/commands/eval.ts";

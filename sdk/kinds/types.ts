@@ -27,8 +27,13 @@ export interface SdkTensor {
 
 /**
  * How raw input features map to model columns: by index, by a vocabulary of names, or by
- * MurmurHash3 (x86, 32-bit) of the name's UTF-8 bytes with `seed`, modulo `dim` (and, when
- * `signed`, the value negated when bit 31 of the hash is set).
+ * MurmurHash3 (x86, 32-bit, `murmur3` of ../features.ts) of the name's UTF-8 bytes with `seed`,
+ * modulo `dim` (and, when `signed` (format version 2), the value negated when bit 31 of the hash
+ * is set). `dim` may exceed `numFeatures` (a model grown from the columns it has seen): hashed
+ * columns at or beyond `numFeatures` carry no weight and are dropped. A vocabulary or hashing
+ * space may carry `text` (format version 3): the tokenizer settings that turn a query's `text`
+ * into named features. The one feature-space type of the project: the model file's types
+ * (../model_file.ts), which the trainer writes, use it too.
  *
  * @example
  * ```ts

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { TextSettings } from "../../sdk/tokenizer.ts";
+import type { TextSettings } from "../../sdk/mod.ts";
 import { parseArgs } from "node:util";
 import type { Example } from "../data/types.ts";
 import type { Estimator } from "../models/estimator.ts";
@@ -27,7 +27,7 @@ import { evaluateModel } from "../metrics/evaluate.ts";
 import { PrequentialP1 } from "../metrics/prequential.ts";
 import { propensities } from "../metrics/propensity.ts";
 import { linePlot } from "../plot/line_plot.ts";
-import { Progress } from "./progress.ts";
+import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
 
 /**
@@ -150,7 +150,7 @@ const DEFAULT_SYNTHETIC: Omit<SyntheticOptions, "rows" | "seed"> = {
  * @example
  * ```ts
  * import { runDemo } from "./demo.ts";
- * import { Progress } from "./progress.ts";
+ * import { Progress } from "../progress/mod.ts";
  * const r = await runDemo({ rows: 300, model: "popularity", progress: Progress.silent() });
  * console.log(r.trainRows, r.testRows, r.metrics["P@1"] >= 0); // 240 60 true
  * ```

@@ -17,7 +17,7 @@ import { labelCounts, labelsOf, loadDataset } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
 import { propensities } from "../metrics/propensity.ts";
 import { Evaluator } from "../metrics/evaluate.ts";
-import { Progress } from "./progress.ts";
+import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

@@ -40,8 +40,7 @@ import {
   splitRows,
 } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
-import { decodeModelFile } from "../format/model_file.ts";
-import { ModelFormatError } from "../format/errors.ts";
+import { decodeModelFile, ModelFormatError } from "../../sdk/internal.ts";
 import type { LabelWeights } from "../models/br/label_weights.ts";
 import { preprocessRows, type RowPreprocess } from "../data/preprocess.ts";
 import { propensities as propensitiesOf } from "../metrics/propensity.ts";
@@ -52,7 +51,7 @@ import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
 import { thresholdingNote } from "../prune/tolerance.ts";
 import { validationPsp } from "../prune/validation.ts";
-import { Progress } from "./progress.ts";
+import { Progress } from "../progress/mod.ts";
 import { isBadInput, runScript } from "./run_script.ts";
 
 /**

@@ -1,5 +1,7 @@
 /**
- * Feature hashing, self-contained (no imports) so that the SDK can carry an identical copy.
+ * Feature hashing of the trainer's readers, on the SDK's hash (`murmur3` of sdk/features.ts, the
+ * one MurmurHash3 of the project, through sdk/internal.ts), so the trainer and the edge map
+ * feature names alike.
  *
  * The hash of a feature is MurmurHash3 x86 32-bit of the UTF-8 bytes of its key, with a 32-bit
  * seed. The key of a named feature is its name; the key of an integer feature index `j` (XC,
@@ -15,58 +17,10 @@
  * @module
  */
 
+import { murmur3 } from "../../sdk/internal.ts";
+
 /** Reusable scratch for the UTF-8 bytes of a key. */
 let scratch = new Uint8Array(256);
-
-/**
- * MurmurHash3 x86 32-bit of `bytes[offset, offset + length)` with `seed`, as an unsigned 32-bit
- * integer.
- *
- * @example
- * ```ts
- * import { murmur3_32 } from "./feature_hash.ts";
- * // reference value of MurmurHash3_x86_32("hello", seed 0)
- * console.log(murmur3_32(new TextEncoder().encode("hello"), 0).toString(16)); // "248bfa47"
- * console.log(murmur3_32(new TextEncoder().encode("> hello"), 0, 5, 2).toString(16)); // "248bfa47"
- * ```
- */
-export function murmur3_32(
-  bytes: Uint8Array,
-  seed: number,
-  length = bytes.length,
-  offset = 0,
-): number {
-  let h = seed | 0;
-  const nblocks = length >> 2;
-  for (let i = 0; i < nblocks; i++) {
-    const p = offset + (i << 2);
-    let k = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
-    k = Math.imul(k, 0xcc9e2d51);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, 0x1b873593);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-  }
-  const tail = offset + (nblocks << 2);
-  const rem = length & 3;
-  if (rem > 0) {
-    let k1 = bytes[tail];
-    if (rem > 1) k1 ^= bytes[tail + 1] << 8;
-    if (rem > 2) k1 ^= bytes[tail + 2] << 16;
-    k1 = Math.imul(k1, 0xcc9e2d51);
-    k1 = (k1 << 15) | (k1 >>> 17);
-    k1 = Math.imul(k1, 0x1b873593);
-    h ^= k1;
-  }
-  h ^= length;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** UTF-8 encodes `s` into the scratch buffer, returning the byte length (lone surrogates → U+FFFD). */
 function utf8(s: string): number {
@@ -113,7 +67,7 @@ function utf8(s: string): number {
  */
 export function hashName(name: string, seed: number): number {
   const n = utf8(name); // may replace the scratch buffer: read it after
-  return murmur3_32(scratch, seed, n);
+  return murmur3(scratch, seed, n);
 }
 
 /**
@@ -138,7 +92,7 @@ export function hashIndex(j: number, seed: number): number {
     scratch[p] = 48 + (v % 10);
     v = Math.floor(v / 10);
   }
-  return murmur3_32(scratch, seed, n);
+  return murmur3(scratch, seed, n);
 }
 
 /**

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { concatBytes } from "./bytes.ts";
 
 /**
  * True when `head` starts with the gzip magic bytes `1f 8b`.
@@ -58,30 +57,4 @@ export function gunzipStream(
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
-}
-
-/**
- * Decompresses a whole gzip buffer.
- *
- * @example
- * ```ts
- * import { gunzipBytes } from "./gzip.ts";
- * const gz = new Uint8Array(await new Response(
- *   new Blob(["abc"]).stream().pipeThrough(new CompressionStream("gzip")),
- * ).arrayBuffer());
- * console.log(new TextDecoder().decode(await gunzipBytes(gz, "a.gz"))); // "abc"
- * ```
- */
-export async function gunzipBytes(bytes: Uint8Array, source: string): Promise<Uint8Array> {
-  const s = gunzipStream(new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), source);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = s.getReader();
-  while (true) {
-    const r = await reader.read();
-    if (r.done) break;
-    chunks.push(r.value);
-    total += r.value.length;
-  }
-  return concatBytes(chunks, total);
 }

@@ -36,7 +36,7 @@ import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { TfIdf } from "./tfidf.ts";
 import { l2NormalizeInPlace } from "./normalize.ts";
 import type { Vocabulary } from "./vocabulary.ts";
-import type { TextSettings } from "../../sdk/tokenizer.ts";
+import type { TextSettings } from "../../sdk/mod.ts";
 
 /**
  * The text formats the readers understand.

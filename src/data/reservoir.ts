@@ -15,7 +15,7 @@
  */
 import type { Batch, BinaryCsr } from "./types.ts";
 import { concatRows } from "./dataset.ts";
-import { SmallRng } from "../linalg/rng.ts";
+import { SmallRng } from "../random/mod.ts";
 
 /**
  * Variable-length rows of one typed array kind in a slab: slot r holds `len[r]` entries from

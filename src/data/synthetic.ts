@@ -19,7 +19,7 @@
  * @module
  */
 import type { Example } from "./types.ts";
-import { Rng } from "./random.ts";
+import { Rng } from "../random/mod.ts";
 
 /**
  * Options of the synthetic generator. Every field has a default.

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { Rng } from "../data/random.ts";
+import { Rng } from "../random/mod.ts";
 import { choleskyFactor } from "./cholesky.ts";
 import { gram, symmetricEigen } from "./dense.ts";
 

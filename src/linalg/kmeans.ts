@@ -5,7 +5,7 @@
  * @module
  */
 import type { CsrMatrix } from "../data/types.ts";
-import { Rng } from "../data/random.ts";
+import { Rng } from "../random/mod.ts";
 
 /**
  * Result of {@linkcode sphericalKMeans}.

@@ -11,7 +11,7 @@
  * @module
  */
 import type { ModelFileContent, Tensor } from "../format/types.ts";
-import { SmallRng } from "./rng.ts";
+import { SmallRng } from "../random/mod.ts";
 
 /**
  * Options of {@linkcode withLabelIndex}.

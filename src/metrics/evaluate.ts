@@ -11,8 +11,7 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../data/types.ts";
-import type { TopK } from "../models/estimator.ts";
-import type { Progress } from "../cli/progress.ts";
+import type { Progress } from "../progress/mod.ts";
 import { PrecisionAtK } from "./precision.ts";
 import { NdcgAtK } from "./ndcg.ts";
 import { PspAtK } from "./psp.ts";
@@ -21,7 +20,7 @@ import { HammingLoss } from "./hamming.ts";
 import { InstanceAuc } from "./instance_auc.ts";
 import { MacroAuc } from "./macro_auc.ts";
 import { LabelCoverage } from "./coverage.ts";
-import { topKDense, topKSparse } from "./topk.ts";
+import { type TopK, topKDense, topKSparse } from "../../sdk/internal.ts";
 import { checkLabels } from "./relevance.ts";
 
 /**

@@ -24,7 +24,7 @@ export { InstanceAuc } from "./instance_auc.ts";
 export { MacroAuc } from "./macro_auc.ts";
 export { LabelCoverage } from "./coverage.ts";
 export { pairAuc } from "./auc.ts";
-export { topKDense, topKSparse } from "./topk.ts";
+export { topKDense, topKSparse } from "../../sdk/internal.ts";
 export {
   prequential,
   type PrequentialOptions,

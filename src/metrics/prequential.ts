@@ -10,7 +10,7 @@
  */
 import type { Batch, SparseVector } from "../data/types.ts";
 import type { Estimator } from "../models/estimator.ts";
-import type { Progress } from "../cli/progress.ts";
+import type { Progress } from "../progress/mod.ts";
 import { containsSorted } from "./relevance.ts";
 
 /**

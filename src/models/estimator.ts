@@ -5,24 +5,11 @@
  */
 import type { Batch, SparseVector } from "../data/types.ts";
 import type { FeatureSpace } from "../format/types.ts";
+import type { TopK } from "../../sdk/mod.ts";
+import type { ModelSettings } from "./settings.ts";
 
-/**
- * A top-k answer: label indices in decreasing score order (ties: smaller index first),
- * and their scores.
- *
- * @example
- * ```ts
- * import type { TopK } from "./estimator.ts";
- * const t: TopK = { labels: Int32Array.of(4, 1), scores: Float32Array.of(0.9, 0.2) };
- * console.log(t.labels[0]); // 4
- * ```
- */
-export interface TopK {
-  /** Label indices, best first. */
-  readonly labels: Int32Array;
-  /** The score of each label in `labels`. */
-  readonly scores: Float32Array;
-}
+// the top-k answer is the SDK's (labels best first, ties by the smaller label; their scores)
+export type { TopK } from "../../sdk/mod.ts";
 
 /**
  * Serialisable full training state of a model (for checkpoints): a JSON-able config plus named
@@ -183,8 +170,17 @@ export interface EstimatorFactory {
   /** Name used on the command line: "leml", "sleec", "coembed", "br". */
   readonly kind: string;
   /**
+   * The model's declared settings (see ./settings.ts): what `create` accepts, with
+   * defaults and ranges. `create` validates its options against them (an unknown key or a bad
+   * value is an error naming the key and what is allowed); callers that only keep options for
+   * later (a service resuming from a checkpoint) can check them with `settings.resolve`.
+   */
+  readonly settings?: ModelSettings<object>;
+  /**
    * A new streaming estimator. `numFeatures`/`numLabels` are initial sizes (the model grows when
    * batches are larger); other options are model-specific and optional (defaults must work).
+   * The options are checked against `settings`: an unknown key or a bad value is an error
+   * naming it, and a string value (the command line's) is parsed by the declared kind.
    */
   create(
     options: { seed?: number; numFeatures?: number; numLabels?: number } & Record<string, unknown>,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { FeatureSpace, ModelFileContent } from "../format/types.ts";
-import { textSettingsError } from "../../sdk/tokenizer.ts";
+import { textSettingsError } from "../../sdk/internal.ts";
 import type { ModelFileOptions } from "./estimator.ts";
 
 /**

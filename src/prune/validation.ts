@@ -11,7 +11,7 @@ import {
   toFeatureMajor,
 } from "../models/br/label_weights.ts";
 import { PspAtK } from "../metrics/psp.ts";
-import { topKDense } from "../metrics/topk.ts";
+import { topKDense } from "../../sdk/internal.ts";
 
 /**
  * Labelled validation rows (a `Dataset` fits).

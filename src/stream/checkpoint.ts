@@ -12,7 +12,7 @@
  * @module
  */
 import { pack, unpack } from "msgpackr/pack";
-import { crc32 } from "../format/crc32.ts";
+import { crc32 } from "../../sdk/internal.ts";
 import { writeAllChecked } from "./storage_faults.ts";
 
 const MAGIC = "TSCKPT02";

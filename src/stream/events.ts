@@ -6,126 +6,24 @@
  * reason instead of an exception, lines are bounded in length, vocabularies in size, and
  * prediction rows are mapped without growing anything.
  *
+ * The parts live in their own modules and are re-exported here: the limits
+ * (`event_limits.ts`), the nesting check run before parsing (`json_depth.ts`), the growth
+ * limits at work (`growth_guard.ts`) and the `/predict` row forms (`predict_rows.ts`).
+ *
  * @module
  */
 import type { Example, SparseVector } from "../data/types.ts";
 import { Vocabulary } from "../data/vocabulary.ts";
-import { type FeatureKeys, NdjsonParser, skipJsonWhitespace } from "../data/ndjson.ts";
-import type { HashingOptions } from "../data/hashing.ts";
+import { type FeatureKeys, NdjsonParser } from "../data/ndjson.ts";
 import type { FeatureSpace } from "../format/types.ts";
-import type { TextSettings } from "../../sdk/tokenizer.ts";
+import type { EventLimits, GrowthLimits } from "./event_limits.ts";
+import { EVENT_MAX_DEPTH, jsonDepthExceeded } from "./json_depth.ts";
+import { GrowthGuard } from "./growth_guard.ts";
+import { predictBodyAscii, rowForPredict } from "./predict_rows.ts";
 
 export type { FeatureKeys } from "../data/ndjson.ts";
-
-/**
- * Limits and key mode of {@linkcode EventParser} (all optional).
- *
- * @example
- * ```ts
- * import type { EventLimits } from "./events.ts";
- * const l: EventLimits = { featureKeys: "index", maxFeatures: 1 << 16, maxLineBytes: 1 << 16 };
- * console.log(l.maxFeatures); // 65536
- * ```
- */
-export interface EventLimits {
-  /**
-   * `"index"` (default): keys are non-negative integer column indices; `"name"`: names (grown
-   * into a vocabulary, or hashed with `hashing`).
-   */
-  featureKeys?: FeatureKeys;
-  /**
-   * Hash feature names into `dim` columns instead of growing a vocabulary (fixed memory for
-   * open-ended names; implies and requires `featureKeys: "name"`). The model file then carries
-   * the hashing parameters, so the SDK answers named queries the same way.
-   */
-  hashing?: HashingOptions;
-  /** Largest feature-space size accepted (index bound, or vocabulary size). Default 2^20. */
-  maxFeatures?: number;
-  /** Largest label-space size accepted. Default 2^16. */
-  maxLabels?: number;
-  /** Longest accepted line in bytes. Default 65536. */
-  maxLineBytes?: number;
-  /** Longest feature or label name, in characters. Default 256. */
-  maxNameLength?: number;
-  /**
-   * Read the events' `text` with this tokenizer (`sdk/tokenizer.ts`; needs name keys): its
-   * words and n-grams become named features (beside `features`). The model file's feature
-   * space carries the settings, so the SDK answers `{text}` queries the same way.
-   */
-  text?: TextSettings;
-  /** Reject events with fields the parser does not know (default false: they are ignored). */
-  strictFields?: boolean;
-}
-
-/**
- * Bounds on how fast and how far a stream may grow the model (the service's `--max-features`,
- * `--max-labels`, `--max-feature-growth`, `--max-new-labels`): an event over a bound is
- * rejected with a reason naming the flag, and nothing grows. Unlike {@linkcode EventLimits}
- * (saved in the checkpoint), they are set by the running service, so lowering a flag takes
- * effect after a restart. They apply to new events, not to the replay of events already
- * acknowledged.
- *
- * @example
- * ```ts
- * import type { GrowthLimits } from "./events.ts";
- * const g: GrowthLimits = { maxFeatures: 1 << 18, maxFeatureGrowth: 1 << 17, maxNewLabels: 256 };
- * console.log(g.maxNewLabels); // 256
- * ```
- */
-export interface GrowthLimits {
-  /** Largest feature-space size: index bound, or feature vocabulary size (name keys). */
-  maxFeatures?: number;
-  /** Largest label vocabulary. */
-  maxLabels?: number;
-  /**
-   * Index keys: the most columns one event may add beyond the feature space so far (the
-   * largest index accepted + 1, or the model's width).
-   */
-  maxFeatureGrowth?: number;
-  /** The most new label names one event may add. */
-  maxNewLabels?: number;
-}
-
-/** Deepest JSON nesting an event line needs (`{"features": {...}, "labels": [...]}`). */
-export const EVENT_MAX_DEPTH = 2;
-
-/**
- * Where JSON text nests deeper than `maxDepth` (the offset of the bracket that goes too deep),
- * or -1: a byte scan that skips strings, cheap enough to run before `JSON.parse` (whose time
- * grows with the nesting: a 1 MB body nested 500,000 deep took 1.3 s).
- *
- * @example
- * ```ts
- * import { jsonDepthExceeded } from "./events.ts";
- * const b = new TextEncoder().encode('{"a": [[1]], "s": "[[[["}');
- * console.log(jsonDepthExceeded(b, 0, b.length, 3), jsonDepthExceeded(b, 0, b.length, 2)); // -1 7
- * ```
- */
-export function jsonDepthExceeded(
-  bytes: Uint8Array | string,
-  start: number,
-  end: number,
-  maxDepth: number,
-): number {
-  const str = typeof bytes === "string";
-  let depth = 0;
-  for (let i = start; i < end; i++) {
-    const c = str ? bytes.charCodeAt(i) : bytes[i];
-    if (c === 34) {
-      // skip the string (escaped characters included)
-      for (i++; i < end; i++) {
-        const d = str ? bytes.charCodeAt(i) : bytes[i];
-        if (d === 92) i++;
-        else if (d === 34) break;
-      }
-    } else if (c === 123 || c === 91) {
-      if (++depth > maxDepth) return i;
-    } else if (c === 125 || c === 93) {
-      depth--;
-    }
-  }
-  return -1;
-}
+export type { EventLimits, GrowthLimits } from "./event_limits.ts";
+export { EVENT_MAX_DEPTH, jsonDepthExceeded } from "./json_depth.ts";
 
 /**
  * The result of parsing one line: the event (features and labels mapped to indices), or why the
@@ -170,9 +68,7 @@ export class EventParser {
     & Pick<EventLimits, "hashing" | "text" | "strictFields">
   >;
   readonly #ndjson: NdjsonParser;
-  #growth: GrowthLimits | undefined;
-  /** Index keys: the largest feature index accepted + 1 (or the model's width, if larger). */
-  #featureExtent = 0;
+  readonly #guard: GrowthGuard;
 
   /**
    * A parser with initial vocabularies.
@@ -225,6 +121,12 @@ export class EventParser {
       text: limits.text,
       strictFields: limits.strictFields,
     });
+    this.#guard = new GrowthGuard(
+      this.features,
+      this.labels,
+      featureKeys === "name" && this.limits.hashing === undefined,
+      featureKeys === "index",
+    );
   }
 
   /**
@@ -295,83 +197,12 @@ export class EventParser {
    * ```
    */
   setGrowthLimits(limits: GrowthLimits | undefined, featureExtent = 0): void {
-    this.#growth = limits === undefined ? undefined : { ...limits };
-    this.#featureExtent = Math.max(this.#featureExtent, featureExtent);
+    this.#guard.set(limits, featureExtent);
   }
 
   /** The growth limits in force (undefined: none). */
   get growthLimits(): Readonly<GrowthLimits> | undefined {
-    return this.#growth;
-  }
-
-  /**
-   * Runs `parse` with the vocabularies capped as the growth limits ask (a line that would add
-   * too many names is then refused by the vocabulary's own room check, before anything grows),
-   * and checks index-key growth on the result.
-   */
-  #guarded(parse: () => Example): Example {
-    const g = this.#growth;
-    if (g === undefined) {
-      const ev = parse();
-      this.#noteExtent(ev);
-      return ev;
-    }
-    type Capped = { maxSize: number };
-    const labels = this.labels as unknown as Capped;
-    const features = this.features as unknown as Capped;
-    const labelCap = labels.maxSize, featureCap = features.maxSize;
-    const labelBudget = Math.min(
-      g.maxLabels ?? Infinity,
-      this.labels.size + (g.maxNewLabels ?? Infinity),
-    );
-    labels.maxSize = Math.min(labelCap, labelBudget);
-    const namedFeatures = this.featureKeys === "name" && this.limits.hashing === undefined;
-    if (namedFeatures) features.maxSize = Math.min(featureCap, g.maxFeatures ?? Infinity);
-    let ev: Example;
-    try {
-      ev = parse();
-    } catch (e) {
-      const m = (e as Error).message;
-      if (/label vocabulary is full/.test(m) && labels.maxSize < labelCap) {
-        throw new RangeError(
-          this.labels.size + (g.maxNewLabels ?? Infinity) <= (g.maxLabels ?? Infinity)
-            ? `the event adds more than --max-new-labels ${g.maxNewLabels} new labels`
-            : `the label vocabulary is full: --max-labels ${g.maxLabels} names`,
-        );
-      }
-      if (/feature vocabulary is full/.test(m) && features.maxSize < featureCap) {
-        throw new RangeError(`the feature vocabulary is full: --max-features ${g.maxFeatures}`);
-      }
-      throw e;
-    } finally {
-      labels.maxSize = labelCap;
-      features.maxSize = featureCap;
-    }
-    if (this.featureKeys === "index") {
-      const n = ev.x.indices.length;
-      const top = n > 0 ? ev.x.indices[n - 1] + 1 : 0;
-      if (top > (g.maxFeatures ?? Infinity)) {
-        throw new RangeError(
-          `feature index ${top - 1} is beyond the limit --max-features ${g.maxFeatures}`,
-        );
-      }
-      if (top > this.#featureExtent + (g.maxFeatureGrowth ?? Infinity)) {
-        throw new RangeError(
-          `feature index ${
-            top - 1
-          } would widen the feature space from ${this.#featureExtent} to ${top} columns: more than --max-feature-growth ${g.maxFeatureGrowth} in one event`,
-        );
-      }
-    }
-    this.#noteExtent(ev);
-    return ev;
-  }
-
-  #noteExtent(ev: Example): void {
-    const n = ev.x.indices.length;
-    if (n > 0 && ev.x.indices[n - 1] >= this.#featureExtent) {
-      this.#featureExtent = ev.x.indices[n - 1] + 1;
-    }
+    return this.#guard.limits;
   }
 
   /**
@@ -395,7 +226,7 @@ export class EventParser {
       };
     }
     try {
-      return { ok: true, event: this.#guarded(() => this.#ndjson.parse(line)) };
+      return { ok: true, event: this.#guard.run(() => this.#ndjson.parse(line)) };
     } catch (e) {
       return { ok: false, reason: (e as Error).message };
     }
@@ -417,7 +248,7 @@ export class EventParser {
   parseAscii(bytes: Uint8Array, start: number, end: number): Example | undefined {
     try {
       let ev: Example | undefined;
-      this.#guarded(() => {
+      this.#guard.run(() => {
         ev = this.#ndjson.parseAscii(bytes, start, end);
         return ev ?? EMPTY_EVENT;
       });
@@ -466,62 +297,7 @@ export class EventParser {
     bytes: Uint8Array,
     numFeatures: number,
   ): { x: SparseVector; k: number | undefined } | undefined {
-    const end = bytes.length;
-    const ws = (p: number) => skipJsonWhitespace(bytes, p, end);
-    let p = ws(0);
-    if (bytes[p] !== 123) return undefined;
-    let x: SparseVector | undefined, k: number | undefined;
-    let indices: number[] | undefined, values: number[] | undefined;
-    p = ws(p + 1);
-    while (p < end) {
-      if (bytes[p] !== 34) return undefined;
-      const key = predictKeyAt(bytes, p + 1, end);
-      if (key === undefined) return undefined;
-      p = ws(p + 2 + key.length);
-      if (bytes[p] !== 58) return undefined;
-      p = ws(p + 1);
-      if (key === "features") {
-        if (x !== undefined) return undefined;
-        const r = this.#ndjson.featuresForPredictAscii(bytes, p, end, numFeatures);
-        if (r === undefined) return undefined;
-        x = r.x;
-        p = r.next;
-      } else if (key === "k") {
-        if (k !== undefined) return undefined;
-        let v = 0;
-        const d0 = p;
-        while (p < end && bytes[p] >= 48 && bytes[p] <= 57 && p - d0 < 6) {
-          v = v * 10 + bytes[p++] - 48;
-        }
-        if (p === d0 || (p - d0 > 1 && bytes[d0] === 48)) return undefined;
-        k = v;
-      } else {
-        const isIndices = key === "indices";
-        if (this.featureKeys !== "index" || (isIndices ? indices : values) !== undefined) {
-          return undefined;
-        }
-        const r = this.#ndjson.numberArrayAscii(bytes, p, end, isIndices);
-        if (r === undefined) return undefined;
-        if (isIndices) indices = r.values;
-        else values = r.values;
-        p = r.next;
-      }
-      p = ws(p);
-      if (bytes[p] === 44) {
-        p = ws(p + 1);
-        continue;
-      }
-      if (bytes[p] !== 125 || ws(p + 1) !== end) return undefined;
-      if (indices !== undefined) {
-        if (x !== undefined || (values !== undefined && values.length !== indices.length)) {
-          return undefined;
-        }
-        x = compactRow(indices, values, numFeatures);
-        if (x === undefined) return undefined;
-      } else if (x === undefined || values !== undefined) return undefined;
-      return { x, k };
-    }
-    return undefined;
+    return predictBodyAscii(this.#ndjson, this.featureKeys, bytes, numFeatures);
   }
 
   /**
@@ -541,50 +317,7 @@ export class EventParser {
    * ```
    */
   rowForPredict(indices: unknown, values: unknown, numFeatures: number): SparseVector {
-    if (this.featureKeys !== "index") {
-      throw new TypeError("the 'indices' form needs index feature keys; send 'features'");
-    }
-    if (!Array.isArray(indices)) throw new TypeError("field 'indices' must be an array");
-    const n = indices.length;
-    if (values !== undefined && (!Array.isArray(values) || values.length !== n)) {
-      throw new TypeError(`field 'values' must be an array as long as 'indices' (${n})`);
-    }
-    const vals = values as unknown[] | undefined;
-    const idx = new Int32Array(n), val = new Float32Array(n);
-    let m = 0, sorted = true;
-    for (let i = 0; i < n; i++) {
-      const j = indices[i];
-      if (typeof j !== "number" || !Number.isInteger(j) || j < 0 || j > 2147483647) {
-        throw new TypeError(
-          `indices[${i}]: must be a feature index (a non-negative integer), got ${
-            JSON.stringify(j)?.slice(0, 20)
-          }`,
-        );
-      }
-      const v = vals === undefined ? 1 : vals[i];
-      if (typeof v !== "number" || !Number.isFinite(Math.fround(v))) {
-        throw new TypeError(
-          `values[${i}]: must be a finite number, got ${
-            typeof v === "number" ? v : JSON.stringify(v)?.slice(0, 20)
-          }`,
-        );
-      }
-      if (j >= numFeatures || v === 0) continue;
-      if (m > 0 && j <= idx[m - 1]) sorted = false;
-      idx[m] = j;
-      val[m++] = v;
-    }
-    if (sorted) return { indices: idx.subarray(0, m), values: val.subarray(0, m) };
-    const order = Array.from({ length: m }, (_, i) => i).sort((a, b) => idx[a] - idx[b]);
-    const indicesOut = new Int32Array(m), valuesOut = new Float32Array(m);
-    for (let i = 0; i < m; i++) {
-      indicesOut[i] = idx[order[i]];
-      valuesOut[i] = val[order[i]];
-      if (i > 0 && indicesOut[i] === indicesOut[i - 1]) {
-        throw new TypeError(`indices: feature ${indicesOut[i]} is listed twice`);
-      }
-    }
-    return { indices: indicesOut, values: valuesOut };
+    return rowForPredict(this.featureKeys, indices, values, numFeatures);
   }
 }
 
@@ -592,44 +325,3 @@ const EMPTY_EVENT: Example = {
   x: { indices: new Int32Array(0), values: new Float32Array(0) },
   labels: new Int32Array(0),
 };
-
-const PREDICT_KEYS = ["features", "indices", "values", "k"] as const;
-
-/** Which `/predict` field the quoted key starting at `p` (after its quote) is, or undefined. */
-function predictKeyAt(
-  bytes: Uint8Array,
-  p: number,
-  end: number,
-): (typeof PREDICT_KEYS)[number] | undefined {
-  for (const key of PREDICT_KEYS) {
-    const n = key.length;
-    if (p + n >= end || bytes[p + n] !== 34) continue;
-    let i = 0;
-    while (i < n && bytes[p + i] === key.charCodeAt(i)) i++;
-    if (i === n) return key;
-  }
-  return undefined;
-}
-
-/**
- * The compact row (increasing indices, values or all 1) as {@linkcode EventParser.rowForPredict}
- * maps it: indices at or beyond `numFeatures` and zero values dropped; undefined when a value is
- * not finite in float32 (the full path reports it).
- */
-function compactRow(
-  indices: number[],
-  values: number[] | undefined,
-  numFeatures: number,
-): SparseVector | undefined {
-  const n = indices.length;
-  const idx = new Int32Array(n), val = new Float32Array(n);
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const v = values === undefined ? 1 : values[i];
-    if (!Number.isFinite(Math.fround(v))) return undefined;
-    if (indices[i] >= numFeatures || v === 0) continue;
-    idx[m] = indices[i];
-    val[m++] = v;
-  }
-  return { indices: idx.subarray(0, m), values: val.subarray(0, m) };
-}

@@ -8,221 +8,34 @@
  * @module
  */
 import type { Batch, Example, SparseVector } from "../data/types.ts";
-import { Vocabulary, type VocabularyJSON } from "../data/vocabulary.ts";
+import { Vocabulary } from "../data/vocabulary.ts";
 import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/estimator.ts";
-import { type EventLimits, EventParser, type LineResult } from "./events.ts";
-import { PrequentialState, PrequentialWindow } from "../metrics/prequential.ts";
-import { DEFAULT_ID_WINDOW, IdWindow, type IdWindowState } from "./id_window.ts";
+import { type EventLimits, EventParser } from "./events.ts";
+import { PrequentialWindow } from "../metrics/prequential.ts";
+import { DEFAULT_ID_WINDOW, IdWindow } from "./id_window.ts";
 import { DirtyLabels } from "./dirty_labels.ts";
 import { CHECKPOINT_DELTA_FORMAT, type CheckpointDelta } from "./checkpoint_delta.ts";
-
-/**
- * Where the learner is in its sources; saved in the same checkpoint as the model.
- *
- * @example
- * ```ts
- * import type { StreamPosition } from "./learner.ts";
- * const p: StreamPosition = { redis: { key: "ev", group: "g", lastId: "5-0" }, wal: { segment: 3 } };
- * console.log(p.redis?.lastId); // "5-0"
- * ```
- */
-export interface StreamPosition {
-  /** Followed file: path, byte offset after the last applied line, and that line's number. */
-  file?: { path: string; offset: number; line: number };
-  /** Redis stream: id of the last applied entry. */
-  redis?: { key: string; group: string; lastId: string };
-  /** Write-ahead log of HTTP events: the first segment NOT covered by the checkpoint. */
-  wal?: { segment: number };
-}
-
-/**
- * Options of {@linkcode StreamLearner.create}.
- *
- * @example
- * ```ts
- * import type { LearnerOptions } from "./learner.ts";
- * const o: LearnerOptions = { batchSize: 64, windowSize: 500, modelOptions: { rank: 16 } };
- * console.log(o.batchSize); // 64
- * ```
- */
-export interface LearnerOptions {
-  /** Events per learned minibatch (default 32). Batches are cut at multiples of this count. */
-  batchSize?: number;
-  /** Prequential window length (default 1000). */
-  windowSize?: number;
-  /** Event validation limits and key mode. */
-  limits?: EventLimits;
-  /** Options passed to `factory.create` (seed, rank, initial sizes, ...). */
-  modelOptions?: Record<string, unknown>;
-  /** Initial label names (index order), e.g. a dataset's label list. */
-  labelNames?: readonly string[];
-  /** Initial feature names (name mode only). */
-  featureNames?: readonly string[];
-  /**
-   * Event ids remembered for deduplication (default 1,000,000; 0: off): an event whose id is
-   * among the last this many distinct ids applied is not applied again (see `id_window.ts`).
-   */
-  dedupWindow?: number;
-}
-
-/**
- * What {@linkcode StreamLearner.ingestLine} did with a line: the parse result, and
- * `duplicate: true` when the event was valid but its id was already applied within the
- * deduplication window (it was not applied again).
- *
- * @example
- * ```ts
- * import type { IngestLineResult } from "./learner.ts";
- * const r: IngestLineResult = { ok: false, reason: "malformed JSON" };
- * console.log(r.ok); // false
- * ```
- */
-export type IngestLineResult = LineResult & { readonly duplicate?: boolean };
-
-/**
- * One rejected line, as reported by `/metrics` and the `/events` answer.
- *
- * @example
- * ```ts
- * import type { Reject } from "./learner.ts";
- * const r: Reject = { source: "http", line: 3, reason: "malformed JSON" };
- * console.log(r.line); // 3
- * ```
- */
-export interface Reject {
-  /** Where it came from ("http", "redis", a file path). */
-  source: string;
-  /** 1-based line number within its request or file, or the Redis entry id. */
-  line: number | string;
-  /** Why it was rejected. */
-  reason: string;
-}
-
-const CHECKPOINT_FORMAT = "tagstream-checkpoint";
-const CHECKPOINT_VERSION = 1;
-
-/**
- * The checkpoint object written by {@linkcode StreamLearner.toCheckpoint} (encode it with
- * `encodeCheckpoint` from `./checkpoint.ts`).
- *
- * @example
- * ```ts
- * import type { LearnerCheckpoint } from "./learner.ts";
- * function applied(c: LearnerCheckpoint): number { return c.applied; }
- * console.log(typeof applied); // "function"
- * ```
- */
-export interface LearnerCheckpoint {
-  /** Always `tagstream-checkpoint`. */
-  format: string;
-  /** Checkpoint format version (1). */
-  version: number;
-  /** The model's kind (`leml`, `br`, ...). */
-  kind: string;
-  /** The learner's batch size, prequential window and event limits. */
-  options: { batchSize: number; windowSize: number; limits: EventLimits };
-  /** The model's state (`Estimator.toState`, or `toReplicaState` in a replica's snapshot). */
-  state: ModelState;
-  /** Feature vocabulary (name keys). */
-  features: VocabularyJSON;
-  /** Label vocabulary. */
-  labels: VocabularyJSON;
-  /** Events applied but not yet learned (waiting for their minibatch). */
-  pending: {
-    id?: string;
-    indices: Int32Array;
-    values: Float32Array;
-    labels: Int32Array;
-    negatives?: Int32Array;
-  }[];
-  /** Events applied. */
-  applied: number;
-  /** Events learned. */
-  learned: number;
-  /** Lines rejected. */
-  rejected: number;
-  /** Order-independent digest of the applied events' ids (see {@linkcode StreamLearner.idDigest}). */
-  idDigest: [number, number];
-  /**
-   * The deduplication window (the last distinct ids applied, hashed; see `id_window.ts`).
-   * Absent in a replica's snapshot and in checkpoints of older versions (an empty window).
-   */
-  ids?: IdWindowState;
-  /** Events not applied because their id was in the window (absent: 0). */
-  duplicates?: number;
-  /** Positive count of each label among the applied events. */
-  labelCounts: Float64Array;
-  /** The prequential window. */
-  window: PrequentialState;
-  /** Position in the sources, covering every applied event. */
-  position: StreamPosition;
-  /** Version of the last published model file. */
-  modelVersion: number;
-  /** When it was taken (ISO 8601). */
-  savedAt: string;
-  /**
-   * In a replica's snapshot: the replica sequence number it is at (the `base` of the next
-   * {@linkcode ReplicaDelta}; see {@linkcode StreamLearner.toReplicaDelta}).
-   */
-  replicaSeq?: number;
-  /**
-   * The chain of incremental checkpoints this checkpoint is part of (see
-   * {@linkcode StreamLearner.toCheckpointBase}), and its sequence number in it: the deltas of the
-   * same chain from `chainSeq` on apply to it. Absent before the first base.
-   */
-  chain?: string;
-  /** See `chain`. */
-  chainSeq?: number;
-}
-
-const DELTA_FORMAT = "tagstream-replica-delta";
-
-/**
- * What changed in a learner since its last replica snapshot or delta
- * ({@linkcode StreamLearner.toReplicaDelta}), for {@linkcode StreamLearner.applyReplicaDelta}:
- * the model's delta, the names the vocabularies gained, the label counts that changed, and the
- * counters, window, position and version (small) as they are now.
- *
- * @example
- * ```ts
- * import type { ReplicaDelta } from "./learner.ts";
- * function newLabels(d: ReplicaDelta): string[] { return d.labels.names; }
- * console.log(typeof newLabels); // "function"
- * ```
- */
-export interface ReplicaDelta {
-  /** Always `tagstream-replica-delta`. */
-  format: string;
-  /** The model's kind. */
-  kind: string;
-  /** The replica sequence number it applies to. */
-  base: number;
-  /** The replica's sequence number after it. */
-  seq: number;
-  /** The model's `toReplicaDelta()`. */
-  state: ModelState;
-  /** Feature names added since the replica's vocabulary size `from`. */
-  features: { from: number; names: string[] };
-  /** Label names added since the replica's vocabulary size `from`. */
-  labels: { from: number; names: string[] };
-  /** The labels whose count changed, and their counts now. */
-  labelCounts: { labels: Int32Array; counts: Float64Array };
-  /** Events applied. */
-  applied: number;
-  /** Events learned. */
-  learned: number;
-  /** Lines rejected. */
-  rejected: number;
-  /** Digest of the applied events' ids. */
-  idDigest: [number, number];
-  /** The prequential window. */
-  window: PrequentialState;
-  /** Position in the sources. */
-  position: StreamPosition;
-  /** Version of the last published model file. */
-  modelVersion: number;
-}
+import {
+  CHECKPOINT_FORMAT,
+  CHECKPOINT_VERSION,
+  DELTA_FORMAT,
+  type IngestLineResult,
+  type LearnerCheckpoint,
+  type LearnerOptions,
+  type Reject,
+  type ReplicaDelta,
+  type StreamPosition,
+} from "./learner_types.ts";
+import { chainId, checkLabelCounts, newNames, pendingFrom } from "./learner_checks.ts";
+export type {
+  IngestLineResult,
+  LearnerCheckpoint,
+  LearnerOptions,
+  Reject,
+  ReplicaDelta,
+  StreamPosition,
+};
 
 /** The prequential window's k (P@1 and P@5 come from each event's top 5). */
 const PREQUENTIAL_K = 5;
@@ -1052,82 +865,5 @@ export class StreamLearner {
         ? { chain: this.#chain, chainSeq: this.#chainSeq }
         : {}),
     };
-  }
-}
-
-/** A new chain id: 64 random bits in hex. */
-function chainId(): string {
-  const b = crypto.getRandomValues(new Uint32Array(2));
-  return b[0].toString(16).padStart(8, "0") + b[1].toString(16).padStart(8, "0");
-}
-
-/** The queued events of a checkpoint (or delta) as examples. */
-function pendingFrom(pending: LearnerCheckpoint["pending"]): Example[] {
-  return pending.map((p) => {
-    const e: { id?: string; x: Example["x"]; labels: Int32Array; negatives?: Int32Array } = {
-      x: { indices: p.indices, values: p.values },
-      labels: p.labels,
-    };
-    if (p.id !== undefined) e.id = p.id;
-    if (p.negatives !== undefined) e.negatives = p.negatives;
-    return e;
-  });
-}
-
-/**
- * The names of `add` that `v` does not have yet, after checking that `add` follows `v` (names
- * it has already must agree). `what` starts the error messages.
- */
-function newNames(v: Vocabulary, add: { from: number; names: string[] }, what: string): string[] {
-  if (
-    !add || !Number.isInteger(add.from) || add.from < 0 || add.from > v.size ||
-    !Array.isArray(add.names)
-  ) {
-    throw new RangeError(`${what} names must follow ${v.size} names`);
-  }
-  // names the learner already has (a full snapshot newer than the delta's base) must agree
-  const known = Math.min(v.size, add.from + add.names.length);
-  for (let i = add.from; i < known; i++) {
-    if (add.names[i - add.from] !== v.names[i]) {
-      throw new RangeError(`${what} name ${i} differs from the one here`);
-    }
-  }
-  const fresh = add.names.slice(known - add.from);
-  const seen = new Set<string>();
-  for (const n of fresh) {
-    if (typeof n !== "string" || v.idOf(n, false) >= 0 || seen.has(n)) {
-      throw new RangeError(`${what} name '${String(n).slice(0, 40)}' twice`);
-    }
-    seen.add(n);
-  }
-  if (v.size + fresh.length > v.maxSize) {
-    throw new RangeError(`${what}: more than ${v.maxSize} names`);
-  }
-  return fresh;
-}
-
-/** Checks a delta's label counts: increasing labels in [0, numLabels), one count each. */
-function checkLabelCounts(
-  lc: { labels: Int32Array; counts: Float64Array },
-  numLabels: number,
-  what: string,
-): void {
-  if (
-    !lc || !(lc.labels instanceof Int32Array) || !(lc.counts instanceof Float64Array) ||
-    lc.counts.length !== lc.labels.length
-  ) {
-    throw new RangeError(`${what}: labelCounts must be labels and counts of one length`);
-  }
-  for (let i = 0; i < lc.labels.length; i++) {
-    if (
-      !(lc.labels[i] >= 0 && lc.labels[i] < numLabels) ||
-      (i > 0 && lc.labels[i] <= lc.labels[i - 1])
-    ) {
-      throw new RangeError(
-        `${what}: labelCounts label ${
-          lc.labels[i]
-        } is out of range [0, ${numLabels}) or out of order`,
-      );
-    }
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Progress } from "../cli/progress.ts";
+import type { Progress } from "../progress/mod.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 
 /**
@@ -44,7 +44,7 @@ export function statusNumbers(service: ServiceHandle): Record<string, number> {
  * @example
  * ```ts
  * import { factory } from "../models/popularity/mod.ts";
- * import { Progress } from "../cli/progress.ts";
+ * import { Progress } from "../progress/mod.ts";
  * import { LearningService } from "./service.ts";
  * import { showProgress } from "./live_progress.ts";
  * const dir = await Deno.makeTempDir();

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { decodeModelFile } from "../format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import { pruneModel, type PruneModelOptions } from "../prune/prune_model.ts";
 import type { ValidationRows } from "../prune/validation.ts";
 

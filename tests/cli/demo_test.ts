@@ -1,6 +1,6 @@
 // `deno task demo` end to end with tiny --rows (subprocesses), and runDemo in process.
 import { runDemo as runDemoInProcess } from "../../src/cli/demo.ts";
-import { Progress } from "../../src/cli/progress.ts";
+import { Progress } from "../../src/progress/mod.ts";
 import { assert, lastJson, runDenoScript, type RunResult } from "./helpers.ts";
 
 const DEMO = new URL("../../src/cli/demo.ts", import.meta.url).pathname;
@@ -64,7 +64,7 @@ Deno.test("demo rejects an unknown model, listing the available ones", async () 
 });
 
 Deno.test("the demo's progress reporter throttles events and always reports start and done", async () => {
-  const { Progress } = await import("../../src/cli/progress.ts");
+  const { Progress } = await import("../../src/progress/mod.ts");
   const p = new Progress({ silent: true, intervalMs: 60_000 });
   const seen: { done: number; total: number | undefined; etaSeconds: number; loss?: number }[] = [];
   p.addEventListener("progress", (e) => seen.push((e as CustomEvent).detail));

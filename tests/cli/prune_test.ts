@@ -1,6 +1,7 @@
 // `deno task prune` end to end (a subprocess on a tiny planted dataset): training BR itself,
 // pruning BR and LEML model files, the SVG curve, storage flags, and clear errors.
-import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
+import { encodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import { trainBr } from "../../src/models/br/mod.ts";
 import { LemlBatch } from "../../src/models/leml/mod.ts";
 import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";

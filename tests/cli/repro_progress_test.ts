@@ -1,8 +1,8 @@
 // Long repro runs show progress (issue 17): hyper-parameter selection in `repro leml` and
 // `repro sleec` starts a progress task, ticks it to its total and finishes it, before the final
 // fit (itself a progress task), on a small synthetic dataset in a temp directory. On a terminal
-// each task draws a bar with rate and ETA (src/cli/progress.ts); here its events are recorded.
-import { Progress, type ProgressDetail } from "../../src/cli/progress.ts";
+// each task draws a bar with rate and ETA (src/progress/mod.ts); here its events are recorded.
+import { Progress, type ProgressDetail } from "../../src/progress/mod.ts";
 import leml from "../../bench/repro/experiments/leml.ts";
 import sleec from "../../bench/repro/experiments/sleec.ts";
 import { mulberry32 } from "../mulberry32.ts";

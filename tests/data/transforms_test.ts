@@ -3,7 +3,7 @@ import { RowBuilder } from "../../src/data/sparse_row.ts";
 import { TfIdf } from "../../src/data/tfidf.ts";
 import { l2Normalized, l2NormalizeInPlace } from "../../src/data/normalize.ts";
 import { Vocabulary } from "../../src/data/vocabulary.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { assert, assertEquals, assertThrowsMsg } from "./helpers.ts";
 
 Deno.test("RowBuilder: sorts, sums duplicates, drops zeros — against a Map on random input", () => {

@@ -1,11 +1,10 @@
 /**
- * Both CRC-32 implementations (src/format/crc32.ts and the SDK's copy in sdk/decode.ts, both
- * slicing-by-16 over aligned 32-bit words) equal a plain bit-by-bit CRC-32 on the standard check
- * value and on random buffers of every length up to 100 bytes and larger ones, at every address
- * alignment and sub-range.
+ * The project's one CRC-32 (sdk/crc32.ts: slicing-by-16 over aligned 32-bit words; the model
+ * file's checksum, the WAL's and the checkpoints') equals a plain bit-by-bit CRC-32 on the
+ * standard check value and on random buffers of every length up to 100 bytes and larger ones, at
+ * every address alignment and sub-range.
  */
-import { crc32 } from "../../src/format/crc32.ts";
-import { crc32 as sdkCrc32 } from "../../sdk/decode.ts";
+import { crc32 } from "../../sdk/internal.ts";
 import { assert, mulberry32 } from "../sdk/helpers.ts";
 
 /** The textbook CRC-32 (reflected 0xEDB88320), one bit at a time. */
@@ -18,16 +17,16 @@ function reference(b: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-Deno.test("CRC-32 of '123456789' is the standard check value 0xCBF43926 (both copies)", () => {
+Deno.test("CRC-32 of '123456789' is the standard check value 0xCBF43926", () => {
   const b = new TextEncoder().encode("123456789");
   assert(reference(b) === 0xcbf43926, "reference");
-  assert(crc32(b) === 0xcbf43926, `trainer ${crc32(b).toString(16)}`);
-  assert(sdkCrc32(b, b.length) === 0xcbf43926, `SDK ${sdkCrc32(b, b.length).toString(16)}`);
+  assert(crc32(b) === 0xcbf43926, `crc32 ${crc32(b).toString(16)}`);
+  assert(crc32(b, 0, b.length) === 0xcbf43926, "explicit range");
   const empty = new Uint8Array(0);
-  assert(crc32(empty) === 0 && sdkCrc32(empty, 0) === 0, "empty input");
+  assert(crc32(empty) === 0 && crc32(b, 4, 4) === 0, "empty input");
 });
 
-Deno.test("both CRC-32 copies equal the bit-by-bit reference on random buffers, lengths and alignments", () => {
+Deno.test("CRC-32 equals the bit-by-bit reference on random buffers, lengths, alignments and sub-ranges", () => {
   const rand = mulberry32(42);
   const pool = Uint8Array.from({ length: 70_000 }, () => rand() * 256);
   const lengths = [...Array.from({ length: 101 }, (_, n) => n), 255, 1023, 4096, 65_537];
@@ -36,15 +35,13 @@ Deno.test("both CRC-32 copies equal the bit-by-bit reference on random buffers, 
     for (let offset = 0; offset < 8; offset++) {
       const b = pool.subarray(offset, offset + n); // byteOffset 0..7: every alignment
       const want = reference(b);
-      assert(crc32(b) === want, `trainer: length ${n}, offset ${offset}`);
-      assert(sdkCrc32(b, n) === want, `SDK: length ${n}, offset ${offset}`);
-      // a sub-range [start, end) of a larger view, as the readers use it
+      assert(crc32(b) === want, `length ${n}, offset ${offset}`);
+      // a sub-range [start, end) of a larger view, as the readers, the WAL and checkpoints use it
       if (n > 2) {
         const start = 1 + Math.floor(rand() * (n - 2)),
           end = start + Math.floor(rand() * (n - start));
-        const part = reference(b.subarray(start, end));
-        assert(crc32(b, start, end) === part, `trainer: [${start}, ${end}) of ${n}`);
-        assert(sdkCrc32(b, end) === reference(b.subarray(0, end)), `SDK: [0, ${end}) of ${n}`);
+        assert(crc32(b, start, end) === reference(b.subarray(start, end)), `[${start}, ${end})`);
+        assert(crc32(b, 0, end) === reference(b.subarray(0, end)), `[0, ${end}) of ${n}`);
       }
       checked++;
     }
@@ -54,5 +51,5 @@ Deno.test("both CRC-32 copies equal the bit-by-bit reference on random buffers, 
   const b = pool.slice(0, 1000);
   const before = crc32(b);
   b[999] ^= 1;
-  assert(crc32(b) !== before && sdkCrc32(b, 1000) === crc32(b), "a flipped last bit");
+  assert(crc32(b) !== before && crc32(b) === reference(b), "a flipped last bit");
 });

@@ -1,15 +1,11 @@
 /**
- * The trainer-side model-file codec (src/format): round trips of every dtype, zero-copy views,
+ * The trainer's model-file writer (src/format) with the SDK's strict reader (sdk/model_file.ts,
+ * through sdk/internal.ts): round trips of every dtype, zero-copy views,
  * quantisation error bounds, encoder errors naming the field, the golden v1 files (the current
  * writer still writes them byte for byte, and the reader reads them), and the broken files.
  */
-import { ModelFormatError } from "../../src/format/errors.ts";
-import {
-  decodeModelFile,
-  encodeModelFile,
-  FORMAT_VERSION,
-  formatVersionOf,
-} from "../../src/format/model_file.ts";
+import { decodeModelFile, FORMAT_VERSION, ModelFormatError } from "../../sdk/internal.ts";
+import { encodeModelFile, formatVersionOf } from "../../src/format/model_file.ts";
 import { dequantize, float16ToFloat32, float32ToFloat16 } from "../../src/format/quantize.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { badFixtures, goodFixtures } from "../fixtures/generate.ts";

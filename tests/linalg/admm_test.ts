@@ -1,6 +1,6 @@
 import { admmRegressor, csrTimesDense, ridgeCg } from "../../src/linalg/admm.ts";
 import { choleskyFactor, choleskySolve } from "../../src/linalg/cholesky.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import type { CsrMatrix } from "../../src/data/types.ts";
 import { assert } from "../helpers.ts";
 

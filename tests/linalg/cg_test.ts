@@ -1,5 +1,5 @@
 import { conjugateGradient, conjugateGradientColumns } from "../../src/linalg/cg.ts";
-import { SmallRng } from "../../src/linalg/rng.ts";
+import { SmallRng } from "../../src/random/mod.ts";
 import { assert } from "../helpers.ts";
 
 Deno.test("cg: converges on a random SPD system and respects warm starts", () => {

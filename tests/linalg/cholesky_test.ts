@@ -1,5 +1,5 @@
 import { choleskyFactor, choleskySolve } from "../../src/linalg/cholesky.ts";
-import { SmallRng } from "../../src/linalg/rng.ts";
+import { SmallRng } from "../../src/random/mod.ts";
 import { assert } from "../helpers.ts";
 
 Deno.test("cholesky: solves random SPD systems", () => {

@@ -6,7 +6,7 @@ import {
   type SymOperator,
   topEigen,
 } from "../../src/linalg/eigen.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { assert } from "../helpers.ts";
 
 /** A random symmetric n×n matrix (row-major) with a prescribed spectrum (some negative). */

@@ -1,6 +1,6 @@
 import { nearestCentroid, sphericalKMeans } from "../../src/linalg/kmeans.ts";
 import type { CsrMatrix } from "../../src/data/types.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { assert } from "../helpers.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { svp, type SymSparse } from "../../src/linalg/svp.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { assert, messageOf } from "../helpers.ts";
 
 /** A planted rank-r PSD matrix M* = Z* Z*ᵀ (n × n) and a symmetric observation pattern. */

@@ -5,7 +5,8 @@ import {
   lowRankProduct,
   rowPreprocessOfContent,
 } from "../../src/prune/model_weights.ts";
-import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
+import { encodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import {
   type LabelWeights,
@@ -15,7 +16,7 @@ import {
   toFeatureMajor,
 } from "../../src/models/br/label_weights.ts";
 import { LemlBatch } from "../../src/models/leml/mod.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { randomLabelWeights } from "../models/br/helpers.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 import { assert } from "../helpers.ts";

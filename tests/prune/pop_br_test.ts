@@ -4,7 +4,7 @@ import { popBr } from "../../src/prune/pop_br.ts";
 import { applyPop } from "../../src/prune/pop.ts";
 import { validationPsp } from "../../src/prune/validation.ts";
 import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
-import { decodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import { roundWeights } from "../../src/models/br/label_weights.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { BrEstimator, trainBr } from "../../src/models/br/mod.ts";

@@ -3,13 +3,14 @@
 import { pruneModel } from "../../src/prune/prune_model.ts";
 import { validationPsp } from "../../src/prune/validation.ts";
 import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
-import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
+import { encodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { trainBr } from "../../src/models/br/mod.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 import { assert, assertBadInput } from "../helpers.ts";
 

@@ -1,11 +1,11 @@
 /**
- * The SDK's feature hashing (sdk/features.ts, a copy: the SDK imports nothing from src/) agrees
+ * The SDK's feature hashing (sdk/features.ts, whose `murmur3` is the trainer's hash too) agrees
  * with the trainer's (src/data/feature_hash.ts, `FeatureHasher`): the same MurmurHash3 values,
  * the same columns and signs, colliding names added up and cancelled names dropped; and a model
  * trained on signed hashed rows, written with its hashing feature space (format version 2), gives
  * the trainer's scores in the SDK when queried with the raw named features.
  */
-import { hashName, murmur3_32 } from "../../src/data/feature_hash.ts";
+import { hashName } from "../../src/data/feature_hash.ts";
 import { FeatureHasher } from "../../src/data/hashing.ts";
 import type { SparseVector } from "../../src/data/types.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
@@ -28,16 +28,40 @@ const NAMES = [
   "x".repeat(301),
 ];
 
-Deno.test("SDK murmur3 = trainer murmur3_32 on names and on random bytes of every length", () => {
+/** MurmurHash3 x86 32, one byte at a time: the reference for the block-wise `murmur3`. */
+function murmurReference(b: Uint8Array, seed: number): number {
+  const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
+  let h = seed | 0, k = 0;
+  for (let i = 0; i < b.length; i++) {
+    k |= b[i] << (i & 3) * 8;
+    if ((i & 3) === 3 || i === b.length - 1) {
+      h ^= Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593);
+      if ((i & 3) === 3) h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
+      k = 0;
+    }
+  }
+  h ^= b.length;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+Deno.test("murmur3 = a byte-wise reference on names, random bytes of every length and sub-ranges; trainer hashName agrees", () => {
   const enc = new TextEncoder(), rand = mulberry32(5);
   for (const name of NAMES) {
     for (const seed of [0, 7, 0x9747b28c, 0xffffffff]) {
       assert(murmur3(enc.encode(name), seed) === hashName(name, seed), `${name} / ${seed}`);
+      assert(murmur3(enc.encode(name), seed) === murmurReference(enc.encode(name), seed), name);
     }
   }
   for (let n = 0; n < 64; n++) {
     const b = Uint8Array.from({ length: n }, () => rand() * 256), seed = (rand() * 2 ** 32) >>> 0;
-    assert(murmur3(b, seed) === murmur3_32(b, seed), `${n} random bytes`);
+    assert(murmur3(b, seed) === murmurReference(b, seed), `${n} random bytes`);
+    const at = Math.floor(rand() * (n + 1)), len = Math.floor(rand() * (n - at + 1));
+    assert(
+      murmur3(b, seed, len, at) === murmurReference(b.subarray(at, at + len), seed),
+      `[${at}, ${at + len}) of ${n} random bytes`,
+    );
   }
 });
 

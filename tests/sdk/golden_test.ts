@@ -1,9 +1,9 @@
 /**
  * The SDK on the golden files (tests/fixtures, format versions 1 and 2): answers equal the
- * reference implementations' recorded in expected.json, both readers (src/format and the SDK) decode the same tensors, and
+ * reference implementations' recorded in expected.json, both readers (the strict `decodeModelFile` and the SDK's `loadModel`) decode the same tensors, and
  * both give the same reason and offset for every broken file and every truncation.
  */
-import { decodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import { dequantize } from "../../src/format/quantize.ts";
 import { decodeModel } from "../../sdk/decode.ts";
 import { loadModel } from "../../sdk/mod.ts";

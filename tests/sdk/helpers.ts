@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { ModelFormatError as TrainerError } from "../../src/format/errors.ts";
 import { ModelFormatError } from "../../sdk/mod.ts";
 
 /** Throws `msg` unless `cond` holds. */
@@ -25,7 +24,7 @@ export function outcome(read: () => unknown): Outcome {
     read();
     return { reason: "ok", offset: -1, version: -1, message: "" };
   } catch (e) {
-    if (e instanceof ModelFormatError || e instanceof TrainerError) {
+    if (e instanceof ModelFormatError) {
       return { reason: e.reason, offset: e.offset, version: e.formatVersion, message: e.message };
     }
     throw e;

@@ -5,7 +5,8 @@
  * at every k; the walk stops early (counted, not timed); `linearSparseContent` writes
  * `biasOrder` and the file round-trips; the golden files answer as the dense path.
  */
-import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
+import { encodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import {
   biasOrderOf,

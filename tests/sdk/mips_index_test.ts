@@ -7,7 +7,8 @@
  * 4096 labels without raising the format version, golden files answer as before, and a broken
  * index is refused as `corrupt`.
  */
-import { decodeModelFile, encodeModelFile } from "../../src/format/model_file.ts";
+import { encodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { withLabelIndex } from "../../src/linalg/mips_index.ts";
 import { predictorFileContent } from "../../src/models/coembed/learner.ts";

@@ -6,7 +6,7 @@
  */
 import { textFeatures, textSettingsError, tokenize } from "../../sdk/tokenizer.ts";
 import { loadModel } from "../../sdk/mod.ts";
-import { decodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import { modelFileOf } from "../../src/cli/commands/export.ts";
 import { factory as ova } from "../../src/models/ova/mod.ts";
 import { createApp } from "../../src/stream/http_app.ts";

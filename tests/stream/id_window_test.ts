@@ -4,7 +4,7 @@
  * checkpoint form and its memory.
  */
 import { IdWindow } from "../../src/stream/id_window.ts";
-import { Rng } from "../../src/data/random.ts";
+import { Rng } from "../../src/random/mod.ts";
 import { assert, assertEquals } from "./helpers.ts";
 
 Deno.test("IdWindow: a duplicate is found; the oldest id falls out once the window is full", () => {

@@ -1,5 +1,5 @@
 import { factory as br } from "../../src/models/br/mod.ts";
-import { decodeModelFile } from "../../src/format/model_file.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import { LearningService } from "../../src/stream/service.ts";
 import { StreamLearner } from "../../src/stream/learner.ts";
 import { RedisClient } from "../../src/stream/redis_client.ts";

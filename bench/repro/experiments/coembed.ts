@@ -36,7 +36,7 @@
  */
 import { concatRows, type Dataset, loadDataset, rowsOf } from "../../../src/data/dataset.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
-import { Rng } from "../../../src/data/random.ts";
+import { Rng } from "../../../src/random/mod.ts";
 import { MacroAuc } from "../../../src/metrics/macro_auc.ts";
 import { pairAuc } from "../../../src/metrics/auc.ts";
 import { adamUpdate } from "../../../src/optim/adam.ts";
@@ -167,7 +167,7 @@ export interface Masked {
  * @example
  * ```ts
  * import { maskRows } from "./coembed.ts";
- * import { Rng } from "../../../src/data/random.ts";
+ * import { Rng } from "../../../src/random/mod.ts";
  * const dense = { N: 2, D: 5, L: 1, x: new Float64Array(10).fill(1), y: Uint8Array.of(1, 1) };
  * const m = maskRows(dense, Int32Array.of(0, 1), 0.5, new Rng(1));
  * console.log(m.data.x.indices.length, m.data.y.indices.length); // 4 1
@@ -299,7 +299,7 @@ function trainBaseline(
  * @example
  * ```ts
  * import { maskRows, medianGamma } from "./coembed.ts";
- * import { Rng } from "../../../src/data/random.ts";
+ * import { Rng } from "../../../src/random/mod.ts";
  * const dense = { N: 3, D: 2, L: 1, x: Float64Array.of(0, 0, 1, 1, 2, 2), y: Uint8Array.of(1, 0, 1) };
  * const rows = Int32Array.of(0, 1, 2);
  * console.log(medianGamma(maskRows(dense, rows, 0, new Rng(1)), dense, rows, new Rng(2)) > 0);

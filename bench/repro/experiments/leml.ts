@@ -43,7 +43,7 @@ import type { Estimator } from "../../../src/models/estimator.ts";
 import { trainLemlLosses } from "../../../src/models/leml/batch_losses.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
-import type { Progress } from "../../../src/cli/progress.ts";
+import type { Progress } from "../../../src/progress/mod.ts";
 
 /**
  * Mean and standard error over the rows of `valid` of (P@1 + P@3 + P@5)/3, in percent (the

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import type { LearnerOptions } from "../../stream/learner.ts";
+import { loadFactory } from "../../models/registry.ts";
 
 /**
  * One `tagstream` sub-command.
@@ -202,33 +203,47 @@ function boundedFlag(
 }
 
 /**
- * `--option key=value` pairs (repeatable) as model options: values are read as JSON when they
- * parse (numbers, booleans, arrays), else kept as strings.
+ * `--option key=value` pairs (repeatable) as model options, the values kept as the strings
+ * given: the model's factory parses each by its declared kind (`rank=16` → 16, `bias=false` →
+ * false) and rejects an unknown key or a bad value, naming it (see src/models/settings.ts).
  *
  * @example
  * ```ts
  * import { modelOptionFlags } from "./args.ts";
  * const f = { values: { option: ["rank=16", "optimizer=sgd", "bias=false"] }, positionals: [] };
- * console.log(modelOptionFlags(f)); // { rank: 16, optimizer: "sgd", bias: false }
+ * console.log(modelOptionFlags(f)); // { rank: "16", optimizer: "sgd", bias: "false" }
  * ```
  */
-export function modelOptionFlags(f: Flags): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+export function modelOptionFlags(f: Flags): Record<string, string> {
+  const out: Record<string, string> = {};
   const list = f.values.option;
   if (list === undefined) return out;
   for (const pair of list as string[]) {
     const i = pair.indexOf("=");
     if (i <= 0) throw new TypeError(`--option must be key=value, got '${pair}'`);
-    const key = pair.slice(0, i), raw = pair.slice(i + 1);
-    let v: unknown = raw;
-    try {
-      v = JSON.parse(raw);
-    } catch {
-      v = raw;
-    }
-    out[key] = v;
+    out[pair.slice(0, i)] = pair.slice(i + 1);
   }
   return out;
+}
+
+/**
+ * The help text of a command, followed, when `--model NAME` is given, by the options that model
+ * declares (one line each: kind, range, default, meaning).
+ *
+ * @example
+ * ```ts
+ * import { usageWithModelOptions } from "./args.ts";
+ * const text = await usageWithModelOptions("usage: train", { values: { model: "knn" }, positionals: [] });
+ * console.log(text.split("\n")[2]); // Options of --model knn (--option KEY=VALUE):
+ * ```
+ */
+export async function usageWithModelOptions(usage: string, f: Flags): Promise<string> {
+  const name = stringFlag(f, "model");
+  if (name === undefined) return usage;
+  const settings = (await loadFactory(name)).settings;
+  if (settings === undefined) return usage;
+  const lines = settings.help().split("\n").map((l) => `  ${l}`);
+  return `${usage}\n\nOptions of --model ${name} (--option KEY=VALUE):\n${lines.join("\n")}`;
 }
 
 /** Flags of the model and the learner, shared by `train` and `serve`. */
@@ -257,7 +272,9 @@ export const LEARNER_FLAGS: FlagSpec = {
 export const LEARNER_USAGE = `Model and learner:
   --model NAME            leml (default), sleec, coembed, br, ova, knn, popularity
   --seed S                model seed (default 0)
-  --option KEY=VALUE      model option, repeatable (e.g. --option rank=32 --option lr=0.01)
+  --option KEY=VALUE      model option, repeatable (e.g. --option rank=32 --option lr=0.01);
+                          an unknown key or a bad value is an error listing what is allowed;
+                          --model NAME --help lists the model's options
   --batch-size B          events per learned minibatch (default 32)
   --window N              prequential window, events (default 1000)
   --feature-keys MODE     event feature keys: index (default), name (a growing vocabulary) or
@@ -287,7 +304,7 @@ export const LEARNER_USAGE = `Model and learner:
  * ```ts
  * import { learnerOptionFlags } from "./args.ts";
  * const o = learnerOptionFlags({ values: { "batch-size": "64", option: ["rank=8"] }, positionals: [] });
- * console.log(o.batchSize, o.modelOptions); // 64 { seed: 0, rank: 8 }
+ * console.log(o.batchSize, o.modelOptions); // 64 { seed: 0, rank: "8" }
  * ```
  */
 export function learnerOptionFlags(f: Flags): LearnerOptions {

@@ -14,7 +14,7 @@ import type { Example, SparseVector } from "../../data/types.ts";
 import { evaluateModel, type ScoringModel } from "../../metrics/evaluate.ts";
 import { propensities } from "../../metrics/propensity.ts";
 import { evaluatePredictionsFile } from "../eval.ts";
-import { Progress } from "../progress.ts";
+import { Progress } from "../../progress/mod.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { openState } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";

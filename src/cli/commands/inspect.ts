@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { decodeModelFile } from "../../format/model_file.ts";
+import { decodeModelFile } from "../../../sdk/internal.ts";
 import { readFileIfExists } from "../../stream/checkpoint.ts";
 import { listSegments } from "../../stream/wal.ts";
 import { PrequentialWindow } from "../../metrics/prequential.ts";

@@ -7,7 +7,7 @@
 import { resolveDataDir } from "../../data/data_dir.ts";
 import { loadNames } from "../../data/dataset.ts";
 import { writeFileAtomic } from "../../stream/checkpoint.ts";
-import { Progress } from "../progress.ts";
+import { Progress } from "../../progress/mod.ts";
 import type { Command } from "./args.ts";
 import { modelFileOf } from "./export.ts";
 import { openState } from "./state.ts";

@@ -15,7 +15,7 @@ import type { ServiceHandle } from "../../stream/service_handle.ts";
 import type { EstimatorFactory } from "../../models/estimator.ts";
 import { createApp } from "../../stream/http_app.ts";
 import { showProgress } from "../../stream/live_progress.ts";
-import { Progress } from "../progress.ts";
+import { Progress } from "../../progress/mod.ts";
 import {
   type Command,
   type Flags,
@@ -28,6 +28,7 @@ import {
   parseFlags,
   requiredFlag,
   stringFlag,
+  usageWithModelOptions,
 } from "./args.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../stream/storage_faults.ts";
@@ -220,7 +221,7 @@ export const serveCommand: Command = {
   async run(args) {
     const f = parseFlags("serve", args, SERVE_FLAGS);
     if (f.values.help) {
-      console.log(USAGE);
+      console.log(await usageWithModelOptions(USAGE, f));
       return 0;
     }
     const stateDir = requiredFlag(f, "state-dir", "serve");

@@ -20,7 +20,7 @@ import { writeFileAtomic } from "../../stream/checkpoint.ts";
 import { showProgress } from "../../stream/live_progress.ts";
 import { type Reject, StreamLearner } from "../../stream/learner.ts";
 import { LearningService } from "../../stream/service.ts";
-import { Progress } from "../progress.ts";
+import { Progress } from "../../progress/mod.ts";
 import {
   type Command,
   type Flags,
@@ -31,6 +31,7 @@ import {
   numberFlag,
   parseFlags,
   stringFlag,
+  usageWithModelOptions,
 } from "./args.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { modelFileOf } from "./export.ts";
@@ -316,7 +317,7 @@ export const trainCommand: Command = {
       quiet: "boolean",
     });
     if (f.values.help) {
-      console.log(USAGE);
+      console.log(await usageWithModelOptions(USAGE, f));
       return 0;
     }
     const data = stringFlag(f, "data"), follow = stringFlag(f, "follow");

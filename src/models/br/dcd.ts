@@ -6,7 +6,7 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
-import { Rng } from "../../data/random.ts";
+import { Rng } from "../../random/mod.ts";
 import type { LabelWeights } from "./label_weights.ts";
 
 /**

@@ -9,12 +9,14 @@
  */
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
-import { topKDense } from "../../metrics/topk.ts";
+import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
+import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 
 /**
- * Hyper-parameters of the streaming BR estimator (all optional).
+ * Hyper-parameters of the streaming BR estimator (all optional): the declared
+ * {@linkcode BR_SETTINGS} but the initial sizes.
  *
  * @example
  * ```ts
@@ -23,31 +25,7 @@ import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
  * console.log(c.loss); // "logistic"
  * ```
  */
-export interface BrConfig {
-  /** Per-label loss (default "squared-hinge"). */
-  loss?: "squared-hinge" | "logistic";
-  /** Optimiser (default "adam"). */
-  optimizer?: "adam" | "sgd";
-  /** Step size (default 0.05 for Adam, 0.5 for SGD). */
-  learningRate?: number;
-  /** L2 penalty λ/2‖w‖², applied lazily to the rows a batch touches (default 1e-4). */
-  lambda?: number;
-  /** Learn a per-label bias (default true). */
-  bias?: boolean;
-  /** Adam β1 (default 0.9). */
-  beta1?: number;
-  /** Adam β2 (default 0.999). */
-  beta2?: number;
-  /** Adam ε (default 1e-8). */
-  epsilon?: number;
-  /**
-   * Scale every row to unit L2 norm before learning and scoring (recorded in the model file as
-   * `preprocess.l2Normalize`, so the SDK does the same to raw rows; default false).
-   */
-  l2Normalize?: boolean;
-  /** Seed (recorded; training is deterministic and does not draw random numbers). */
-  seed?: number;
-}
+export type BrConfig = Omit<BrSettings, "numFeatures" | "numLabels">;
 
 interface ResolvedConfig {
   loss: "squared-hinge" | "logistic";
@@ -62,32 +40,9 @@ interface ResolvedConfig {
   seed: number;
 }
 
-function resolve(c: BrConfig): ResolvedConfig {
-  const optimizer = c.optimizer ?? "adam";
-  const r: ResolvedConfig = {
-    loss: c.loss ?? "squared-hinge",
-    optimizer,
-    learningRate: c.learningRate ?? (optimizer === "adam" ? 0.05 : 0.5),
-    lambda: c.lambda ?? 1e-4,
-    bias: c.bias ?? true,
-    beta1: c.beta1 ?? 0.9,
-    beta2: c.beta2 ?? 0.999,
-    epsilon: c.epsilon ?? 1e-8,
-    l2Normalize: c.l2Normalize ?? false,
-    seed: c.seed ?? 0,
-  };
-  if (r.loss !== "squared-hinge" && r.loss !== "logistic") {
-    throw new TypeError(`br: loss must be "squared-hinge" or "logistic", got ${String(r.loss)}`);
-  }
-  if (r.optimizer !== "adam" && r.optimizer !== "sgd") {
-    throw new TypeError(`br: optimizer must be "adam" or "sgd", got ${String(r.optimizer)}`);
-  }
-  for (const k of ["learningRate", "lambda", "beta1", "beta2", "epsilon", "seed"] as const) {
-    if (!Number.isFinite(r[k])) throw new RangeError(`br: ${k} must be a finite number`);
-  }
-  if (!(r.learningRate > 0)) throw new RangeError(`br: learningRate must be > 0`);
-  if (r.lambda < 0) throw new RangeError(`br: lambda must be >= 0`);
-  return r;
+function resolve(c: BrConfig & { numFeatures?: number; numLabels?: number }): ResolvedConfig {
+  const { numFeatures: _d, numLabels: _l, ...r } = BR_SETTINGS.resolve(c);
+  return r as ResolvedConfig;
 }
 
 function checkSize(what: string, n: unknown): number {

@@ -9,9 +9,11 @@ import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import type { EstimatorFactory } from "../estimator.ts";
 import { type BrConfig, BrEstimator } from "./estimator.ts";
 import { type DcdOptions, trainDcd } from "./dcd.ts";
+import { BR_SETTINGS } from "./settings.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 
 export { type BrConfig, BrEstimator } from "./estimator.ts";
+export { BR_SETTINGS, type BrSettings } from "./settings.ts";
 export { type DcdOptions, trainDcd } from "./dcd.ts";
 export { preprocessRows, type RowPreprocess } from "../../data/preprocess.ts";
 export {
@@ -29,7 +31,8 @@ export {
 } from "./label_weights.ts";
 
 /**
- * Creates and restores streaming BR estimators (options: see {@linkcode BrConfig}).
+ * Creates and restores streaming BR estimators (options: {@linkcode BR_SETTINGS}; strings are
+ * parsed, an unknown key or a bad value is an error naming it).
  *
  * @example
  * ```ts
@@ -40,8 +43,9 @@ export {
  */
 export const factory: EstimatorFactory = {
   kind: "br",
+  settings: BR_SETTINGS,
   create(options) {
-    return new BrEstimator(options as BrConfig & { numFeatures?: number; numLabels?: number });
+    return new BrEstimator(BR_SETTINGS.parse(options));
   },
   restore(state) {
     return BrEstimator.restore(state);

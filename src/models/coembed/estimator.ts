@@ -10,6 +10,7 @@ import { CoEmbedCore } from "./core.ts";
 import { resolveConfig } from "./config.ts";
 import { CoEmbedLearner, restoreCore } from "./learner.ts";
 import { CoEmbedReplica, isReplicaState, replicaState } from "./replica.ts";
+import { COEMBED_SETTINGS } from "./settings.ts";
 
 export { COEMBED_FILE_KIND, predictorFileContent } from "./learner.ts";
 
@@ -76,8 +77,10 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
  */
 export const coembedFactory: EstimatorFactory = {
   kind: "coembed",
+  settings: COEMBED_SETTINGS,
   create(options) {
-    const { numFeatures, numLabels, ...rest } = options;
+    // checked and parsed against the declared settings; the learner fills the defaults
+    const { numFeatures, numLabels, ...rest } = COEMBED_SETTINGS.parse(options);
     return CoEmbedEstimator.create(rest, numFeatures ?? 0, numLabels ?? 0);
   },
   restore(state, options) {

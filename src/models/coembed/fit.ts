@@ -12,7 +12,7 @@ import { type CoEmbedConfig, resolveConfig } from "./config.ts";
 import { CoEmbedCore, type RowBlock } from "./core.ts";
 import { RandomFeaturesPredictor } from "./predictor.ts";
 import { spectralInit } from "./spectral.ts";
-import { SmallRng } from "../../linalg/rng.ts";
+import { SmallRng } from "../../random/mod.ts";
 
 /**
  * Training data of a batch fit.

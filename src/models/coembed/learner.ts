@@ -24,7 +24,7 @@ import { CoEmbedFit } from "./fit.ts";
 import { spectralInit } from "./spectral.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 import { RowReservoir, withReplay } from "../../data/reservoir.ts";
-import { topKDense } from "../../metrics/topk.ts";
+import { topKDense } from "../../../sdk/internal.ts";
 
 /** The model-file kind written by CoEmbed. */
 export const COEMBED_FILE_KIND = "random-features" as const;

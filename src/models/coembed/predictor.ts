@@ -12,7 +12,7 @@
  * @module
  */
 import { cosSinInto } from "../../linalg/rff.ts";
-import { topKDense } from "../../metrics/topk.ts";
+import { topKDense } from "../../../sdk/internal.ts";
 
 /**
  * Solves A x = b for a symmetric positive definite `n × n` matrix A (row-major) by Cholesky,

@@ -9,7 +9,7 @@
  */
 import type { SparseVector } from "../../data/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
-import { topKDense } from "../../metrics/topk.ts";
+import { topKDense } from "../../../sdk/internal.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
 import { predictorFileContent } from "./learner.ts";

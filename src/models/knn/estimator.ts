@@ -7,7 +7,7 @@
  */
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
-import { topKSparse } from "../../metrics/topk.ts";
+import { topKSparse } from "../../../sdk/internal.ts";
 import { CosineIndex, type Neighbours } from "./index.ts";
 
 /**

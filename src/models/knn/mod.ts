@@ -13,13 +13,16 @@
  */
 import type { EstimatorFactory } from "../estimator.ts";
 import { KnnEstimator } from "./estimator.ts";
+import { KNN_SETTINGS } from "./settings.ts";
 
 export { KnnEstimator, type KnnOptions } from "./estimator.ts";
 export { CosineIndex, type Neighbours } from "./index.ts";
+export { KNN_SETTINGS, type KnnSettings } from "./settings.ts";
 
 /**
- * Creates (options `k`, `threshold`, `numFeatures`, `numLabels`; the seed is unused: kNN is
- * deterministic) and restores kNN estimators.
+ * Creates (options {@linkcode KNN_SETTINGS}: `k`, `threshold`, `numFeatures`, `numLabels`; the
+ * seed is unused: kNN is deterministic; strings are parsed, an unknown key or a bad value is an
+ * error naming it) and restores kNN estimators.
  *
  * @example
  * ```ts
@@ -30,12 +33,10 @@ export { CosineIndex, type Neighbours } from "./index.ts";
  */
 export const factory: EstimatorFactory = {
   kind: "knn",
-  create: (options) =>
-    new KnnEstimator({
-      k: options.k === undefined ? undefined : Number(options.k),
-      threshold: options.threshold === undefined ? undefined : Number(options.threshold),
-      numFeatures: options.numFeatures,
-      numLabels: options.numLabels,
-    }),
+  settings: KNN_SETTINGS,
+  create: (options) => {
+    const { seed: _unused, ...o } = KNN_SETTINGS.parse(options);
+    return new KnnEstimator(o);
+  },
   restore: (state) => KnnEstimator.fromState(state),
 };

@@ -10,13 +10,14 @@
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelState } from "../estimator.ts";
 import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
-import { defaultThreshold, type LemlLoss, parseLoss } from "./loss.ts";
+import type { LemlLoss } from "./loss.ts";
+import { LEML_BATCH_SETTINGS, type LemlBatchSettings } from "./settings.ts";
 import { LowRankScorer } from "./lowrank.ts";
-import { hashUniform } from "../../linalg/rng.ts";
+import { hashUniform } from "../../random/mod.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 
 /**
- * Options of {@linkcode LemlBatch}.
+ * Options of {@linkcode LemlBatch}: the declared {@linkcode LEML_BATCH_SETTINGS}.
  *
  * @example
  * ```ts
@@ -25,26 +26,7 @@ import { preprocessRows } from "../../data/preprocess.ts";
  * console.log(o.iterations); // 5
  * ```
  */
-export interface LemlBatchEstimatorOptions {
-  seed?: number;
-  numFeatures?: number;
-  numLabels?: number;
-  /** Rank (default 32). */
-  rank?: number;
-  /** λ of the summed objective (default 1). */
-  lambda?: number;
-  loss?: LemlLoss;
-  /** Alternating iterations per refit (default 10). */
-  iterations?: number;
-  cgIterations?: number;
-  cgTolerance?: number;
-  newtonSteps?: number;
-  bias?: boolean;
-  /** Decision threshold (default 0.5 squared, else 0). */
-  threshold?: number;
-  /** Scale every row to unit L2 norm before learning and scoring (default false). */
-  l2Normalize?: boolean;
-}
+export type LemlBatchEstimatorOptions = LemlBatchSettings;
 
 interface Config {
   seed: number;
@@ -61,26 +43,19 @@ interface Config {
 }
 
 function makeConfig(o: Record<string, unknown>): Config {
-  const n = (v: unknown, d: number, name: string, min: number): number => {
-    if (v === undefined) return d;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < min) {
-      throw new RangeError(`leml batch: option ${name} must be a number >= ${min}, got ${v}`);
-    }
-    return v;
-  };
-  const loss = parseLoss(o.loss ?? "squared", "leml batch option loss");
+  const s = LEML_BATCH_SETTINGS.resolve(o) as Required<LemlBatchSettings>;
   return {
-    seed: n(o.seed, 0, "seed", -Infinity),
-    rank: Math.floor(n(o.rank, 32, "rank", 1)),
-    lambda: n(o.lambda, 1, "lambda", 0),
-    loss,
-    iterations: Math.floor(n(o.iterations, 10, "iterations", 1)),
-    cgIterations: Math.floor(n(o.cgIterations, 30, "cgIterations", 1)),
-    cgTolerance: n(o.cgTolerance, 1e-4, "cgTolerance", 0),
-    newtonSteps: Math.floor(n(o.newtonSteps, 2, "newtonSteps", 1)),
-    bias: o.bias === undefined ? true : Boolean(o.bias),
-    threshold: n(o.threshold, defaultThreshold(loss), "threshold", -Infinity),
-    l2Normalize: o.l2Normalize === undefined ? false : Boolean(o.l2Normalize),
+    seed: s.seed,
+    rank: s.rank,
+    lambda: s.lambda,
+    loss: s.loss,
+    iterations: s.iterations,
+    cgIterations: s.cgIterations,
+    cgTolerance: s.cgTolerance,
+    newtonSteps: s.newtonSteps,
+    bias: s.bias,
+    threshold: s.threshold,
+    l2Normalize: s.l2Normalize,
   };
 }
 
@@ -124,7 +99,8 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     const config = makeConfig(o);
     super(config.rank, 0, 0, config.threshold, config.l2Normalize);
     this.config = config;
-    this.#grow(Math.floor(Number(o.numFeatures ?? 0)), Math.floor(Number(o.numLabels ?? 0)));
+    // validated by makeConfig: non-negative integers
+    this.#grow(Number(o.numFeatures ?? 0), Number(o.numLabels ?? 0));
   }
 
   #grow(D: number, L: number): void {
@@ -165,14 +141,15 @@ export class LemlBatch extends LowRankScorer implements Estimator {
         "observed" | "fullyObserved" | "onIteration" | "trackObjective"
       > = {},
   ): LemlBatch {
-    const m = new LemlBatch(options);
+    const { observed, fullyObserved, onIteration, trackObjective, ...settings } = options;
+    const m = new LemlBatch(settings);
     const c = m.config;
     const f = trainLemlBatch(m.#preprocess(x), y, {
       ...c,
-      observed: options.observed,
-      fullyObserved: options.fullyObserved,
-      onIteration: options.onIteration,
-      trackObjective: options.trackObjective,
+      observed,
+      fullyObserved,
+      onIteration,
+      trackObjective,
     });
     m.w.load(Float32Array.from(f.W));
     m.h.load(Float32Array.from(f.H));

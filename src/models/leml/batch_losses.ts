@@ -34,7 +34,7 @@ import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
 import { columnSquares, rotatedSolve, xTimes, xtTimesAdd } from "./rotated_w_step.ts";
-import { hashUniform } from "../../linalg/rng.ts";
+import { hashUniform } from "../../random/mod.ts";
 import type { LemlFactors } from "./batch.ts";
 import { type LemlLoss, lossGrad, lossValue } from "./loss.ts";
 

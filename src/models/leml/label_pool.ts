@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { SmallRng } from "../../linalg/rng.ts";
+import type { SmallRng } from "../../random/mod.ts";
 
 /**
  * The ring.
@@ -15,7 +15,7 @@ import type { SmallRng } from "../../linalg/rng.ts";
  * @example
  * ```ts
  * import { LabelPool } from "./label_pool.ts";
- * import { SmallRng } from "../../linalg/rng.ts";
+ * import { SmallRng } from "../../random/mod.ts";
  * const p = new LabelPool(4);
  * p.add(Int32Array.of(7, 7, 7, 2), 0, 4);
  * const rng = new SmallRng(1);
@@ -66,7 +66,7 @@ export class LabelPool {
    * @example
    * ```ts
    * import { LabelPool } from "./label_pool.ts";
-   * import { SmallRng } from "../../linalg/rng.ts";
+   * import { SmallRng } from "../../random/mod.ts";
    * console.log(new LabelPool(3).sample(new SmallRng(0))); // -1
    * ```
    */

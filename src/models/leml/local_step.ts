@@ -23,7 +23,7 @@
  * @module
  */
 import type { BinaryCsr } from "../../data/types.ts";
-import type { SmallRng } from "../../linalg/rng.ts";
+import type { SmallRng } from "../../random/mod.ts";
 import { addGram, addMatVec, type GramCache, mirrorUpper } from "./gram_cache.ts";
 import type { LabelPool } from "./label_pool.ts";
 
@@ -85,7 +85,7 @@ export interface LocalStepInput {
  * import { LocalStep } from "./local_step.ts";
  * import { GramCache } from "./gram_cache.ts";
  * import { LabelPool } from "./label_pool.ts";
- * import { SmallRng } from "../../linalg/rng.ts";
+ * import { SmallRng } from "../../random/mod.ts";
  * const H = Float32Array.of(1, 0, 0, 1, 1, 1), bias = new Float32Array(3);
  * const gram = new GramCache(2);
  * gram.recompute(H, bias, 3);

@@ -10,7 +10,7 @@ import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
-import { topKDense } from "../../metrics/topk.ts";
+import { topKDense } from "../../../sdk/internal.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 import { withLabelIndex } from "../../linalg/mips_index.ts";
 

@@ -5,7 +5,7 @@
  * @module
  */
 import type { BinaryCsr } from "../../data/types.ts";
-import { SmallRng } from "../../linalg/rng.ts";
+import { SmallRng } from "../../random/mod.ts";
 
 /**
  * Reveals each (row, label) entry independently with probability `fraction` (seeded). Returns

@@ -14,12 +14,24 @@
 import type { EstimatorFactory } from "../estimator.ts";
 import { LemlStream } from "./stream.ts";
 import { LemlBatch } from "./batch_estimator.ts";
+import { LEML_BATCH_SETTINGS, LEML_SETTINGS } from "./settings.ts";
 
-export { LemlStream, type LemlStreamOptions } from "./stream.ts";
+export { LemlStream } from "./stream.ts";
+export {
+  LEML_BATCH_SETTINGS,
+  LEML_SETTINGS,
+  type LemlBatchSettings,
+  type LemlStreamConfig,
+  type LemlStreamOptions,
+  LOCAL_KEYS,
+  resolveLemlStreamOptions,
+} from "./settings.ts";
 export type { LemlLoss } from "./loss.ts";
 
 /**
- * Creates and restores streaming LEML estimators (see {@linkcode LemlStreamOptions}).
+ * Creates and restores streaming LEML estimators: `create` takes the options declared in
+ * {@linkcode LEML_SETTINGS} (strings are parsed; an unknown key or a bad value is an error
+ * naming it), `restore` validates the state's config the same way.
  *
  * @example
  * ```ts
@@ -31,6 +43,7 @@ export type { LemlLoss } from "./loss.ts";
  */
 export const factory: EstimatorFactory = {
   kind: "leml",
+  settings: LEML_SETTINGS,
   create: (options) => new LemlStream(options),
   restore: (state, options) =>
     state.config.trainer === "batch"
@@ -54,6 +67,7 @@ export { LemlBatch, type LemlBatchEstimatorOptions } from "./batch_estimator.ts"
  */
 export const batchFactory: EstimatorFactory = {
   kind: "leml",
+  settings: LEML_BATCH_SETTINGS,
   create: (options) => new LemlBatch(options),
   restore: (state) => LemlBatch.fromState(state),
 };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
 
 /**
  * Options of {@linkcode resolveOvaConfig} (all optional).
@@ -60,37 +61,105 @@ export interface OvaOptions {
 /** {@linkcode OvaOptions} with every field set. */
 export type OvaConfig = Required<OvaOptions>;
 
-interface Spec {
-  dflt: number | boolean | string;
-  choices?: readonly string[];
-  min?: number;
-  max?: number;
-  integer?: boolean;
-}
+/**
+ * The declared options of "ova": every {@linkcode OvaOptions} key with its default and range,
+ * plus the initial sizes.
+ *
+ * @example
+ * ```ts
+ * import { OVA_SETTINGS } from "./config.ts";
+ * console.log(OVA_SETTINGS.parse({ negatives: "32" })); // { negatives: 32 }
+ * ```
+ */
+export const OVA_SETTINGS: ModelSettings<
+  OvaOptions & { numFeatures?: number; numLabels?: number }
+> = defineSettings<OvaOptions & { numFeatures?: number; numLabels?: number }>("ova", {
+  seed: { kind: "int", default: 0, min: 0, max: 4294967295, doc: "Seed of negative sampling." },
+  loss: {
+    kind: "enum",
+    values: ["logistic", "squared-hinge"],
+    default: "logistic",
+    doc: "Per-label loss.",
+  },
+  learningRate: {
+    kind: "number",
+    default: 0.5,
+    min: 1e-6,
+    max: 100,
+    doc: "AdaGrad step size of the weights and biases.",
+  },
+  adagradInit: {
+    kind: "number",
+    default: 0.01,
+    min: 0,
+    max: 1e6,
+    doc: "Initial AdaGrad sum of every weight.",
+  },
+  hardNegatives: {
+    kind: "int",
+    default: 24,
+    min: 0,
+    max: 4096,
+    doc: "Hard negatives per row (the best-scored labels the row lacks).",
+  },
+  negatives: {
+    kind: "int",
+    default: 8,
+    min: 0,
+    max: 4096,
+    doc: "Negatives per row drawn by label frequency.",
+  },
+  maxLabelsPerFeature: {
+    kind: "int",
+    default: 1024,
+    min: 4,
+    max: 1 << 24,
+    doc: "Labels a feature may carry weights for.",
+  },
+  frequencyWindow: {
+    kind: "int",
+    default: 4096,
+    min: 1,
+    max: 1 << 24,
+    doc: "Recent positive labels that frequency-sampled negatives are drawn from.",
+  },
+  negativeGrowth: {
+    kind: "boolean",
+    default: true,
+    doc: "Whether negative updates may create weights.",
+  },
+  maxWeights: {
+    kind: "int",
+    default: 1 << 24,
+    min: 1024,
+    max: 2 ** 31 - 1,
+    doc: "Memory budget in stored weights.",
+  },
+  biasInit: { kind: "number", default: -4, min: -100, max: 100, doc: "Bias at a first positive." },
+  l2Normalize: {
+    kind: "boolean",
+    default: true,
+    doc: "Scale every row to unit L2 norm before learning and scoring.",
+  },
+  replay: {
+    kind: "int",
+    default: 0,
+    min: 0,
+    max: 1 << 24,
+    doc: "Rows kept in a seeded replay reservoir (0: none).",
+  },
+  replayRatio: { kind: "number", default: 1, min: 0, max: 64, doc: "Replayed rows per new row." },
+  ...SIZE_SPECS,
+});
 
-const SPECS: Record<keyof OvaOptions, Spec> = {
-  seed: { dflt: 0, integer: true, min: 0, max: 4294967295 },
-  loss: { dflt: "logistic", choices: ["logistic", "squared-hinge"] },
-  learningRate: { dflt: 0.5, min: 1e-6, max: 100 },
-  adagradInit: { dflt: 0.01, min: 0, max: 1e6 },
-  hardNegatives: { dflt: 24, integer: true, min: 0, max: 4096 },
-  negatives: { dflt: 8, integer: true, min: 0, max: 4096 },
-  maxLabelsPerFeature: { dflt: 1024, integer: true, min: 4, max: 1 << 24 },
-  frequencyWindow: { dflt: 4096, integer: true, min: 1, max: 1 << 24 },
-  negativeGrowth: { dflt: true },
-  maxWeights: { dflt: 1 << 24, integer: true, min: 1024, max: 2 ** 31 - 1 },
-  biasInit: { dflt: -4, min: -100, max: 100 },
-  l2Normalize: { dflt: true },
-  replay: { dflt: 0, integer: true, min: 0, max: 1 << 24 },
-  replayRatio: { dflt: 1, min: 0, max: 64 },
-};
-
-/** Names of the settings, for help texts and errors. */
-export const OVA_OPTION_NAMES: readonly string[] = Object.keys(SPECS);
+/** Names of the settings (without the initial sizes), for help texts and errors. */
+export const OVA_OPTION_NAMES: readonly string[] = OVA_SETTINGS.names.filter((n) =>
+  n !== "numFeatures" && n !== "numLabels"
+);
 
 /**
- * Fills the defaults and validates every setting. Keys the factory handles itself
- * (`numFeatures`, `numLabels`) are allowed and ignored.
+ * Fills the defaults and validates every setting against {@linkcode OVA_SETTINGS}. Keys the
+ * factory handles itself (`numFeatures`, `numLabels`) are allowed and left out.
  *
  * @throws {TypeError} for an unknown key or a value of the wrong type
  * @throws {RangeError} for a value out of range, naming the range
@@ -103,48 +172,6 @@ export const OVA_OPTION_NAMES: readonly string[] = Object.keys(SPECS);
  * ```
  */
 export function resolveOvaConfig(options: Record<string, unknown> = {}): OvaConfig {
-  const out: Record<string, number | boolean | string> = {};
-  for (const key of Object.keys(options)) {
-    if (key === "numFeatures" || key === "numLabels") continue;
-    if (!(key in SPECS)) {
-      throw new TypeError(
-        `ova: unknown option "${key}" (known: ${OVA_OPTION_NAMES.join(", ")})`,
-      );
-    }
-  }
-  for (const [key, spec] of Object.entries(SPECS)) {
-    const v = options[key];
-    if (v === undefined) {
-      out[key] = spec.dflt;
-      continue;
-    }
-    if (spec.choices) {
-      if (typeof v !== "string" || !spec.choices.includes(v)) {
-        throw new RangeError(
-          `ova: option ${key} must be one of ${spec.choices.join(", ")}, got ${String(v)}`,
-        );
-      }
-      out[key] = v;
-      continue;
-    }
-    if (typeof spec.dflt === "boolean") {
-      if (typeof v !== "boolean") {
-        throw new TypeError(`ova: option ${key} must be true or false, got ${String(v)}`);
-      }
-      out[key] = v;
-      continue;
-    }
-    if (typeof v !== "number" || !Number.isFinite(v)) {
-      throw new TypeError(`ova: option ${key} must be a finite number, got ${String(v)}`);
-    }
-    if ((spec.integer && !Number.isInteger(v)) || v < spec.min! || v > spec.max!) {
-      throw new RangeError(
-        `ova: option ${key} must be ${
-          spec.integer ? "an integer" : "a number"
-        } in [${spec.min}, ${spec.max}], got ${v}`,
-      );
-    }
-    out[key] = v;
-  }
-  return out as unknown as OvaConfig;
+  const { numFeatures: _d, numLabels: _l, ...config } = OVA_SETTINGS.resolve(options);
+  return config as OvaConfig;
 }

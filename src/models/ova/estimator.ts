@@ -33,7 +33,7 @@ import {
   type LabelWeights,
   linearSparseContentOf,
 } from "../br/label_weights.ts";
-import { SmallRng } from "../../linalg/rng.ts";
+import { SmallRng } from "../../random/mod.ts";
 import { type OvaConfig, resolveOvaConfig } from "./config.ts";
 import { InvertedWeights } from "./inverted_weights.ts";
 import { BiasHeap } from "./bias_heap.ts";

@@ -6,13 +6,21 @@
  */
 import type { EstimatorFactory } from "../estimator.ts";
 import { OvaEstimator } from "./estimator.ts";
+import { OVA_SETTINGS } from "./config.ts";
 
 export { OvaEstimator, type OvaStats } from "./estimator.ts";
-export { OVA_OPTION_NAMES, type OvaConfig, type OvaOptions, resolveOvaConfig } from "./config.ts";
+export {
+  OVA_OPTION_NAMES,
+  OVA_SETTINGS,
+  type OvaConfig,
+  type OvaOptions,
+  resolveOvaConfig,
+} from "./config.ts";
 export { InvertedWeights } from "./inverted_weights.ts";
 
 /**
- * Creates and restores "ova" estimators (options: {@linkcode OvaOptions}).
+ * Creates and restores "ova" estimators (options: {@linkcode OVA_SETTINGS}; strings are parsed,
+ * an unknown key or a bad value is an error naming it).
  *
  * @example
  * ```ts
@@ -23,8 +31,9 @@ export { InvertedWeights } from "./inverted_weights.ts";
  */
 export const factory: EstimatorFactory = {
   kind: "ova",
+  settings: OVA_SETTINGS,
   create(options) {
-    return new OvaEstimator(options);
+    return new OvaEstimator(OVA_SETTINGS.parse(options));
   },
   restore(state) {
     return OvaEstimator.restore(state);

@@ -8,7 +8,7 @@
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import type { ModelFileContent } from "../../format/types.ts";
-import { topKDense } from "../../metrics/topk.ts";
+import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 

@@ -12,12 +12,15 @@
  */
 import type { EstimatorFactory } from "../estimator.ts";
 import { PopularityEstimator } from "./estimator.ts";
+import { POPULARITY_SETTINGS } from "./settings.ts";
 
 export { PopularityEstimator, type PopularityOptions } from "./estimator.ts";
+export { POPULARITY_SETTINGS, type PopularitySettings } from "./settings.ts";
 
 /**
- * Creates (options `threshold`, `numFeatures`, `numLabels`; the seed is unused) and restores
- * popularity estimators.
+ * Creates (options {@linkcode POPULARITY_SETTINGS}: `threshold`, `numFeatures`, `numLabels`;
+ * the seed is unused; strings are parsed, an unknown key or a bad value is an error naming it)
+ * and restores popularity estimators.
  *
  * @example
  * ```ts
@@ -28,11 +31,10 @@ export { PopularityEstimator, type PopularityOptions } from "./estimator.ts";
  */
 export const factory: EstimatorFactory = {
   kind: "popularity",
-  create: (options) =>
-    new PopularityEstimator({
-      threshold: options.threshold === undefined ? undefined : Number(options.threshold),
-      numFeatures: options.numFeatures,
-      numLabels: options.numLabels,
-    }),
+  settings: POPULARITY_SETTINGS,
+  create: (options) => {
+    const { seed: _unused, ...o } = POPULARITY_SETTINGS.parse(options);
+    return new PopularityEstimator(o);
+  },
   restore: (state) => PopularityEstimator.fromState(state),
 };

@@ -6,9 +6,9 @@
  */
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { subsetRows } from "../../data/dataset.ts";
-import { decodeModelFile } from "../../format/model_file.ts";
+import { decodeModelFile } from "../../../sdk/internal.ts";
 import { sphericalKMeans } from "../../linalg/kmeans.ts";
-import { preprocessRows } from "../br/preprocess.ts";
+import { preprocessRows } from "../../data/preprocess.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import { resolveConfig, type SleecConfig } from "./config.ts";
 import { trainCluster } from "./learner.ts";

@@ -1,8 +1,10 @@
 /**
- * SLEEC hyper-parameters and their defaults.
+ * SLEEC hyper-parameters: their defaults ({@linkcode DEFAULT_CONFIG}) and their declaration
+ * with ranges ({@linkcode SLEEC_SETTINGS}), checked where options enter.
  *
  * @module
  */
+import { defineSettings, type ModelSettings, type SettingSpec, SIZE_SPECS } from "../settings.ts";
 
 /**
  * Hyper-parameters shared by the batch trainer and the streaming estimator.
@@ -65,6 +67,19 @@ export interface SleecConfig {
 }
 
 /**
+ * The options SLEEC takes: any {@linkcode SleecConfig} field, plus the initial sizes of the
+ * streaming estimator.
+ *
+ * @example
+ * ```ts
+ * import type { SleecOptions } from "./config.ts";
+ * const o: SleecOptions = { rank: 32, numLabels: 10 };
+ * console.log(o.rank); // 32
+ * ```
+ */
+export type SleecOptions = Partial<SleecConfig> & { numFeatures?: number; numLabels?: number };
+
+/**
  * Defaults: embedding dimension 100 as in the paper's small data sets; the other values were
  * chosen on a validation split of the bibtex training file (see the `sleec` experiment).
  *
@@ -101,73 +116,108 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
   reembedEvery: 32,
 });
 
-const POSITIVE_INTEGERS: readonly (keyof SleecConfig)[] = [
-  "rank",
-  "svpNeighbours",
-  "svpIterations",
-  "admmIterations",
-  "cgIterations",
-  "k",
-  "numClusters",
-  "numLearners",
-  "kmeansIterations",
-  "reservoirSize",
-  "refreshEvery",
-  "firstRefresh",
-  "refreshSvpIterations",
-  "refreshAdmmIterations",
-  "reembedEvery",
-];
-
-const NON_NEGATIVE_INTEGERS: readonly (keyof SleecConfig)[] = ["oversample"];
+/** A positive integer setting with its default from {@linkcode DEFAULT_CONFIG}. */
+function count(key: keyof SleecConfig, doc: string, max = 1 << 20): SettingSpec {
+  return { kind: "int", default: DEFAULT_CONFIG[key] as number, min: 1, max, doc };
+}
 
 /**
- * Fills in defaults and validates. Unknown keys are ignored (so a factory can pass its whole
- * option bag); a known key with the wrong type is a TypeError, an out-of-range value a
- * RangeError, both naming the option.
+ * The declared options of SLEEC (the batch trainer and the streaming estimator, kind "sleec"):
+ * every {@linkcode SleecConfig} field with its default ({@linkcode DEFAULT_CONFIG}) and range,
+ * plus the initial sizes of the streaming estimator.
+ *
+ * @example
+ * ```ts
+ * import { SLEEC_SETTINGS } from "./config.ts";
+ * console.log(SLEEC_SETTINGS.parse({ rank: "20", weighted: "false" })); // { rank: 20, weighted: false }
+ * ```
+ */
+export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecOptions>("sleec", {
+  seed: {
+    kind: "int",
+    default: DEFAULT_CONFIG.seed,
+    doc: "Seed of clustering, SVP start, tie-breaking and reservoir sampling.",
+  },
+  rank: count("rank", "Embedding dimension L̂.", 4096),
+  svpNeighbours: count("svpNeighbours", "n̄: label-space neighbours per point in Ω."),
+  normalizeLabels: {
+    kind: "boolean",
+    default: DEFAULT_CONFIG.normalizeLabels,
+    doc: "Ω values are cosine similarities of label vectors (else raw overlaps).",
+  },
+  svpIterations: count("svpIterations", "SVP iterations of a cold start."),
+  eta: {
+    kind: "number",
+    default: DEFAULT_CONFIG.eta,
+    min: 0,
+    minExclusive: true,
+    doc: "SVP step size η.",
+  },
+  oversample: {
+    kind: "int",
+    default: DEFAULT_CONFIG.oversample,
+    min: 0,
+    max: 1 << 16,
+    doc: "Extra eigensolver block columns.",
+  },
+  lambda: {
+    kind: "number",
+    default: DEFAULT_CONFIG.lambda,
+    min: 0,
+    minExclusive: true,
+    doc: "Regressor: L2 weight λ on V.",
+  },
+  mu: { kind: "number", default: DEFAULT_CONFIG.mu, min: 0, doc: "Regressor: L1 weight μ on XV." },
+  rho: {
+    kind: "number",
+    default: DEFAULT_CONFIG.rho,
+    min: 0,
+    minExclusive: true,
+    doc: "ADMM penalty ρ.",
+  },
+  admmIterations: count("admmIterations", "ADMM iterations of a cold start."),
+  cgIterations: count("cgIterations", "Conjugate-gradient iterations per ADMM linear solve."),
+  k: count("k", "Neighbours of the kNN prediction."),
+  weighted: {
+    kind: "boolean",
+    default: DEFAULT_CONFIG.weighted,
+    doc: "Weight neighbours by their cosine similarity (else uniformly).",
+  },
+  numClusters: count("numClusters", "Clusters per learner."),
+  numLearners: count("numLearners", "Learners in the ensemble (different clustering seeds)."),
+  kmeansIterations: count("kmeansIterations", "k-means iterations."),
+  reservoirSize: count("reservoirSize", "Streaming: rows kept per cluster.", 2 ** 31 - 1),
+  refreshEvery: count("refreshEvery", "Streaming: rows between SVP refreshes.", 2 ** 31 - 1),
+  firstRefresh: count(
+    "firstRefresh",
+    "Streaming: first refresh after this many rows.",
+    2 ** 31 - 1,
+  ),
+  refreshSvpIterations: count("refreshSvpIterations", "Streaming: SVP iterations of a refresh."),
+  refreshAdmmIterations: count("refreshAdmmIterations", "Streaming: ADMM iterations of a refresh."),
+  learningRate: {
+    kind: "number",
+    default: DEFAULT_CONFIG.learningRate,
+    min: 0,
+    doc: "Streaming: Adam learning rate of V between refreshes (0: off).",
+  },
+  reembedEvery: count("reembedEvery", "Streaming: Adam steps of a cluster between re-embeddings."),
+  ...SIZE_SPECS,
+});
+
+/**
+ * Fills in defaults and validates against {@linkcode SLEEC_SETTINGS}: an unknown key is a
+ * TypeError, a bad value a RangeError (or a TypeError for the wrong type), naming the option.
+ * The initial sizes (`numFeatures`, `numLabels`) are accepted and left out of the result.
  *
  * @example
  * ```ts
  * import { resolveConfig } from "./config.ts";
  * try { resolveConfig({ k: 0 }); } catch (e) { console.log((e as Error).message); }
- * // SLEEC option k must be a positive integer, got 0
+ * // sleec: option k must be an integer in [1, 1048576], got 0
  * ```
  */
 export function resolveConfig(options: Record<string, unknown> = {}): SleecConfig {
-  const c: Record<string, unknown> = { ...DEFAULT_CONFIG };
-  for (const key of Object.keys(DEFAULT_CONFIG)) {
-    const v = options[key];
-    if (v === undefined) continue;
-    const want = typeof (DEFAULT_CONFIG as Record<string, unknown>)[key];
-    if (typeof v !== want || (want === "number" && !Number.isFinite(v))) {
-      throw new TypeError(`SLEEC option ${key}: expected a finite ${want}, got ${String(v)}`);
-    }
-    c[key] = v;
-  }
-  const cfg = c as unknown as SleecConfig;
-  for (const key of POSITIVE_INTEGERS) {
-    const v = cfg[key] as number;
-    if (!Number.isInteger(v) || v < 1) {
-      throw new RangeError(`SLEEC option ${key} must be a positive integer, got ${v}`);
-    }
-  }
-  for (const key of NON_NEGATIVE_INTEGERS) {
-    const v = cfg[key] as number;
-    if (!Number.isInteger(v) || v < 0) {
-      throw new RangeError(`SLEEC option ${key} must be a non-negative integer, got ${v}`);
-    }
-  }
-  const positive: (keyof SleecConfig)[] = ["lambda", "rho", "eta"];
-  for (const key of positive) {
-    if (!((cfg[key] as number) > 0)) {
-      throw new RangeError(`SLEEC option ${key} must be > 0, got ${cfg[key]}`);
-    }
-  }
-  const nonNegative: (keyof SleecConfig)[] = ["mu", "learningRate"];
-  for (const key of nonNegative) {
-    if (!((cfg[key] as number) >= 0)) {
-      throw new RangeError(`SLEEC option ${key} must be >= 0, got ${cfg[key]}`);
-    }
-  }
-  return cfg;
+  const { numFeatures: _d, numLabels: _l, ...config } = SLEEC_SETTINGS.resolve(options);
+  return config as SleecConfig;
 }

@@ -14,11 +14,17 @@
  * @module
  */
 import type { EstimatorFactory } from "../estimator.ts";
-import { DEFAULT_CONFIG } from "./config.ts";
-import { SleecStream, type SleecStreamOptions } from "./stream.ts";
+import { SLEEC_SETTINGS } from "./config.ts";
+import { SleecStream } from "./stream.ts";
 import { isSleecReplicaState, SleecReplica } from "./replica.ts";
 
-export { DEFAULT_CONFIG, resolveConfig, type SleecConfig } from "./config.ts";
+export {
+  DEFAULT_CONFIG,
+  resolveConfig,
+  SLEEC_SETTINGS,
+  type SleecConfig,
+  type SleecOptions,
+} from "./config.ts";
 export { labelLists, SleecModel, type SleecProgress, trainSleec } from "./batch.ts";
 export { SleecStream, type SleecStreamOptions } from "./stream.ts";
 export { SleecReplica } from "./replica.ts";
@@ -26,30 +32,10 @@ export { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 export { encodeKnnModel, knnModelContent, knnModelFromContent } from "./model_file.ts";
 
 /**
- * Turns command-line style option values (strings such as "32" or "false") into the types of
- * {@linkcode SleecConfig}; other values pass through unchanged (and are validated later).
- *
- * @example
- * ```ts
- * import { coerceOptions } from "./mod.ts";
- * console.log(coerceOptions({ rank: "32", weighted: "false", other: "x" })); // { rank: 32, weighted: false, other: "x" }
- * ```
- */
-export function coerceOptions(options: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...options };
-  const defaults = DEFAULT_CONFIG as unknown as Record<string, unknown>;
-  for (const [key, v] of Object.entries(options)) {
-    if (typeof v !== "string") continue;
-    const want = key === "numFeatures" || key === "numLabels" ? "number" : typeof defaults[key];
-    if (want === "number" && v.trim() !== "" && Number.isFinite(Number(v))) out[key] = Number(v);
-    if (want === "boolean" && (v === "true" || v === "false")) out[key] = v === "true";
-  }
-  return out;
-}
-
-/**
- * Creates streaming SLEEC estimators (any {@linkcode SleecConfig} option, plus `seed`,
- * `numFeatures`, `numLabels`; string values are coerced) and restores them from their state.
+ * Creates streaming SLEEC estimators (the options declared in {@linkcode SLEEC_SETTINGS}: any
+ * {@linkcode SleecConfig} field plus `numFeatures`, `numLabels`; strings are parsed by the
+ * declared kind, an unknown key or a bad value is an error naming it) and restores them from
+ * their state.
  *
  * @example
  * ```ts
@@ -60,7 +46,8 @@ export function coerceOptions(options: Record<string, unknown>): Record<string, 
  */
 export const factory: EstimatorFactory = {
   kind: "sleec",
-  create: (options) => new SleecStream(coerceOptions(options) as SleecStreamOptions),
+  settings: SLEEC_SETTINGS,
+  create: (options) => new SleecStream(SLEEC_SETTINGS.parse(options)),
   restore: (state, options) =>
     isSleecReplicaState(state)
       ? SleecReplica.fromState(state, options?.adopt ?? false)

@@ -10,7 +10,7 @@
  * @module
  */
 import type { SymSparse } from "../../linalg/svp.ts";
-import { hashUniform } from "../../linalg/rng.ts";
+import { hashUniform } from "../../random/mod.ts";
 
 /**
  * Options of {@linkcode labelNeighbourhood}.

@@ -25,8 +25,7 @@
  * @module
  */
 import type { TopK } from "../estimator.ts";
-import { topKDense } from "../../metrics/topk.ts";
-import { pushTop } from "../../../sdk/topk.ts";
+import { pushTop, topKDense } from "../../../sdk/internal.ts";
 
 /**
  * One cluster of one learner.

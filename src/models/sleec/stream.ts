@@ -15,9 +15,9 @@
  * @module
  */
 import type { Batch, SparseVector } from "../../data/types.ts";
-import { preprocessRows } from "../br/preprocess.ts";
+import { preprocessRows } from "../../data/preprocess.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
-import { hashUniform } from "../../linalg/rng.ts";
+import { hashUniform } from "../../random/mod.ts";
 import { sortedLabels } from "./batch.ts";
 import { resolveConfig, type SleecConfig } from "./config.ts";
 import { encodeKnnModel } from "./model_file.ts";

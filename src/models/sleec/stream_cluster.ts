@@ -15,7 +15,7 @@
 import type { CsrMatrix } from "../../data/types.ts";
 import type { ModelState } from "../estimator.ts";
 import { adamUpdateRows } from "../../optim/adam.ts";
-import { hashUniform } from "../../linalg/rng.ts";
+import { hashUniform } from "../../random/mod.ts";
 import type { SleecConfig } from "./config.ts";
 import { embedRow, normalizeInto, trainCluster } from "./learner.ts";
 import { BoundedHeap, nearestByLabels } from "./neighbours.ts";

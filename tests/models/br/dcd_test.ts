@@ -1,5 +1,5 @@
 import { trainDcd } from "../../../src/models/br/dcd.ts";
-import { Rng } from "../../../src/data/random.ts";
+import { Rng } from "../../../src/random/mod.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { assert } from "../../helpers.ts";
 

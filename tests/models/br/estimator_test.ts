@@ -148,9 +148,10 @@ Deno.test("invalid BR configurations are rejected naming the option", () => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ loss: "hinge" }, /loss must be/],
     [{ optimizer: "lbfgs" }, /optimizer must be/],
-    [{ learningRate: 0 }, /learningRate must be > 0/],
-    [{ lambda: -1 }, /lambda must be >= 0/],
-    [{ numFeatures: 1.5 }, /numFeatures must be a non-negative integer/],
+    [{ learningRate: 0 }, /learningRate must be a finite number > 0, got 0/],
+    [{ lambda: -1 }, /lambda must be a finite number >= 0/],
+    [{ numFeatures: 1.5 }, /numFeatures must be an integer in \[0, \d+\], got 1.5/],
+    [{ learningrate: 0.1 }, /br: unknown option "learningrate" \(known: loss, optimizer, /],
   ];
   for (const [opts, re] of cases) {
     let msg = "";

@@ -4,7 +4,7 @@
  * @module
  */
 import type { LabelWeights } from "../../../src/models/br/label_weights.ts";
-import { Rng } from "../../../src/data/random.ts";
+import { Rng } from "../../../src/random/mod.ts";
 
 /**
  * Options of {@linkcode randomLabelWeights}.

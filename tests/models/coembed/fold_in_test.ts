@@ -6,7 +6,7 @@
  */
 import { CoEmbedCore, type RowBlock } from "../../../src/models/coembed/core.ts";
 import { resolveConfig } from "../../../src/models/coembed/config.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 import { assert } from "../../helpers.ts";
 
 function block(rng: SmallRng, rows: number, D: number, fullRows: Set<number>): RowBlock {

@@ -5,7 +5,7 @@
  * pass and a remainder in VᵀW, 4 + 2 + 1 latent columns in the RFF gradient of V, 4 features or
  * classifier inputs per pass and a remainder in the forward and backward passes).
  */
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 import { resolveConfig } from "../../../src/models/coembed/config.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "../../../src/models/coembed/core.ts";
 

@@ -1,5 +1,5 @@
 /** Synthetic low-rank multi-label data for the CoEmbed tests. */
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 import type { Batch, BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { rowsOf } from "../../../src/data/dataset.ts";
 import type { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";

@@ -2,7 +2,7 @@ import { lemlLossObjective, trainLemlLosses } from "../../../src/models/leml/bat
 import { trainLemlBatch } from "../../../src/models/leml/batch.ts";
 import { type LemlLoss, lossValue } from "../../../src/models/leml/loss.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 import { assert, assertBadInput } from "../../helpers.ts";
 import { planted } from "./helpers.ts";
 

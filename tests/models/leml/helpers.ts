@@ -4,7 +4,7 @@
  * @module
  */
 import type { Batch } from "../../../src/data/types.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 
 /**
  * A batch of `xp.length − 1` rows over D features and L labels from CSR arrays: feature row i is

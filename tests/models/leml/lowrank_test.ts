@@ -5,7 +5,7 @@
 // around small ones, so that another association of the sums changes the float32 result) make
 // the order check sharp.
 import { LowRankScorer } from "../../../src/models/leml/lowrank.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 import { assert } from "../../helpers.ts";
 
 function reference(s: LowRankScorer, u: Float64Array, offset: number, L: number): Float32Array {

@@ -2,7 +2,7 @@ import { LemlStream } from "../../../src/models/leml/stream.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { Batch } from "../../../src/data/types.ts";
-import { SmallRng } from "../../../src/linalg/rng.ts";
+import { SmallRng } from "../../../src/random/mod.ts";
 import { assert } from "../../helpers.ts";
 import { randomBatch, topicRows } from "./helpers.ts";
 

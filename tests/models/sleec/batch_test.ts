@@ -1,7 +1,7 @@
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { labelLists, SleecModel, trainSleec } from "../../../src/models/sleec/batch.ts";
 import { knnModelContent, knnModelFromContent } from "../../../src/models/sleec/model_file.ts";
-import { decodeModelFile } from "../../../src/format/model_file.ts";
+import { decodeModelFile } from "../../../sdk/internal.ts";
 import { loadModel } from "../../../sdk/mod.ts";
 import { assert, messageOf } from "../../helpers.ts";
 

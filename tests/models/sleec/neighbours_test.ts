@@ -3,7 +3,7 @@ import {
   labelNeighbourhood,
   nearestByLabels,
 } from "../../../src/models/sleec/neighbours.ts";
-import { Rng } from "../../../src/data/random.ts";
+import { Rng } from "../../../src/random/mod.ts";
 import { assert } from "../../helpers.ts";
 
 function randomLabels(n: number, numLabels: number, seed: number): Int32Array[] {

@@ -1,5 +1,5 @@
-import { Rng } from "../../src/data/random.ts";
-import { assert, assertEquals } from "./helpers.ts";
+import { hashUniform, Rng, SmallRng } from "../../src/random/mod.ts";
+import { assert, assertEquals } from "../helpers.ts";
 
 Deno.test("Rng: deterministic per seed, different across seeds", () => {
   const a = new Rng(123), b = new Rng(123), c = new Rng(124);
@@ -32,4 +32,28 @@ Deno.test("Rng: uniform, nextInt, normal and shuffle have the right distribution
   r.shuffle(p);
   assertEquals([...p].sort((x, y) => x - y), Array.from({ length: 50 }, (_, i) => i));
   assert(p.some((v, i) => v !== i), "shuffle moved something");
+});
+
+Deno.test("the three generators give the numbers they gave in their former modules (models stay bit for bit)", () => {
+  const r = new Rng(42);
+  assertEquals(Array.from({ length: 4 }, () => r.nextUint32()), [
+    1028872839,
+    2516511472,
+    400437680,
+    853279530,
+  ]);
+  const s = new SmallRng(42);
+  assertEquals(Array.from({ length: 4 }, () => s.next()), [
+    0.6011037519201636,
+    0.44829055899754167,
+    0.8524657934904099,
+    0.6697340414393693,
+  ]);
+  assertEquals(s.state, 3031295998);
+  assertEquals(new SmallRng(s.state).next(), new SmallRng(3031295998).next());
+  assertEquals([hashUniform(1, 2, 3), hashUniform(7, 0, 0), hashUniform(-5, 100000, 31)], [
+    0.1449591750279069,
+    -0.16240087989717722,
+    0.3667602827772498,
+  ]);
 });

@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import type { ProgressDetail } from "./progress.ts";
+ * import type { ProgressDetail } from "./mod.ts";
  * const d: ProgressDetail = { label: "train", done: 5, total: 10, rate: 2.5, etaSeconds: 2 };
  * console.log(d.etaSeconds); // 2
  * ```
@@ -35,7 +35,7 @@ export interface ProgressDetail {
  *
  * @example
  * ```ts
- * import type { ProgressOptions } from "./progress.ts";
+ * import type { ProgressOptions } from "./mod.ts";
  * const o: ProgressOptions = { silent: true };
  * console.log(o.silent); // true
  * ```
@@ -78,7 +78,7 @@ function formatNumber(v: number): string {
  *
  * @example
  * ```ts
- * import { Progress, type ProgressDetail } from "./progress.ts";
+ * import { Progress, type ProgressDetail } from "./mod.ts";
  * const p = new Progress({ silent: true, intervalMs: 0 });
  * const seen: number[] = [];
  * p.addEventListener("progress", (e) => seen.push((e as CustomEvent<ProgressDetail>).detail.done));
@@ -126,7 +126,7 @@ export class Progress extends EventTarget {
    *
    * @example
    * ```ts
-   * import { Progress } from "./progress.ts";
+   * import { Progress } from "./mod.ts";
    * const p = Progress.silent();
    * p.start(undefined, "quiet");
    * p.tick(10);

@@ -1,5 +1,6 @@
 /**
- * A strict, bounded msgpack reader for model files: core types only (extension types are
+ * A strict, bounded msgpack reader for model files (the trainer's reader, `decodeModelFile` of
+ * ./model_file.ts; the serving reader uses msgpackr's decoder, see ./decode.ts): core types only (extension types are
  * rejected), string map keys, no duplicate keys, a nesting limit, and length checks before any
  * allocation, so malformed input fails fast with a {@linkcode ModelFormatError}. `bin` values
  * are returned as zero-copy `Uint8Array` views into the input.
@@ -10,7 +11,16 @@ import { ModelFormatError } from "./errors.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** A decoded msgpack value. */
+/**
+ * A decoded msgpack value.
+ *
+ * @example
+ * ```ts
+ * import type { MsgpackValue } from "./msgpack_reader.ts";
+ * const v: MsgpackValue = { a: [1, true, null] };
+ * console.log(JSON.stringify(v)); // {"a":[1,true,null]}
+ * ```
+ */
 export type MsgpackValue =
   | null
   | boolean
@@ -31,12 +41,17 @@ export type MsgpackValue =
  * ```
  */
 export class MsgpackReader {
+  /** The input. */
   readonly bytes: Uint8Array;
+  /** A big-endian view of the input. */
   readonly view: DataView;
+  /** Offset of the next value. */
   pos: number;
+  /** End of the readable range. */
   readonly end: number;
   /** Format version reported in errors. */
   formatVersion: number;
+  /** A reader of `bytes[pos, end)` that reports errors with `formatVersion`. */
   constructor(bytes: Uint8Array, pos = 0, end = bytes.length, formatVersion = 0) {
     this.bytes = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -1,6 +1,16 @@
 /**
- * A small seeded pseudo-random generator (sfc32, seeded through splitmix32), deterministic across
- * runs and platforms. Use it everywhere randomness must be reproducible.
+ * Every random number of the project, deterministic across runs and platforms (the same seed
+ * always gives the same numbers, so models and experiments are reproducible bit for bit):
+ *
+ * - {@linkcode Rng}: a seeded sfc32 generator (seeded through splitmix32) with uniform, integer
+ *   and normal samples and shuffles, for data sets, experiments and batch solvers.
+ * - {@linkcode SmallRng}: a mulberry32 generator whose whole state is one 32-bit number (so it
+ *   fits in a model state's scalars), for the streaming models and the replay reservoir.
+ * - {@linkcode hashUniform}: a stateless hash of (seed, row, col) to [-1, 1), used to initialise
+ *   factor rows: row r of a factor always gets the same initial values for the same seed,
+ *   whenever it is created.
+ *
+ * It imports nothing, so every folder of `src/` can use it.
  *
  * @module
  */
@@ -10,7 +20,7 @@
  *
  * @example
  * ```ts
- * import { Rng } from "./random.ts";
+ * import { Rng } from "./mod.ts";
  * const a = new Rng(42), b = new Rng(42);
  * console.log(a.next() === b.next()); // true
  * console.log(a.nextInt(10) < 10); // true
@@ -51,7 +61,7 @@ export class Rng {
    *
    * @example
    * ```ts
-   * import { Rng } from "./random.ts";
+   * import { Rng } from "./mod.ts";
    * const u = new Rng(1).nextUint32();
    * console.log(u >= 0 && u < 2 ** 32); // true
    * ```
@@ -72,7 +82,7 @@ export class Rng {
    *
    * @example
    * ```ts
-   * import { Rng } from "./random.ts";
+   * import { Rng } from "./mod.ts";
    * const u = new Rng(7).next();
    * console.log(u >= 0 && u < 1); // true
    * ```
@@ -86,7 +96,7 @@ export class Rng {
    *
    * @example
    * ```ts
-   * import { Rng } from "./random.ts";
+   * import { Rng } from "./mod.ts";
    * console.log(new Rng(3).nextInt(1)); // 0
    * ```
    */
@@ -100,7 +110,7 @@ export class Rng {
    *
    * @example
    * ```ts
-   * import { Rng } from "./random.ts";
+   * import { Rng } from "./mod.ts";
    * console.log(Number.isFinite(new Rng(5).normal())); // true
    * ```
    */
@@ -123,7 +133,7 @@ export class Rng {
    *
    * @example
    * ```ts
-   * import { Rng } from "./random.ts";
+   * import { Rng } from "./mod.ts";
    * const a = Int32Array.of(0, 1, 2, 3);
    * new Rng(9).shuffle(a);
    * console.log([...a].sort().join()); // "0,1,2,3"
@@ -137,4 +147,71 @@ export class Rng {
       a[j] = t;
     }
   }
+}
+
+/**
+ * A mulberry32 generator whose state is the public field `state` (a uint32).
+ *
+ * @example
+ * ```ts
+ * import { SmallRng } from "./mod.ts";
+ * const a = new SmallRng(5), b = new SmallRng(a.state);
+ * console.log(a.next() === b.next()); // true
+ * ```
+ */
+export class SmallRng {
+  /** The whole generator state. */
+  state: number;
+  /** @param state initial state (any number; its low 32 bits are used). */
+  constructor(state: number) {
+    this.state = state >>> 0;
+  }
+  /**
+   * Uniform in [0, 1).
+   *
+   * @example
+   * ```ts
+   * import { SmallRng } from "./mod.ts";
+   * const u = new SmallRng(1).next();
+   * console.log(u >= 0 && u < 1); // true
+   * ```
+   */
+  next(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  /**
+   * Uniform integer in [0, n).
+   *
+   * @example
+   * ```ts
+   * import { SmallRng } from "./mod.ts";
+   * console.log(new SmallRng(2).nextInt(1)); // 0
+   * ```
+   */
+  nextInt(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+}
+
+/**
+ * A deterministic value in [-1, 1) from (seed, row, col): used for initial factor entries.
+ *
+ * @example
+ * ```ts
+ * import { hashUniform } from "./mod.ts";
+ * console.log(hashUniform(1, 2, 3) === hashUniform(1, 2, 3)); // true
+ * ```
+ */
+export function hashUniform(seed: number, row: number, col: number): number {
+  let h = Math.imul((seed | 0) ^ 0x9e3779b9, 0x85ebca6b);
+  h = Math.imul(h ^ (row | 0) ^ (h >>> 13), 0xc2b2ae35);
+  h = Math.imul(h ^ (col | 0) ^ (h >>> 16), 0x27d4eb2f);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return (h >>> 0) / 2147483648 - 1;
 }

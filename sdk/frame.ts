@@ -1,0 +1,119 @@
+/**
+ * The frame of a model file (docs/model-format.md), written down once for both sides of the
+ * contract: the format version, the magic, the tensor element types, and the check of the fixed
+ * header, the length and the trailing CRC-32 that every reader runs before decoding anything.
+ *
+ * @module
+ */
+import { crc32 } from "./crc32.ts";
+import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
+
+/**
+ * The newest model-file format version: what this SDK reads and the trainer writes. Version 2
+ * adds signed feature hashing (`featureSpace.signed`), version 3 text input (`featureSpace.text`,
+ * the tokenizer settings). A file is written with the lowest version that holds its content, so
+ * readers of version 1 keep reading every file they can read correctly and reject the others as
+ * `newer-version`.
+ *
+ * @example
+ * ```ts
+ * import { FORMAT_VERSION } from "./frame.ts";
+ * console.log(FORMAT_VERSION); // 3
+ * ```
+ */
+export const FORMAT_VERSION = 3;
+
+/**
+ * The value of the `magic` field, the first entry of every model file.
+ *
+ * @example
+ * ```ts
+ * import { MAGIC } from "./frame.ts";
+ * console.log(MAGIC); // "TAGSTREAM"
+ * ```
+ */
+export const MAGIC = "TAGSTREAM";
+
+/**
+ * The typed array of each tensor element type as stored (`f16` as raw bits in a `Uint16Array`).
+ *
+ * @example
+ * ```ts
+ * import { TENSOR_ARRAYS } from "./frame.ts";
+ * console.log(TENSOR_ARRAYS.f16.name, TENSOR_ARRAYS.i8.BYTES_PER_ELEMENT); // Uint16Array 1
+ * ```
+ */
+export const TENSOR_ARRAYS = {
+  f32: Float32Array,
+  f64: Float64Array,
+  i32: Int32Array,
+  u8: Uint8Array,
+  i8: Int8Array,
+  f16: Uint16Array,
+  u16: Uint16Array,
+} as const;
+
+/**
+ * Checks the frame of a model file and returns its format version. The header has a fixed
+ * layout: a map tag, "magic": "TAGSTREAM", "formatVersion": a positive fixint, "byteLength": a
+ * uint32 (0xce), so a reader knows the version without decoding the rest, which later versions
+ * may change. Then the length, and the trailing "crc32" entry: the CRC-32 of every byte before it.
+ *
+ * @throws {ModelFormatError} `bad-magic`, `truncated`, `newer-version` or `corrupt`, with the
+ * byte offset of the problem.
+ *
+ * @example
+ * ```ts
+ * import { checkFrame } from "./frame.ts";
+ * const file = await Deno.readFile(new URL("../tests/fixtures/v2/linear-sparse-signed-hashing.tsm", import.meta.url));
+ * console.log(checkFrame(file)); // 2
+ * try {
+ *   checkFrame(file.subarray(0, 40));
+ * } catch (e) {
+ *   console.log((e as Error).name, (e as { reason: string }).reason); // ModelFormatError truncated
+ * }
+ * ```
+ */
+export function checkFrame(bytes: Uint8Array): number {
+  const len = bytes.length, notModel = "not a Tagstream model file";
+  const badVersion = "bad formatVersion", noCrc = "no crc32 entry";
+  let version = 0, pos = 0;
+  const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos): never => {
+    throw new ModelFormatError(reason, detail, { offset, formatVersion: version });
+  };
+  const cut = (need: number) => pos + need > len && fail("truncated", "ends in the header", len);
+  const u32 = () => new DataView(bytes.buffer, bytes.byteOffset + pos).getUint32(0);
+  /** The key `s` (a fixstr), then the `tag` bytes. */
+  const expect = (s: string, reason: ModelFormatErrorReason, detail: string, ...tag: number[]) => {
+    for (const c of [0xa0 + s.length, ...new TextEncoder().encode(s), ...tag]) {
+      cut(1);
+      if (bytes[pos] !== c) fail(reason, detail);
+      pos++;
+    }
+  };
+  cut(1);
+  const t = bytes[0];
+  pos = t === 0xde ? 3 : t === 0xdf ? 5 : t >> 4 === 8 ? 1 : fail("bad-magic", notModel);
+  expect("magic", "bad-magic", notModel);
+  expect(MAGIC, "bad-magic", notModel);
+  expect("formatVersion", "corrupt", badVersion);
+  cut(1);
+  const v = bytes[pos];
+  if (v < 1 || v > 127) fail("corrupt", badVersion);
+  version = v;
+  if (v > FORMAT_VERSION) {
+    fail("newer-version", `format version ${v} is newer than ${FORMAT_VERSION}`);
+  }
+  pos++;
+  expect("byteLength", "corrupt", "bad byteLength", 0xce);
+  cut(4);
+  const size = u32();
+  pos += 4;
+  if (len < size) fail("truncated", `has ${len} of its ${size} bytes`, len);
+  if (len > size) fail("corrupt", "trailing bytes", size);
+  if (len - 11 < pos) fail("corrupt", noCrc);
+  pos = len - 11;
+  expect("crc32", "corrupt", noCrc, 0xce);
+  if (u32() !== crc32(bytes, 0, len - 11)) fail("corrupt", "CRC-32 mismatch");
+  return version;
+}

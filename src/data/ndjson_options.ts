@@ -1,0 +1,167 @@
+/**
+ * The options of the NDJSON event parser ({@linkcode NdjsonOptions}: key modes, vocabularies,
+ * hashing, text, bounds) and their resolved, validated form ({@linkcode NdjsonSettings}) that
+ * the parser's parts share.
+ *
+ * @module
+ */
+import { Vocabulary } from "./vocabulary.ts";
+import { FeatureHasher } from "./hashing.ts";
+import type { HashingOptions } from "./hashing.ts";
+import { type TextSettings, textSettingsError } from "../../sdk/internal.ts";
+
+/**
+ * How NDJSON feature keys are read.
+ *
+ * @example
+ * ```ts
+ * import type { FeatureKeys } from "./ndjson_options.ts";
+ * const k: FeatureKeys = "name";
+ * console.log(k); // "name"
+ * ```
+ */
+export type FeatureKeys = "index" | "name";
+
+/**
+ * Options of {@linkcode NdjsonParser}.
+ *
+ * @example
+ * ```ts
+ * import type { NdjsonOptions } from "./ndjson_options.ts";
+ * const o: NdjsonOptions = { featureKeys: "name", growLabels: false };
+ * console.log(o.featureKeys); // "name"
+ * ```
+ */
+export interface NdjsonOptions {
+  /** `"index"` (default): keys are non-negative integers; `"name"`: names. Ignored with hashing. */
+  featureKeys?: FeatureKeys;
+  /** `"name"` (default): labels go through the label vocabulary; `"index"`: label indices. */
+  labelKeys?: "name" | "index";
+  /** Feature-name vocabulary to use and grow (default: a new one). */
+  features?: Vocabulary;
+  /** Label-name vocabulary to use and grow (default: a new one). */
+  labels?: Vocabulary;
+  /** Add new feature names (default true); when false unknown feature names are dropped. */
+  growFeatures?: boolean;
+  /** Add new label names (default true); when false an unknown label is an error. */
+  growLabels?: boolean;
+  /** Hash feature keys into a fixed dimension instead of indexing them. */
+  hashing?: HashingOptions;
+  /** Exclusive bound on index keys (`featureKeys: "index"`); default none. */
+  numFeatures?: number;
+  /** Exclusive bound on label indices (`labelKeys: "index"`); default none. */
+  numLabels?: number;
+  /**
+   * Tokenize the `text` field with these settings (`sdk/tokenizer.ts`) into named features
+   * (needs `featureKeys: "name"` or hashing). Without it `text` is an unknown field.
+   */
+  text?: TextSettings;
+  /** Reject fields other than id/features/labels/negatives/text (default false: ignored, counted). */
+  strictFields?: boolean;
+  /** Longest feature name, label name or id (default 1024). */
+  maxNameLength?: number;
+  /** Most features in one event (default unbounded). */
+  maxFeaturesPerEvent?: number;
+}
+
+/**
+ * {@linkcode NdjsonOptions} with the defaults filled in and checked (see
+ * {@linkcode resolveNdjsonOptions}); bounds without a limit are `Infinity`.
+ *
+ * @example
+ * ```ts
+ * import { type NdjsonSettings, resolveNdjsonOptions } from "./ndjson_options.ts";
+ * const s: NdjsonSettings = resolveNdjsonOptions({ featureKeys: "name" });
+ * console.log(s.labelKeys, s.maxNameLength, s.numFeatures); // name 1024 Infinity
+ * ```
+ */
+export interface NdjsonSettings {
+  /** Feature key mode. */
+  readonly featureKeys: FeatureKeys;
+  /** Label key mode. */
+  readonly labelKeys: "name" | "index";
+  /** Feature-name vocabulary. */
+  readonly features: Vocabulary;
+  /** Label-name vocabulary. */
+  readonly labels: Vocabulary;
+  /** Add new feature names. */
+  readonly growFeatures: boolean;
+  /** Add new label names. */
+  readonly growLabels: boolean;
+  /** The hasher, when hashing. */
+  readonly hasher: FeatureHasher | undefined;
+  /** Exclusive bound on index keys. */
+  readonly numFeatures: number;
+  /** Exclusive bound on label indices. */
+  readonly numLabels: number;
+  /** Reject unknown fields. */
+  readonly strictFields: boolean;
+  /** The tokenizer settings of `text` fields (a copy), when text is read. */
+  readonly text: TextSettings | undefined;
+  /** Longest feature name, label name or id. */
+  readonly maxNameLength: number;
+  /** Most features in one event. */
+  readonly maxFeaturesPerEvent: number;
+}
+
+/**
+ * Checks `options` and fills in the defaults. Throws a TypeError naming a bad key mode or text
+ * setting (or text without named feature keys).
+ *
+ * @example
+ * ```ts
+ * import { resolveNdjsonOptions } from "./ndjson_options.ts";
+ * console.log(resolveNdjsonOptions({ hashing: { dim: 16 } }).hasher?.dim); // 16
+ * try {
+ *   resolveNdjsonOptions({ text: {} });
+ * } catch (e) {
+ *   console.log((e as Error).message); // ndjson: text needs named feature keys (featureKeys "name" or hashing)
+ * }
+ * ```
+ */
+export function resolveNdjsonOptions(options: NdjsonOptions = {}): NdjsonSettings {
+  const featureKeys = options.featureKeys ?? "index";
+  if (featureKeys !== "index" && featureKeys !== "name") {
+    throw new TypeError(
+      `ndjson: featureKeys must be "index" or "name", got '${featureKeys}'`,
+    );
+  }
+  const labelKeys = options.labelKeys ?? "name";
+  if (labelKeys !== "index" && labelKeys !== "name") {
+    throw new TypeError(`ndjson: labelKeys must be "index" or "name", got '${labelKeys}'`);
+  }
+  const features = options.features ?? new Vocabulary();
+  const labels = options.labels ?? new Vocabulary();
+  const growFeatures = options.growFeatures ?? true;
+  const growLabels = options.growLabels ?? true;
+  const hasher = options.hashing ? new FeatureHasher(options.hashing) : undefined;
+  const numFeatures = options.numFeatures ?? Infinity;
+  const numLabels = options.numLabels ?? Infinity;
+  const strictFields = options.strictFields ?? false;
+  let text: TextSettings | undefined;
+  if (options.text !== undefined) {
+    const bad = textSettingsError(options.text);
+    if (bad !== undefined) throw new TypeError(`ndjson: text: ${bad}`);
+    if (!hasher && featureKeys !== "name") {
+      throw new TypeError(
+        `ndjson: text needs named feature keys (featureKeys "name" or hashing)`,
+      );
+    }
+    text = { ...options.text };
+  }
+  return {
+    featureKeys,
+    labelKeys,
+    features,
+    labels,
+    growFeatures,
+    growLabels,
+    hasher,
+    numFeatures,
+    numLabels,
+    strictFields,
+    text,
+    maxNameLength: options.maxNameLength ?? 1024,
+    maxFeaturesPerEvent: options.maxFeaturesPerEvent ?? Infinity,
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Settings of the cosine k-nearest-neighbour baseline (kind "knn"), declared with defaults and
+ * ranges ({@linkcode KNN_SETTINGS}).
+ *
+ * @module
+ */
+import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+
+/**
+ * Options of the kNN factory (all optional).
+ *
+ * @example
+ * ```ts
+ * import type { KnnSettings } from "./settings.ts";
+ * const o: KnnSettings = { k: 5, threshold: 0.3 };
+ * console.log(o.k); // 5
+ * ```
+ */
+export interface KnnSettings {
+  /** Unused: kNN is deterministic (accepted so that every model takes a seed). */
+  seed?: number;
+  /** Number of neighbours (default 10). */
+  k?: number;
+  /** Vote share above which a label counts as predicted (default 0.5). */
+  threshold?: number;
+  /** Initial feature-space size (default 0). */
+  numFeatures?: number;
+  /** Initial label-space size (default 0). */
+  numLabels?: number;
+}
+
+/**
+ * The declared options of the kNN baseline.
+ *
+ * @example
+ * ```ts
+ * import { KNN_SETTINGS } from "./settings.ts";
+ * console.log(KNN_SETTINGS.resolve({ k: "3" }).k); // 3
+ * ```
+ */
+export const KNN_SETTINGS: ModelSettings<KnnSettings> = defineSettings<KnnSettings>("knn", {
+  seed: { kind: "int", default: 0, doc: "Unused (kNN is deterministic)." },
+  k: { kind: "int", default: 10, min: 1, max: 1 << 20, doc: "Number of neighbours." },
+  threshold: {
+    kind: "number",
+    default: 0.5,
+    doc: "Vote share above which a label counts as predicted (score > 0).",
+  },
+  ...SIZE_SPECS,
+});

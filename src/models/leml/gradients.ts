@@ -1,0 +1,496 @@
+/**
+ * The gradients of a streaming LEML step ({@linkcode GradientScratch}): the latent rows
+ * U = X_b W of a batch, then
+ *
+ * - the full mode's gradient ({@linkcode GradientScratch.full}): the Gram identity of the
+ *   paper's Algorithm 2 for fully observed rows under the squared loss, explicit entries for
+ *   masked rows and sampled negatives for the other losses, every label's H row;
+ * - the local mode's gradient ({@linkcode GradientScratch.local}): the W rows of the batch's
+ *   features exactly, the touched labels through ./local_step.ts;
+ *
+ * and the W rows' gradient shared by both. The buffers are scratch, not model state: they are
+ * reused from step to step and grown when a batch needs more. See ./stream.ts for the
+ * objective.
+ *
+ * @module
+ */
+import type { Batch, BinaryCsr, CsrMatrix } from "../../data/types.ts";
+import type { SmallRng } from "../../random/mod.ts";
+import { lossGrad } from "./loss.ts";
+import { addGram, addMatVec, type GramCache } from "./gram_cache.ts";
+import type { GrowableRows } from "./lowrank.ts";
+import type { LabelPool } from "./label_pool.ts";
+import type { LocalStep } from "./local_step.ts";
+import type { LemlStreamConfig } from "./settings.ts";
+
+/**
+ * What the gradients read of the model: its sizes, factors and configuration (a `LemlStream`).
+ *
+ * @example
+ * ```ts
+ * import type { GradientModel } from "./gradients.ts";
+ * function rankOf(m: GradientModel): number { return m.rank; }
+ * console.log(typeof rankOf); // function
+ * ```
+ */
+export interface GradientModel {
+  /** Rank k. */
+  readonly rank: number;
+  /** Current feature-space size. */
+  readonly numFeatures: number;
+  /** Current label-space size. */
+  readonly numLabels: number;
+  /** W: numFeatures × k. */
+  readonly w: GrowableRows;
+  /** H: numLabels × k. */
+  readonly h: GrowableRows;
+  /** Per-label bias. */
+  readonly bias: GrowableRows;
+  /** The resolved settings. */
+  readonly config: Readonly<LemlStreamConfig>;
+}
+
+/**
+ * What the local mode's gradient reads of the local state (see ./local_mode.ts).
+ *
+ * @example
+ * ```ts
+ * import type { LocalGradientState } from "./gradients.ts";
+ * function poolOf(s: LocalGradientState) { return s.pool; }
+ * console.log(typeof poolOf); // function
+ * ```
+ */
+export interface LocalGradientState {
+  /** The local step (its scratch receives the touched labels' gradients). */
+  readonly step: LocalStep;
+  /** The cached HᵀH and Hᵀb. */
+  readonly gram: GramCache;
+  /** Recent label occurrences, for sampling negatives by frequency. */
+  readonly pool: LabelPool;
+  /** Step at which each label was last touched. */
+  readonly lastTouch: Int32Array;
+}
+
+/**
+ * The scratch buffers of the gradient computations and the computations themselves. After
+ * {@linkcode GradientScratch.full} or {@linkcode GradientScratch.local}, the W rows' gradients
+ * are in `gW` (slot q: feature `wRows[q]`, `wSlot[j]` is the slot of feature j), and in the
+ * full mode the H rows' and biases' gradients in `gH` and `gb` (slot q: label `hRows[q]`); the
+ * caller applies them and resets the slots it used to -1.
+ *
+ * @example
+ * ```ts
+ * import { GradientScratch } from "./gradients.ts";
+ * import { LemlStream } from "./stream.ts";
+ * import { SmallRng } from "../../random/mod.ts";
+ * const m = new LemlStream({ rank: 2, numFeatures: 2, numLabels: 2 });
+ * const sc = new GradientScratch(2);
+ * const [nw, nh] = sc.full(m, {
+ *   x: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) },
+ *   y: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1) },
+ * }, 0, new SmallRng(1));
+ * console.log(nw, nh, sc.wRows[0]); // 1 2 0
+ * ```
+ */
+export class GradientScratch {
+  /** Latent rows U = X_b W of the batch (n × k). */
+  U = new Float64Array(0);
+  /** ∂/∂U (n × k). */
+  gU = new Float64Array(0);
+  /** Each row's scale (1, or 1/‖x_i‖ with `l2Normalize`). */
+  rowScale = new Float64Array(0);
+  /** Slot of each feature in `wRows` (-1: none). */
+  wSlot = new Int32Array(0);
+  /** The features of the slots. */
+  wRows = new Int32Array(0);
+  /** W rows' gradients, by slot. */
+  gW = new Float64Array(0);
+  /** Slot of each label in `hRows` (-1: none; full mode). */
+  hSlot = new Int32Array(0);
+  /** The labels of the slots (full mode). */
+  hRows = new Int32Array(0);
+  /** H rows' gradients, by slot (full mode). */
+  gH = new Float64Array(0);
+  /** Biases' gradients, by slot (full mode). */
+  gb = new Float64Array(0);
+  /** Σ u_i u_iᵀ of the batch's fully observed rows (k × k). */
+  G: Float64Array;
+  /** HᵀH (k × k). */
+  HtH: Float64Array;
+  /** Hᵀb. */
+  Htb: Float64Array;
+  /** Σ u_i. */
+  s: Float64Array;
+  /** Marks of a row's positive labels (negative sampling). */
+  mark = new Uint8Array(0);
+  /** The fully observed rows of the batch. */
+  fullRows = new Int32Array(0);
+  /** Column pointers of the W gradient's entries. */
+  colPtr = new Int32Array(0);
+  /** Row offsets of the W gradient's entries. */
+  entRow = new Int32Array(0);
+  /** Values of the W gradient's entries. */
+  entVal = new Float64Array(0);
+
+  /** @param k the rank. */
+  constructor(k: number) {
+    this.G = new Float64Array(k * k);
+    this.HtH = new Float64Array(k * k);
+    this.Htb = new Float64Array(k);
+    this.s = new Float64Array(k);
+  }
+
+  /**
+   * Scratch for n rows; `denseH`: also the per-label slots and gradient rows (full mode).
+   *
+   * @example
+   * ```ts
+   * import { GradientScratch } from "./gradients.ts";
+   * import { LemlStream } from "./stream.ts";
+   * const sc = new GradientScratch(2);
+   * sc.ensure(new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2 }), 4);
+   * console.log(sc.U.length >= 8, sc.wSlot.length >= 3, sc.hSlot.length >= 2); // true true true
+   * ```
+   */
+  ensure(m: GradientModel, n: number, denseH = true): void {
+    const k = m.rank, D = m.numFeatures, L = m.numLabels;
+    if (this.U.length < n * k) {
+      this.U = new Float64Array(n * k * 2);
+      this.gU = new Float64Array(n * k * 2);
+    }
+    if (this.rowScale.length < n) {
+      this.rowScale = new Float64Array(n * 2);
+      this.fullRows = new Int32Array(n * 2);
+    }
+    if (this.wSlot.length < D) {
+      const cap = Math.max(D, this.wSlot.length * 2);
+      this.wSlot = new Int32Array(cap).fill(-1);
+      this.wRows = new Int32Array(cap);
+    }
+    if (denseH && this.hSlot.length < L) {
+      const cap = Math.max(L, this.hSlot.length * 2);
+      this.hSlot = new Int32Array(cap).fill(-1);
+      this.hRows = new Int32Array(cap);
+      this.gb = new Float64Array(cap);
+      this.mark = new Uint8Array(cap);
+    }
+    if (denseH && this.gH.length < L * k) {
+      this.gH = new Float64Array(Math.max(L * k, this.gH.length * 2));
+    }
+  }
+
+  /**
+   * Slots of the batch's features in `wRows`; returns their count.
+   *
+   * @example
+   * ```ts
+   * import { GradientScratch } from "./gradients.ts";
+   * const sc = new GradientScratch(1);
+   * sc.wSlot = new Int32Array(4).fill(-1);
+   * sc.wRows = new Int32Array(4);
+   * const x = { numRows: 1, numCols: 4, indptr: Int32Array.of(0, 2), indices: Int32Array.of(3, 1), values: Float32Array.of(1, 1) };
+   * console.log(sc.featureSlots(x), sc.wRows.subarray(0, 2)); // 2 Int32Array(2) [ 3, 1 ]
+   * ```
+   */
+  featureSlots(x: CsrMatrix): number {
+    const wSlot = this.wSlot, wRows = this.wRows;
+    let nw = 0;
+    for (let p = 0; p < x.indptr[x.numRows]; p++) {
+      const j = x.indices[p];
+      if (wSlot[j] < 0) {
+        wSlot[j] = nw;
+        wRows[nw++] = j;
+      }
+    }
+    return nw;
+  }
+
+  /**
+   * The local mode's gradient (./local_step.ts): the W rows of the batch's features (exact, the
+   * u part uses the cached Gram) and the touched labels' rows in the local step's scratch.
+   */
+  local(
+    m: GradientModel,
+    batch: Batch,
+    haveU: number,
+    rng: SmallRng,
+    loc: LocalGradientState,
+    step: number,
+  ): [number, number] {
+    const x = batch.x, n = x.numRows, k = m.rank, cfg = m.config;
+    const U0 = this.U, scale0 = this.rowScale;
+    this.ensure(m, n, false);
+    if (this.U !== U0 || this.rowScale !== scale0) haveU = 0;
+    this.latent(m, x, haveU, n);
+    this.gU.fill(0, 0, n * k);
+    const nh = loc.step.gradient({
+      y: batch.y,
+      observed: batch.observed,
+      fullyObserved: batch.fullyObserved,
+      n,
+      k,
+      U: this.U,
+      gU: this.gU,
+      H: m.h.data,
+      bias: m.bias.data,
+      L: m.numLabels,
+      gram: loc.gram,
+      negatives: cfg.localNegatives!,
+      pool: loc.pool,
+      rng,
+      lastTouch: loc.lastTouch,
+      step,
+      catchUp: cfg.catchUp!,
+      lambda: cfg.lambda,
+      useBias: cfg.bias,
+    });
+    const nw = this.featureSlots(x);
+    this.wGradient(m, x, n, nw, 1 / n);
+    return [nw, nh];
+  }
+
+  /**
+   * Rows [from, to) of U = X W into `U` (each row scaled to unit L2 norm when configured; the
+   * scale goes to `rowScale`). Two features at a time: each U entry still
+   * receives its terms one by one in feature order, so the sums are bit-identical to a plain
+   * loop, with half the loads and stores of U.
+   */
+  latent(m: GradientModel, x: CsrMatrix, from: number, to: number): void {
+    const k = m.rank, U = this.U, W = m.w.data, scale = this.rowScale;
+    const l2 = m.config.l2Normalize, ip = x.indptr, ix = x.indices, xv = x.values;
+    U.fill(0, from * k, to * k);
+    for (let i = from; i < to; i++) {
+      const p0 = ip[i], p1 = ip[i + 1];
+      let ss = 0;
+      if (l2) { for (let p = p0; p < p1; p++) ss += xv[p] * xv[p]; }
+      const f = l2 ? (ss > 0 ? 1 / Math.sqrt(ss) : 0) : 1;
+      scale[i] = f;
+      const ub = i * k;
+      let p = p0;
+      for (; p + 1 < p1; p += 2) {
+        const v0 = xv[p] * f, w0 = ix[p] * k, v1 = xv[p + 1] * f, w1 = ix[p + 1] * k;
+        for (let c = 0; c < k; c++) {
+          let t = U[ub + c];
+          t += v0 * W[w0 + c];
+          t += v1 * W[w1 + c];
+          U[ub + c] = t;
+        }
+      }
+      if (p < p1) {
+        const v = xv[p] * f, wb = ix[p] * k;
+        for (let c = 0; c < k; c++) U[ub + c] += v * W[wb + c];
+      }
+    }
+  }
+
+  /**
+   * gW_q = Σ_i x_ij f_i gU_i + λ W_j for the `nw` feature slots of the batch (j = wRows[q]),
+   * column by column: the batch's entries are sorted by slot (stable, so each column keeps row
+   * order) and each gW entry is summed in a register in row order, then λW is added: the same
+   * terms in the same order as scattering row by row, so bit-identical, without the scattered
+   * loads and stores.
+   */
+  wGradient(m: GradientModel, x: CsrMatrix, n: number, nw: number, inv: number): void {
+    const k = m.rank, W = m.w.data, gU = this.gU, scale = this.rowScale;
+    const wSlot = this.wSlot, wRows = this.wRows, lam = m.config.lambda;
+    const ip = x.indptr, ix = x.indices, xv = x.values, nnz = ip[n];
+    if (this.gW.length < nw * k) {
+      this.gW = new Float64Array(Math.max(nw * k, this.gW.length * 2));
+    }
+    if (this.colPtr.length < nw + 1) {
+      this.colPtr = new Int32Array(Math.max(nw + 1, 2 * this.colPtr.length));
+    }
+    if (this.entRow.length < nnz) {
+      this.entRow = new Int32Array(Math.max(nnz, 2 * this.entRow.length));
+      this.entVal = new Float64Array(this.entRow.length);
+    }
+    const gW = this.gW, ptr = this.colPtr, er = this.entRow, ev = this.entVal;
+    ptr.fill(0, 0, nw + 1);
+    for (let p = 0; p < nnz; p++) ptr[wSlot[ix[p]] + 1]++;
+    for (let q = 0; q < nw; q++) ptr[q + 1] += ptr[q];
+    for (let i = 0; i < n; i++) {
+      const f = scale[i] * inv, ub = i * k;
+      for (let p = ip[i]; p < ip[i + 1]; p++) {
+        const e = ptr[wSlot[ix[p]]]++;
+        er[e] = ub;
+        ev[e] = xv[p] * f;
+      }
+    }
+    // ptr[q] is now the end of column q (the start of column q + 1)
+    let e0 = 0;
+    for (let q = 0; q < nw; q++) {
+      const e1 = ptr[q], sb = q * k, wb = wRows[q] * k;
+      let c = 0;
+      for (; c + 3 < k; c += 4) {
+        let t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+        for (let e = e0; e < e1; e++) {
+          const v = ev[e], u = er[e] + c;
+          t0 += v * gU[u];
+          t1 += v * gU[u + 1];
+          t2 += v * gU[u + 2];
+          t3 += v * gU[u + 3];
+        }
+        gW[sb + c] = t0 + lam * W[wb + c];
+        gW[sb + c + 1] = t1 + lam * W[wb + c + 1];
+        gW[sb + c + 2] = t2 + lam * W[wb + c + 2];
+        gW[sb + c + 3] = t3 + lam * W[wb + c + 3];
+      }
+      for (; c < k; c++) {
+        let t = 0;
+        for (let e = e0; e < e1; e++) t += ev[e] * gU[er[e] + c];
+        gW[sb + c] = t + lam * W[wb + c];
+      }
+      e0 = e1;
+    }
+  }
+
+  /**
+   * The full mode's gradient of a batch (the batch mean, with λ on the touched rows): W rows in
+   * `gW`, every label's H row and bias in `gH` and `gb`; returns the numbers of W and H slots.
+   * `haveU`: the first rows whose latent rows are already in `U` (recomputed all the same when
+   * the scratch had to grow). Sampled negatives draw from `rng`.
+   */
+  full(m: GradientModel, batch: Batch, haveU: number, rng: SmallRng): [number, number] {
+    const { x, y } = batch;
+    const observed: BinaryCsr | undefined = batch.observed;
+    const full = batch.fullyObserved;
+    const n = x.numRows, k = m.rank, L = m.numLabels;
+    const cfg = m.config;
+    const U0 = this.U, scale0 = this.rowScale;
+    this.ensure(m, n);
+    // rows computed before are lost if the scratch had to grow: compute every row then
+    if (this.U !== U0 || this.rowScale !== scale0) haveU = 0;
+    const U = this.U, gU = this.gU, H = m.h.data, b = m.bias.data;
+    const useBias = cfg.bias;
+    // U = X_b W (rows scaled to unit norm when configured); the first `haveU` rows are there
+    this.latent(m, x, haveU, n);
+    gU.fill(0, 0, n * k);
+    const hSlot = this.hSlot, hRows = this.hRows, gH = this.gH, gb = this.gb;
+    let nh = 0;
+    const touchH = (l: number): number => {
+      let s = hSlot[l];
+      if (s < 0) {
+        s = nh++;
+        hSlot[l] = s;
+        hRows[s] = l;
+        gH.fill(0, s * k, s * k + k);
+        gb[s] = 0;
+      }
+      return s;
+    };
+    const isFull = (i: number) => !observed || (full !== undefined && full[i] === 1);
+    // ---- squared loss, fully observed rows: Gram identity (Algorithm 2) ----
+    // The k×k products below are blocked (four rows or four outputs at a time) for fewer loads
+    // and independent accumulators; every sum still receives its terms in the same order as a
+    // plain loop, so the results are bit-identical to it.
+    let nFull = 0;
+    const fullRows = this.fullRows;
+    if (cfg.loss === "squared") {
+      for (let i = 0; i < n; i++) if (isFull(i)) fullRows[nFull++] = i;
+    }
+    if (nFull > 0) {
+      const G = this.G, HtH = this.HtH, Htb = this.Htb, s = this.s;
+      G.fill(0);
+      HtH.fill(0);
+      Htb.fill(0);
+      s.fill(0);
+      // G = Σ_i u_i u_iᵀ (upper triangle), s = Σ_i u_i
+      addGram(U, fullRows, nFull, k, undefined, G, s);
+      // HᵀH (upper triangle) and Hᵀb
+      addGram(H, undefined, L, k, b, HtH, Htb);
+      for (let a = 0; a < k; a++) {
+        for (let c = 0; c < a; c++) {
+          G[a * k + c] = G[c * k + a];
+          HtH[a * k + c] = HtH[c * k + a];
+        }
+      }
+      // every label receives a gradient: slots in label order; ∂/∂h_l = G h_l + b_l s
+      for (let l = 0; l < L; l++) {
+        const sl = touchH(l), hb = l * k, bl = b[l];
+        addMatVec(G, k, H, hb, bl, s, gH, sl * k);
+        let hs = 0;
+        for (let a = 0; a < k; a++) hs += H[hb + a] * s[a];
+        gb[sl] += hs + nFull * bl;
+      }
+      // ∂/∂u_i = HᵀH u_i + Hᵀb − Σ_{l∈y_i} h_l
+      for (let q = 0; q < nFull; q++) {
+        const i = fullRows[q], ub = i * k;
+        addMatVec(HtH, k, U, ub, 1, Htb, gU, ub);
+        for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) {
+          const l = y.indices[p], hb = l * k, sl = hSlot[l] * k;
+          for (let c = 0; c < k; c++) {
+            gU[ub + c] -= H[hb + c];
+            gH[sl + c] -= U[ub + c];
+          }
+          gb[hSlot[l]] -= 1;
+        }
+      }
+    }
+    // ---- explicit entries: masked rows, and sampled negatives for other losses ----
+    const entry = (i: number, l: number, target: number, weight: number) => {
+      const ub = i * k, hb = l * k;
+      let z = b[l];
+      for (let c = 0; c < k; c++) z += U[ub + c] * H[hb + c];
+      const d = weight * lossGrad(cfg.loss, z, target);
+      if (d === 0) return;
+      const sl = touchH(l), gb0 = sl * k;
+      for (let c = 0; c < k; c++) {
+        gU[ub + c] += d * H[hb + c];
+        gH[gb0 + c] += d * U[ub + c];
+      }
+      gb[sl] += d;
+    };
+    const mark = this.mark;
+    for (let i = 0; i < n; i++) {
+      const full_i = isFull(i);
+      if (full_i && cfg.loss === "squared") continue;
+      const y0 = y.indptr[i], y1 = y.indptr[i + 1];
+      if (!full_i) {
+        // observed = labels ∪ mask row, merged in increasing order
+        const o = observed!;
+        let p = y0, q = o.indptr[i];
+        const q1 = o.indptr[i + 1];
+        while (p < y1 || q < q1) {
+          const ly = p < y1 ? y.indices[p] : Infinity, lo = q < q1 ? o.indices[q] : Infinity;
+          if (ly <= lo) {
+            entry(i, ly, 1, 1);
+            p++;
+            if (ly === lo) q++;
+          } else {
+            entry(i, lo, 0, 1);
+            q++;
+          }
+        }
+        continue;
+      }
+      const np = y1 - y0;
+      for (let p = y0; p < y1; p++) {
+        entry(i, y.indices[p], 1, 1);
+        mark[y.indices[p]] = 1;
+      }
+      const nneg = L - np;
+      if (nneg > 0) {
+        const draws = cfg.negatives, wgt = nneg / draws;
+        for (let t = 0; t < draws; t++) {
+          let l = rng.nextInt(L);
+          // rejection: positives are few; give up after a few tries on dense rows
+          for (let tries = 0; mark[l] === 1 && tries < 32; tries++) l = rng.nextInt(L);
+          if (mark[l] === 1) continue;
+          entry(i, l, 0, wgt);
+        }
+      }
+      for (let p = y0; p < y1; p++) mark[y.indices[p]] = 0;
+    }
+    // ---- W gradient rows: gW_j = Σ_i x_ij gU_i / n + λ W_j ----
+    const inv = 1 / n;
+    const nw = this.featureSlots(x);
+    this.wGradient(m, x, n, nw, inv);
+    const lam = cfg.lambda;
+    for (let q = 0; q < nh; q++) {
+      const hb = hRows[q] * k, sb = q * k;
+      for (let c = 0; c < k; c++) gH[sb + c] = gH[sb + c] * inv + lam * H[hb + c];
+      gb[q] = useBias ? gb[q] * inv : 0;
+    }
+    return [nw, nh];
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The training state of streaming LEML (for checkpoints): what `LemlStream.toState` writes
+ * ({@linkcode lemlStreamState}: config, step, RNG state, factors, Adam moments, the replay
+ * reservoir, the local mode's Gram, sampler and counters), the smaller state of a prediction
+ * replica ({@linkcode lemlReplicaState}), and loading a state back into a model built from its
+ * config ({@linkcode loadLemlStreamState}), bit for bit.
+ *
+ * @module
+ */
+import type { ModelState } from "../estimator.ts";
+import type { SmallRng } from "../../random/mod.ts";
+import { RowReservoir } from "../../data/reservoir.ts";
+import { LabelPool } from "./label_pool.ts";
+import type { GrowableRows } from "./lowrank.ts";
+import { type LocalMode, POOL_SIZE } from "./local_mode.ts";
+import type { LemlOptimizer } from "./optimizer.ts";
+import type { LemlStreamConfig } from "./settings.ts";
+
+/**
+ * The parts of a streaming LEML model that make up its state.
+ *
+ * @example
+ * ```ts
+ * import type { LemlStreamParts } from "./state.ts";
+ * function stepOf(p: LemlStreamParts): number { return p.step; }
+ * console.log(typeof stepOf); // function
+ * ```
+ */
+export interface LemlStreamParts {
+  /** The resolved settings. */
+  readonly config: Readonly<LemlStreamConfig>;
+  /** Optimiser steps taken. */
+  readonly step: number;
+  /** The negative sampler's generator. */
+  readonly rng: SmallRng;
+  /** Current feature-space size. */
+  readonly numFeatures: number;
+  /** Current label-space size. */
+  readonly numLabels: number;
+  /** W. */
+  readonly w: GrowableRows;
+  /** H. */
+  readonly h: GrowableRows;
+  /** The per-label bias. */
+  readonly bias: GrowableRows;
+  /** The optimiser and its moments. */
+  readonly opt: LemlOptimizer;
+  /** The replay reservoir. */
+  readonly reservoir: RowReservoir;
+  /** The local mode's state (undefined in the full mode). */
+  readonly local: LocalMode | undefined;
+}
+
+/**
+ * Full training state (copies): config, step, RNG state, factors and optimiser moments, the
+ * replay reservoir (with `replay` > 0) and the local mode's state.
+ *
+ * @example
+ * ```ts
+ * import { LemlStream } from "./stream.ts";
+ * const s = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2 }).toState();
+ * console.log(s.kind, s.config.trainer, s.tensors.W.length); // leml stream 6
+ * ```
+ */
+export function lemlStreamState(p: LemlStreamParts): ModelState {
+  const tensors: ModelState["tensors"] = {
+    W: p.w.snapshot(),
+    H: p.h.snapshot(),
+    bias: p.bias.snapshot(),
+  };
+  if (p.config.optimizer === "adam") {
+    tensors.mW = p.opt.mW.snapshot();
+    tensors.vW = p.opt.vW.snapshot();
+    tensors.mH = p.opt.mH.snapshot();
+    tensors.vH = p.opt.vH.snapshot();
+    tensors.mb = p.opt.mb.snapshot();
+    tensors.vb = p.opt.vb.snapshot();
+  }
+  const scalars: ModelState["scalars"] = {
+    step: p.step,
+    rngState: p.rng.state,
+    numFeatures: p.numFeatures,
+    numLabels: p.numLabels,
+  };
+  if (p.config.replay > 0) {
+    const r = p.reservoir.toState();
+    Object.assign(tensors, r.tensors);
+    scalars.replaySeen = r.scalars.seen;
+    scalars.replayRng = r.scalars.rngState;
+  }
+  const loc = p.local;
+  if (loc) {
+    tensors.gram = loc.gram.gram.slice();
+    tensors.gramHb = loc.gram.hb.slice();
+    tensors.lastTouch = loc.lastTouch.slice(0, p.numLabels);
+    tensors.labelPool = loc.pool.buffer.slice();
+    scalars.gramUpdates = loc.gram.updates;
+    scalars.gramRecomputes = loc.gram.recomputes;
+    scalars.labelPoolPos = loc.pool.pos;
+    scalars.labelPoolSize = loc.pool.size;
+    scalars.refreshRowsSince = loc.rowsSinceRefresh;
+    scalars.refreshCount = loc.refreshes;
+  }
+  return { kind: "leml", config: { trainer: "stream", ...p.config }, scalars, tensors };
+}
+
+/**
+ * The state of a prediction replica: W, H and bias (fresh copies), without the Adam moments
+ * and the replay rows; restored, it is an SGD learner that predicts exactly like the model.
+ *
+ * @example
+ * ```ts
+ * import { LemlStream } from "./stream.ts";
+ * const s = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2 }).toReplicaState();
+ * console.log(Object.keys(s.tensors), s.config.optimizer); // [ "W", "H", "bias" ] sgd
+ * ```
+ */
+export function lemlReplicaState(p: LemlStreamParts): ModelState {
+  return {
+    kind: "leml",
+    config: { trainer: "stream", ...p.config, optimizer: "sgd", replay: 0 },
+    scalars: {
+      step: p.step,
+      rngState: p.rng.state,
+      numFeatures: p.numFeatures,
+      numLabels: p.numLabels,
+    },
+    tensors: { W: p.w.snapshot(), H: p.h.snapshot(), bias: p.bias.snapshot() },
+  };
+}
+
+/**
+ * Loads `state` into the parts of a model built from its config with no rows (the factors,
+ * the moments, the RNG state and the local mode's state, in place; with `adopt`, W, H and bias
+ * keep the state's Float32Arrays) and returns the replay reservoir to use: the state's, or the
+ * model's own when the state has none. The caller sets the step to `state.scalars.step`.
+ *
+ * @throws {RangeError} when a tensor is missing or has the wrong length
+ *
+ * @example
+ * ```ts
+ * import { LemlStream } from "./stream.ts";
+ * const a = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2, seed: 4 });
+ * const b = LemlStream.fromState(a.toState()); // calls loadLemlStreamState
+ * console.log(b.numFeatures, b.h.data[0] === a.h.data[0]); // 3 true
+ * ```
+ */
+export function loadLemlStreamState(
+  p: LemlStreamParts,
+  state: ModelState,
+  adopt: boolean,
+): RowReservoir {
+  const D = state.scalars.numFeatures, L = state.scalars.numLabels, k = p.config.rank;
+  const t = state.tensors;
+  const need = (name: string, len: number): ArrayLike<number> => {
+    const a = t[name];
+    if (!a || a.length !== len) {
+      throw new RangeError(
+        `leml.restore: tensor ${name} has length ${a?.length ?? "none"}, expected ${len}`,
+      );
+    }
+    return a;
+  };
+  for (
+    const [rows, name, len] of [[p.w, "W", D * k], [p.h, "H", L * k], [
+      p.bias,
+      "bias",
+      L,
+    ]] as const
+  ) {
+    const values = need(name, len);
+    if (adopt && values instanceof Float32Array) rows.adopt(values);
+    else rows.load(values);
+  }
+  if (p.config.optimizer === "adam") {
+    p.opt.mW.load(need("mW", D * k));
+    p.opt.vW.load(need("vW", D * k));
+    p.opt.mH.load(need("mH", L * k));
+    p.opt.vH.load(need("vH", L * k));
+    p.opt.mb.load(need("mb", L));
+    p.opt.vb.load(need("vb", L));
+  }
+  const step = state.scalars.step;
+  p.rng.state = state.scalars.rngState >>> 0;
+  let reservoir = p.reservoir;
+  if (p.config.replay > 0 && t.resXIndptr !== undefined) {
+    reservoir = RowReservoir.fromState(
+      p.config.replay,
+      Math.floor(p.config.seed),
+      { seen: state.scalars.replaySeen, rngState: state.scalars.replayRng },
+      t,
+      "leml",
+    );
+  }
+  const loc = p.local;
+  if (loc) {
+    // the cached Gram, the sampler and the counters continue exactly; a state without them
+    // (a replica's) recomputes the Gram and counts every label as touched now
+    loc.lastTouch = t.lastTouch !== undefined
+      ? Int32Array.from(need("lastTouch", L))
+      : new Int32Array(L).fill(step);
+    if (t.gram !== undefined) {
+      loc.gram.gram = Float64Array.from(need("gram", k * k));
+      loc.gram.hb = Float64Array.from(need("gramHb", k));
+      loc.gram.updates = state.scalars.gramUpdates ?? 0;
+      loc.gram.recomputes = state.scalars.gramRecomputes ?? 0;
+    } else {
+      loc.gram.recomputes = 0;
+      loc.gram.recompute(p.h.data, p.bias.data, L);
+    }
+    if (t.labelPool !== undefined) {
+      loc.pool = LabelPool.restore(
+        Int32Array.from(need("labelPool", POOL_SIZE)),
+        state.scalars.labelPoolPos ?? 0,
+        state.scalars.labelPoolSize ?? 0,
+      );
+    }
+    loc.rowsSinceRefresh = state.scalars.refreshRowsSince ?? 0;
+    loc.refreshes = state.scalars.refreshCount ?? 0;
+  }
+  return reservoir;
+}

@@ -1,0 +1,49 @@
+/**
+ * Settings of the popularity baseline (kind "popularity"), declared with defaults and ranges
+ * ({@linkcode POPULARITY_SETTINGS}).
+ *
+ * @module
+ */
+import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+
+/**
+ * Options of the popularity factory (all optional).
+ *
+ * @example
+ * ```ts
+ * import type { PopularitySettings } from "./settings.ts";
+ * const o: PopularitySettings = { threshold: 0.1 };
+ * console.log(o.threshold); // 0.1
+ * ```
+ */
+export interface PopularitySettings {
+  /** Unused: popularity draws no random numbers (accepted so that every model takes a seed). */
+  seed?: number;
+  /** Frequency above which a label counts as predicted (default 0.5). */
+  threshold?: number;
+  /** Initial feature-space size (default 0). */
+  numFeatures?: number;
+  /** Initial label-space size (default 0). */
+  numLabels?: number;
+}
+
+/**
+ * The declared options of the popularity baseline.
+ *
+ * @example
+ * ```ts
+ * import { POPULARITY_SETTINGS } from "./settings.ts";
+ * console.log(POPULARITY_SETTINGS.resolve({}).threshold); // 0.5
+ * ```
+ */
+export const POPULARITY_SETTINGS: ModelSettings<PopularitySettings> = defineSettings<
+  PopularitySettings
+>("popularity", {
+  seed: { kind: "int", default: 0, doc: "Unused (popularity draws no random numbers)." },
+  threshold: {
+    kind: "number",
+    default: 0.5,
+    doc: "Frequency above which a label counts as predicted (score > 0).",
+  },
+  ...SIZE_SPECS,
+});

@@ -1,0 +1,145 @@
+/**
+ * The service's {@linkcode GrowthLimits} at work: a parse runs with the vocabularies capped as
+ * the limits ask (a line that would add too many names is refused by the vocabulary's own room
+ * check, before anything grows), and index-key growth is checked on its result, with errors
+ * naming the flag.
+ *
+ * @module
+ */
+import type { Example } from "../data/types.ts";
+import type { Vocabulary } from "../data/vocabulary.ts";
+import type { GrowthLimits } from "./event_limits.ts";
+
+/**
+ * Checks parses against the {@linkcode GrowthLimits} in force (none at first). Owned by an
+ * `EventParser`, which hands it its vocabularies.
+ *
+ * @example
+ * ```ts
+ * import { GrowthGuard } from "./growth_guard.ts";
+ * import { Vocabulary } from "../data/vocabulary.ts";
+ * const guard = new GrowthGuard(new Vocabulary(), new Vocabulary(), false, true);
+ * guard.set({ maxFeatureGrowth: 10 });
+ * const x = (j: number) => ({ indices: Int32Array.of(j), values: Float32Array.of(1) });
+ * const event = (j: number) => () => ({ x: x(j), labels: new Int32Array(0) });
+ * console.log(guard.run(event(5)).x.indices); // Int32Array(1) [ 5 ]
+ * try {
+ *   guard.run(event(100));
+ * } catch (e) {
+ *   console.log((e as Error).message); // feature index 100 would widen the feature space from 6 to 101 columns: more than --max-feature-growth 10 in one event
+ * }
+ * ```
+ */
+export class GrowthGuard {
+  readonly #features: Vocabulary;
+  readonly #labels: Vocabulary;
+  /** Feature names go through the vocabulary (name keys, not hashed). */
+  readonly #namedFeatures: boolean;
+  /** Index keys: growth is counted in columns. */
+  readonly #indexKeys: boolean;
+  #growth: GrowthLimits | undefined;
+  /** Index keys: the largest feature index accepted + 1 (or the model's width, if larger). */
+  #featureExtent = 0;
+
+  /**
+   * A guard over the given vocabularies, with no limits yet.
+   *
+   * @param features the feature vocabulary (capped while a parse runs, with `namedFeatures`)
+   * @param labels the label vocabulary (capped while a parse runs)
+   * @param namedFeatures feature keys are names mapped through `features` (not hashed)
+   * @param indexKeys feature keys are column indices
+   */
+  constructor(
+    features: Vocabulary,
+    labels: Vocabulary,
+    namedFeatures: boolean,
+    indexKeys: boolean,
+  ) {
+    this.#features = features;
+    this.#labels = labels;
+    this.#namedFeatures = namedFeatures;
+    this.#indexKeys = indexKeys;
+  }
+
+  /**
+   * Sets (or with undefined lifts) the limits checked from now on; `featureExtent`: the model's
+   * current width (index keys: growth is counted beyond it).
+   */
+  set(limits: GrowthLimits | undefined, featureExtent = 0): void {
+    this.#growth = limits === undefined ? undefined : { ...limits };
+    this.#featureExtent = Math.max(this.#featureExtent, featureExtent);
+  }
+
+  /** The growth limits in force (undefined: none). */
+  get limits(): Readonly<GrowthLimits> | undefined {
+    return this.#growth;
+  }
+
+  /**
+   * Runs `parse` with the vocabularies capped as the growth limits ask, and checks index-key
+   * growth on the result (see the module doc); the parse's own errors pass through.
+   */
+  run(parse: () => Example): Example {
+    const g = this.#growth;
+    if (g === undefined) {
+      const ev = parse();
+      this.#noteExtent(ev);
+      return ev;
+    }
+    type Capped = { maxSize: number };
+    const labels = this.#labels as unknown as Capped;
+    const features = this.#features as unknown as Capped;
+    const labelCap = labels.maxSize, featureCap = features.maxSize;
+    const labelBudget = Math.min(
+      g.maxLabels ?? Infinity,
+      this.#labels.size + (g.maxNewLabels ?? Infinity),
+    );
+    labels.maxSize = Math.min(labelCap, labelBudget);
+    if (this.#namedFeatures) features.maxSize = Math.min(featureCap, g.maxFeatures ?? Infinity);
+    let ev: Example;
+    try {
+      ev = parse();
+    } catch (e) {
+      const m = (e as Error).message;
+      if (/label vocabulary is full/.test(m) && labels.maxSize < labelCap) {
+        throw new RangeError(
+          this.#labels.size + (g.maxNewLabels ?? Infinity) <= (g.maxLabels ?? Infinity)
+            ? `the event adds more than --max-new-labels ${g.maxNewLabels} new labels`
+            : `the label vocabulary is full: --max-labels ${g.maxLabels} names`,
+        );
+      }
+      if (/feature vocabulary is full/.test(m) && features.maxSize < featureCap) {
+        throw new RangeError(`the feature vocabulary is full: --max-features ${g.maxFeatures}`);
+      }
+      throw e;
+    } finally {
+      labels.maxSize = labelCap;
+      features.maxSize = featureCap;
+    }
+    if (this.#indexKeys) {
+      const n = ev.x.indices.length;
+      const top = n > 0 ? ev.x.indices[n - 1] + 1 : 0;
+      if (top > (g.maxFeatures ?? Infinity)) {
+        throw new RangeError(
+          `feature index ${top - 1} is beyond the limit --max-features ${g.maxFeatures}`,
+        );
+      }
+      if (top > this.#featureExtent + (g.maxFeatureGrowth ?? Infinity)) {
+        throw new RangeError(
+          `feature index ${
+            top - 1
+          } would widen the feature space from ${this.#featureExtent} to ${top} columns: more than --max-feature-growth ${g.maxFeatureGrowth} in one event`,
+        );
+      }
+    }
+    this.#noteExtent(ev);
+    return ev;
+  }
+
+  #noteExtent(ev: Example): void {
+    const n = ev.x.indices.length;
+    if (n > 0 && ev.x.indices[n - 1] >= this.#featureExtent) {
+      this.#featureExtent = ev.x.indices[n - 1] + 1;
+    }
+  }
+}

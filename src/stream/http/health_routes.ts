@@ -1,0 +1,59 @@
+/**
+ * `GET /health`, never authenticated: 200 `{"status": "ok"}`, or 503 with `"stopping"` or
+ * `"degraded"` and why (the learner does not answer, or `storage`: the write-ahead log or the
+ * checkpoint cannot be written).
+ *
+ * @module
+ */
+import { Hono } from "hono";
+import type { ServiceHandle } from "../service_handle.ts";
+import { json } from "./errors.ts";
+
+/** How long `/health` waits for the learner's metrics before it answers "degraded". */
+const LEARNER_TIMEOUT_MS = 2000;
+
+/**
+ * The routes of `GET /health` (mount them with `app.route("/", healthRoutes(service))`).
+ *
+ * @example
+ * ```ts
+ * import { healthRoutes } from "./health_routes.ts";
+ * import type { ServiceHandle } from "../service_handle.ts";
+ * const service = { stopping: false, metrics: () => Promise.resolve({}) } as unknown as ServiceHandle;
+ * const res = await healthRoutes(service).request("/health");
+ * console.log(res.status, (await res.json()).status); // 200 ok
+ * ```
+ */
+export function healthRoutes(service: ServiceHandle): Hono {
+  return new Hono().get("/health", async () => {
+    if (service.stopping) return json({ status: "stopping" }, 503);
+    // the storage status comes with the metrics (from the learner thread, if there is one)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const m = await Promise.race([
+      service.metrics().catch((e) => ({ error: (e as Error)?.message ?? String(e) })),
+      new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), LEARNER_TIMEOUT_MS))),
+    ]);
+    clearTimeout(timer);
+    if (m === undefined) {
+      return json({ status: "degraded", reason: "the learner did not answer within 2 s" }, 503);
+    }
+    if ("error" in m && typeof m.error === "string") {
+      return json({ status: "degraded", reason: m.error }, 503);
+    }
+    const storage = (m as { storage?: { ok: boolean; wal: unknown; checkpoint: unknown } })
+      .storage;
+    if (storage !== undefined && !storage.ok) {
+      const why = [
+        storage.wal && `write-ahead log: ${storage.wal}`,
+        storage.checkpoint &&
+        `checkpoint: ${storage.checkpoint}`,
+      ].filter(Boolean).join("; ");
+      return json({
+        status: "degraded",
+        reason: `cannot write the state directory (${why})`,
+        storage,
+      }, 503);
+    }
+    return json({ status: "ok" }, 200);
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * `POST /events`: an NDJSON body, one event per line; bad lines are answered with their line
+ * numbers and reasons while the good lines of the same body are kept. 200 when at least one line
+ * was accepted (or the body held only blank lines) — the accepted events are then durable (in
+ * the fsynced write-ahead log) —, 400 when every line was rejected (a reason per line), 413 over
+ * the body limit, 408 when the body does not arrive within the body timeout, 503 with
+ * `Retry-After` while stopping or while the write-ahead log cannot be written (nothing of the
+ * body was applied).
+ *
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { ServiceHandle } from "../service_handle.ts";
+import { HttpError } from "./errors.ts";
+import { readBody } from "./read_body.ts";
+
+/**
+ * Options of {@linkcode ingestRoutes}.
+ *
+ * @example
+ * ```ts
+ * import type { IngestRouteOptions } from "./ingest_routes.ts";
+ * const o: Omit<IngestRouteOptions, "auth"> = { maxBodyBytes: 8 << 20, bodyTimeoutMs: 30000 };
+ * console.log(o.maxBodyBytes); // 8388608
+ * ```
+ */
+export interface IngestRouteOptions {
+  /** The middleware that authenticates a sender (see `auth_middleware.ts`). */
+  auth: MiddlewareHandler;
+  /** Largest body in bytes. */
+  maxBodyBytes: number;
+  /** Longest time a body may take to arrive, in milliseconds. */
+  bodyTimeoutMs: number;
+}
+
+/**
+ * The routes of `POST /events` (mount them with `app.route("/", ingestRoutes(...))` on an app
+ * whose error handler is `errorResponse` of `errors.ts`).
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { ingestRoutes } from "./ingest_routes.ts";
+ * import { bearerAuth } from "./auth_middleware.ts";
+ * import { errorResponse } from "./errors.ts";
+ * import { LearningService } from "../service.ts";
+ * import { factory } from "../../models/popularity/mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const service = await LearningService.open({ factory, stateDir: dir, log: () => {} });
+ * const app = new Hono().onError((e) => errorResponse(e));
+ * app.route("/", ingestRoutes(service, {
+ *   auth: bearerAuth(undefined),
+ *   maxBodyBytes: 1 << 20,
+ *   bodyTimeoutMs: 30000,
+ * }));
+ * const body = '{"features": {"0": 1}, "labels": ["a"]}\n';
+ * const res = await app.request("/events", { method: "POST", body });
+ * console.log(res.status, (await res.json()).accepted); // 200 1
+ * await service.stop();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function ingestRoutes(service: ServiceHandle, options: IngestRouteOptions): Hono {
+  const { maxBodyBytes, bodyTimeoutMs } = options;
+  return new Hono().post("/events", options.auth, async (c) => {
+    if (service.stopping) throw new HttpError(503, "the service is stopping");
+    const body = await readBody(c.req.raw, maxBodyBytes, "/events", bodyTimeoutMs);
+    const r = await service.ingestBody(body, "http");
+    if (r.unavailable !== undefined) {
+      throw new HttpError(503, r.unavailable.reason, {
+        "retry-after": String(r.unavailable.retryAfterSeconds),
+      });
+    }
+    const answer = {
+      accepted: r.accepted,
+      duplicates: r.duplicates,
+      rejectedCount: r.rejectedCount,
+      rejected: r.rejected,
+      durable: r.durable,
+      eventsApplied: service.applied,
+    };
+    if (r.accepted === 0 && r.rejectedCount > 0) return c.json(answer, 400);
+    return c.json(answer, 200);
+  });
+}

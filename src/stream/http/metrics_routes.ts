@@ -1,0 +1,90 @@
+/**
+ * `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory; as JSON,
+ * or in Prometheus' text format (`?format=prometheus`, or an `Accept` header asking for
+ * `text/plain` or OpenMetrics, as Prometheus sends; `?format=json` forces JSON).
+ *
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { ServiceHandle } from "../service_handle.ts";
+
+/** The content type of Prometheus' text exposition format. */
+const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/**
+ * The metrics of `GET /metrics` in Prometheus' text exposition format (0.0.4): every number
+ * (booleans as 0/1) is a gauge named `tagstream_` + its JSON path in snake case (`P@1` →
+ * `p_at_1`, `events.applied` → `tagstream_events_applied`); nulls and arrays are left out;
+ * strings become labels of one `tagstream_info` gauge of value 1.
+ *
+ * @example
+ * ```ts
+ * import { prometheusText } from "./metrics_routes.ts";
+ * console.log(prometheusText({ model: "leml", events: { applied: 3 }, prequential: { "P@1": 50 } }));
+ * // # HELP tagstream_events_applied events.applied
+ * // # TYPE tagstream_events_applied gauge
+ * // tagstream_events_applied 3
+ * // ...
+ * // tagstream_info{model="leml"} 1
+ * ```
+ */
+export function prometheusText(metrics: Record<string, unknown>): string {
+  const lines: string[] = [], info: string[] = [];
+  const name = (path: string[]) =>
+    path.map((p) =>
+      p.replace(/@/g, "_at_").replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/[^A-Za-z0-9_]/g, "_")
+        .toLowerCase()
+    ).join("_").replace(/_+/g, "_");
+  const walk = (v: unknown, path: string[]) => {
+    if (typeof v === "boolean") v = v ? 1 : 0;
+    if (typeof v === "number") {
+      const n = `tagstream_${name(path)}`;
+      const x = Number.isNaN(v) ? "NaN" : v === Infinity ? "+Inf" : v === -Infinity ? "-Inf" : v;
+      lines.push(`# HELP ${n} ${path.join(".")}`, `# TYPE ${n} gauge`, `${n} ${x}`);
+    } else if (typeof v === "string") {
+      const value = v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+      info.push(`${name(path)}="${value}"`);
+    } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+      for (const [k, x] of Object.entries(v)) walk(x, [...path, k]);
+    }
+  };
+  walk(metrics, []);
+  lines.push(
+    "# HELP tagstream_info the service's text metrics, as labels",
+    "# TYPE tagstream_info gauge",
+    `tagstream_info{${info.join(",")}} 1`,
+  );
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * The routes of `GET /metrics`, behind `auth` (mount them with
+ * `app.route("/", metricsRoutes(...))`).
+ *
+ * @example
+ * ```ts
+ * import { metricsRoutes } from "./metrics_routes.ts";
+ * import { bearerAuth } from "./auth_middleware.ts";
+ * import type { ServiceHandle } from "../service_handle.ts";
+ * const service = {
+ *   metrics: () => Promise.resolve({ events: { applied: 3 } }),
+ * } as unknown as ServiceHandle;
+ * const app = metricsRoutes(service, bearerAuth(undefined));
+ * console.log(await (await app.request("/metrics")).json()); // { events: { applied: 3 } }
+ * const text = await (await app.request("/metrics?format=prometheus")).text();
+ * console.log(text.includes("tagstream_events_applied 3")); // true
+ * ```
+ */
+export function metricsRoutes(service: ServiceHandle, auth: MiddlewareHandler): Hono {
+  return new Hono().get("/metrics", auth, async (c) => {
+    const m = await service.metrics();
+    const accept = c.req.header("accept") ?? "";
+    if (
+      c.req.query("format") === "prometheus" ||
+      (c.req.query("format") !== "json" && /text\/plain|openmetrics/i.test(accept))
+    ) {
+      return c.body(prometheusText(m), 200, { "content-type": PROMETHEUS_TYPE });
+    }
+    return c.json(m);
+  });
+}

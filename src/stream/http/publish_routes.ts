@@ -1,0 +1,85 @@
+/**
+ * The published model and the service's state on demand:
+ *
+ * - `GET /model` (a reader): the last published model file, with `ETag` (304 on
+ *   `If-None-Match`), `X-Model-Version` and `X-Model-Pruned`; 404 before the first publish.
+ * - `POST /checkpoint` (a writer): a checkpoint now, answered once it is durable.
+ * - `POST /publish` (a writer): a model file now; 400 before the first event.
+ *
+ * @module
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import type { ServiceHandle } from "../service_handle.ts";
+import { HttpError } from "./errors.ts";
+
+/**
+ * The middlewares that authenticate the routes of {@linkcode publishRoutes}.
+ *
+ * @example
+ * ```ts
+ * import type { PublishRouteAuth } from "./publish_routes.ts";
+ * import { bearerAuth } from "./auth_middleware.ts";
+ * const auth: PublishRouteAuth = { read: bearerAuth(undefined), write: bearerAuth("s3cret") };
+ * console.log(typeof auth.write); // function
+ * ```
+ */
+export interface PublishRouteAuth {
+  /** For `GET /model`. */
+  read: MiddlewareHandler;
+  /** For `POST /checkpoint` and `POST /publish`. */
+  write: MiddlewareHandler;
+}
+
+/**
+ * The routes of `GET /model`, `POST /checkpoint` and `POST /publish` (mount them with
+ * `app.route("/", publishRoutes(...))` on an app whose error handler is `errorResponse` of
+ * `errors.ts`).
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { publishRoutes } from "./publish_routes.ts";
+ * import { bearerAuth } from "./auth_middleware.ts";
+ * import { errorResponse } from "./errors.ts";
+ * import { LearningService } from "../service.ts";
+ * import { factory } from "../../models/popularity/mod.ts";
+ * const dir = await Deno.makeTempDir();
+ * const service = await LearningService.open({ factory, stateDir: dir, log: () => {} });
+ * const open = bearerAuth(undefined);
+ * const app = new Hono().onError((e) => errorResponse(e));
+ * app.route("/", publishRoutes(service, { read: open, write: open }));
+ * console.log((await app.request("/model")).status); // 404
+ * await service.ingestBody('{"features": {"0": 1}, "labels": ["a"]}\n', "http");
+ * console.log((await (await app.request("/publish", { method: "POST" })).json()).version); // 1
+ * console.log((await app.request("/model")).headers.get("x-model-version")); // 1
+ * await service.stop();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function publishRoutes(service: ServiceHandle, auth: PublishRouteAuth): Hono {
+  const app = new Hono();
+  app.get("/model", auth.read, (c) => {
+    const m = service.published;
+    if (m === undefined) throw new HttpError(404, "no model has been published yet");
+    c.header("ETag", m.etag);
+    c.header("X-Model-Version", String(m.version));
+    c.header("X-Model-Pruned", String(m.pruned));
+    c.header("Cache-Control", "no-cache");
+    const inm = c.req.header("if-none-match");
+    if (inm !== undefined && inm.split(",").some((t) => t.trim() === m.etag || t.trim() === "*")) {
+      return c.body(null, 304);
+    }
+    c.header("Content-Type", "application/vnd.tagstream.model");
+    return c.body(m.bytes as Uint8Array<ArrayBuffer>, 200);
+  });
+  app.post("/checkpoint", auth.write, async (c) => {
+    await service.checkpoint();
+    return c.json({ checkpointed: true, eventsApplied: service.applied });
+  });
+  app.post("/publish", auth.write, async (c) => {
+    if (service.applied === 0) throw new HttpError(400, "no event has been applied yet");
+    const m = await service.publish();
+    return c.json({ version: m.version, etag: m.etag, bytes: m.bytes.length, pruned: m.pruned });
+  });
+  return app;
+}

@@ -1,0 +1,90 @@
+/**
+ * Reading a request body within a size limit and a time limit: a 413 beyond the limit (the rest
+ * of the body is read and dropped, bounded, so that a client still sending reads the answer), a
+ * 408 when it does not arrive in time; both close the connection.
+ *
+ * @module
+ */
+import { concatBytes } from "../../data/bytes.ts";
+import { HttpError } from "./errors.ts";
+
+/** How much of an oversized body is still read (and dropped) so that the client reads the 413. */
+const DRAIN_LIMIT = 64 << 20;
+
+/**
+ * Reads a request body, refusing it (413 {@linkcode HttpError}) beyond `limit` bytes without
+ * keeping the rest (the rest is read and dropped, up to 64 MiB and the timeout, so that the
+ * client is not reset before it reads the answer), and (408) when it does not arrive within
+ * `timeoutMs`. `what` names the endpoint in the error messages.
+ *
+ * @example
+ * ```ts
+ * import { readBody } from "./read_body.ts";
+ * const req = new Request("http://x/events", { method: "POST", body: "abc" });
+ * console.log((await readBody(req, 10, "/events", 1000)).length); // 3
+ * const big = new Request("http://x/events", { method: "POST", body: "abcdef" });
+ * try {
+ *   await readBody(big, 4, "/events", 1000);
+ * } catch (e) {
+ *   console.log((e as Error).message); // /events body is larger than the limit of 4 bytes
+ * }
+ * ```
+ */
+export async function readBody(
+  req: Request,
+  limit: number,
+  what: string,
+  timeoutMs: number,
+): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new HttpError(413, `${what} body is larger than the limit of ${limit} bytes`, {
+      connection: "close",
+    });
+  const tooSlow = () =>
+    new HttpError(
+      408,
+      `${what} body did not arrive within the body timeout of ${timeoutMs / 1000} s`,
+      { connection: "close" },
+    );
+  const declared = req.headers.get("content-length");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(tooSlow());
+    }, timeoutMs);
+  });
+  deadline.catch(() => {});
+  try {
+    if (req.body === null) return new Uint8Array(0);
+    // A declared length within the limit bounds the body (HTTP framing): read it in one go,
+    // without touching `req.body` (in Deno, materialising the body stream costs more than the
+    // rest of a /predict request: ~35% fewer requests per second under load).
+    if (declared !== null && /^\d+$/.test(declared) && Number(declared) <= limit) {
+      return new Uint8Array(await Promise.race([req.arrayBuffer(), deadline]));
+    }
+    const reader = req.body.getReader();
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    while (true) {
+      const { done, value } = await Promise.race([reader.read(), deadline]);
+      if (done) break;
+      total += value.length;
+      if (total > limit) {
+        // drop the rest (bounded), then answer: a client still sending reads the 413
+        while (total <= DRAIN_LIMIT && !timedOut) {
+          const r = await Promise.race([reader.read(), deadline]).catch(() => undefined);
+          if (r === undefined || r.done) break;
+          total += r.value.length;
+        }
+        await reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      parts.push(value);
+    }
+    return concatBytes(parts, total);
+  } finally {
+    clearTimeout(timer);
+  }
+}
