@@ -7,12 +7,16 @@
  * distributions are averaged.
  *
  * The scorer's `topK` gives the same answer without scanning the L labels: only the labels the
- * neighbours carry score above 0, and the others follow by index (the tie rule).
+ * neighbours carry score above 0, and the others follow by index (the tie rule). The neighbours
+ * come from ./knn_index.ts: exact (abandoning points early) for the dense scores and for `topK`
+ * with `dense`, approximate from the file's list index when it has one (its `knnProbes` lists, or
+ * `probes`).
  *
  * @module
  */
 import { beats, pushTop, type TopK } from "../topk.ts";
 import { invNorm, sparseVecMat, zeros } from "../vector.ts";
+import { knnSearch } from "./knn_index.ts";
 import { floats, intParam, ints } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
@@ -53,6 +57,8 @@ export const knnEmbedding: KindFactory = (m) => {
   const acc = zeros(L), out = new Float32Array(L), mark = new Uint8Array(L);
   let touched = new Int32Array(16), n = 0;
   // acc[l] = Σ_t Σ_{p : l ∈ labels_p} w_p over the labels the neighbours carry (`touched`)
+  const { search, probes: defaultProbes } = knnSearch(m, pts, r, pointPtr as Int32Array);
+  let probes: number | undefined; // undefined: the exact neighbours
   const accumulate = (indices: Int32Array, values: Float32Array | Float64Array) => {
     for (let i = 0; i < n; i++) acc[touched[i]] = mark[touched[i]] = 0;
     n = 0;
@@ -71,14 +77,8 @@ export const knnEmbedding: KindFactory = (m) => {
       }
       if (best < 0) continue;
       sparseVecMat(z, indices, values, inv, V, best * D * r, r);
-      const zinv = invNorm(z, r), p0 = pointPtr[best], p1 = pointPtr[best + 1];
-      const kk = Math.min(kNN, p1 - p0);
-      let count = 0;
-      for (let p = p0; p < p1; p++) {
-        let s = 0;
-        for (let a = 0; a < r; a++) s += pts[p * r + a] * z[a];
-        count = pushTop(nnIdx, nnSim, count, kk, p, s * zinv);
-      }
+      const zinv = invNorm(z, r), kk = Math.min(kNN, pointPtr[best + 1] - pointPtr[best]);
+      const count = search(best, z, zinv, kk, probes, nnIdx, nnSim);
       // neighbour weights: max(0, similarity) / their sum when `weighted` (unless that is 0),
       // else 1 / count
       let wsum = 0;
@@ -111,12 +111,20 @@ export const knnEmbedding: KindFactory = (m) => {
     }
   };
   const scores = (indices: Int32Array, values: Float32Array | Float64Array) => {
+    probes = undefined;
     accumulate(indices, values);
     for (let l = 0; l < L; l++) out[l] = acc[l] / NL;
     return out;
   };
   // exact top k without scanning L: the neighbours' labels, then the others (score 0) by index
-  const topK = (indices: Int32Array, values: Float32Array | Float64Array, k: number): TopK => {
+  const topK = (
+    indices: Int32Array,
+    values: Float32Array | Float64Array,
+    k: number,
+    dense?: boolean,
+    p?: number,
+  ): TopK => {
+    probes = dense ? undefined : p ?? defaultProbes;
     accumulate(indices, values);
     const cap = k < L ? k : L, top = zeros(cap), ls = new Int32Array(cap);
     let size = 0;

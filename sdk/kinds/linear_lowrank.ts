@@ -3,9 +3,10 @@
  * H [L, r] row-major. The same arithmetic as src/models/leml/lowrank.ts (float64 accumulation,
  * float32 scores), so scores equal the trainer's.
  *
- * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr`), the scorer's
- * `topK` scores only the labels of the best `probes` clusters for u = xᵀW (./mips_index.ts):
- * exact scores, approximate top k; `probes` ≥ the number of clusters scans every label.
+ * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr`, optionally
+ * spreads and groups), the scorer's `topK` scores only the labels of the best `probes` leaves for
+ * u = xᵀW (./mips_index.ts): exact scores, approximate top k; `probes` ≥ the number of leaves
+ * scans every label.
  *
  * @module
  */

@@ -8,9 +8,9 @@
  * input is "projected", or the row with its missing entries filled from the fold-in when the
  * input is "raw" and absent features are "missing".
  *
- * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr` over the rows
- * of P and bias), the scorer's `topK` scores only the labels of the best `probes` clusters for
- * t = f(x̃) Q (./mips_index.ts): exact scores, approximate top k.
+ * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr`, optionally
+ * spreads and groups, over the rows of P and bias), the scorer's `topK` scores only the labels of
+ * the best `probes` leaves for t = f(x̃) Q (./mips_index.ts): exact scores, approximate top k.
  *
  * @module
  */
@@ -82,6 +82,18 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
 
   // t = f(x̃) Q: the query of the label vectors (rows of P)
   const embed = (indices: Int32Array, values: Float32Array | Float64Array) => {
+    // x̃ = x and h = x̃ (L, raw, absent = zero): t = Σ x_j Q_j over the row's columns in
+    // increasing order, the sums of the dense product below without its O(D) passes
+    let n = 1;
+    while (n < indices.length && indices[n] > indices[n - 1]) n++;
+    if (!nl && !project && !missing && n >= indices.length) {
+      tv.fill(0);
+      for (n = 0; n < indices.length; n++) {
+        const x = values[n], o = indices[n] * kS;
+        if (x !== 0) { for (let c = 0; c < kS; c++) tv[c] += x * Q[o + c]; }
+      }
+      return tv;
+    }
     // x̃: the row (first value of a repeated column); completed or replaced by its fold-in
     xt.fill(0);
     present.fill(0);

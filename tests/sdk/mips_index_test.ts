@@ -76,7 +76,7 @@ function checkIndexed(content: ModelFileContent, queries: SparseInput[]) {
   const plain = loadModel(encodeModelFile(withoutIndex(content)));
   const C = content.tensors.mipsPtr.shape[0] - 1, def = content.params.mipsProbes as number;
   assert(C > 8 && def >= 1 && def <= C, `clusters ${C}, probes ${def}`);
-  let hits = 0, approximate = 0;
+  let hits = 0, approximate = 0, atDef = 0, atTwice = 0;
   for (const x of queries) {
     for (const k of [1, 5, 17]) {
       const { all, top } = dense(x, k);
@@ -86,19 +86,30 @@ function checkIndexed(content: ModelFileContent, queries: SparseInput[]) {
       // every cluster probed: the dense answer bit for bit
       assert(same(model.predictTopK(x, k, { probes: C }), top), "all probes differ");
       let prev: TopK | undefined;
-      for (const probes of [1, 2, 4, def, Math.ceil(C / 2)]) {
-        const a = model.predictTopK(x, k, { probes });
+      const list = [...new Set([1, 2, 4, def, 2 * def, Math.ceil(C / 2)])].sort((a, b) => a - b);
+      for (const probes of list) {
+        const a = model.predictTopK(x, k, { probes }), want = new Set(top.labels);
+        const found = a.labels.filter((l) => want.has(l)).length / top.labels.length;
+        if (probes === def) atDef += found;
+        if (probes === 2 * def) atTwice += found;
         a.labels.forEach((l, i) => {
           assert(Object.is(a.scores[i], all[l]), `probes ${probes}: score of ${l} not exact`);
           assert(
             i === 0 || a.scores[i - 1] > a.scores[i] ||
               a.scores[i - 1] === a.scores[i] && a.labels[i - 1] < l,
-            "order",
+            `order ${probes} ${a.labels} ${a.scores}`,
           );
         });
-        // more probes: more candidates, so the i-th score never drops
-        if (prev && prev.labels.length === a.labels.length) {
-          a.scores.forEach((s, i) => assert(s >= prev!.scores[i], `probes ${probes}: worse`));
+        // more probes (up to the default, the groups probed are the file's): more candidates, so
+        // the i-th score never drops
+        // (an answer from fewer than k labels falls back to the exact scan, the best there is)
+        if (probes <= def && prev && !same(prev, top) && prev.labels.length === a.labels.length) {
+          a.scores.forEach((s, i) =>
+            assert(
+              s >= prev!.scores[i],
+              `probes ${probes}: worse (default ${def}, ${C} leaves, groups ${content.tensors.mipsGroupPtr?.shape})`,
+            )
+          );
         }
         prev = a;
       }
@@ -107,6 +118,8 @@ function checkIndexed(content: ModelFileContent, queries: SparseInput[]) {
       if (!same(fast, top)) approximate++;
     }
   }
+  // beyond the default more groups are probed too: recall over the queries does not drop
+  assert(atTwice >= atDef, `recall at ${2 * def} probes below that at ${def}`);
   // one probe of many clusters misses labels on some query (else the test would not probe)
   const one = queries.filter((x) => !same(model.predictTopK(x, 5, { probes: 1 }), dense(x, 5).top));
   assert(one.length > 0, "one probe never differs from exact: the index is not exercised");
@@ -116,6 +129,28 @@ function checkIndexed(content: ModelFileContent, queries: SparseInput[]) {
 Deno.test("linear-lowrank index: probed scores exact, monotone in probes, all probes = dense", () => {
   const r = checkIndexed(lowrank(3000, 50, 8, 3, 60), rows(50, 40, 4));
   assert(r.recall > 0.8, `recall ${r.recall}`);
+});
+
+Deno.test("two-level index: groups written and probed; the earlier flat index still answers", () => {
+  const content = lowrank(3000, 50, 8, 3, 120), queries = rows(50, 30, 4);
+  const G = content.tensors.mipsGroupPtr.shape[0] - 1, C = content.tensors.mipsPtr.shape[0] - 1;
+  const pg = content.params.mipsGroupProbes as number;
+  assert(G > 1 && G < C && pg >= 1 && pg <= G, `groups ${G}, group probes ${pg}`);
+  assert(content.tensors.mipsSpread.shape[0] === C, "mipsSpread");
+  checkIndexed(content, queries);
+  // the layout before groups and spreads (mipsCentroids, mipsOrder, mipsPtr, mipsProbes): the
+  // leaves ranked by q · centroid alone, every group probed
+  const {
+    mipsSpread: _s,
+    mipsGroupCentroids: _c,
+    mipsGroupSpread: _g,
+    mipsGroupPtr: _p,
+    ...tensors
+  } = content.tensors;
+  const { mipsGroupProbes: _q, ...params } = content.params;
+  const flat = { ...content, params, tensors };
+  assert(Object.keys(tensors).filter((n) => n.startsWith("mips")).length === 3, "flat layout");
+  checkIndexed(flat, queries);
 });
 
 Deno.test("random-features index: the writer indexes P from 4096 labels; same checks", () => {
@@ -193,13 +228,37 @@ Deno.test("a broken index is refused as corrupt", () => {
   const ptr = Int32Array.from(c.tensors.mipsPtr.data as Int32Array);
   ptr[ptr.length - 1]--;
   const short = { ...c, tensors: { ...c.tensors, mipsPtr: { ...c.tensors.mipsPtr, data: ptr } } };
-  for (const [what, content] of [["repeated label", dup], ["short ptr", short]] as const) {
+  const big = lowrank(3000, 5, 3, 1, 120), t = big.tensors;
+  assert(t.mipsGroupPtr, "no groups");
+  const gptr = Int32Array.from(t.mipsGroupPtr.data as Int32Array);
+  gptr[gptr.length - 1]--;
+  const badGroups = { ...big, tensors: { ...t, mipsGroupPtr: { ...t.mipsGroupPtr, data: gptr } } };
+  const [G, w] = t.mipsGroupCentroids.shape, C = t.mipsSpread.shape[0];
+  const cen = {
+    ...t.mipsGroupCentroids,
+    shape: [G - 1, w],
+    data: t.mipsGroupCentroids.data.slice(w),
+  };
+  const badCen = { ...big, tensors: { ...t, mipsGroupCentroids: cen } };
+  const spread = { ...t.mipsSpread, shape: [C - 1], data: t.mipsSpread.data.slice(1) };
+  const badSpread = { ...big, tensors: { ...t, mipsSpread: spread } };
+  const { mipsGroupSpread: _, ...noGroupSpread } = t;
+  for (
+    const [what, content, name] of [
+      ["repeated label", dup, "mipsOrder"],
+      ["short ptr", short, "mipsPtr"],
+      ["short group ptr", badGroups, "mipsGroupPtr"],
+      ["group centroids", badCen, "mipsGroupCentroids"],
+      ["spread", badSpread, "mipsSpread"],
+      ["no group spread", { ...big, tensors: noGroupSpread }, "mipsGroupSpread"],
+    ] as const
+  ) {
     try {
       loadModel(encodeModelFile(content));
       assert(false, `${what}: loaded`);
     } catch (e) {
       assert(e instanceof ModelFormatError && e.reason === "corrupt", `${what}: ${e}`);
-      assert(/mips/.test(e.message), `${what}: ${e.message}`);
+      assert(e.message.includes(name), `${what}: ${e.message}`);
     }
   }
 });

@@ -15,6 +15,9 @@
  * - `labelPtr` i32 [P + 1], `labels` i32 [labelPtr[P]]: point p's labels are
  *   labels[labelPtr[p]] … labels[labelPtr[p + 1] − 1] (increasing).
  * - optional `idf` f32 [D] when the preprocessing records TF-IDF.
+ * - optional neighbour index (`knnCentroids`, `knnLists`, `knnPtr`, `knnOrder`, param
+ *   `knnProbes`): added by {@linkcode encodeKnnModel} (./knn_index.ts), not by
+ *   {@linkcode knnModelContent} (whose content is also the replica state).
  *
  * Within a learner, clusters are tried in file order (so "ties: the smaller cluster index" in
  * {@linkcode KnnPredictor} means the smaller index in this file), and points of a cluster in
@@ -28,6 +31,7 @@ import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions } from "../estimator.ts";
 import type { KnnCluster, KnnModel } from "./predictor.ts";
 import { applyModelFileOptions } from "../file_options.ts";
+import { withKnnIndex } from "./knn_index.ts";
 
 /**
  * The model-file content of a kNN-embedding model. Quantisation (`f16`, `i8`) applies to the
@@ -105,7 +109,8 @@ export function knnModelContent(
 }
 
 /**
- * Encodes a kNN-embedding model as a model file.
+ * Encodes a kNN-embedding model as a model file, with the neighbour index of
+ * {@linkcode withKnnIndex} (default options: only when a cluster holds 1024 points or more).
  *
  * @example
  * ```ts
@@ -115,7 +120,7 @@ export function knnModelContent(
  * ```
  */
 export function encodeKnnModel(model: KnnModel, options: ModelFileOptions = {}): Uint8Array {
-  return encodeModelFile(knnModelContent(model, options));
+  return encodeModelFile(withKnnIndex(knnModelContent(model, options)));
 }
 
 function intParam(content: ModelFileContent, name: string, min: number): number {

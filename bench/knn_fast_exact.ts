@@ -1,0 +1,171 @@
+/**
+ * `deno task knn-fast-exact [--datasets bibtex,delicious] [--probes-grid 2,4,8] [--k 15]
+ * [--clusters C] [--list-size 64] [--seed 0] [--model-dir DIR]`: the `knn-embedding` neighbour
+ * index (issue 15) on real SLEEC models. For each dataset it trains batch SLEEC on the training
+ * file (one learner, rank 100, n̄ = 100, `--k` neighbours weighted, C = `--clusters` or the
+ * paper's ⌊n/6000⌋; with `--model-dir`, a trained model file `DIR/<dataset>.tsm` is reused and
+ * written there otherwise), writes its model file with the index (`encodeKnnModel`, the default
+ * calibrated `knnProbes`) and answers every row of the test file through the SDK, fast
+ * (`predictTopK(x, 5)`) and exact (`{ exact: true }`).
+ *
+ * stdout: one JSON line per dataset and probe count (the file's default first, then each of
+ * `--probes-grid` below the number of lists): file bytes (with and without the index), load ms
+ * (median of 5), lists and default probes, top-5 p50/p99 µs of both paths, recall@5 of fast
+ * against exact, the share of rows answered identically (labels and scores), and P@1/3/5 of both
+ * against the test labels with their largest difference (issue 15: within 0.1).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import { loadDataset } from "../src/data/dataset.ts";
+import { encodeModelFile } from "../src/format/model_file.ts";
+import { decodeModelFile } from "../sdk/internal.ts";
+import { withKnnIndex } from "../src/models/sleec/knn_index.ts";
+import { knnModelContent, knnModelFromContent, trainSleec } from "../src/models/sleec/mod.ts";
+import { loadModel, type SparseInput, type TopK } from "../sdk/mod.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: {
+    datasets: { type: "string", default: "bibtex,delicious" },
+    "probes-grid": { type: "string", default: "" },
+    k: { type: "string", default: "15" },
+    clusters: { type: "string" },
+    "list-size": { type: "string", default: "64" },
+    seed: { type: "string", default: "0" },
+    "data-dir": { type: "string" },
+    "model-dir": { type: "string" },
+  },
+});
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** The model file of `name`: reused from `--model-dir` when there, else trained (and saved). */
+async function trainedFile(name: string, train: Awaited<ReturnType<typeof loadDataset>>) {
+  const path = flags["model-dir"] ? `${flags["model-dir"]}/${name}.tsm` : undefined;
+  if (path) {
+    try {
+      return { bytes: await Deno.readFile(path), trainSeconds: NaN };
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+  const t = performance.now();
+  const model = trainSleec(train.x, train.y, {
+    seed: +flags.seed!,
+    k: +flags.k!,
+    numClusters: +(flags.clusters ?? Math.max(1, Math.floor(train.x.numRows / 6000))),
+  });
+  const trainSeconds = round((performance.now() - t) / 1000);
+  const bytes = encodeModelFile(knnModelContent(model.knn));
+  if (path) await Deno.writeFile(path, bytes);
+  return { bytes, trainSeconds };
+}
+
+/** p50/p99 µs of `query` over `rows` (each row timed alone, after a warm-up pass). */
+function latency(rows: SparseInput[], query: (x: SparseInput) => TopK) {
+  for (const x of rows.slice(0, 300)) query(x);
+  const us = rows.map((x) => {
+    const t = performance.now();
+    query(x);
+    return (performance.now() - t) * 1000;
+  });
+  return { p50us: round(percentile(us, 0.5)), p99us: round(percentile(us, 0.99)) };
+}
+
+/** P@1, P@3, P@5 (percent) of the answers against the rows' label sets. */
+function precision(answers: TopK[], truth: Set<number>[]) {
+  const at = (k: number) =>
+    round(
+      100 * answers.reduce(
+        (sum, a, q) =>
+          sum + Array.from(a.labels.subarray(0, k)).filter((l) => truth[q].has(l)).length / k,
+        0,
+      ) / answers.length,
+      3,
+    );
+  return { "P@1": at(1), "P@3": at(3), "P@5": at(5) };
+}
+
+if (import.meta.main) {
+  const dir = resolveDataDir(flags["data-dir"]);
+  for (const name of flags.datasets!.split(",")) {
+    const train = await loadDataset(dir, name, "train");
+    const test = await loadDataset(dir, name, "test");
+    const { bytes: plain, trainSeconds } = await trainedFile(name, train);
+    const content = knnModelContent(knnModelFromContent(decodeModelFile(plain)));
+    let t = performance.now();
+    const indexed = withKnnIndex(content, { listSize: +flags["list-size"]! });
+    const indexSeconds = round((performance.now() - t) / 1000);
+    const bytes = encodeModelFile(indexed);
+    const loads: number[] = [];
+    let model = loadModel(bytes);
+    for (let rep = 0; rep < 5; rep++) {
+      t = performance.now();
+      model = loadModel(bytes);
+      loads.push(performance.now() - t);
+    }
+    const rows: SparseInput[] = [], truth: Set<number>[] = [];
+    for (let q = 0; q < test.x.numRows; q++) {
+      const a = test.x.indptr[q], b = test.x.indptr[q + 1];
+      rows.push({ indices: test.x.indices.subarray(a, b), values: test.x.values.subarray(a, b) });
+      truth.push(new Set(test.y.indices.subarray(test.y.indptr[q], test.y.indptr[q + 1])));
+    }
+    const exactOpt = { exact: true };
+    const exact = rows.map((x) => model.predictTopK(x, 5, exactOpt));
+    const pExact = precision(exact, truth),
+      exactTime = latency(rows, (x) => model.predictTopK(x, 5, exactOpt));
+    const lists = indexed.tensors.knnCentroids?.shape[0] ?? 0;
+    const def = indexed.params.knnProbes as number | undefined;
+    const grid = flags["probes-grid"] ? flags["probes-grid"].split(",").map(Number) : [];
+    for (const probes of [def, ...grid.filter((p) => p !== def)]) {
+      const o = { probes };
+      const fast = rows.map((x) => model.predictTopK(x, 5, o));
+      let hits = 0, total = 0, identical = 0;
+      fast.forEach((a, q) => {
+        const b = exact[q], want = new Set(b.labels);
+        hits += Array.from(a.labels).filter((l) => want.has(l)).length;
+        total += b.labels.length;
+        identical += +(a.labels.length === b.labels.length &&
+          a.labels.every((l, i) => l === b.labels[i] && Object.is(a.scores[i], b.scores[i])));
+      });
+      const pFast = precision(fast, truth);
+      const maxPkDiff = round(
+        Math.max(
+          ...(["P@1", "P@3", "P@5"] as const).map((key) => Math.abs(pFast[key] - pExact[key])),
+        ),
+        3,
+      );
+      console.log(JSON.stringify({
+        dataset: name,
+        trainRows: train.x.numRows,
+        testRows: rows.length,
+        numLabels: model.numLabels,
+        rank: content.params.rank,
+        k: content.params.k,
+        clusters: content.params.numClusters,
+        points: content.tensors.labelPtr.data.length - 1,
+        trainSeconds,
+        indexSeconds,
+        fileBytes: bytes.length,
+        fileBytesNoIndex: plain.length,
+        loadMs: round(percentile(loads, 0.5)),
+        lists,
+        defaultProbes: def,
+        probes,
+        fast: latency(rows, (x) => model.predictTopK(x, 5, o)),
+        exact: exactTime,
+        recallAt5: round(hits / total, 5),
+        identical: round(identical / rows.length, 5),
+        precisionFast: pFast,
+        precisionExact: pExact,
+        maxPkDiff,
+      }));
+    }
+  }
+}

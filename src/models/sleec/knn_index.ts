@@ -1,0 +1,317 @@
+/**
+ * The neighbour index of the `knn-embedding` model file (read by sdk/kinds/knn_embedding.ts;
+ * format in docs/model-format.md, "`knn-embedding`"): each cluster's embedded points are split
+ * into lists by spherical k-means (an inverted-file index, IVF); a query ranks its cluster's lists
+ * by z · list centroid and compares z only with the points of the best `knnProbes` lists. The
+ * default probe count is calibrated on the model's own points: leave-one-out queries (a stored
+ * point, itself excluded, stands for a query: stored points are embeddings of training rows as
+ * queries are of test rows), the fewest probes whose top-5 labels reach the target mean recall
+ * against the exact neighbour search.
+ *
+ * The points themselves are not moved (`knnOrder` lists them by list), so a file with the index
+ * answers `exact` queries, and queries whose true neighbours all lie in the probed lists, exactly
+ * as a file without it.
+ *
+ * @module
+ */
+import { dequantize } from "../../format/quantize.ts";
+import type { ModelFileContent } from "../../format/types.ts";
+import { SmallRng } from "../../random/mod.ts";
+
+/**
+ * Options of {@linkcode withKnnIndex}.
+ *
+ * @example
+ * ```ts
+ * import type { KnnIndexOptions } from "./knn_index.ts";
+ * const o: KnnIndexOptions = { minPoints: 0, listSize: 50 };
+ * console.log(o.listSize); // 50
+ * ```
+ */
+export interface KnnIndexOptions {
+  /** No index unless some cluster has at least this many points (scanning is as fast). 1024. */
+  minPoints?: number;
+  /** Mean points per list: a cluster of n points gets max(1, round(n / listSize)) lists. 64. */
+  listSize?: number;
+  /** k-means iterations. Default 8. */
+  iterations?: number;
+  /** The default probe count written to the file (`knnProbes`). Default: calibrated. */
+  probes?: number;
+  /** Calibration target: mean recall@5 of the labels, leave-one-out. Default 0.995. */
+  recall?: number;
+  /** Calibration queries per cluster. Default 200. */
+  sample?: number;
+  /** Seed of the k-means start and of the calibration sample. Default 1. */
+  seed?: number;
+}
+
+/** Spherical k-means of rows p0 … p1 − 1 of `pts` into `S` lists: the list of each point. */
+function kmeans(
+  pts: Float32Array,
+  r: number,
+  p0: number,
+  p1: number,
+  S: number,
+  iterations: number,
+  rng: SmallRng,
+): { assign: Int32Array; cen: Float64Array } {
+  const n = p1 - p0, cen = new Float64Array(S * r), assign = new Int32Array(n);
+  // start: S distinct points (a partial Fisher-Yates shuffle)
+  const perm = Int32Array.from({ length: n }, (_, i) => i);
+  for (let s = 0; s < S; s++) {
+    const j = s + rng.nextInt(n - s);
+    [perm[s], perm[j]] = [perm[j], perm[s]];
+    for (let a = 0; a < r; a++) cen[s * r + a] = pts[(p0 + perm[s]) * r + a];
+  }
+  const count = new Int32Array(S);
+  for (let it = 0; it <= iterations; it++) {
+    for (let i = 0; i < n; i++) assign[i] = nearest(pts, (p0 + i) * r, cen, S, r);
+    if (it === iterations) break;
+    cen.fill(0);
+    count.fill(0);
+    for (let i = 0; i < n; i++) {
+      const o = assign[i] * r, q = (p0 + i) * r;
+      count[assign[i]]++;
+      for (let a = 0; a < r; a++) cen[o + a] += pts[q + a];
+    }
+    for (let s = 0; s < S; s++) {
+      // an empty list restarts at a random point
+      if (count[s] === 0) {
+        const q = (p0 + rng.nextInt(n)) * r;
+        for (let a = 0; a < r; a++) cen[s * r + a] = pts[q + a];
+      }
+      normalize(cen, s * r, r);
+    }
+  }
+  return { assign, cen };
+}
+
+function nearest(pts: Float32Array, q: number, cen: Float64Array, S: number, r: number) {
+  let best = 0, bestS = -Infinity;
+  for (let s = 0, o = 0; s < S; s++, o += r) {
+    let d = 0;
+    for (let a = 0; a < r; a++) d += pts[q + a] * cen[o + a];
+    if (d > bestS) bestS = d, best = s;
+  }
+  return best;
+}
+
+function normalize(v: Float64Array, o: number, r: number) {
+  let ss = 0;
+  for (let a = 0; a < r; a++) ss += v[o + a] * v[o + a];
+  const inv = ss > 0 ? 1 / Math.sqrt(ss) : 0;
+  for (let a = 0; a < r; a++) v[o + a] *= inv;
+}
+
+/** Inserts (i, s) into the `cap` best of ids/top (decreasing s, ties: smaller i); new size. */
+function push(ids: Int32Array, top: Float64Array, size: number, cap: number, i: number, s: number) {
+  if (size === cap && !(s > top[cap - 1] || s === top[cap - 1] && i < ids[cap - 1])) return size;
+  let pos = size < cap ? size++ : cap - 1;
+  while (pos > 0 && (s > top[pos - 1] || s === top[pos - 1] && i < ids[pos - 1])) {
+    top[pos] = top[pos - 1];
+    ids[pos] = ids[pos - 1];
+    pos--;
+  }
+  top[pos] = s;
+  ids[pos] = i;
+  return size;
+}
+
+/**
+ * The top-5 labels (positive scores) of the neighbours ids/sim[0, n) under the file's vote rule
+ * (weights max(0, sim)/Σ when `weighted` and that sum is positive, else equal).
+ */
+function vote(
+  ids: Int32Array,
+  sim: Float64Array,
+  n: number,
+  weighted: boolean,
+  labelPtr: Int32Array,
+  labels: Int32Array,
+  acc: Map<number, number>,
+): number[] {
+  acc.clear();
+  let wsum = 0;
+  for (let q = 0; q < n; q++) wsum += weighted && sim[q] > 0 ? sim[q] : 0;
+  for (let q = 0; q < n; q++) {
+    const w = wsum > 0 ? (sim[q] > 0 ? sim[q] / wsum : 0) : 1 / n;
+    if (w === 0) continue;
+    for (let e = labelPtr[ids[q]]; e < labelPtr[ids[q] + 1]; e++) {
+      acc.set(labels[e], (acc.get(labels[e]) ?? 0) + w);
+    }
+  }
+  return [...acc].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 5).map((e) => e[0]);
+}
+
+/**
+ * `content` (a `knn-embedding` model file content, e.g. from `knnModelContent`) with the
+ * neighbour index added: tensors `knnCentroids` f32 [S, r] (unit-norm list centroids, the lists
+ * of cluster 0 first), `knnLists` i32 [C+1] (cluster c owns lists knnLists[c] … knnLists[c+1] −
+ * 1), `knnPtr` i32 [S+1] and `knnOrder` i32 [P] (list s holds points knnOrder[knnPtr[s]] …
+ * knnOrder[knnPtr[s+1] − 1], increasing), and param `knnProbes`. The content is returned
+ * unchanged (the same object) when no cluster has `minPoints` points. Uses the points as a reader
+ * decodes them (quantised points dequantised).
+ *
+ * @throws {RangeError} when an option is out of range.
+ *
+ * @example
+ * ```ts
+ * import { knnModelContent } from "./model_file.ts";
+ * import { withKnnIndex } from "./knn_index.ts";
+ * const n = 40, points = Float32Array.from({ length: 2 * n }, (_, i) => Math.cos(i));
+ * const c = withKnnIndex(knnModelContent({
+ *   numFeatures: 1, numLabels: 2, rank: 2, numLearners: 1, k: 3, weighted: true,
+ *   clusters: [{ learner: 0, centroid: Float32Array.of(1), v: Float32Array.of(1, 0), numPoints: n,
+ *     points, labels: Array.from({ length: n }, (_, i) => Int32Array.of(i % 2)) }],
+ * }), { minPoints: 0, listSize: 10 });
+ * console.log(c.tensors.knnPtr.shape, (c.params.knnProbes as number) <= 4); // [ 5 ] true
+ * ```
+ */
+export function withKnnIndex(
+  content: ModelFileContent,
+  options: KnnIndexOptions = {},
+): ModelFileContent {
+  const minPoints = options.minPoints ?? 1024, listSize = options.listSize ?? 64;
+  const iterations = options.iterations ?? 8, target = options.recall ?? 0.995;
+  const sample = options.sample ?? 200, rng = new SmallRng(options.seed ?? 1);
+  for (const [name, v] of [["listSize", listSize], ["sample", sample]] as const) {
+    if (!(Number.isInteger(v) && v >= 1)) {
+      throw new RangeError(`withKnnIndex: ${name} must be a positive integer, got ${v}`);
+    }
+  }
+  if (options.probes !== undefined && !(Number.isInteger(options.probes) && options.probes > 0)) {
+    throw new RangeError(`withKnnIndex: probes must be a positive integer, got ${options.probes}`);
+  }
+  const r = content.params.rank as number, kNN = content.params.k as number;
+  const weighted = content.params.weighted === true;
+  const pointPtr = content.tensors.pointPtr.data as Int32Array, C = pointPtr.length - 1;
+  const labelPtr = content.tensors.labelPtr.data as Int32Array;
+  const labels = content.tensors.labels.data as Int32Array;
+  let largest = 0;
+  for (let c = 0; c < C; c++) largest = Math.max(largest, pointPtr[c + 1] - pointPtr[c]);
+  if (largest === 0 || largest < minPoints) return content;
+  const pts = dequantize(content.tensors.points), P = pointPtr[C];
+
+  const lists = new Int32Array(C + 1), order = new Int32Array(P);
+  const ptr: number[] = [0], cens: Float64Array[] = [];
+  for (let c = 0; c < C; c++) {
+    const p0 = pointPtr[c], p1 = pointPtr[c + 1], n = p1 - p0;
+    const S = n === 0 ? 0 : Math.max(1, Math.round(n / listSize));
+    const { assign, cen } = kmeans(pts, r, p0, p1, S, iterations, rng);
+    // points grouped by list, increasing within a list; empty lists dropped
+    const count = new Int32Array(S + 1);
+    for (let i = 0; i < n; i++) count[assign[i] + 1]++;
+    for (let s = 0; s < S; s++) count[s + 1] += count[s];
+    const next = count.slice(0, S);
+    for (let i = 0; i < n; i++) order[p0 + next[assign[i]]++] = p0 + i;
+    for (let s = 0; s < S; s++) {
+      if (count[s + 1] === count[s]) continue;
+      ptr.push(p0 + count[s + 1]);
+      cens.push(cen.subarray(s * r, (s + 1) * r));
+    }
+    lists[c + 1] = cens.length;
+  }
+  const S = cens.length, knnCentroids = new Float32Array(S * r);
+  cens.forEach((cen, s) => knnCentroids.set(cen, s * r));
+  const knnPtr = Int32Array.from(ptr);
+  let maxLists = 0;
+  for (let c = 0; c < C; c++) maxLists = Math.max(maxLists, lists[c + 1] - lists[c]);
+  const probes = options.probes ??
+    calibrate(
+      pts,
+      r,
+      kNN,
+      weighted,
+      pointPtr,
+      labelPtr,
+      labels,
+      {
+        lists,
+        knnPtr,
+        order,
+        cen: knnCentroids,
+      },
+      maxLists,
+      target,
+      sample,
+      rng,
+    );
+  return {
+    ...content,
+    params: { ...content.params, knnProbes: probes },
+    tensors: {
+      ...content.tensors,
+      knnCentroids: { dtype: "f32", shape: [S, r], data: knnCentroids },
+      knnLists: { dtype: "i32", shape: [C + 1], data: lists },
+      knnPtr: { dtype: "i32", shape: [S + 1], data: knnPtr },
+      knnOrder: { dtype: "i32", shape: [P], data: order },
+    },
+  };
+}
+
+/**
+ * The fewest probes whose mean leave-one-out recall@5 (of the voted labels, against the exact
+ * neighbours) reaches `target`, over `sample` queries per cluster (pooled).
+ */
+function calibrate(
+  pts: Float32Array,
+  r: number,
+  kNN: number,
+  weighted: boolean,
+  pointPtr: Int32Array,
+  labelPtr: Int32Array,
+  labels: Int32Array,
+  ix: { lists: Int32Array; knnPtr: Int32Array; order: Int32Array; cen: Float32Array },
+  maxLists: number,
+  target: number,
+  sample: number,
+  rng: SmallRng,
+): number {
+  const C = pointPtr.length - 1, recallAt = new Float64Array(maxLists + 1);
+  const ids = new Int32Array(kNN), sim = new Float64Array(kNN);
+  const lids = new Int32Array(maxLists), ls = new Float64Array(maxLists);
+  const acc = new Map<number, number>();
+  let queries = 0;
+  for (let c = 0; c < C; c++) {
+    const p0 = pointPtr[c], n = pointPtr[c + 1] - p0, s0 = ix.lists[c];
+    const nl = ix.lists[c + 1] - s0, kk = Math.min(kNN, n - 1);
+    if (kk < 1) continue;
+    for (let t = 0; t < Math.min(sample, n); t++) {
+      const q = p0 + rng.nextInt(n), qo = q * r;
+      // the exact neighbours and their top-5 labels
+      let size = 0;
+      for (let p = p0; p < p0 + n; p++) {
+        if (p !== q) size = push(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
+      }
+      const want = new Set(vote(ids, sim, size, weighted, labelPtr, labels, acc));
+      // the lists by z · centroid, then the neighbours among the first 1, 2, … lists
+      let nls = 0;
+      for (let s = 0; s < nl; s++) {
+        let d = 0;
+        for (let a = 0; a < r; a++) d += pts[qo + a] * ix.cen[(s0 + s) * r + a];
+        nls = push(lids, ls, nls, nl, s0 + s, d);
+      }
+      size = 0;
+      for (let i = 0; i < nl; i++) {
+        const s = lids[i];
+        for (let e = ix.knnPtr[s]; e < ix.knnPtr[s + 1]; e++) {
+          const p = ix.order[e];
+          if (p !== q) size = push(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
+        }
+        let hit = 0;
+        for (const l of vote(ids, sim, size, weighted, labelPtr, labels, acc)) hit += +want.has(l);
+        recallAt[i + 1] += want.size ? hit / want.size : 1;
+      }
+      for (let i = nl + 1; i <= maxLists; i++) recallAt[i] += 1;
+      queries++;
+    }
+  }
+  for (let p = 1; p <= maxLists; p++) if (recallAt[p] >= target * queries) return p;
+  return Math.max(1, maxLists);
+}
+
+function dot(pts: Float32Array, a: number, b: number, r: number) {
+  let s = 0;
+  for (let i = 0; i < r; i++) s += pts[a + i] * pts[b + i];
+  return s;
+}
