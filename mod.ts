@@ -127,12 +127,12 @@ export {
   type RepairReport,
   type ServiceOptions,
   type StorageStatus,
-} from "./src/stream/service.ts";
-export type { IdWindow, IdWindowState } from "./src/stream/id_window.ts";
-export type { WalLoss } from "./src/stream/wal.ts";
-export type { CheckpointDelta } from "./src/stream/checkpoint_delta.ts";
-export type { ServiceHandle } from "./src/stream/service_handle.ts";
-export { LearnerThread, type LearnerThreadOptions } from "./src/stream/learner_thread.ts";
+} from "./src/service/service.ts";
+export type { IdWindow, IdWindowState } from "./src/service/id_window.ts";
+export type { WalLoss } from "./src/service/wal.ts";
+export type { CheckpointDelta } from "./src/service/checkpoint_delta.ts";
+export type { ServiceHandle } from "./src/service/service_handle.ts";
+export { LearnerThread, type LearnerThreadOptions } from "./src/service/learner_thread.ts";
 export type {
   IngestLineResult,
   LearnerCheckpoint,
@@ -141,14 +141,14 @@ export type {
   ReplicaDelta,
   StreamLearner,
   StreamPosition,
-} from "./src/stream/learner.ts";
-export type { RedisSourceOptions } from "./src/stream/redis_source.ts";
+} from "./src/service/learner.ts";
+export type { RedisSourceOptions } from "./src/service/redis_source.ts";
 export {
   type EventLimits,
   EventParser,
   type GrowthLimits,
   type LineResult,
-} from "./src/stream/events.ts";
+} from "./src/service/events.ts";
 export type { TextSettings } from "./sdk/mod.ts";
-export { type AppOptions, createApp, type ServiceApp } from "./src/stream/http_app.ts";
+export { type AppOptions, createApp, type ServiceApp } from "./src/service/http_app.ts";
 export type { Progress, ProgressDetail, ProgressOptions } from "./src/progress/mod.ts";

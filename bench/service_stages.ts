@@ -21,8 +21,8 @@ import { resolveDataDir } from "../src/data/data_dir.ts";
 import type { Example } from "../src/data/types.ts";
 import { examplesToBatch } from "../src/data/batcher.ts";
 import { factory } from "../src/models/leml/mod.ts";
-import { EventParser } from "../src/stream/events.ts";
-import { LearningService } from "../src/stream/service.ts";
+import { EventParser } from "../src/service/events.ts";
+import { LearningService } from "../src/service/service.ts";
 import { modelOptionFlags } from "../src/cli/commands/args.ts";
 import { cpuSecondsOf, loadAverage, xcEvents } from "./service/harness.ts";
 

@@ -27,7 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["models"],
   ["metrics"],
   ["prune"],
-  ["stream"], // the learning service
+  ["service"], // the learning service
   ["cli"],
 ];
 
@@ -226,7 +226,7 @@ Deno.test("the import scan sees static, type, re-export, dynamic and worker impo
     `export { d } from "./local.ts";`,
     `import "../progress/mod.ts";`,
     `const m = await import("../cli/main.ts");`,
-    `new Worker(new URL("../stream/pop_worker.ts", import.meta.url), { type: "module" });`,
+    `new Worker(new URL("../service/pop_worker.ts", import.meta.url), { type: "module" });`,
     `import { Hono } from "hono";`,
     `// import { x } from "../cli/commented.ts";`,
     `/** @example\n * import { y } from "../cli/doc.ts";\n */`,
@@ -236,7 +236,7 @@ Deno.test("the import scan sees static, type, re-export, dynamic and worker impo
     "../data/types.ts",
     "../models/estimator.ts",
     "../progress/mod.ts",
-    "../stream/pop_worker.ts",
+    "../service/pop_worker.ts",
     "./local.ts",
   ]);
 });

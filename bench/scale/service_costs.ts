@@ -1,6 +1,6 @@
 /**
  * What the learning service pays for a model of this size, measured the way the service does it
- * (src/stream/): the learner thread's snapshot for the serving thread (`toReplicaState()`, or
+ * (src/service/): the learner thread's snapshot for the serving thread (`toReplicaState()`, or
  * `toState()` for a model without one), the replica rebuilt from it on the serving thread
  * (`factory.restore(state, { adopt: true })`), a checkpoint (`toState()` in a learner-checkpoint
  * object, `encodeCheckpoint`, `writeFileAtomic`: temp file, fsync, rename, fsync of the
@@ -13,7 +13,7 @@
  * @module
  */
 import type { Estimator, EstimatorFactory, ModelState } from "../../src/models/estimator.ts";
-import { encodeCheckpoint, writeFileAtomic } from "../../src/stream/checkpoint.ts";
+import { encodeCheckpoint, writeFileAtomic } from "../../src/service/checkpoint.ts";
 import { examplesToBatch } from "../../src/data/batcher.ts";
 import type { Example } from "../../src/data/types.ts";
 

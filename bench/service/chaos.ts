@@ -20,7 +20,7 @@
  * @module
  */
 import { Rng } from "../../src/random/mod.ts";
-import { StreamLearner } from "../../src/stream/learner.ts";
+import { StreamLearner } from "../../src/service/learner.ts";
 import { openState } from "../../src/cli/commands/state.ts";
 import { type ServiceProcess, startService } from "./harness.ts";
 

@@ -11,8 +11,8 @@
  */
 import { loadNames, loadXcFile } from "../../src/data/dataset.ts";
 import { Rng } from "../../src/random/mod.ts";
-import { RedisClient } from "../../src/stream/redis_client.ts";
-import { StreamLearner } from "../../src/stream/learner.ts";
+import { RedisClient } from "../../src/service/redis_client.ts";
+import { StreamLearner } from "../../src/service/learner.ts";
 import { evaluateByName } from "../../src/cli/commands/eval.ts";
 import { openState } from "../../src/cli/commands/state.ts";
 import { labelCounts } from "../../src/data/dataset.ts";

@@ -69,7 +69,7 @@ export interface StartOptions {
  * @example
  * ```ts
  * import { startService } from "./harness.ts";
- * console.log(typeof startService); // "function" (see tests/stream/service_*_test.ts)
+ * console.log(typeof startService); // "function" (see tests/service/service_*_test.ts)
  * ```
  */
 export async function startService(o: StartOptions): Promise<ServiceProcess> {

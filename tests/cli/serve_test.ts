@@ -1,6 +1,6 @@
 /**
  * `tagstream serve` as a process, on both thread layouts: the default learner thread and
- * `--same-thread`. (The crash, bad-input and load checks in tests/stream/service_checks_test.ts
+ * `--same-thread`. (The crash, bad-input and load checks in tests/service/service_checks_test.ts
  * run the default.)
  */
 import { getJson, startService } from "../../bench/service/harness.ts";

@@ -8,9 +8,9 @@
  * same body byte for byte, the service's scores within float rounding of them. Two models: index
  * feature keys, and names with text. Needs no data set.
  */
-import { createApp } from "../../src/stream/http_app.ts";
-import { LearningService } from "../../src/stream/service.ts";
-import type { EventLimits } from "../../src/stream/events.ts";
+import { createApp } from "../../src/service/http_app.ts";
+import { LearningService } from "../../src/service/service.ts";
+import type { EventLimits } from "../../src/service/events.ts";
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import { type Child, start } from "./process.ts";
 import { assert } from "../helpers.ts";

@@ -9,9 +9,9 @@ import { loadModel } from "../../sdk/mod.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import { modelFileOf } from "../../src/cli/commands/export.ts";
 import { factory as ova } from "../../src/models/ova/mod.ts";
-import { createApp } from "../../src/stream/http_app.ts";
-import { LearningService } from "../../src/stream/service.ts";
-import type { EventLimits } from "../../src/stream/events.ts";
+import { createApp } from "../../src/service/http_app.ts";
+import { LearningService } from "../../src/service/service.ts";
+import type { EventLimits } from "../../src/service/events.ts";
 import { assert } from "./helpers.ts";
 
 const eq = (a: unknown, b: unknown, msg: string) =>

@@ -6,7 +6,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import type { LearnerOptions } from "../../stream/learner.ts";
+import type { LearnerOptions } from "../../service/learner.ts";
 import { loadFactory } from "../../models/registry.ts";
 
 /**

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { writeFileAtomic } from "../../stream/checkpoint.ts";
-import type { StreamLearner } from "../../stream/learner.ts";
+import { writeFileAtomic } from "../../service/checkpoint.ts";
+import type { StreamLearner } from "../../service/learner.ts";
 import { openState } from "./state.ts";
 import { type Command, parseFlags, requiredFlag, stringFlag } from "./args.ts";
 
@@ -32,7 +32,7 @@ Example:
  * @example
  * ```ts
  * import { factory } from "../../models/popularity/mod.ts";
- * import { StreamLearner } from "../../stream/learner.ts";
+ * import { StreamLearner } from "../../service/learner.ts";
  * import { modelFileOf } from "./export.ts";
  * const l = StreamLearner.create(factory, { batchSize: 1 });
  * l.ingestLine('{"features": {"0": 1}, "labels": ["a"]}', "demo", 1);

@@ -6,8 +6,8 @@
  * @module
  */
 import { decodeModelFile } from "../../../sdk/internal.ts";
-import { readFileIfExists } from "../../stream/checkpoint.ts";
-import { listSegments } from "../../stream/wal.ts";
+import { readFileIfExists } from "../../service/checkpoint.ts";
+import { listSegments } from "../../service/wal.ts";
 import { PrequentialWindow } from "../../metrics/prequential.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { readCheckpoint } from "./state.ts";

@@ -6,7 +6,7 @@
  */
 import { resolveDataDir } from "../../data/data_dir.ts";
 import { loadNames } from "../../data/dataset.ts";
-import { writeFileAtomic } from "../../stream/checkpoint.ts";
+import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { Progress } from "../../progress/mod.ts";
 import type { Command } from "./args.ts";
 import { modelFileOf } from "./export.ts";

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { popModelBuilder } from "../../stream/publish_pop.ts";
-import type { ServiceOptions } from "../../stream/service.ts";
+import { popModelBuilder } from "../../service/publish_pop.ts";
+import type { ServiceOptions } from "../../service/service.ts";
 import { type Flags, type FlagSpec, intFlag, numberFlag } from "./args.ts";
 
 /** Flags of {@linkcode publishBuilder}. */

@@ -9,12 +9,12 @@
  * @module
  */
 import { loadFactory } from "../../models/registry.ts";
-import { LearningService, type ServiceOptions } from "../../stream/service.ts";
-import { LearnerThread } from "../../stream/learner_thread.ts";
-import type { ServiceHandle } from "../../stream/service_handle.ts";
+import { LearningService, type ServiceOptions } from "../../service/service.ts";
+import { LearnerThread } from "../../service/learner_thread.ts";
+import type { ServiceHandle } from "../../service/service_handle.ts";
 import type { EstimatorFactory } from "../../models/estimator.ts";
-import { createApp } from "../../stream/http_app.ts";
-import { showProgress } from "../../stream/live_progress.ts";
+import { createApp } from "../../service/http_app.ts";
+import { showProgress } from "../../service/live_progress.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
   type Command,
@@ -31,10 +31,10 @@ import {
   usageWithModelOptions,
 } from "./args.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
-import { installFaultFromEnv } from "../../stream/storage_faults.ts";
-import { DEFAULT_ID_WINDOW } from "../../stream/id_window.ts";
-import { redactRedisUrl } from "../../stream/redis_client.ts";
-import { TcpFront } from "../../stream/tcp_front.ts";
+import { installFaultFromEnv } from "../../service/storage_faults.ts";
+import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";
+import { redactRedisUrl } from "../../service/redis_client.ts";
+import { TcpFront } from "../../service/tcp_front.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
 
@@ -306,7 +306,7 @@ export const serveCommand: Command = {
           "drop --no-front to use them",
       );
     }
-    // With the front (src/stream/tcp_front.ts, the default), Deno.serve listens on a unix
+    // With the front (src/service/tcp_front.ts, the default), Deno.serve listens on a unix
     // socket in a private temporary directory and the front holds the public port, timing
     // request heads out and capping connections.
     let socketDir: string | undefined;

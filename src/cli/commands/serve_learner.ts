@@ -1,12 +1,12 @@
 /**
  * The learning thread of `tagstream serve` (a Worker module): opens the learning service from
  * the `serve` flags it is given and answers the serving thread (see
- * `src/stream/learner_thread.ts`).
+ * `src/service/learner_thread.ts`).
  *
  * @module
  */
-import { serveLearnerThread } from "../../stream/learner_thread.ts";
-import { LearningService } from "../../stream/service.ts";
+import { serveLearnerThread } from "../../service/learner_thread.ts";
+import { LearningService } from "../../service/service.ts";
 import { parseFlags } from "./args.ts";
 import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve.ts";
 

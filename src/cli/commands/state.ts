@@ -4,8 +4,8 @@
  * @module
  */
 import { loadFactory } from "../../models/registry.ts";
-import { decodeCheckpoint, readFileIfExists } from "../../stream/checkpoint.ts";
-import { type LearnerCheckpoint, StreamLearner } from "../../stream/learner.ts";
+import { decodeCheckpoint, readFileIfExists } from "../../service/checkpoint.ts";
+import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts";
 
 /**
  * The decoded checkpoint of a state directory. Throws a TypeError naming the path when there is

@@ -16,10 +16,10 @@
 import { loadXcFile, rowView } from "../../data/dataset.ts";
 import type { Example } from "../../data/types.ts";
 import { loadFactory } from "../../models/registry.ts";
-import { writeFileAtomic } from "../../stream/checkpoint.ts";
-import { showProgress } from "../../stream/live_progress.ts";
-import { type Reject, StreamLearner } from "../../stream/learner.ts";
-import { LearningService } from "../../stream/service.ts";
+import { writeFileAtomic } from "../../service/checkpoint.ts";
+import { showProgress } from "../../service/live_progress.ts";
+import { type Reject, StreamLearner } from "../../service/learner.ts";
+import { LearningService } from "../../service/service.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
   type Command,

@@ -1,0 +1,394 @@
+/**
+ * A Redis Stream consumed through a consumer group, one event per entry (field `event`, or
+ * `data`, holding one NDJSON event line). The learner is a single consumer whose name is stable
+ * across restarts: after a crash its pending entries (delivered, not acknowledged) are read
+ * again, and those a checkpoint already covers are acknowledged without being applied again.
+ *
+ * Two connections: one blocks in XREADGROUP, the other acknowledges and answers queries.
+ *
+ * Reconnect: when a connection drops (server restart, `CLIENT KILL`, network), the next
+ * {@linkcode RedisStreamSource.read} reconnects both (AUTH, TLS and the group again), waiting
+ * 100 ms, doubling up to 5 s between failed attempts. Entries delivered on the old connection but
+ * whose reply was lost are still pending for this consumer: after a reconnect the source re-reads
+ * its own pending entries and hands over those it has not handed over before (it remembers the
+ * ids handed over and not yet acknowledged), so nothing is lost or applied twice. Acknowledgements
+ * that failed are retried after the reconnect.
+ *
+ * Reclaim: entries pending with another consumer (one that died) for longer than `claimIdleMs`
+ * are taken over in one server-side script: XPENDING ... IDLE finds them (this consumer's own
+ * pending entries are never taken: they wait for a checkpoint), XCLAIM takes each, XADD appends a
+ * copy (field `claimed-from` holds the old id) and XACK retires the original. The copy is read
+ * like any new entry, so the checkpoint's single "last id" keeps covering exactly what was
+ * applied (a claimed entry keeping its old, smaller id would be acknowledged unapplied after a
+ * crash). Needs Redis ≥ 6.2 (XPENDING IDLE).
+ *
+ * @module
+ */
+import {
+  compareStreamIds,
+  RedisClient,
+  RedisConnectionError,
+  type StreamEntry,
+} from "./redis_client.ts";
+
+/**
+ * Settings of a Redis Stream source.
+ *
+ * @example
+ * ```ts
+ * import type { RedisSourceOptions } from "./redis_source.ts";
+ * const o: RedisSourceOptions = { url: "redis://127.0.0.1:6379", key: "tagstream:events" };
+ * console.log(o.key); // "tagstream:events"
+ * ```
+ */
+export interface RedisSourceOptions {
+  /** `redis://host:port[/db]`. */
+  url: string;
+  /** Stream key (default "tagstream:events"). */
+  key?: string;
+  /** Consumer group (default "tagstream"). */
+  group?: string;
+  /** Consumer name, stable across restarts (default "learner-1"). */
+  consumer?: string;
+  /** Entries per read (default 512). */
+  count?: number;
+  /** Longest wait of one blocking read, in milliseconds (default 100). */
+  blockMs?: number;
+  /** Stream receiving rejected entries with their reason (default `<key>:rejected`; "" for none). */
+  deadLetterKey?: string;
+  /** PEM file of a certificate authority to trust for `rediss://`. */
+  caFile?: string;
+  /**
+   * Take over entries pending with another consumer for at least this many milliseconds
+   * (default 60000; 0 disables reclaiming).
+   */
+  claimIdleMs?: number;
+}
+
+/** Server-side reclaim: KEYS[1] stream; ARGV group, self, min idle ms, count, start id. */
+const CLAIM_SCRIPT = `
+local p = redis.call('XPENDING', KEYS[1], ARGV[1], 'IDLE', ARGV[3], ARGV[5], '+', ARGV[4])
+local n = 0
+for _, e in ipairs(p) do
+  local id, owner = e[1], e[2]
+  if owner ~= ARGV[2] then
+    local c = redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], ARGV[3], id)
+    if #c > 0 and c[1][2] then
+      local args = {'XADD', KEYS[1], '*'}
+      for _, v in ipairs(c[1][2]) do args[#args + 1] = v end
+      args[#args + 1] = 'claimed-from'
+      args[#args + 1] = id
+      redis.call(unpack(args))
+      n = n + 1
+    end
+    redis.call('XACK', KEYS[1], ARGV[1], id)
+  end
+end
+local nextStart = '-'
+if #p == tonumber(ARGV[4]) then nextStart = '(' .. p[#p][1] end
+return {n, nextStart}
+`;
+
+/**
+ * The event line an entry carries (field `event`, else `data`), or undefined when it has none.
+ *
+ * @example
+ * ```ts
+ * import { entryLine } from "./redis_source.ts";
+ * console.log(entryLine({ id: "1-0", fields: { event: "{}" } })); // "{}"
+ * ```
+ */
+export function entryLine(e: StreamEntry): string | undefined {
+  return e.fields.event ?? e.fields.data;
+}
+
+/**
+ * A consumer-group reader of one stream.
+ *
+ * @example
+ * ```ts
+ * import { RedisStreamSource } from "./redis_source.ts";
+ * // Needs a running redis-server (see tests/service); shown here without connecting.
+ * console.log(typeof RedisStreamSource.connect); // "function"
+ * ```
+ */
+export class RedisStreamSource {
+  /** Stream key. */
+  readonly key: string;
+  /** Consumer group. */
+  readonly group: string;
+  /** This consumer's name. */
+  readonly consumer: string;
+  #reader: RedisClient;
+  #control: RedisClient;
+  readonly #o: RedisSourceOptions;
+  readonly #count: number;
+  readonly #blockMs: number;
+  readonly #deadLetter: string;
+  readonly #claimIdleMs: number;
+  readonly #claimEveryMs: number;
+  #claimAt = 0;
+  #claimStart = "-";
+  /** Ids handed over (by recover, read) and not acknowledged yet. */
+  readonly #handedOver = new Set<string>();
+  #ackRetry: string[] = [];
+  #resync = false;
+  #reconnecting: Promise<void> | undefined;
+  #retryAt = 0;
+  #backoffMs = 0;
+  #closed = false;
+  /** Entries acknowledged at recovery because the checkpoint already covered them. */
+  ackedOnRecovery = 0;
+  /** Successful reconnects. */
+  reconnects = 0;
+  /** Entries taken over from dead consumers (re-appended for reading). */
+  claimed = 0;
+
+  private constructor(
+    o: RedisSourceOptions,
+    reader: RedisClient,
+    control: RedisClient,
+  ) {
+    this.#o = o;
+    this.key = o.key ?? "tagstream:events";
+    this.group = o.group ?? "tagstream";
+    this.consumer = o.consumer ?? "learner-1";
+    this.#reader = reader;
+    this.#control = control;
+    this.#count = o.count ?? 512;
+    this.#blockMs = o.blockMs ?? 100;
+    this.#deadLetter = o.deadLetterKey ?? `${this.key}:rejected`;
+    this.#claimIdleMs = o.claimIdleMs ?? 60000;
+    this.#claimEveryMs = Math.min(5000, Math.max(20, this.#claimIdleMs / 2));
+  }
+
+  /**
+   * Connects (two connections) and creates the group, reading the stream from its beginning,
+   * when it does not exist yet.
+   */
+  static async connect(o: RedisSourceOptions): Promise<RedisStreamSource> {
+    const [reader, control] = await RedisStreamSource.#open(o);
+    const s = new RedisStreamSource(o, reader, control);
+    try {
+      await control.xgroupCreate(s.key, s.group, "0");
+    } catch (e) {
+      s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  static async #open(o: RedisSourceOptions): Promise<[RedisClient, RedisClient]> {
+    const extra = o.caFile !== undefined ? { caFile: o.caFile } : {};
+    const reader = await RedisClient.connect(o.url, extra);
+    try {
+      return [reader, await RedisClient.connect(o.url, extra)];
+    } catch (e) {
+      reader.close();
+      throw e;
+    }
+  }
+
+  /** Reconnects both connections once the backoff delay has passed (shared by callers). */
+  #reconnect(): Promise<void> {
+    this.#reconnecting ??= (async () => {
+      const wait = this.#retryAt - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (this.#closed) throw new RedisConnectionError("Redis source closed");
+      try {
+        const [reader, control] = await RedisStreamSource.#open(this.#o);
+        this.#reader.close();
+        this.#control.close();
+        this.#reader = reader;
+        this.#control = control;
+        if (this.#closed) {
+          reader.close();
+          control.close();
+          throw new RedisConnectionError("Redis source closed");
+        }
+        // A server that restarted without its data needs the group again.
+        await control.xgroupCreate(this.key, this.group, "0");
+        this.#backoffMs = 0;
+        this.#resync = true;
+        this.reconnects++;
+        const retry = this.#ackRetry.splice(0);
+        if (retry.length > 0) await this.#ackNow(retry);
+      } catch (e) {
+        this.#backoffMs = Math.min(5000, this.#backoffMs === 0 ? 100 : this.#backoffMs * 2);
+        this.#retryAt = Date.now() + this.#backoffMs;
+        throw e;
+      }
+    })().finally(() => this.#reconnecting = undefined);
+    return this.#reconnecting;
+  }
+
+  /** Whether a connection needs re-establishing (after a failure on it). */
+  get #broken(): boolean {
+    return !this.#closed && (this.#reader.closed || this.#control.closed);
+  }
+
+  /**
+   * This consumer's pending entries in id order, in chunks: entries with ids at or below
+   * `coveredId` (already in the checkpoint) are acknowledged and left out; the rest are yielded
+   * to be applied again.
+   */
+  async *recover(coveredId: string): AsyncGenerator<StreamEntry[]> {
+    let after = "0";
+    while (true) {
+      const entries = await this.#reader.xreadgroup(this.group, this.consumer, this.key, after, {
+        count: 1000,
+      });
+      if (entries.length === 0) return;
+      const covered: string[] = [];
+      const fresh: StreamEntry[] = [];
+      for (const e of entries) {
+        if (compareStreamIds(e.id, coveredId) <= 0) covered.push(e.id);
+        else fresh.push(e);
+      }
+      if (covered.length > 0) {
+        await this.#control.xack(this.key, this.group, covered);
+        this.ackedOnRecovery += covered.length;
+      }
+      for (const e of fresh) this.#handedOver.add(e.id);
+      if (fresh.length > 0) yield fresh;
+      after = entries[entries.length - 1].id;
+    }
+  }
+
+  /**
+   * New entries for this consumer (waits up to `blockMs` when there are none). After a dropped
+   * connection it reconnects (with backoff; a failed attempt rejects, the next call tries again)
+   * and first returns the entries delivered on the lost connection that never arrived. Every
+   * `claimIdleMs / 2` (at most 5 s) it first takes over entries stuck with dead consumers.
+   */
+  async read(): Promise<StreamEntry[]> {
+    if (this.#broken || this.#reconnecting !== undefined) await this.#reconnect();
+    try {
+      if (this.#resync) {
+        const lost = await this.#lostEntries();
+        this.#resync = false;
+        if (lost.length > 0) return lost;
+      }
+      if (this.#claimIdleMs > 0 && Date.now() >= this.#claimAt) {
+        this.#claimAt = Date.now() + this.#claimEveryMs;
+        await this.claimStale();
+      }
+      const entries = await this.#reader.xreadgroup(this.group, this.consumer, this.key, ">", {
+        count: this.#count,
+        blockMs: this.#blockMs,
+      });
+      for (const e of entries) this.#handedOver.add(e.id);
+      return entries;
+    } catch (e) {
+      if (e instanceof RedisConnectionError && !this.#closed) {
+        this.#retryAt = Date.now() + (this.#backoffMs || 100);
+      }
+      throw e;
+    }
+  }
+
+  /** This consumer's pending entries never handed over (their reply was lost with a connection). */
+  async #lostEntries(): Promise<StreamEntry[]> {
+    const out: StreamEntry[] = [];
+    let after = "0";
+    while (true) {
+      const entries = await this.#reader.xreadgroup(this.group, this.consumer, this.key, after, {
+        count: 1000,
+      });
+      if (entries.length === 0) break;
+      for (const e of entries) {
+        if (!this.#handedOver.has(e.id)) {
+          this.#handedOver.add(e.id);
+          out.push(e);
+        }
+      }
+      after = entries[entries.length - 1].id;
+    }
+    return out;
+  }
+
+  /**
+   * Takes over entries pending with other consumers for at least `claimIdleMs` (see the module
+   * notes): re-appends each to the stream and acknowledges the original. Returns how many.
+   * Called by {@linkcode read} periodically.
+   */
+  async claimStale(count = 100): Promise<number> {
+    if (this.#claimIdleMs <= 0) return 0;
+    let total = 0;
+    for (let round = 0; round < 100; round++) {
+      const r = await this.#control.command(
+        "EVAL",
+        CLAIM_SCRIPT,
+        1,
+        this.key,
+        this.group,
+        this.consumer,
+        this.#claimIdleMs,
+        count,
+        this.#claimStart,
+      );
+      const [n, next] = Array.isArray(r) ? r : [0, "-"];
+      total += Number(n);
+      this.#claimStart = String(next);
+      if (this.#claimStart === "-") break;
+    }
+    this.claimed += total;
+    return total;
+  }
+
+  async #ackNow(ids: readonly string[]): Promise<number> {
+    const n = await this.#control.xack(this.key, this.group, ids);
+    for (const id of ids) this.#handedOver.delete(id);
+    return n;
+  }
+
+  /**
+   * Acknowledges entries (after the checkpoint covering them is durable). When the connection
+   * is down the ids are kept and acknowledged after the reconnect (the promise still rejects).
+   */
+  async ack(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    try {
+      if (this.#broken) await this.#reconnect();
+      return await this.#ackNow(ids);
+    } catch (e) {
+      if (e instanceof RedisConnectionError && !this.#closed) this.#ackRetry.push(...ids);
+      throw e;
+    }
+  }
+
+  /** Copies rejected entries with their reasons to the dead-letter stream (capped ~10000). */
+  async deadLetter(
+    rejects: readonly { id: string; line: string; reason: string }[],
+  ): Promise<void> {
+    if (this.#deadLetter === "" || rejects.length === 0) return;
+    await Promise.all(rejects.map((r) =>
+      this.#control.command(
+        "XADD",
+        this.#deadLetter,
+        "MAXLEN",
+        "~",
+        10000,
+        "*",
+        "id",
+        r.id,
+        "event",
+        r.line,
+        "reason",
+        r.reason,
+      )
+    ));
+  }
+
+  /** Entries of the group delivered but not acknowledged. */
+  pending(): Promise<number> {
+    return this.#control.xpendingCount(this.key, this.group);
+  }
+
+  /** Closes both connections. */
+  close(): void {
+    this.#closed = true;
+    this.#reader.close();
+    this.#control.close();
+  }
+}

@@ -1,0 +1,165 @@
+import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
+import { LearningService } from "../../src/service/service.ts";
+import type { StreamLearner } from "../../src/service/learner.ts";
+import { DELTA_DIR } from "../../src/service/checkpoint_chain.ts";
+import { mulberry32 } from "../mulberry32.ts";
+import {
+  assert,
+  assertEquals,
+  assertThrowsMsg,
+  eventLine,
+  serviceOptions,
+  withTempDir,
+} from "./helpers.ts";
+
+/** `n` events from `start` on: 12 of 600 features, 2 of 300 labels (ids `c<i>`), seeded by i. */
+function events(n: number, start = 0): string {
+  const out: string[] = [];
+  for (let i = start; i < start + n; i++) {
+    const r = mulberry32(i + 1), f: Record<string, number> = {};
+    for (let t = 0; t < 12; t++) f[String(Math.floor(r() ** 2 * 600))] = 1 + t;
+    const labels = [`l${Math.floor(r() ** 2 * 300)}`, `l${Math.floor(r() * 300)}`];
+    out.push(eventLine(`c${i}`, f, [...new Set(labels)]));
+  }
+  return out.join("\n");
+}
+
+const options = (dir: string, extra = {}) =>
+  serviceOptions(dir, {
+    factory: ova,
+    modelOptions: { seed: 1, replay: 16 },
+    checkpointEvery: 1 << 30,
+    ...extra,
+  });
+
+/** Asserts that two learners hold the same state (model, vocabularies, counts, window, ids). */
+function assertSameLearner(a: StreamLearner, b: StreamLearner, where: string): void {
+  const x = a.toCheckpoint(), y = b.toCheckpoint();
+  for (const name of Object.keys(x.state.tensors)) {
+    const u = x.state.tensors[name], v = y.state.tensors[name];
+    assert(
+      v !== undefined && u.length === v.length &&
+        u.every((e: number, i: number) => Object.is(e, v[i])),
+      `${where}: model tensor ${name} differs`,
+    );
+  }
+  assertEquals(y.state.scalars, x.state.scalars, `${where}: model scalars`);
+  assertEquals(y.features.names, x.features.names, `${where}: features`);
+  assertEquals(y.labels.names, x.labels.names, `${where}: labels`);
+  assertEquals([...y.labelCounts], [...x.labelCounts], `${where}: label counts`);
+  assertEquals([...y.ids!.hashes], [...x.ids!.hashes], `${where}: deduplication window`);
+  assertEquals(
+    [y.applied, y.learned, y.duplicates, y.idDigest, y.pending.length, y.window],
+    [x.applied, x.learned, x.duplicates, x.idDigest, x.pending.length, x.window],
+    `${where}: counters`,
+  );
+}
+
+async function deltaFiles(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const e of Deno.readDir(`${dir}/${DELTA_DIR}`)) names.push(e.name);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return names.sort();
+}
+
+Deno.test("incremental checkpoints: a base and its deltas restore the learner exactly, and each delta costs the changes", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(options(dir));
+    await s.ingestBody(events(1500), "http");
+    await s.checkpoint();
+    const base = (await Deno.stat(`${dir}/checkpoint.msgpack`)).size;
+    for (let k = 0; k < 6; k++) {
+      await s.ingestBody(events(5, 1500 + 5 * k), "http");
+      await s.checkpoint();
+    }
+    const files = await deltaFiles(dir);
+    assertEquals(files.length, 6, `delta files: ${files.join(", ")}`);
+    const m = (await s.metrics()).checkpoint as {
+      written: number;
+      deltas: number;
+      last: { delta: boolean; bytes: number };
+    };
+    assertEquals([m.written, m.deltas, m.last.delta], [7, 6, true]);
+    for (const f of files) {
+      const size = (await Deno.stat(`${dir}/${DELTA_DIR}/${f}`)).size;
+      assert(size * 5 < base, `delta ${f}: ${size} B against a ${base} B base`);
+    }
+    // "crash": a new process opens the directory (the base and the six deltas, no log to replay)
+    const b = await LearningService.open(options(dir));
+    assertEquals([b.learner.applied, b.walReplayed], [1530, 0]);
+    assertSameLearner(s.learner, b.learner, "restored");
+    // both learn on alike (AdaGrad sums, sampling window, replay reservoir, generators)
+    await s.ingestBody(events(200, 1530), "http");
+    await b.ingestBody(events(200, 1530), "http");
+    assertSameLearner(s.learner, b.learner, "after learning on");
+    // an id the deltas carried is still a duplicate
+    const again = await b.ingestBody(events(1, 1525), "http");
+    assertEquals(again.duplicates, 1);
+    await s.stop();
+    await b.stop();
+  });
+});
+
+Deno.test("incremental checkpoints: deltas adding up to the base bring a new base and clear the old chain", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(options(dir));
+    await s.ingestBody(events(300), "http");
+    await s.checkpoint();
+    (s.learner.estimator as OvaEstimator).stateDeltaMaxFraction = 1;
+    const seen = new Set<string>();
+    let bases = 1;
+    for (let k = 0; k < 40 && bases < 3; k++) {
+      await s.ingestBody(events(60, 300 + 60 * k), "http");
+      await s.checkpoint();
+      const m = (await s.metrics()).checkpoint as { last: { delta: boolean } };
+      const files = await deltaFiles(dir);
+      if (!m.last.delta) {
+        bases++;
+        assertEquals(files, [], "a new base removes the old chain's deltas");
+      }
+      for (const f of files) seen.add(f.split("-")[1]);
+    }
+    assertEquals(bases, 3, "deltas past the base's size started new bases");
+    assert(seen.size >= 2, `chains seen: ${[...seen]}`);
+    const b = await LearningService.open(options(dir));
+    assertSameLearner(s.learner, b.learner, "restored");
+    await s.stop();
+    await b.stop();
+  });
+});
+
+Deno.test("incremental checkpoints: a damaged delta refuses the start; --repair resumes from the one before it", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(options(dir));
+    await s.ingestBody(events(1000), "http");
+    await s.checkpoint();
+    for (let k = 0; k < 3; k++) {
+      await s.ingestBody(events(5, 1000 + 5 * k), "http");
+      await s.checkpoint();
+    }
+    await s.ingestBody(events(5, 1015), "http"); // only in the write-ahead log
+    const files = await deltaFiles(dir);
+    assertEquals(files.length, 3);
+    const second = `${dir}/${DELTA_DIR}/${files[1]}`;
+    const bytes = await Deno.readFile(second);
+    bytes[bytes.length >> 1] ^= 0xff;
+    await Deno.writeFile(second, bytes);
+    await assertThrowsMsg(
+      () => LearningService.open(options(dir)),
+      SyntaxError,
+      `Cannot apply checkpoint delta ${second}`,
+    );
+    assertEquals(await deltaFiles(dir), files, "nothing moved without --repair");
+    const r = await LearningService.open(options(dir, { repair: true }));
+    const report = r.repairReport!;
+    assertEquals(report.checkpointDeltas!.movedTo.length, 2, "the damaged delta and the one after");
+    // the base, the first delta (1005 events) and the log's last 5; the 10 between are lost
+    assertEquals(r.learner.applied, 1010);
+    assert(report.eventsLost > 0, "the released log records are reported lost");
+    await r.stop();
+    await s.stop();
+  });
+});
