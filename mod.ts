@@ -142,6 +142,7 @@ export type {
   StreamLearner,
   StreamPosition,
 } from "./src/service/learner.ts";
+export type { LearnerDelta } from "./src/service/learner_types.ts";
 export type { RedisSourceOptions } from "./src/service/redis_source.ts";
 export {
   type EventLimits,

@@ -5,10 +5,8 @@
  *
  * @module
  */
-import type { ModelState } from "../models/estimator.ts";
-import type { PrequentialState } from "../metrics/prequential.ts";
 import type { IdWindowState } from "./id_window.ts";
-import type { LearnerCheckpoint, StreamPosition } from "./learner.ts";
+import type { LearnerCheckpoint, LearnerDelta } from "./learner_types.ts";
 
 /**
  * The `format` field of a {@linkcode CheckpointDelta}.
@@ -33,48 +31,20 @@ export const CHECKPOINT_DELTA_FORMAT = "tagstream-checkpoint-delta";
  * console.log(typeof follows); // "function"
  * ```
  */
-export interface CheckpointDelta {
+export interface CheckpointDelta extends LearnerDelta {
   /** Always {@linkcode CHECKPOINT_DELTA_FORMAT}. */
   format: string;
-  /** The model's kind. */
-  kind: string;
   /** The chain (the `chain` of its base checkpoint). */
   chain: string;
-  /** The chain sequence number it applies to. */
-  base: number;
-  /** The chain sequence number after it. */
-  seq: number;
-  /** The model's `toStateDelta()`. */
-  state: ModelState;
-  /** Feature names added since the vocabulary size `from`. */
-  features: { from: number; names: string[] };
-  /** Label names added since the vocabulary size `from`. */
-  labels: { from: number; names: string[] };
-  /** The labels whose count changed (increasing), and their counts now. */
-  labelCounts: { labels: Int32Array; counts: Float64Array };
   /** Events applied but not yet learned (whole). */
   pending: LearnerCheckpoint["pending"];
-  /** Events applied. */
-  applied: number;
-  /** Events learned. */
-  learned: number;
-  /** Lines rejected. */
-  rejected: number;
   /** Events not applied because their id was in the deduplication window. */
   duplicates: number;
-  /** Digest of the applied events' ids. */
-  idDigest: [number, number];
   /**
    * The deduplication window: the hashes of the ids it gained (oldest first), or, when it
    * gained more than it holds, the whole window.
    */
   ids: { hashes?: Uint32Array; window?: IdWindowState };
-  /** The prequential window. */
-  window: PrequentialState;
-  /** Position in the sources, covering every applied event. */
-  position: StreamPosition;
-  /** Version of the last published model file. */
-  modelVersion: number;
   /** When it was taken (ISO 8601). */
   savedAt: string;
 }

@@ -187,22 +187,37 @@ export const DELTA_FORMAT = "tagstream-replica-delta";
  * console.log(typeof newLabels); // "function"
  * ```
  */
-export interface ReplicaDelta {
+export interface ReplicaDelta extends LearnerDelta {
   /** Always `tagstream-replica-delta`. */
   format: string;
+}
+
+/**
+ * What a learner delta — a {@linkcode ReplicaDelta} or an incremental checkpoint
+ * (`CheckpointDelta`, ./checkpoint_delta.ts) — holds: the model's delta, the names the
+ * vocabularies gained, the label counts that changed, and the small parts as they are now.
+ *
+ * @example
+ * ```ts
+ * import type { LearnerDelta } from "./learner_types.ts";
+ * const follows = (d: LearnerDelta) => `${d.base} -> ${d.seq}`;
+ * console.log(typeof follows); // "function"
+ * ```
+ */
+export interface LearnerDelta {
   /** The model's kind. */
   kind: string;
-  /** The replica sequence number it applies to. */
+  /** The sequence number it applies to. */
   base: number;
-  /** The replica's sequence number after it. */
+  /** The sequence number after it. */
   seq: number;
-  /** The model's `toReplicaDelta()`. */
+  /** The model's delta (`toReplicaDelta()` or `toStateDelta()`). */
   state: ModelState;
-  /** Feature names added since the replica's vocabulary size `from`. */
+  /** Feature names added since the vocabulary size `from`. */
   features: { from: number; names: string[] };
-  /** Label names added since the replica's vocabulary size `from`. */
+  /** Label names added since the vocabulary size `from`. */
   labels: { from: number; names: string[] };
-  /** The labels whose count changed, and their counts now. */
+  /** The labels whose count changed (increasing), and their counts now. */
   labelCounts: { labels: Int32Array; counts: Float64Array };
   /** Events applied. */
   applied: number;

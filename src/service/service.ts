@@ -48,16 +48,7 @@ import type {
   ServiceOptions,
   StorageStatus,
 } from "./service_types.ts";
-export type {
-  BuiltModel,
-  IngestResult,
-  ModelBuilder,
-  PublishContext,
-  PublishedModel,
-  RepairReport,
-  ServiceOptions,
-  StorageStatus,
-};
+export type * from "./service_types.ts";
 
 const MAX_REPORTED_REJECTS = 100;
 /**
