@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { pushTop } from "../../../sdk/internal.ts";
 import { dequantize } from "../../format/quantize.ts";
 import type { ModelFileContent } from "../../format/types.ts";
 import { SmallRng } from "../../random/mod.ts";
@@ -101,20 +102,6 @@ function normalize(v: Float64Array, o: number, r: number) {
   for (let a = 0; a < r; a++) ss += v[o + a] * v[o + a];
   const inv = ss > 0 ? 1 / Math.sqrt(ss) : 0;
   for (let a = 0; a < r; a++) v[o + a] *= inv;
-}
-
-/** Inserts (i, s) into the `cap` best of ids/top (decreasing s, ties: smaller i); new size. */
-function push(ids: Int32Array, top: Float64Array, size: number, cap: number, i: number, s: number) {
-  if (size === cap && !(s > top[cap - 1] || s === top[cap - 1] && i < ids[cap - 1])) return size;
-  let pos = size < cap ? size++ : cap - 1;
-  while (pos > 0 && (s > top[pos - 1] || s === top[pos - 1] && i < ids[pos - 1])) {
-    top[pos] = top[pos - 1];
-    ids[pos] = ids[pos - 1];
-    pos--;
-  }
-  top[pos] = s;
-  ids[pos] = i;
-  return size;
 }
 
 /**
@@ -281,7 +268,7 @@ function calibrate(
       // the exact neighbours and their top-5 labels
       let size = 0;
       for (let p = p0; p < p0 + n; p++) {
-        if (p !== q) size = push(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
+        if (p !== q) size = pushTop(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
       }
       const want = new Set(vote(ids, sim, size, weighted, labelPtr, labels, acc));
       // the lists by z · centroid, then the neighbours among the first 1, 2, … lists
@@ -289,14 +276,14 @@ function calibrate(
       for (let s = 0; s < nl; s++) {
         let d = 0;
         for (let a = 0; a < r; a++) d += pts[qo + a] * ix.cen[(s0 + s) * r + a];
-        nls = push(lids, ls, nls, nl, s0 + s, d);
+        nls = pushTop(lids, ls, nls, nl, s0 + s, d);
       }
       size = 0;
       for (let i = 0; i < nl; i++) {
         const s = lids[i];
         for (let e = ix.knnPtr[s]; e < ix.knnPtr[s + 1]; e++) {
           const p = ix.order[e];
-          if (p !== q) size = push(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
+          if (p !== q) size = pushTop(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
         }
         let hit = 0;
         for (const l of vote(ids, sim, size, weighted, labelPtr, labels, acc)) hit += +want.has(l);
