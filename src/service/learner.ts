@@ -5,6 +5,12 @@
  * The whole learner (model state, vocabularies, queued events, counts, window, stream position)
  * goes into one checkpoint object, so a restore continues exactly where the checkpoint was taken.
  *
+ * Why one file of more than 500 lines: `StreamLearner` is one class whose checkpoint, replica and
+ * incremental-checkpoint methods all read its private state (model, vocabularies, queued events,
+ * counts, id window); its types (learner_types.ts), the delta checks (learner_checks.ts), the
+ * checkpoint delta (checkpoint_delta.ts) and the dirty-label sets (dirty_labels.ts) stand
+ * alone.
+ *
  * @module
  */
 import type { Batch, Example, SparseVector } from "../data/types.ts";

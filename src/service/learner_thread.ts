@@ -53,6 +53,9 @@
  * with the 10⁶-name vocabularies 132 ms to take, 132 ms to clone and 1.7 s to rebuild), a delta
  * per 100 ms of learning (512 rows) 2.1-2.3 MB, 15-17 ms to take and 21-23 ms to apply.
  *
+ * Why one file of more than 500 lines: both ends of one message protocol (the worker's loop
+ * and the serving thread's replica) live together so that the protocol is read in one place.
+ *
  * @module
  */
 import type { EstimatorFactory } from "../models/estimator.ts";

@@ -22,6 +22,11 @@
  *
  * State directory: `checkpoint.msgpack`, `model.tsm` (the last published model), `wal/`.
  *
+ * Why one file of more than 500 lines: `LearningService` is one class whose ingest loops,
+ * checkpoints, publishing and metrics share its private state and its one ordering queue
+ * (`#enqueue`); its types (service_types.ts), the state directory's opening (open_state.ts),
+ * the checkpoint files (checkpoint_chain.ts), the HTTP routes (http/) stand alone.
+ *
  * @module
  */
 import type { Example } from "../data/types.ts";

@@ -23,6 +23,13 @@
  * `replayRatio`) re-learns rows from a bounded, seeded reservoir of earlier rows
  * (../../data/reservoir.ts).
  *
+ * Why one file of more than 500 lines: it is one class, and every method — learning, exact
+ * top-k, the model file, the replica and checkpoint deltas — reads the same private state
+ * (weights, biases, AdaGrad sums, counts, change logs) that a split would have to expose. What
+ * stands alone lives beside it: the weight blocks (inverted_weights.ts), the bias heap
+ * (bias_heap.ts), the change logs (change_log.ts), the delta checks (delta_check.ts), the
+ * settings (config.ts).
+ *
  * @module
  */
 import type { Batch, SparseVector } from "../../data/types.ts";
