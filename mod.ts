@@ -133,6 +133,7 @@ export type { WalLoss } from "./src/service/wal.ts";
 export type { CheckpointDelta } from "./src/service/checkpoint_delta.ts";
 export type { ServiceHandle } from "./src/service/service_handle.ts";
 export { LearnerThread, type LearnerThreadOptions } from "./src/service/learner_thread.ts";
+export type { ReplicaIndexOptions } from "./src/service/replica_index.ts";
 export type {
   IngestLineResult,
   LearnerCheckpoint,

@@ -25,6 +25,7 @@
 export { crc32 } from "./crc32.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { murmur3 } from "./features.ts";
+export { mipsIndex, type MipsSearch } from "./kinds/mips_index.ts";
 export { checkFrame, FORMAT_VERSION, MAGIC, TENSOR_ARRAYS } from "./frame.ts";
 export {
   checkFeatureSpace,

@@ -450,3 +450,64 @@ export function withLabelIndex(
   }
   return { ...content, params, tensors };
 }
+
+/**
+ * The label index of `content` (a `linear-lowrank` or `random-features` content over the same
+ * labels as `previous`) that keeps `previous`'s partition (the labels' leaves and groups and the
+ * probe counts) with the means and spreads recomputed from the content's current rows and bias:
+ * O(L·r), against the clustering and calibration of {@linkcode withLabelIndex}. For a model that
+ * moved a little since `previous` was built: every score stays exact (the search scores the
+ * current rows), only the recall may drift as the partition ages. `previous` holds the index
+ * tensors (`mipsOrder`, `mipsPtr`, optionally `mipsGroupPtr`) and params (`mipsProbes`,
+ * optionally `mipsGroupProbes`), e.g. an earlier `withLabelIndex` result. Returns the content
+ * unchanged when `previous` has no index or indexes another number of labels.
+ *
+ * @example
+ * ```ts
+ * import { refreshLabelIndex, withLabelIndex } from "./mips_index.ts";
+ * const L = 40, H = Float32Array.from({ length: L * 2 }, (_, i) => Math.sin(i));
+ * const content = (H: Float32Array) => ({
+ *   kind: "linear-lowrank" as const, numFeatures: 1, numLabels: L, params: { rank: 2 },
+ *   tensors: { H: { dtype: "f32" as const, shape: [L, 2], data: H } },
+ * });
+ * const a = withLabelIndex(content(H), "H", { minLabels: 0, clusters: 4 });
+ * const b = refreshLabelIndex(content(H.map((v) => 2 * v)), "H", a);
+ * console.log(b.tensors.mipsOrder === a.tensors.mipsOrder, b.tensors.mipsCentroids.data[0] === 2 * a.tensors.mipsCentroids.data[0]); // true true
+ * ```
+ */
+export function refreshLabelIndex(
+  content: ModelFileContent,
+  rows: string,
+  previous: Pick<ModelFileContent, "params" | "tensors">,
+): ModelFileContent {
+  const L = content.numLabels, M = content.tensors[rows], b = content.tensors.bias;
+  const p = previous.tensors;
+  if (!M || M.dtype !== "f32" || (b && b.dtype !== "f32") || !p.mipsPtr || !p.mipsOrder) {
+    return content;
+  }
+  if (p.mipsOrder.data.length !== L) return content;
+  const r = M.shape[1], w = r + 1;
+  const v = augmented(M.data as Float32Array, b?.data as Float32Array | undefined, L, r);
+  const order = p.mipsOrder.data as Int32Array, ptr = p.mipsPtr.data as Int32Array;
+  const leaves = summarize(v, w, order, ptr, LEAF_ALPHA), nC = ptr.length - 1;
+  const tensors: Record<string, Tensor> = {
+    ...content.tensors,
+    mipsCentroids: { dtype: "f32", shape: [nC, w], data: leaves.centroids },
+    mipsSpread: { dtype: "f32", shape: [nC], data: leaves.spread },
+    mipsOrder: p.mipsOrder,
+    mipsPtr: p.mipsPtr,
+  };
+  const params: ModelFileContent["params"] = {
+    ...content.params,
+    mipsProbes: previous.params.mipsProbes,
+  };
+  if (p.mipsGroupPtr) {
+    const gptr = p.mipsGroupPtr.data as Int32Array, nG = gptr.length - 1;
+    const groups = summarize(v, w, order, Int32Array.from(gptr, (c) => ptr[c]), GROUP_ALPHA);
+    tensors.mipsGroupCentroids = { dtype: "f32", shape: [nG, w], data: groups.centroids };
+    tensors.mipsGroupSpread = { dtype: "f32", shape: [nG], data: groups.spread };
+    tensors.mipsGroupPtr = p.mipsGroupPtr;
+    params.mipsGroupProbes = previous.params.mipsGroupProbes;
+  }
+  return { ...content, params, tensors };
+}

@@ -53,6 +53,14 @@
  * with the 10⁶-name vocabularies 132 ms to take, 132 ms to clone and 1.7 s to rebuild), a delta
  * per 100 ms of learning (512 rows) 2.1-2.3 MB, 15-17 ms to take and 21-23 ms to apply.
  *
+ * Label index (issue 15; opt-in, `labelIndex.enabled`, `serve --label-index`, as a full build
+ * holds this thread up): a replica of a model that can hold the model file's label index (LEML,
+ * CoEmbed) with at least 4096 labels is indexed on this thread after each rebuild or delta
+ * (./replica_index.ts: a full build at most once per max(1 s, 10 × its cost), the replicas in
+ * between refreshing its partition in O(L·r)), so `/predict` answers from it with exact scores;
+ * `/metrics` → `learnerThread.labelIndex` says whether the replica is indexed and what the
+ * builds cost.
+ *
  * Why one file of more than 500 lines: both ends of one message protocol (the worker's loop
  * and the serving thread's replica) live together so that the protocol is read in one place.
  *
@@ -63,6 +71,7 @@ import { type LearnerCheckpoint, type ReplicaDelta, StreamLearner } from "./lear
 import type { IngestResult, LearningService, PublishedModel } from "./service.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
+import { ReplicaIndexer, type ReplicaIndexOptions } from "./replica_index.ts";
 
 /** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
 interface WorkerScope {
@@ -161,6 +170,8 @@ export interface LearnerThreadOptions {
    * exits with status 1, so that a supervisor restarts it from the durable state.
    */
   onFailure?: (message: string) => void;
+  /** The replica's label index (see ./replica_index.ts; default: from 4096 labels). */
+  labelIndex?: ReplicaIndexOptions;
 }
 
 /**
@@ -216,12 +227,33 @@ export class LearnerThread implements ServiceHandle {
   /** Deltas dropped while waiting for a full snapshot after a failed one. */
   deltasSkipped = 0;
   #awaitingFull = false;
+  readonly #indexer: ReplicaIndexer;
+  #indexTimer: ReturnType<typeof setTimeout> | undefined;
 
-  private constructor(worker: Worker, factory: EstimatorFactory, first: Snapshot) {
+  private constructor(
+    worker: Worker,
+    factory: EstimatorFactory,
+    first: Snapshot,
+    index: ReplicaIndexOptions = {},
+  ) {
     this.#worker = worker;
     this.#factory = factory;
     this.#predictor = StreamLearner.fromCheckpoint(factory, first.ck, { adopt: true });
     this.#applied = first.ck.applied;
+    this.#indexer = new ReplicaIndexer(index);
+    this.#indexReplica();
+  }
+
+  /** Indexes the replica (./replica_index.ts), or comes back when a full build is due. */
+  #indexReplica(): void {
+    if (this.#failed !== undefined) return;
+    const wait = this.#indexer.update(this.#predictor.estimator);
+    if (wait > 0 && this.#indexTimer === undefined) {
+      this.#indexTimer = setTimeout(() => {
+        this.#indexTimer = undefined;
+        this.#indexReplica();
+      }, wait);
+    }
   }
 
   /**
@@ -254,7 +286,7 @@ export class LearnerThread implements ServiceHandle {
           worker.terminate();
           reject(rebuildError(m.error));
         } else if ("event" in m && m.event === "ready" && first !== undefined) {
-          thread = new LearnerThread(worker, options.factory, first);
+          thread = new LearnerThread(worker, options.factory, first, options.labelIndex);
           thread.#published = published;
           resolve(thread);
         }
@@ -297,6 +329,7 @@ export class LearnerThread implements ServiceHandle {
       this.deltas++;
       this.#applied = Math.max(this.#applied, m.d.applied);
       if (m.stopping) this.#stopping = true;
+      this.#indexReplica(); // a model that learned from the delta dropped its index
     } else if (m.event === "snapshot") {
       const t0 = performance.now();
       try {
@@ -314,12 +347,15 @@ export class LearnerThread implements ServiceHandle {
       this.replicas++;
       this.#applied = Math.max(this.#applied, m.ck.applied);
       if (m.stopping) this.#stopping = true;
+      this.#indexReplica();
     } else if (m.event === "published") {
       this.#published = m.model;
     }
   }
 
   #fail(message: string): void {
+    clearTimeout(this.#indexTimer);
+    this.#indexTimer = undefined;
     this.#failed = message;
     this.#stopping = true;
     for (const c of this.#calls.values()) c.reject(new Error(message));
@@ -389,6 +425,7 @@ export class LearnerThread implements ServiceHandle {
       deltaCostMs: Math.round(this.deltaCostMs * 1000) / 1000,
       deltaApplyMs: Math.round(this.deltaApplyMs * 1000) / 1000,
       resyncs: this.resyncs,
+      labelIndex: this.#indexer.metrics(this.#predictor.estimator),
     };
     return m;
   }

@@ -199,10 +199,38 @@ export class RandomFeaturesPredictor {
     values: ArrayLike<number>,
     out: Float32Array = new Float32Array(this.t.numLabels),
   ): Float32Array {
-    const t = this.t, D = t.numFeatures, L = t.numLabels, kS = t.rankS;
+    const t = this.t, L = t.numLabels, kS = t.rankS;
     if (out.length < L) {
       throw new RangeError(`CoEmbed predictScores: out has ${out.length} entries, need ${L}`);
     }
+    const tv = this.query(indices, values), P = t.P;
+    for (let j = 0; j < L; j++) {
+      let z = t.bias[j];
+      const base = j * kS;
+      for (let s = 0; s < kS; s++) z += tv[s] * P[base + s];
+      out[j] = z;
+    }
+    return out;
+  }
+
+  /**
+   * The query of the label rows for a sparse row: t = f(x̃) Q (length rankS; a scratch vector
+   * the next call overwrites), so that score_l = bias_l + t·P_l, summed serially from the bias
+   * in float64 and rounded to float32 ({@linkcode RandomFeaturesPredictor.scores}).
+   *
+   * @example
+   * ```ts
+   * import { RandomFeaturesPredictor } from "./predictor.ts";
+   * const p = new RandomFeaturesPredictor({
+   *   variant: "L", numFeatures: 2, numLabels: 2, rankS: 1, rankX: 1, numRff: 0, lambdaX: 0.1,
+   *   absent: "zero", input: "raw", Q: Float32Array.of(3, 0), P: Float32Array.of(1, -1),
+   *   bias: Float32Array.of(0, 0), V: Float32Array.of(1, 1),
+   * });
+   * console.log(p.query(Int32Array.of(0), Float32Array.of(2))); // Float64Array(1) [ 6 ]
+   * ```
+   */
+  query(indices: ArrayLike<number>, values: ArrayLike<number>): Float64Array {
+    const t = this.t, D = t.numFeatures, kS = t.rankS;
     this.complete(indices, values);
     const xt = this.xt;
     let h: Float64Array;
@@ -220,7 +248,7 @@ export class RandomFeaturesPredictor {
     } else {
       h = xt;
     }
-    const tv = this.tv, Q = t.Q, P = t.P;
+    const tv = this.tv, Q = t.Q;
     tv.fill(0);
     for (let f = 0; f < h.length; f++) {
       const hf = h[f];
@@ -228,13 +256,7 @@ export class RandomFeaturesPredictor {
       const base = f * kS;
       for (let s = 0; s < kS; s++) tv[s] += hf * Q[base + s];
     }
-    for (let j = 0; j < L; j++) {
-      let z = t.bias[j];
-      const base = j * kS;
-      for (let s = 0; s < kS; s++) z += tv[s] * P[base + s];
-      out[j] = z;
-    }
-    return out;
+    return tv;
   }
 }
 

@@ -4,6 +4,8 @@
  * taken from and cannot learn. The service's learner thread sends these to the serving thread:
  * rebuilding a full learner there regenerated the random Fourier directions from their seed
  * (37-48 ms for bibtex at 700 directions), a replica adopts them (well under a millisecond).
+ * A replica can hold the model file's label index over P and bias (issue 15,
+ * {@linkcode CoEmbedReplica.indexLabels}): it never learns, so the index stays valid.
  *
  * @module
  */
@@ -14,6 +16,7 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
 import { predictorFileContent } from "./learner.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
+import { LabelIndex, type LabelIndexBuildOptions, type TopKQueryOptions } from "../label_index.ts";
 
 /** Marks a CoEmbed state as a replica's (`scalars.replica`). */
 const REPLICA = 1;
@@ -105,6 +108,7 @@ export class CoEmbedReplica extends PredictionReplica {
   readonly kind = "coembed";
   readonly #predictor: RandomFeaturesPredictor;
   readonly #gamma: number;
+  #index: LabelIndex | undefined;
 
   private constructor(t: PredictorTensors, gamma: number) {
     super();
@@ -179,9 +183,52 @@ export class CoEmbedReplica extends PredictionReplica {
     return this.#predictor.scores(x.indices, x.values, out);
   }
 
-  /** The k best labels. */
-  predictTopK(x: SparseVector, k: number): TopK {
+  /**
+   * The k best labels: from the label index when the replica holds one (unless `exact`), else
+   * by scoring every label. The index's answer is the SDK's for the exported file's index: its
+   * scores are the predictor's own (the same serial sums from the bias, rounded to float32).
+   */
+  predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
+    const index = options.exact ? undefined : this.#index;
+    if (index !== undefined && Number.isInteger(k) && k >= 0) {
+      const top = index.search(this.#predictor.query(x.indices, x.values), k, options.probes);
+      if (top !== undefined) return top;
+    }
     return topKDense(this.predictScores(x), k);
+  }
+
+  /**
+   * Builds the label index of the `random-features` file (`withLabelIndex` over P and bias,
+   * the model file's defaults: none below `options.minLabels`, 4096 unless given; then
+   * undefined) and answers {@linkcode CoEmbedReplica.predictTopK} from it.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedEstimator } from "./estimator.ts";
+   * import { CoEmbedReplica } from "./replica.ts";
+   * const m = CoEmbedEstimator.create({ variant: "L", seed: 1 }, 3, 40);
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [1]);
+   * const r = CoEmbedReplica.fromState(m.toReplicaState(), true);
+   * console.log(r.indexLabels(), r.indexLabels({ minLabels: 0 })?.numLabels); // undefined 40
+   * ```
+   */
+  indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
+    const t = this.#predictor.t;
+    this.#index = LabelIndex.build(
+      "random-features",
+      "P",
+      t.P,
+      t.bias,
+      t.numLabels,
+      t.rankS,
+      options,
+    );
+    return this.#index;
+  }
+
+  /** The label index built by {@linkcode CoEmbedReplica.indexLabels}, if any. */
+  get labelIndex(): LabelIndex | undefined {
+    return this.#index;
   }
 
   /** The `random-features` model file (the same file as the learner's). */

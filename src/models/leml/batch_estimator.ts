@@ -104,6 +104,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   }
 
   #grow(D: number, L: number): void {
+    this.markLearned(); // the label index no longer describes the model
     this.w.resize(D);
     if (L > this.h.rows) {
       const from = this.h.rows, k = this.rank;
@@ -253,6 +254,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   }
 
   #refit(): void {
+    this.markLearned();
     const s = this.#data, D = this.numFeatures, L = this.numLabels;
     const x: CsrMatrix = {
       numRows: s.rows,

@@ -1,8 +1,9 @@
 /**
  * The LEML scorer shared by the streaming and batch estimators: Z = W·Hᵀ plus a per-label bias,
  * scores shifted by a decision threshold, optional unit-L2 input rows, growable factor storage,
- * top-k prediction in O(nnz(x)·k + L·k) with preallocated scratch, and export as a
- * `linear-lowrank` model file.
+ * top-k prediction in O(nnz(x)·k + L·k) with preallocated scratch, an optional label index (the
+ * model file's, issue 15: {@linkcode LowRankScorer.indexLabels}) that answers top-k without
+ * scoring every label, and export as a `linear-lowrank` model file.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 import { withLabelIndex } from "../../linalg/mips_index.ts";
+import { LabelIndex, type LabelIndexBuildOptions, type TopKQueryOptions } from "../label_index.ts";
 
 /**
  * A row-major matrix of float32 rows with amortised O(1) row growth.
@@ -147,6 +149,16 @@ export class LowRankScorer {
   readonly l2Normalize: boolean;
   #u: Float64Array;
   #scores: Float32Array;
+  /** Learning steps so far (see {@linkcode LowRankScorer.markLearned}). */
+  #learnCount = 0;
+  /** The label index and what it was built on (the learn count, H, bias, threshold). */
+  #index: LabelIndex | undefined;
+  #indexAt: { count: number; h: Float32Array; bias: Float32Array; threshold: number } = {
+    count: -1,
+    h: new Float32Array(0),
+    bias: new Float32Array(0),
+    threshold: 0,
+  };
 
   /**
    * @param rank rank r; @param numFeatures D; @param numLabels L; @param threshold see above;
@@ -219,14 +231,132 @@ export class LowRankScorer {
    * console.log(Array.from(t.labels).join()); // "1,2"
    * ```
    */
-  predictTopK(x: SparseVector, k: number): TopK {
-    const L = this.numLabels;
+  predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
+    const L = this.numLabels, index = options.exact ? undefined : this.labelIndex;
+    if (index !== undefined && Number.isInteger(k) && k >= 0) {
+      const top = index.search(this.#latent(x), k, options.probes);
+      if (top !== undefined) return this.#rescore(top);
+    }
     if (this.#scores.length !== L) this.#scores = new Float32Array(L);
     this.#scoreInto(x, this.#scores);
     return topKDense(this.#scores, k);
   }
 
+  /**
+   * Builds the label index of the current model (issue 15): the index the model file gets at
+   * export (`withLabelIndex` over H and bias − threshold, the same defaults: none below
+   * `options.minLabels`, 4096 unless given; returns undefined then; `options.reuse` keeps an
+   * earlier index's partition and recomputes only its means, O(L·r)), searched as the SDK
+   * searches it. From then on {@linkcode LowRankScorer.predictTopK} answers from it (unless asked
+   * `exact`) until the model learns: every learning entry point (`learnMany`, `learnOne`,
+   * `scoreThenLearn`, `refresh`, growing, a refit) calls {@linkcode LowRankScorer.markLearned},
+   * which drops it, and so does a change of H's or the bias's storage or of the threshold.
+   *
+   * The answer from the index: the labels the SDK's search returns from the exported file's
+   * index for this model (the same probed leaves, the same top k among them), each with the
+   * model's own score ({@linkcode LowRankScorer.predictScores}' arithmetic), sorted by that
+   * score, ties by the smaller label. The SDK ranks the probed labels by scores summed serially
+   * from the bias, this model by four partial sums: the two differ by float32 rounding only, so
+   * the labels differ only between near-ties (equal within an ulp) at the k-th place; the
+   * query row is this model's u = xᵀW (with `l2Normalize`, scaled after the product, where the
+   * SDK scales the row first: again rounding only).
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const L = 600, s = new LowRankScorer(2, 1, L, 0);
+   * s.w.data.set([1, 0.5]);
+   * for (let i = 0; i < L * 2; i++) s.h.data[i] = Math.sin(i * 1.7);
+   * console.log(s.indexLabels()); // undefined (below 4096 labels)
+   * const idx = s.indexLabels({ minLabels: 0 })!;
+   * const x = { indices: Int32Array.of(0), values: Float32Array.of(1) };
+   * const all = s.predictTopK(x, 5, { probes: idx.leaves }), exact = s.predictTopK(x, 5, { exact: true });
+   * console.log(all.labels.join() === exact.labels.join(), s.labelIndex === idx); // true true
+   * ```
+   */
+  indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
+    const L = this.numLabels, r = this.rank, b = this.bias.data, t = this.threshold;
+    const bias = new Float32Array(L);
+    for (let l = 0; l < L; l++) bias[l] = b[l] - t;
+    this.#index = LabelIndex.build("linear-lowrank", "H", this.h.data, bias, L, r, options);
+    this.#indexAt = { count: this.#learnCount, h: this.h.data, bias: b, threshold: t };
+    return this.#index;
+  }
+
+  /**
+   * The label index built by {@linkcode LowRankScorer.indexLabels}, while it still describes the
+   * model (no learning since); undefined otherwise.
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * console.log(new LowRankScorer(1, 1, 2, 0).labelIndex); // undefined
+   * ```
+   */
+  get labelIndex(): LabelIndex | undefined {
+    const at = this.#indexAt, idx = this.#index;
+    if (idx === undefined) return undefined;
+    const fresh = at.count === this.#learnCount && at.h === this.h.data &&
+      at.bias === this.bias.data && at.threshold === this.threshold &&
+      idx.numLabels === this.numLabels;
+    if (!fresh) this.#index = undefined;
+    return fresh ? idx : undefined;
+  }
+
+  /**
+   * Counts a change of the model (W, H, bias, the label space) and drops the label index: the
+   * learning entry points call it, and so must any code that writes the factors directly while
+   * an index may be held.
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const s = new LowRankScorer(1, 1, 100, 0);
+   * s.indexLabels({ minLabels: 0 });
+   * s.markLearned();
+   * console.log(s.labelIndex); // undefined
+   * ```
+   */
+  markLearned(): void {
+    this.#learnCount++;
+    this.#index = undefined;
+  }
+
+  /** The index's labels with this model's own scores, by decreasing score (ties: label). */
+  #rescore(top: TopK): TopK {
+    const n = top.labels.length, u = this.#u, order = new Array<number>(n);
+    const scores = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      scores[i] = this.#scoreLabel(u, top.labels[i]);
+      order[i] = i;
+    }
+    order.sort((a, b) => scores[b] - scores[a] || top.labels[a] - top.labels[b]);
+    return {
+      labels: Int32Array.from(order, (i) => top.labels[i]),
+      scores: Float32Array.from(order, (i) => scores[i]),
+    };
+  }
+
+  /** The score of label `l` for the latent row `u`: {@linkcode scoreLatent}'s arithmetic. */
+  #scoreLabel(u: Float64Array, l: number): number {
+    const r = this.rank, H = this.h.data, q0 = l * r, r4 = r - (r % 4);
+    let a0 = 0, a1 = 0, a2 = 0, a3 = 0, c = 0;
+    for (; c < r4; c += 4) {
+      a0 += u[c] * H[q0 + c];
+      a1 += u[c + 1] * H[q0 + c + 1];
+      a2 += u[c + 2] * H[q0 + c + 2];
+      a3 += u[c + 3] * H[q0 + c + 3];
+    }
+    for (; c < r; c++) a0 += u[c] * H[q0 + c];
+    return Math.fround(this.bias.data[l] - this.threshold + (a0 + a1) + (a2 + a3));
+  }
+
   #scoreInto(x: SparseVector, out: Float32Array): void {
+    this.scoreLatent(this.#latent(x), 0, out, this.numLabels);
+  }
+
+  /** u = xᵀW (scaled when rows are unit-L2) into the scratch row, returned. */
+  #latent(x: SparseVector): Float64Array {
     const r = this.rank, D = this.numFeatures;
     const u = this.#u, W = this.w.data;
     const idx = x.indices, val = x.values, n = idx.length;
@@ -276,7 +406,7 @@ export class LowRankScorer {
       const f = ss > 0 ? 1 / Math.sqrt(ss) : 0;
       for (let c = 0; c < r; c++) u[c] *= f;
     }
-    this.scoreLatent(u, 0, out, this.numLabels);
+    return u;
   }
 
   /**

@@ -131,6 +131,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
    */
   grow(numFeatures: number, numLabels: number): void {
     const k = this.rank;
+    if (numFeatures > this.w.rows || numLabels > this.h.rows) this.markLearned();
     if (numFeatures > this.w.rows) {
       this.w.resize(numFeatures);
       this.#opt.growFeatures(numFeatures);
@@ -170,12 +171,12 @@ export class LemlStream extends LowRankScorer implements Estimator {
 
   /**
    * Test-then-train on one minibatch: the top `k` labels of every row under the model as it is
-   * before this call (exactly what `predictTopK(row, k)` returns then: the labels known before
-   * the batch, scores bit-identical), then learns the batch exactly as {@linkcode learnMany}
-   * does (the same model afterwards). The latent rows u = xᵀW computed for scoring are reused
-   * by the first optimiser step instead of being computed twice (not with `l2Normalize`, where
-   * scoring normalises by the features the model knew before the batch: the rows are then
-   * scored apart).
+   * before this call (exactly what `predictTopK(row, k, { exact: true })` returns then: the
+   * labels known before the batch, scores bit-identical; a label index is not used), then learns
+   * the batch exactly as {@linkcode learnMany} does (the same model afterwards). The latent
+   * rows u = xᵀW computed for scoring are reused by the first optimiser step instead of being
+   * computed twice (not with `l2Normalize`, where scoring normalises by the features the model
+   * knew before the batch: the rows are then scored apart).
    *
    * @example
    * ```ts
@@ -203,6 +204,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
         tops[i] = this.predictTopK(
           { indices: x.indices.subarray(p0, p1), values: x.values.subarray(p0, p1) },
           k,
+          { exact: true },
         );
       }
       this.#grow(batch);
@@ -243,6 +245,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
   #learn(batch: Batch, haveU: number): void {
     const n = batch.x.numRows;
     if (n === 0) return;
+    this.markLearned(); // drops the label index (LowRankScorer.indexLabels)
     const replayed = learnWithReplay(
       batch,
       this.#reservoir,
@@ -274,6 +277,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     if (!loc) {
       throw new TypeError(`leml.refresh: only in the local update mode (option update: "local")`);
     }
+    this.markLearned();
     return refreshLocal(loc, this, this.#reservoir, this.step);
   }
 

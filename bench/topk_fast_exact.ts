@@ -1,0 +1,211 @@
+/**
+ * `deno task topk-fast-exact [--datasets bibtex,delicious,debtags] [--rank-fraction 0.1]
+ * [--lambda 1] [--l2 true] [--iterations 5] [--probes-grid 2,4] [--synthetic true]`: the label
+ * index on the trainer (issue 15, part 3): LEML's `predictTopK` from its index against the exact
+ * scan, on real data.
+ *
+ * For each dataset it fits batch LEML on the training file with the repro experiment's defaults
+ * (bench/repro/experiments/leml.ts: squared loss, unit-L2 rows with λ = 1, 5 alternations of
+ * exact H rows and 10 CG steps for W; the rank fixed at `--rank-fraction`·L, the smallest of the
+ * experiment's grid, instead of chosen on a validation split), builds the model file's label
+ * index with `minLabels: 0` (these label spaces, 159-983 labels, are under the file's default
+ * threshold of 4096: their files carry no index, the scan is as fast) and answers every test
+ * row both ways. `--synthetic` adds L = 10⁴ (rank 32, topic-structured label rows, random
+ * sparse queries; the default threshold applies), where the index is what the file would carry.
+ *
+ * stdout: one JSON line per dataset and probe count (the index's calibrated default first):
+ * labels, rank, leaves, groups, probes, index build ms, the share of rows answered from the index
+ * (the rest: the probed leaves held more than a quarter of the labels, the scan answers),
+ * recall@5 of fast against exact, P@1/3/5 of both and their largest difference (issue 15: within
+ * 0.1, as fractions), top-5 p50/p99 µs of both, and the share of rows whose labels equal the
+ * SDK's from the exported file with the same index.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolveDataDir } from "../src/data/data_dir.ts";
+import { loadDataset, rowView } from "../src/data/dataset.ts";
+import type { SparseVector } from "../src/data/types.ts";
+import { LemlBatch } from "../src/models/leml/mod.ts";
+import { LowRankScorer } from "../src/models/leml/lowrank.ts";
+import { withLabelIndex } from "../src/linalg/mips_index.ts";
+import { encodeModelFile } from "../src/format/model_file.ts";
+import { SmallRng } from "../src/random/mod.ts";
+import { loadModel, type TopK } from "../sdk/mod.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: {
+    datasets: { type: "string", default: "bibtex,delicious,debtags" },
+    "rank-fraction": { type: "string", default: "0.1" },
+    lambda: { type: "string", default: "1" },
+    l2: { type: "string", default: "true" },
+    iterations: { type: "string", default: "5" },
+    "probes-grid": { type: "string", default: "" },
+    synthetic: { type: "string", default: "true" },
+    "data-dir": { type: "string" },
+  },
+});
+
+const percentile = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
+};
+const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** P@1/3/5 of one answer against the sorted true labels. */
+function precisions(top: Int32Array, truth: Int32Array | undefined): number[] {
+  if (truth === undefined) return [0, 0, 0];
+  let hits = 0;
+  const out = [0, 0, 0];
+  for (let r = 0; r < 5 && r < top.length; r++) {
+    if (truth.includes(top[r])) hits++;
+    if (r === 0) out[0] = hits;
+    if (r === 2) out[1] = hits / 3;
+    if (r === 4) out[2] = hits / 5;
+  }
+  return out;
+}
+
+/**
+ * Answers `rows` fast and exactly (interleaved, each timed), one line per probe count.
+ */
+function compare(
+  name: string,
+  m: LowRankScorer,
+  rows: SparseVector[],
+  truth: (i: number) => Int32Array | undefined,
+  sdkFile: Uint8Array | undefined,
+  extra: Record<string, unknown>,
+) {
+  const idx = m.labelIndex!;
+  const grid = [
+    idx.probes,
+    ...(flags["probes-grid"] ? flags["probes-grid"].split(",").map(Number) : []),
+  ];
+  const sdk = sdkFile ? loadModel(sdkFile) : undefined;
+  // count the rows the index answers (the others fall back to the scan)
+  const search = idx.search.bind(idx);
+  let answered = 0;
+  idx.search = (q, k, p) => {
+    const t = search(q, k, p);
+    if (t !== undefined) answered++;
+    return t;
+  };
+  for (const probes of grid) {
+    answered = 0;
+    const tFast: number[] = [], tExact: number[] = [];
+    let hits = 0, sameSdk = 0;
+    const pf = [0, 0, 0], pe = [0, 0, 0];
+    // warm-up
+    for (let i = 0; i < Math.min(50, rows.length); i++) {
+      m.predictTopK(rows[i], 5, { probes });
+      m.predictTopK(rows[i], 5, { exact: true });
+    }
+    answered = 0;
+    for (let i = 0; i < rows.length; i++) {
+      let t0 = performance.now();
+      const fast: TopK = m.predictTopK(rows[i], 5, { probes });
+      tFast.push(performance.now() - t0);
+      t0 = performance.now();
+      const exact: TopK = m.predictTopK(rows[i], 5, { exact: true });
+      tExact.push(performance.now() - t0);
+      for (const l of fast.labels) if (exact.labels.includes(l)) hits++;
+      const y = truth(i);
+      precisions(fast.labels, y).forEach((v, j) => (pf[j] += v));
+      precisions(exact.labels, y).forEach((v, j) => (pe[j] += v));
+      if (sdk) {
+        const s = sdk.predictTopK(
+          { indices: [...rows[i].indices], values: [...rows[i].values] },
+          5,
+          {
+            probes,
+          },
+        );
+        if ([...s.labels].sort().join() === [...fast.labels].sort().join()) sameSdk++;
+      }
+    }
+    const n = rows.length, p = (a: number[]) => a.map((v) => round(v / n));
+    const P = p(pf), E = p(pe);
+    console.log(JSON.stringify({
+      dataset: name,
+      ...extra,
+      labels: m.numLabels,
+      rank: m.rank,
+      leaves: idx.leaves,
+      groups: idx.groups,
+      probes,
+      defaultProbes: probes === idx.probes,
+      indexBuildMs: round(idx.buildMs, 1),
+      rows: n,
+      answeredFromIndex: round(answered / n),
+      recallAt5: round(hits / (5 * n)),
+      // (no test labels for the synthetic queries: no P@k)
+      fast: extra.truth === false ? null : { p1: P[0], p3: P[1], p5: P[2] },
+      exact: extra.truth === false ? null : { p1: E[0], p3: E[1], p5: E[2] },
+      maxPkDiff: extra.truth === false
+        ? null
+        : round(Math.max(...P.map((v, j) => Math.abs(v - E[j])))),
+      p50us: {
+        fast: round(1000 * percentile(tFast, 0.5), 1),
+        exact: round(1000 * percentile(tExact, 0.5), 1),
+      },
+      p99us: {
+        fast: round(1000 * percentile(tFast, 0.99), 1),
+        exact: round(1000 * percentile(tExact, 0.99), 1),
+      },
+      sdkSameLabels: sdk ? round(sameSdk / n) : null,
+    }));
+  }
+}
+
+const dataDir = resolveDataDir(flags["data-dir"]);
+for (const name of flags.datasets!.split(",").filter(Boolean)) {
+  const train = await loadDataset(dataDir, name, "train");
+  const test = await loadDataset(dataDir, name, "test");
+  const D = Math.max(train.numFeatures, test.numFeatures);
+  const L = Math.max(train.numLabels, test.numLabels);
+  const rank = Math.max(8, Math.round(+flags["rank-fraction"]! * L));
+  const l2 = flags.l2 === "true";
+  let t = performance.now();
+  const m = LemlBatch.fit({ ...train.x, numCols: D }, { ...train.y, numCols: L }, {
+    rank,
+    lambda: +flags.lambda!,
+    l2Normalize: l2,
+    iterations: +flags.iterations!,
+  });
+  const trainSeconds = (performance.now() - t) / 1000;
+  const options = { minLabels: 0 };
+  t = performance.now();
+  m.indexLabels(options);
+  const file = encodeModelFile(withLabelIndex(m.toModelContent(), "H", options));
+  const rows = Array.from({ length: test.x.numRows }, (_, i) => rowView(test.x, i));
+  const truth = (i: number) => test.y.indices.subarray(test.y.indptr[i], test.y.indptr[i + 1]);
+  compare(name, m, rows, truth, file, { trainSeconds: round(trainSeconds, 1), l2 });
+}
+
+if (flags.synthetic === "true") {
+  // L = 10⁴, rank 32: label rows around 100 topic directions with varied norms and biases
+  const L = 10_000, D = 2000, r = 32, rng = new SmallRng(7);
+  const s = new LowRankScorer(r, D, L, 0);
+  const topics = 100, centre = Float32Array.from({ length: topics * r }, () => rng.next() - 0.5);
+  for (let l = 0; l < L; l++) {
+    const c = Math.floor(rng.next() * topics), scale = 0.5 + rng.next();
+    for (let a = 0; a < r; a++) {
+      s.h.data[l * r + a] = scale * centre[c * r + a] + 0.1 * (rng.next() - 0.5);
+    }
+    s.bias.data[l] = 0.2 * (rng.next() - 0.5);
+  }
+  for (let i = 0; i < D * r; i++) s.w.data[i] = rng.next() - 0.5;
+  s.indexLabels(); // the default threshold (4096): the index the model file carries
+  const rows: SparseVector[] = Array.from({ length: 1000 }, () => {
+    const set = new Set<number>();
+    while (set.size < 20) set.add(Math.floor(rng.next() * D));
+    const indices = Int32Array.from([...set].sort((a, b) => a - b));
+    return { indices, values: Float32Array.from(indices, () => rng.next()) };
+  });
+  compare("synthetic-1e4", s, rows, () => undefined, s.toModelFile(), {
+    trainSeconds: null,
+    truth: false,
+  });
+}

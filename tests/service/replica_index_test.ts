@@ -1,0 +1,129 @@
+// The serving thread's replica label index (issue 15, src/service/replica_index.ts): indexed
+// from the threshold on, answers exact-scored, refreshed on a newer replica of the same labels,
+// full builds spaced, and the learner thread's replica indexed with /metrics saying so.
+import { factory as leml, LemlStream } from "../../src/models/leml/mod.ts";
+import { StreamLearner } from "../../src/service/learner.ts";
+import { LearnerThread } from "../../src/service/learner_thread.ts";
+import { ReplicaIndexer } from "../../src/service/replica_index.ts";
+import { CoEmbedEstimator } from "../../src/models/coembed/estimator.ts";
+import { CoEmbedReplica } from "../../src/models/coembed/replica.ts";
+import { assert, assertEquals, withTempDir } from "./helpers.ts";
+
+const x = (j: number) => ({ indices: Int32Array.of(j, j + 1), values: Float32Array.of(1, 0.5) });
+
+/** A LEML replica (as the serving thread builds it) of a learner that saw `L` labels. */
+function replica(L: number, rows = 3 * L, seed = 1): StreamLearner {
+  const l = StreamLearner.create(leml, {
+    batchSize: 64,
+    modelOptions: { rank: 8, seed, lr: 0.05 },
+  });
+  const lines = Array.from(
+    { length: rows },
+    (_, i) =>
+      JSON.stringify({ features: { [i % 50]: 1, [(i * 7) % 50]: 0.5 }, labels: [`t${i % L}`] }),
+  );
+  for (let i = 0; i < lines.length; i++) l.ingestLine(lines[i], "test", i + 1);
+  return StreamLearner.fromCheckpoint(leml, l.toReplicaCheckpoint().ck, { adopt: true });
+}
+
+Deno.test("replica index: from the threshold on, answers exact-scored; below it, none", () => {
+  const at = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 4096, seed: 2 });
+  const below = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 4095, seed: 2 });
+  const ix = new ReplicaIndexer({ enabled: true }); // the default threshold, 4096 labels
+  assertEquals(ix.update(below), 0);
+  assertEquals(ix.metrics(below).indexed, false, "below the threshold");
+  assertEquals(ix.update(at), 0);
+  assertEquals(ix.metrics(at).indexed, true, "at the threshold");
+  assertEquals(ix.builds, 1);
+  const idx = at.labelIndex!;
+  let fromIndex = 0;
+  for (let j = 0; j < 9; j++) {
+    const top = at.predictTopK(x(j), 5), all = at.predictScores(x(j));
+    for (let i = 0; i < 5; i++) assertEquals(top.scores[i], all[top.labels[i]]);
+    const u = new Float64Array(4);
+    for (let c = 0; c < 4; c++) u[c] = at.w.data[j * 4 + c] + 0.5 * at.w.data[(j + 1) * 4 + c];
+    if (idx.search(u, 5) !== undefined) fromIndex++;
+  }
+  assert(fromIndex > 0, "the index answers");
+  // a model that can hold no index is left alone
+  assertEquals(ix.update({ numLabels: 10_000 }), 0);
+  // off unless enabled (a full build holds the serving thread up)
+  const fresh = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 4096, seed: 3 });
+  const off = new ReplicaIndexer();
+  off.update(fresh);
+  assertEquals([off.metrics(fresh).indexed, fresh.labelIndex], [false, undefined]);
+});
+
+Deno.test("replica index: /predict's path (predictRow) answers from it, a newer replica refreshes it", () => {
+  const ix = new ReplicaIndexer({ enabled: true, minLabels: 64 });
+  const a = replica(300);
+  ix.update(a.estimator);
+  assertEquals([ix.builds, ix.refreshes, ix.metrics(a.estimator).indexed], [0 + 1, 0, true]);
+  const est = a.estimator as LemlStream;
+  for (let j = 0; j < 20; j++) {
+    const row = a.predictRow(x(j), 5), exact = est.predictTopK(x(j), 5, { exact: true });
+    const all = est.predictScores(x(j));
+    assertEquals(row.labels.length, 5);
+    for (let i = 0; i < 5; i++) {
+      const l = a.parser.labels.idOf(row.labels[i], false);
+      assertEquals(row.scores[i], all[l], "exact-scored");
+    }
+    assert(row.scores[0] <= exact.scores[0], "never above the exact best");
+  }
+  // a newer replica over the same labels: the partition is kept, the means recomputed
+  const b = replica(300, 1200);
+  ix.update(b.estimator);
+  assertEquals([ix.builds, ix.refreshes, ix.metrics(b.estimator).indexed], [1, 1, true]);
+  assert((b.estimator as LemlStream).labelIndex!.reused, "refreshed");
+  // more labels: a full build, but not before the spacing allows
+  const c = replica(400);
+  const wait = ix.update(c.estimator, performance.now() - 10_000);
+  assert(wait > 0, "not due yet");
+  assertEquals(ix.metrics(c.estimator).indexed, false, "answers exactly meanwhile");
+  assertEquals(ix.update(c.estimator, performance.now() + 60_000), 0);
+  assertEquals([ix.builds, ix.metrics(c.estimator).indexed], [2, true]);
+});
+
+Deno.test("replica index: a CoEmbed replica answers from its index with its own scores", () => {
+  const m = CoEmbedEstimator.create({ variant: "L", seed: 1 }, 20, 500);
+  for (let i = 0; i < 200; i++) m.learnOne(x(i % 19), [i % 500, (i * 7) % 500]);
+  const r = CoEmbedReplica.fromState(m.toReplicaState(), true);
+  const ix = new ReplicaIndexer({ enabled: true, minLabels: 100 });
+  ix.update(r);
+  assert(ix.metrics(r).indexed, "indexed");
+  for (let j = 0; j < 19; j++) {
+    const top = r.predictTopK(x(j), 5), all = r.predictScores(x(j));
+    for (let i = 0; i < 5; i++) assertEquals(top.scores[i], all[top.labels[i]]);
+    assertEquals(r.predictTopK(x(j), 5, { exact: true }), m.predictTopK(x(j), 5));
+  }
+});
+
+Deno.test("learner thread: the replica is indexed from the threshold on, /metrics says so", async () => {
+  await withTempDir(async (dir) => {
+    const t = await LearnerThread.open({
+      workerUrl: new URL("../../src/cli/commands/serve_learner.ts", import.meta.url),
+      init: ["--state-dir", dir, "--model", "leml", "--option", "rank=4", "--batch-size", "8"],
+      factory: leml,
+      labelIndex: { enabled: true, minLabels: 100 },
+    });
+    try {
+      const body = Array.from(
+        { length: 240 },
+        (_, i) => JSON.stringify({ features: { [i % 30]: 1 }, labels: [`t${i % 120}`] }),
+      ).join("\n");
+      await t.ingestBody(body, "http");
+      await t.checkpoint(); // refreshes the replica
+      const m = (await t.metrics()).learnerThread as Record<string, Record<string, unknown>>;
+      assertEquals(m.labelIndex.indexed, true);
+      assert((m.labelIndex.builds as number) >= 1, "built");
+      const est = t.predictor.estimator as LemlStream;
+      assert(est.numLabels >= 100 && est.labelIndex !== undefined, "the replica holds the index");
+      const row = t.predictor.parser.featuresForPredict({ "3": 1 }, est.numFeatures);
+      const p = t.predictor.predictRow(row, 5), all = est.predictScores(row);
+      const l = t.predictor.parser.labels.idOf(p.labels[0], false);
+      assert(l >= 0 && p.scores[0] === all[l], "exact-scored answer");
+    } finally {
+      await t.stop();
+    }
+  });
+});
