@@ -1,8 +1,10 @@
 /**
  * Batch (transductive) CoEmbed: Algorithm 1 over a fixed set of rows. Each epoch visits the rows
- * in a seeded random order in minibatches; per minibatch, the rows' (U_i, G_i) take Adam steps
- * with the globals fixed, then the globals (V, P, Q, H, bias) take Adam steps with the rows
- * fixed — the same updates as the streaming estimator, with the row factors kept across epochs.
+ * in a seeded random order in minibatches; per minibatch, the rows' (U_i, G_i) are set with the
+ * globals fixed — by default refolded from their observed features, labels unused (`rowUpdate`
+ * "fold-in"), or, as in the paper, by Adam steps on the whole objective, kept across epochs
+ * ("joint") — then the globals (V, P, Q, H, bias) take Adam steps with the rows fixed: the same
+ * updates as the streaming estimator.
  *
  * @module
  */
@@ -60,9 +62,36 @@ export interface FitOptions {
    * the square roots of the singular values; "random" keeps the seeded random V.
    */
   init?: "spectral" | "random";
+  /**
+   * How a minibatch's row factors (U_i, G_i) are set before its global steps (see
+   * {@linkcode RowUpdate}; default "fold-in").
+   */
+  rowUpdate?: RowUpdate;
   /** Called after each epoch (e.g. to report progress or track the objective). */
   onEpoch?: (epoch: number, fit: CoEmbedFit) => void;
 }
+
+/**
+ * How the batch fit sets the row factors (U_i, G_i) of a minibatch before its global steps.
+ *
+ * - "fold-in" (default): U_i is the ridge fit of the row's observed features under the current V
+ *   (labels not used) and G_i = 0, at every visit: exactly the input the inductive predictor
+ *   computes for a new row and the streaming learner trains on, so the classifier (S, and V
+ *   through it) is trained on the same kind of input it is applied to. E = GHᵀ then plays no
+ *   part (G = 0), and the label loss reaches X̂ = UVᵀ through V only.
+ * - "joint": the paper's Algorithm 1: (U_i, G_i) are kept across epochs and take
+ *   `config.rowSteps` Adam steps on the whole objective, labels included. A training row's U_i
+ *   and G_i then carry its own (weak) labels, which a test row's fold-in cannot: measured on
+ *   validation splits, inductive macro-AUC 0.01 to 0.08 lower (docs/deviations.md, C3).
+ *
+ * @example
+ * ```ts
+ * import type { RowUpdate } from "./fit.ts";
+ * const r: RowUpdate = "joint";
+ * console.log(r); // joint
+ * ```
+ */
+export type RowUpdate = "fold-in" | "joint";
 
 /**
  * A fitted batch model: the global factors plus each training row's U_i and G_i.
@@ -91,9 +120,13 @@ export class CoEmbedFit {
   /** Epochs run so far. */
   epochs = 0;
 
-  constructor(core: CoEmbedCore, block: RowBlock) {
+  /** How {@linkcode runEpoch} sets the row factors by default (see {@linkcode RowUpdate}). */
+  readonly rowUpdate: RowUpdate;
+
+  constructor(core: CoEmbedCore, block: RowBlock, rowUpdate: RowUpdate = "fold-in") {
     this.core = core;
     this.block = block;
+    this.rowUpdate = rowUpdate;
     const N = block.rows, kX = core.config.rankX, kE = core.config.rankE;
     this.U = new Float64Array(N * kX);
     this.G = new Float64Array(N * kE);
@@ -113,10 +146,13 @@ export class CoEmbedFit {
   }
 
   /**
-   * Runs one epoch of alternating updates over the rows (seeded order). Options (the streaming
-   * learner's consolidation, ./learner.ts): `rowSteps` instead of the config's; `refold`: each
-   * row of a minibatch enters afresh, as a stream row does (U_i the ridge fit of its observed
-   * features under the current V, G_i = 0, fresh Adam moments), instead of keeping its factors.
+   * Runs one epoch of alternating updates over the rows (seeded order). By default the rows are
+   * set as {@linkcode rowUpdate} says: "fold-in" refolds each minibatch's rows and takes no row
+   * step; "joint" keeps their factors and takes `config.rowSteps` row steps. Options (e.g. the
+   * streaming learner's consolidation, ./learner.ts) override that: `rowSteps` row steps;
+   * `refold`: each row of a minibatch enters afresh, as a stream row does (U_i the ridge fit of
+   * its observed features under the current V, G_i = 0, fresh Adam moments), instead of
+   * keeping its factors.
    */
   runEpoch(batchSize: number, options: { rowSteps?: number; refold?: boolean } = {}): void {
     const core = this.core, c = core.config, N = this.numRows;
@@ -129,16 +165,27 @@ export class CoEmbedFit {
       order[i] = order[j];
       order[j] = t;
     }
-    const rowSteps = options.rowSteps ?? c.rowSteps;
+    const foldIn = this.rowUpdate === "fold-in";
+    const rowSteps = options.rowSteps ?? (foldIn ? 0 : c.rowSteps);
+    const refold = options.refold ?? foldIn;
     for (let s = 0; s < N; s += batchSize) {
       const rows = order.subarray(s, Math.min(N, s + batchSize));
-      if (options.refold) this.refold(rows);
+      if (refold) this.refold(rows);
       core.rowSteps(this.block, this.U, this.G, this.rowMoments, this.rowSteps, rowSteps, rows);
       for (let g = 0; g < c.globalSteps; g++) {
         core.globalStep(this.block, this.U, this.G, N, rows);
       }
     }
     this.epochs++;
+  }
+
+  /**
+   * Folds every row in afresh under the current globals (U_i the ridge fit of its observed
+   * features, G_i = 0, row Adam state reset). `fitCoEmbed` calls it after the last epoch of a
+   * "fold-in" fit, so that the transductive scores and X̂ use the final V.
+   */
+  refoldAll(): void {
+    this.refold(Int32Array.from({ length: this.numRows }, (_, i) => i));
   }
 
   /** Folds `rows` in afresh: ridge U_i under the current V, G_i = 0, Adam state reset. */
@@ -243,10 +290,15 @@ export function fitCoEmbed(
     throw new RangeError(`fitCoEmbed: init "${init}" is not "spectral" or "random"`);
   }
   if (init === "spectral") spectralInit(core, block);
-  const fit = new CoEmbedFit(core, block);
+  const rowUpdate = options.rowUpdate ?? "fold-in";
+  if (rowUpdate !== "fold-in" && rowUpdate !== "joint") {
+    throw new RangeError(`fitCoEmbed: rowUpdate "${rowUpdate}" is not "fold-in" or "joint"`);
+  }
+  const fit = new CoEmbedFit(core, block, rowUpdate);
   for (let e = 0; e < epochs; e++) {
     fit.runEpoch(batchSize);
     options.onEpoch?.(e, fit);
   }
+  if (rowUpdate === "fold-in" && epochs > 0) fit.refoldAll();
   return fit;
 }

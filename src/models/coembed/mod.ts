@@ -21,9 +21,16 @@ import { coembedFactory } from "./estimator.ts";
 export { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
 export { CoEmbedEstimator } from "./estimator.ts";
 export { COEMBED_FILE_KIND, CoEmbedLearner, predictorFileContent } from "./learner.ts";
-export { type CoEmbedData, CoEmbedFit, fitCoEmbed, type FitOptions } from "./fit.ts";
+export {
+  type CoEmbedData,
+  CoEmbedFit,
+  fitCoEmbed,
+  type FitOptions,
+  type RowUpdate,
+} from "./fit.ts";
 export { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 export { CoEmbedReplica } from "./replica.ts";
+export { COEMBED_SETTINGS, type CoEmbedOptions } from "./settings.ts";
 
 /**
  * The CoEmbed estimator factory (kind "coembed").
