@@ -15,6 +15,12 @@
  * Per-row factors (U_i, G_i) are updated by Adam steps with the global factors fixed ("fold-in");
  * global factors (V, P, Q, H, b) by Adam steps on minibatch gradients with the rows fixed.
  *
+ * Why one file of more than 500 lines: it is the one objective, and its gradient code shares the
+ * class's scratch buffers and cached products (V's random-feature map, the classifier products)
+ * across the row and global steps; splitting it would pass those around. The fit loops
+ * (fit.ts, learner.ts), the predictor (predictor.ts) and the random features (../../linalg/rff.ts)
+ * stand alone.
+ *
  * @module
  */
 import { cosSinInto, RandomFourierFeatures, seededNormals } from "../../linalg/rff.ts";
