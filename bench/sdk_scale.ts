@@ -62,6 +62,9 @@ const { values: flags } = parseArgs({
     "knn-rank": { type: "string", default: "100" },
     "knn-clusters": { type: "string", default: "4" },
     "knn-points": { type: "string", default: "6000" },
+    workerd: { type: "boolean", default: false },
+    "workerd-queries": { type: "string", default: "300" },
+    "workerd-batch-ms": { type: "string", default: "20" },
   },
 });
 
@@ -296,11 +299,10 @@ function syntheticEmbedding(D: number, L: number, r: number, seed: number) {
   return { H, W, bias, queries };
 }
 
-function embeddingRun(kind: "linear-lowrank" | "random-features", L: number) {
+/** The synthetic `kind` model at L labels with its label index, and its queries. */
+function embeddingModel(kind: "linear-lowrank" | "random-features", L: number) {
   const D = +flags["embed-features"]!, r = +flags.rank!, seed = +flags.seed! + L;
-  const nQueries = +flags.queries!, nExact = +flags["dense-queries"]!;
   const { H, W, bias, queries } = syntheticEmbedding(D, L, r, seed);
-  const t = performance.now();
   const content = kind === "linear-lowrank"
     ? withLabelIndex({
       kind,
@@ -328,6 +330,13 @@ function embeddingRun(kind: "linear-lowrank" | "random-features", L: number) {
       bias,
       V: new Float32Array(D),
     }, 0);
+  return { content, queries, D, r };
+}
+
+function embeddingRun(kind: "linear-lowrank" | "random-features", L: number) {
+  const nQueries = +flags.queries!, nExact = +flags["dense-queries"]!;
+  const t = performance.now();
+  const { content, queries, D, r } = embeddingModel(kind, L);
   const indexMs = performance.now() - t;
   const bytes = encodeModelFile(content);
   const { model, loadMs } = timedLoad(bytes);
@@ -382,6 +391,73 @@ function embeddingRun(kind: "linear-lowrank" | "random-features", L: number) {
   }));
 }
 
+/** The synthetic `knn-embedding` model of `knnRun` at L labels on `data`, and its queries. */
+function knnModel(L: number, data: "topics" | "random", nQueries: number) {
+  const D = 4096, r = +flags["knn-rank"]!, C = +flags["knn-clusters"]!, G = 60;
+  const nPts = +flags["knn-points"]!;
+  const seed = +flags.seed! + L, rand = mulberry32(seed), label = powerLaw(L, 0.8, rand);
+  const gauss = () => rand() + rand() + rand() - 1.5;
+  const sigma = Float64Array.from({ length: r }, (_, a) => 1 / Math.sqrt(a + 6));
+  const unit = (v: Float32Array) => {
+    const s = Math.hypot(...v);
+    return v.map((x) => x / s);
+  };
+  const randomUnit = (n: number) => unit(Float32Array.from({ length: n }, gauss));
+  // topic centres: unit in R^r (before the σ scaling); a point or V row: σ ⊙ (centre + noise)
+  const near = (centre: Float32Array, o: number, noise: number) =>
+    Float32Array.from({ length: r }, (_, a) => sigma[a] * (centre[o + a] + noise * gauss()));
+  const topicOf = powerLaw(G, 1, rand);
+  const clusters = Array.from({ length: C }, (_, c) => {
+    const centres = new Float32Array(G * r);
+    for (let g = 0; g < G; g++) centres.set(randomUnit(r), g * r);
+    const pools = Array.from({ length: G }, () => Array.from({ length: 8 }, label));
+    const points = new Float32Array(nPts * r), labels: Int32Array[] = [];
+    for (let p = 0; p < nPts; p++) {
+      const g = topicOf(), set = new Set<number>();
+      points.set(unit(data === "topics" ? near(centres, g * r, 0.3) : randomUnit(r)), p * r);
+      for (let t = 1 + Math.floor(rand() * 6); t > 0; t--) {
+        set.add(data === "topics" && rand() < 0.8 ? pools[g][Math.floor(rand() * 8)] : label());
+      }
+      labels.push(Int32Array.from(set).sort());
+    }
+    const v = new Float32Array(D * r);
+    for (let j = 0; j < D; j++) {
+      v.set(
+        data === "topics"
+          ? near(centres, (j % G) * r, 0.3)
+          : Float32Array.from({ length: r }, () => gauss() * 0.1 + (c % 2 ? 0.01 : -0.01)),
+        j * r,
+      );
+    }
+    return { learner: 0, centroid: randomUnit(D), v, numPoints: nPts, points, labels };
+  });
+  const plain = knnModelContent({
+    numFeatures: D,
+    numLabels: L,
+    rank: r,
+    numLearners: 1,
+    k: 15,
+    weighted: true,
+    clusters,
+  });
+  const t = performance.now();
+  const content = withKnnIndex(plain);
+  const indexSeconds = round((performance.now() - t) / 1000);
+  // topic rows: ~30 features of one topic (columns g, g + G, …) and ~10 random ones
+  const rows = data === "random"
+    ? queryRows(D, nQueries, +flags.nnz!, seed)
+    : Array.from({ length: nQueries }, (): SparseInput => {
+      const g = Math.floor(rand() * G), row = new Map<number, number>();
+      for (let i = 0; i < 40; i++) {
+        const j = i < 30 ? g + G * Math.floor(rand() * Math.floor(D / G)) : Math.floor(rand() * D);
+        row.set(j, (row.get(j) ?? 0) + 1);
+      }
+      const indices = [...row.keys()].sort((a, b) => a - b);
+      return { indices, values: indices.map((j) => row.get(j)!) };
+    });
+  return { D, r, C, nPts, plain, content, indexSeconds, rows, clusters };
+}
+
 /**
  * SLEEC-shaped models: `--knn-clusters` clusters of `--knn-points` embedded points each (the
  * streaming learner keeps a reservoir of 6000), rank `--knn-rank` (SLEEC's default 100),
@@ -402,73 +478,14 @@ function embeddingRun(kind: "linear-lowrank" | "random-features", L: number) {
  *   neighbour index; reported so that it is not hidden.
  */
 function knnRun(L: number) {
-  const D = 4096, r = +flags["knn-rank"]!, C = +flags["knn-clusters"]!, G = 60;
-  const nPts = +flags["knn-points"]!, nQueries = +flags.queries!;
   for (const data of ["topics", "random"] as const) {
-    const seed = +flags.seed! + L, rand = mulberry32(seed), label = powerLaw(L, 0.8, rand);
-    const gauss = () => rand() + rand() + rand() - 1.5;
-    const sigma = Float64Array.from({ length: r }, (_, a) => 1 / Math.sqrt(a + 6));
-    const unit = (v: Float32Array) => {
-      const s = Math.hypot(...v);
-      return v.map((x) => x / s);
-    };
-    const randomUnit = (n: number) => unit(Float32Array.from({ length: n }, gauss));
-    // topic centres: unit in R^r (before the σ scaling); a point or V row: σ ⊙ (centre + noise)
-    const near = (centre: Float32Array, o: number, noise: number) =>
-      Float32Array.from({ length: r }, (_, a) => sigma[a] * (centre[o + a] + noise * gauss()));
-    const topicOf = powerLaw(G, 1, rand);
-    const clusters = Array.from({ length: C }, (_, c) => {
-      const centres = new Float32Array(G * r);
-      for (let g = 0; g < G; g++) centres.set(randomUnit(r), g * r);
-      const pools = Array.from({ length: G }, () => Array.from({ length: 8 }, label));
-      const points = new Float32Array(nPts * r), labels: Int32Array[] = [];
-      for (let p = 0; p < nPts; p++) {
-        const g = topicOf(), set = new Set<number>();
-        points.set(unit(data === "topics" ? near(centres, g * r, 0.3) : randomUnit(r)), p * r);
-        for (let t = 1 + Math.floor(rand() * 6); t > 0; t--) {
-          set.add(data === "topics" && rand() < 0.8 ? pools[g][Math.floor(rand() * 8)] : label());
-        }
-        labels.push(Int32Array.from(set).sort());
-      }
-      const v = new Float32Array(D * r);
-      for (let j = 0; j < D; j++) {
-        v.set(
-          data === "topics"
-            ? near(centres, (j % G) * r, 0.3)
-            : Float32Array.from({ length: r }, () => gauss() * 0.1 + (c % 2 ? 0.01 : -0.01)),
-          j * r,
-        );
-      }
-      return { learner: 0, centroid: randomUnit(D), v, numPoints: nPts, points, labels };
-    });
-    const plain = knnModelContent({
-      numFeatures: D,
-      numLabels: L,
-      rank: r,
-      numLearners: 1,
-      k: 15,
-      weighted: true,
-      clusters,
-    });
-    let t = performance.now();
-    const content = withKnnIndex(plain);
-    const indexSeconds = round((performance.now() - t) / 1000);
+    const { D, r, C, nPts, plain, content, indexSeconds, rows, clusters } = knnModel(
+      L,
+      data,
+      +flags.queries!,
+    );
     const bytes = encodeModelFile(content);
     const { model, loadMs } = timedLoad(bytes);
-    // topic rows: ~30 features of one topic (columns g, g + G, …) and ~10 random ones
-    const rows = data === "random"
-      ? queryRows(D, nQueries, +flags.nnz!, seed)
-      : Array.from({ length: nQueries }, (): SparseInput => {
-        const g = Math.floor(rand() * G), row = new Map<number, number>();
-        for (let i = 0; i < 40; i++) {
-          const j = i < 30
-            ? g + G * Math.floor(rand() * Math.floor(D / G))
-            : Math.floor(rand() * D);
-          row.set(j, (row.get(j) ?? 0) + 1);
-        }
-        const indices = [...row.keys()].sort((a, b) => a - b);
-        return { indices, values: indices.map((j) => row.get(j)!) };
-      });
     const compared = rows.slice(0, +flags["dense-queries"]!);
     const pairs = compared.map((x): [TopK, TopK] => [
       model.predictTopK(x, 5),
@@ -492,7 +509,6 @@ function knnRun(L: number) {
       nn15.push(sims[14]);
       typical.push(sims[sims.length >> 1]);
     }
-    t = performance.now();
     console.log(JSON.stringify({
       kind: "knn-embedding",
       data,
@@ -517,7 +533,229 @@ function knnRun(L: number) {
   }
 }
 
-if (import.meta.main) {
+const ROOT = new URL("../", import.meta.url).pathname;
+const KV_LIMIT = 25 * 2 ** 20, ISOLATE_LIMIT = 128 * 2 ** 20;
+
+/** The Worker of `--workerd`: reads the model from KV once per isolate, times queries in workerd. */
+const WORKER = `import { loadModel } from ${JSON.stringify(`${ROOT}sdk/mod.ts`)};
+let model, loadMs, readMs, reloadMs;
+export default {
+  async fetch(request, env) {
+    const { rows, batchMs } = await request.json();
+    if (!model) {
+      let t = performance.now();
+      const buf = await env.MODEL.get("model", "arrayBuffer");
+      readMs = performance.now() - t;
+      t = performance.now();
+      model = loadModel(new Uint8Array(buf));
+      loadMs = performance.now() - t; // the first load of the isolate: the SDK's code not yet compiled
+      t = performance.now();
+      loadModel(new Uint8Array(buf));
+      reloadMs = performance.now() - t;
+    }
+    // workerd's clock is coarse (performance.now() moves in whole ms, and in production not at
+    // all between I/O): each query runs back to back for batchMs, its time is the mean
+    const top = rows.map((x) => [...model.predictTopK(x, 5).labels]);
+    for (let i = 0; i < 3; i++) for (const x of rows) model.predictTopK(x, 5); // warm-up
+    const us = rows.map((x) => {
+      let n = 0;
+      const t = performance.now();
+      do {
+        model.predictTopK(x, 5);
+        n++;
+      } while (performance.now() - t < batchMs);
+      return (performance.now() - t) * 1000 / n;
+    });
+    // all queries once each, in sequence (no repetition of a row: caches as in a stream)
+    let t = performance.now(), passes = 0;
+    do {
+      for (const x of rows) model.predictTopK(x, 5);
+      passes++;
+    } while (performance.now() - t < 5 * batchMs);
+    const meanUs = (performance.now() - t) * 1000 / (passes * rows.length);
+    return Response.json({ readMs, loadMs, reloadMs, top, us, meanUs });
+  },
+};
+`;
+
+/**
+ * The model of `kind` at L labels (as the Deno runs build it) and its query rows, or undefined
+ * when its file would exceed Workers KV's 25 MiB value limit (checked on the tensors' sizes
+ * before building what cannot fit).
+ */
+function workerdModel(kind: string, L: number, n: number) {
+  const r = +flags.rank!, D = +flags["embed-features"]!;
+  if (kind === "linear-sparse") {
+    const D = +flags.features!, seed = +flags.seed!;
+    const content = syntheticModel(D, L, +flags.postings!, seed + L);
+    return { content, rows: queryRows(D, n, +flags.nnz!, seed) };
+  }
+  if (kind === "linear-lowrank" || kind === "random-features") {
+    if (4 * (L * (r + 1) + D * r) > KV_LIMIT) return undefined;
+    const { content, queries } = embeddingModel(kind, L);
+    return { content, rows: queries(n) };
+  }
+  if (kind === "knn-embedding") {
+    const { content, rows } = knnModel(L, "topics", n);
+    return { content, rows };
+  }
+  throw new RangeError(`--kinds: unknown kind ${kind}`);
+}
+
+/**
+ * What `loadModel(bytes)` and `rows`' top-5 queries allocate beyond the file (tensors are views
+ * into it): the growth of V8's heap and external memory around them after full collections,
+ * measured in a fresh Deno (`--expose-gc`).
+ */
+async function sdkBytes(bytes: Uint8Array, rows: SparseInput[]): Promise<number> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeFile(`${dir}/model.tsm`, bytes);
+    await Deno.writeTextFile(
+      `${dir}/rows.json`,
+      JSON.stringify(rows.map((x) => ({
+        indices: Array.from(x.indices),
+        values: Array.from(x.values),
+      }))),
+    );
+    const script = `import { loadModel } from ${JSON.stringify(`${ROOT}sdk/mod.ts`)};
+const bytes = await Deno.readFile("model.tsm");
+const rows = JSON.parse(await Deno.readTextFile("rows.json"));
+const mem = () => (globalThis.gc(), globalThis.gc(), Deno.memoryUsage());
+const a = mem();
+const model = loadModel(bytes);
+for (const x of rows) model.predictTopK(x, 5);
+const b = mem();
+console.log(b.heapUsed + b.external - a.heapUsed - a.external, model.numLabels);`;
+    await Deno.writeTextFile(`${dir}/mem.ts`, script);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--v8-flags=--expose-gc", `--config=${ROOT}deno.json`, "mem.ts"],
+      cwd: dir,
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+    return +new TextDecoder().decode(out.stdout).split(" ")[0];
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * `--workerd`: for `kind`, the largest L of `--sizes` whose model fits a Worker (a file within
+ * Workers KV's 25 MiB value limit, and an isolate of 128 MB: the file plus what `loadModel` and
+ * 50 queries allocate, measured in Deno, within 112 MiB, leaving 16 MiB to the runtime), served by
+ * a Worker (the SDK bundled by esbuild, run by Miniflare's workerd, the model read from a KV
+ * namespace once per isolate). The Worker times top-5 per query (each query repeated for
+ * `--workerd-batch-ms`: workerd's clock moves in whole milliseconds) and a pass over all queries;
+ * the answers are checked against Deno's. One JSON line with `"runtime": "workerd"`.
+ */
+async function workerdRun(kind: string) {
+  const n = +flags["workerd-queries"]!;
+  const sizes = flags.sizes!.split(",").map(Number).sort((a, b) => b - a);
+  const tried: { L: number; fileBytes?: number; memoryMiB?: number; fits: boolean }[] = [];
+  let chosen;
+  for (const L of sizes) {
+    const built = workerdModel(kind, L, n);
+    const bytes = built && encodeModelFile(built.content);
+    if (!built || !bytes || bytes.length > KV_LIMIT) {
+      tried.push({ L, fileBytes: bytes?.length, fits: false });
+      continue;
+    }
+    const model = loadModel(bytes);
+    const resident = bytes.length + await sdkBytes(bytes, built.rows.slice(0, 50));
+    const fits = resident <= ISOLATE_LIMIT - 16 * 2 ** 20;
+    tried.push({ L, fileBytes: bytes.length, memoryMiB: round(resident / 2 ** 20, 1), fits });
+    if (fits) {
+      chosen = { L, bytes, rows: built.rows, model, resident };
+      break;
+    }
+  }
+  if (!chosen) {
+    console.log(JSON.stringify({ kind, runtime: "workerd", fits: false, tried }));
+    return;
+  }
+  const { L, bytes, rows, model } = chosen;
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/worker.js`, WORKER);
+    const esbuild = await new Deno.Command(`${ROOT}node_modules/.bin/esbuild`, {
+      args: [
+        `${dir}/worker.js`,
+        "--bundle",
+        "--minify",
+        "--format=esm",
+        "--platform=browser",
+        "--conditions=workerd,worker",
+        `--outfile=${dir}/bundle.js`,
+      ],
+      stderr: "piped",
+    }).output();
+    if (!esbuild.success) throw new Error(new TextDecoder().decode(esbuild.stderr));
+    await Deno.writeFile(`${dir}/model.tsm`, bytes);
+    await Deno.writeTextFile(
+      `${dir}/body.json`,
+      JSON.stringify({
+        rows: rows.map((x) => ({ indices: Array.from(x.indices), values: Array.from(x.values) })),
+        batchMs: +flags["workerd-batch-ms"]!,
+      }),
+    );
+    await Deno.writeTextFile(
+      `${dir}/run.mjs`,
+      `import { readFileSync } from "node:fs";
+import { Miniflare } from ${JSON.stringify(`${ROOT}node_modules/miniflare/dist/src/index.js`)};
+const mf = new Miniflare({
+  modules: true, scriptPath: "bundle.js", compatibilityDate: "2025-01-01", host: "127.0.0.1",
+  kvNamespaces: ["MODEL"],
+});
+try {
+  const file = readFileSync("model.tsm");
+  const buf = file.buffer.slice(file.byteOffset, file.byteOffset + file.length);
+  await (await mf.getKVNamespace("MODEL")).put("model", buf);
+  const res = await mf.dispatchFetch("http://localhost/", { method: "POST", body: readFileSync("body.json") });
+  process.stdout.write(await res.text());
+} finally {
+  await mf.dispose();
+}
+`,
+    );
+    const out = await new Deno.Command("node", { args: ["run.mjs"], cwd: dir, stderr: "piped" })
+      .output();
+    const text = new TextDecoder().decode(out.stdout);
+    if (!out.success) throw new Error(`${text}\n${new TextDecoder().decode(out.stderr)}`);
+    const w = JSON.parse(text) as {
+      readMs: number;
+      loadMs: number;
+      reloadMs: number;
+      top: number[][];
+      us: number[];
+      meanUs: number;
+    };
+    const deno = rows.map((x) => [...model.predictTopK(x, 5).labels]);
+    const same = deno.filter((d, i) => JSON.stringify(d) === JSON.stringify(w.top[i])).length;
+    console.log(JSON.stringify({
+      kind,
+      runtime: "workerd",
+      L,
+      fileBytes: bytes.length,
+      memoryMiB: round(chosen.resident / 2 ** 20, 1),
+      queries: rows.length,
+      kvReadMs: w.readMs,
+      loadMs: w.loadMs,
+      reloadMs: w.reloadMs,
+      p50us: round(percentile(w.us, 0.5)),
+      p99us: round(percentile(w.us, 0.99)),
+      meanUs: round(w.meanUs),
+      sameTop5AsDeno: round(same / rows.length, 4),
+      tried,
+    }));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+if (import.meta.main && flags.workerd) {
+  for (const kind of flags.kinds!.split(",")) await workerdRun(kind);
+} else if (import.meta.main) {
   const kinds = flags.kinds!.split(",");
   for (const L of flags.sizes!.split(",").map(Number)) {
     for (const kind of kinds) {

@@ -7,7 +7,18 @@
  */
 
 let crcTable: Uint32Array | undefined;
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0];
+
+/**
+ * 1 on a little-endian host (typed arrays read the file's little-endian tensors as they are),
+ * else 0.
+ *
+ * @example
+ * ```ts
+ * import { LITTLE_ENDIAN } from "./crc32.ts";
+ * console.log(LITTLE_ENDIAN); // 1
+ * ```
+ */
+export const LITTLE_ENDIAN: number = new Uint8Array(Uint16Array.of(1).buffer)[0];
 
 /**
  * CRC-32 of `b[start, end)`: slicing-by-16 over aligned 32-bit words on little-endian hosts (V8
@@ -21,7 +32,7 @@ const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0];
  * console.log(crc32(bytes, 0, 9) === crc32(bytes.subarray(0, 9))); // true
  * ```
  */
-export function crc32(b: Uint8Array, start = 0, end: number = b.length): number {
+export const crc32 = (b: Uint8Array, start = 0, end: number = b.length): number => {
   let t = crcTable, c = 0, i = 0;
   if (!t) {
     // entry s·256 + n: the bit-wise CRC register after byte n and s zero bytes
@@ -49,4 +60,4 @@ export function crc32(b: Uint8Array, start = 0, end: number = b.length): number 
     i += w.length * 4;
   }
   return ~c >>> 0;
-}
+};

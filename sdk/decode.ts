@@ -11,6 +11,8 @@
 import { Unpackr } from "msgpackr/unpack";
 import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 import { checkFrame, TENSOR_ARRAYS } from "./frame.ts";
+import { LITTLE_ENDIAN } from "./crc32.ts";
+import { f32s, floor } from "./vector.ts";
 import { KINDS } from "./kinds/mod.ts";
 import { textSettingsError } from "./tokenizer.ts";
 import type { DecodedModel, SdkTensor } from "./kinds/types.ts";
@@ -20,29 +22,18 @@ const unpackr = new Unpackr({ useRecords: false, int64AsType: "number" });
 type Typed = (typeof TENSOR_ARRAYS)[keyof typeof TENSOR_ARRAYS];
 const TYPES: Record<string, Typed> = TENSOR_ARRAYS;
 
-let halfTable: Float32Array | undefined;
+let halfTable: Float32Array | undefined; // the float32 value of every float16 bit pattern
 
 type Obj = Record<string, unknown>;
 const isMap = (v: unknown): v is Obj =>
   typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
-/** The float32 value of every float16 bit pattern. */
-function halfFloats(): Float32Array {
-  const tab = new Float32Array(65536);
-  for (let h = 0; h < 65536; h++) {
-    const e = (h >> 10) & 31, m = h & 1023;
-    tab[h] = (h >> 15 ? -1 : 1) *
-      (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
-  }
-  return tab;
-}
-
 /** A typed-array view of a bin (zero-copy when aligned, else a copy). */
-function view(C: Typed, bin: Uint8Array) {
+const view = (C: Typed, bin: Uint8Array) => {
   const size = C.BYTES_PER_ELEMENT, src = bin.byteOffset % size ? bin.slice() : bin;
   return new C(src.buffer as ArrayBuffer, src.byteOffset, bin.length / size);
-}
+};
 
 /**
  * Decodes and validates a model file.
@@ -58,15 +49,16 @@ function view(C: Typed, bin: Uint8Array) {
  * console.log(m.kind, m.tensors.W.shape); // linear-lowrank [ 4, 2 ]
  * ```
  */
-export function decodeModel(bytes: Uint8Array): DecodedModel {
+export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   let version = 0;
+  const unsupported = "unsupported";
   const check = (ok: unknown, detail: string, reason: ModelFormatErrorReason = "corrupt") =>
     ok || fail(reason, detail);
   const fail = (reason: ModelFormatErrorReason, detail: string): never => {
     throw new ModelFormatError(reason, detail, { offset: 0, formatVersion: version });
   };
   // typed-array views are little-endian
-  check(new Uint8Array(Uint16Array.of(1).buffer)[0], "big-endian", "unsupported");
+  check(LITTLE_ENDIAN, "big-endian", unsupported);
   version = checkFrame(bytes);
 
   // the content
@@ -81,7 +73,7 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
   const m: Obj = { ...root as Obj, formatVersion: version, params: (root as Obj).params ?? {} };
   const { kind, numFeatures: D, numLabels: L, labelNames: names } = m;
   check(typeof kind === "string", "kind");
-  check(Object.hasOwn(KINDS, kind as string), `unknown model kind "${kind}"`, "unsupported");
+  check(Object.hasOwn(KINDS, kind as string), `unknown model kind "${kind}"`, unsupported);
   check(isCount(D) && isCount(L), "numFeatures, numLabels");
   check(
     names === undefined ||
@@ -100,23 +92,31 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
       scale?: number | Uint8Array;
     };
     const C = TYPES[dtype];
-    check(Object.hasOwn(TYPES, dtype), `tensor ${name}: dtype ${dtype}`, "unsupported");
+    check(Object.hasOwn(TYPES, dtype), `tensor ${name}: dtype ${dtype}`, unsupported);
     const n = Array.isArray(shape) && shape.every(isCount) ? shape.reduce((a, d) => a * d, 1) : NaN;
     check(bin instanceof Uint8Array && bin.length === n * C.BYTES_PER_ELEMENT, `tensor ${name}`);
     let data = view(C, bin);
     if (dtype === "f16" || dtype === "i8" || dtype === "f64") {
       // to float32, once: f16 through a table of all 65536 values (built once); i8 as
       // q × scale, one scale or one float32 per row; f64 rounded
-      const rows = shape[0] ?? 1, w = n / rows, f = new Float32Array(n);
+      const rows = shape[0] ?? 1, w = n / rows, f = f32s(n);
       const s = scale instanceof Uint8Array && scale.length === rows * 4 &&
         view(Float32Array, scale);
       if (dtype === "f16") {
-        const tab = halfTable ??= halfFloats();
+        let tab = halfTable;
+        if (!tab) {
+          tab = halfTable = f32s(65536);
+          for (let h = 0; h < 65536; h++) {
+            const e = (h >> 10) & 31, m = h & 1023;
+            tab[h] = (h >> 15 ? -1 : 1) *
+              (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
+          }
+        }
         for (let i = 0; i < n; i++) f[i] = tab[data[i]];
       } else {
         check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
         for (let i = 0; i < n; i++) {
-          f[i] = data[i] * (s ? s[Math.floor(i / w)] : scale as number ?? 1);
+          f[i] = data[i] * (s ? s[floor(i / w)] : scale as number ?? 1);
         }
       }
       data = f;
@@ -136,4 +136,4 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
   );
   m.tensors = tensors;
   return m as unknown as DecodedModel;
-}
+};

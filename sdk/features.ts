@@ -11,7 +11,7 @@
  * @module
  */
 import type { DecodedModel } from "./kinds/types.ts";
-import { invNorm, zeros } from "./vector.ts";
+import { fround, i32s, invNorm, zeros } from "./vector.ts";
 import { textFeatures } from "./tokenizer.ts";
 
 /**
@@ -101,12 +101,12 @@ const mix = (k: number) => Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873
  * console.log(murmur3(new TextEncoder().encode("> hello"), 0, 5, 2).toString(16)); // "248bfa47"
  * ```
  */
-export function murmur3(
+export const murmur3 = (
   bytes: Uint8Array,
   seed: number,
   length = bytes.length,
   offset = 0,
-): number {
+): number => {
   let h = seed | 0, k = 0, i = offset;
   const end = offset + length, blocks = end - (length & 3);
   // each 4-byte block (little-endian) is mixed into h, then h rotates; then the 1-3 tail bytes
@@ -120,6 +120,19 @@ export function murmur3(
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
+};
+
+/**
+ * Throws the `TypeError` "predictTopK: `what`" (a malformed query).
+ *
+ * @example
+ * ```ts
+ * import { badInput } from "./features.ts";
+ * try { badInput("x is odd"); } catch (e) { console.log(`${e}`); } // TypeError: predictTopK: x is odd
+ * ```
+ */
+export function badInput(what: string, Type: typeof TypeError = TypeError): never {
+  throw new Type("predictTopK: " + what);
 }
 
 /**
@@ -144,22 +157,20 @@ export function murmur3(
  * console.log([...indices], [...values]); // [ 0, 2 ] [ 0.8, 0.6 ]
  * ```
  */
-export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] {
+export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] => {
   const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess;
   const idf = pre?.tfidf && m.tensors.idf?.data;
   let names: Map<string, number>;
   return (x) => {
-    if (typeof x !== "object" || !x) throw new TypeError("predictTopK: x must be an object");
+    if (typeof x !== "object" || !x) badInput("x must be an object");
     let { indices: cols, values: vs } = x as SparseInput;
     if (typeof cols !== "object" || typeof vs !== "object") {
       // named features: sorted by column, collisions added up, zero sums dropped
       let rec: Iterable<[string, unknown]> = Object.entries(x);
       const { text, features } = x as TextInput;
       if (text !== undefined && typeof (text as unknown) !== "number") {
-        if (typeof text !== "string") throw new TypeError("predictTopK: text must be a string");
-        if (fs?.type === "index" || !fs?.text) {
-          throw new TypeError("predictTopK: this model was not trained on text");
-        }
+        if (typeof text !== "string") badInput("text must be a string");
+        if (fs?.type === "index" || !fs?.text) badInput("this model was not trained on text");
         rec = textFeatures(text, fs.text, typeof features === "object" ? features : undefined);
       }
       const sum = new Map<number, number>();
@@ -179,19 +190,19 @@ export function featurizer(m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       cols = c;
       vs = c.map((j) => sum.get(j)!);
     } else if (vs.length !== cols.length) {
-      throw new TypeError("predictTopK: x.indices/values lengths differ");
+      badInput("x.indices/values lengths differ");
     }
-    const idx = new Int32Array(cols.length), val = zeros(cols.length);
+    const idx = i32s(cols.length), val = zeros(cols.length);
     let n = 0;
     for (let p = 0; p < cols.length; p++) {
       const j = cols[p];
       if (j >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;
-        val[n++] = idf ? Math.fround(Math.fround(vs[p]) * idf[j]) : Math.fround(vs[p]);
+        val[n++] = idf ? fround(fround(vs[p]) * idf[j]) : fround(vs[p]);
       }
     }
     const f = pre?.l2Normalize ? invNorm(val, n) : 1;
     for (let p = 0; p < n; p++) val[p] *= f;
     return [idx.subarray(0, n), val.subarray(0, n)];
   };
-}
+};

@@ -74,9 +74,10 @@ export const TENSOR_ARRAYS = {
  * }
  * ```
  */
-export function checkFrame(bytes: Uint8Array): number {
+export const checkFrame = (bytes: Uint8Array): number => {
   const len = bytes.length, notModel = "not a Tagstream model file";
   const badVersion = "bad formatVersion", noCrc = "no crc32 entry";
+  const corrupt = "corrupt", badMagic = "bad-magic";
   let version = 0, pos = 0;
   const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos): never => {
     throw new ModelFormatError(reason, detail, { offset, formatVersion: version });
@@ -93,27 +94,27 @@ export function checkFrame(bytes: Uint8Array): number {
   };
   cut(1);
   const t = bytes[0];
-  pos = t === 0xde ? 3 : t === 0xdf ? 5 : t >> 4 === 8 ? 1 : fail("bad-magic", notModel);
-  expect("magic", "bad-magic", notModel);
-  expect(MAGIC, "bad-magic", notModel);
-  expect("formatVersion", "corrupt", badVersion);
+  pos = t === 0xde ? 3 : t === 0xdf ? 5 : t >> 4 === 8 ? 1 : fail(badMagic, notModel);
+  expect("magic", badMagic, notModel);
+  expect(MAGIC, badMagic, notModel);
+  expect("formatVersion", corrupt, badVersion);
   cut(1);
   const v = bytes[pos];
-  if (v < 1 || v > 127) fail("corrupt", badVersion);
+  if (v < 1 || v > 127) fail(corrupt, badVersion);
   version = v;
   if (v > FORMAT_VERSION) {
     fail("newer-version", `format version ${v} is newer than ${FORMAT_VERSION}`);
   }
   pos++;
-  expect("byteLength", "corrupt", "bad byteLength", 0xce);
+  expect("byteLength", corrupt, "bad byteLength", 0xce);
   cut(4);
   const size = u32();
   pos += 4;
   if (len < size) fail("truncated", `has ${len} of its ${size} bytes`, len);
-  if (len > size) fail("corrupt", "trailing bytes", size);
-  if (len - 11 < pos) fail("corrupt", noCrc);
+  if (len > size) fail(corrupt, "trailing bytes", size);
+  if (len - 11 < pos) fail(corrupt, noCrc);
   pos = len - 11;
-  expect("crc32", "corrupt", noCrc, 0xce);
-  if (u32() !== crc32(bytes, 0, len - 11)) fail("corrupt", "CRC-32 mismatch");
+  expect("crc32", corrupt, noCrc, 0xce);
+  if (u32() !== crc32(bytes, 0, len - 11)) fail(corrupt, "CRC-32 mismatch");
   return version;
-}
+};

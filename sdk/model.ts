@@ -7,7 +7,7 @@
  */
 import { decodeModel } from "./decode.ts";
 import { ModelFormatError } from "./errors.ts";
-import { featurizer, type ModelInput } from "./features.ts";
+import { badInput, featurizer, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
 import type { DecodedModel, KindScorer } from "./kinds/types.ts";
 import { type TopK, topK, type TopKScorer } from "./topk.ts";
@@ -95,7 +95,7 @@ export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
   }
   const fast = (scorer as TopKScorer).topK; // exact, without scanning every label
   const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {
-    if (!Number.isInteger(k) || k < 0) throw new RangeError(`predictTopK: bad k ${k}`);
+    if (!Number.isInteger(k) || k < 0) badInput("bad k " + k, RangeError);
     const [i, v] = rows(x);
     return fast && !o?.exact ? fast(i, v, k, undefined, o?.probes) : topK(scorer(i, v), L, k);
   };

@@ -62,27 +62,29 @@ const WORD = /\p{Ideographic}|\p{Extended_Pictographic}|[[\p{L}\p{N}\p{M}]--\p{I
  * console.log(textSettingsError({ ngrams: 2 }), textSettingsError({ ngrams: 9 })); // undefined ngrams must be an integer in [1, 4]
  * ```
  */
-export function textSettingsError(s: unknown): string | undefined {
+export const textSettingsError = (s: unknown): string | undefined => {
   if (typeof s !== "object" || s === null || Array.isArray(s)) return "must be a map";
-  const t = s as Record<string, unknown>;
-  const int = (k: string, hi: number) =>
-    t[k] === undefined || Number.isInteger(t[k]) && (t[k] as number) >= 1 &&
-      (t[k] as number) <= hi ||
-    `${k} must be an integer in [1, ${hi}]`;
-  const bool = (k: string) =>
-    t[k] === undefined || typeof t[k] === "boolean" || `${k} must be a boolean`;
+  const bool = "a boolean";
+  // each field: its name, what it must be, and the largest value of an integer field
   for (
-    const r of [
-      t.normalize === undefined || t.normalize === "NFKC" || t.normalize === "none" ||
-      'normalize must be "NFKC" or "none"',
-      bool("lowercase"),
-      bool("ignoreFeatures"),
-      int("ngrams", 4),
-      int("minLength", 64),
-    ]
-  ) if (r !== true) return r;
+    const [k, want, hi] of [
+      ["normalize", '"NFKC" or "none"'],
+      ["lowercase", bool],
+      ["ignoreFeatures", bool],
+      ["ngrams", "", 4],
+      ["minLength", "", 64],
+    ] as const
+  ) {
+    const v = (s as Record<string, unknown>)[k];
+    const ok = hi
+      ? Number.isInteger(v) && (v as number) >= 1 && (v as number) <= hi
+      : want === bool
+      ? typeof v === "boolean"
+      : v === "NFKC" || v === "none";
+    if (v !== undefined && !ok) return `${k} must be ${hi ? `an integer in [1, ${hi}]` : want}`;
+  }
   return undefined;
-}
+};
 
 /**
  * The words of `text` (steps 1–4 of the module doc), in order.
@@ -94,7 +96,7 @@ export function textSettingsError(s: unknown): string | undefined {
  * console.log(tokenize("東京タワー 🙂ok", {})); // [ "東", "京", "タワー", "🙂", "ok" ]
  * ```
  */
-export function tokenize(text: string, s: TextSettings): string[] {
+export const tokenize = (text: string, s: TextSettings): string[] => {
   if (s.normalize !== "none") text = text.normalize("NFKC");
   if (s.lowercase !== false) text = text.toLowerCase();
   const min = s.minLength ?? 1, out: string[] = [];
@@ -104,7 +106,7 @@ export function tokenize(text: string, s: TextSettings): string[] {
     out.push(w);
   }
   return out;
-}
+};
 
 /**
  * The named features of a text (words and n-grams with their counts) added to `features` (when
@@ -118,11 +120,11 @@ export function tokenize(text: string, s: TextSettings): string[] {
  * console.log([...m]); // [ [ "york", 2.5 ], [ "new", 2 ], [ "new york", 2 ], [ "york new", 1 ] ]
  * ```
  */
-export function textFeatures(
+export const textFeatures = (
   text: string,
   s: TextSettings,
   features?: Readonly<Record<string, unknown>>,
-): Map<string, number> {
+): Map<string, number> => {
   const m = new Map<string, number>(), words = tokenize(text, s), n = s.ngrams ?? 1;
   const add = (k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   if (features && !s.ignoreFeatures) {
@@ -137,4 +139,4 @@ export function textFeatures(
     for (let j = i + 1; j < i + n && j < words.length; j++) add(g += " " + words[j], 1);
   }
   return m;
-}
+};

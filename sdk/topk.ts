@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { zeros } from "./vector.ts";
+import { i32s, rankable, zeros } from "./vector.ts";
 
 /**
  * A top-k answer: label indices in decreasing score order and their scores.
@@ -53,14 +53,14 @@ export const beats = (labels: Int32Array, top: Float64Array, i: number, l: numbe
  * console.log(size, [...labels], [...top]); // 2 [ 8, 10 ] [ 0.9, 0.7 ]
  * ```
  */
-export function pushTop(
+export const pushTop = (
   labels: Int32Array,
   top: Float64Array,
   size: number,
   cap: number,
   l: number,
   s: number,
-): number {
+): number => {
   if (size === cap && !beats(labels, top, cap - 1, l, s)) return size;
   let pos = size < cap ? size++ : cap - 1;
   while (pos > 0 && beats(labels, top, pos - 1, l, s)) {
@@ -71,7 +71,21 @@ export function pushTop(
   top[pos] = s;
   labels[pos] = l;
   return size;
-}
+};
+
+/**
+ * The answer of a full top-k list: its labels and its scores rounded to float32.
+ *
+ * @example
+ * ```ts
+ * import { answer } from "./topk.ts";
+ * console.log(answer(Int32Array.of(2), Float64Array.of(0.1)).scores); // Float32Array(1) [ 0.10000000149011612 ]
+ * ```
+ */
+export const answer = (labels: Int32Array, top: Float64Array): TopK => ({
+  labels,
+  scores: Float32Array.from(top),
+});
 
 /**
  * The `k` best of the first `n` scores (k is clamped to [0, n]).
@@ -83,15 +97,54 @@ export function pushTop(
  * console.log([...t.labels]); // [ 1, 0, 2 ]
  * ```
  */
-export function topK(scores: ArrayLike<number>, n: number, k: number): TopK {
-  const cap = k < n ? k : n, labels = new Int32Array(cap), top = zeros(cap);
+export const topK = (scores: ArrayLike<number>, n: number, k: number): TopK => {
+  const cap = k < n ? k : n, labels = i32s(cap), top = zeros(cap);
   for (let l = 0, size = 0; l < n; l++) {
-    const s = scores[l] === scores[l] ? scores[l] : -Infinity;
+    const s = rankable(scores[l]);
     // a full list keeps only a higher score (labels come in increasing order)
     if (size < cap || s > top[cap - 1]) size = pushTop(labels, top, size, cap, l, s);
   }
-  return { labels, scores: Float32Array.from(top) };
-}
+  return answer(labels, top);
+};
+
+/**
+ * The `k` best of `L` labels when only the `n` labels of `touched` (marked in `mark`) have scores
+ * of their own, `s[l]`, and every other label l scores `key[l]` (0 without `key`): the touched
+ * labels, then the others walked in `order` (0, 1, … without it), which must list the labels by
+ * decreasing key, ties by the smaller label, until the walk cannot beat the k-th best. The same
+ * answer as {@linkcode topK} of all L scores.
+ *
+ * @example
+ * ```ts
+ * import { topKTouched } from "./topk.ts";
+ * // labels 0..4: label 3 scores 2 (touched), the others their key
+ * const s = Float64Array.of(0, 0, 0, 2, 0), mark = Uint8Array.of(0, 0, 0, 1, 0);
+ * const t = topKTouched(3, 5, s, Int32Array.of(3), 1, mark, Int32Array.of(1, 3, 0, 2, 4), Float32Array.of(0, 5, 0, -1, -2));
+ * console.log([...t.labels]); // [ 1, 3, 0 ]
+ * ```
+ */
+export const topKTouched = (
+  k: number,
+  L: number,
+  s: Float64Array,
+  touched: Int32Array,
+  n: number,
+  mark: Uint8Array,
+  order?: Int32Array,
+  key?: Float32Array,
+): TopK => {
+  const cap = k < L ? k : L, labels = i32s(cap), top = zeros(cap);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    size = pushTop(labels, top, size, cap, touched[i], rankable(s[touched[i]]));
+  }
+  for (let i = 0; i < L; i++) {
+    const l = order ? order[i] : i, x = key ? rankable(key[l]) : 0;
+    if (size === cap && !beats(labels, top, cap - 1, l, x)) break; // the rest rank lower
+    if (!mark[l]) size = pushTop(labels, top, size, cap, l, x);
+  }
+  return answer(labels, top);
+};
 
 /**
  * The `k` best labels of a dense score vector (one score per label), as {@linkcode topK} of all

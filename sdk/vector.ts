@@ -5,6 +5,18 @@
  */
 
 /**
+ * `Math.sqrt`, `Math.min`, `Math.max`, `Math.floor` and `Math.fround` under short local names
+ * (a minifier renames these, not `Math`'s properties).
+ *
+ * @example
+ * ```ts
+ * import { floor, fround, max, min, sqrt } from "./vector.ts";
+ * console.log(sqrt(4), min(1, 2), max(1, 2), floor(1.5), fround(0.1)); // 2 1 2 1 0.10000000149011612
+ * ```
+ */
+export const { sqrt, min, max, floor, fround } = Math;
+
+/**
  * A zero-filled float64 vector of length `n` (scratch and accumulators).
  *
  * @example
@@ -24,11 +36,11 @@ export const zeros = (n: number): Float64Array => new Float64Array(n);
  * console.log(invNorm(Float64Array.of(3, 4, 99), 2), invNorm(new Float64Array(2), 2)); // 0.2 0
  * ```
  */
-export function invNorm(v: ArrayLike<number>, n: number): number {
+export const invNorm = (v: ArrayLike<number>, n: number): number => {
   let ss = 0;
   for (let i = 0; i < n; i++) ss += v[i] * v[i];
-  return ss > 0 ? 1 / Math.sqrt(ss) : 0;
-}
+  return ss > 0 ? 1 / sqrt(ss) : 0;
+};
 
 /**
  * `out = (scale · x) M` for a sparse row x (`indices`, `values`) and the row-major matrix of
@@ -42,7 +54,7 @@ export function invNorm(v: ArrayLike<number>, n: number): number {
  * console.log(sparseVecMat(new Float64Array(2), Int32Array.of(1), Float64Array.of(2), 1, M, 0, 2)); // Float64Array(2) [ 6, 8 ]
  * ```
  */
-export function sparseVecMat(
+export const sparseVecMat = (
   out: Float64Array,
   indices: Int32Array,
   values: Float32Array | Float64Array,
@@ -50,14 +62,14 @@ export function sparseVecMat(
   M: Float32Array,
   offset: number,
   width: number,
-): Float64Array {
+): Float64Array => {
   out.fill(0);
   for (let e = 0; e < indices.length; e++) {
     const w = values[e] * scale, o = offset + indices[e] * width;
     for (let c = 0; c < width; c++) out[c] += w * M[o + c];
   }
   return out;
-}
+};
 
 /**
  * `out = x M` for a dense vector x and a row-major matrix M of `width` columns (x.length rows),
@@ -69,14 +81,14 @@ export function sparseVecMat(
  * console.log(vecMat(new Float64Array(2), Float64Array.of(0, 2), Float32Array.of(1, 2, 3, 4), 2)); // Float64Array(2) [ 6, 8 ]
  * ```
  */
-export function vecMat(out: Float64Array, x: Float64Array, M: Float32Array, width: number) {
+export const vecMat = (out: Float64Array, x: Float64Array, M: Float32Array, width: number) => {
   out.fill(0);
   for (let i = 0; i < x.length; i++) {
     const xi = x[i], o = i * width;
     if (xi !== 0) { for (let c = 0; c < width; c++) out[c] += xi * M[o + c]; }
   }
   return out;
-}
+};
 
 /**
  * `out[j] = init[j] + Σ_c x[c] · M[j·width + c]` for each of the `out.length` rows of the
@@ -89,17 +101,61 @@ export function vecMat(out: Float64Array, x: Float64Array, M: Float32Array, widt
  * console.log(matVec(new Float32Array(2), M, Float64Array.of(1, 1), 2, Float32Array.of(0.5, 0))); // Float32Array(2) [ 3.5, 7 ]
  * ```
  */
-export function matVec<T extends Float32Array | Float64Array>(
+export const matVec = <T extends Float32Array | Float64Array>(
   out: T,
   M: Float32Array,
   x: Float64Array,
   width: number,
   init?: Float32Array,
-): T {
+): T => {
   for (let j = 0; j < out.length; j++) {
     let z = init ? init[j] : 0;
     for (let c = 0; c < width; c++) z += x[c] * M[j * width + c];
     out[j] = z;
   }
   return out;
-}
+};
+
+/**
+ * A zero-filled `Int32Array` of length `n`.
+ *
+ * @example
+ * ```ts
+ * import { i32s } from "./vector.ts";
+ * console.log(i32s(2)); // Int32Array(2) [ 0, 0 ]
+ * ```
+ */
+export const i32s = (n: number): Int32Array<ArrayBuffer> => new Int32Array(n);
+
+/**
+ * A zero-filled `Uint8Array` of length `n` (marks).
+ *
+ * @example
+ * ```ts
+ * import { u8s } from "./vector.ts";
+ * console.log(u8s(2)); // Uint8Array(2) [ 0, 0 ]
+ * ```
+ */
+export const u8s = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
+
+/**
+ * A zero-filled `Float32Array` of length `n`.
+ *
+ * @example
+ * ```ts
+ * import { f32s } from "./vector.ts";
+ * console.log(f32s(2)); // Float32Array(2) [ 0, 0 ]
+ * ```
+ */
+export const f32s = (n: number): Float32Array<ArrayBuffer> => new Float32Array(n);
+
+/**
+ * `x` as a ranking score: NaN ranks below every number (-Infinity).
+ *
+ * @example
+ * ```ts
+ * import { rankable } from "./vector.ts";
+ * console.log(rankable(2), rankable(NaN)); // 2 -Infinity
+ * ```
+ */
+export const rankable = (x: number): number => x === x ? x : -Infinity;

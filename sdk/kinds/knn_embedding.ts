@@ -14,10 +14,10 @@
  *
  * @module
  */
-import { beats, pushTop, type TopK } from "../topk.ts";
-import { invNorm, sparseVecMat, zeros } from "../vector.ts";
+import { type TopK, topKTouched } from "../topk.ts";
+import { f32s, fround, i32s, invNorm, min, sparseVecMat, u8s, zeros } from "../vector.ts";
 import { knnSearch } from "./knn_index.ts";
-import { floats, intParam, ints } from "./tensors.ts";
+import { floats, intParam, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
 /**
@@ -49,15 +49,15 @@ export const knnEmbedding: KindFactory = (m) => {
   const r = intParam(m, "rank"), kNN = intParam(m, "k");
   const NL = intParam(m, "numLearners"), weighted = m.params.weighted === true;
   const learner = ints(m, "clusterLearner", NL - 1), C = learner.length;
-  const labels = ints(m, "labels"), labelPtr = ints(m, "labelPtr", labels.length, undefined, "ptr");
-  const P = labelPtr.length - 1, pointPtr = ints(m, "pointPtr", P, C + 1, "ptr");
+  const labels = ints(m, "labels"), labelPtr = ptrs(m, "labelPtr", labels.length);
+  const P = labelPtr.length - 1, pointPtr = ptrs(m, "pointPtr", P, C + 1);
   const cen = floats(m, "centroids", C * D), V = floats(m, "V", C * D * r);
   const pts = floats(m, "points", P * r);
-  const z = zeros(r), nnIdx = new Int32Array(kNN), nnSim = zeros(kNN);
-  const acc = zeros(L), out = new Float32Array(L), mark = new Uint8Array(L);
-  let touched = new Int32Array(16), n = 0;
+  const z = zeros(r), nnIdx = i32s(kNN), nnSim = zeros(kNN);
+  const acc = zeros(L), out = f32s(L), mark = u8s(L), touched = i32s(L);
+  let n = 0;
   // acc[l] = Σ_t Σ_{p : l ∈ labels_p} w_p over the labels the neighbours carry (`touched`)
-  const { search, probes: defaultProbes } = knnSearch(m, pts, r, pointPtr as Int32Array);
+  const { search, probes: defaultProbes } = knnSearch(m, pts, r, pointPtr, z, nnIdx, nnSim);
   let probes: number | undefined; // undefined: the exact neighbours
   const accumulate = (indices: Int32Array, values: Float32Array | Float64Array) => {
     for (let i = 0; i < n; i++) acc[touched[i]] = mark[touched[i]] = 0;
@@ -77,8 +77,8 @@ export const knnEmbedding: KindFactory = (m) => {
       }
       if (best < 0) continue;
       sparseVecMat(z, indices, values, inv, V, best * D * r, r);
-      const zinv = invNorm(z, r), kk = Math.min(kNN, pointPtr[best + 1] - pointPtr[best]);
-      const count = search(best, z, zinv, kk, probes, nnIdx, nnSim);
+      const zinv = invNorm(z, r), kk = min(kNN, pointPtr[best + 1] - pointPtr[best]);
+      const count = search(best, zinv, kk, probes);
       // neighbour weights: max(0, similarity) / their sum when `weighted` (unless that is 0),
       // else 1 / count
       let wsum = 0;
@@ -97,11 +97,6 @@ export const knnEmbedding: KindFactory = (m) => {
           const l = labels[e];
           if (!(l < L)) continue;
           if (!mark[l]) {
-            if (n === touched.length) {
-              const grown = new Int32Array(2 * n);
-              grown.set(touched);
-              touched = grown;
-            }
             mark[l] = 1;
             touched[n++] = l;
           }
@@ -126,16 +121,9 @@ export const knnEmbedding: KindFactory = (m) => {
   ): TopK => {
     probes = dense ? undefined : p ?? defaultProbes;
     accumulate(indices, values);
-    const cap = k < L ? k : L, top = zeros(cap), ls = new Int32Array(cap);
-    let size = 0;
-    for (let i = 0; i < n; i++) {
-      const x = Math.fround(acc[touched[i]] / NL);
-      size = pushTop(ls, top, size, cap, touched[i], x === x ? x : -Infinity);
-    }
-    for (let l = 0; l < L && !(size === cap && !beats(ls, top, cap - 1, l, 0)); l++) {
-      if (!mark[l]) size = pushTop(ls, top, size, cap, l, 0);
-    }
-    return { labels: ls, scores: Float32Array.from(top) };
+    // the touched labels' float32 scores (acc is reset by the next query)
+    for (let i = 0; i < n; i++) acc[touched[i]] = fround(acc[touched[i]] / NL);
+    return topKTouched(k, L, acc, touched, n, mark);
   };
   return Object.assign(scores, { topK });
 };

@@ -12,9 +12,8 @@
  */
 import { floats, intParam } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { matVec, sparseVecMat, zeros } from "../vector.ts";
-import { mipsIndex } from "./mips_index.ts";
-import { topK } from "../topk.ts";
+import { f32s, matVec, sparseVecMat, zeros } from "../vector.ts";
+import { indexedScorer } from "./mips_index.ts";
 
 /**
  * Builds the `linear-lowrank` scorer.
@@ -37,13 +36,8 @@ export const linearLowrank: KindFactory = (m) => {
   const r = intParam(m, "rank");
   const W = floats(m, "W", D * r), H = floats(m, "H", L * r);
   const bias = floats(m, "bias", L, true);
-  const u = zeros(r), s = new Float32Array(L), search = mipsIndex(m, H, bias, r);
-  const scores = (indices: Int32Array, values: Float32Array | Float64Array) =>
-    matVec(s, H, sparseVecMat(u, indices, values, 1, W, 0, r), r, bias);
-  return search
-    ? Object.assign(scores, {
-      topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, _?: boolean, p?: number) =>
-        search(sparseVecMat(u, i, v, 1, W, 0, r), k, p) ?? topK(scores(i, v), L, k),
-    })
-    : scores;
+  const u = zeros(r), s = f32s(L);
+  const query = (i: Int32Array, v: Float32Array | Float64Array) =>
+    sparseVecMat(u, i, v, 1, W, 0, r);
+  return indexedScorer(m, H, bias, r, (i, v) => matVec(s, H, query(i, v), r, bias), query);
 };

@@ -13,10 +13,10 @@
  *
  * @module
  */
-import { beats, pushTop, type TopK, topK as topKDense } from "../topk.ts";
-import { floats, ints } from "./tensors.ts";
+import { type TopK, topK as topKDense, topKTouched } from "../topk.ts";
+import { floats, ints, ptrs } from "./tensors.ts";
 import type { KindFactory, KindScorer } from "./types.ts";
-import { zeros } from "../vector.ts";
+import { i32s, min, rankable, u8s, zeros } from "../vector.ts";
 
 /**
  * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): a stable
@@ -28,24 +28,24 @@ import { zeros } from "../vector.ts";
  * console.log(biasOrder(Float32Array.of(-1, 2, NaN, 2, -0, 0, -Infinity))); // Int32Array(7) [ 1, 3, 4, 5, 0, 2, 6 ]
  * ```
  */
-export function biasOrder(bias: Float32Array): Int32Array {
+export const biasOrder = (bias: Float32Array): Int32Array => {
   const L = bias.length, f = new Float32Array(1), u = new Uint32Array(f.buffer);
   const key = new Uint32Array(L);
-  let a = new Int32Array(L), b = new Int32Array(L);
+  let a = i32s(L), b = i32s(L);
   for (let l = 0; l < L; l++) {
     f[0] = bias[l] === bias[l] ? bias[l] + 0 : -Infinity;
     key[l] = u[0] >> 31 ? u[0] : u[0] ^ 0x7fffffff; // negatives: larger bits, lower bias
     a[l] = l;
   }
   for (let sh = 0; sh < 32; sh += 16) {
-    const c = new Int32Array(65537);
+    const c = i32s(65537);
     for (let l = 0; l < L; l++) c[(key[l] >>> sh & 65535) + 1]++;
     for (let d = 0; d < 65536; d++) c[d + 1] += c[d];
     for (let i = 0; i < L; i++) b[c[key[a[i]] >>> sh & 65535]++] = a[i];
     [a, b] = [b, a];
   }
   return a;
-}
+};
 
 /**
  * Builds the `linear-sparse` scorer: tensors `featPtr` i32 [D+1], `labelIdx` i32|u16 [nnz],
@@ -72,16 +72,14 @@ export function biasOrder(bias: Float32Array): Int32Array {
  */
 export const linearSparse: KindFactory = (m) => {
   const L = m.numLabels, idx = ints(m, "labelIdx", L - 1, undefined, "u16");
-  const ptr = ints(m, "featPtr", idx.length, m.numFeatures + 1, "ptr");
+  const ptr = ptrs(m, "featPtr", idx.length, m.numFeatures + 1);
   const w = floats(m, "weights", idx.length), bias = floats(m, "bias", L, true);
-  const s = zeros(L), mark = new Uint8Array(L), touched = new Int32Array(Math.min(L, idx.length));
-  // an untouched label's score (NaN ranks as -Infinity)
-  const key = (l: number) => bias && bias[l] === bias[l] ? bias[l] : bias ? -Infinity : 0;
+  const s = zeros(L), mark = u8s(L), touched = i32s(min(L, idx.length));
   // the file's order when it is one of the decoded bias (strictly ordered, so a permutation)
   let order = bias && m.tensors.biasOrder?.data as Int32Array | undefined, last = Infinity;
   if (!(order instanceof Int32Array && order.length === L)) order = undefined;
   for (let i = 0, p = -1; order && i < L; i++) {
-    const l = order[i], x = key(l);
+    const l = order[i], x = rankable(bias![l]); // an untouched label's score
     if (!(l >>> 0 < L && (x < last || x === last && l > p))) order = undefined;
     last = x, p = l;
   }
@@ -100,7 +98,7 @@ export const linearSparse: KindFactory = (m) => {
     k: number,
     dense?: boolean,
   ): TopK => {
-    let n = 0, size = 0;
+    let n = 0;
     for (let p = 0; dense === undefined && p < indices.length; p++) {
       n += ptr[indices[p] + 1] - ptr[indices[p]]; // NaN for a column out of range: sparse path
     }
@@ -119,20 +117,10 @@ export const linearSparse: KindFactory = (m) => {
         s[l] += v * w[e];
       }
     }
-    const cap = k < L ? k : L, labels = new Int32Array(cap), top = zeros(cap);
-    for (let i = 0; i < n; i++) {
-      const x = s[touched[i]];
-      size = pushTop(labels, top, size, cap, touched[i], x === x ? x : -Infinity);
-    }
     if (bias) order ??= biasOrder(bias);
-    for (let i = 0; i < L; i++) {
-      const l = bias ? order![i] : i, x = key(l);
-      if (mark[l]) continue;
-      if (size === cap && !beats(labels, top, cap - 1, l, x)) break; // the rest rank lower
-      size = pushTop(labels, top, size, cap, l, x);
-    }
+    const t = topKTouched(k, L, s, touched, n, mark, order, bias);
     for (let i = 0; i < n; i++) mark[touched[i]] = 0;
-    return { labels, scores: Float32Array.from(top) };
+    return t;
   };
   return Object.assign(scores, { topK });
 };

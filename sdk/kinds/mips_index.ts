@@ -10,10 +10,10 @@
  *
  * @module
  */
-import { pushTop, type TopK } from "../topk.ts";
-import { zeros } from "../vector.ts";
-import { bad, floats, ints } from "./tensors.ts";
-import type { DecodedModel } from "./types.ts";
+import { answer, pushTop, type TopK, topK } from "../topk.ts";
+import { f32s, floor, fround, i32s, max, min, rankable, sqrt, u8s, zeros } from "../vector.ts";
+import { bad, count, floats, ints, ptrs } from "./tensors.ts";
+import type { DecodedModel, KindScorer } from "./types.ts";
 
 /**
  * Searches a label index: the top `k` labels of the query `q` among the labels of the
@@ -53,76 +53,68 @@ export type MipsSearch = (q: Float64Array, k: number, probes?: number) => TopK |
  * console.log(search(Float64Array.of(1), 1)); // undefined
  * ```
  */
-export function mipsIndex(
+export const mipsIndex = (
   m: DecodedModel,
   M: Float32Array,
   bias: Float32Array | undefined,
   r: number,
-): MipsSearch | undefined {
+): MipsSearch | undefined => {
   if (!m.tensors.mipsPtr) return undefined;
   const L = m.numLabels, w = r + 1, order = ints(m, "mipsOrder", L - 1, L) as Int32Array;
-  const ptr = ints(m, "mipsPtr", L, undefined, "ptr"), C = ptr.length - 1;
+  const ptr = ptrs(m, "mipsPtr", L), C = ptr.length - 1;
   const grouped = !!m.tensors.mipsGroupPtr;
-  const gptr = grouped ? ints(m, "mipsGroupPtr", C, undefined, "ptr") : Int32Array.of(0, C);
+  const gptr = grouped ? ptrs(m, "mipsGroupPtr", C) : Int32Array.of(0, C);
   const G = gptr.length - 1, cen = floats(m, "mipsCentroids", C * w);
   const spread = floats(m, "mipsSpread", C, true);
   const gcen = grouped ? floats(m, "mipsGroupCentroids", G * w) : cen;
-  const gspread = grouped ? floats(m, "mipsGroupSpread", G) : undefined, seen = new Uint8Array(L);
+  const gspread = grouped ? floats(m, "mipsGroupSpread", G) : undefined, seen = u8s(L);
   for (let e = 0; e < L; e++) {
     if (seen[order[e]]++) bad(m, `tensor "mipsOrder" repeats label ${order[e]}`);
   }
   // M and bias in leaf order, each leaf copied the first time it is probed: a leaf's rows are then
   // read in sequence (at L = 10⁶, r = 32, scattered rows made the search 2.8 times slower; copying
   // all at load took 0.7 s; skipping labels by the bound bias + ‖q‖·‖M_l‖ saved only 5%)
-  const oM = new Float32Array(L * r), ob = new Float32Array(L);
-  const ready = new Uint8Array(C);
-  const count = (p: unknown, n: number) =>
-    Number.isInteger(p) && (p as number) > 0 ? p as number : n;
+  const oM = f32s(L * r), ob = f32s(L), ready = u8s(C);
   const def = count(m.params.mipsProbes, C), gdef = count(m.params.mipsGroupProbes, G);
-  const gl = new Int32Array(G), gs = zeros(G), cl = new Int32Array(C), cs = zeros(C), t = zeros(C);
+  const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C), t = zeros(C);
   // the ranking score of node c: q · mean + mean bias + ‖q‖ · spread
   const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) => {
     let z = x[c * w + r] + (s ? qn * s[c] : 0);
     for (let a = 0, o = c * w; a < r; a++) z += q[a] * x[o + a];
-    return z === z ? z : -Infinity;
+    return rankable(z);
   };
   return (q, k, probes = def) => {
-    const p = Math.min(C, Math.max(1, Math.floor(probes)));
+    const p = probeCount(probes, C);
     if (!(p < C)) return undefined;
     // groups: the file's count up to the default probes, then in proportion
-    const pg = grouped ? Math.min(G, p > def ? Math.ceil(gdef * p / def) : gdef) : 1;
-    let qn = 0, n = 0, ng = 0;
+    const pg = grouped ? min(G, p > def ? Math.ceil(gdef * p / def) : gdef) : 1;
+    let qn = 0, n = 0, ng = 0, i = 0, reach = 0, size = 0;
     for (let a = 0; a < r; a++) qn += q[a] * q[a];
-    qn = Math.sqrt(qn);
+    qn = sqrt(qn);
     for (let g = 0; g < G; g++) {
       if (pg < G) ng = pushTop(gl, gs, ng, pg, g, rank(q, qn, g, gcen, gspread));
       else gl[ng++] = g;
     }
-    for (let i = 0; i < ng; i++) {
-      for (let c = gptr[gl[i]]; c < gptr[gl[i] + 1]; c++) {
+    for (let j = 0; j < ng; j++) {
+      for (let c = gptr[gl[j]]; c < gptr[gl[j] + 1]; c++) {
         cl[n] = c, cs[n++] = rank(q, qn, c, cen, spread);
       }
     }
     // the p best candidate leaves: those above the p-th best score, then ties in candidate order
-    let keep = n;
     if (n > p) {
       t.set(cs.subarray(0, n));
-      const bar = select(t, n, p - 1);
+      const bar = t.subarray(0, n).sort()[n - p]; // the p-th best (no NaN: ranks are numbers)
       let ties = p;
-      for (let i = 0; i < n; i++) if (cs[i] > bar) ties--;
-      keep = 0;
-      for (let i = 0; i < n; i++) {
-        if (cs[i] > bar || cs[i] === bar && ties-- > 0) cl[keep++] = cl[i];
-      }
+      for (let j = 0; j < n; j++) if (cs[j] > bar) ties--;
+      for (let j = 0; j < n; j++) if (cs[j] > bar || cs[j] === bar && ties-- > 0) cl[i++] = cl[j];
+      n = i;
     }
     // probing a quarter of the labels in cluster order is slower than the sequential full scan
-    let reach = 0;
-    for (let i = 0; i < keep; i++) reach += ptr[cl[i] + 1] - ptr[cl[i]];
+    for (let j = 0; j < n; j++) reach += ptr[cl[j] + 1] - ptr[cl[j]];
     if (reach * 4 > L) return undefined;
-    const cap = k < L ? k : L, labels = new Int32Array(cap), top = zeros(cap);
-    let size = 0;
-    for (let i = 0; i < keep; i++) {
-      const c = cl[i], end = ptr[c + 1];
+    const cap = k < L ? k : L, labels = i32s(cap), top = zeros(cap);
+    for (let j = 0; j < n; j++) {
+      const c = cl[j], end = ptr[c + 1];
       for (let e = ptr[c]; !ready[c] && e < end; e++) {
         const l = order[e];
         for (let a = 0; a < r; a++) oM[e * r + a] = M[l * r + a];
@@ -133,31 +125,51 @@ export function mipsIndex(
         const l = order[e], o = e * r;
         let z = ob[e];
         for (let a = 0; a < r; a++) z += q[a] * oM[o + a];
-        z = Math.fround(z);
-        size = pushTop(labels, top, size, cap, l, z === z ? z : -Infinity);
+        size = pushTop(labels, top, size, cap, l, rankable(fround(z)));
       }
     }
-    return size < cap ? undefined : { labels, scores: Float32Array.from(top) };
+    return size < cap ? undefined : answer(labels, top);
   };
-}
+};
 
-/** The value of rank `j` (0: the largest) of `a[0 … n)`, reordering `a` (quickselect). */
-function select(a: Float64Array, n: number, j: number): number {
-  let lo = 0, hi = n - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo, k = hi;
-    while (i <= k) {
-      while (a[i] > pivot) i++;
-      while (a[k] < pivot) k--;
-      if (i <= k) {
-        const x = a[i];
-        a[i++] = a[k], a[k--] = x;
-      }
-    }
-    if (j <= k) hi = k;
-    else if (j >= i) lo = i;
-    else return a[j];
-  }
-  return a[j];
-}
+/**
+ * A probe count `p` as used: an integer in [1, `n`] (NaN stays NaN).
+ *
+ * @example
+ * ```ts
+ * import { probeCount } from "./mips_index.ts";
+ * console.log(probeCount(2.5, 4), probeCount(0, 4), probeCount(9, 4)); // 2 1 4
+ * ```
+ */
+export const probeCount = (p: number, n: number): number => min(n, max(1, floor(p)));
+
+/**
+ * `score`, the dense scorer of a kind whose label vectors are the rows of `M` [L, r] with `bias`,
+ * given a `topK` that searches the file's label index (./mips_index.ts) for the query vector
+ * `query(indices, values)`, and scores every label when the search gives up; `score` as is when
+ * the file has no index.
+ *
+ * @example
+ * ```ts
+ * import { indexedScorer } from "./mips_index.ts";
+ * const m = { kind: "k", formatVersion: 1, numFeatures: 1, numLabels: 2, params: {}, tensors: {} };
+ * const s = indexedScorer(m, Float32Array.of(1, 2), undefined, 1, () => Float32Array.of(1, 2), () => Float64Array.of(1));
+ * console.log("topK" in s); // false
+ * ```
+ */
+export const indexedScorer = (
+  m: DecodedModel,
+  M: Float32Array,
+  bias: Float32Array | undefined,
+  r: number,
+  score: KindScorer,
+  query: (indices: Int32Array, values: Float32Array | Float64Array) => Float64Array,
+): KindScorer => {
+  const search = mipsIndex(m, M, bias, r), L = m.numLabels;
+  return search
+    ? Object.assign(score, {
+      topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, _?: boolean, p?: number) =>
+        search(query(i, v), k, p) ?? topK(score(i, v), L, k),
+    })
+    : score;
+};

@@ -16,22 +16,21 @@
  */
 import { bad, floats, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory, KindScorer } from "./types.ts";
-import { matVec, vecMat, zeros } from "../vector.ts";
-import { mipsIndex } from "./mips_index.ts";
-import { topK } from "../topk.ts";
+import { f32s, matVec, sqrt, u8s, vecMat, zeros } from "../vector.ts";
+import { indexedScorer } from "./mips_index.ts";
 
 /**
  * Solves A x = b (A symmetric positive definite, n × n, row-major; only its lower triangle is
  * read) in place: row-wise Cholesky A = LLᵀ with the forward solve of each row, then the back
  * solve. The same arithmetic, entry by entry, as the trainer's `solveSpd`.
  */
-function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
+const solveSpd = (a: Float64Array, b: Float64Array, n: number): void => {
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
       let s = a[i * n + j];
       for (let k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
       if (j < i) a[i * n + j] = s / a[j * n + j];
-      else if (s > 0) a[i * n + i] = Math.sqrt(s);
+      else if (s > 0) a[i * n + i] = sqrt(s);
       else throw new RangeError("random-features: fold-in failed");
     }
     let t = b[i];
@@ -43,7 +42,7 @@ function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
     for (let k = i + 1; k < n; k++) t -= a[k * n + i] * b[k];
     b[i] = t / a[i * n + i];
   }
-}
+};
 
 /**
  * Builds the `random-features` scorer from a decoded model.
@@ -65,20 +64,20 @@ function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
  * ```
  */
 export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
-  const variant = m.params.variant, nl = variant === "NL";
+  const params = m.params, variant = params.variant, nl = variant === "NL";
   if (!nl && variant !== "L") bad(m, `param "variant"`);
-  const missing = m.params.absent === "missing", project = m.params.input === "projected";
+  const missing = params.absent === "missing", project = params.input === "projected";
   const D = m.numFeatures, L = m.numLabels;
   const kS = intParam(m, "rankS"), kX = intParam(m, "rankX");
   const K = nl ? intParam(m, "numRff") : 0, F = nl ? 2 * K : D;
-  const lambdaX = +(m.params.lambdaX as number ?? 0);
+  const lambdaX = +(params.lambdaX as number ?? 0);
   const W = nl && floats(m, "W", D * K);
   const Q = floats(m, "Q", F * kS), P = floats(m, "P", L * kS);
   const bias = floats(m, "bias", L), V = floats(m, "V", D * kX);
-  const xt = zeros(D), present = new Uint8Array(D);
+  const xt = zeros(D), present = u8s(D);
   const a = zeros(K), hBuf = zeros(F), tv = zeros(kS);
   const gram = zeros(kX * kX), u = zeros(kX);
-  const scores = new Float32Array(L), search = mipsIndex(m, P, bias, kS);
+  const scores = f32s(L);
 
   // t = f(x̃) Q: the query of the label vectors (rows of P)
   const embed = (indices: Int32Array, values: Float32Array | Float64Array) => {
@@ -130,7 +129,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
     if (W) {
       vecMat(a, xt, W, K);
       h = hBuf;
-      const c = 1 / Math.sqrt(K);
+      const c = 1 / sqrt(K);
       for (let k = 0; k < K; k++) {
         h[k] = c * Math.cos(a[k]);
         h[K + k] = c * Math.sin(a[k]);
@@ -138,11 +137,5 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
     }
     return vecMat(tv, h, Q, kS);
   };
-  const score: KindScorer = (i, v) => matVec(scores, P, embed(i, v), kS, bias);
-  return search
-    ? Object.assign(score, {
-      topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, _?: boolean, p?: number) =>
-        search(embed(i, v), k, p) ?? topK(score(i, v), L, k),
-    })
-    : score;
+  return indexedScorer(m, P, bias, kS, (i, v) => matVec(scores, P, embed(i, v), kS, bias), embed);
 };

@@ -16,9 +16,9 @@ import type { DecodedModel } from "./types.ts";
  * try { bad({ kind: "k" }, "param x"); } catch (e) { console.log((e as Error).message); } // "k model: param x"
  * ```
  */
-export function bad(m: { kind: string }, what: string): never {
+export const bad: (m: { kind: string }, what: string) => never = (m, what) => {
   throw new RangeError(`${m.kind} model: ${what}`);
-}
+};
 
 /**
  * The float tensor `name` (with `length` values when given; `undefined` when it is absent and
@@ -58,13 +58,13 @@ export function floats(m: DecodedModel, name: string, length?: number, optional?
  * try { ints(m, "p", 5, 3, "ptr"); } catch (e) { console.log((e as Error).message); } // "k model: p must end at 5"
  * ```
  */
-export function ints(
+export const ints = (
   m: DecodedModel,
   name: string,
   max?: number,
   length?: number,
   mode?: "ptr" | "u16",
-): Int32Array | Uint16Array {
+): Int32Array | Uint16Array => {
   const ptr = mode === "ptr", u16 = mode === "u16";
   const a = tensor(m, name, length, Int32Array, u16 ? Uint16Array : Int32Array) as Int32Array;
   let i = max === undefined ? -1 : a instanceof Uint16Array ? over16(a, max) : out32(a, max);
@@ -72,31 +72,46 @@ export function ints(
   if (i >= 0) bad(m, `${name}[${i}] = ${a[i]} is out of range or order`);
   if (ptr && a[a.length - 1] !== max) bad(m, `${name} must end at ${max}`);
   return a;
-}
+};
 
 // The first index whose value is outside [0, max], or -1: one loop per element type (a loop that
 // sees both runs several times slower in V8).
-function over16(a: Uint16Array, max: number) {
+const over16 = (a: Uint16Array, max: number) => {
   for (let i = 0; i < a.length; i++) if (a[i] > max) return i;
   return -1;
-}
-function out32(a: Int32Array, max: number) {
+};
+const out32 = (a: Int32Array, max: number) => {
   for (let i = 0; i < a.length; i++) if (a[i] < 0 || a[i] > max) return i;
   return -1;
-}
+};
 
-function tensor(
+const tensor = (
   m: DecodedModel,
   name: string,
   length: number | undefined,
   ...types: (typeof Float32Array | typeof Int32Array | typeof Uint16Array)[]
-) {
+) => {
   const d = m.tensors[name]?.data;
   if (!types.some((t) => d instanceof t) || d!.length !== (length ?? d!.length)) {
     bad(m, `tensor "${name}" missing or of wrong type or size`);
   }
   return d!;
-}
+};
+
+/**
+ * The offsets tensor `name` (i32, `length` values when given): starting at 0, never decreasing,
+ * ending at `end` ({@linkcode ints} in mode "ptr").
+ *
+ * @example
+ * ```ts
+ * import { ptrs } from "./tensors.ts";
+ * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: {},
+ *   tensors: { p: { shape: [3], data: Int32Array.of(0, 3, 3) } } };
+ * console.log(ptrs(m, "p", 3)); // Int32Array(3) [ 0, 3, 3 ]
+ * ```
+ */
+export const ptrs = (m: DecodedModel, name: string, end: number, length?: number): Int32Array =>
+  ints(m, name, end, length, "ptr") as Int32Array;
 
 /**
  * The parameter `name`, a positive integer.
@@ -108,7 +123,21 @@ function tensor(
  * console.log(intParam(m, "rank")); // 4
  * ```
  */
-export function intParam(m: DecodedModel, name: string): number {
-  const v = m.params[name];
-  return Number.isInteger(v) && (v as number) > 0 ? v as number : bad(m, `param "${name}"`);
+export const intParam = (m: DecodedModel, name: string): number => {
+  return count(m.params[name]) ?? bad(m, `param "${name}"`);
+};
+
+/**
+ * `v` when it is a positive integer, else `otherwise`.
+ *
+ * @example
+ * ```ts
+ * import { count } from "./tensors.ts";
+ * console.log(count(3, 1), count(0, 1), count("3", 1)); // 3 1 1
+ * ```
+ */
+export function count(v: unknown): number | undefined;
+export function count(v: unknown, otherwise: number): number;
+export function count(v: unknown, otherwise?: number) {
+  return Number.isInteger(v) && (v as number) > 0 ? v as number : otherwise;
 }

@@ -1,0 +1,49 @@
+/**
+ * The SDK's code stays small: sdk/mod.ts bundled and minified by esbuild, msgpackr left out, is
+ * at most LIMIT bytes. On failure the message lists each file's share of the bundle.
+ *
+ * Issue 15's target is 15 KiB; the indexes of this session (label index, knn lists, the exact
+ * knn search) brought it from 14.3 to 16.2 KiB after a trim, and every block left is a speed
+ * feature. Until the target is met, the limit is 16.5 KiB: a guard against growth, not the
+ * target (issue 15 stays open on it).
+ */
+import { assert } from "./helpers.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const LIMIT = 16.5 * 1024;
+
+Deno.test("the SDK's code without msgpackr stays within 16.5 KiB minified", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const out = await new Deno.Command(`${ROOT}node_modules/.bin/esbuild`, {
+      args: [
+        `${ROOT}sdk/mod.ts`,
+        "--bundle",
+        "--minify",
+        "--format=esm",
+        "--external:msgpackr",
+        "--external:msgpackr/unpack",
+        `--outfile=${dir}/sdk.js`,
+        `--metafile=${dir}/meta.json`,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert(out.success, `esbuild failed: ${new TextDecoder().decode(out.stderr)}`);
+    const bytes = (await Deno.readFile(`${dir}/sdk.js`)).length;
+    const meta = JSON.parse(await Deno.readTextFile(`${dir}/meta.json`)) as {
+      outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+    };
+    const files = Object.values(meta.outputs).flatMap((o) => Object.entries(o.inputs))
+      .sort((a, b) => b[1].bytesInOutput - a[1].bytesInOutput)
+      .map(([name, i]) => `${name.replace(/^.*sdk\//, "sdk/")} ${i.bytesInOutput}`);
+    assert(files.some((f) => f.startsWith("sdk/model.ts")), "the bundle lacks the SDK");
+    assert(!files.some((f) => f.includes("msgpackr")), "msgpackr is in the bundle");
+    assert(
+      bytes <= LIMIT,
+      `the SDK bundle has ${bytes} bytes (limit ${LIMIT}):\n${files.join("\n")}`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
