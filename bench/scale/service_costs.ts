@@ -93,6 +93,8 @@ export interface ServiceCosts {
     bytes: number;
     /** Restoring: `applyStateDelta` of one delta on the restored base. */
     applyMs: number;
+    /** Intervals in which the model asked for a full state instead (a global prune ran). */
+    fullStates: number;
   };
 }
 
@@ -229,15 +231,18 @@ async function deltaCosts(
 ): Promise<ServiceCosts["delta"]> {
   const rows = o.moreRows ?? [];
   const bs = o.batchSize ?? 64;
-  const per = o.deltaRows ?? Math.min(5000, Math.floor(rows.length / Math.max(1, o.repetitions)));
+  // twice the repetitions' rows: slack for intervals in which a global prune asks for a base
+  const per = o.deltaRows ??
+    Math.min(5000, Math.floor(rows.length / Math.max(1, 2 * o.repetitions)));
   if (!model.beginStateDeltas || !model.toStateDelta || !(per > 0)) return undefined;
   model.beginStateDeltas();
-  const restored = factory.restore(model.toState());
+  let restored = factory.restore(model.toState());
+  let fullStates = 0;
   const ms = { state: [] as number[], encode: [] as number[], write: [] as number[] };
   const apply: number[] = [], all: number[] = [];
   let bytes = 0, next = 0;
-  const reps = Math.min(o.repetitions, Math.floor(rows.length / per));
-  for (let r = 0; r < reps; r++) {
+  const reps = o.repetitions;
+  for (let r = 0; r < reps && next + per <= rows.length; r++) {
     for (let s = 0; s < per; s += bs) {
       const part = rows.slice(next + s, next + Math.min(per, s + bs));
       model.learnMany(examplesToBatch(part, model.numFeatures, model.numLabels));
@@ -245,7 +250,14 @@ async function deltaCosts(
     next += per;
     const t0 = performance.now();
     const d = model.toStateDelta();
-    if (d === undefined) return undefined; // the model asked for a full state
+    if (d === undefined) {
+      // the model asked for a full state (a global prune ran): the service writes a new base
+      fullStates++;
+      model.beginStateDeltas();
+      restored = factory.restore(model.toState());
+      r--;
+      continue;
+    }
     const t1 = performance.now();
     const file = encodeCheckpoint({
       format: "tagstream-checkpoint-delta",
@@ -265,6 +277,7 @@ async function deltaCosts(
     apply.push(performance.now() - t4);
   }
   await Deno.remove(`${ckPath}.delta`).catch(() => {});
+  if (all.length === 0) return undefined;
   return {
     rows: per,
     checkpointMs: median(all),
@@ -273,5 +286,6 @@ async function deltaCosts(
     writeMs: median(ms.write),
     bytes,
     applyMs: median(apply),
+    fullStates,
   };
 }
