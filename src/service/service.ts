@@ -44,7 +44,6 @@ import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
 import type {
-  BuiltModel,
   IngestResult,
   ModelBuilder,
   PublishContext,
