@@ -36,7 +36,59 @@ export interface LabelIndexBuildOptions extends LabelIndexOptions {
    * current rows (`refreshLabelIndex`: O(L·r), no clustering nor calibration; the scores stay
    * exact, the recall may drift as the partition ages). Ignored when the sizes differ.
    */
-  reuse?: LabelIndex;
+  reuse?: LabelIndexPartition;
+}
+
+/**
+ * What a label index is built from: the rows and biases exactly as the index uses them (what
+ * {@linkcode LabelIndex.build} takes), e.g. to build it elsewhere (src/service/index_worker.ts).
+ *
+ * @example
+ * ```ts
+ * import type { LabelIndexInput } from "./label_index.ts";
+ * const i: LabelIndexInput = {
+ *   kind: "linear-lowrank", rowsName: "H", rows: new Float32Array(4), bias: undefined,
+ *   numLabels: 2, rank: 2,
+ * };
+ * console.log(i.numLabels * i.rank); // 4
+ * ```
+ */
+export interface LabelIndexInput {
+  /** The model file kind. */
+  kind: "linear-lowrank" | "random-features";
+  /** The rows tensor's name in the model file ("H", "P"). */
+  rowsName: string;
+  /** The label rows ([L, r] row-major; the first L·r values). */
+  rows: Float32Array;
+  /** The biases as the index uses them (length L), if any. */
+  bias: Float32Array | undefined;
+  /** Labels (L). */
+  numLabels: number;
+  /** Width of a label row (r). */
+  rank: number;
+}
+
+/**
+ * What a refresh (`reuse`) needs of an earlier index: its sizes, partition tensors and probe
+ * params. A {@linkcode LabelIndex} is one; so is a partition built on another thread.
+ *
+ * @example
+ * ```ts
+ * import { LabelIndex, type LabelIndexPartition } from "./label_index.ts";
+ * const M = Float32Array.from({ length: 400 }, (_, i) => Math.sin(i));
+ * const p: LabelIndexPartition = LabelIndex.build("linear-lowrank", "H", M, undefined, 200, 2, { minLabels: 0 })!;
+ * console.log(p.numLabels, p.rank); // 200 2
+ * ```
+ */
+export interface LabelIndexPartition {
+  /** Labels indexed (L). */
+  readonly numLabels: number;
+  /** Width of a label row (r). */
+  readonly rank: number;
+  /** The index tensors (`mips*`). */
+  readonly tensors: Readonly<Record<string, Tensor>>;
+  /** The index params (`mipsProbes`, `mipsGroupProbes`). */
+  readonly params: Readonly<Record<string, number>>;
 }
 
 /**

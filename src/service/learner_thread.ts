@@ -53,13 +53,15 @@
  * with the 10⁶-name vocabularies 132 ms to take, 132 ms to clone and 1.7 s to rebuild), a delta
  * per 100 ms of learning (512 rows) 2.1-2.3 MB, 15-17 ms to take and 21-23 ms to apply.
  *
- * Label index (issue 15; opt-in, `labelIndex.enabled`, `serve --label-index`, as a full build
- * holds this thread up): a replica of a model that can hold the model file's label index (LEML,
- * CoEmbed) with at least 4096 labels is indexed on this thread after each rebuild or delta
- * (./replica_index.ts: a full build at most once per max(1 s, 10 × its cost), the replicas in
- * between refreshing its partition in O(L·r)), so `/predict` answers from it with exact scores;
- * `/metrics` → `learnerThread.labelIndex` says whether the replica is indexed and what the
- * builds cost.
+ * Label index (issue 15; on unless `labelIndex.enabled` is false, `serve --no-label-index`): a
+ * replica of a model that can hold the model file's label index (LEML, CoEmbed) with at least
+ * 4096 labels is indexed after each rebuild or delta (./replica_index.ts): the full build
+ * (clustering + calibration) runs on an index worker of its own, at most once per max(1 s,
+ * 10 × its cost), from a copy of the replica's rows, so it never holds `/predict` up; this thread
+ * only applies the partition that comes back to its current replica, and the replicas in
+ * between refresh it in O(L·r), so `/predict` answers from it with exact scores;
+ * `/metrics` → `learnerThread.labelIndex` says whether the replica is indexed, what the builds
+ * cost and whether one is in flight.
  *
  * Why one file of more than 500 lines: both ends of one message protocol (the worker's loop
  * and the serving thread's replica) live together so that the protocol is read in one place.
@@ -170,7 +172,10 @@ export interface LearnerThreadOptions {
    * exits with status 1, so that a supervisor restarts it from the durable state.
    */
   onFailure?: (message: string) => void;
-  /** The replica's label index (see ./replica_index.ts; default: from 4096 labels). */
+  /**
+   * The replica's label index (see ./replica_index.ts; default: from 4096 labels, built on an
+   * index worker; `enabled: false`: none).
+   */
   labelIndex?: ReplicaIndexOptions;
 }
 
@@ -356,6 +361,7 @@ export class LearnerThread implements ServiceHandle {
   #fail(message: string): void {
     clearTimeout(this.#indexTimer);
     this.#indexTimer = undefined;
+    this.#indexer.close();
     this.#failed = message;
     this.#stopping = true;
     for (const c of this.#calls.values()) c.reject(new Error(message));

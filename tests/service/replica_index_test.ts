@@ -1,10 +1,13 @@
 // The serving thread's replica label index (issue 15, src/service/replica_index.ts): indexed
 // from the threshold on, answers exact-scored, refreshed on a newer replica of the same labels,
-// full builds spaced, and the learner thread's replica indexed with /metrics saying so.
+// full builds spaced, and the learner thread's replica indexed with /metrics saying so. The
+// full builds run on the index worker (src/service/index_worker.ts) by default, synchronously
+// with `worker: false`: both paths are tested; a failed build leaves the replica answering
+// exactly with `error` set, and `close` ends the worker (the sanitizers would see a leak).
 import { factory as leml, LemlStream } from "../../src/models/leml/mod.ts";
 import { StreamLearner } from "../../src/service/learner.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
-import { ReplicaIndexer } from "../../src/service/replica_index.ts";
+import { type LabelIndexedModel, ReplicaIndexer } from "../../src/service/replica_index.ts";
 import { CoEmbedEstimator } from "../../src/models/coembed/estimator.ts";
 import { CoEmbedReplica } from "../../src/models/coembed/replica.ts";
 import { assert, assertEquals, withTempDir } from "./helpers.ts";
@@ -29,7 +32,7 @@ function replica(L: number, rows = 3 * L, seed = 1): StreamLearner {
 Deno.test("replica index: from the threshold on, answers exact-scored; below it, none", () => {
   const at = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 4096, seed: 2 });
   const below = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 4095, seed: 2 });
-  const ix = new ReplicaIndexer({ enabled: true }); // the default threshold, 4096 labels
+  const ix = new ReplicaIndexer({ worker: false }); // the default threshold, 4096 labels
   assertEquals(ix.update(below), 0);
   assertEquals(ix.metrics(below).indexed, false, "below the threshold");
   assertEquals(ix.update(at), 0);
@@ -47,15 +50,15 @@ Deno.test("replica index: from the threshold on, answers exact-scored; below it,
   assert(fromIndex > 0, "the index answers");
   // a model that can hold no index is left alone
   assertEquals(ix.update({ numLabels: 10_000 }), 0);
-  // off unless enabled (a full build holds the serving thread up)
+  // off when disabled (`serve --no-label-index`)
   const fresh = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 4096, seed: 3 });
-  const off = new ReplicaIndexer();
+  const off = new ReplicaIndexer({ enabled: false, worker: false });
   off.update(fresh);
   assertEquals([off.metrics(fresh).indexed, fresh.labelIndex], [false, undefined]);
 });
 
-Deno.test("replica index: /predict's path (predictRow) answers from it, a newer replica refreshes it", () => {
-  const ix = new ReplicaIndexer({ enabled: true, minLabels: 64 });
+Deno.test("replica index (synchronous): /predict's path answers from it, a newer replica refreshes it", () => {
+  const ix = new ReplicaIndexer({ worker: false, minLabels: 64 });
   const a = replica(300);
   ix.update(a.estimator);
   assertEquals([ix.builds, ix.refreshes, ix.metrics(a.estimator).indexed], [0 + 1, 0, true]);
@@ -84,12 +87,17 @@ Deno.test("replica index: /predict's path (predictRow) answers from it, a newer 
   assertEquals([ix.builds, ix.metrics(c.estimator).indexed], [2, true]);
 });
 
-Deno.test("replica index: a CoEmbed replica answers from its index with its own scores", () => {
+Deno.test("replica index: a CoEmbed replica answers from its index with its own scores", async () => {
   const m = CoEmbedEstimator.create({ variant: "L", seed: 1 }, 20, 500);
   for (let i = 0; i < 200; i++) m.learnOne(x(i % 19), [i % 500, (i * 7) % 500]);
   const r = CoEmbedReplica.fromState(m.toReplicaState(), true);
-  const ix = new ReplicaIndexer({ enabled: true, minLabels: 100 });
-  ix.update(r);
+  const ix = new ReplicaIndexer({ minLabels: 100 }); // on the worker
+  try {
+    ix.update(r);
+    await ix.whenIdle();
+  } finally {
+    ix.close();
+  }
   assert(ix.metrics(r).indexed, "indexed");
   for (let j = 0; j < 19; j++) {
     const top = r.predictTopK(x(j), 5), all = r.predictScores(x(j));
@@ -104,7 +112,7 @@ Deno.test("learner thread: the replica is indexed from the threshold on, /metric
       workerUrl: new URL("../../src/cli/commands/serve_learner.ts", import.meta.url),
       init: ["--state-dir", dir, "--model", "leml", "--option", "rank=4", "--batch-size", "8"],
       factory: leml,
-      labelIndex: { enabled: true, minLabels: 100 },
+      labelIndex: { minLabels: 100 }, // on by default, built on the index worker
     });
     try {
       const body = Array.from(
@@ -113,7 +121,13 @@ Deno.test("learner thread: the replica is indexed from the threshold on, /metric
       ).join("\n");
       await t.ingestBody(body, "http");
       await t.checkpoint(); // refreshes the replica
-      const m = (await t.metrics()).learnerThread as Record<string, Record<string, unknown>>;
+      // the build is on the index worker: a bounded number of turns until it is back
+      let m = (await t.metrics()).learnerThread as Record<string, Record<string, unknown>>;
+      for (let turn = 0; turn < 500 && m.labelIndex.indexed !== true; turn++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        m = (await t.metrics()).learnerThread as Record<string, Record<string, unknown>>;
+      }
+      assertEquals([m.labelIndex.inFlight, m.labelIndex.error], [false, null]);
       assertEquals(m.labelIndex.indexed, true);
       assert((m.labelIndex.builds as number) >= 1, "built");
       const est = t.predictor.estimator as LemlStream;
@@ -126,4 +140,111 @@ Deno.test("learner thread: the replica is indexed from the threshold on, /metric
       await t.stop();
     }
   });
+});
+
+Deno.test("replica index (worker): built off the thread, applied to the current replica, refreshed", async () => {
+  const ix = new ReplicaIndexer({ minLabels: 64 });
+  try {
+    const a = replica(300), est = a.estimator as LemlStream;
+    assertEquals(ix.update(est), 0);
+    assertEquals(ix.inFlight, true, "posted to the worker");
+    assertEquals(ix.metrics(est).inFlight, true);
+    assertEquals(est.labelIndex, undefined, "answers exactly while the build is in flight");
+    for (let j = 0; j < 5; j++) {
+      assertEquals(a.predictRow(x(j), 5).scores, est.predictTopK(x(j), 5, { exact: true }).scores);
+    }
+    ix.update(est); // at most one build in flight
+    await ix.whenIdle();
+    assertEquals([ix.inFlight, ix.builds, ix.error], [false, 1, undefined]);
+    assert(ix.buildMs > 0, "the worker's build time");
+    assertEquals(ix.metrics(est).indexed, true, "applied to the replica (a refresh)");
+    assert(est.labelIndex!.reused, "the worker's partition on the replica's own rows");
+    for (let j = 0; j < 20; j++) {
+      const row = a.predictRow(x(j), 5), all = est.predictScores(x(j));
+      const exact = est.predictTopK(x(j), 5, { exact: true });
+      for (let i = 0; i < 5; i++) {
+        assertEquals(
+          row.scores[i],
+          all[a.parser.labels.idOf(row.labels[i], false)],
+          "exact-scored",
+        );
+      }
+      assert(row.scores[0] <= exact.scores[0], "never above the exact best");
+    }
+    // a newer replica over the same labels: refreshed at once, no build
+    const b = replica(300, 1200), refreshes = ix.refreshes;
+    ix.update(b.estimator);
+    assertEquals([ix.inFlight, ix.builds, ix.refreshes], [false, 1, refreshes + 1]);
+    assert((b.estimator as LemlStream).labelIndex!.reused, "refreshed");
+    // more labels: answers exactly until a build of its count is due and back
+    const c = replica(400);
+    ix.update(c.estimator, performance.now() - 10_000);
+    assertEquals([ix.inFlight, ix.metrics(c.estimator).indexed], [false, false], "not due yet");
+    ix.update(c.estimator, performance.now() + 60_000);
+    assertEquals(ix.inFlight, true, "due");
+    await ix.whenIdle();
+    assertEquals([ix.builds, ix.metrics(c.estimator).indexed], [2, true]);
+  } finally {
+    ix.close();
+  }
+  assertEquals(ix.inFlight, false);
+});
+
+/** `m` handing the worker rows too short for its labels: the worker's build throws. */
+function broken(m: LemlStream): LabelIndexedModel {
+  return {
+    get numLabels() {
+      return m.numLabels;
+    },
+    get labelIndex() {
+      return m.labelIndex;
+    },
+    indexLabels: (o) => m.indexLabels(o),
+    labelIndexInput: () => ({ ...m.labelIndexInput(), rows: new Float32Array(3) }),
+  };
+}
+
+Deno.test("replica index (worker): a failed build leaves the replica answering exactly, error set", async () => {
+  const ix = new ReplicaIndexer({ minLabels: 50, minIntervalMs: 60_000 });
+  const m = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 100, seed: 4 }), b = broken(m);
+  try {
+    ix.update(b);
+    await ix.whenIdle();
+    const metrics = ix.metrics(b);
+    assertEquals([metrics.indexed, metrics.builds, metrics.inFlight], [false, 0, false]);
+    assert(typeof metrics.error === "string" && metrics.error.includes("LabelIndex.build"));
+    assertEquals(m.predictTopK(x(1), 5), m.predictTopK(x(1), 5, { exact: true }), "exact");
+    ix.update(b);
+    assertEquals(ix.inFlight, false, "asked again only after minIntervalMs");
+  } finally {
+    ix.close();
+  }
+  // a worker that dies (here: its module throws) is recorded too, and ended
+  const dead = new ReplicaIndexer({
+    minLabels: 50,
+    minIntervalMs: 60_000,
+    workerUrl: new URL("./fixtures/failing_index_worker.ts", import.meta.url),
+  });
+  const n = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 100, seed: 5 });
+  try {
+    dead.update(n);
+    await dead.whenIdle();
+    assert(String(dead.error).startsWith("index worker failed"), String(dead.error));
+    assertEquals([dead.metrics(n).indexed, dead.inFlight], [false, false]);
+  } finally {
+    dead.close();
+  }
+});
+
+Deno.test("replica index (worker): close ends the worker and drops a build in flight", async () => {
+  const ix = new ReplicaIndexer({ minLabels: 64 });
+  const m = new LemlStream({ rank: 4, numFeatures: 10, numLabels: 5000, seed: 6 });
+  ix.update(m);
+  assertEquals(ix.inFlight, true);
+  const idle = ix.whenIdle();
+  ix.close();
+  await idle; // resolved by close
+  assertEquals([ix.inFlight, ix.builds, m.labelIndex], [false, 0, undefined]);
+  ix.update(m); // closed: nothing posted
+  assertEquals(ix.inFlight, false);
 });

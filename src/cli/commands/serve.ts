@@ -61,10 +61,10 @@ Server:
   --no-front              no TCP front: Deno.serve on the port itself, without the header
                           timeout and connection cap (behind a proxy that enforces them)
   --quiet                 no status line
-  --label-index           (learner thread) answer /predict of a low-rank model (leml, coembed)
-                          with 4096 labels or more from a label index on the replica (exact
-                          scores, recall ~0.99); a full index build holds /predict up while it
-                          runs (0.85 s at 10^4)
+  --no-label-index        (learner thread) answer /predict of a low-rank model (leml, coembed)
+                          exactly, by scoring every label (default: with 4096 labels or more,
+                          from a label index on the replica: exact scores, recall ~0.99, the
+                          index built on a worker of its own, so /predict never waits for it)
   --same-thread           learn on the serving thread (default: a learner thread, so that
                           learning never holds up /predict; predictions then come from a
                           replica of the model refreshed every 100 ms)
@@ -150,7 +150,7 @@ export const SERVE_FLAGS: FlagSpec = {
   "header-timeout": "string",
   "max-connections": "string",
   "no-front": "boolean",
-  "label-index": "boolean",
+  "no-label-index": "boolean",
 };
 
 /** Whether `serve` puts the TCP front (header timeout, connection cap) before `Deno.serve`. */
@@ -260,7 +260,7 @@ export const serveCommand: Command = {
         init: args,
         factory,
         onFailure: (message) => onFailure(message),
-        ...(f.values["label-index"] === true ? { labelIndex: { enabled: true } } : {}),
+        ...(f.values["no-label-index"] === true ? { labelIndex: { enabled: false } } : {}),
       });
     }
     // A background failure must never take the server down.

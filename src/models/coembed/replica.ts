@@ -16,7 +16,12 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
 import { predictorFileContent } from "./learner.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
-import { LabelIndex, type LabelIndexBuildOptions, type TopKQueryOptions } from "../label_index.ts";
+import {
+  LabelIndex,
+  type LabelIndexBuildOptions,
+  type LabelIndexInput,
+  type TopKQueryOptions,
+} from "../label_index.ts";
 
 /** Marks a CoEmbed state as a replica's (`scalars.replica`). */
 const REPLICA = 1;
@@ -213,17 +218,42 @@ export class CoEmbedReplica extends PredictionReplica {
    * ```
    */
   indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
-    const t = this.#predictor.t;
+    const i = this.labelIndexInput();
     this.#index = LabelIndex.build(
-      "random-features",
-      "P",
-      t.P,
-      t.bias,
-      t.numLabels,
-      t.rankS,
+      i.kind,
+      i.rowsName,
+      i.rows,
+      i.bias,
+      i.numLabels,
+      i.rank,
       options,
     );
     return this.#index;
+  }
+
+  /**
+   * What {@linkcode CoEmbedReplica.indexLabels} builds from: P and the biases (views, not
+   * copied), as the `random-features` file's index uses them.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedEstimator } from "./estimator.ts";
+   * import { CoEmbedReplica } from "./replica.ts";
+   * const m = CoEmbedEstimator.create({ variant: "L", seed: 1 }, 3, 40);
+   * const i = CoEmbedReplica.fromState(m.toReplicaState(), true).labelIndexInput();
+   * console.log(i.kind, i.rowsName, i.numLabels); // random-features P 40
+   * ```
+   */
+  labelIndexInput(): LabelIndexInput {
+    const t = this.#predictor.t;
+    return {
+      kind: "random-features",
+      rowsName: "P",
+      rows: t.P,
+      bias: t.bias,
+      numLabels: t.numLabels,
+      rank: t.rankS,
+    };
   }
 
   /** The label index built by {@linkcode CoEmbedReplica.indexLabels}, if any. */

@@ -14,7 +14,12 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 import { withLabelIndex } from "../../linalg/mips_index.ts";
-import { LabelIndex, type LabelIndexBuildOptions, type TopKQueryOptions } from "../label_index.ts";
+import {
+  LabelIndex,
+  type LabelIndexBuildOptions,
+  type LabelIndexInput,
+  type TopKQueryOptions,
+} from "../label_index.ts";
 
 /**
  * A row-major matrix of float32 rows with amortised O(1) row growth.
@@ -275,12 +280,43 @@ export class LowRankScorer {
    * ```
    */
   indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
-    const L = this.numLabels, r = this.rank, b = this.bias.data, t = this.threshold;
-    const bias = new Float32Array(L);
-    for (let l = 0; l < L; l++) bias[l] = b[l] - t;
-    this.#index = LabelIndex.build("linear-lowrank", "H", this.h.data, bias, L, r, options);
+    const i = this.labelIndexInput(), b = this.bias.data, t = this.threshold;
+    this.#index = LabelIndex.build(
+      i.kind,
+      i.rowsName,
+      i.rows,
+      i.bias,
+      i.numLabels,
+      i.rank,
+      options,
+    );
     this.#indexAt = { count: this.#learnCount, h: this.h.data, bias: b, threshold: t };
     return this.#index;
+  }
+
+  /**
+   * What {@linkcode LowRankScorer.indexLabels} builds from: H (a view, not copied) and the
+   * biases less the threshold (a fresh array), as the `linear-lowrank` file's index uses them.
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const i = new LowRankScorer(1, 1, 3, 0).labelIndexInput();
+   * console.log(i.kind, i.rowsName, i.numLabels, i.rank); // linear-lowrank H 3 1
+   * ```
+   */
+  labelIndexInput(): LabelIndexInput {
+    const L = this.numLabels, b = this.bias.data, t = this.threshold;
+    const bias = new Float32Array(L);
+    for (let l = 0; l < L; l++) bias[l] = b[l] - t;
+    return {
+      kind: "linear-lowrank",
+      rowsName: "H",
+      rows: this.h.data,
+      bias,
+      numLabels: L,
+      rank: this.rank,
+    };
   }
 
   /**
