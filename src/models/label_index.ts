@@ -76,7 +76,7 @@ export interface LabelIndexInput {
  * ```ts
  * import { LabelIndex, type LabelIndexPartition } from "./label_index.ts";
  * const M = Float32Array.from({ length: 400 }, (_, i) => Math.sin(i));
- * const p: LabelIndexPartition = LabelIndex.build("linear-lowrank", "H", M, undefined, 200, 2, { minLabels: 0 })!;
+ * const p: LabelIndexPartition = LabelIndex.build({ kind: "linear-lowrank", rowsName: "H", rows: M, bias: undefined, numLabels: 200, rank: 2 }, { minLabels: 0 })!;
  * console.log(p.numLabels, p.rank); // 200 2
  * ```
  */
@@ -116,7 +116,7 @@ export interface TopKQueryOptions {
  * import { LabelIndex } from "./label_index.ts";
  * const L = 400, r = 2;
  * const M = Float32Array.from({ length: L * r }, (_, i) => Math.sin(i * 7.1));
- * const idx = LabelIndex.build("linear-lowrank", "H", M, undefined, L, r, { minLabels: 0 })!;
+ * const idx = LabelIndex.build({ kind: "linear-lowrank", rowsName: "H", rows: M, bias: undefined, numLabels: L, rank: r }, { minLabels: 0 })!;
  * const top = idx.search(Float64Array.of(1, 0.5), 3, idx.leaves); // every leaf: the exact top 3
  * console.log(idx.numLabels, top === undefined); // 400 true
  * console.log(idx.search(Float64Array.of(1, 0.5), 3, 1)?.labels.length); // 3
@@ -185,28 +185,25 @@ export class LabelIndex {
   }
 
   /**
-   * Builds the index of `L` label rows `rows` ([L, r] row-major; only the first L·r values are
-   * read) with biases `bias`, exactly as the exporter does for a `kind` file whose rows tensor is
-   * `rowsName` (`withLabelIndex`: the defaults are the model file's, `minLabels` 4096), or
-   * refreshes `options.reuse` (see {@linkcode LabelIndexBuildOptions}). Undefined below
-   * `minLabels` labels. `rows` and `bias` are kept (not copied).
+   * Builds the index of the `input.numLabels` (L) label rows `input.rows` ([L, r] row-major;
+   * only the first L·r values are read) with biases `input.bias`, exactly as the exporter does
+   * for a `kind` file whose rows tensor is `rowsName` (`withLabelIndex`: the defaults are the
+   * model file's, `minLabels` 4096), or refreshes `options.reuse` (see
+   * {@linkcode LabelIndexBuildOptions}). Undefined below `minLabels` labels. `rows` and `bias`
+   * are kept (not copied).
    *
    * @example
    * ```ts
    * import { LabelIndex } from "./label_index.ts";
-   * const M = new Float32Array(20);
-   * console.log(LabelIndex.build("linear-lowrank", "H", M, undefined, 10, 2)); // undefined
+   * const input = { kind: "linear-lowrank" as const, rowsName: "H", rows: new Float32Array(20), bias: undefined, numLabels: 10, rank: 2 };
+   * console.log(LabelIndex.build(input)); // undefined
    * ```
    */
   static build(
-    kind: "linear-lowrank" | "random-features",
-    rowsName: string,
-    rows: Float32Array,
-    bias: Float32Array | undefined,
-    L: number,
-    r: number,
+    input: LabelIndexInput,
     options: LabelIndexBuildOptions = {},
   ): LabelIndex | undefined {
+    const { kind, rowsName, rows, bias, numLabels: L, rank: r } = input;
     if (rows.length < L * r || (bias !== undefined && bias.length < L)) {
       throw new RangeError(`LabelIndex.build: ${L} labels of width ${r} need more rows or biases`);
     }
@@ -238,7 +235,7 @@ export class LabelIndex {
    * ```ts
    * import { LabelIndex } from "./label_index.ts";
    * const L = 800, M = Float32Array.from({ length: L }, (_, l) => l % 7 - 3);
-   * const idx = LabelIndex.build("linear-lowrank", "H", M, undefined, L, 1, { minLabels: 0, probes: 1 })!;
+   * const idx = LabelIndex.build({ kind: "linear-lowrank", rowsName: "H", rows: M, bias: undefined, numLabels: L, rank: 1 }, { minLabels: 0, probes: 1 })!;
    * console.log(idx.search(Float64Array.of(1), 2)?.scores); // Float32Array(2) [ 3, 3 ]
    * ```
    */

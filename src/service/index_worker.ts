@@ -78,15 +78,7 @@ export interface IndexBuildReply {
 export function buildIndexPartition(q: IndexBuildRequest): IndexBuildReply {
   try {
     const t0 = performance.now();
-    const idx = LabelIndex.build(
-      q.kind,
-      q.rowsName,
-      q.rows,
-      q.bias,
-      q.numLabels,
-      q.rank,
-      q.options,
-    );
+    const idx = LabelIndex.build(q, q.options);
     const buildMs = performance.now() - t0;
     if (idx === undefined) return { id: q.id, buildMs };
     const partition: LabelIndexPartition = {

@@ -219,15 +219,7 @@ export class CoEmbedReplica extends PredictionReplica {
    */
   indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
     const i = this.labelIndexInput();
-    this.#index = LabelIndex.build(
-      i.kind,
-      i.rowsName,
-      i.rows,
-      i.bias,
-      i.numLabels,
-      i.rank,
-      options,
-    );
+    this.#index = LabelIndex.build(i, options);
     return this.#index;
   }
 

@@ -281,15 +281,7 @@ export class LowRankScorer {
    */
   indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
     const i = this.labelIndexInput(), b = this.bias.data, t = this.threshold;
-    this.#index = LabelIndex.build(
-      i.kind,
-      i.rowsName,
-      i.rows,
-      i.bias,
-      i.numLabels,
-      i.rank,
-      options,
-    );
+    this.#index = LabelIndex.build(i, options);
     this.#indexAt = { count: this.#learnCount, h: this.h.data, bias: b, threshold: t };
     return this.#index;
   }
