@@ -20,7 +20,7 @@ import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/es
 import { type EventLimits, EventParser } from "./events.ts";
 import { PrequentialWindow } from "../metrics/prequential.ts";
 import { DEFAULT_ID_WINDOW, IdWindow } from "./id_window.ts";
-import { DirtyLabels } from "./dirty_labels.ts";
+import { DeltaMarks } from "./delta_marks.ts";
 import { CHECKPOINT_DELTA_FORMAT, type CheckpointDelta } from "./checkpoint_delta.ts";
 import {
   CHECKPOINT_FORMAT,
@@ -28,6 +28,7 @@ import {
   DELTA_FORMAT,
   type IngestLineResult,
   type LearnerCheckpoint,
+  type LearnerDelta,
   type LearnerOptions,
   type Reject,
   type ReplicaDelta,
@@ -125,19 +126,13 @@ export class StreamLearner {
   modelVersion = 0;
   // replica deltas: the learner's sequence number (or the replica's), and what changed since
   #replicaSeq = 0;
-  #deltas = false;
-  #sentFeatures = 0;
-  #sentLabels = 0;
-  #replicaCounts = new DirtyLabels();
+  #replicaMarks = new DeltaMarks();
   // incremental checkpoints (see toCheckpointBase): the chain's id ("" before any base) and
   // sequence number, whether deltas are logged, and the marks of what changed since
   #chain = "";
   #chainSeq = 0;
-  #ckOn = false;
-  #ckFeatures = 0;
-  #ckLabels = 0;
+  #ckMarks = new DeltaMarks();
   #ckIds = 0;
-  #ckCounts = new DirtyLabels();
 
   private constructor(
     factory: EstimatorFactory,
@@ -398,8 +393,8 @@ export class StreamLearner {
         this.#labelCounts = next;
       }
       for (let i = 0; i < ev.labels.length; i++) this.#labelCounts[ev.labels[i]]++;
-      if (this.#deltas) this.#replicaCounts.mark(ev.labels);
-      if (this.#ckOn) this.#ckCounts.mark(ev.labels);
+      this.#replicaMarks.mark(ev.labels);
+      this.#ckMarks.mark(ev.labels);
       if (this.recentCapacity > 0) {
         if (this.#recent.length < this.recentCapacity) this.#recent.push(ev);
         else this.#recent[this.#recentNext] = ev;
@@ -555,15 +550,12 @@ export class StreamLearner {
       typeof est.toReplicaDelta === "function" && typeof est.applyReplicaDelta === "function" &&
       typeof est.toReplicaState === "function";
     if (!deltas) {
-      this.#stopDeltas();
+      this.#replicaMarks.stop();
       return { ...this.toReplicaCheckpoint(), deltas: false };
     }
     est.beginReplicaDeltas!();
     this.#replicaSeq++;
-    this.#deltas = true;
-    this.#sentFeatures = this.parser.features.size;
-    this.#sentLabels = this.parser.labels.size;
-    this.#replicaCounts.clear();
+    this.#replicaMarks.start(this.parser);
     return { ...this.toReplicaCheckpoint(), deltas: true };
   }
 
@@ -577,36 +569,17 @@ export class StreamLearner {
    * good part of the model); tracking then stops until the next `toReplicaBase()`.
    */
   toReplicaDelta(): ReplicaDelta | undefined {
-    if (!this.#deltas) return undefined;
+    if (!this.#replicaMarks.on) return undefined;
     const state = this.#estimator.toReplicaDelta?.();
     if (state === undefined) {
-      this.#stopDeltas();
+      this.#replicaMarks.stop();
       return undefined;
     }
-    const fNames = this.parser.features.names, lNames = this.parser.labels.names;
-    const labels = this.#replicaCounts.take();
-    const counts = new Float64Array(labels.length);
-    for (let i = 0; i < labels.length; i++) counts[i] = this.#labelCounts[labels[i]];
     const d: ReplicaDelta = {
       format: DELTA_FORMAT,
-      kind: this.#estimator.kind,
-      base: this.#replicaSeq,
-      seq: this.#replicaSeq + 1,
-      state,
-      features: { from: this.#sentFeatures, names: fNames.slice(this.#sentFeatures) },
-      labels: { from: this.#sentLabels, names: lNames.slice(this.#sentLabels) },
-      labelCounts: { labels, counts },
-      applied: this.applied,
-      learned: this.learned,
-      rejected: this.rejected,
-      idDigest: [this.#digest[0], this.#digest[1]],
-      window: this.window.toState(),
-      position: structuredClone(this.position),
-      modelVersion: this.modelVersion,
+      ...this.#delta(this.#replicaMarks, this.#replicaSeq, state),
     };
     this.#replicaSeq++;
-    this.#sentFeatures = fNames.length;
-    this.#sentLabels = lNames.length;
     return d;
   }
 
@@ -662,9 +635,22 @@ export class StreamLearner {
     this.#replicaSeq = d.seq;
   }
 
-  #stopDeltas(): void {
-    this.#deltas = false;
-    this.#replicaCounts.clear();
+  /** What every learner delta holds, with `marks` moved on (see {@linkcode LearnerDelta}). */
+  #delta(marks: DeltaMarks, base: number, state: ModelState): LearnerDelta {
+    return {
+      kind: this.#estimator.kind,
+      base,
+      seq: base + 1,
+      state,
+      ...marks.take(this.parser, this.#labelCounts),
+      applied: this.applied,
+      learned: this.learned,
+      rejected: this.rejected,
+      idDigest: [this.#digest[0], this.#digest[1]],
+      window: this.window.toState(),
+      position: structuredClone(this.position),
+      modelVersion: this.modelVersion,
+    };
   }
 
   /** Sets the counts of a delta's labels (growing the counts to them). */
@@ -707,12 +693,11 @@ export class StreamLearner {
       typeof est.toStateDelta === "function" && typeof est.applyStateDelta === "function";
     this.#chain = chainId();
     this.#chainSeq = 0;
-    this.#ckOn = can;
-    if (can) est.beginStateDeltas!();
-    this.#ckFeatures = this.parser.features.size;
-    this.#ckLabels = this.parser.labels.size;
+    if (can) {
+      est.beginStateDeltas!();
+      this.#ckMarks.start(this.parser);
+    } else this.#ckMarks.stop();
     this.#ckIds = this.#ids.inserted;
-    this.#ckCounts.clear();
     return this.toCheckpoint();
   }
 
@@ -727,42 +712,23 @@ export class StreamLearner {
    * a delta not much smaller than the state); deltas then stop until the next base.
    */
   toCheckpointDelta(): CheckpointDelta | undefined {
-    if (!this.#ckOn) return undefined;
+    if (!this.#ckMarks.on) return undefined;
     const state = this.#estimator.toStateDelta!();
     if (state === undefined) {
-      this.#ckOn = false;
-      this.#ckCounts.clear();
+      this.#ckMarks.stop();
       return undefined;
     }
-    const fNames = this.parser.features.names, lNames = this.parser.labels.names;
-    const labels = this.#ckCounts.take(), counts = new Float64Array(labels.length);
-    for (let i = 0; i < labels.length; i++) counts[i] = this.#labelCounts[labels[i]];
     const hashes = this.#ids.newest(this.#ids.inserted - this.#ckIds);
     const d: CheckpointDelta = {
       format: CHECKPOINT_DELTA_FORMAT,
-      kind: this.#estimator.kind,
       chain: this.#chain,
-      base: this.#chainSeq,
-      seq: this.#chainSeq + 1,
-      state,
-      features: { from: this.#ckFeatures, names: fNames.slice(this.#ckFeatures) },
-      labels: { from: this.#ckLabels, names: lNames.slice(this.#ckLabels) },
-      labelCounts: { labels, counts },
+      ...this.#delta(this.#ckMarks, this.#chainSeq, state),
       pending: this.#pendingState(),
-      applied: this.applied,
-      learned: this.learned,
-      rejected: this.rejected,
       duplicates: this.duplicates,
-      idDigest: [this.#digest[0], this.#digest[1]],
       ids: hashes !== undefined ? { hashes } : { window: this.#ids.toState() },
-      window: this.window.toState(),
-      position: structuredClone(this.position),
-      modelVersion: this.modelVersion,
       savedAt: new Date().toISOString(),
     };
     this.#chainSeq++;
-    this.#ckFeatures = fNames.length;
-    this.#ckLabels = lNames.length;
     this.#ckIds = this.#ids.inserted;
     return d;
   }
