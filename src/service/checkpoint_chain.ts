@@ -149,7 +149,7 @@ export class CheckpointChain {
     this.#baseBytes = s.bytes.length;
     this.#deltaBytes = 0;
     this.deltasSinceBase = 0;
-    await removeDeltas(this.stateDir, () => true);
+    await removeDeltas(this.stateDir, await deltaFiles(this.stateDir));
   }
 
   /**
@@ -165,9 +165,10 @@ export class CheckpointChain {
     options: { repair?: boolean; at?: string } = {},
   ): Promise<ChainLoad> {
     const files = await deltaFiles(stateDir);
-    const mine = files.filter((f) => f.chain === ck.chain && f.seq > (ck.chainSeq ?? 0));
-    const stale = files.length - mine.length;
-    await removeDeltas(stateDir, (f) => !(f.chain === ck.chain && f.seq > (ck.chainSeq ?? 0)));
+    const isMine = (f: { chain: string; seq: number }) =>
+      f.chain === ck.chain && f.seq > (ck.chainSeq ?? 0);
+    const mine = files.filter(isMine), others = files.filter((f) => !isMine(f));
+    await removeDeltas(stateDir, others);
     let applied = 0;
     for (let i = 0; i < mine.length; i++) {
       const path = `${stateDir}/${DELTA_DIR}/${mine[i].name}`;
@@ -194,17 +195,17 @@ export class CheckpointChain {
           await Deno.rename(from, to);
           movedTo.push(to);
         }
-        return { applied, stale, damaged: { movedTo, reason } };
+        return { applied, stale: others.length, damaged: { movedTo, reason } };
       }
     }
-    return { applied, stale };
+    return { applied, stale: others.length };
   }
 
   /**
    * Removes every delta file of `stateDir` (when there is no base to apply them to).
    */
   static async discardDeltas(stateDir: string): Promise<void> {
-    await removeDeltas(stateDir, () => true);
+    await removeDeltas(stateDir, await deltaFiles(stateDir));
   }
 
   /**
@@ -252,12 +253,7 @@ async function deltaFiles(
   return out.sort((a, b) => a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : a.seq - b.seq);
 }
 
-/** Removes the delta files that `which` selects. */
-async function removeDeltas(
-  stateDir: string,
-  which: (f: { chain: string; seq: number }) => boolean,
-): Promise<void> {
-  for (const f of await deltaFiles(stateDir)) {
-    if (which(f)) await Deno.remove(`${stateDir}/${DELTA_DIR}/${f.name}`);
-  }
+/** Removes the delta files `files` (as {@linkcode deltaFiles} lists them). */
+async function removeDeltas(stateDir: string, files: readonly { name: string }[]): Promise<void> {
+  for (const f of files) await Deno.remove(`${stateDir}/${DELTA_DIR}/${f.name}`);
 }
