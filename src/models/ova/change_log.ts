@@ -20,8 +20,8 @@ import type { InvertedWeights } from "./inverted_weights.ts";
  * w.ensureFeatures(4);
  * const log = new ChangeLog(8);
  * const slot = w.findOrInsert(2, 5);
- * log.logEntry(2, 5, slot, w, Infinity);
- * log.logEntry(2, 5, slot, w, Infinity); // logged once
+ * log.logEntry(2, 5, slot, w);
+ * log.logEntry(2, 5, slot, w); // logged once
  * log.markLabel(5);
  * const slots = log.compact(w);
  * console.log(log.size, slots.length, [...log.takeLabels()]); // 1 1 [ 5 ]
@@ -107,26 +107,28 @@ export class ChangeLog {
   /**
    * Logs a write of feature `j`'s weight for label `l` at pool `slot` of `w`, once per slot
    * between deltas (a new layout of the pools, after a growth or compaction, resets the bits:
-   * the pair may then be logged twice, which `compact` removes). Returns false,
-   * logging nothing, when the log holds `maxEntries` entries already: the caller then needs a
-   * full state instead.
+   * the pair may then be logged twice, which `compact` removes). Returns false, logging nothing,
+   * when the log's storage is full: the caller then `grow`s it and logs again, or stops it (a
+   * full state is cheaper than a delta that big).
    */
-  logEntry(j: number, l: number, slot: number, w: InvertedWeights, maxEntries: number): boolean {
+  logEntry(j: number, l: number, slot: number, w: InvertedWeights): boolean {
     if (w.layout !== this.#layout) this.#resetBits(w);
     const i = slot >>> 5, bit = 1 << (slot & 31), bits = this.#bits;
     if ((bits[i] & bit) !== 0) return true;
-    if (this.#n === this.#j.length) {
-      if (this.#n >= maxEntries) return false;
-      const j2 = new Int32Array(this.#j.length * 2), l2 = new Int32Array(this.#j.length * 2);
-      j2.set(this.#j);
-      l2.set(this.#l);
-      this.#j = j2;
-      this.#l = l2;
-    }
+    if (this.#n === this.#j.length) return false;
     bits[i] |= bit;
     this.#j[this.#n] = j;
     this.#l[this.#n++] = l;
     return true;
+  }
+
+  /** Doubles the entries' storage (after `logEntry` said it is full). */
+  grow(): void {
+    const j2 = new Int32Array(this.#j.length * 2), l2 = new Int32Array(this.#j.length * 2);
+    j2.set(this.#j);
+    l2.set(this.#l);
+    this.#j = j2;
+    this.#l = l2;
   }
 
   #resetBits(w: InvertedWeights): void {

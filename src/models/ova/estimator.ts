@@ -439,10 +439,7 @@ export class OvaEstimator implements Estimator {
         w.sums[slot] = sum;
         w.weights[slot] -= lr * gj / Math.sqrt(sum + g0);
         for (let i = 0; i < logs.length; i++) {
-          if (!logs[i].logEntry(j, l, slot, w, this.#maxEntries(logs[i]))) {
-            this.#stopLog(logs[i]);
-            i--;
-          }
+          if (!logs[i].logEntry(j, l, slot, w) && !this.#growLog(logs[i], j, l, slot)) i--;
         }
       }
     }
@@ -782,6 +779,19 @@ export class OvaEstimator implements Estimator {
     if (i >= 0) this.#logs.splice(i, 1);
     if (log === this.#replicaLog) this.#replicaLog = undefined;
     if (log === this.#stateLog) this.#stateLog = undefined;
+  }
+
+  /**
+   * A full log: grows it and logs the write, or, when its delta would be too big already (a
+   * full state is cheaper), stops it and returns false.
+   */
+  #growLog(log: ChangeLog, j: number, l: number, slot: number): boolean {
+    if (log.size >= this.#maxEntries(log)) {
+      this.#stopLog(log);
+      return false;
+    }
+    log.grow();
+    return log.logEntry(j, l, slot, this.#w);
   }
 
   /** Entries a log may hold before its delta would be too big (then a full state is cheaper). */
