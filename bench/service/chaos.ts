@@ -21,7 +21,8 @@
  */
 import { Rng } from "../../src/random/mod.ts";
 import { StreamLearner } from "../../src/service/learner.ts";
-import { openState } from "../../src/cli/commands/state.ts";
+import { openState, openStateChain } from "../../src/cli/commands/state.ts";
+import { listSegmentFiles, type WalPosition } from "../../src/service/wal_segments.ts";
 import { type ServiceProcess, startService } from "./harness.ts";
 
 /**
@@ -316,7 +317,10 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
       if (res.status === 200) { for (const i of b.ids) acked[i] = 1; }
       else queue.unshift(b);
       await kill();
-      target = await pickRecord(`${stateDir}/wal`);
+      // a record the restart must replay: in a segment the checkpoint does not cover (one
+      // taken between the answer and the kill covers the body, and a corrupted record there
+      // rightly goes unread)
+      target = await pickRecord(`${stateDir}/wal`, await uncoveredSegment(stateDir));
       if (target === undefined) await restart();
     }
     if (target === undefined) throw new Error("no write-ahead-log record to corrupt");
@@ -426,13 +430,18 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
   }
 }
 
-/** A record (not the first) of a format-2 segment holding at least two, with its event id. */
+/**
+ * A record (not the first) of a format-2 segment numbered `fromSegment` or more holding at
+ * least two, with its event id.
+ */
 async function pickRecord(
   dir: string,
+  fromSegment: number,
 ): Promise<{ file: string; offset: number; id: number } | undefined> {
   const files: string[] = [];
-  for await (const e of Deno.readDir(dir)) if (e.name.endsWith(".wal")) files.push(e.name);
-  files.sort();
+  for (const s of await listSegmentFiles(dir)) {
+    if (s.format === 2 && s.segment >= fromSegment) files.push(s.name);
+  }
   for (const name of files.reverse()) {
     const bytes = await Deno.readFile(`${dir}/${name}`);
     const first = bytes.indexOf(10);
@@ -444,4 +453,15 @@ async function pickRecord(
     if (m) return { file: `${dir}/${name}`, offset: second, id: Number(m[1]) };
   }
   return undefined;
+}
+
+/** The first write-ahead-log segment the state directory's checkpoint does not cover. */
+async function uncoveredSegment(stateDir: string): Promise<number> {
+  try {
+    const { learner } = await openStateChain(stateDir);
+    return (learner.position.wal as WalPosition | undefined)?.segment ?? 0;
+  } catch (e) {
+    if (e instanceof TypeError && /does not exist/.test(e.message)) return 0; // no checkpoint
+    throw e;
+  }
 }

@@ -64,8 +64,10 @@ export interface ChainSnapshot {
 export interface ChainLoad {
   /** Deltas applied. */
   applied: number;
-  /** Files of other chains (or already in the base) removed. */
+  /** Files of other chains (or already in the base) removed (with `readOnly`: found). */
   stale: number;
+  /** When the last delta applied was written (absent: none was applied). */
+  savedAt?: string;
   /** With `repair`: the damaged delta and the ones after it, moved aside, and why. */
   damaged?: { movedTo: string[]; reason: string };
 }
@@ -156,20 +158,25 @@ export class CheckpointChain {
    * Applies the deltas of `learner`'s chain found in `stateDir` to it, in order, and removes the
    * delta files of other chains. A delta that cannot be read or applied stops the restore: a
    * `SyntaxError` naming the file, or, with `repair`, that delta and the ones after it are moved
-   * aside (`<name>.damaged-<time>`, their events lost) and reported.
+   * aside (`<name>.damaged-<time>`, their events lost) and reported. With `readOnly` nothing in
+   * `stateDir` is removed or moved (for the offline commands, which may run beside a service).
    */
   static async load(
     stateDir: string,
     learner: StreamLearner,
     ck: LearnerCheckpoint,
-    options: { repair?: boolean; at?: string } = {},
+    options: { repair?: boolean; at?: string; readOnly?: boolean } = {},
   ): Promise<ChainLoad> {
+    if (options.readOnly && options.repair) {
+      throw new TypeError("a read-only load of a checkpoint chain cannot repair it");
+    }
     const files = await deltaFiles(stateDir);
     const isMine = (f: { chain: string; seq: number }) =>
       f.chain === ck.chain && f.seq > (ck.chainSeq ?? 0);
     const mine = files.filter(isMine), others = files.filter((f) => !isMine(f));
-    await removeDeltas(stateDir, others);
+    if (!options.readOnly) await removeDeltas(stateDir, others);
     let applied = 0;
+    let savedAt: string | undefined;
     for (let i = 0; i < mine.length; i++) {
       const path = `${stateDir}/${DELTA_DIR}/${mine[i].name}`;
       try {
@@ -180,6 +187,7 @@ export class CheckpointChain {
         const d = decodeCheckpoint(await Deno.readFile(path)) as CheckpointDelta;
         learner.applyCheckpointDelta(d);
         applied++;
+        savedAt = d.savedAt;
       } catch (e) {
         const reason = `Cannot apply checkpoint delta ${path}: ${(e as Error).message}`;
         if (!options.repair) {
@@ -195,10 +203,10 @@ export class CheckpointChain {
           await Deno.rename(from, to);
           movedTo.push(to);
         }
-        return { applied, stale: others.length, damaged: { movedTo, reason } };
+        return { applied, stale: others.length, savedAt, damaged: { movedTo, reason } };
       }
     }
-    return { applied, stale: others.length };
+    return { applied, stale: others.length, savedAt };
   }
 
   /**
@@ -216,6 +224,7 @@ export class CheckpointChain {
   static async restore(
     stateDir: string,
     factory: EstimatorFactory,
+    options: { readOnly?: boolean } = {},
   ): Promise<{ learner: StreamLearner; load: ChainLoad } | undefined> {
     let bytes: Uint8Array;
     try {
@@ -226,7 +235,7 @@ export class CheckpointChain {
     }
     const ck = decodeCheckpoint(bytes) as LearnerCheckpoint;
     const learner = StreamLearner.fromCheckpoint(factory, ck);
-    const load = await CheckpointChain.load(stateDir, learner, ck);
+    const load = await CheckpointChain.load(stateDir, learner, ck, options);
     return { learner, load };
   }
 }

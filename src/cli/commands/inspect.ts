@@ -10,7 +10,7 @@ import { readFileIfExists } from "../../service/checkpoint.ts";
 import { listSegments } from "../../service/wal.ts";
 import { PrequentialWindow } from "../../metrics/prequential.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
-import { readCheckpoint } from "./state.ts";
+import { openStateChain } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N]
 tagstream inspect --state-dir DIR [--json]
@@ -108,13 +108,15 @@ function text(d: Record<string, unknown>, indent = ""): string {
  * ```
  */
 export async function describeState(dir: string): Promise<Record<string, unknown>> {
-  const ck = await readCheckpoint(dir);
+  // the checkpoint and its incremental checkpoints, as a restart would see them
+  const { learner, deltas, savedAt } = await openStateChain(dir);
+  const ck = learner.toCheckpoint();
   const w = PrequentialWindow.fromState(ck.window);
   const fin = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
   const out: Record<string, unknown> = {
     stateDir: dir,
     model: ck.kind,
-    savedAt: ck.savedAt,
+    savedAt,
     events: {
       applied: ck.applied,
       learned: ck.learned,
@@ -136,6 +138,7 @@ export async function describeState(dir: string): Promise<Record<string, unknown
     },
     position: ck.position,
     modelVersion: ck.modelVersion,
+    incrementalCheckpoints: deltas,
     walSegments: (await listSegments(`${dir}/wal`)).length,
   };
   const model = await readFileIfExists(`${dir}/model.tsm`);

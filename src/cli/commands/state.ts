@@ -5,6 +5,7 @@
  */
 import { loadFactory } from "../../models/registry.ts";
 import { decodeCheckpoint, readFileIfExists } from "../../service/checkpoint.ts";
+import { CheckpointChain } from "../../service/checkpoint_chain.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts";
 
 /**
@@ -35,8 +36,30 @@ export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoin
 }
 
 /**
- * The learner saved in a state directory (read-only: nothing is replayed or written). The model
- * family comes from the checkpoint unless `model` is given.
+ * The learner saved in a state directory: its checkpoint and the incremental checkpoints after it
+ * (read-only: nothing is replayed, written, moved or removed), how many incremental checkpoints
+ * were applied and when the last of them (or the checkpoint) was written. The model family comes from the checkpoint unless `model` is given.
+ *
+ * @example
+ * ```ts
+ * import { openStateChain } from "./state.ts";
+ * console.log(typeof openStateChain); // "function"
+ * ```
+ */
+export async function openStateChain(
+  stateDir: string,
+  model?: string,
+): Promise<{ learner: StreamLearner; deltas: number; savedAt: string }> {
+  const ck = await readCheckpoint(stateDir);
+  const factory = await loadFactory(model ?? ck.kind);
+  const learner = StreamLearner.fromCheckpoint(factory, ck);
+  const load = await CheckpointChain.load(stateDir, learner, ck, { readOnly: true });
+  return { learner, deltas: load.applied, savedAt: load.savedAt ?? ck.savedAt };
+}
+
+/**
+ * The learner saved in a state directory, as {@linkcode openStateChain} restores it (the
+ * checkpoint and its incremental checkpoints, read-only).
  *
  * @example
  * ```ts
@@ -45,7 +68,5 @@ export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoin
  * ```
  */
 export async function openState(stateDir: string, model?: string): Promise<StreamLearner> {
-  const ck = await readCheckpoint(stateDir);
-  const factory = await loadFactory(model ?? ck.kind);
-  return StreamLearner.fromCheckpoint(factory, ck);
+  return (await openStateChain(stateDir, model)).learner;
 }
