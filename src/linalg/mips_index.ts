@@ -51,6 +51,13 @@ export interface LabelIndexOptions {
    * 10⁶ twice the probes (1.4 ms) for 0.995.
    */
   recall?: number;
+  /**
+   * The model's own query rows ([n, r] row-major: q = the row a query is scored with, e.g. xᵀW
+   * of sample training rows), to calibrate the probe counts on instead of synthetic queries
+   * (at most 1024 of them are used, evenly spaced). The recall the file promises then holds for
+   * queries like these; synthetic queries are a proxy whose fit depends on the model.
+   */
+  queries?: Float32Array;
   /** Seed of the sampling. Default 1. */
   seed?: number;
 }
@@ -310,7 +317,7 @@ function nodeScore(q: Float64Array, qn: number, s: Index["leaves"], c: number, r
 
 /**
  * The cheapest probe counts (groups P₁, leaves p) whose mean recall@5 reaches `target` on
- * synthetic queries (q = Σ of three random label rows, each divided by its squared norm: a row's
+ * the `given` query rows when there are any, else on synthetic queries (q = Σ of three random label rows, each divided by its squared norm: a row's
  * own label then scores about 1 above its bias, as a trained model scores a true label; every
  * other query scaled by 3, where the embedding outweighs the bias, since the scale of real
  * queries is unknown here: calibrated on the first kind alone, the probes reached recall 0.98 on
@@ -326,6 +333,7 @@ function calibrate(
   idx: Index,
   target: number,
   rng: SmallRng,
+  given?: Float32Array,
 ) {
   const w = r + 1, C = idx.ptr.length - 1, G = idx.gptr.length - 1, leafOf = new Int32Array(L);
   const groupOf = new Int32Array(C);
@@ -336,7 +344,10 @@ function calibrate(
   const grid: number[] = [];
   for (let p = 1; p < G; p = Math.max(p + 1, Math.round(p * 1.25))) grid.push(p);
   grid.push(G);
-  const queries = Math.max(64, Math.min(1024, Math.floor(4e9 / (L * w))));
+  const nGiven = given !== undefined && r > 0 ? Math.floor(given.length / r) : 0;
+  const queries = nGiven > 0
+    ? Math.min(nGiven, 1024)
+    : Math.max(64, Math.min(1024, Math.floor(4e9 / (L * w))));
   const q = new Float64Array(r),
     K = Math.min(5, L),
     tl = new Int32Array(K),
@@ -347,7 +358,11 @@ function calibrate(
     seen = new Int32Array(grid.length);
   for (let t = 0; t < queries; t++) {
     q.fill(0);
-    for (let j = 0, scale = t % 2 ? 3 : 1; j < 3; j++) {
+    if (nGiven > 0) {
+      const row = Math.floor((t * nGiven) / queries) * r;
+      for (let a = 0; a < r; a++) q[a] = given![row + a];
+    }
+    for (let j = 0, scale = t % 2 ? 3 : 1; nGiven === 0 && j < 3; j++) {
       const l = Math.floor(rng.next() * L);
       let n2 = 0;
       for (let a = 0; a < r; a++) n2 += v[l * w + a] ** 2;
@@ -430,7 +445,7 @@ export function withLabelIndex(
   const G = Math.max(1, Math.min(Math.ceil(C / 4), options.groups ?? Math.ceil(Math.sqrt(L))));
   const idx = cluster(v, r + 1, L, C, G, rng), nC = idx.ptr.length - 1, nG = idx.gptr.length - 1;
   const cal = options.probes === undefined
-    ? calibrate(v, r, L, idx, options.recall ?? 0.996, rng)
+    ? calibrate(v, r, L, idx, options.recall ?? 0.996, rng, options.queries)
     : { probes: options.probes, groups: Math.min(nG, options.groupProbes ?? nG) };
   const f32 = (shape: number[], data: Float32Array): Tensor => ({ dtype: "f32", shape, data });
   const i32 = (data: Int32Array): Tensor => ({ dtype: "i32", shape: [data.length], data });

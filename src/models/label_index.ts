@@ -66,6 +66,11 @@ export interface LabelIndexInput {
   numLabels: number;
   /** Width of a label row (r). */
   rank: number;
+  /**
+   * Query rows ([n, r]) to calibrate the probe counts on (`queries` of `LabelIndexOptions`; the
+   * options' own win), e.g. a model's `calibration`; absent: synthetic queries.
+   */
+  queries?: Float32Array;
 }
 
 /**
@@ -215,6 +220,7 @@ export class LabelIndex {
     if (b !== undefined) tensors.bias = { dtype: "f32", shape: [L], data: b };
     const bare: ModelFileContent = { kind, numFeatures: 0, numLabels: L, params: {}, tensors };
     const { reuse, ...rest } = options;
+    if (rest.queries === undefined && input.queries !== undefined) rest.queries = input.queries;
     const reused = reuse !== undefined && reuse.numLabels === L && reuse.rank === r &&
       L >= (options.minLabels ?? 4096);
     const content = reused

@@ -152,6 +152,13 @@ export class LowRankScorer {
   threshold: number;
   /** Rows are scaled to unit L2 norm before scoring (and before learning). */
   readonly l2Normalize: boolean;
+  /**
+   * Query rows the label index calibrates its probe counts on ({@linkcode LowRankScorer.queryRows}
+   * of sample rows, `queries` of `LabelIndexOptions`), at {@linkcode LowRankScorer.indexLabels}
+   * and at export alike; undefined: synthetic queries. Set it from rows like the ones the model
+   * will be asked about (training rows), never from test rows.
+   */
+  calibration: Float32Array | undefined;
   #u: Float64Array;
   #scores: Float32Array;
   /** Learning steps so far (see {@linkcode LowRankScorer.markLearned}). */
@@ -185,6 +192,7 @@ export class LowRankScorer {
     this.bias = new GrowableRows(1, numLabels);
     this.threshold = threshold;
     this.l2Normalize = l2Normalize;
+    this.calibration = undefined;
     this.#u = new Float64Array(rank);
     this.#scores = new Float32Array(numLabels);
   }
@@ -287,8 +295,29 @@ export class LowRankScorer {
   }
 
   /**
+   * The query rows u = xᵀW (scaled when rows are unit-L2) of `rows`, [n, r] row-major: what the
+   * label index scores labels with, and calibrates its probe counts on
+   * ({@linkcode LowRankScorer.calibration}).
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const s = new LowRankScorer(2, 2, 3, 0);
+   * s.w.data.set([1, 2, 3, 4]);
+   * const x = { indices: Int32Array.of(1), values: Float32Array.of(2) };
+   * console.log(Array.from(s.queryRows([x]))); // [ 6, 8 ]
+   * ```
+   */
+  queryRows(rows: readonly SparseVector[]): Float32Array {
+    const r = this.rank, out = new Float32Array(rows.length * r);
+    for (let i = 0; i < rows.length; i++) out.set(this.#latent(rows[i]), i * r);
+    return out;
+  }
+
+  /**
    * What {@linkcode LowRankScorer.indexLabels} builds from: H (a view, not copied) and the
-   * biases less the threshold (a fresh array), as the `linear-lowrank` file's index uses them.
+   * biases less the threshold (a fresh array), as the `linear-lowrank` file's index uses them,
+   * and the {@linkcode LowRankScorer.calibration} queries when set.
    *
    * @example
    * ```ts
@@ -308,6 +337,7 @@ export class LowRankScorer {
       bias,
       numLabels: L,
       rank: this.rank,
+      ...(this.calibration !== undefined ? { queries: this.calibration } : {}),
     };
   }
 
@@ -535,10 +565,12 @@ export class LowRankScorer {
     const preprocess = this.l2Normalize
       ? { ...options.preprocess, l2Normalize: true }
       : options.preprocess;
-    // the label index over H's rows and bias (from 4096 labels; docs/model-format.md)
+    // the label index over H's rows and bias (from 4096 labels; docs/model-format.md), its
+    // probes calibrated as the trainer's own index is (on `calibration` when set)
     return withLabelIndex(
       applyModelFileOptions(content, { ...options, preprocess }, "leml.toModelFile"),
       "H",
+      this.calibration ? { queries: this.calibration } : {},
     );
   }
 

@@ -165,3 +165,50 @@ Deno.test("LEML label index: every learning entry point drops it, the next answe
   stream.h.load(stream.h.snapshot());
   assertEquals(stream.labelIndex, undefined, "new H storage");
 });
+
+Deno.test("LEML label index: queryRows are the rows the scores are computed from", () => {
+  const s = structured(50, 30, 4, 0.25), xs = queries(20, 30);
+  const Q = s.queryRows(xs);
+  assertEquals(Q.length, 20 * 4);
+  for (let i = 0; i < xs.length; i++) {
+    const u = latent(s, xs[i]), scores = s.predictScores(xs[i]);
+    for (let c = 0; c < 4; c++) assert(Math.abs(Q[i * 4 + c] - u[c]) < 1e-5, `row ${i} col ${c}`);
+    for (let l = 0; l < 50; l += 7) {
+      let z = s.bias.data[l] - s.threshold;
+      for (let c = 0; c < 4; c++) z += Q[i * 4 + c] * s.h.data[l * 4 + c];
+      assert(Math.abs(z - scores[l]) < 1e-4, `label ${l}: ${z} vs ${scores[l]}`);
+    }
+  }
+});
+
+Deno.test("LEML label index: probes calibrated on the model's own queries reach the recall on them", () => {
+  // queries unlike the exporter's synthetic ones (which sum a few label rows): a random dense W
+  // makes u point anywhere; calibrated on a sample of such queries, the recall holds on others
+  const L = 4200, D = 60, r = 8, k = 5, s = structured(L, D, r, 0);
+  const xs = queries(300, D, 11), held = queries(300, D, 12);
+  const recall = (probes?: number) => {
+    let hits = 0;
+    for (const x of held) {
+      const exact = s.predictTopK(x, k, { exact: true }).labels;
+      const fast = s.predictTopK(x, k, probes === undefined ? {} : { probes }).labels;
+      for (const l of fast) if (exact.includes(l)) hits++;
+    }
+    return hits / (k * held.length);
+  };
+  const synthetic = s.indexLabels()!; // 4096 labels or more: the file's index
+  const rSynthetic = recall();
+  s.calibration = s.queryRows(xs);
+  const own = s.indexLabels()!;
+  const rOwn = recall();
+  assert(rOwn >= 0.98, `recall on held-out queries ${rOwn} (probes ${own.probes})`);
+  assert(rOwn >= rSynthetic, `own ${rOwn} vs synthetic ${rSynthetic}`);
+  assert(
+    own.probes !== synthetic.probes || own.groupProbes !== synthetic.groupProbes,
+    "the calibration used the queries",
+  );
+  // the exported file carries the same calibrated probes, and the SDK answers as the trainer
+  const sdk = loadModel(s.toModelFile());
+  assert(sdk.tensors.mipsPtr !== undefined, "the file has the index");
+  assertEquals(sdk.params.mipsProbes, own.probes);
+  assertEquals(sdk.params.mipsGroupProbes, own.groupProbes);
+});
