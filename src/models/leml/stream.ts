@@ -33,7 +33,10 @@
  * @module
  */
 import type { Batch, SparseVector } from "../../data/types.ts";
-import type { Estimator, ModelState, TopK } from "../estimator.ts";
+import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
+import type { ModelFileContent } from "../../format/types.ts";
+import type { LabelIndexInput } from "../label_index.ts";
+import { rowView } from "../../data/dataset_rows.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { LowRankScorer } from "./lowrank.ts";
 import { hashUniform, SmallRng } from "../../random/mod.ts";
@@ -116,6 +119,49 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#sc = new GradientScratch(config.rank);
     if (config.update === "local") this.#local = newLocalMode(config.rank);
     this.grow(numFeatures, numLabels);
+  }
+
+  /**
+   * The label index's input (see {@linkcode LowRankScorer.labelIndexInput}), its probes
+   * calibrated on the model's own queries: up to 512 rows of the replay reservoir, evenly
+   * spaced (no random draw: the model's state is not touched), as the current W projects them;
+   * synthetic queries while the reservoir holds fewer than 32 rows.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const m = new LemlStream({ rank: 2, replay: 100 });
+   * const rows = { numRows: 40, numCols: 3, indptr: Int32Array.from({ length: 41 }, (_, i) => i),
+   *   indices: Int32Array.from({ length: 40 }, (_, i) => i % 3), values: new Float32Array(40).fill(1) };
+   * m.learnMany({ x: rows, y: { numRows: 40, numCols: 2, indptr: Int32Array.from({ length: 41 }, (_, i) => i), indices: Int32Array.from({ length: 40 }, (_, i) => i % 2) } });
+   * console.log(m.labelIndexInput().queries?.length); // 80
+   * ```
+   */
+  override labelIndexInput(): LabelIndexInput {
+    this.#calibrate();
+    return super.labelIndexInput();
+  }
+
+  /**
+   * The model file's content (see {@linkcode LowRankScorer.toModelContent}), its label index
+   * calibrated as {@linkcode LemlStream.labelIndexInput}'s.
+   */
+  override toModelContent(options: ModelFileOptions = {}): ModelFileContent {
+    this.#calibrate();
+    return super.toModelContent(options);
+  }
+
+  /** Sets `calibration` from the replay reservoir (see labelIndexInput). */
+  #calibrate(): void {
+    const res = this.#reservoir, n = res.size;
+    if (n < 32) {
+      this.calibration = undefined;
+      return;
+    }
+    const all = res.rows().x, m = Math.min(512, n);
+    this.calibration = this.queryRows(
+      Array.from({ length: m }, (_, i) => rowView(all, Math.floor((i * n) / m))),
+    );
   }
 
   /**

@@ -212,3 +212,45 @@ Deno.test("LEML label index: probes calibrated on the model's own queries reach 
   assertEquals(sdk.params.mipsProbes, own.probes);
   assertEquals(sdk.params.mipsGroupProbes, own.groupProbes);
 });
+
+Deno.test("LEML stream: the label index calibrates on the replay reservoir, in the file too", () => {
+  const rng = new SmallRng(9), D = 30, L = 4200, n = 100;
+  const m = new LemlStream({ rank: 4, replay: 200, seed: 2 });
+  m.grow(D, L);
+  const indptr = Int32Array.from({ length: n + 1 }, (_, i) => 3 * i);
+  const x = {
+    numRows: n,
+    numCols: D,
+    indptr,
+    indices: Int32Array.from({ length: 3 * n }, (_, p) => (p % 3) * 10 + (Math.floor(p / 3) % 10)),
+    values: Float32Array.from({ length: 3 * n }, () => 0.5 + rng.next()),
+  };
+  const y = {
+    numRows: n,
+    numCols: L,
+    indptr: Int32Array.from({ length: n + 1 }, (_, i) => i),
+    indices: Int32Array.from({ length: n }, () => Math.floor(rng.next() * L)),
+  };
+  m.learnMany({ x, y });
+  assertEquals(m.replayRows, n);
+  const before = JSON.stringify(
+    m.toState(),
+    (_, v) => ArrayBuffer.isView(v) ? [...v as Float32Array] : v,
+  );
+  const input = m.labelIndexInput();
+  assertEquals(input.queries?.length, n * 4, "every reservoir row is a calibration query");
+  const rows = Array.from({ length: n }, (_, i) => ({
+    indices: x.indices.subarray(indptr[i], indptr[i + 1]),
+    values: x.values.subarray(indptr[i], indptr[i + 1]),
+  }));
+  assertEquals([...input.queries!], [...m.queryRows(rows)]);
+  const idx = m.indexLabels()!;
+  const file = loadModel(m.toModelFile());
+  assertEquals(file.params.mipsProbes, idx.probes);
+  assertEquals(file.params.mipsGroupProbes, idx.groupProbes);
+  const after = JSON.stringify(
+    m.toState(),
+    (_, v) => ArrayBuffer.isView(v) ? [...v as Float32Array] : v,
+  );
+  assert(before === after, "calibrating does not touch the model's state");
+});
