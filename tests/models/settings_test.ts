@@ -247,3 +247,29 @@ Deno.test("coembed: the declared settings follow its config (same keys, same def
     'coembed: option variant must be one of L, NL, got "X"',
   ]);
 });
+
+Deno.test("popularity and knn: the constructors validate against the declarations too", async () => {
+  const { PopularityEstimator } = await import("../../src/models/popularity/estimator.ts");
+  const { KnnEstimator } = await import("../../src/models/knn/estimator.ts");
+  const cases: [string, (o: Record<string, unknown>) => unknown][] = [
+    ["popularity", (o) => new PopularityEstimator(o)],
+    ["knn", (o) => new KnnEstimator(o)],
+  ];
+  for (const [model, make] of cases) {
+    const msg = (o: Record<string, unknown>) => {
+      try {
+        make(o);
+        return "";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    assert(
+      msg({ thresold: 0.4 }).includes(`${model}: unknown option "thresold"`),
+      msg({ thresold: 0.4 }),
+    );
+    assert(msg({ numLabels: 2.5 }).includes("numLabels"), msg({ numLabels: 2.5 }));
+    assert(msg({ threshold: Number.NaN }).includes("threshold"), "NaN threshold");
+    assertEquals(msg({ threshold: 0.25, numLabels: 3 }), "");
+  }
+});

@@ -8,6 +8,7 @@
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKSparse } from "../../../sdk/internal.ts";
+import { KNN_SETTINGS } from "./settings.ts";
 import { CosineIndex, type Neighbours } from "./index.ts";
 
 /**
@@ -69,14 +70,16 @@ export class KnnEstimator implements Estimator {
   #voted = new Int32Array(0);
   #stampId = 0;
 
+  /**
+   * @param options see {@linkcode KnnOptions}; validated against {@linkcode KNN_SETTINGS} (an
+   * unknown key or a bad value is an error naming it); @param index the neighbour index.
+   */
   constructor(options: KnnOptions = {}, index = new CosineIndex()) {
-    this.k = checkK(options.k ?? 10);
-    this.threshold = options.threshold ?? 0.5;
-    if (!Number.isFinite(this.threshold)) {
-      throw new RangeError(`knn: threshold must be a finite number, got ${options.threshold}`);
-    }
-    this.#numFeatures = Math.max(0, Math.floor(options.numFeatures ?? 0));
-    this.#numLabels = Math.max(0, Math.floor(options.numLabels ?? 0));
+    const o = KNN_SETTINGS.parse(options as Readonly<Record<string, unknown>>);
+    this.k = o.k ?? 10;
+    this.threshold = o.threshold ?? 0.5;
+    this.#numFeatures = o.numFeatures ?? 0;
+    this.#numLabels = o.numLabels ?? 0;
     this.#index = index;
   }
 

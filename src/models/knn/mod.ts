@@ -34,9 +34,6 @@ export { KNN_SETTINGS, type KnnSettings } from "./settings.ts";
 export const factory: EstimatorFactory = {
   kind: "knn",
   settings: KNN_SETTINGS,
-  create: (options) => {
-    const { seed: _unused, ...o } = KNN_SETTINGS.parse(options);
-    return new KnnEstimator(o);
-  },
+  create: (options) => new KnnEstimator(options),
   restore: (state) => KnnEstimator.fromState(state),
 };

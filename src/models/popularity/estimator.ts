@@ -11,6 +11,7 @@ import type { ModelFileContent } from "../../format/types.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { applyModelFileOptions } from "../file_options.ts";
+import { POPULARITY_SETTINGS } from "./settings.ts";
 
 /**
  * Options of {@linkcode PopularityEstimator}.
@@ -54,15 +55,15 @@ export class PopularityEstimator implements Estimator {
   #numLabels: number;
   #rows = 0;
 
+  /**
+   * @param options see {@linkcode PopularityOptions}; validated against
+   * {@linkcode POPULARITY_SETTINGS} (an unknown key or a bad value is an error naming it).
+   */
   constructor(options: PopularityOptions = {}) {
-    this.threshold = options.threshold ?? 0.5;
-    if (!Number.isFinite(this.threshold)) {
-      throw new RangeError(
-        `popularity: threshold must be a finite number, got ${options.threshold}`,
-      );
-    }
-    this.#numFeatures = Math.max(0, Math.floor(options.numFeatures ?? 0));
-    this.#numLabels = Math.max(0, Math.floor(options.numLabels ?? 0));
+    const o = POPULARITY_SETTINGS.parse(options as Readonly<Record<string, unknown>>);
+    this.threshold = o.threshold ?? 0.5;
+    this.#numFeatures = o.numFeatures ?? 0;
+    this.#numLabels = o.numLabels ?? 0;
     this.#counts = new Float64Array(Math.max(8, this.#numLabels));
   }
 

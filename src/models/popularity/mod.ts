@@ -32,9 +32,6 @@ export { POPULARITY_SETTINGS, type PopularitySettings } from "./settings.ts";
 export const factory: EstimatorFactory = {
   kind: "popularity",
   settings: POPULARITY_SETTINGS,
-  create: (options) => {
-    const { seed: _unused, ...o } = POPULARITY_SETTINGS.parse(options);
-    return new PopularityEstimator(o);
-  },
+  create: (options) => new PopularityEstimator(options),
   restore: (state) => PopularityEstimator.fromState(state),
 };
