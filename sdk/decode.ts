@@ -14,19 +14,16 @@ import { checkFrame, TENSOR_ARRAYS } from "./frame.ts";
 import { LITTLE_ENDIAN } from "./crc32.ts";
 import { f32s, floor } from "./vector.ts";
 import { KINDS } from "./kinds/mod.ts";
-import { textSettingsError } from "./tokenizer.ts";
+import { isMap, textSettingsError } from "./tokenizer.ts";
 import type { DecodedModel, SdkTensor } from "./kinds/types.ts";
 
 // maps decode as objects (the default without records); 64-bit integers as numbers
 const unpackr = new Unpackr({ useRecords: false, int64AsType: "number" });
 type Typed = (typeof TENSOR_ARRAYS)[keyof typeof TENSOR_ARRAYS];
-const TYPES: Record<string, Typed> = TENSOR_ARRAYS;
 
 let halfTable: Float32Array | undefined; // the float32 value of every float16 bit pattern
 
 type Obj = Record<string, unknown>;
-const isMap = (v: unknown): v is Obj =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 /** A typed-array view of a bin (zero-copy when aligned, else a copy). */
@@ -52,10 +49,9 @@ const view = (C: Typed, bin: Uint8Array) => {
 export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   let version = 0;
   const unsupported = "unsupported";
-  const check = (ok: unknown, detail: string, reason: ModelFormatErrorReason = "corrupt") =>
-    ok || fail(reason, detail);
-  const fail = (reason: ModelFormatErrorReason, detail: string): never => {
-    throw new ModelFormatError(reason, detail, { offset: 0, formatVersion: version });
+  // a field's problem is reported at offset 0 (msgpackr gives no offsets)
+  const check = (ok: unknown, detail: string, reason: ModelFormatErrorReason = "corrupt") => {
+    if (!ok) throw new ModelFormatError(reason, detail, { formatVersion: version });
   };
   // typed-array views are little-endian
   check(LITTLE_ENDIAN, "big-endian", unsupported);
@@ -91,8 +87,8 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
       data: Uint8Array;
       scale?: number | Uint8Array;
     };
-    const C = TYPES[dtype];
-    check(Object.hasOwn(TYPES, dtype), `tensor ${name}: dtype ${dtype}`, unsupported);
+    const C: Typed = TENSOR_ARRAYS[dtype as "f32"];
+    check(Object.hasOwn(TENSOR_ARRAYS, dtype), `tensor ${name}: dtype ${dtype}`, unsupported);
     const n = Array.isArray(shape) && shape.every(isCount) ? shape.reduce((a, d) => a * d, 1) : NaN;
     check(bin instanceof Uint8Array && bin.length === n * C.BYTES_PER_ELEMENT, `tensor ${name}`);
     let data = view(C, bin);
@@ -106,16 +102,16 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
         let tab = halfTable;
         if (!tab) {
           tab = halfTable = f32s(65536);
-          for (let h = 0; h < 65536; h++) {
+          for (let h = 65536; h--;) {
             const e = (h >> 10) & 31, m = h & 1023;
             tab[h] = (h >> 15 ? -1 : 1) *
               (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
           }
         }
-        for (let i = 0; i < n; i++) f[i] = tab[data[i]];
+        for (let i = n; i--;) f[i] = tab[data[i]];
       } else {
         check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
-        for (let i = 0; i < n; i++) {
+        for (let i = n; i--;) {
           f[i] = data[i] * (s ? s[floor(i / w)] : scale as number ?? 1);
         }
       }

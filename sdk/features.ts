@@ -11,8 +11,8 @@
  * @module
  */
 import type { DecodedModel } from "./kinds/types.ts";
-import { fround, i32s, invNorm, zeros } from "./vector.ts";
-import { textFeatures } from "./tokenizer.ts";
+import { fround, i32s, imul, invNorm, zeros } from "./vector.ts";
+import { textFeatures, type TextSettings } from "./tokenizer.ts";
 
 /**
  * A sparse row: column indices and their values (same length).
@@ -85,7 +85,7 @@ export type ModelInput = SparseInput | FeatureRecord | TextInput;
  */
 export const enc = new TextEncoder();
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
-const mix = (k: number) => Math.imul(rotl(Math.imul(k, 0xcc9e2d51), 15), 0x1b873593);
+const mix = (k: number) => imul(rotl(imul(k, 0xcc9e2d51), 15), 0x1b873593);
 
 /**
  * MurmurHash3 (x86, 32-bit) of `bytes[offset, offset + length)` with `seed`, unsigned: the hash
@@ -112,13 +112,13 @@ export const murmur3 = (
   // each 4-byte block (little-endian) is mixed into h, then h rotates; then the 1-3 tail bytes
   for (; i < blocks; i += 4) {
     h ^= mix(bytes[i] | bytes[i + 1] << 8 | bytes[i + 2] << 16 | bytes[i + 3] << 24);
-    h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
+    h = (imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
   }
   for (let s = 0; i < end; s += 8) k |= bytes[i++] << s;
   if (length & 3) h ^= mix(k);
   h ^= length;
-  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h = imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
 };
 
@@ -131,9 +131,12 @@ export const murmur3 = (
  * try { badInput("x is odd"); } catch (e) { console.log(`${e}`); } // TypeError: predictTopK: x is odd
  * ```
  */
-export function badInput(what: string, Type: typeof TypeError = TypeError): never {
+export const badInput: (what: string, Type?: typeof TypeError) => never = (
+  what,
+  Type = TypeError,
+) => {
   throw new Type("predictTopK: " + what);
-}
+};
 
 /**
  * The row preprocessor of a model: returns a function that maps an input row to model columns
@@ -160,6 +163,8 @@ export function badInput(what: string, Type: typeof TypeError = TypeError): neve
 export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] => {
   const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess;
   const idf = pre?.tfidf && m.tensors.idf?.data;
+  // tokenizer settings: only on a vocabulary or hashing space (the reader checks it)
+  const settings = (fs as { text?: TextSettings } | undefined)?.text;
   let names: Map<string, number>;
   return (x) => {
     if (typeof x !== "object" || !x) badInput("x must be an object");
@@ -170,8 +175,9 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       const { text, features } = x as TextInput;
       if (text !== undefined && typeof (text as unknown) !== "number") {
         if (typeof text !== "string") badInput("text must be a string");
-        if (fs?.type === "index" || !fs?.text) badInput("this model was not trained on text");
-        rec = textFeatures(text, fs.text, typeof features === "object" ? features : undefined);
+        if (!settings) badInput("this model was not trained on text");
+        // (textFeatures adds the numeric values of `features`: a non-object has none)
+        rec = textFeatures(text, settings, features);
       }
       const sum = new Map<number, number>();
       for (const [name, raw] of rec) {
@@ -198,11 +204,11 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       const j = cols[p];
       if (j >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;
-        val[n++] = idf ? fround(fround(vs[p]) * idf[j]) : fround(vs[p]);
+        val[n++] = fround(fround(vs[p]) * (idf ? idf[j] : 1));
       }
     }
     const f = pre?.l2Normalize ? invNorm(val, n) : 1;
-    for (let p = 0; p < n; p++) val[p] *= f;
+    for (let p = n; p--;) val[p] *= f;
     return [idx.subarray(0, n), val.subarray(0, n)];
   };
 };

@@ -6,6 +6,7 @@
  * @module
  */
 import { crc32 } from "./crc32.ts";
+import { enc } from "./features.ts";
 import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 
 /**
@@ -86,7 +87,7 @@ export const checkFrame = (bytes: Uint8Array): number => {
   const u32 = () => new DataView(bytes.buffer, bytes.byteOffset + pos).getUint32(0);
   /** The key `s` (a fixstr), then the `tag` bytes. */
   const expect = (s: string, reason: ModelFormatErrorReason, detail: string, ...tag: number[]) => {
-    for (const c of [0xa0 + s.length, ...new TextEncoder().encode(s), ...tag]) {
+    for (const c of [0xa0 + s.length, ...enc.encode(s), ...tag]) {
       cut(1);
       if (bytes[pos] !== c) fail(reason, detail);
       pos++;

@@ -84,7 +84,7 @@ export interface Model extends DecodedModel {
  * }
  * ```
  */
-export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
+export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
   const m = decodeModel(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes);
   const L = m.numLabels, rows = featurizer(m);
   let scorer: KindScorer;
@@ -105,4 +105,4 @@ export function loadModel(bytes: Uint8Array | ArrayBuffer): Model {
     predictBatch: (xs, k, o) => Array.from(xs, (x) => predictTopK(x, k, o)),
     labelName: (l) => m.labelNames?.[l] ?? `${l}`,
   };
-}
+};

@@ -54,6 +54,19 @@ export interface TextSettings {
 const WORD = /\p{Ideographic}|\p{Extended_Pictographic}|[[\p{L}\p{N}\p{M}]--\p{Ideographic}]+/gv;
 
 /**
+ * Whether `v` is a map (a msgpack map or a JSON object): an object that is not null, an array
+ * or bytes.
+ *
+ * @example
+ * ```ts
+ * import { isMap } from "./tokenizer.ts";
+ * console.log(isMap({ ngrams: 2 }), isMap([1]), isMap(new Uint8Array(1)), isMap(null)); // true false false false
+ * ```
+ */
+export const isMap = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+
+/**
  * Why `s` is not valid tokenizer settings (a message naming the field), or `undefined`.
  *
  * @example
@@ -63,25 +76,25 @@ const WORD = /\p{Ideographic}|\p{Extended_Pictographic}|[[\p{L}\p{N}\p{M}]--\p{I
  * ```
  */
 export const textSettingsError = (s: unknown): string | undefined => {
-  if (typeof s !== "object" || s === null || Array.isArray(s)) return "must be a map";
-  const bool = "a boolean";
-  // each field: its name, what it must be, and the largest value of an integer field
+  if (!isMap(s)) return "must be a map";
+  const bool = [true, false];
+  // each field: its name, and its values or (an integer field) its largest value
   for (
-    const [k, want, hi] of [
-      ["normalize", '"NFKC" or "none"'],
+    const [k, ok] of [
+      ["normalize", ["NFKC", "none"]],
       ["lowercase", bool],
       ["ignoreFeatures", bool],
-      ["ngrams", "", 4],
-      ["minLength", "", 64],
+      ["ngrams", 4],
+      ["minLength", 64],
     ] as const
   ) {
-    const v = (s as Record<string, unknown>)[k];
-    const ok = hi
+    const v = s[k], hi = typeof ok === "number" && ok; // an integer field's largest value
+    const valid = hi
       ? Number.isInteger(v) && (v as number) >= 1 && (v as number) <= hi
-      : want === bool
-      ? typeof v === "boolean"
-      : v === "NFKC" || v === "none";
-    if (v !== undefined && !ok) return `${k} must be ${hi ? `an integer in [1, ${hi}]` : want}`;
+      : (ok as unknown[]).includes(v);
+    if (v !== undefined && !valid) {
+      return `${k} must be ${hi ? `an integer in [1, ${hi}]` : (ok as unknown[]).join(" or ")}`;
+    }
   }
   return undefined;
 };
@@ -99,13 +112,11 @@ export const textSettingsError = (s: unknown): string | undefined => {
 export const tokenize = (text: string, s: TextSettings): string[] => {
   if (s.normalize !== "none") text = text.normalize("NFKC");
   if (s.lowercase !== false) text = text.toLowerCase();
-  const min = s.minLength ?? 1, out: string[] = [];
-  for (const [w] of text.matchAll(WORD)) {
-    // a code point takes one or two UTF-16 units
-    if (min > 1 && w.length < 2 * min && [...w].length < min) continue;
-    out.push(w);
-  }
-  return out;
+  const min = s.minLength ?? 1;
+  // a code point takes one or two UTF-16 units
+  return (text.match(WORD) ?? []).filter((w) =>
+    !(min > 1) || w.length >= 2 * min || [...w].length >= min
+  );
 };
 
 /**
@@ -133,10 +144,9 @@ export const textFeatures = (
       if (typeof v === "number") add(k, v);
     }
   }
-  for (let i = 0; i < words.length; i++) {
-    let g = words[i];
+  words.forEach((g, i) => {
     add(g, 1);
     for (let j = i + 1; j < i + n && j < words.length; j++) add(g += " " + words[j], 1);
-  }
+  });
   return m;
 };

@@ -5,16 +5,18 @@
  */
 
 /**
- * `Math.sqrt`, `Math.min`, `Math.max`, `Math.floor` and `Math.fround` under short local names
- * (a minifier renames these, not `Math`'s properties).
+ * `Math.sqrt`, `Math.min`, `Math.max`, `Math.floor`, `Math.fround`, `Math.imul`, `Math.ceil`,
+ * `Math.cos` and `Math.sin` under short local names (a minifier renames these, not `Math`'s
+ * properties).
  *
  * @example
  * ```ts
- * import { floor, fround, max, min, sqrt } from "./vector.ts";
+ * import { ceil, cos, floor, fround, imul, max, min, sin, sqrt } from "./vector.ts";
  * console.log(sqrt(4), min(1, 2), max(1, 2), floor(1.5), fround(0.1)); // 2 1 2 1 0.10000000149011612
+ * console.log(imul(3, 5), ceil(1.5), cos(0), sin(0)); // 15 2 1 0
  * ```
  */
-export const { sqrt, min, max, floor, fround } = Math;
+export const { sqrt, min, max, floor, fround, imul, ceil, cos, sin } = Math;
 
 /**
  * A zero-filled float64 vector of length `n` (scratch and accumulators).
@@ -72,19 +74,28 @@ export const sparseVecMat = (
 };
 
 /**
- * `out = x M` for a dense vector x and a row-major matrix M of `width` columns (x.length rows),
- * skipping the rows where x is 0; accumulated in float64 in row order; returns `out`.
+ * `out = x M` for a vector x and a row-major matrix M of `width` columns: x[i] scales row i, or
+ * row `rows[i]` when `rows` is given (a sparse x, its columns). Rows where x is 0 are skipped;
+ * accumulated in float64 in the order of x; returns `out`.
  *
  * @example
  * ```ts
  * import { vecMat } from "./vector.ts";
- * console.log(vecMat(new Float64Array(2), Float64Array.of(0, 2), Float32Array.of(1, 2, 3, 4), 2)); // Float64Array(2) [ 6, 8 ]
+ * const M = Float32Array.of(1, 2, 3, 4); // 2 × 2
+ * console.log(vecMat(new Float64Array(2), Float64Array.of(0, 2), M, 2)); // Float64Array(2) [ 6, 8 ]
+ * console.log(vecMat(new Float64Array(2), Float64Array.of(2), M, 2, Int32Array.of(1))); // Float64Array(2) [ 6, 8 ]
  * ```
  */
-export const vecMat = (out: Float64Array, x: Float64Array, M: Float32Array, width: number) => {
+export const vecMat = (
+  out: Float64Array,
+  x: Float32Array | Float64Array,
+  M: Float32Array,
+  width: number,
+  rows?: Int32Array,
+): Float64Array => {
   out.fill(0);
   for (let i = 0; i < x.length; i++) {
-    const xi = x[i], o = i * width;
+    const xi = x[i], o = (rows ? rows[i] : i) * width;
     if (xi !== 0) { for (let c = 0; c < width; c++) out[c] += xi * M[o + c]; }
   }
   return out;

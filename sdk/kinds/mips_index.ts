@@ -10,8 +10,20 @@
  *
  * @module
  */
-import { answer, pushTop, type TopK, topK } from "../topk.ts";
-import { f32s, floor, fround, i32s, max, min, rankable, sqrt, u8s, zeros } from "../vector.ts";
+import { answer, pushTop, type TopK, topK, type TopKScorer } from "../topk.ts";
+import {
+  ceil,
+  f32s,
+  floor,
+  fround,
+  i32s,
+  max,
+  min,
+  rankable,
+  sqrt,
+  u8s,
+  zeros,
+} from "../vector.ts";
 import { bad, count, floats, ints, ptrs } from "./tensors.ts";
 import type { DecodedModel, KindScorer } from "./types.ts";
 
@@ -71,15 +83,18 @@ export const mipsIndex = (
   for (let e = 0; e < L; e++) {
     if (seen[order[e]]++) bad(m, `tensor "mipsOrder" repeats label ${order[e]}`);
   }
-  // M and bias in leaf order, each leaf copied the first time it is probed: a leaf's rows are then
-  // read in sequence (at L = 10⁶, r = 32, scattered rows made the search 2.8 times slower; copying
-  // all at load took 0.7 s; skipping labels by the bound bias + ‖q‖·‖M_l‖ saved only 5%)
-  const oM = f32s(L * r), ob = f32s(L), ready = u8s(C);
+  // the rows [M_l, bias_l] in leaf order, each leaf copied the first time it is probed: a leaf's
+  // rows are then read in sequence (at L = 10⁶, r = 32, scattered rows made the search 2.8 times
+  // slower; copying all at load took 0.7 s; skipping labels by the bound bias + ‖q‖·‖M_l‖ saved
+  // only 5%)
+  const oM = f32s(L * w), ready = u8s(C);
   const def = count(m.params.mipsProbes, C), gdef = count(m.params.mipsGroupProbes, G);
-  const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C), t = zeros(C);
-  // the ranking score of node c: q · mean + mean bias + ‖q‖ · spread
+  const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C);
+  // row c of x [·, r+1] as a score: bias (its last column) + ‖q‖ · spread + q · the rest (a
+  // node's ranking score; a label's score, in the dense scorer's order, without spread)
   const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) => {
-    let z = x[c * w + r] + (s ? qn * s[c] : 0);
+    let z = x[c * w + r];
+    if (s) z += qn * s[c];
     for (let a = 0, o = c * w; a < r; a++) z += q[a] * x[o + a];
     return rankable(z);
   };
@@ -87,7 +102,7 @@ export const mipsIndex = (
     const p = probeCount(probes, C);
     if (!(p < C)) return undefined;
     // groups: the file's count up to the default probes, then in proportion
-    const pg = grouped ? min(G, p > def ? Math.ceil(gdef * p / def) : gdef) : 1;
+    const pg = min(G, p > def ? ceil(gdef * p / def) : gdef); // 1 without groups
     let qn = 0, n = 0, ng = 0, i = 0, reach = 0, size = 0;
     for (let a = 0; a < r; a++) qn += q[a] * q[a];
     qn = sqrt(qn);
@@ -102,8 +117,7 @@ export const mipsIndex = (
     }
     // the p best candidate leaves: those above the p-th best score, then ties in candidate order
     if (n > p) {
-      t.set(cs.subarray(0, n));
-      const bar = t.subarray(0, n).sort()[n - p]; // the p-th best (no NaN: ranks are numbers)
+      const bar = cs.slice(0, n).sort()[n - p]; // the p-th best (no NaN: ranks are numbers)
       let ties = p;
       for (let j = 0; j < n; j++) if (cs[j] > bar) ties--;
       for (let j = 0; j < n; j++) if (cs[j] > bar || cs[j] === bar && ties-- > 0) cl[i++] = cl[j];
@@ -117,15 +131,12 @@ export const mipsIndex = (
       const c = cl[j], end = ptr[c + 1];
       for (let e = ptr[c]; !ready[c] && e < end; e++) {
         const l = order[e];
-        for (let a = 0; a < r; a++) oM[e * r + a] = M[l * r + a];
-        ob[e] = bias ? bias[l] : 0;
+        for (let a = r; a--;) oM[e * w + a] = M[l * r + a];
+        oM[e * w + r] = bias ? bias[l] : 0;
       }
       ready[c] = 1;
       for (let e = ptr[c]; e < end; e++) {
-        const l = order[e], o = e * r;
-        let z = ob[e];
-        for (let a = 0; a < r; a++) z += q[a] * oM[o + a];
-        size = pushTop(labels, top, size, cap, l, rankable(fround(z)));
+        size = pushTop(labels, top, size, cap, order[e], fround(rank(q, qn, e, oM)));
       }
     }
     return size < cap ? undefined : answer(labels, top);
@@ -166,10 +177,9 @@ export const indexedScorer = (
   query: (indices: Int32Array, values: Float32Array | Float64Array) => Float64Array,
 ): KindScorer => {
   const search = mipsIndex(m, M, bias, r), L = m.numLabels;
-  return search
-    ? Object.assign(score, {
-      topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, _?: boolean, p?: number) =>
-        search(query(i, v), k, p) ?? topK(score(i, v), L, k),
-    })
-    : score;
+  if (search) {
+    (score as TopKScorer).topK = (i, v, k, _, p) =>
+      search(query(i, v), k, p) ?? topK(score(i, v), L, k);
+  }
+  return score;
 };

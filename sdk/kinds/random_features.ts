@@ -16,32 +16,33 @@
  */
 import { bad, floats, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory, KindScorer } from "./types.ts";
-import { f32s, matVec, sqrt, u8s, vecMat, zeros } from "../vector.ts";
+import { cos, f32s, matVec, sin, sqrt, u8s, vecMat, zeros } from "../vector.ts";
 import { indexedScorer } from "./mips_index.ts";
 
 /**
  * Solves A x = b (A symmetric positive definite, n × n, row-major; only its lower triangle is
- * read) in place: row-wise Cholesky A = LLᵀ with the forward solve of each row, then the back
- * solve. The same arithmetic, entry by entry, as the trainer's `solveSpd`.
+ * read) in place, `a` holding A's n rows then b (x replaces b): row-wise Cholesky A = LLᵀ, whose
+ * row n (b) is the forward solve, then the back solve. The same arithmetic, entry by entry, as
+ * the trainer's `solveSpd`. False when A is not numerically positive definite (the trainer's
+ * solve throws then).
  */
-const solveSpd = (a: Float64Array, b: Float64Array, n: number): void => {
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
+const solveSpd = (a: Float64Array, n: number): boolean => {
+  for (let i = 0; i <= n; i++) {
+    for (let j = 0; j <= i && j < n; j++) {
       let s = a[i * n + j];
       for (let k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
       if (j < i) a[i * n + j] = s / a[j * n + j];
       else if (s > 0) a[i * n + i] = sqrt(s);
-      else throw new RangeError("random-features: fold-in failed");
+      else return false;
     }
-    let t = b[i];
-    for (let k = 0; k < i; k++) t -= a[i * n + k] * b[k];
-    b[i] = t / a[i * n + i];
   }
+  const b = a.subarray(n * n);
   for (let i = n - 1; i >= 0; i--) {
     let t = b[i];
     for (let k = i + 1; k < n; k++) t -= a[k * n + i] * b[k];
     b[i] = t / a[i * n + i];
   }
+  return true;
 };
 
 /**
@@ -76,7 +77,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
   const bias = floats(m, "bias", L), V = floats(m, "V", D * kX);
   const xt = zeros(D), present = u8s(D);
   const a = zeros(K), hBuf = zeros(F), tv = zeros(kS);
-  const gram = zeros(kX * kX), u = zeros(kX);
+  const gram = zeros(kX * kX + kX), u = gram.subarray(kX * kX); // the ridge system [A; b]
   const scores = f32s(L);
 
   // t = f(x̃) Q: the query of the label vectors (rows of P)
@@ -86,31 +87,21 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
     let n = 1;
     while (n < indices.length && indices[n] > indices[n - 1]) n++;
     if (!nl && !project && !missing && n >= indices.length) {
-      tv.fill(0);
-      for (n = 0; n < indices.length; n++) {
-        const x = values[n], o = indices[n] * kS;
-        if (x !== 0) { for (let c = 0; c < kS; c++) tv[c] += x * Q[o + c]; }
-      }
-      return tv;
+      return vecMat(tv, values, Q, kS, indices);
     }
-    // x̃: the row (first value of a repeated column); completed or replaced by its fold-in
+    // x̃: the row (the first value of a repeated column, written last); completed or replaced by
+    // its fold-in
+    const observe = () => {
+      for (let n = indices.length; n--;) xt[indices[n]] = values[n], present[indices[n]] = 1;
+    };
     xt.fill(0);
     present.fill(0);
-    let observed = 0;
-    for (let n = 0; n < indices.length; n++) {
-      const d = indices[n];
-      if (!present[d]) {
-        xt[d] = values[n];
-        present[d] = 1;
-        observed++;
-      }
-    }
-    if (project || missing && observed < D) {
+    observe();
+    if (project || missing && present.includes(0)) {
       // u = ridge fit of the observed entries (all entries, absent = 0, when not "missing")
       if (project && !missing) present.fill(1);
       gram.fill(0);
-      u.fill(0);
-      for (let k = 0; k < kX; k++) gram[k * kX + k] = lambdaX > 0 ? lambdaX : 1e-8;
+      for (let k = kX; k--;) gram[k * kX + k] = lambdaX > 0 ? lambdaX : 1e-8;
       for (let d = 0; d < D; d++) {
         if (!present[d]) continue;
         const base = d * kX, x = xt[d];
@@ -120,10 +111,10 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
           for (let l = 0; l <= k; l++) gram[k * kX + l] += vk * V[base + l];
         }
       }
-      solveSpd(gram, u, kX);
+      if (!solveSpd(gram, kX)) bad(m, "fold-in failed");
       // x̃ = u Vᵀ, keeping the observed entries of a "raw" row (the first of a repeated column)
       matVec(xt, V, u, kX);
-      if (!project) { for (let n = indices.length; n--;) xt[indices[n]] = values[n]; }
+      if (!project) observe();
     }
     let h = xt;
     if (W) {
@@ -131,8 +122,8 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
       h = hBuf;
       const c = 1 / sqrt(K);
       for (let k = 0; k < K; k++) {
-        h[k] = c * Math.cos(a[k]);
-        h[K + k] = c * Math.sin(a[k]);
+        h[k] = c * cos(a[k]);
+        h[K + k] = c * sin(a[k]);
       }
     }
     return vecMat(tv, h, Q, kS);

@@ -32,16 +32,11 @@ export const bad: (m: { kind: string }, what: string) => never = (m, what) => {
  * console.log(floats(m, "b", 2), floats(m, "bias", 2, true)); // Float32Array(2) [ 1, 2 ] undefined
  * ```
  */
-export function floats(m: DecodedModel, name: string, length?: number): Float32Array;
-export function floats(
-  m: DecodedModel,
-  name: string,
-  length: number,
-  optional: true,
-): Float32Array | undefined;
-export function floats(m: DecodedModel, name: string, length?: number, optional?: boolean) {
-  return optional && !m.tensors[name] ? undefined : tensor(m, name, length, Float32Array);
-}
+export const floats: {
+  (m: DecodedModel, name: string, length?: number): Float32Array;
+  (m: DecodedModel, name: string, length: number, optional: true): Float32Array | undefined;
+} = (m: DecodedModel, name: string, length?: number, optional?: boolean) =>
+  optional && !m.tensors[name] ? undefined! : tensor(m, name, length, Float32Array) as Float32Array;
 
 /**
  * The integer tensor `name` (i32, or also u16 when `mode` is "u16"), with `length` values when
@@ -89,10 +84,11 @@ const tensor = (
   m: DecodedModel,
   name: string,
   length: number | undefined,
-  ...types: (typeof Float32Array | typeof Int32Array | typeof Uint16Array)[]
+  T: typeof Float32Array | typeof Int32Array,
+  U: typeof Uint16Array | typeof T = T,
 ) => {
   const d = m.tensors[name]?.data;
-  if (!types.some((t) => d instanceof t) || d!.length !== (length ?? d!.length)) {
+  if (!(d instanceof T || d instanceof U) || d.length !== (length ?? d.length)) {
     bad(m, `tensor "${name}" missing or of wrong type or size`);
   }
   return d!;
@@ -136,8 +132,8 @@ export const intParam = (m: DecodedModel, name: string): number => {
  * console.log(count(3, 1), count(0, 1), count("3", 1)); // 3 1 1
  * ```
  */
-export function count(v: unknown): number | undefined;
-export function count(v: unknown, otherwise: number): number;
-export function count(v: unknown, otherwise?: number) {
-  return Number.isInteger(v) && (v as number) > 0 ? v as number : otherwise;
-}
+export const count: {
+  (v: unknown): number | undefined;
+  (v: unknown, otherwise: number): number;
+} = (v: unknown, otherwise?: number) =>
+  Number.isInteger(v) && (v as number) > 0 ? v as number : otherwise!;

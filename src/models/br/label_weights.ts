@@ -276,7 +276,7 @@ export interface LinearSparseContentOptions {
   indexType?: "i32" | "u16";
   /**
    * Whether to store the labels' bias order (`biasOrder`, 4 bytes per label; default true), which
-   * spares the SDK a sort of the biases on its first query (10-35 ms at 10⁶ labels). A file
+   * spares the SDK a sort of the biases on its first query (about 0.3 s at 10⁶ labels). A file
    * bounded in bytes may rather spend them on weights.
    */
   biasOrder?: boolean;
