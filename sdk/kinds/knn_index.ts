@@ -4,24 +4,28 @@
  * ‖z‖ accumulated in a = 0, 1, … order, ties to the earlier point.
  *
  * Exact, without computing every sum in full: once `kk` points are held, a point is abandoned
- * after a checkpoint prefix a < m when its partial sum plus ‖point_p[m:]‖ · ‖z[m:]‖ (Cauchy-Schwarz,
- * with a slack far above the rounding error) cannot reach the current kk-th similarity: the full
- * scan would reject it too, and the kk best under the strict (similarity, index) order do not
- * depend on the visiting order. The suffix norms are computed at load. Embeddings put most of
- * their energy in the first coordinates (SLEEC's come from eigenvectors), so most points stop
- * after a few checkpoints.
+ * after the first m coordinates (m = 8, 16, …) when a partial sum over them plus
+ * ‖point_p[m:]‖ · ‖z[m:]‖ (Cauchy-Schwarz, with a slack far above the rounding error), or else the
+ * whole sum, is below the current kk-th similarity: the ordered sum would be rejected too, and
+ * the kk best under the strict (similarity, index) order do not depend on the visiting order.
+ * Only the points that pass get the ordered sum. The partial sums run over two accumulators
+ * (their order does not matter, the slack covers it). At load the points are copied in list
+ * order, each row followed by its suffix norms every 8 coordinates (rounded up), so a list reads
+ * as one block. Embeddings put most of their energy in the first coordinates (SLEEC's come from
+ * eigenvectors), so most points stop after 8-24 coordinates; when they do not (35% or more of
+ * the energy in the second half, e.g. random points), only the whole sum is checked.
  *
- * With the file's optional list index (written by src/models/sleec/knn_index.ts: each cluster's
- * points split into lists by spherical k-means), the lists are visited best first (by z · list
- * centroid), which raises the kk-th similarity early; with `probes` below the cluster's list count
- * only the best `probes` lists are visited (approximate; exact whenever the true neighbours lie
- * in them). Every similarity found is the exact one, so neighbours found are ranked as the full
- * scan ranks them.
+ * The lists are those of the file's optional index (written by src/models/sleec/knn_index.ts:
+ * each cluster's points split by spherical k-means), or one list per cluster. They are visited
+ * best first (by z · list centroid), which raises the kk-th similarity early; with `probes` below
+ * the cluster's list count only the best `probes` lists are visited (approximate; exact whenever
+ * the true neighbours lie in them). Every similarity found is the exact one, so neighbours found
+ * are ranked as the full scan ranks them.
  *
  * @module
  */
 import { pushTop } from "../topk.ts";
-import { i32s, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
+import { f32s, i32s, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
 import { probeCount } from "./mips_index.ts";
 import { bad, count, floats, ints, ptrs } from "./tensors.ts";
 import type { DecodedModel } from "./types.ts";
@@ -48,7 +52,8 @@ export type KnnSearch = (c: number, zinv: number, kk: number, probes?: number) =
  * fills before and reads after each search), with the file's list index when it has one (tensors
  * `knnCentroids` f32 [S, r], `knnLists` i32 [C+1], `knnPtr` i32 [S+1], `knnOrder` i32 [P]; param
  * `knnProbes`, the default `probes` of approximate queries), checked here (a `RangeError` naming
- * the tensor when inconsistent). Also returns that default (undefined without an index).
+ * the tensor when inconsistent). Also returns that default (undefined without an index). Keeps
+ * a copy of the points in list order with their suffix norms: P · (r + ⌊r/8⌋ + 1) float32s.
  *
  * @example
  * ```ts
@@ -77,55 +82,12 @@ export const knnSearch = (
   ids: Int32Array,
   sims: Float64Array,
 ): { search: KnnSearch; probes: number | undefined } => {
-  const C = pointPtr.length - 1, P = pointPtr[C];
-  // checkpoints cp[0] < cp[1] < … < r and the points' suffix norms tail[p·nc + i] = ‖p[cp_i:]‖
-  const cp = Int32Array.from(
-    new Set(
-      [.05, .1, .15, .2, .3, .4, .5, .7].map((f) => Math.round(f * r)).filter((a) =>
-        a > 0 && a < r
-      ),
-    ),
-  );
-  const nc = cp.length, tail = zeros(P * nc), ztail = zeros(nc), norm = zeros(P);
-  const half = cp.indexOf(Math.round(r / 2));
-  let late = 0; // Σ_p ‖p[r/2:]‖² / ‖p‖²: the energy share of the second half of the coordinates
-  // the suffix norms of row p of `v` (from offset o) into `out` at `at`; returns ‖row‖²
-  const tails = (v: ArrayLike<number>, o: number, out: Float64Array, at: number) => {
-    let ss = 0, a = r - 1;
-    for (let i = nc - 1; i >= 0; i--) {
-      for (; a >= cp[i]; a--) ss += v[o + a] * v[o + a];
-      out[at + i] = sqrt(ss);
-    }
-    for (; a >= 0; a--) ss += v[o + a] * v[o + a];
-    return ss;
-  };
-  for (let p = 0; p < P; p++) {
-    const ss = tails(pts, p * r, tail, p * nc);
-    norm[p] = sqrt(ss);
-    if (ss > 0 && half >= 0) late += tail[p * nc + half] ** 2 / ss;
-  }
-  // points whose energy is spread evenly over the coordinates (unstructured, e.g. random) are
-  // abandoned too late to pay for the checks: scanned in full (trained embeddings: ~20%)
-  const prune = P > 0 && late < 0.35 * P;
-  let kk = 0, zinv = 0, zn = 0;
-  // pushes point p unless its bound shows the full scan would reject it; returns the count
-  const visit = (p: number, count: number) => {
-    const o = p * r, zz = z;
-    let s = 0, a = 0;
-    if (count === kk && prune) {
-      // the slack (1e-9 of the scales) exceeds every rounding error of s, the norms and lim
-      let lim = sims[kk - 1] * zn;
-      lim -= 1e-9 * (norm[p] * zn + Math.abs(lim));
-      for (let i = 0, t = p * nc; i < nc; i++) {
-        for (const e = cp[i]; a < e; a++) s += pts[o + a] * zz[a];
-        if (s + tail[t + i] * ztail[i] < lim) return count;
-      }
-    }
-    for (; a < r; a++) s += pts[o + a] * zz[a];
-    return pushTop(ids, sims, count, kk, p, s * zinv);
-  };
-  let order: Int32Array | undefined, ptr = order, lists = order, cen, most = 0;
-  if (m.tensors.knnOrder) {
+  const C = pointPtr.length - 1, P = pointPtr[C], t = m.tensors.knnOrder;
+  const iota = (n: number) => Int32Array.from({ length: n }, (_, i) => i);
+  // without an index: one list per cluster (centroid 0), the points in file order
+  let order: Int32Array = iota(P), ptr = pointPtr, lists: Int32Array = iota(C + 1), most = 1;
+  let cen: Float32Array = f32s(C * r);
+  if (t) {
     order = ints(m, "knnOrder", P - 1, P) as Int32Array;
     ptr = ptrs(m, "knnPtr", P);
     const S = ptr.length - 1, seen = u8s(P);
@@ -134,48 +96,95 @@ export const knnSearch = (
     // cluster c's lists hold exactly its points, each once
     for (let c = 0; c < C; c++) {
       const s0 = lists[c], s1 = lists[c + 1];
+      let fail = ptr[s0] !== pointPtr[c] || ptr[s1] !== pointPtr[c + 1];
       most = max(most, s1 - s0);
-      if (ptr[s0] !== pointPtr[c] || ptr[s1] !== pointPtr[c + 1]) {
-        bad(m, `tensor "knnPtr": the lists of cluster ${c} do not hold its points`);
+      for (let e = ptr[s0], p; e < ptr[s1]; e++) {
+        fail ||= (p = order[e]) < pointPtr[c] || p >= pointPtr[c + 1] || !!seen[p]++;
       }
-      for (let e = ptr[s0]; e < ptr[s1]; e++) {
-        const p = order[e];
-        if (p < pointPtr[c] || p >= pointPtr[c + 1] || seen[p]++) {
-          bad(m, `tensor "knnOrder": point ${p} is repeated or outside cluster ${c}`);
-        }
+      if (fail) {
+        bad(m, `tensors "knnPtr", "knnOrder": the lists of cluster ${c} are not its points`);
       }
     }
   }
+  // the points' rows in list order (row e: point order[e]): its r coordinates, then
+  // ‖point[8j:]‖ (rounded up) for j = 0 … r/8; w floats a row
+  const w = r + (r >> 3) + 1, rows = f32s(P * w), ztail = zeros(w);
+  let big = 0, late = 0; // the largest ‖point‖; Σ_p ‖p[m:]‖² / ‖p‖² with m = 8⌊r/16⌋ ≈ r/2
+  // ‖v[o + a … o + r)‖ into out[at + a/8] for a = 0, 8, …; returns ‖v[o … o + r)‖
+  const tails = (v: ArrayLike<number>, o: number, out: Float32Array | Float64Array, at = 0) => {
+    let ss = 0;
+    for (let a = r - 1; a >= 0; a--) {
+      ss += v[o + a] * v[o + a];
+      if (!(a & 7)) out[at + a / 8] = sqrt(ss) * 1.000001;
+    }
+    return sqrt(ss);
+  };
+  for (let e = 0; e < P; e++) {
+    const o = order[e] * r;
+    rows.set(pts.subarray(o, o + r), e * w);
+    big = max(big, tails(pts, o, rows, e * w + r));
+    late += (rows[e * w + r + (r >> 4)] / rows[e * w + r]) ** 2 || 0;
+  }
+  // the checks cover the coordinates a < h; none (h = 0) when the points keep 35% or more of
+  // their energy in the second half of the coordinates (no structure to exploit, e.g. random
+  // points: the checks would not pay; trained embeddings keep ~20%)
+  const h = late < 0.35 * P ? r & ~7 : 0;
+  let kk = 0, zinv = 0, zn = 0;
+  // pushes the points of rows e … end − 1 but those a bound shows the exact sums would reject;
+  // returns the count
+  const scan = (e: number, end: number, count: number) => {
+    const zz = z;
+    let lim = NaN;
+    next: for (; e < end; e++) {
+      const o = e * w;
+      let s = 0, a = 0;
+      if (count === kk) {
+        if (lim !== lim) {
+          // bounds: two partial sums (in any order: within 1e-13 of the scales of the ordered
+          // sum) plus ‖p[a:]‖·‖z[a:]‖ (Cauchy-Schwarz), then the whole sum; the slack (1e-9 of
+          // the scales) exceeds every rounding error of the sums, the norms and lim
+          lim = sims[kk - 1] * zn;
+          lim -= 1e-9 * (big * zn + Math.abs(lim));
+        }
+        let s1 = 0;
+        for (let i = o, j = o + r; a < h; a += 8, i += 8) {
+          s += rows[i] * zz[a] + rows[i + 1] * zz[a + 1] + rows[i + 2] * zz[a + 2] +
+            rows[i + 3] * zz[a + 3];
+          s1 += rows[i + 4] * zz[a + 4] + rows[i + 5] * zz[a + 5] + rows[i + 6] * zz[a + 6] +
+            rows[i + 7] * zz[a + 7];
+          if (s + s1 + rows[++j] * ztail[j - o] < lim) continue next;
+        }
+        for (; a < r; a++) s += rows[o + a] * zz[a];
+        if (s + s1 < lim) continue;
+        s = a = 0;
+      }
+      // the similarity, accumulated in order
+      for (; a < r; a++) s += rows[o + a] * zz[a];
+      count = pushTop(ids, sims, count, kk, order[e], s * zinv);
+      lim = NaN;
+    }
+    return count;
+  };
   const ls = i32s(most), lsim = zeros(most);
   const search: KnnSearch = (c, zinv0, kk0, probes) => {
     zinv = zinv0, kk = kk0;
-    tails(z, 0, ztail, 0);
+    tails(z, 0, ztail, r);
     zn = zinv > 0 ? 1 / zinv : NaN; // z = 0: every sim is 0, nothing is abandoned
+    const f = lists[c], nl = lists[c + 1] - f;
     let count = 0, n = 0, reach = 0;
-    if (lists) {
-      const f = lists[c], nl = lists[c + 1] - f;
-      const np = probes === undefined ? nl : probeCount(probes, nl);
-      // every list: their order only serves the abandoning; else the file order reads faster
-      if (np !== nl || prune) {
-        for (let s = f, o = f * r; s < f + nl; s++, o += r) {
-          let d = 0;
-          for (let a = 0; a < r; a++) d += z[a] * cen![o + a];
-          n = pushTop(ls, lsim, n, np, s, rankable(d));
-        }
-        for (let i = 0; i < n; i++) reach += ptr![ls[i] + 1] - ptr![ls[i]];
-        // too few points in the best lists: every point
-        if (reach >= kk) {
-          for (let i = 0; i < n; i++) {
-            for (let e = ptr![ls[i]], end = ptr![ls[i] + 1]; e < end; e++) {
-              count = visit(order![e], count);
-            }
-          }
-          return count;
-        }
-      }
+    // the lists best first (by z · centroid; the best `probes` of them, else all): the early
+    // neighbours raise the bounds' bar
+    for (let s = f, o = f * r; s < f + nl; s++, o += r) {
+      let d = 0;
+      for (let a = 0; a < r; a++) d += z[a] * cen[o + a];
+      n = pushTop(ls, lsim, n, probes === undefined ? nl : probeCount(probes, nl), s, rankable(d));
     }
-    for (let p = pointPtr[c]; p < pointPtr[c + 1]; p++) count = visit(p, count);
+    for (let i = 0; i < n; i++) reach += ptr[ls[i] + 1] - ptr[ls[i]];
+    // too few points in the best lists: every point of the cluster (its lists cover the rows
+    // pointPtr[c] … pointPtr[c+1] − 1)
+    if (reach < kk) return scan(pointPtr[c], pointPtr[c + 1], 0);
+    for (let i = 0; i < n; i++) count = scan(ptr[ls[i]], ptr[ls[i] + 1], count);
     return count;
   };
-  return { search, probes: lists && count(m.params.knnProbes, most) };
+  return { search, probes: t && count(m.params.knnProbes, most) };
 };
