@@ -16,7 +16,7 @@
 import { type TopK, topK as topKDense, topKTouched } from "../topk.ts";
 import { floats, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { f32s, i32s, min, rankable, u8s, zeros } from "../vector.ts";
+import { i32s, min, rankable, u8s, zeros } from "../vector.ts";
 
 /**
  * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): for files
