@@ -23,6 +23,33 @@ type Typed = (typeof TENSOR_ARRAYS)[keyof typeof TENSOR_ARRAYS];
 
 let halfTable: Float32Array | undefined; // the float32 value of every float16 bit pattern
 
+/**
+ * Float16 bit patterns to float32 (through a table of all 65536 values, built once), into `out`.
+ * The one f16 decoder of the project: the trainer's reader (src/format/quantize.ts) uses it too.
+ *
+ * @example
+ * ```ts
+ * import { halfFloats } from "./decode.ts";
+ * console.log(halfFloats(Uint16Array.of(0x3c00, 0xc000, 0x7c00))); // Float32Array(3) [ 1, -2, Infinity ]
+ * ```
+ */
+export const halfFloats = (
+  bits: Uint16Array,
+  out: Float32Array = f32s(bits.length),
+): Float32Array => {
+  let tab = halfTable;
+  if (!tab) {
+    tab = halfTable = f32s(65536);
+    for (let h = 65536; h--;) {
+      const e = (h >> 10) & 31, m = h & 1023;
+      tab[h] = (h >> 15 ? -1 : 1) *
+        (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
+    }
+  }
+  for (let i = bits.length; i--;) out[i] = tab[bits[i]];
+  return out;
+};
+
 type Obj = Record<string, unknown>;
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
@@ -98,18 +125,8 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
       const rows = shape[0] ?? 1, w = n / rows, f = f32s(n);
       const s = scale instanceof Uint8Array && scale.length === rows * 4 &&
         view(Float32Array, scale);
-      if (dtype === "f16") {
-        let tab = halfTable;
-        if (!tab) {
-          tab = halfTable = f32s(65536);
-          for (let h = 65536; h--;) {
-            const e = (h >> 10) & 31, m = h & 1023;
-            tab[h] = (h >> 15 ? -1 : 1) *
-              (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
-          }
-        }
-        for (let i = n; i--;) f[i] = tab[data[i]];
-      } else {
+      if (dtype === "f16") halfFloats(data as Uint16Array, f);
+      else {
         check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
         for (let i = n; i--;) {
           f[i] = data[i] * (s ? s[floor(i / w)] : scale as number ?? 1);

@@ -23,6 +23,7 @@
  * @module
  */
 export { crc32 } from "./crc32.ts";
+export { halfFloats } from "./decode.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { murmur3 } from "./features.ts";
 export { mipsIndex, type MipsSearch } from "./kinds/mips_index.ts";

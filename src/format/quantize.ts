@@ -4,6 +4,7 @@
  * @module
  */
 import type { Tensor } from "./types.ts";
+import { halfFloats } from "../../sdk/internal.ts";
 
 const f32Box = new Float32Array(1);
 const u32Box = new Uint32Array(f32Box.buffer);
@@ -43,43 +44,17 @@ export function toFloat16Bits(v: number): number {
 }
 
 /**
- * The number a half-precision bit pattern stands for.
- *
- * @example
- * ```ts
- * import { fromFloat16Bits } from "./quantize.ts";
- * console.log(fromFloat16Bits(0xc000)); // -2
- * ```
- */
-export function fromFloat16Bits(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >>> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
-
-let halfTable: Float32Array | undefined;
-
-/**
- * Float16 → float32 for a whole array (table-driven).
+ * Float16 → float32 for a whole array: the SDK's decoder (`halfFloats`, table-driven), so the
+ * trainer reads quantised tensors exactly as the SDK does.
  *
  * @example
  * ```ts
  * import { float16ToFloat32 } from "./quantize.ts";
- * console.log(float16ToFloat32(Uint16Array.of(0x3c00, 0x3800))); // Float32Array [ 1, 0.5 ]
+ * console.log(float16ToFloat32(Uint16Array.of(0x3c00, 0x3800))); // Float32Array(2) [ 1, 0.5 ]
  * ```
  */
 export function float16ToFloat32(bits: Uint16Array): Float32Array {
-  if (!halfTable) {
-    halfTable = new Float32Array(65536);
-    for (let h = 0; h < 65536; h++) halfTable[h] = fromFloat16Bits(h);
-  }
-  const t = halfTable;
-  const out = new Float32Array(bits.length);
-  for (let i = 0; i < bits.length; i++) out[i] = t[bits[i]];
-  return out;
+  return halfFloats(bits);
 }
 
 /**
