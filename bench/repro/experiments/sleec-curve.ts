@@ -1,7 +1,8 @@
 /**
  * `deno task repro sleec-curve --dataset delicious [--learners T] [--k N] [--weighted true|false]
- * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B]`: SLEEC's accuracy against the
- * number of learners in its ensemble (the SLEEC paper's Figure 2, here on a small data set).
+ * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B] [--config JSON] [--validation]`:
+ * SLEEC's accuracy against the number of learners in its ensemble (the SLEEC paper's Figure 2,
+ * here on a small data set).
  *
  * One ensemble of T learners (default 10; learner t clusters with seed `seed + t`, exactly as
  * `repro sleec --learners T`) is trained on the whole training file; the prediction of the first
@@ -19,12 +20,28 @@
  * mean of P@1, P@3 and P@5 (one fit per (C, n̄); k and the weighting only change prediction). The
  * test file is read only for the final evaluation.
  *
+ * `--config '{"svpIterations": 30, ...}'` sets any other {@linkcode SleecConfig} field (checked
+ * like every SLEEC option). `--validation` never reads the test file: the ensemble is trained on
+ * the first 80% of the training file's rows and the curve is measured on the last 20%
+ * (`lastRowsSplit` of `repro sleec-ablation`), for choosing settings; the selection split, when
+ * there is one, is then taken from those 80%.
+ *
  * @module
  */
 import type { Experiment } from "../types.ts";
-import { intList, loadTrainTest, numberFlag, timeSeconds, validationSplit } from "../harness.ts";
+import {
+  intList,
+  loadTrainTest,
+  numberFlag,
+  timeSeconds,
+  type TrainTest,
+  validationSplit,
+} from "../harness.ts";
+import { labelCounts, loadDataset } from "../../../src/data/dataset.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
-import { type SleecConfig, SleecModel, trainSleec } from "../../../src/models/sleec/mod.ts";
+import { propensities as propensitiesOf } from "../../../src/metrics/propensity.ts";
+import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
+import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
 
 /** FastXML in the SLEEC paper's Table 1(b) (P@1, P@3, P@5). */
 const FASTXML: Record<string, number[]> = {
@@ -32,18 +49,43 @@ const FASTXML: Record<string, number[]> = {
   bibtex: [63.73, 39.0, 28.54],
 };
 
-/** The first `t` learners of an ensemble, as a model of its own. */
-function prefix(model: SleecModel, t: number): SleecModel {
-  const knn = model.knn;
-  return new SleecModel({
-    ...knn,
-    numLearners: t,
-    clusters: knn.clusters.filter((c) => c.learner < t),
-  });
+/**
+ * The data of the curve: the training and test files, or with `--validation` the first 80% of
+ * the training file's rows and its last 20% in place of the test file.
+ */
+async function curveData(ctx: Parameters<Experiment>[0]): Promise<TrainTest> {
+  const v = ctx.flags.validation;
+  if (v === undefined || v === false || v === "false") return await loadTrainTest(ctx);
+  if (v !== true && v !== "true") {
+    throw new TypeError(`sleec-curve: --validation takes no value (or true|false), got '${v}'`);
+  }
+  const all = await loadDataset(ctx.dataDir, ctx.dataset, "train");
+  const { fit, valid } = lastRowsSplit(all, 0.2);
+  const a = numberFlag(ctx.flags, "propensity-a", 0.55);
+  const b = numberFlag(ctx.flags, "propensity-b", 1.5);
+  const propensities = propensitiesOf(labelCounts(fit.y), Math.max(1, fit.x.numRows), a, b);
+  const labelNames = Array.from({ length: all.numLabels }, (_, l) => String(l));
+  return { train: fit, test: valid, propensities, labelNames };
+}
+
+/** `--config`: a JSON object of SLEEC options, checked by `resolveConfig`. */
+function configFlag(v: string | boolean | undefined): Partial<SleecConfig> {
+  if (v === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(v));
+  } catch (e) {
+    throw new TypeError(`sleec-curve: --config is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new TypeError(`sleec-curve: --config must be a JSON object of SLEEC options`);
+  }
+  resolveConfig(parsed as Record<string, unknown>);
+  return parsed as Partial<SleecConfig>;
 }
 
 const sleecCurve: Experiment = async (ctx) => {
-  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
+  const { train, test, propensities, labelNames } = await curveData(ctx);
   const f = ctx.flags;
   const T = numberFlag(f, "learners") ?? 10;
   if (!Number.isInteger(T) || T < 1) {
@@ -53,7 +95,7 @@ const sleecCurve: Experiment = async (ctx) => {
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
   const fixedC = numberFlag(f, "clusters");
   const fixedN = numberFlag(f, "neighbours");
-  const base: Partial<SleecConfig> = { seed: ctx.seed };
+  const base: Partial<SleecConfig> = { ...configFlag(f.config), seed: ctx.seed };
   const rank = numberFlag(f, "rank");
   if (rank !== undefined) base.rank = rank;
   const wFlag = f.weighted;
@@ -117,7 +159,7 @@ const sleecCurve: Experiment = async (ctx) => {
   let last: ReturnType<typeof evaluateModel> | undefined;
   let lastBytes = 0;
   for (let t = 1; t <= T; t++) {
-    const m = prefix(model, t);
+    const m = firstLearners(model, t);
     const ev = evaluateModel(m, test, { propensities, macroAuc: false, timingRows: 500 });
     const bytes = m.toModelFile({ labelNames, meta }).byteLength;
     const bytesI8 = m.toModelFile({ labelNames, meta, quantize: "i8" }).byteLength;
@@ -149,6 +191,10 @@ const sleecCurve: Experiment = async (ctx) => {
     modelBytes: lastBytes,
     extra: {
       numLearners: T,
+      evaluatedOn: f.validation === true || f.validation === "true"
+        ? "validation: last 20% of the training file (trained on the first 80%)"
+        : "test",
+      config: base,
       k,
       weighted,
       svpNeighbours: base.svpNeighbours,
