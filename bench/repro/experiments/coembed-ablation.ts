@@ -22,7 +22,8 @@
  * read both ways and the median rule ×2 and ×½, the ranks, λ, the epochs, no RFE (ColEmbed-L),
  * and the one-pass streaming learner (file order, which is sorted by label on scene; a random
  * order; smaller minibatches; tail averaging; steps on reservoir samples only — emulated here
- * with the learner's parts, not a learner option; consolidation over the reservoir). `--extra '{"name": {"what": "...", "config": {...}}}'`
+ * with the learner's parts, not a learner option; no global step before the warm start; and,
+ * as a diagnostic only, V started from all fit rows; consolidation over the reservoir). `--extra '{"name": {"what": "...", "config": {...}}}'`
  * adds variants ({@linkcode Ablation} objects) to those named by `--variants` (default: all).
  *
  * @module
@@ -86,6 +87,16 @@ export interface Ablation {
   streamBatch?: number;
   /** Streaming: every step on a fresh reservoir sample, the new rows added first. */
   replayOnly?: boolean;
+  /**
+   * Streaming: no global step before the warm start (the first rows only fill the reservoir;
+   * they are learned through replay afterwards).
+   */
+  deferUntilWarm?: boolean;
+  /**
+   * Streaming, diagnostic only (not a one-pass learner): V starts from the spectral
+   * initialisation on ALL the fit rows, as the batch fit's does.
+   */
+  oracleV?: boolean;
 }
 
 /**
@@ -142,6 +153,16 @@ export const ABLATIONS: Record<string, Ablation> = {
     what: "a stream step on reservoir samples only, the new rows added to the reservoir first",
     stream: true,
     replayOnly: true,
+  },
+  streamDefer: {
+    what: "the streaming learner, no global step before the warm start",
+    stream: true,
+    deferUntilWarm: true,
+  },
+  streamOracleV: {
+    what: "diagnostic: the streaming learner with V initialised on all fit rows",
+    stream: true,
+    oracleV: true,
   },
   streamConsolidate10: {
     what: "the streaming learner, then 10 consolidation epochs over its reservoir",
@@ -306,12 +327,23 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
             data = pickRows(masked.data, order);
           }
           const sb = a.streamBatch ?? 64;
+          if (a.oracleV) {
+            const c = est.core;
+            spectralInit(c, blockFromCsr(data.x, data.y, D, L, "missing"));
+            c.m.V.fill(0);
+            c.v.V.fill(0);
+            est.warmStarted = true;
+          }
           const avg: Record<string, Float64Array> = {};
           let nAvg = 0;
           for (let s = 0; s < nFit; s += sb) {
-            if (a.replayOnly) {
-              replayOnlyStep(est, rowsOf(data, s, Math.min(nFit, s + sb)));
-            } else est.learnMany(rowsOf(data, s, Math.min(nFit, s + sb)));
+            const batch = rowsOf(data, s, Math.min(nFit, s + sb));
+            const w = est.config.warmStart, n = batch.x.numRows;
+            if (a.deferUntilWarm && !est.warmStarted && est.reservoir.size + n < w) {
+              est.reservoir.addRows(batch); // learned later, through replay
+              est.rowsSeen += n;
+            } else if (a.replayOnly) replayOnlyStep(est, batch);
+            else est.learnMany(batch);
             if (a.tailAverage && s >= nFit * (1 - a.tailAverage)) {
               nAvg++;
               for (const g of ["V", "P", "Q", "H", "b"] as const) {

@@ -25,6 +25,12 @@ import { spectralInit } from "./spectral.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 import { RowReservoir, withReplay } from "../../data/reservoir.ts";
 import { topKDense } from "../../../sdk/internal.ts";
+import {
+  LabelIndex,
+  type LabelIndexBuildOptions,
+  type LabelIndexInput,
+  type TopKQueryOptions,
+} from "../label_index.ts";
 
 /** The model-file kind written by CoEmbed. */
 export const COEMBED_FILE_KIND = "random-features" as const;
@@ -116,6 +122,9 @@ export class CoEmbedLearner {
   warmStarted: boolean;
   private predictor: RandomFeaturesPredictor | undefined;
   private predictorOf: PredictorTensors | undefined;
+  /** The label index and the predictor tensors it was built on (see `indexLabels`). */
+  #index: LabelIndex | undefined;
+  #indexOf: PredictorTensors | undefined;
 
   constructor(
     core: CoEmbedCore,
@@ -177,6 +186,7 @@ export class CoEmbedLearner {
       undefined,
       where,
     );
+    this.#dropIndex(); // learning (even growing the spaces) invalidates the label index
     core.grow(batch.x.numCols, batch.y.numCols);
     if (B === 0) return;
     this.warmStart(batch);
@@ -272,6 +282,7 @@ export class CoEmbedLearner {
     }
     const core = this.core, c = core.config;
     if (epochs === 0 || this.reservoir.size === 0) return;
+    this.#dropIndex();
     const rows = this.reservoir.rows();
     const block = this.blockOf(rows, "CoEmbed consolidate");
     const fit = new CoEmbedFit(core, block);
@@ -316,8 +327,112 @@ export class CoEmbedLearner {
     return this.getPredictor().scores(x.indices, x.values, out);
   }
 
-  predictTopK(x: SparseVector, k: number): TopK {
+  /**
+   * The k best labels for `x`: from the label index when the learner holds one that still
+   * describes the model (see {@linkcode CoEmbedLearner.indexLabels}) and `options.exact` is not
+   * set, else by scoring every label ({@linkcode CoEmbedLearner.predictScores}, then the top k).
+   * The index's answer is the SDK's for the exported file's index over the same P and bias: the
+   * labels of the `options.probes` best leaves (default the index's calibrated count), scored
+   * with the predictor's own arithmetic (serial float64 sums from the bias, rounded to float32),
+   * so each returned score equals {@linkcode CoEmbedLearner.predictScores}' for that label. Never
+   * changes the model.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedLearner } from "./learner.ts";
+   * const m = CoEmbedLearner.create({ variant: "L", seed: 1 }, 3, 4);
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [2]);
+   * const x = { indices: Int32Array.of(0), values: Float32Array.of(1) };
+   * console.log(m.predictTopK(x, 2).labels.length, m.predictTopK(x, 2, { exact: true }).labels.length); // 2 2
+   * ```
+   */
+  predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
+    const index = options.exact ? undefined : this.labelIndex;
+    if (index !== undefined && Number.isInteger(k) && k >= 0) {
+      const q = this.getPredictor().query(x.indices, x.values);
+      const top = index.search(q, k, options.probes);
+      if (top !== undefined) return top;
+    }
     return topKDense(this.predictScores(x), k);
+  }
+
+  /**
+   * Builds the label index of the current model (issue 15): the index the `random-features`
+   * model file gets at export (`withLabelIndex` over P and bias, the model file's defaults: none
+   * below `options.minLabels`, 4096 unless given, and undefined is returned then; `options.reuse`
+   * keeps an earlier index's partition and recomputes only its means, O(L·r)), searched as the
+   * SDK searches it. From then on {@linkcode CoEmbedLearner.predictTopK} answers from it (unless
+   * asked `exact`) until the model learns: `learnMany`, `learnOne` and `consolidate` drop it, and
+   * so does any other change of the globals (the index belongs to the float32 predictor tensors
+   * it was built on, which the core rebuilds after every change).
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedLearner } from "./learner.ts";
+   * const m = CoEmbedLearner.create({ variant: "L", seed: 1 }, 3, 40);
+   * const x = { indices: Int32Array.of(0), values: Float32Array.of(1) };
+   * m.learnOne(x, [1]);
+   * console.log(m.indexLabels()); // undefined (below 4096 labels)
+   * const idx = m.indexLabels({ minLabels: 0 })!;
+   * console.log(m.labelIndex === idx, idx.numLabels); // true 40
+   * m.learnOne(x, [2]);
+   * console.log(m.labelIndex); // undefined
+   * ```
+   */
+  indexLabels(options: LabelIndexBuildOptions = {}): LabelIndex | undefined {
+    const t = this.core.predictorTensors();
+    this.#index = LabelIndex.build(this.#indexInput(t), options);
+    this.#indexOf = this.#index === undefined ? undefined : t;
+    return this.#index;
+  }
+
+  /**
+   * What {@linkcode CoEmbedLearner.indexLabels} builds from: the current predictor's P and biases
+   * (views of the core's cached float32 tensors, not copied), as the `random-features` file's
+   * index uses them.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedLearner } from "./learner.ts";
+   * const i = CoEmbedLearner.create({ variant: "L", seed: 1, rankS: 3 }, 2, 5).labelIndexInput();
+   * console.log(i.kind, i.rowsName, i.numLabels, i.rank); // random-features P 5 3
+   * ```
+   */
+  labelIndexInput(): LabelIndexInput {
+    return this.#indexInput(this.core.predictorTensors());
+  }
+
+  /**
+   * The label index built by {@linkcode CoEmbedLearner.indexLabels} while it still describes the
+   * model (no learning since); undefined otherwise.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedLearner } from "./learner.ts";
+   * console.log(CoEmbedLearner.create({ variant: "L" }, 2, 2).labelIndex); // undefined
+   * ```
+   */
+  get labelIndex(): LabelIndex | undefined {
+    if (this.#index === undefined) return undefined;
+    // the core rebuilds its predictor tensors after any change of the globals
+    if (this.#indexOf !== this.core.predictorTensors()) this.#dropIndex();
+    return this.#index;
+  }
+
+  #indexInput(t: PredictorTensors): LabelIndexInput {
+    return {
+      kind: COEMBED_FILE_KIND,
+      rowsName: "P",
+      rows: t.P,
+      bias: t.bias,
+      numLabels: t.numLabels,
+      rank: t.rankS,
+    };
+  }
+
+  #dropIndex(): void {
+    this.#index = undefined;
+    this.#indexOf = undefined;
   }
 
   /** The `random-features` model-file content of the inductive predictor. */
