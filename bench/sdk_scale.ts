@@ -25,6 +25,11 @@
  * labels and scores are bit-identical.
  *
  *   npx deno task sdk-scale [--sizes 1000,1000000] [--queries 2000] [--dense-queries 300]
+ *     [--calibrate synthetic|queries]
+ *
+ * `--calibrate queries`: the `linear-lowrank` label index calibrates its probe counts on 512
+ * query rows drawn like the timed ones but not among them (u = xᵀW), as a trainer calibrates on
+ * its own rows (`LowRankScorer.calibration`); default: the exporter's synthetic queries.
  *
  * @module
  */
@@ -59,6 +64,7 @@ const { values: flags } = parseArgs({
     },
     rank: { type: "string", default: "32" },
     "embed-features": { type: "string", default: "16384" },
+    calibrate: { type: "string", default: "synthetic" },
     "knn-rank": { type: "string", default: "100" },
     "knn-clusters": { type: "string", default: "4" },
     "knn-points": { type: "string", default: "6000" },
@@ -303,18 +309,36 @@ function syntheticEmbedding(D: number, L: number, r: number, seed: number) {
 function embeddingModel(kind: "linear-lowrank" | "random-features", L: number) {
   const D = +flags["embed-features"]!, r = +flags.rank!, seed = +flags.seed! + L;
   const { H, W, bias, queries } = syntheticEmbedding(D, L, r, seed);
+  // with --calibrate queries: 512 rows after the timed ones (queries(n) is a fixed sequence)
+  let calibration: Float32Array | undefined;
+  if (flags.calibrate === "queries") {
+    const n = +flags.queries!, cal = queries(n + 512).slice(n);
+    calibration = new Float32Array(cal.length * r);
+    cal.forEach((x, i) => {
+      for (let p = 0; p < x.indices.length; p++) {
+        const j = x.indices[p], v = x.values[p];
+        for (let a = 0; a < r; a++) calibration![i * r + a] += v * W[j * r + a];
+      }
+    });
+  } else if (flags.calibrate !== "synthetic") {
+    throw new TypeError(`--calibrate must be synthetic or queries, got ${flags.calibrate}`);
+  }
   const content = kind === "linear-lowrank"
-    ? withLabelIndex({
-      kind,
-      numFeatures: D,
-      numLabels: L,
-      params: { rank: r },
-      tensors: {
-        W: { dtype: "f32", shape: [D, r], data: W },
-        H: { dtype: "f32", shape: [L, r], data: H },
-        bias: { dtype: "f32", shape: [L], data: bias },
+    ? withLabelIndex(
+      {
+        kind,
+        numFeatures: D,
+        numLabels: L,
+        params: { rank: r },
+        tensors: {
+          W: { dtype: "f32", shape: [D, r], data: W },
+          H: { dtype: "f32", shape: [L, r], data: H },
+          bias: { dtype: "f32", shape: [L], data: bias },
+        },
       },
-    }, "H") // what LowRankScorer.toModelContent adds
+      "H",
+      calibration ? { queries: calibration } : {},
+    ) // what LowRankScorer.toModelContent adds
     : predictorFileContent({
       variant: "L",
       numFeatures: D,
