@@ -89,7 +89,7 @@ export const mipsIndex = (
   // only 5%)
   const oM = f32s(L * w), ready = u8s(C);
   const def = count(m.params.mipsProbes, C), gdef = count(m.params.mipsGroupProbes, G);
-  const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C);
+  const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C), sel = zeros(C);
   // row c of x [·, r+1] as a score: bias (its last column) + ‖q‖ · spread + q · the rest (a
   // node's ranking score; a label's score, in the dense scorer's order, without spread)
   const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) => {
@@ -117,7 +117,8 @@ export const mipsIndex = (
     }
     // the p best candidate leaves: those above the p-th best score, then ties in candidate order
     if (n > p) {
-      const bar = cs.slice(0, n).sort()[n - p]; // the p-th best (no NaN: ranks are numbers)
+      sel.set(cs.subarray(0, n));
+      const bar = nth(sel, n, n - p); // the p-th best (no NaN: ranks are numbers)
       let ties = p;
       for (let j = 0; j < n; j++) if (cs[j] > bar) ties--;
       for (let j = 0; j < n; j++) if (cs[j] > bar || cs[j] === bar && ties-- > 0) cl[i++] = cl[j];
@@ -141,6 +142,32 @@ export const mipsIndex = (
     }
     return size < cap ? undefined : answer(labels, top);
   };
+};
+
+/**
+ * The `k`-th smallest of `a[0..n)` (0-based, as `a.subarray(0, n).sort()[k]`), in O(n) expected
+ * time (Hoare's selection, middle pivots); reorders `a`. For numbers without NaN.
+ *
+ * @example
+ * ```ts
+ * import { nth } from "./mips_index.ts";
+ * console.log(nth(Float64Array.of(5, 1, 4, 2, 3, 9), 5, 3)); // 4
+ * ```
+ */
+export const nth = (a: Float64Array, n: number, k: number): number => {
+  for (let lo = 0, hi = n - 1; lo < hi;) {
+    const v = a[(lo + hi) >> 1];
+    let i = lo, j = hi, t;
+    while (i <= j) {
+      while (a[i] < v) i++;
+      while (a[j] > v) j--;
+      if (i <= j) t = a[i], a[i++] = a[j], a[j--] = t;
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k];
 };
 
 /**
