@@ -5,7 +5,7 @@
  * are refused.
  */
 import experiment, { ABLATIONS } from "../../bench/repro/experiments/coembed-ablation.ts";
-import { Progress } from "../../src/progress/mod.ts";
+import { reproContext, trainOnlyFolder } from "./repro_context.ts";
 import { synthetic } from "../models/coembed/helpers.ts";
 
 async function trainOnlyDir(): Promise<string> {
@@ -18,20 +18,10 @@ async function trainOnlyDir(): Promise<string> {
     for (let d = 0; d < s.D; d++) feats.push(`${d}:${s.x[i * s.D + d].toFixed(4)}`);
     lines.push(`${labels.join(",")} ${feats.join(" ")}`);
   }
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_coembed_ablation_" });
-  await Deno.writeTextFile(`${dir}/toy.train.txt`, lines.join("\n") + "\n");
-  return dir;
+  return await trainOnlyFolder("tagstream_coembed_ablation_", lines);
 }
 
-function ctx(dataDir: string, flags: Record<string, string>) {
-  return {
-    dataset: "toy",
-    dataDir,
-    seed: 0,
-    flags,
-    progress: new Progress({ silent: true, intervalMs: 0 }),
-  };
-}
+const ctx = reproContext;
 
 Deno.test("repro coembed-ablation: rows per variant and τ, on the training file only", async () => {
   const dir = await trainOnlyDir();

@@ -14,7 +14,7 @@ import experiment, {
 import curve from "../../../bench/repro/experiments/sleec-curve.ts";
 import { trainSleec } from "../../../src/models/sleec/mod.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
-import { Progress } from "../../../src/progress/mod.ts";
+import { reproContext, trainOnlyFolder } from "../../bench/repro_context.ts";
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { assert, messageOf } from "../../helpers.ts";
 
@@ -25,20 +25,10 @@ async function trainOnlyDir(): Promise<string> {
     const feats = Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e].toFixed(4)}`);
     lines.push(`${Array.from(r.labels).join(",")} ${feats.join(" ")}`);
   }
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_sleec_ablation_" });
-  await Deno.writeTextFile(`${dir}/toy.train.txt`, lines.join("\n") + "\n");
-  return dir;
+  return await trainOnlyFolder("tagstream_sleec_ablation_", lines);
 }
 
-function ctx(dataDir: string, flags: Record<string, string>) {
-  return {
-    dataset: "toy",
-    dataDir,
-    seed: 0,
-    flags,
-    progress: new Progress({ silent: true, intervalMs: 0 }),
-  };
-}
+const ctx = reproContext;
 
 Deno.test("lastRowsSplit: the last rows are the validation rows, in file order", () => {
   const n = 10;
