@@ -226,3 +226,30 @@ Deno.test("knn index: an inconsistent index is a corrupt file naming the tensor"
     );
   }
 });
+
+Deno.test("knn index: without a list size, the cheaper of 32 and 64 points a list is written", () => {
+  const { model } = clustered(8, 1200, 1, true);
+  const plain = knnModelContent(model);
+  const auto = withKnnIndex(plain, { minPoints: 0 });
+  const a = withKnnIndex(plain, { minPoints: 0, listSize: 32 });
+  const b = withKnnIndex(plain, { minPoints: 0, listSize: 64 });
+  // the point rows a query reads: its cluster's centroids, then the points of the probed lists
+  const cost = (c: ModelFileContent) => {
+    const lists = c.tensors.knnLists.data as Int32Array, pp = c.tensors.pointPtr.data as Int32Array;
+    const probes = c.params.knnProbes as number;
+    let w = 0;
+    for (let k = 0; k + 1 < lists.length; k++) {
+      const n = pp[k + 1] - pp[k], nl = lists[k + 1] - lists[k];
+      if (nl > 0) w += n * (nl + (Math.min(probes, nl) * n) / nl);
+    }
+    return w;
+  };
+  assert(cost(a) !== cost(b), "the two candidates differ");
+  const chosen = cost(a) < cost(b) ? a : b;
+  const same32or64 = (x: ModelFileContent) =>
+    (["knnCentroids", "knnLists", "knnPtr", "knnOrder"] as const).every((t) =>
+      String(x.tensors[t].data) === String(auto.tensors[t].data)
+    ) && x.params.knnProbes === auto.params.knnProbes;
+  assert(same32or64(chosen), "the default is the cheaper candidate, as written with its size");
+  assert(!same32or64(chosen === a ? b : a), "and not the other");
+});
