@@ -273,3 +273,20 @@ Deno.test("popularity and knn: the constructors validate against the declaration
     assertEquals(msg({ threshold: 0.25, numLabels: 3 }), "");
   }
 });
+
+Deno.test("coembed: the learners' create validates against the declarations too", async () => {
+  const { CoEmbedLearner, CoEmbedEstimator } = await import("../../src/models/coembed/mod.ts");
+  for (const make of [CoEmbedLearner.create, CoEmbedEstimator.create]) {
+    const msg = (o: Record<string, unknown>) => {
+      try {
+        make(o, 2, 2);
+        return "";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
+    assert(msg({ rnak: 3 }).includes('coembed: unknown option "rnak"'), msg({ rnak: 3 }));
+    assert(msg({ alpha: 2 }).includes("alpha"), msg({ alpha: 2 }));
+    assertEquals(msg({ variant: "L", seed: 3 }), "");
+  }
+});

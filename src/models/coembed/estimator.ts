@@ -10,7 +10,7 @@ import { CoEmbedCore } from "./core.ts";
 import { resolveConfig } from "./config.ts";
 import { CoEmbedLearner, restoreCore } from "./learner.ts";
 import { CoEmbedReplica, isReplicaState, replicaState } from "./replica.ts";
-import { COEMBED_SETTINGS } from "./settings.ts";
+import { checkedConfig, COEMBED_SETTINGS } from "./settings.ts";
 
 export { COEMBED_FILE_KIND, predictorFileContent } from "./learner.ts";
 
@@ -32,7 +32,7 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
     numFeatures = 0,
     numLabels = 0,
   ): CoEmbedEstimator {
-    return new CoEmbedEstimator(new CoEmbedCore(resolveConfig(options), numFeatures, numLabels));
+    return new CoEmbedEstimator(new CoEmbedCore(checkedConfig(options), numFeatures, numLabels));
   }
 
   /** A streaming estimator continuing from a batch fit's global factors (a copy). */

@@ -19,6 +19,7 @@ import { applyModelFileOptions } from "../file_options.ts";
 import { withLabelIndex } from "../../linalg/mips_index.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
+import { checkedConfig } from "./settings.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "./core.ts";
 import { CoEmbedFit } from "./fit.ts";
 import { spectralInit } from "./spectral.ts";
@@ -144,7 +145,7 @@ export class CoEmbedLearner {
     numFeatures = 0,
     numLabels = 0,
   ): CoEmbedLearner {
-    return new CoEmbedLearner(new CoEmbedCore(resolveConfig(options), numFeatures, numLabels));
+    return new CoEmbedLearner(new CoEmbedCore(checkedConfig(options), numFeatures, numLabels));
   }
 
   /**

@@ -9,7 +9,7 @@
  * @module
  */
 import { defineSettings, type ModelSettings, type SettingSpec, SIZE_SPECS } from "../settings.ts";
-import { type CoEmbedConfig, DEFAULT_CONFIG } from "./config.ts";
+import { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
 
 /**
  * The options the CoEmbed factory takes: any {@linkcode CoEmbedConfig} field, plus the initial
@@ -123,3 +123,20 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
     ...SIZE_SPECS,
   },
 );
+
+/**
+ * The configuration of `options`, checked against {@linkcode COEMBED_SETTINGS} first (an unknown
+ * key or a bad value is an error naming it; `resolveConfig` alone ignores unknown keys), then
+ * merged over the defaults. What the learners' `create` use.
+ *
+ * @example
+ * ```ts
+ * import { checkedConfig } from "./settings.ts";
+ * console.log(checkedConfig({ variant: "L" }).variant); // L
+ * try { checkedConfig({ rnak: 3 }); } catch (e) { console.log((e as Error).message); } // coembed: unknown option "rnak" ...
+ * ```
+ */
+export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): CoEmbedConfig {
+  COEMBED_SETTINGS.parse(options);
+  return resolveConfig(options as Record<string, unknown>);
+}
