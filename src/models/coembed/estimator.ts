@@ -7,7 +7,6 @@
 import { encodeModelFile } from "../../format/model_file.ts";
 import type { Estimator, EstimatorFactory, ModelFileOptions, ModelState } from "../estimator.ts";
 import { CoEmbedCore } from "./core.ts";
-import { resolveConfig } from "./config.ts";
 import { CoEmbedLearner, restoreCore } from "./learner.ts";
 import { CoEmbedReplica, isReplicaState, replicaState } from "./replica.ts";
 import { checkedConfig, COEMBED_SETTINGS } from "./settings.ts";
