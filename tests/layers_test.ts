@@ -12,6 +12,7 @@
  * @module
  */
 import { assert, assertEquals } from "./helpers.ts";
+import { stripComments, tsFiles } from "./source_files.ts";
 
 /**
  * The layers of `src/`, lowest first. A folder may import from any lower layer, nothing from its
@@ -54,18 +55,6 @@ interface FolderEdge {
   file: string;
   /** Imported file, relative to src/ (or the repository root for sdk/). */
   target: string;
-}
-
-async function* tsFiles(dir: URL): AsyncGenerator<URL> {
-  for await (const e of Deno.readDir(dir)) {
-    if (e.isDirectory) yield* tsFiles(new URL(`${e.name}/`, dir));
-    else if (e.name.endsWith(".ts")) yield new URL(e.name, dir);
-  }
-}
-
-/** Code without comments (doc examples may import anything). */
-function stripComments(src: string): string {
-  return src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
 }
 
 /** Relative module specifiers of a file: imports, re-exports, dynamic imports, worker URLs. */

@@ -4,7 +4,34 @@
  *
  * @module
  */
+import { main } from "../../src/cli/main.ts";
 export { assert, assertEquals, withTempDir } from "../helpers.ts";
+
+/**
+ * Runs the CLI's `main(args)` in this process, capturing what it logs to stdout and stderr.
+ *
+ * @example
+ * ```ts
+ * import { runMain } from "./helpers.ts";
+ * const r = await runMain(["--help"]);
+ * console.log(r.code, r.out.length > 0); // 0 true
+ * ```
+ */
+export async function runMain(
+  args: string[],
+): Promise<{ code: number; out: string; err: string }> {
+  const log = console.log, error = console.error;
+  const out: string[] = [], err: string[] = [];
+  console.log = (...a: unknown[]) => out.push(a.join(" "));
+  console.error = (...a: unknown[]) => err.push(a.join(" "));
+  try {
+    const code = await main(args);
+    return { code, out: out.join("\n"), err: err.join("\n") };
+  } finally {
+    console.log = log;
+    console.error = error;
+  }
+}
 
 /**
  * Exit code and output of a finished subprocess.

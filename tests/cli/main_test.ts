@@ -3,24 +3,11 @@
  * session on a small planted dataset; `train --follow` as a child process stopped by SIGTERM
  * and resumed at its offset.
  */
-import { COMMANDS, main } from "../../src/cli/main.ts";
+import { COMMANDS } from "../../src/cli/main.ts";
 import { readCheckpoint } from "../../src/cli/commands/state.ts";
-import { assert, assertEquals, lastJson, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, lastJson, runMain, withTempDir } from "./helpers.ts";
 
-/** Runs `main(args)` capturing stdout and stderr lines. */
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const log = console.log, error = console.error;
-  const out: string[] = [], err: string[] = [];
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    const code = await main(args);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const run = runMain;
 
 /** XC rows where feature f predicts label f % 4 (plus a noise feature). */
 function planted(n: number, offset = 0): string {

@@ -3,25 +3,11 @@
  * settings; an unknown key or a bad value exits 2 naming the key and what is allowed, also when
  * a state directory's checkpoint is resumed; `--model NAME --help` lists the model's options.
  */
-import { main } from "../../src/cli/main.ts";
 import { readCheckpoint } from "../../src/cli/commands/state.ts";
 import { learnerOptionFlags, modelOptionFlags } from "../../src/cli/commands/args.ts";
-import { assert, assertEquals, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, runMain, withTempDir } from "./helpers.ts";
 
-/** Runs `main(args)` capturing stdout and stderr lines. */
-async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const log = console.log, error = console.error;
-  const out: string[] = [], err: string[] = [];
-  console.log = (...a: unknown[]) => out.push(a.join(" "));
-  console.error = (...a: unknown[]) => err.push(a.join(" "));
-  try {
-    const code = await main(args);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    console.log = log;
-    console.error = error;
-  }
-}
+const run = runMain;
 
 const TOY = "4 3 2\n0 0:1\n1 1:1\n0 0:1 2:0.5\n1 1:1\n";
 

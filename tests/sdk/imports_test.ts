@@ -8,6 +8,7 @@
  * bundle).
  */
 import { assert } from "./helpers.ts";
+import { stripComments, tsFiles } from "../source_files.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const SDK = new URL("sdk/", ROOT);
@@ -16,18 +17,6 @@ const TRAINER_ENTRIES = new Set(
   ["sdk/mod.ts", "sdk/internal.ts"].map((f) => new URL(f, ROOT).href),
 );
 const ALLOWED_PACKAGES = new Set(["msgpackr/unpack"]);
-
-async function* tsFiles(dir: URL): AsyncGenerator<URL> {
-  for await (const e of Deno.readDir(dir)) {
-    if (e.isDirectory) yield* tsFiles(new URL(`${e.name}/`, dir));
-    else if (e.name.endsWith(".ts")) yield new URL(e.name, dir);
-  }
-}
-
-/** Code without comments (so doc examples may use Deno APIs). */
-function stripComments(src: string): string {
-  return src.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
-}
 
 /** Import/export specifiers of a module, static and dynamic. */
 export function specifiers(src: string): string[] {
