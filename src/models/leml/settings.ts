@@ -8,6 +8,7 @@
  */
 import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
 import { defaultThreshold, type LemlLoss } from "./loss.ts";
+import type { LemlBatchOptions } from "./batch.ts";
 
 /**
  * Options of the streaming estimator (all optional).
@@ -378,7 +379,9 @@ export function resolveLemlStreamOptions(
 }
 
 /**
- * Options of the batch-trained estimator `LemlBatch` (./batch_estimator.ts), all optional.
+ * Options of the batch-trained estimator `LemlBatch` (./batch_estimator.ts), all optional: the
+ * solver's ({@linkcode LemlBatchOptions}; the defaults are in {@linkcode LEML_BATCH_SETTINGS}),
+ * the initial sizes, the threshold and the row scaling.
  *
  * @example
  * ```ts
@@ -387,29 +390,25 @@ export function resolveLemlStreamOptions(
  * console.log(o.iterations); // 5
  * ```
  */
-export interface LemlBatchSettings {
-  /** Seed of the initial H (default 0). */
-  seed?: number;
+export interface LemlBatchSettings extends
+  Partial<
+    Pick<
+      LemlBatchOptions,
+      | "seed"
+      | "rank"
+      | "lambda"
+      | "loss"
+      | "iterations"
+      | "cgIterations"
+      | "cgTolerance"
+      | "newtonSteps"
+      | "bias"
+    >
+  > {
   /** Initial feature-space size (default 0). */
   numFeatures?: number;
   /** Initial label-space size (default 0). */
   numLabels?: number;
-  /** Rank (default 32). */
-  rank?: number;
-  /** λ of the summed objective (default 1). */
-  lambda?: number;
-  /** Loss (default "squared"). */
-  loss?: LemlLoss;
-  /** Alternating iterations per refit (default 10). */
-  iterations?: number;
-  /** CG iteration cap per Newton system (default 30). */
-  cgIterations?: number;
-  /** CG relative tolerance (default 1e-4). */
-  cgTolerance?: number;
-  /** Newton steps per W step and per label row for non-squared losses (default 2). */
-  newtonSteps?: number;
-  /** Learn a per-label bias (default true). */
-  bias?: boolean;
   /** Decision threshold (default 0.5 squared, else 0). */
   threshold?: number;
   /** Scale every row to unit L2 norm before learning and scoring (default false). */
