@@ -241,7 +241,8 @@ export class RowReservoir {
   /**
    * Every kept row, in slot order, as a batch (like {@linkcode sample} of all of them, but
    * without drawing from the generator: the sampling that follows is unchanged). For work on
-   * the whole bounded sample, e.g. an initialisation or a consolidation pass over it.
+   * the whole bounded sample, e.g. an initialisation or a consolidation pass over it. With
+   * `count` below the size: that many rows, evenly spaced over the slots (still no draw).
    *
    * @example
    * ```ts
@@ -252,11 +253,12 @@ export class RowReservoir {
    *   y: { numRows: 2, numCols: 1, indptr: Int32Array.of(0, 1, 1), indices: Int32Array.of(0) },
    * });
    * const all = r.rows();
-   * console.log(all.x.numRows, [...all.x.values]); // 2 [ 1, 2 ]
+   * console.log(all.x.numRows, [...all.x.values], [...r.rows(1).x.values]); // 2 [ 1, 2 ] [ 1 ]
    * ```
    */
-  rows(): Batch {
-    return this.#gather(Int32Array.from({ length: this.#size }, (_, i) => i), true);
+  rows(count: number = this.#size): Batch {
+    const n = this.#size, m = Math.max(0, Math.min(Math.floor(count), n));
+    return this.#gather(Int32Array.from({ length: m }, (_, i) => Math.floor((i * n) / m)), true);
   }
 
   /**

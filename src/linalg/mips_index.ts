@@ -23,6 +23,18 @@ import type { ModelFileContent, Tensor } from "../format/types.ts";
 import { SmallRng } from "../random/mod.ts";
 
 /**
+ * The label count from which a model file carries a label index by default (below it, scanning
+ * every label is as fast).
+ *
+ * @example
+ * ```ts
+ * import { LABEL_INDEX_MIN_LABELS } from "./mips_index.ts";
+ * console.log(LABEL_INDEX_MIN_LABELS); // 4096
+ * ```
+ */
+export const LABEL_INDEX_MIN_LABELS = 4096;
+
+/**
  * Options of {@linkcode withLabelIndex}.
  *
  * @example
@@ -437,7 +449,9 @@ export function withLabelIndex(
   options: LabelIndexOptions = {},
 ): ModelFileContent {
   const L = content.numLabels, M = content.tensors[rows], b = content.tensors.bias;
-  if (L < (options.minLabels ?? 4096) || L < 2 || !M || M.dtype !== "f32") return content;
+  if (L < (options.minLabels ?? LABEL_INDEX_MIN_LABELS) || L < 2 || !M || M.dtype !== "f32") {
+    return content;
+  }
   if (b && b.dtype !== "f32") return content;
   const r = M.shape[1], rng = new SmallRng(options.seed ?? 1);
   const v = augmented(M.data as Float32Array, b?.data as Float32Array | undefined, L, r);

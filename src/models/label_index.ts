@@ -13,7 +13,12 @@
  * @module
  */
 import type { ModelFileContent, Tensor } from "../format/types.ts";
-import { type LabelIndexOptions, refreshLabelIndex, withLabelIndex } from "../linalg/mips_index.ts";
+import {
+  LABEL_INDEX_MIN_LABELS,
+  type LabelIndexOptions,
+  refreshLabelIndex,
+  withLabelIndex,
+} from "../linalg/mips_index.ts";
 import { FORMAT_VERSION, mipsIndex, type MipsSearch, type TopK } from "../../sdk/internal.ts";
 import type { DecodedModel } from "../../sdk/mod.ts";
 
@@ -222,7 +227,7 @@ export class LabelIndex {
     const { reuse, ...rest } = options;
     if (rest.queries === undefined && input.queries !== undefined) rest.queries = input.queries;
     const reused = reuse !== undefined && reuse.numLabels === L && reuse.rank === r &&
-      L >= (options.minLabels ?? 4096);
+      L >= (options.minLabels ?? LABEL_INDEX_MIN_LABELS);
     const content = reused
       ? refreshLabelIndex(bare, rowsName, reuse)
       : withLabelIndex(bare, rowsName, rest);

@@ -13,7 +13,7 @@ import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { applyModelFileOptions } from "../file_options.ts";
-import { withLabelIndex } from "../../linalg/mips_index.ts";
+import { LABEL_INDEX_MIN_LABELS, withLabelIndex } from "../../linalg/mips_index.ts";
 import {
   LabelIndex,
   type LabelIndexBuildOptions,
@@ -295,6 +295,24 @@ export class LowRankScorer {
   }
 
   /**
+   * The query rows the label index calibrates its probes on, at
+   * {@linkcode LowRankScorer.indexLabels} and at export alike: {@linkcode
+   * LowRankScorer.calibration} (a subclass may derive them from rows it holds); undefined:
+   * synthetic queries.
+   *
+   * @example
+   * ```ts
+   * import { LowRankScorer } from "./lowrank.ts";
+   * const s = new LowRankScorer(1, 1, 2, 0);
+   * s.calibration = Float32Array.of(1, 2);
+   * console.log(s.calibrationQueries()); // Float32Array(2) [ 1, 2 ]
+   * ```
+   */
+  calibrationQueries(): Float32Array | undefined {
+    return this.calibration;
+  }
+
+  /**
    * The query rows u = xᵀW (scaled when rows are unit-L2) of `rows`, [n, r] row-major: what the
    * label index scores labels with, and calibrates its probe counts on
    * ({@linkcode LowRankScorer.calibration}).
@@ -328,6 +346,7 @@ export class LowRankScorer {
    */
   labelIndexInput(): LabelIndexInput {
     const L = this.numLabels, b = this.bias.data, t = this.threshold;
+    const queries = this.calibrationQueries();
     const bias = new Float32Array(L);
     for (let l = 0; l < L; l++) bias[l] = b[l] - t;
     return {
@@ -337,7 +356,7 @@ export class LowRankScorer {
       bias,
       numLabels: L,
       rank: this.rank,
-      ...(this.calibration !== undefined ? { queries: this.calibration } : {}),
+      ...(queries !== undefined ? { queries } : {}),
     };
   }
 
@@ -566,11 +585,12 @@ export class LowRankScorer {
       ? { ...options.preprocess, l2Normalize: true }
       : options.preprocess;
     // the label index over H's rows and bias (from 4096 labels; docs/model-format.md), its
-    // probes calibrated as the trainer's own index is (on `calibration` when set)
+    // probes calibrated as the trainer's own index is (on its calibration queries, if any)
+    const queries = L >= LABEL_INDEX_MIN_LABELS ? this.calibrationQueries() : undefined;
     return withLabelIndex(
       applyModelFileOptions(content, { ...options, preprocess }, "leml.toModelFile"),
       "H",
-      this.calibration ? { queries: this.calibration } : {},
+      queries ? { queries } : {},
     );
   }
 

@@ -33,9 +33,7 @@
  * @module
  */
 import type { Batch, SparseVector } from "../../data/types.ts";
-import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
-import type { ModelFileContent } from "../../format/types.ts";
-import type { LabelIndexInput } from "../label_index.ts";
+import type { Estimator, ModelState, TopK } from "../estimator.ts";
 import { rowView } from "../../data/dataset_rows.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { LowRankScorer } from "./lowrank.ts";
@@ -122,10 +120,10 @@ export class LemlStream extends LowRankScorer implements Estimator {
   }
 
   /**
-   * The label index's input (see {@linkcode LowRankScorer.labelIndexInput}), its probes
-   * calibrated on the model's own queries: up to 512 rows of the replay reservoir, evenly
-   * spaced (no random draw: the model's state is not touched), as the current W projects them;
-   * synthetic queries while the reservoir holds fewer than 32 rows.
+   * The label index's calibration queries (see {@linkcode LowRankScorer.calibrationQueries}):
+   * `calibration` when set, else up to 512 rows of the replay reservoir, evenly spaced (no
+   * random draw: the model's state is not touched), as the current W projects them; none
+   * (synthetic queries) while the reservoir holds fewer than 32 rows.
    *
    * @example
    * ```ts
@@ -137,31 +135,10 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * console.log(m.labelIndexInput().queries?.length); // 80
    * ```
    */
-  override labelIndexInput(): LabelIndexInput {
-    this.#calibrate();
-    return super.labelIndexInput();
-  }
-
-  /**
-   * The model file's content (see {@linkcode LowRankScorer.toModelContent}), its label index
-   * calibrated as {@linkcode LemlStream.labelIndexInput}'s.
-   */
-  override toModelContent(options: ModelFileOptions = {}): ModelFileContent {
-    this.#calibrate();
-    return super.toModelContent(options);
-  }
-
-  /** Sets `calibration` from the replay reservoir (see labelIndexInput). */
-  #calibrate(): void {
-    const res = this.#reservoir, n = res.size;
-    if (n < 32) {
-      this.calibration = undefined;
-      return;
-    }
-    const all = res.rows().x, m = Math.min(512, n);
-    this.calibration = this.queryRows(
-      Array.from({ length: m }, (_, i) => rowView(all, Math.floor((i * n) / m))),
-    );
+  override calibrationQueries(): Float32Array | undefined {
+    if (this.calibration !== undefined || this.#reservoir.size < 32) return this.calibration;
+    const x = this.#reservoir.rows(512).x;
+    return this.queryRows(Array.from({ length: x.numRows }, (_, i) => rowView(x, i)));
   }
 
   /**
