@@ -8,7 +8,6 @@
 import { decodeModelFile } from "../../../sdk/internal.ts";
 import { readFileIfExists } from "../../service/checkpoint.ts";
 import { listSegments } from "../../service/wal.ts";
-import { PrequentialWindow } from "../../metrics/prequential.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { openStateChain } from "./state.ts";
 
@@ -108,27 +107,27 @@ function text(d: Record<string, unknown>, indent = ""): string {
  * ```
  */
 export async function describeState(dir: string): Promise<Record<string, unknown>> {
-  // the checkpoint and its incremental checkpoints, as a restart would see them
-  const { learner, deltas, savedAt } = await openStateChain(dir);
-  const ck = learner.toCheckpoint();
-  const w = PrequentialWindow.fromState(ck.window);
+  // the checkpoint and its incremental checkpoints, as a restart would see them (read from the
+  // learner: a whole new checkpoint would copy the model)
+  const { learner: l, deltas, savedAt, base } = await openStateChain(dir);
+  const w = l.window;
   const fin = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
   const out: Record<string, unknown> = {
     stateDir: dir,
-    model: ck.kind,
+    model: l.estimator.kind,
     savedAt,
     events: {
-      applied: ck.applied,
-      learned: ck.learned,
-      queued: ck.pending.length,
-      rejected: ck.rejected,
+      applied: l.applied,
+      learned: l.learned,
+      queued: l.pendingCount,
+      rejected: l.rejected,
     },
-    labels: ck.labels.names.length,
-    featureNames: ck.features.names.length,
-    featureKeys: ck.options.limits.hashing
-      ? { hashing: ck.options.limits.hashing }
-      : ck.options.limits.featureKeys ?? "index",
-    batchSize: ck.options.batchSize,
+    labels: l.parser.labels.names.length,
+    featureNames: l.parser.features.names.length,
+    featureKeys: base.options.limits.hashing
+      ? { hashing: base.options.limits.hashing }
+      : base.options.limits.featureKeys ?? "index",
+    batchSize: l.batchSize,
     prequential: {
       window: w.filled,
       "P@1": fin(w.precisionAt1),
@@ -136,8 +135,8 @@ export async function describeState(dir: string): Promise<Record<string, unknown
       cumulativeP1: fin(w.cumulativeP1),
       cumulativeP5: fin(w.cumulativeP5),
     },
-    position: ck.position,
-    modelVersion: ck.modelVersion,
+    position: l.position,
+    modelVersion: l.modelVersion,
     incrementalCheckpoints: deltas,
     walSegments: (await listSegments(`${dir}/wal`)).length,
   };

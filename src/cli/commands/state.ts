@@ -38,7 +38,8 @@ export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoin
 /**
  * The learner saved in a state directory: its checkpoint and the incremental checkpoints after it
  * (read-only: nothing is replayed, written, moved or removed), how many incremental checkpoints
- * were applied and when the last of them (or the checkpoint) was written. The model family comes from the checkpoint unless `model` is given.
+ * were applied, when the last of them (or the checkpoint) was written, and the base checkpoint
+ * itself (its options are the learner's: deltas do not change them). The model family comes from the checkpoint unless `model` is given.
  *
  * @example
  * ```ts
@@ -49,12 +50,12 @@ export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoin
 export async function openStateChain(
   stateDir: string,
   model?: string,
-): Promise<{ learner: StreamLearner; deltas: number; savedAt: string }> {
+): Promise<{ learner: StreamLearner; deltas: number; savedAt: string; base: LearnerCheckpoint }> {
   const ck = await readCheckpoint(stateDir);
   const factory = await loadFactory(model ?? ck.kind);
   const learner = StreamLearner.fromCheckpoint(factory, ck);
   const load = await CheckpointChain.load(stateDir, learner, ck, { readOnly: true });
-  return { learner, deltas: load.applied, savedAt: load.savedAt ?? ck.savedAt };
+  return { learner, deltas: load.applied, savedAt: load.savedAt ?? ck.savedAt, base: ck };
 }
 
 /**
