@@ -17,6 +17,7 @@ import { loadModel, ModelFormatError, type TopK, type TopKOptions } from "../../
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { withKnnIndex } from "../../src/models/sleec/knn_index.ts";
+import { toPrincipalAxes } from "../../src/models/sleec/principal_axes.ts";
 import { encodeKnnModel, knnModelFromContent } from "../../src/models/sleec/model_file.ts";
 import type { KnnCluster } from "../../src/models/sleec/predictor.ts";
 import { topK } from "../../sdk/topk.ts";
@@ -150,11 +151,20 @@ Deno.test("knn index: every list probed = exact, ties included; default probes k
     assert(lists >= 2 * learners * 10, `lists ${lists}`);
     // every list probed: the exact neighbours (abandoning early, lists best first) = dense
     check(bytes, queries, { probes: lists });
-    const m = loadModel(bytes), old = loadModel(encodeModelFile(plain));
+    // the index's file answers `exact` as the file without it, turned to the same axes
+    const m = loadModel(bytes), old = loadModel(encodeModelFile(toPrincipalAxes(plain)));
+    const unturned = loadModel(
+        encodeModelFile(withKnnIndex(plain, { minPoints: 0, listSize: 25, principalAxes: false })),
+      ),
+      plainModel = loadModel(encodeModelFile(plain));
     let recall = 0;
     for (const x of queries) {
       const exact = m.predictTopK(x, 5, { exact: true });
       assert(same(exact, old.predictTopK(x, 5)), "indexed exact differs from the file without");
+      assert(
+        same(unturned.predictTopK(x, 5, { exact: true }), plainModel.predictTopK(x, 5)),
+        "without the turn, indexed exact differs from the plain file",
+      );
       assert(same(m.predictTopK(x, 5, { probes: lists }), exact), "all lists probed differs");
       recall += recallAt5(m.predictTopK(x, 5), exact) / queries.length;
       assert(m.predictTopK(x, 5, { probes: 1 }).labels.length === 5, "probes 1: 5 labels");
