@@ -90,6 +90,11 @@ export interface AppOptions {
    * (each one holds a connection, and its body while it is read).
    */
   maxInFlight?: number;
+  /**
+   * Metrics of the serving process itself (e.g. `serve`'s TCP front: `{ front: { open, accepted,
+   * refused, headerTimeouts } }`), added to the service's in `GET /metrics`.
+   */
+  extraMetrics?: () => Record<string, unknown>;
 }
 
 /**
@@ -176,7 +181,7 @@ export function createApp(options: AppOptions): ServiceApp {
         bodyTimeoutMs,
       }),
     )
-    .route("/", metricsRoutes(service, read))
+    .route("/", metricsRoutes(service, read, options.extraMetrics))
     .route("/", publishRoutes(service, { read, write }));
   // `POST /predict` and the schema skip Hono's router and context (the hot path)
   const beforeRouter = predictRoutes(service, {

@@ -34,7 +34,8 @@ import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../service/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";
 import { redactRedisUrl } from "../../service/redis_client.ts";
-import { TcpFront } from "../../service/tcp_front.ts";
+import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
+import { PREDICT_LIMITS } from "../../../sdk/internal.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
 
@@ -55,6 +56,9 @@ Server:
   --max-body-bytes N      largest POST /events body (default 8388608; larger: 413)
   --body-timeout S        seconds a request body may take to arrive (default 30; slower: 408)
   --max-in-flight N       requests handled at once (default 1024; more: 503 + Retry-After)
+  --max-predict-bytes N   largest POST /predict body (default 1048576; larger: 413)
+  --max-predict-rows N    most rows in one POST /predict (default 1000; more: 400)
+  --max-k N               largest k of POST /predict (default 100; larger: 400)
   --header-timeout S      seconds for a request head to arrive, from the connection's opening or
                           the previous response (default 10; slower: 408, closed; 0: off)
   --max-connections N     connections held at once (default 1024; more: 503 + Retry-After, closed)
@@ -147,6 +151,9 @@ export const SERVE_FLAGS: FlagSpec = {
   "max-new-labels": "string",
   "body-timeout": "string",
   "max-in-flight": "string",
+  "max-predict-bytes": "string",
+  "max-predict-rows": "string",
+  "max-k": "string",
   "header-timeout": "string",
   "max-connections": "string",
   "no-front": "boolean",
@@ -268,13 +275,19 @@ export const serveCommand: Command = {
       e.preventDefault();
       log(`unhandled rejection: ${(e.reason as Error)?.message ?? String(e.reason)}`);
     });
+    // the TCP front's counters, once it listens, under "front" in /metrics
+    let frontStats: TcpFrontStats | undefined;
     const app = createApp({
       service,
       token,
       publicRead: f.values["public-read"] === true,
       maxBodyBytes: intFlag(f, "max-body-bytes", 8 << 20, 1),
+      maxPredictBytes: intFlag(f, "max-predict-bytes", PREDICT_LIMITS.maxBodyBytes, 1),
+      maxPredictRows: intFlag(f, "max-predict-rows", PREDICT_LIMITS.maxRows, 1),
+      maxK: intFlag(f, "max-k", PREDICT_LIMITS.maxK, 1),
       bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001)! * 1000,
       maxInFlight: intFlag(f, "max-in-flight", 1024, 1),
+      extraMetrics: () => frontStats ? { front: { ...frontStats } } : {},
     });
     const port = intFlag(f, "port", 8080, 0, 65535)!;
     const hostname = stringFlag(f, "hostname", "127.0.0.1")!;
@@ -332,6 +345,7 @@ export const serveCommand: Command = {
           maxConnections,
           log,
         });
+        frontStats = front.stats;
         announce(front.addr);
         return { server, front };
       } catch (e) {

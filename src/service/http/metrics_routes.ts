@@ -59,7 +59,8 @@ export function prometheusText(metrics: Record<string, unknown>): string {
 
 /**
  * The routes of `GET /metrics`, behind `auth` (mount them with
- * `app.route("/", metricsRoutes(...))`).
+ * `app.route("/", metricsRoutes(...))`): the service's metrics, plus `extra()`'s (the serving
+ * process's own, e.g. its TCP front's counters) when given.
  *
  * @example
  * ```ts
@@ -75,9 +76,13 @@ export function prometheusText(metrics: Record<string, unknown>): string {
  * console.log(text.includes("tagstream_events_applied 3")); // true
  * ```
  */
-export function metricsRoutes(service: ServiceHandle, auth: MiddlewareHandler): Hono {
+export function metricsRoutes(
+  service: ServiceHandle,
+  auth: MiddlewareHandler,
+  extra?: () => Record<string, unknown>,
+): Hono {
   return new Hono().get("/metrics", auth, async (c) => {
-    const m = await service.metrics();
+    const m = { ...await service.metrics(), ...extra?.() };
     const accept = c.req.header("accept") ?? "";
     if (
       c.req.query("format") === "prometheus" ||
