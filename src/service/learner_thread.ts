@@ -39,7 +39,8 @@
  *
  * The snapshot's model state is the model's `toReplicaState()` (every streaming model has one):
  * only what prediction needs, transferred rather than cloned, and adopted by the replica without
- * a copy. LEML: W, H and the bias; BR: weights and biases; CoEmbed: the inductive predictor's
+ * a copy. LEML: W, H and the bias (and from 4096 labels the label index's calibration queries,
+ * so that the replica's index calibrates as the learner's and its file's do); BR: weights and biases; CoEmbed: the inductive predictor's
  * tensors (a replica that only predicts, instead of regenerating the random Fourier directions:
  * 37-48 → 0.2 ms per rebuild on bibtex); SLEEC: the kNN-embedding model (5.6-11.5 → 0.9-2.1 ms).
  *

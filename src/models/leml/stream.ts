@@ -37,6 +37,7 @@ import type { Estimator, ModelState, TopK } from "../estimator.ts";
 import { rowView } from "../../data/dataset_rows.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { LowRankScorer } from "./lowrank.ts";
+import { LABEL_INDEX_MIN_LABELS } from "../../linalg/mips_index.ts";
 import { hashUniform, SmallRng } from "../../random/mod.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
 import { checkBatch, checkCsr } from "./batch_check.ts";
@@ -486,6 +487,9 @@ export class LemlStream extends LowRankScorer implements Estimator {
   /**
    * The state of a prediction replica: W, H and bias (fresh copies), without the Adam moments
    * and the replay rows; restored, it is an SGD learner that predicts exactly like this one.
+   * From {@linkcode LABEL_INDEX_MIN_LABELS} labels on, also `calibration`: this model's
+   * {@linkcode LemlStream.calibrationQueries} (the replica's own `calibration` once restored), so
+   * that a replica's label index calibrates its probes on the same queries as this model's.
    *
    * @example
    * ```ts
@@ -497,7 +501,14 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * ```
    */
   toReplicaState(): ModelState {
-    return lemlReplicaState(this.#parts());
+    const state = lemlReplicaState(this.#parts());
+    // the queries the label index calibrates on, so that the replica's index (the service's
+    // /predict) calibrates as this model's and its file's do (a copy: states are transferred)
+    const queries = this.numLabels >= LABEL_INDEX_MIN_LABELS
+      ? this.calibrationQueries()
+      : undefined;
+    if (queries !== undefined) state.tensors.calibration = queries.slice();
+    return state;
   }
 
   /**
@@ -520,6 +531,17 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const m = new LemlStream({ ...config, numFeatures: 0, numLabels: 0 });
     m.#reservoir = loadLemlStreamState(m.#parts(), state, adopt);
     m.step = state.scalars.step;
+    const queries = state.tensors.calibration;
+    if (queries !== undefined) {
+      if (queries.length % m.config.rank !== 0) {
+        throw new RangeError(
+          `leml.restore: tensor calibration has length ${queries.length}, not a multiple of the rank ${m.config.rank}`,
+        );
+      }
+      m.calibration = adopt && queries instanceof Float32Array
+        ? queries
+        : Float32Array.from(queries);
+    }
     return m;
   }
 

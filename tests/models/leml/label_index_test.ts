@@ -254,3 +254,57 @@ Deno.test("LEML stream: the label index calibrates on the replay reservoir, in t
   );
   assert(before === after, "calibrating does not touch the model's state");
 });
+
+Deno.test("LEML stream replica: calibrates its label index on the learner's queries", () => {
+  const rng = new SmallRng(11), D = 30, n = 100;
+  for (const L of [4200, 100]) {
+    const m = new LemlStream({ rank: 4, replay: 200, seed: 3 });
+    m.grow(D, L);
+    const indptr = Int32Array.from({ length: n + 1 }, (_, i) => 3 * i);
+    const x = {
+      numRows: n,
+      numCols: D,
+      indptr,
+      indices: Int32Array.from(
+        { length: 3 * n },
+        (_, p) => (p % 3) * 10 + (Math.floor(p / 3) % 10),
+      ),
+      values: Float32Array.from({ length: 3 * n }, () => 0.5 + rng.next()),
+    };
+    const y = {
+      numRows: n,
+      numCols: L,
+      indptr: Int32Array.from({ length: n + 1 }, (_, i) => i),
+      indices: Int32Array.from({ length: n }, () => Math.floor(rng.next() * L)),
+    };
+    m.learnMany({ x, y });
+    const state = m.toReplicaState(), queries = m.calibrationQueries()!;
+    if (L < 4096) {
+      // no label index below its threshold: no queries carried
+      assertEquals(state.tensors.calibration, undefined);
+      continue;
+    }
+    assertEquals([...state.tensors.calibration!], [...queries]);
+    const replica = LemlStream.fromState(state, true);
+    assertEquals(replica.replayRows, 0, "a replica holds no rows");
+    assertEquals([...replica.calibrationQueries()!], [...queries]);
+    // the replica's index calibrates as the learner's (and its file's)
+    const a = m.indexLabels({ minLabels: 0 })!, b = replica.indexLabels({ minLabels: 0 })!;
+    assertEquals([b.probes, b.groupProbes], [a.probes, a.groupProbes]);
+    const synthetic = LemlStream.fromState({
+      ...state,
+      tensors: { W: state.tensors.W, H: state.tensors.H, bias: state.tensors.bias },
+    });
+    assertEquals(synthetic.calibrationQueries(), undefined, "without them: synthetic queries");
+    let error: unknown;
+    try {
+      LemlStream.fromState({
+        ...state,
+        tensors: { ...state.tensors, calibration: new Float32Array(5) },
+      });
+    } catch (e) {
+      error = e;
+    }
+    assert(error instanceof RangeError && /calibration/.test(error.message), `${error}`);
+  }
+});
