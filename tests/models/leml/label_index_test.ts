@@ -213,9 +213,10 @@ Deno.test("LEML label index: probes calibrated on the model's own queries reach 
   assertEquals(sdk.params.mipsGroupProbes, own.groupProbes);
 });
 
-Deno.test("LEML stream: the label index calibrates on the replay reservoir, in the file too", () => {
-  const rng = new SmallRng(9), D = 30, L = 4200, n = 100;
-  const m = new LemlStream({ rank: 4, replay: 200, seed: 2 });
+/** A LEML stream (rank 4, reservoir 200) that learned n = 100 rows of 3 of 30 features. */
+function learnedStream(L: number, seed: number) {
+  const rng = new SmallRng(seed + 7), D = 30, n = 100;
+  const m = new LemlStream({ rank: 4, replay: 200, seed });
   m.grow(D, L);
   const indptr = Int32Array.from({ length: n + 1 }, (_, i) => 3 * i);
   const x = {
@@ -232,6 +233,11 @@ Deno.test("LEML stream: the label index calibrates on the replay reservoir, in t
     indices: Int32Array.from({ length: n }, () => Math.floor(rng.next() * L)),
   };
   m.learnMany({ x, y });
+  return { m, x, indptr, n };
+}
+
+Deno.test("LEML stream: the label index calibrates on the replay reservoir, in the file too", () => {
+  const { m, x, indptr, n } = learnedStream(4200, 2);
   assertEquals(m.replayRows, n);
   const before = JSON.stringify(
     m.toState(),
@@ -256,28 +262,8 @@ Deno.test("LEML stream: the label index calibrates on the replay reservoir, in t
 });
 
 Deno.test("LEML stream replica: calibrates its label index on the learner's queries", () => {
-  const rng = new SmallRng(11), D = 30, n = 100;
   for (const L of [4200, 100]) {
-    const m = new LemlStream({ rank: 4, replay: 200, seed: 3 });
-    m.grow(D, L);
-    const indptr = Int32Array.from({ length: n + 1 }, (_, i) => 3 * i);
-    const x = {
-      numRows: n,
-      numCols: D,
-      indptr,
-      indices: Int32Array.from(
-        { length: 3 * n },
-        (_, p) => (p % 3) * 10 + (Math.floor(p / 3) % 10),
-      ),
-      values: Float32Array.from({ length: 3 * n }, () => 0.5 + rng.next()),
-    };
-    const y = {
-      numRows: n,
-      numCols: L,
-      indptr: Int32Array.from({ length: n + 1 }, (_, i) => i),
-      indices: Int32Array.from({ length: n }, () => Math.floor(rng.next() * L)),
-    };
-    m.learnMany({ x, y });
+    const { m } = learnedStream(L, 3);
     const state = m.toReplicaState(), queries = m.calibrationQueries()!;
     if (L < 4096) {
       // no label index below its threshold: no queries carried
