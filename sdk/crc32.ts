@@ -50,8 +50,9 @@ export const crc32 = (b: Uint8Array, start = 0, end: number = b.length): number 
     const w = new Uint32Array(b.buffer, b.byteOffset + i, (end - i) >>> 4 << 2);
     for (let p = 0; p < w.length;) {
       let x = 0;
-      for (let o = 3840; o > 0; o -= 1024) {
-        const d = o === 3840 ? c ^ w[p++] : w[p++];
+      // the block's words: the first xor the register (d = c, then 0)
+      for (let o = 3840, d = c; o > 0; o -= 1024, d = 0) {
+        d ^= w[p++];
         x ^= t[o + (d & 255)] ^ t[o - 256 + ((d >>> 8) & 255)] ^
           t[o - 512 + ((d >>> 16) & 255)] ^ t[o - 768 + (d >>> 24)];
       }

@@ -9,7 +9,7 @@
  * @module
  */
 import { Unpackr } from "msgpackr/unpack";
-import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
+import { formatError, type ModelFormatErrorReason } from "./errors.ts";
 import { checkFrame, TENSOR_ARRAYS } from "./frame.ts";
 import { LITTLE_ENDIAN } from "./crc32.ts";
 import { f32s, floor } from "./vector.ts";
@@ -37,15 +37,11 @@ export const halfFloats = (
   bits: Uint16Array,
   out: Float32Array = f32s(bits.length),
 ): Float32Array => {
-  let tab = halfTable;
-  if (!tab) {
-    tab = halfTable = f32s(65536);
-    for (let h = 65536; h--;) {
-      const e = (h >> 10) & 31, m = h & 1023;
-      tab[h] = (h >> 15 ? -1 : 1) *
-        (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
-    }
-  }
+  const tab = halfTable ??= f32s(65536).map((_, h) => {
+    const e = (h >> 10) & 31, m = h & 1023;
+    return (h >> 15 ? -1 : 1) *
+      (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
+  });
   for (let i = bits.length; i--;) out[i] = tab[bits[i]];
   return out;
 };
@@ -78,7 +74,7 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   const unsupported = "unsupported";
   // a field's problem is reported at offset 0 (msgpackr gives no offsets)
   const check = (ok: unknown, detail: string, reason: ModelFormatErrorReason = "corrupt") => {
-    if (!ok) throw new ModelFormatError(reason, detail, { formatVersion: version });
+    if (!ok) formatError(reason, detail, version);
   };
   // typed-array views are little-endian
   check(LITTLE_ENDIAN, "big-endian", unsupported);
@@ -118,20 +114,16 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
     check(Object.hasOwn(TENSOR_ARRAYS, dtype), `tensor ${name}: dtype ${dtype}`, unsupported);
     const n = Array.isArray(shape) && shape.every(isCount) ? shape.reduce((a, d) => a * d, 1) : NaN;
     check(bin instanceof Uint8Array && bin.length === n * C.BYTES_PER_ELEMENT, `tensor ${name}`);
-    let data = view(C, bin);
-    if (dtype === "f16" || dtype === "i8" || dtype === "f64") {
-      // to float32, once: f16 through a table of all 65536 values (built once); i8 as
-      // q × scale, one scale or one float32 per row; f64 rounded
+    let data: ArrayLike<number> = view(C, bin);
+    // to float32, once: f16 through a table of all 65536 values (built once); i8 as q × scale,
+    // one scale or one float32 per row; f64 rounded
+    if (dtype === "f16") data = halfFloats(data as Uint16Array);
+    else if (dtype === "i8" || dtype === "f64") {
       const rows = shape[0] ?? 1, w = n / rows, f = f32s(n);
       const s = scale instanceof Uint8Array && scale.length === rows * 4 &&
         view(Float32Array, scale);
-      if (dtype === "f16") halfFloats(data as Uint16Array, f);
-      else {
-        check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
-        for (let i = n; i--;) {
-          f[i] = data[i] * (s ? s[floor(i / w)] : scale as number ?? 1);
-        }
-      }
+      check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
+      for (let i = n; i--;) f[i] = data[i] * (s ? s[floor(i / w)] : scale as number ?? 1);
       data = f;
     }
     tensors[name] = { shape, data: data as SdkTensor["data"] };

@@ -59,3 +59,22 @@ export class ModelFormatError extends Error {
     this.offset = offset;
   }
 }
+
+/**
+ * Throws a {@linkcode ModelFormatError} of `reason` found at byte `offset` (default 0) of a file
+ * of format version `formatVersion`.
+ *
+ * @example
+ * ```ts
+ * import { formatError } from "./errors.ts";
+ * try { formatError("corrupt", "CRC-32 mismatch", 1, 7); } catch (e) { console.log((e as Error).message); } // Cannot read model file (corrupt) at byte 7: CRC-32 mismatch
+ * ```
+ */
+export const formatError = (
+  reason: ModelFormatErrorReason,
+  detail: string,
+  formatVersion: number,
+  offset?: number,
+): never => {
+  throw new ModelFormatError(reason, detail, { formatVersion, offset });
+};

@@ -192,15 +192,14 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
         }
         sum.set(j, (sum.get(j) ?? 0) + v);
       }
-      const c = [...sum.keys()].filter((j) => sum.get(j) !== 0).sort((a, b) => a - b);
-      cols = c;
-      vs = c.map((j) => sum.get(j)!);
+      vs = (cols = [...sum.keys()].filter((j) => sum.get(j) !== 0).sort((a, b) => a - b))
+        .map((j) => sum.get(j)!);
     } else if (vs.length !== cols.length) {
       badInput("x.indices/values lengths differ");
     }
-    const idx = i32s(cols.length), val = zeros(cols.length);
+    const len = cols.length, idx = i32s(len), val = zeros(len);
     let n = 0;
-    for (let p = 0; p < cols.length; p++) {
+    for (let p = 0; p < len; p++) {
       const j = cols[p];
       if (j >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;

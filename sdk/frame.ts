@@ -7,7 +7,7 @@
  */
 import { crc32 } from "./crc32.ts";
 import { enc } from "./features.ts";
-import { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
+import { formatError, type ModelFormatErrorReason } from "./errors.ts";
 
 /**
  * The newest model-file format version: what this SDK reads and the trainer writes. Version 2
@@ -80,11 +80,14 @@ export const checkFrame = (bytes: Uint8Array): number => {
   const badVersion = "bad formatVersion", noCrc = "no crc32 entry";
   const corrupt = "corrupt", badMagic = "bad-magic";
   let version = 0, pos = 0;
-  const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos): never => {
-    throw new ModelFormatError(reason, detail, { offset, formatVersion: version });
-  };
+  const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos) =>
+    formatError(reason, detail, version, offset);
   const cut = (need: number) => pos + need > len && fail("truncated", "ends in the header", len);
-  const u32 = () => new DataView(bytes.buffer, bytes.byteOffset + pos).getUint32(0);
+  /** The uint32 (big-endian) at `pos`, then past it. */
+  const u32 = () => {
+    cut(4);
+    return (bytes[pos++] << 24 | bytes[pos++] << 16 | bytes[pos++] << 8 | bytes[pos++]) >>> 0;
+  };
   /** The key `s` (a fixstr), then the `tag` bytes. */
   const expect = (s: string, reason: ModelFormatErrorReason, detail: string, ...tag: number[]) => {
     for (const c of [0xa0 + s.length, ...enc.encode(s), ...tag]) {
@@ -108,14 +111,12 @@ export const checkFrame = (bytes: Uint8Array): number => {
   }
   pos++;
   expect("byteLength", corrupt, "bad byteLength", 0xce);
-  cut(4);
   const size = u32();
-  pos += 4;
   if (len < size) fail("truncated", `has ${len} of its ${size} bytes`, len);
   if (len > size) fail(corrupt, "trailing bytes", size);
   if (len - 11 < pos) fail(corrupt, noCrc);
   pos = len - 11;
   expect("crc32", corrupt, noCrc, 0xce);
-  if (u32() !== crc32(bytes, 0, len - 11)) fail(corrupt, "CRC-32 mismatch");
+  if (u32() !== crc32(bytes, 0, len - 11)) fail(corrupt, "CRC-32 mismatch", len - 4);
   return version;
 };

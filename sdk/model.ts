@@ -6,7 +6,7 @@
  * @module
  */
 import { decodeModel } from "./decode.ts";
-import { ModelFormatError } from "./errors.ts";
+import { formatError } from "./errors.ts";
 import { badInput, featurizer, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
 import type { DecodedModel, KindScorer } from "./kinds/types.ts";
@@ -91,7 +91,7 @@ export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
   try {
     scorer = KINDS[m.kind](m); // a known kind (checked by decodeModel)
   } catch (e) {
-    throw new ModelFormatError("corrupt", (e as Error).message, { formatVersion: m.formatVersion });
+    return formatError("corrupt", (e as Error).message, m.formatVersion);
   }
   const fast = (scorer as TopKScorer).topK; // exact, without scanning every label
   const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {

@@ -64,7 +64,7 @@ const WORD = /\p{Ideographic}|\p{Extended_Pictographic}|[[\p{L}\p{N}\p{M}]--\p{I
  * ```
  */
 export const isMap = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+  !!v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array);
 
 /**
  * Why `s` is not valid tokenizer settings (a message naming the field), or `undefined`.

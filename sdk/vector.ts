@@ -45,38 +45,11 @@ export const invNorm = (v: ArrayLike<number>, n: number): number => {
 };
 
 /**
- * `out = (scale · x) M` for a sparse row x (`indices`, `values`) and the row-major matrix of
- * `width` columns starting at `M[offset]`: row j of that matrix is `M[offset + j·width, …)`.
- * Accumulated in float64 in the order of the row's entries; returns `out`.
- *
- * @example
- * ```ts
- * import { sparseVecMat } from "./vector.ts";
- * const M = Float32Array.of(1, 2, 3, 4); // 2 × 2
- * console.log(sparseVecMat(new Float64Array(2), Int32Array.of(1), Float64Array.of(2), 1, M, 0, 2)); // Float64Array(2) [ 6, 8 ]
- * ```
- */
-export const sparseVecMat = (
-  out: Float64Array,
-  indices: Int32Array,
-  values: Float32Array | Float64Array,
-  scale: number,
-  M: Float32Array,
-  offset: number,
-  width: number,
-): Float64Array => {
-  out.fill(0);
-  for (let e = 0; e < indices.length; e++) {
-    const w = values[e] * scale, o = offset + indices[e] * width;
-    for (let c = 0; c < width; c++) out[c] += w * M[o + c];
-  }
-  return out;
-};
-
-/**
- * `out = x M` for a vector x and a row-major matrix M of `width` columns: x[i] scales row i, or
- * row `rows[i]` when `rows` is given (a sparse x, its columns). Rows where x is 0 are skipped;
- * accumulated in float64 in the order of x; returns `out`.
+ * `out = (scale · x) M` for a vector x and the row-major matrix of `width` columns starting at
+ * `M[offset]`: x[i] scales row i of that matrix, or row `rows[i]` when `rows` is given (a sparse
+ * row: `rows` its columns, x its values). Rows where x is 0 are skipped, unless `zeroRows` (their
+ * 0 · M is then added, as the trainer does: NaN for an infinite entry). Accumulated in float64 in
+ * the order of x; returns `out`.
  *
  * @example
  * ```ts
@@ -84,6 +57,7 @@ export const sparseVecMat = (
  * const M = Float32Array.of(1, 2, 3, 4); // 2 × 2
  * console.log(vecMat(new Float64Array(2), Float64Array.of(0, 2), M, 2)); // Float64Array(2) [ 6, 8 ]
  * console.log(vecMat(new Float64Array(2), Float64Array.of(2), M, 2, Int32Array.of(1))); // Float64Array(2) [ 6, 8 ]
+ * console.log(vecMat(new Float64Array(1), Float64Array.of(1), M, 1, Int32Array.of(1), 3, 2)); // Float64Array(1) [ 12 ]
  * ```
  */
 export const vecMat = (
@@ -92,13 +66,30 @@ export const vecMat = (
   M: Float32Array,
   width: number,
   rows?: Int32Array,
+  scale = 1,
+  offset = 0,
+  zeroRows?: boolean,
 ): Float64Array => {
   out.fill(0);
   for (let i = 0; i < x.length; i++) {
-    const xi = x[i], o = (rows ? rows[i] : i) * width;
-    if (xi !== 0) { for (let c = 0; c < width; c++) out[c] += xi * M[o + c]; }
+    const xi = x[i] * scale, o = offset + (rows ? rows[i] : i) * width;
+    if (xi !== 0 || zeroRows) { for (let c = 0; c < width; c++) out[c] += xi * M[o + c]; }
   }
   return out;
+};
+
+/**
+ * `z + Σ_a x[a] · M[o + a]` over a = 0 … n − 1, accumulated in that order (in float64).
+ *
+ * @example
+ * ```ts
+ * import { dot } from "./vector.ts";
+ * console.log(dot(Float64Array.of(1, 2), Float32Array.of(9, 3, 4), 1, 2, 0.5)); // 11.5
+ * ```
+ */
+export const dot = (x: ArrayLike<number>, M: Float32Array, o: number, n: number, z = 0): number => {
+  for (let a = 0; a < n; a++) z += x[a] * M[o + a];
+  return z;
 };
 
 /**
@@ -119,11 +110,7 @@ export const matVec = <T extends Float32Array | Float64Array>(
   width: number,
   init?: Float32Array,
 ): T => {
-  for (let j = 0; j < out.length; j++) {
-    let z = init ? init[j] : 0;
-    for (let c = 0; c < width; c++) z += x[c] * M[j * width + c];
-    out[j] = z;
-  }
+  for (let j = 0; j < out.length; j++) out[j] = dot(x, M, j * width, width, init ? init[j] : 0);
   return out;
 };
 
@@ -137,6 +124,17 @@ export const matVec = <T extends Float32Array | Float64Array>(
  * ```
  */
 export const i32s = (n: number): Int32Array<ArrayBuffer> => new Int32Array(n);
+
+/**
+ * 0, 1, …, `n` − 1 as an `Int32Array` (an identity order).
+ *
+ * @example
+ * ```ts
+ * import { iota } from "./vector.ts";
+ * console.log(iota(3)); // Int32Array(3) [ 0, 1, 2 ]
+ * ```
+ */
+export const iota = (n: number): Int32Array<ArrayBuffer> => i32s(n).map((_, i) => i);
 
 /**
  * A zero-filled `Uint8Array` of length `n` (marks).

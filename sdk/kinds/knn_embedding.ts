@@ -15,7 +15,7 @@
  * @module
  */
 import { type TopK, topKTouched } from "../topk.ts";
-import { f32s, fround, i32s, invNorm, min, sparseVecMat, u8s, zeros } from "../vector.ts";
+import { f32s, fround, i32s, invNorm, min, u8s, vecMat, zeros } from "../vector.ts";
 import { knnSearch } from "./knn_index.ts";
 import { floats, intParam, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
@@ -58,8 +58,12 @@ export const knnEmbedding: KindFactory = (m) => {
   let n = 0;
   // acc[l] = Σ_t Σ_{p : l ∈ labels_p} w_p over the labels the neighbours carry (`touched`)
   const { search, probes: defaultProbes } = knnSearch(m, pts, r, pointPtr, z, nnIdx, nnSim);
-  let probes: number | undefined; // undefined: the exact neighbours
-  const accumulate = (indices: Int32Array, values: Float32Array | Float64Array) => {
+  // the neighbours among the best `probes` lists of the index (undefined: the exact neighbours)
+  const accumulate = (
+    indices: Int32Array,
+    values: Float32Array | Float64Array,
+    probes?: number,
+  ) => {
     for (let i = 0; i < n; i++) acc[touched[i]] = mark[touched[i]] = 0;
     n = 0;
     const inv = invNorm(values, indices.length);
@@ -76,7 +80,7 @@ export const knnEmbedding: KindFactory = (m) => {
         }
       }
       if (best < 0) continue;
-      sparseVecMat(z, indices, values, inv, V, best * D * r, r);
+      vecMat(z, values, V, r, indices, inv, best * D * r, true);
       const zinv = invNorm(z, r), kk = min(kNN, pointPtr[best + 1] - pointPtr[best]);
       const count = search(best, zinv, kk, probes);
       // neighbour weights: max(0, similarity) / their sum when `weighted` (unless that is 0),
@@ -106,24 +110,22 @@ export const knnEmbedding: KindFactory = (m) => {
     }
   };
   const scores = (indices: Int32Array, values: Float32Array | Float64Array) => {
-    probes = undefined;
     accumulate(indices, values);
     for (let l = 0; l < L; l++) out[l] = acc[l] / NL;
     return out;
   };
   // exact top k without scanning L: the neighbours' labels, then the others (score 0) by index
-  const topK = (
+  scores.topK = (
     indices: Int32Array,
     values: Float32Array | Float64Array,
     k: number,
     dense?: boolean,
     p?: number,
   ): TopK => {
-    probes = dense ? undefined : p ?? defaultProbes;
-    accumulate(indices, values);
+    accumulate(indices, values, dense ? undefined : p ?? defaultProbes);
     // the touched labels' float32 scores (acc is reset by the next query)
     for (let i = 0; i < n; i++) acc[touched[i]] = fround(acc[touched[i]] / NL);
     return topKTouched(k, L, acc, touched, n, mark);
   };
-  return Object.assign(scores, { topK });
+  return scores;
 };

@@ -5,15 +5,15 @@
  *
  * Exact, without computing every sum in full: once `kk` points are held, a point is abandoned
  * after the first m coordinates (m = 8, 16, …) when a partial sum over them plus
- * ‖point_p[m:]‖ · ‖z[m:]‖ (Cauchy-Schwarz, with a slack far above the rounding error), or else the
- * whole sum, is below the current kk-th similarity: the ordered sum would be rejected too, and
- * the kk best under the strict (similarity, index) order do not depend on the visiting order.
- * Only the points that pass get the ordered sum. The partial sums run over two accumulators
- * (their order does not matter, the slack covers it). At load the points are copied in list
+ * ‖point_p[m:]‖ · ‖z[m:]‖ (Cauchy-Schwarz, with a slack far above the rounding error) is below
+ * the current kk-th similarity: the ordered sum would be rejected too, and the kk best under the
+ * strict (similarity, index) order do not depend on the visiting order. Only the points that
+ * pass get the ordered sum, checked against the same bar before it is ranked. The partial sums
+ * run over two accumulators (their order does not matter, the slack covers it). At load the points are copied in list
  * order, each row followed by its suffix norms every 8 coordinates (rounded up), so a list reads
  * as one block. Embeddings put most of their energy in the first coordinates (SLEEC's come from
  * eigenvectors), so most points stop after 8-24 coordinates; when they do not (35% or more of
- * the energy in the second half, e.g. random points), only the whole sum is checked.
+ * the energy in the second half, e.g. random points), only the ordered sum is checked.
  *
  * The lists are those of the file's optional index (written by src/models/sleec/knn_index.ts:
  * each cluster's points split by spherical k-means), or one list per cluster. They are visited
@@ -25,8 +25,8 @@
  * @module
  */
 import { pushTop } from "../topk.ts";
-import { f32s, i32s, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
-import { probeCount } from "./mips_index.ts";
+import { dot, f32s, i32s, iota, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
+import { probeCount, span } from "./mips_index.ts";
 import { bad, count, floats, ints, ptrs } from "./tensors.ts";
 import type { DecodedModel } from "./types.ts";
 
@@ -83,7 +83,6 @@ export const knnSearch = (
   sims: Float64Array,
 ): { search: KnnSearch; probes: number | undefined } => {
   const C = pointPtr.length - 1, P = pointPtr[C], t = m.tensors.knnOrder;
-  const iota = (n: number) => Int32Array.from({ length: n }, (_, i) => i);
   // without an index: one list per cluster (centroid 0), the points in file order
   let order: Int32Array = iota(P), ptr = pointPtr, lists: Int32Array = iota(C + 1), most = 1;
   let cen: Float32Array = f32s(C * r);
@@ -93,10 +92,11 @@ export const knnSearch = (
     const S = ptr.length - 1, seen = u8s(P);
     lists = ptrs(m, "knnLists", S, C + 1);
     cen = floats(m, "knnCentroids", S * r);
-    // cluster c's lists hold exactly its points, each once
+    // cluster c's lists hold exactly its points, each once: they start at its first point (and
+    // end at the next cluster's first, checked with it; the last at P, as "knnPtr" does)
     for (let c = 0; c < C; c++) {
       const s0 = lists[c], s1 = lists[c + 1];
-      let fail = ptr[s0] !== pointPtr[c] || ptr[s1] !== pointPtr[c + 1];
+      let fail = ptr[s0] !== pointPtr[c];
       most = max(most, s1 - s0);
       for (let e = ptr[s0], p; e < ptr[s1]; e++) {
         fail ||= (p = order[e]) < pointPtr[c] || p >= pointPtr[c + 1] || !!seen[p]++;
@@ -137,29 +137,25 @@ export const knnSearch = (
     let lim = NaN;
     next: for (; e < end; e++) {
       const o = e * w;
-      let s = 0, a = 0;
       if (count === kk) {
         if (lim !== lim) {
           // bounds: two partial sums (in any order: within 1e-13 of the scales of the ordered
-          // sum) plus ‖p[a:]‖·‖z[a:]‖ (Cauchy-Schwarz), then the whole sum; the slack (1e-9 of
+          // sum) plus ‖p[a:]‖·‖z[a:]‖ (Cauchy-Schwarz), then the ordered sum; the slack (1e-9 of
           // the scales) exceeds every rounding error of the sums, the norms and lim
           lim = sims[kk - 1] * zn;
           lim -= 1e-9 * (big * zn + Math.abs(lim));
         }
-        let s1 = 0;
-        for (let i = o, j = o + r; a < h; a += 8, i += 8) {
+        for (let a = 0, i = o, j = o + r, s = 0, s1 = 0; a < h; a += 8, i += 8) {
           s += rows[i] * zz[a] + rows[i + 1] * zz[a + 1] + rows[i + 2] * zz[a + 2] +
             rows[i + 3] * zz[a + 3];
           s1 += rows[i + 4] * zz[a + 4] + rows[i + 5] * zz[a + 5] + rows[i + 6] * zz[a + 6] +
             rows[i + 7] * zz[a + 7];
           if (s + s1 + rows[++j] * ztail[j - o] < lim) continue next;
         }
-        for (; a < r; a++) s += rows[o + a] * zz[a];
-        if (s + s1 < lim) continue;
-        s = a = 0;
       }
       // the similarity, accumulated in order
-      for (; a < r; a++) s += rows[o + a] * zz[a];
+      const s = dot(zz, rows, o, r);
+      if (s < lim) continue; // below the bar too (lim is NaN until kk points are held)
       count = pushTop(ids, sims, count, kk, order[e], s * zinv);
       lim = NaN;
     }
@@ -171,18 +167,16 @@ export const knnSearch = (
     tails(z, 0, ztail, r);
     zn = zinv > 0 ? 1 / zinv : NaN; // z = 0: every sim is 0, nothing is abandoned
     const f = lists[c], nl = lists[c + 1] - f;
-    let count = 0, n = 0, reach = 0;
+    let count = 0, n = 0;
     // the lists best first (by z · centroid; the best `probes` of them, else all): the early
     // neighbours raise the bounds' bar
-    for (let s = f, o = f * r; s < f + nl; s++, o += r) {
-      let d = 0;
-      for (let a = 0; a < r; a++) d += z[a] * cen[o + a];
-      n = pushTop(ls, lsim, n, probes === undefined ? nl : probeCount(probes, nl), s, rankable(d));
+    const cap = probes === undefined ? nl : probeCount(probes, nl);
+    for (let s = f; s < f + nl; s++) {
+      n = pushTop(ls, lsim, n, cap, s, rankable(dot(z, cen, s * r, r)));
     }
-    for (let i = 0; i < n; i++) reach += ptr[ls[i] + 1] - ptr[ls[i]];
     // too few points in the best lists: every point of the cluster (its lists cover the rows
     // pointPtr[c] … pointPtr[c+1] − 1)
-    if (reach < kk) return scan(pointPtr[c], pointPtr[c + 1], 0);
+    if (span(ptr, ls, n) < kk) return scan(pointPtr[c], pointPtr[c + 1], 0);
     for (let i = 0; i < n; i++) count = scan(ptr[ls[i]], ptr[ls[i] + 1], count);
     return count;
   };

@@ -16,7 +16,7 @@
 import { type TopK, topK as topKDense, topKTouched } from "../topk.ts";
 import { floats, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { i32s, min, rankable, u8s, zeros } from "../vector.ts";
+import { i32s, iota, min, rankable, u8s, zeros } from "../vector.ts";
 
 /**
  * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): for files
@@ -30,7 +30,7 @@ import { i32s, min, rankable, u8s, zeros } from "../vector.ts";
  * ```
  */
 export const biasOrder = (bias: Float32Array): Int32Array =>
-  i32s(bias.length).map((_, l) => l).sort((a, b) => rankable(bias[b]) - rankable(bias[a]) || a - b);
+  iota(bias.length).sort((a, b) => rankable(bias[b]) - rankable(bias[a]) || a - b);
 
 /**
  * Builds the `linear-sparse` scorer: tensors `featPtr` i32 [D+1], `labelIdx` i32|u16 [nnz],

@@ -13,6 +13,7 @@
 import { answer, pushTop, type TopK, topK, type TopKScorer } from "../topk.ts";
 import {
   ceil,
+  dot,
   f32s,
   floor,
   fround,
@@ -92,18 +93,14 @@ export const mipsIndex = (
   const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C), sel = zeros(C);
   // row c of x [·, r+1] as a score: bias (its last column) + ‖q‖ · spread + q · the rest (a
   // node's ranking score; a label's score, in the dense scorer's order, without spread)
-  const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) => {
-    let z = x[c * w + r];
-    if (s) z += qn * s[c];
-    for (let a = 0, o = c * w; a < r; a++) z += q[a] * x[o + a];
-    return rankable(z);
-  };
+  const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) =>
+    rankable(dot(q, x, c * w, r, s ? x[c * w + r] + qn * s[c] : x[c * w + r]));
   return (q, k, probes = def) => {
     const p = probeCount(probes, C);
     if (!(p < C)) return undefined;
     // groups: the file's count up to the default probes, then in proportion
     const pg = min(G, p > def ? ceil(gdef * p / def) : gdef); // 1 without groups
-    let qn = 0, n = 0, ng = 0, i = 0, reach = 0, size = 0;
+    let qn = 0, n = 0, ng = 0, i = 0, size = 0;
     for (let a = 0; a < r; a++) qn += q[a] * q[a];
     qn = sqrt(qn);
     for (let g = 0; g < G; g++) {
@@ -125,8 +122,7 @@ export const mipsIndex = (
       n = i;
     }
     // probing a quarter of the labels in cluster order is slower than the sequential full scan
-    for (let j = 0; j < n; j++) reach += ptr[cl[j] + 1] - ptr[cl[j]];
-    if (reach * 4 > L) return undefined;
+    if (span(ptr, cl, n) * 4 > L) return undefined;
     const cap = k < L ? k : L, labels = i32s(cap), top = zeros(cap);
     for (let j = 0; j < n; j++) {
       const c = cl[j], end = ptr[c + 1];
@@ -168,6 +164,21 @@ export const nth = (a: Float64Array, n: number, k: number): number => {
     else break;
   }
   return a[k];
+};
+
+/**
+ * How many items the first `n` lists of `ids` hold: Σ ptr[ids[i] + 1] − ptr[ids[i]].
+ *
+ * @example
+ * ```ts
+ * import { span } from "./mips_index.ts";
+ * console.log(span(Int32Array.of(0, 2, 5, 9), Int32Array.of(2, 0), 2)); // 6
+ * ```
+ */
+export const span = (ptr: Int32Array, ids: Int32Array, n: number): number => {
+  let items = 0;
+  for (let i = 0; i < n; i++) items += ptr[ids[i] + 1] - ptr[ids[i]];
+  return items;
 };
 
 /**

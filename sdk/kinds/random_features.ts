@@ -84,9 +84,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
   const embed = (indices: Int32Array, values: Float32Array | Float64Array) => {
     // x̃ = x and h = x̃ (L, raw, absent = zero): t = Σ x_j Q_j over the row's columns in
     // increasing order, the sums of the dense product below without its O(D) passes
-    let n = 1;
-    while (n < indices.length && indices[n] > indices[n - 1]) n++;
-    if (!nl && !project && !missing && n >= indices.length) {
+    if (!nl && !project && !missing && indices.every((j, p) => !p || j > indices[p - 1])) {
       return vecMat(tv, values, Q, kS, indices);
     }
     // x̃: the row (the first value of a repeated column, written last); completed or replaced by
