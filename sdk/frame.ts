@@ -12,17 +12,17 @@ import { formatError, type ModelFormatErrorReason } from "./errors.ts";
 /**
  * The newest model-file format version: what this SDK reads and the trainer writes. Version 2
  * adds signed feature hashing (`featureSpace.signed`), version 3 text input (`featureSpace.text`,
- * the tokenizer settings). A file is written with the lowest version that holds its content, so
+ * the tokenizer settings), version 4 the `knn-embedding` vote power (param `votePower`). A file is written with the lowest version that holds its content, so
  * readers of version 1 keep reading every file they can read correctly and reject the others as
  * `newer-version`.
  *
  * @example
  * ```ts
  * import { FORMAT_VERSION } from "./frame.ts";
- * console.log(FORMAT_VERSION); // 3
+ * console.log(FORMAT_VERSION); // 4
  * ```
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 
 /**
  * The value of the `magic` field, the first entry of every model file.

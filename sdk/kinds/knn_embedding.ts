@@ -23,7 +23,7 @@ import type { KindFactory } from "./types.ts";
 /**
  * Builds the `knn-embedding` scorer (tensors `centroids` [C, D], `clusterLearner` [C], `V`
  * [C·D, r], `pointPtr` [C+1], `points` [P, r], `labelPtr` [P+1], `labels`; params `rank`, `k`,
- * `weighted`, `numLearners`).
+ * `weighted`, `numLearners`, and `votePower` when not 1).
  *
  * @example
  * ```ts
@@ -48,6 +48,8 @@ export const knnEmbedding: KindFactory = (m) => {
   const D = m.numFeatures, L = m.numLabels;
   const r = intParam(m, "rank"), kNN = intParam(m, "k");
   const NL = intParam(m, "numLearners"), weighted = m.params.weighted === true;
+  // the vote's power π, a positive integer (format version 4; 1 when absent)
+  const power = m.params.votePower === undefined ? 1 : intParam(m, "votePower");
   const learner = ints(m, "clusterLearner", NL - 1), C = learner.length;
   const labels = ints(m, "labels"), labelPtr = ptrs(m, "labelPtr", labels.length);
   const P = labelPtr.length - 1, pointPtr = ptrs(m, "pointPtr", P, C + 1);
@@ -83,12 +85,11 @@ export const knnEmbedding: KindFactory = (m) => {
       vecMat(z, values, V, r, indices, inv, best * D * r, true);
       const zinv = invNorm(z, r), kk = min(kNN, pointPtr[best + 1] - pointPtr[best]);
       const count = search(best, zinv, kk, probes);
-      // neighbour weights: max(0, similarity) / their sum when `weighted` (unless that is 0),
+      // neighbour weights: max(0, similarity)^π / their sum when `weighted` (unless that is 0),
       // else 1 / count
       let wsum = 0;
       for (let q = 0; q < count; q++) {
-        if (!(nnSim[q] > 0 && weighted)) nnSim[q] = 0;
-        wsum += nnSim[q];
+        wsum += nnSim[q] = nnSim[q] > 0 && weighted ? nnSim[q] ** power : 0;
       }
       if (!(wsum > 0)) {
         nnSim.fill(1, 0, count);

@@ -17,7 +17,9 @@ import { MsgpackWriter } from "./msgpack_writer.ts";
 import { float32ToFloat16, quantizeInt8 } from "./quantize.ts";
 
 /**
- * The format version a content is written with: 3 when its feature space takes text
+ * The format version a content is written with: 4 when a `knn-embedding` model weighs its votes
+ * by a power of the similarity (param `votePower` other than 1: an older reader would weigh them
+ * by the similarity itself), else 3 when its feature space takes text
  * (`featureSpace.text`: an older reader would ignore the tokenizer and answer text queries
  * wrongly), else 2 when it uses signed feature hashing (which a version-1 reader would silently
  * misread), else 1.
@@ -32,6 +34,8 @@ import { float32ToFloat16, quantizeInt8 } from "./quantize.ts";
  * ```
  */
 export function formatVersionOf(content: ModelFileContent): number {
+  const power = content.params.votePower;
+  if (content.kind === "knn-embedding" && power !== undefined && power !== 1) return 4;
   const fs = content.featureSpace;
   if (fs && fs.type !== "index" && fs.text !== undefined) return 3;
   return fs?.type === "hashing" && fs.signed === true ? 2 : 1;

@@ -131,7 +131,7 @@ Deno.test("signed hashing is written as format version 2, unsigned hashing as ve
   c.featureSpace = { type: "hashing", dim: 3, seed: 42, signed: true };
   const signed = encodeModelFile(c);
   assert(unsigned[1 + 16 + 14] === 1 && signed[1 + 16 + 14] === 2, "version byte");
-  assert(FORMAT_VERSION === 3, `FORMAT_VERSION ${FORMAT_VERSION}`);
+  assert(FORMAT_VERSION === 4, `FORMAT_VERSION ${FORMAT_VERSION}`);
 });
 
 Deno.test("the encoder rejects inconsistent content, naming the field", () => {

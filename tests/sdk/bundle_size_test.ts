@@ -10,17 +10,17 @@
  * (sparse or dense rows), one ordered dot product (dense scores, label-index ranks, knn lists and
  * similarities), one offsets check (range and order in one pass), one thrower of
  * `ModelFormatError`, and the knn search's redundant whole-sum check gone (one posting loop in
- * `linear-sparse` saved 41 bytes more but slowed its dense path by 10%: not taken).
- * What is left are speed features (the fast CRC-32 for the load time, the bias walk, the leaf
+ * `linear-sparse` saved 41 bytes more but slowed its dense path by 10%: not taken). The
+ * `knn-embedding` vote power (format version 4) added 49 bytes (15,548). What is left are speed features (the fast CRC-32 for the load time, the bias walk, the leaf
  * copy, the f16 table, the selection, the knn bounds). Until the target is met LIMIT guards the
  * trimmed size against growth; it is not the target (issue 15 stays open on it).
  */
 import { assert } from "./helpers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const LIMIT = 15_500;
+const LIMIT = 15_600;
 
-Deno.test("the SDK's code without msgpackr stays within 15,500 bytes minified", async () => {
+Deno.test("the SDK's code without msgpackr stays within 15,600 bytes minified", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const out = await new Deno.Command(`${ROOT}node_modules/.bin/esbuild`, {

@@ -6,6 +6,7 @@
  */
 import * as trainer from "../../mod.ts";
 import * as sdk from "../../sdk/mod.ts";
+import { encodeKnnModel } from "../../src/models/sleec/model_file.ts";
 import { assert } from "./helpers.ts";
 
 const TRUNCATED = await Deno.readFile(new URL("../fixtures/bad/truncated.tsm", import.meta.url));
@@ -34,17 +35,23 @@ Deno.test("mod.ts and sdk/mod.ts export one ModelFormatError: instanceof works b
 
 Deno.test("mod.ts and sdk/mod.ts export one FORMAT_VERSION, which the writer's files carry at most", () => {
   assert(trainer.FORMAT_VERSION === sdk.FORMAT_VERSION, "two format versions");
-  const bytes = trainer.encodeModelFile({
-    kind: "linear-sparse",
+  // the newest feature the writer has: a knn-embedding vote power (version 4)
+  const bytes = encodeKnnModel({
     numFeatures: 1,
     numLabels: 1,
-    featureSpace: { type: "hashing", dim: 1, seed: 0, text: { ngrams: 1 } },
-    params: {},
-    tensors: {
-      featPtr: { dtype: "i32", shape: [2], data: Int32Array.of(0, 1) },
-      labelIdx: { dtype: "i32", shape: [1], data: Int32Array.of(0) },
-      weights: { dtype: "f32", shape: [1], data: Float32Array.of(1) },
-    },
+    rank: 1,
+    numLearners: 1,
+    k: 1,
+    weighted: true,
+    votePower: 2,
+    clusters: [{
+      learner: 0,
+      centroid: Float32Array.of(1),
+      v: Float32Array.of(1),
+      numPoints: 1,
+      points: Float32Array.of(1),
+      labels: [Int32Array.of(0)],
+    }],
   });
   assert(sdk.loadModel(bytes).formatVersion === sdk.FORMAT_VERSION, "newest version");
 });

@@ -1,6 +1,6 @@
 /**
  * `deno task repro sleec-ablation --dataset delicious [--variants a,b,...] [--extra JSON]
- * [--k-grid 5,10,...] [--valid-fraction 0.2] [--euclidean]`: why batch SLEEC lands where it does, measured on a
+ * [--k-grid 5,10,...] [--valid-fraction 0.2] [--learners T] [--euclidean]`: why batch SLEEC lands where it does, measured on a
  * VALIDATION split of the training file only (the test file is never read).
  *
  * The split is deterministic: the LAST `--valid-fraction` (default 20%) of the training file's
@@ -11,7 +11,9 @@
  * rows; the k of the kNN prediction (`--k-grid`, default 5,10,15,20,30,50,70,100) and the
  * weighting (similarity-weighted and counted votes) only change prediction, so each fit is scored
  * for every pair. A variant with `numLearners` T > 1 is also scored with its first t learners,
- * t = 1..T (the learner curve on validation).
+ * t = 1..T (the learner curve on validation). `--learners T` sets T for every variant but `reference`. Variants
+ * that differ only in prediction options (k, weighting, `votePower`) share one fit
+ * (`reusedFit: true`).
  *
  * `--euclidean` also scores, for variants with one cluster per learner, the kNN rule of the
  * SLEEC authors' released code ({@linkcode EuclideanKnn}: Euclidean distances between the
@@ -69,6 +71,22 @@ export const REFERENCE: Readonly<Partial<SleecConfig>> = Object.freeze({
 });
 
 /**
+ * The ensemble the `sleec-curve` test run chose (C = 6, 4 learners; with the reference's
+ * n̄ = 250): the base of the `ens*` variants. `--learners T` overrides the learner count of
+ * every variant.
+ *
+ * @example
+ * ```ts
+ * import { ENSEMBLE } from "./sleec-ablation.ts";
+ * console.log(ENSEMBLE.numClusters, ENSEMBLE.numLearners); // 6 4
+ * ```
+ */
+export const ENSEMBLE: Readonly<Partial<SleecConfig>> = Object.freeze({
+  numClusters: 6,
+  numLearners: 4,
+});
+
+/**
  * The named variants (`reference` is always run first).
  *
  * @example
@@ -93,7 +111,55 @@ export const ABLATIONS: Readonly<Record<string, SleecAblation>> = Object.freeze(
   rawOmega: { what: "raw label overlaps in Ω (the paper)", config: { normalizeLabels: false } },
   c2: { what: "2 clusters", config: { numClusters: 2 } },
   c6x8: { what: "6 clusters, 8 learners", config: { numClusters: 6, numLearners: 8 } },
+  ens: { what: "ensemble: 6 clusters, 4 learners", config: ENSEMBLE },
+  ensPow2: { what: "ensemble, weights sim^2", config: { ...ENSEMBLE, votePower: 2 } },
+  ensPow4: { what: "ensemble, weights sim^4", config: { ...ENSEMBLE, votePower: 4 } },
+  ensPow8: { what: "ensemble, weights sim^8", config: { ...ENSEMBLE, votePower: 8 } },
+  ensPow16: { what: "ensemble, weights sim^16", config: { ...ENSEMBLE, votePower: 16 } },
+  ensTfidf: {
+    what: "ensemble, tf-idf features",
+    config: { ...ENSEMBLE, featureWeighting: "tfidf" },
+  },
+  ensRows63: {
+    what: "ensemble, each learner on 63.2% of the rows",
+    config: { ...ENSEMBLE, rowFraction: 0.632 },
+  },
+  ensFeat50: {
+    what: "ensemble, each learner on half the features",
+    config: { ...ENSEMBLE, featureFraction: 0.5 },
+  },
 });
+
+/** Options that only change prediction: variants differing only in them share one fit. */
+const PREDICTION_KEYS: readonly string[] = [
+  "k",
+  "weighted",
+  "votePower",
+];
+
+/** The training-relevant part of a configuration, as a key of the fit cache. */
+function fitKey(cfg: Partial<SleecConfig>): string {
+  const entries = Object.entries(cfg).filter(([k]) => !PREDICTION_KEYS.includes(k));
+  return JSON.stringify(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * `model` with the vote rule of `cfg` (`votePower`, default 1); shares all arrays.
+ *
+ * @example
+ * ```ts
+ * import { withRule } from "./sleec-ablation.ts";
+ * import { trainSleec } from "../../../src/models/sleec/mod.ts";
+ * const x = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0), values: Float32Array.of(1) };
+ * const y = { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0) };
+ * console.log(withRule(trainSleec(x, y, { rank: 1 }), { votePower: 2 }).knn.votePower); // 2
+ * ```
+ */
+export function withRule(model: SleecModel, cfg: Partial<SleecConfig>): SleecModel {
+  const { votePower: _, ...knn } = model.knn;
+  const power = cfg.votePower ?? 1;
+  return new SleecModel(power === 1 ? knn : { ...knn, votePower: power }, model.idf);
+}
 
 /**
  * The last `fraction` of `train`'s rows (file order) as validation rows, the rest as fit rows.
@@ -144,7 +210,7 @@ export function firstLearners(model: SleecModel, t: number): SleecModel {
     ...knn,
     numLearners: t,
     clusters: knn.clusters.filter((c) => c.learner < t),
-  });
+  }, model.idf);
 }
 
 /**
@@ -293,15 +359,26 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
   const order = [...new Set(["reference", ...named, ...Object.keys(extra)])];
   const all: Record<string, SleecAblation> = { ...ABLATIONS, ...extra };
   const kGrid = intList(f["k-grid"], [5, 10, 15, 20, 30, 50, 70, 100], "k-grid");
+  const learners = numberFlag(f, "learners");
   const rows: Record<string, unknown>[] = [];
+  const fits = new Map<string, { model: SleecModel; fitSeconds: number }>();
   let fitTotal = 0;
   for (const name of order) {
     const v = all[name];
     const cfg: Partial<SleecConfig> = { seed: ctx.seed, ...REFERENCE, ...v.config };
-    const t0 = performance.now();
-    const model = trainSleec(fit.x, fit.y, cfg);
-    const fitSeconds = (performance.now() - t0) / 1000;
-    fitTotal += fitSeconds;
+    if (learners !== undefined && name !== "reference") cfg.numLearners = learners;
+    const key = fitKey(cfg);
+    let cached = fits.get(key);
+    const reused = cached !== undefined;
+    if (cached === undefined) {
+      const t0 = performance.now();
+      const trained = trainSleec(fit.x, fit.y, cfg);
+      cached = { model: trained, fitSeconds: (performance.now() - t0) / 1000 };
+      fitTotal += cached.fitSeconds;
+      fits.set(key, cached);
+    }
+    const model = withRule(cached.model, cfg);
+    const fitSeconds = cached.fitSeconds;
     const T = model.knn.numLearners;
     const grid: Record<string, number | boolean>[] = [];
     let best: Record<string, number | boolean> | undefined;
@@ -356,6 +433,7 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
       fitRows: fit.x.numRows,
       validRows: valid.x.numRows,
       fitSeconds: r2(fitSeconds),
+      reusedFit: reused,
       modelBytes: model.toModelFile().byteLength,
       modelBytesI8: model.toModelFile({ quantize: "i8" }).byteLength,
       best,

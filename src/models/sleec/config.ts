@@ -44,6 +44,24 @@ export interface SleecConfig {
   k: number;
   /** Weight neighbours by their cosine similarity (else uniformly). */
   weighted: boolean;
+  /**
+   * Exponent π of the weighted vote, a positive integer up to 64: a neighbour weighs
+   * max(0, sim)^π when `weighted` (1: the paper's rule). Stored in the model file (param
+   * `votePower`, format version 4).
+   */
+  votePower: number;
+  /** Feature weighting before L2 normalisation: "none" or "tfidf" (IDF of the training rows). */
+  featureWeighting: "none" | "tfidf";
+  /**
+   * Fraction of the rows each learner is fit on, drawn without replacement by the learner's seed
+   * (1: all rows; 0.632 is the share of distinct rows of a bootstrap sample).
+   */
+  rowFraction: number;
+  /**
+   * Fraction of the features each learner sees (a seeded random subset per learner, rows
+   * re-normalised; 1: all features).
+   */
+  featureFraction: number;
   /** Clusters per learner (the paper: ⌊n/6000⌋, at least 1). */
   numClusters: number;
   /** Learners in the ensemble (different clustering seeds). */
@@ -104,6 +122,10 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
   cgIterations: 25,
   k: 15,
   weighted: true,
+  votePower: 1,
+  featureWeighting: "none",
+  rowFraction: 1,
+  featureFraction: 1,
   numClusters: 1,
   numLearners: 1,
   kmeansIterations: 10,
@@ -182,6 +204,33 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
     kind: "boolean",
     default: DEFAULT_CONFIG.weighted,
     doc: "Weight neighbours by their cosine similarity (else uniformly).",
+  },
+  votePower: count(
+    "votePower",
+    "Weighted votes: a neighbour weighs max(0, sim)^votePower (1: the paper's rule).",
+    64,
+  ),
+  featureWeighting: {
+    kind: "enum",
+    values: ["none", "tfidf"],
+    default: DEFAULT_CONFIG.featureWeighting,
+    doc: "Feature weighting before L2 normalisation.",
+  },
+  rowFraction: {
+    kind: "number",
+    default: DEFAULT_CONFIG.rowFraction,
+    min: 0,
+    minExclusive: true,
+    max: 1,
+    doc: "Fraction of the rows each learner is fit on (seeded, without replacement).",
+  },
+  featureFraction: {
+    kind: "number",
+    default: DEFAULT_CONFIG.featureFraction,
+    min: 0,
+    minExclusive: true,
+    max: 1,
+    doc: "Fraction of the features each learner sees (seeded per learner).",
   },
   numClusters: count("numClusters", "Clusters per learner."),
   numLearners: count("numLearners", "Learners in the ensemble (different clustering seeds)."),

@@ -121,24 +121,31 @@ function normalize(v: Float64Array, o: number, r: number) {
   for (let a = 0; a < r; a++) v[o + a] *= inv;
 }
 
+/** The file's vote rule: params `weighted` and `votePower` (π, default 1). */
+interface VoteRule {
+  weighted: boolean;
+  power: number;
+}
+
 /**
  * The top-5 labels (positive scores) of the neighbours ids/sim[0, n) under the file's vote rule
- * (weights max(0, sim)/Σ when `weighted` and that sum is positive, else equal).
+ * (weights max(0, sim)^power/Σ when `weighted` and that sum is positive, else equal).
  */
 function vote(
   ids: Int32Array,
   sim: Float64Array,
   n: number,
-  weighted: boolean,
+  rule: VoteRule,
   labelPtr: Int32Array,
   labels: Int32Array,
   acc: Map<number, number>,
 ): number[] {
   acc.clear();
   let wsum = 0;
-  for (let q = 0; q < n; q++) wsum += weighted && sim[q] > 0 ? sim[q] : 0;
+  const { weighted, power } = rule;
+  for (let q = 0; q < n; q++) wsum += weighted && sim[q] > 0 ? sim[q] ** power : 0;
   for (let q = 0; q < n; q++) {
-    const w = wsum > 0 ? (sim[q] > 0 ? sim[q] / wsum : 0) : 1 / n;
+    const w = wsum > 0 ? (sim[q] > 0 ? sim[q] ** power / wsum : 0) : 1 / n;
     if (w === 0) continue;
     for (let e = labelPtr[ids[q]]; e < labelPtr[ids[q] + 1]; e++) {
       acc.set(labels[e], (acc.get(labels[e]) ?? 0) + w);
@@ -195,7 +202,10 @@ export function withKnnIndex(
     );
   }
   const r = given.params.rank as number, kNN = given.params.k as number;
-  const weighted = given.params.weighted === true;
+  const rule: VoteRule = {
+    weighted: given.params.weighted === true,
+    power: (given.params.votePower as number | undefined) ?? 1,
+  };
   const pointPtr = given.tensors.pointPtr.data as Int32Array, C = pointPtr.length - 1;
   const labelPtr = given.tensors.labelPtr.data as Int32Array;
   const labels = given.tensors.labels.data as Int32Array;
@@ -214,7 +224,7 @@ export function withKnnIndex(
         pts,
         r,
         kNN,
-        weighted,
+        rule,
         pointPtr,
         labelPtr,
         labels,
@@ -294,7 +304,7 @@ function calibrate(
   pts: Float32Array,
   r: number,
   kNN: number,
-  weighted: boolean,
+  rule: VoteRule,
   pointPtr: Int32Array,
   labelPtr: Int32Array,
   labels: Int32Array,
@@ -320,7 +330,7 @@ function calibrate(
       for (let p = p0; p < p0 + n; p++) {
         if (p !== q) size = pushTop(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
       }
-      const want = new Set(vote(ids, sim, size, weighted, labelPtr, labels, acc));
+      const want = new Set(vote(ids, sim, size, rule, labelPtr, labels, acc));
       // the lists by z · centroid, then the neighbours among the first 1, 2, … lists
       let nls = 0;
       for (let s = 0; s < nl; s++) {
@@ -336,7 +346,9 @@ function calibrate(
           if (p !== q) size = pushTop(ids, sim, size, kk, p, dot(pts, qo, p * r, r));
         }
         let hit = 0;
-        for (const l of vote(ids, sim, size, weighted, labelPtr, labels, acc)) hit += +want.has(l);
+        for (const l of vote(ids, sim, size, rule, labelPtr, labels, acc)) {
+          hit += +want.has(l);
+        }
         recallAt[i + 1] += want.size ? hit / want.size : 1;
       }
       for (let i = nl + 1; i <= maxLists; i++) recallAt[i] += 1;

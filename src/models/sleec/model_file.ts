@@ -5,7 +5,7 @@
  * Layout (C clusters over all learners, D = numFeatures, r = rank, P points in total):
  *
  * - params: `rank` (r), `k` (neighbours), `weighted` (boolean), `numLearners`,
- *   `numClusters` (C).
+ *   `numClusters` (C); `votePower` (π of the weighted vote) only when not 1 (format version 4).
  * - `centroids` f32 [C, D]: unit-norm cluster centroids, row-major.
  * - `clusterLearner` i32 [C]: the learner of each cluster, in [0, numLearners).
  * - `V` f32 [C·D, r]: cluster c's regressor is rows c·D … c·D + D − 1 (row j = feature j).
@@ -94,6 +94,10 @@ export function knnModelContent(
       weighted: model.weighted,
       numLearners: model.numLearners,
       numClusters: C,
+      // the paper's vote (1) is not written, so such files keep their format version
+      ...(model.votePower !== undefined && model.votePower !== 1
+        ? { votePower: model.votePower }
+        : {}),
     },
     tensors: {
       centroids: { dtype: "f32", shape: [C, D], data: centroids },
@@ -226,5 +230,21 @@ export function knnModelFromContent(content: ModelFileContent): KnnModel {
       labels: lists,
     });
   }
-  return { numFeatures: D, numLabels: L, rank: r, numLearners, k, weighted, clusters };
+  const votePower = content.params.votePower;
+  if (
+    votePower !== undefined &&
+    !(typeof votePower === "number" && Number.isInteger(votePower) && votePower >= 1)
+  ) {
+    throw new RangeError(`knn-embedding model: param "votePower" must be a positive integer`);
+  }
+  return {
+    numFeatures: D,
+    numLabels: L,
+    rank: r,
+    numLearners,
+    k,
+    weighted,
+    clusters,
+    ...(votePower !== undefined && votePower !== 1 ? { votePower } : {}),
+  };
 }

@@ -19,7 +19,7 @@ import { preprocessRows } from "../../data/preprocess.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { sortedLabels } from "./batch.ts";
-import { resolveConfig, type SleecConfig } from "./config.ts";
+import { DEFAULT_CONFIG, resolveConfig, type SleecConfig } from "./config.ts";
 import { encodeKnnModel } from "./model_file.ts";
 import { type KnnModel, KnnPredictor } from "./predictor.ts";
 import { StreamCluster } from "./stream_cluster.ts";
@@ -66,6 +66,15 @@ export class SleecStream implements Estimator {
   constructor(options: SleecStreamOptions = {}) {
     const { numFeatures, numLabels, ...rest } = options;
     this.#cfg = resolveConfig(rest as Record<string, unknown>);
+    for (const name of ["rowFraction", "featureFraction", "featureWeighting"] as const) {
+      if (this.#cfg[name] !== DEFAULT_CONFIG[name]) {
+        throw new RangeError(
+          `SleecStream: ${name} is an option of the batch trainer (trainSleec), got ${
+            this.#cfg[name]
+          }`,
+        );
+      }
+    }
     this.#numFeatures = SleecStream.#size(numFeatures, "numFeatures");
     this.#numLabels = SleecStream.#size(numLabels, "numLabels");
     this.#nextRefresh = this.#cfg.firstRefresh;
@@ -268,6 +277,7 @@ export class SleecStream implements Estimator {
       numLearners: this.#cfg.numLearners,
       k: this.#cfg.k,
       weighted: this.#cfg.weighted,
+      ...(this.#cfg.votePower !== 1 ? { votePower: this.#cfg.votePower } : {}),
       clusters,
     };
   }
