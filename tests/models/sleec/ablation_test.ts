@@ -177,6 +177,12 @@ Deno.test("repro sleec-curve --validation: curve on the last 20% of train, --con
     assert(points.map((p) => p.learners).join() === "1,2", "one point per ensemble size");
     assert(points[1].modelBytes > points[0].modelBytes, "two learners are not bigger than one");
     assert(points[1]["P@1"] === res.metrics["P@1"], "metrics are the last point's");
+    // the best point's i8 file, answered by the SDK: its bytes, and P@k near the trainer's
+    const best = x.best as Record<string, number>, edge = x.bestEdgeFile as Record<string, number>;
+    assert(edge.bytes === best.modelBytesI8, `edge file ${edge.bytes} vs ${best.modelBytesI8}`);
+    for (const k of ["P@1", "P@3", "P@5"]) {
+      assert(Math.abs(edge[k] - best[k]) <= 5, `${k}: SDK on i8 ${edge[k]}, trainer ${best[k]}`);
+    }
     const bad = await curve(ctx(dir, { ...flags, config: '{"svpIterations": 0}' }))
       .catch((e) => e as Error);
     assert(bad instanceof RangeError && bad.message.includes("svpIterations"), `${bad}`);
