@@ -7,6 +7,7 @@ import { type KnnModel, KnnPredictor } from "../../src/models/sleec/predictor.ts
 import { SleecModel, trainSleec } from "../../src/models/sleec/batch.ts";
 import { resolveConfig } from "../../src/models/sleec/config.ts";
 import { SleecStream } from "../../src/models/sleec/stream.ts";
+import { SleecReplica } from "../../src/models/sleec/replica.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import { loadModel } from "../../sdk/mod.ts";
 import { makeBatch, plantedData } from "./estimator_checks.ts";
@@ -97,6 +98,19 @@ Deno.test("sleec vote power: the stream and its replica carry it; batch-only opt
   s.learnMany(b);
   assert(s.knnModel().votePower === 4, "the stream's model carries it");
   assert(decodeModelFile(s.toModelFile()).params.votePower === 4, "and its file");
+  // the service's replica (the state the learner thread sends) predicts as the stream does
+  const replica = SleecReplica.fromState(s.toReplicaState());
+  for (let i = 0; i < b.x.numRows; i++) {
+    const row = {
+      indices: b.x.indices.subarray(b.x.indptr[i], b.x.indptr[i + 1]),
+      values: b.x.values.subarray(b.x.indptr[i], b.x.indptr[i + 1]),
+    };
+    const want = s.predictTopK(row, 3), got = replica.predictTopK(row, 3);
+    assert(
+      String(got.scores) === String(want.scores),
+      `replica row ${i}: ${got.scores} vs ${want.scores}`,
+    );
+  }
   for (const name of ["rowFraction", "featureFraction", "featureWeighting"]) {
     const value = name === "featureWeighting" ? "tfidf" : 0.5;
     assert(

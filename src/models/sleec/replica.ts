@@ -43,6 +43,9 @@ export function sleecReplicaState(model: KnnModel): ModelState {
     weighted: model.weighted ? 1 : 0,
   };
   for (const p of PARAMS) scalars[p] = content.params[p] as number;
+  if (content.params.votePower !== undefined) {
+    scalars.votePower = content.params.votePower as number;
+  }
   return { kind: "sleec", config: {}, scalars, tensors };
 }
 
@@ -106,6 +109,7 @@ export class SleecReplica extends PredictionReplica {
     }
     const params: Record<string, number | boolean> = { weighted: s.weighted === 1 };
     for (const p of PARAMS) params[p] = s[p];
+    if (s.votePower !== undefined) params.votePower = s.votePower;
     const content: ModelFileContent = {
       kind: "knn-embedding",
       numFeatures: s.numFeatures,
