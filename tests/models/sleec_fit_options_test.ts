@@ -2,7 +2,9 @@
  * Training options of SLEEC that change what each learner sees: `featureWeighting` (TF-IDF),
  * `rowFraction` and `featureFraction` (seeded per learner).
  */
-import { inverseDocumentFrequency, learnerView, trainSleec } from "../../src/models/sleec/batch.ts";
+import { trainSleec } from "../../src/models/sleec/batch.ts";
+import { learnerView } from "../../src/models/sleec/learner_view.ts";
+import { inverseDocumentFrequency } from "../../src/data/inverse_document_frequency.ts";
 import { SleecModel } from "../../src/models/sleec/batch.ts";
 import { resolveConfig } from "../../src/models/sleec/config.ts";
 import { loadModel } from "../../sdk/mod.ts";

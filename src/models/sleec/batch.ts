@@ -9,14 +9,13 @@ import { subsetRows } from "../../data/dataset.ts";
 import { decodeModelFile } from "../../../sdk/internal.ts";
 import { sphericalKMeans } from "../../linalg/kmeans.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
-import { Rng } from "../../random/mod.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import { resolveConfig, type SleecConfig } from "./config.ts";
 import { trainCluster } from "./learner.ts";
 import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
-import { TfIdf } from "../../data/tfidf.ts";
-import { rowView } from "../../data/dataset_rows.ts";
+import { inverseDocumentFrequency } from "../../data/inverse_document_frequency.ts";
+import { emptyLabels, learnerView } from "./learner_view.ts";
 
 /**
  * A trained (batch) SLEEC model: predicts and exports; it does not learn further (the
@@ -38,6 +37,7 @@ export class SleecModel {
   readonly knn: KnnModel;
   /** IDF weights applied to raw rows before prediction (`featureWeighting: "tfidf"`), or none. */
   readonly idf: Float32Array | undefined;
+  #weighted = new Float32Array(0);
 
   constructor(knn: KnnModel, idf?: Float32Array) {
     this.knn = knn;
@@ -91,12 +91,16 @@ export class SleecModel {
     return new SleecModel({ ...this.knn, k, weighted }, this.idf);
   }
 
-  /** The row's values with the IDF weights (a copy), or the row's own values without IDF. */
+  /** The row's values with the IDF weights (in a scratch buffer), or the row's own values. */
   #values(x: SparseVector): Float32Array {
-    const idf = this.idf;
+    const idf = this.idf, n = x.values.length;
     if (idf === undefined) return x.values;
-    const out = new Float32Array(x.values.length);
-    for (let e = 0; e < out.length; e++) {
+    // a scratch buffer (grown when needed): no allocation per query
+    if (this.#weighted.length < n) {
+      this.#weighted = new Float32Array(Math.max(n, 2 * this.#weighted.length));
+    }
+    const out = this.#weighted.subarray(0, n);
+    for (let e = 0; e < n; e++) {
       const j = x.indices[e];
       out[e] = j >= 0 && j < idf.length ? x.values[e] * idf[j] : 0;
     }
@@ -263,99 +267,4 @@ export function trainSleec(
     clusters,
     ...(cfg.votePower !== 1 ? { votePower: cfg.votePower } : {}),
   }, idf);
-}
-
-/**
- * IDF of each column of `x` over its rows, by `TfIdf` (src/data/tfidf.ts): ln((1 + n) /
- * (1 + df_j)) + 1, the weights a model file's preprocessing block applies.
- *
- * @example
- * ```ts
- * import { inverseDocumentFrequency } from "./batch.ts";
- * const x = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 2, 3), indices: Int32Array.of(0, 1, 0), values: Float32Array.of(1, 1, 1) };
- * console.log(Array.from(inverseDocumentFrequency(x), (v) => v.toFixed(3))); // [ "1.000", "1.405" ]
- * ```
- */
-export function inverseDocumentFrequency(x: CsrMatrix): Float32Array {
-  const t = new TfIdf();
-  for (let i = 0; i < x.numRows; i++) t.observe(rowView(x, i));
-  return t.idfVector(x.numCols);
-}
-
-/**
- * What one learner sees: a seeded subset of ⌈rowFraction · n⌉ rows (increasing, without
- * replacement; all rows at 1) and, with `featureFraction` < 1, only a seeded subset of
- * ⌈featureFraction · D⌉ features, the rows re-normalised to unit L2 (a row left empty stays
- * empty). `x` is not mutated; at fractions 1 and 1 the result is `x` itself.
- *
- * @example
- * ```ts
- * import { learnerView } from "./batch.ts";
- * const x = { numRows: 4, numCols: 1, indptr: Int32Array.of(0, 1, 2, 3, 4), indices: new Int32Array(4), values: Float32Array.of(1, 1, 1, 1) };
- * console.log(learnerView(x, 0.5, 1, { seed: 1 }).rows.length); // 2
- * ```
- */
-export function learnerView(
-  x: CsrMatrix,
-  rowFraction: number,
-  featureFraction: number,
-  options: { seed: number },
-): { rows: Int32Array; x: CsrMatrix } {
-  const n = x.numRows, D = x.numCols;
-  if (!(rowFraction > 0 && rowFraction <= 1 && featureFraction > 0 && featureFraction <= 1)) {
-    throw new RangeError(
-      `learnerView: rowFraction and featureFraction must be in (0, 1], got ${rowFraction}, ` +
-        `${featureFraction}`,
-    );
-  }
-  const rng = new Rng(options.seed);
-  const pick = (total: number, fraction: number): Int32Array => {
-    const m = Math.min(total, Math.ceil(fraction * total));
-    const perm = Int32Array.from({ length: total }, (_, i) => i);
-    for (let i = 0; i < m; i++) {
-      const j = i + rng.nextInt(total - i);
-      const t = perm[i];
-      perm[i] = perm[j];
-      perm[j] = t;
-    }
-    return perm.slice(0, m).sort();
-  };
-  const rows = rowFraction < 1 ? pick(n, rowFraction) : Int32Array.from({ length: n }, (_, i) => i);
-  let view = rowFraction < 1
-    ? subsetRows({ name: "learner", numFeatures: D, numLabels: 0, x, y: emptyLabels(n) }, rows).x
-    : x;
-  if (featureFraction < 1) {
-    const keep = new Uint8Array(D);
-    for (const j of pick(D, featureFraction)) keep[j] = 1;
-    const indptr = new Int32Array(view.numRows + 1);
-    const indices = new Int32Array(view.indptr[view.numRows]);
-    const values = new Float32Array(indices.length);
-    let m = 0;
-    for (let i = 0; i < view.numRows; i++) {
-      for (let e = view.indptr[i]; e < view.indptr[i + 1]; e++) {
-        const j = view.indices[e];
-        if (j >= 0 && j < D && keep[j] === 1) {
-          indices[m] = j;
-          values[m++] = view.values[e];
-        }
-      }
-      indptr[i + 1] = m;
-    }
-    view = preprocessRows(
-      {
-        numRows: view.numRows,
-        numCols: D,
-        indptr,
-        indices: indices.slice(0, m),
-        values: values.slice(0, m),
-      },
-      { l2Normalize: true },
-    );
-  }
-  return { rows, x: view };
-}
-
-/** A label matrix of `n` empty rows (for {@linkcode subsetRows} on features only). */
-function emptyLabels(n: number): BinaryCsr {
-  return { numRows: n, numCols: 0, indptr: new Int32Array(n + 1), indices: new Int32Array(0) };
 }
