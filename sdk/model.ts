@@ -24,7 +24,10 @@ import { type TopK, topK, type TopKScorer } from "./topk.ts";
  * ```
  */
 export interface TopKOptions {
-  /** Score every label (the exact answer, whatever index the file has). */
+  /**
+   * The exact answer, whatever index the file has: every label scored, or for `knn-embedding`
+   * the exact neighbours (their labels, then the rest by index, as scoring every label ranks them).
+   */
   readonly exact?: boolean;
   /** Label-index clusters to probe (more: slower, closer to exact); default the file's. */
   readonly probes?: number;
@@ -50,8 +53,9 @@ export interface Model extends DecodedModel {
    * The `k` best labels for `x` (`{indices, values}` or a `{name: value}` record), in
    * decreasing score order, ties broken by the smaller label index. A `linear-lowrank` or
    * `random-features` file with a label index answers from its best clusters (exact scores,
-   * recall measured by bench/sdk_scale.ts); `options.exact` scores every label instead, and
-   * `options.probes` sets the clusters probed (default: the file's `mipsProbes`).
+   * recall measured by bench/sdk_scale.ts), a `knn-embedding` file with a neighbour index from
+   * its best lists; `options.exact` gives the exact answer instead, and `options.probes` sets the
+   * clusters or lists probed (default: the file's `mipsProbes` / `knnProbes`).
    *
    * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer >= 0,
    * or when a `random-features` model cannot fold the row in (its ridge system is numerically
@@ -97,7 +101,7 @@ export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
   const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {
     if (!Number.isInteger(k) || k < 0) badInput("bad k " + k, RangeError);
     const [i, v] = rows(x);
-    return fast && !o?.exact ? fast(i, v, k, undefined, o?.probes) : topK(scorer(i, v), L, k);
+    return fast ? fast(i, v, k, o?.exact || undefined, o?.probes) : topK(scorer(i, v), L, k);
   };
   return {
     ...m,

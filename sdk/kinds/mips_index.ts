@@ -216,8 +216,9 @@ export const indexedScorer = (
 ): KindScorer => {
   const search = mipsIndex(m, M, bias, r), L = m.numLabels;
   if (search) {
-    (score as TopKScorer).topK = (i, v, k, _, p) =>
-      search(query(i, v), k, p) ?? topK(score(i, v), L, k);
+    // dense (the caller's `exact`): every label scored
+    (score as TopKScorer).topK = (i, v, k, dense, p) =>
+      (dense ? undefined : search(query(i, v), k, p)) ?? topK(score(i, v), L, k);
   }
   return score;
 };

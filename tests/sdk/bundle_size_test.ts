@@ -11,7 +11,8 @@
  * similarities), one offsets check (range and order in one pass), one thrower of
  * `ModelFormatError`, and the knn search's redundant whole-sum check gone (one posting loop in
  * `linear-sparse` saved 41 bytes more but slowed its dense path by 10%: not taken). The
- * `knn-embedding` vote power (format version 4) added 49 bytes (15,548). What is left are speed features (the fast CRC-32 for the load time, the bias walk, the leaf
+ * `knn-embedding` vote power (format version 4) added 49 bytes, and `exact` answered by each
+ * kind's own top-k (knn: the exact neighbours, not every label scored) 10 more (15,558). What is left are speed features (the fast CRC-32 for the load time, the bias walk, the leaf
  * copy, the f16 table, the selection, the knn bounds). Until the target is met LIMIT guards the
  * trimmed size against growth; it is not the target (issue 15 stays open on it).
  */
