@@ -107,6 +107,39 @@ export function intList(
 }
 
 /**
+ * A flag holding a JSON object (`--config '{"lambda": 0.5}'`), or `{}` when it is absent.
+ *
+ * @throws {TypeError} naming the experiment and the flag when the value is not JSON, or not an
+ *   object (`what` says what it must be)
+ *
+ * @example
+ * ```ts
+ * import { jsonObjectFlag } from "./harness.ts";
+ * console.log(jsonObjectFlag({ config: '{"k": 5}' }, "config", "demo"), jsonObjectFlag({}, "config", "demo")); // { k: 5 } {}
+ * try { jsonObjectFlag({ config: "[1]" }, "config", "demo", "an object of options"); } catch (e) { console.log((e as Error).message); } // demo: --config must be an object of options
+ * ```
+ */
+export function jsonObjectFlag(
+  flags: Record<string, string | boolean>,
+  name: string,
+  experiment: string,
+  what = "a JSON object",
+): Record<string, unknown> {
+  const v = flags[name];
+  if (v === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(v));
+  } catch (e) {
+    throw new TypeError(`${experiment}: --${name} is not JSON: ${(e as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new TypeError(`${experiment}: --${name} must be ${what}`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/**
  * Loads `<dataDir>/<dataset>.train.txt` and `.test.txt`, puts both in the same feature and label
  * spaces (the larger of the two), and computes the propensities from the training label counts
  * (flags `--propensity-a`, `--propensity-b` override A = 0.55 and B = 1.5).

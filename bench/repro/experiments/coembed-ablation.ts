@@ -39,6 +39,7 @@ import { fitCoEmbed, type RowUpdate } from "../../../src/models/coembed/fit.ts";
 import { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
 import { RandomFeaturesPredictor } from "../../../src/models/coembed/predictor.ts";
 import type { Experiment, ExperimentContext, ExperimentResult } from "../types.ts";
+import { jsonObjectFlag } from "../harness.ts";
 import {
   type Dense,
   macroAuc,
@@ -262,9 +263,12 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     throw new RangeError(`coembed-ablation: --repeats ${flags.repeats} is not an integer >= 1`);
   }
   // --extra '{"name": {Ablation}, ...}': further variants, run after the named ones
-  const extra: Record<string, Ablation> = typeof flags.extra === "string"
-    ? JSON.parse(flags.extra)
-    : {};
+  const extra = jsonObjectFlag(
+    flags,
+    "extra",
+    "coembed-ablation",
+    "an object of named variants",
+  ) as Record<string, Ablation>;
   const grid: Record<string, Ablation> = { ...ABLATIONS, ...extra };
   const names = flags.variants === undefined
     ? Object.keys(ABLATIONS)

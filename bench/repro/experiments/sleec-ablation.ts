@@ -36,7 +36,7 @@ import { propensities as propensitiesOf } from "../../../src/metrics/propensity.
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { type SleecConfig, SleecModel, trainSleec } from "../../../src/models/sleec/mod.ts";
 import type { Experiment, ExperimentResult } from "../types.ts";
-import { intList, numberFlag } from "../harness.ts";
+import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
 
 /**
  * One ablation: overrides of the reference configuration.
@@ -315,19 +315,15 @@ export class EuclideanKnn {
 }
 
 /** Parses `--extra` into named variants. */
-function extraVariants(v: string | boolean | undefined): Record<string, SleecAblation> {
-  if (v === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(String(v));
-  } catch (e) {
-    throw new TypeError(`sleec-ablation: --extra is not JSON: ${(e as Error).message}`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new TypeError(`sleec-ablation: --extra must be an object of {what, config} variants`);
-  }
+function extraVariants(flags: Record<string, string | boolean>): Record<string, SleecAblation> {
+  const parsed = jsonObjectFlag(
+    flags,
+    "extra",
+    "sleec-ablation",
+    "an object of {what, config} variants",
+  );
   const out: Record<string, SleecAblation> = {};
-  for (const [name, a] of Object.entries(parsed as Record<string, unknown>)) {
+  for (const [name, a] of Object.entries(parsed)) {
     const cfg = (a as { config?: unknown })?.config;
     if (typeof cfg !== "object" || cfg === null || Array.isArray(cfg)) {
       throw new TypeError(`sleec-ablation: --extra variant '${name}' needs a config object`);
@@ -345,7 +341,7 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
   const { fit, valid } = lastRowsSplit(train, numberFlag(f, "valid-fraction") ?? 0.2);
   // propensities from the fit rows' label counts (A = 0.55, B = 1.5), as repro's harness does
   const propensities = propensitiesOf(labelCounts(fit.y), Math.max(1, fit.x.numRows), 0.55, 1.5);
-  const extra = extraVariants(f.extra);
+  const extra = extraVariants(f);
   const named = f.variants === undefined
     ? Object.keys(ABLATIONS)
     : String(f.variants).split(",").map((s) => s.trim()).filter((s) => s.length > 0);

@@ -32,6 +32,7 @@
 import type { Experiment } from "../types.ts";
 import {
   intList,
+  jsonObjectFlag,
   loadTrainTest,
   numberFlag,
   timeSeconds,
@@ -72,18 +73,9 @@ async function curveData(ctx: Parameters<Experiment>[0]): Promise<TrainTest> {
 }
 
 /** `--config`: a JSON object of SLEEC options, checked by `resolveConfig`. */
-function configFlag(v: string | boolean | undefined): Partial<SleecConfig> {
-  if (v === undefined) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(String(v));
-  } catch (e) {
-    throw new TypeError(`sleec-curve: --config is not JSON: ${(e as Error).message}`);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new TypeError(`sleec-curve: --config must be a JSON object of SLEEC options`);
-  }
-  resolveConfig(parsed as Record<string, unknown>);
+function configFlag(flags: Record<string, string | boolean>): Partial<SleecConfig> {
+  const parsed = jsonObjectFlag(flags, "config", "sleec-curve", "a JSON object of SLEEC options");
+  resolveConfig(parsed);
   return parsed as Partial<SleecConfig>;
 }
 
@@ -98,7 +90,7 @@ const sleecCurve: Experiment = async (ctx) => {
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
   const fixedC = numberFlag(f, "clusters");
   const fixedN = numberFlag(f, "neighbours");
-  const base: Partial<SleecConfig> = { ...configFlag(f.config), seed: ctx.seed };
+  const base: Partial<SleecConfig> = { ...configFlag(f), seed: ctx.seed };
   const rank = numberFlag(f, "rank");
   if (rank !== undefined) base.rank = rank;
   const wFlag = f.weighted;
