@@ -14,7 +14,7 @@ import {
   TENSOR_ARRAYS,
 } from "../../sdk/internal.ts";
 import { MsgpackWriter } from "./msgpack_writer.ts";
-import { float32ToFloat16, quantizeInt8 } from "./quantize.ts";
+import { quantizedTensor } from "./quantize.ts";
 
 /**
  * The format version a content is written with: 4 when a `knn-embedding` model weighs its votes
@@ -220,18 +220,9 @@ function writeTensor(w: MsgpackWriter, name: string, t: Tensor, quantize: string
       `${where}: shape [${t.shape}] has ${n} elements but data has ${t.data.length}`,
     );
   }
-  let dtype = t.dtype;
-  let data: Tensor["data"] = t.data;
-  let scale = t.scale;
-  if (dtype === "f32" && quantize === "f16") {
-    dtype = "f16";
-    data = float32ToFloat16(t.data as Float32Array);
-  } else if (dtype === "f32" && quantize === "i8") {
-    const rows = t.shape.length >= 2 && t.shape[0] > 0 ? t.shape[0] : 1;
-    const q = quantizeInt8(t.data as Float32Array, rows);
-    dtype = "i8";
-    data = q.data;
-    scale = q.scale;
+  let { dtype, data, scale } = t;
+  if (dtype === "f32" && (quantize === "f16" || quantize === "i8")) {
+    ({ dtype, data, scale } = quantizedTensor(t.data as Float32Array, t.shape, quantize));
   }
   if (dtype === "i8") {
     if (scale === undefined) scale = 1;

@@ -113,6 +113,30 @@ export function quantizeInt8(
 }
 
 /**
+ * `data` (of shape `shape`) as a tensor of `dtype`: f32 as it is, f16, or i8 with one scale per
+ * row of `rows` (default: `shape[0]` rows for a tensor of 2 or more dimensions, else one scale
+ * for all), as {@linkcode encodeModelFile}'s `quantize` writes tensors.
+ *
+ * @example
+ * ```ts
+ * import { quantizedTensor } from "./quantize.ts";
+ * const t = quantizedTensor(Float32Array.of(1, -0.5, 0.25, 0.5), [2, 2], "i8");
+ * console.log(t.dtype, t.data, t.scale); // i8 Int8Array(4) [ 127, -64, 64, 127 ] Float32Array(2) [ 0.007874015718698502, 0.003937007859349251 ]
+ * ```
+ */
+export function quantizedTensor(
+  data: Float32Array,
+  shape: number[],
+  dtype: "f32" | "f16" | "i8",
+  rows: number = shape.length >= 2 && shape[0] > 0 ? shape[0] : 1,
+): Tensor {
+  if (dtype === "f16") return { dtype, shape, data: float32ToFloat16(data) };
+  if (dtype === "f32") return { dtype, shape, data };
+  const q = quantizeInt8(data, rows);
+  return { dtype, shape, data: q.data, scale: q.scale };
+}
+
+/**
  * The float32 values of a float tensor (`f32` returned as is, `f64`, `f16`, `i8` converted).
  *
  * @example

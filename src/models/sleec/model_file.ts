@@ -26,7 +26,7 @@
  * @module
  */
 import { encodeModelFile } from "../../format/model_file.ts";
-import { dequantize, float32ToFloat16, quantizeInt8 } from "../../format/quantize.ts";
+import { dequantize, quantizedTensor } from "../../format/quantize.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions } from "../estimator.ts";
 import type { KnnCluster, KnnModel } from "./predictor.ts";
@@ -77,13 +77,11 @@ export function knnModelContent(
     for (let i = 0; i < cl.numPoints; i++) labels.set(cl.labels[i], labelPtr[p + i]);
     p += cl.numPoints;
   }
-  let pointTensor: Tensor = { dtype: "f32", shape: [P, r], data: points };
-  if (options.quantize === "f16") {
-    pointTensor = { dtype: "f16", shape: [P, r], data: float32ToFloat16(points) };
-  } else if (options.quantize === "i8" && P > 0) {
-    const q = quantizeInt8(points, P);
-    pointTensor = { dtype: "i8", shape: [P, r], data: q.data, scale: q.scale };
-  }
+  // f16, or i8 with a scale per point (no points: f32)
+  const q = options.quantize === "f16" || (options.quantize === "i8" && P > 0)
+    ? options.quantize
+    : "f32";
+  const pointTensor = quantizedTensor(points, [P, r], q);
   const content: ModelFileContent = {
     kind: "knn-embedding",
     numFeatures: D,

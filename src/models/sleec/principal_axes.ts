@@ -9,8 +9,8 @@
  * @module
  */
 import { symmetricEigen } from "../../linalg/dense.ts";
-import { dequantize, float32ToFloat16, quantizeInt8 } from "../../format/quantize.ts";
-import type { ModelFileContent, Tensor } from "../../format/types.ts";
+import { dequantize, quantizedTensor } from "../../format/quantize.ts";
+import type { ModelFileContent } from "../../format/types.ts";
 
 /**
  * `content` (a `knn-embedding` model file content) with each cluster's points and regressor V
@@ -78,13 +78,13 @@ export function toPrincipalAxes(content: ModelFileContent): ModelFileContent {
     for (let j = c * D; j < (c + 1) * D; j++) turn(v, j * r);
   }
   const old = content.tensors.points, P = pointPtr[C];
-  let pointTensor: Tensor = { dtype: "f32", shape: old.shape, data: points };
-  if (old.dtype === "f16") {
-    pointTensor = { dtype: "f16", shape: old.shape, data: float32ToFloat16(points) };
-  } else if (old.dtype === "i8" && P > 0) {
-    const q = quantizeInt8(points, typeof old.scale === "number" ? 1 : P);
-    pointTensor = { dtype: "i8", shape: old.shape, data: q.data, scale: q.scale };
-  }
+  const dtype = old.dtype === "f16" || (old.dtype === "i8" && P > 0) ? old.dtype : "f32";
+  const pointTensor = quantizedTensor(
+    points,
+    old.shape,
+    dtype,
+    typeof old.scale === "number" ? 1 : P,
+  );
   return {
     ...content,
     tensors: {
