@@ -41,6 +41,7 @@ import {
 } from "../harness.ts";
 import { labelCounts, loadDataset } from "../../../src/data/dataset.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
+import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { propensities as propensitiesOf } from "../../../src/metrics/propensity.ts";
 import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
@@ -222,25 +223,15 @@ const sleecCurve: Experiment = async (ctx) => {
   };
 };
 
-/** P@1/3/5 (percent) of the SDK's top-5 answers on `test`. */
+/** P@1/3/5 (percent, as the trainers' evaluation counts them) of the SDK's top-5 on `test`. */
 function sdkPrecision(model: Model, test: { x: CsrMatrix; y: BinaryCsr }) {
-  const hits = [0, 0, 0], n = test.x.numRows;
-  for (let i = 0; i < n; i++) {
-    const a = test.x.indptr[i], b = test.x.indptr[i + 1];
-    const truth = new Set(test.y.indices.subarray(test.y.indptr[i], test.y.indptr[i + 1]));
-    const top = model.predictTopK(
-      { indices: test.x.indices.subarray(a, b), values: test.x.values.subarray(a, b) },
-      5,
-    ).labels;
-    top.forEach((l, r) => {
-      if (truth.has(l)) { for (let j = 0; j < 3; j++) if (r < [1, 3, 5][j]) hits[j]++; }
-    });
+  const p = new PrecisionAtK([1, 3, 5]), { x, y } = test;
+  for (let i = 0; i < x.numRows; i++) {
+    const a = x.indptr[i], b = x.indptr[i + 1];
+    const row = { indices: x.indices.subarray(a, b), values: x.values.subarray(a, b) };
+    p.add(model.predictTopK(row, 5).labels, y.indices.subarray(y.indptr[i], y.indptr[i + 1]));
   }
-  return {
-    "P@1": hits[0] * 100 / n,
-    "P@3": hits[1] * 100 / (3 * n),
-    "P@5": hits[2] * 100 / (5 * n),
-  };
+  return p.result();
 }
 
 export default sleecCurve;
