@@ -742,8 +742,13 @@ try {
 }
 `,
     );
-    const out = await new Deno.Command("node", { args: ["run.mjs"], cwd: dir, stderr: "piped" })
-      .output();
+    // TMPDIR: Miniflare's own temporary directory goes with dir (its dispose does not wait for it)
+    const out = await new Deno.Command("node", {
+      args: ["run.mjs"],
+      cwd: dir,
+      stderr: "piped",
+      env: { TMPDIR: dir },
+    }).output();
     const text = new TextDecoder().decode(out.stdout);
     if (!out.success) throw new Error(`${text}\n${new TextDecoder().decode(out.stderr)}`);
     const w = JSON.parse(text) as {

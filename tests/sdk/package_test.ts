@@ -23,7 +23,9 @@ async function run(cmd: string, args: string[], cwd: string): Promise<string> {
     cwd,
     stdout: "piped",
     stderr: "piped",
-    env: { npm_config_update_notifier: "false", WRANGLER_SEND_METRICS: "false" },
+    // TMPDIR: Miniflare removes its temporary directory without waiting for it when disposed, so
+    // the process exits first; under cwd it goes when the test removes its directory
+    env: { npm_config_update_notifier: "false", WRANGLER_SEND_METRICS: "false", TMPDIR: cwd },
   }).output();
   const out = new TextDecoder().decode(r.stdout);
   if (!r.success) {

@@ -15,8 +15,15 @@ import { assert, mulberry32 } from "./helpers.ts";
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 async function run(cmd: string, args: string[], cwd: string): Promise<string> {
-  const out = await new Deno.Command(cmd, { args, cwd, stdout: "piped", stderr: "piped" })
-    .output();
+  // TMPDIR: Miniflare removes its temporary directory without waiting for it when disposed, so
+  // the process exits first; under cwd it goes when the test removes its directory
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+    env: { TMPDIR: cwd },
+  }).output();
   const text = new TextDecoder().decode(out.stdout);
   assert(out.success, `${cmd} failed:\n${text}\n${new TextDecoder().decode(out.stderr)}`);
   return text;
