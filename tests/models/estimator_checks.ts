@@ -6,7 +6,9 @@
  * prediction, top-k consistent with the full scores, new labels and new features mid-stream,
  * save → SDK load gives the same top-k, restore(toState()) gives the same model, a replica
  * (restore of `toReplicaState()`, for the models that have it) predicts exactly like the model
- * and stays put while the model learns on, and the same seed gives the same model.
+ * and stays put while the model learns on, the same seed gives the same model, a malformed
+ * minibatch is refused whole (naming the row) and changes nothing, and `learnOne` takes its
+ * labels in any order and repeated.
  *
  * @module
  */
@@ -27,7 +29,9 @@ export type CheckName =
   | "saveLoad"
   | "restore"
   | "replica"
-  | "seed";
+  | "seed"
+  | "badBatch"
+  | "learnOneLabels";
 
 /** Options of {@linkcode checkEstimator}. */
 export interface EstimatorCheckOptions {
@@ -121,6 +125,43 @@ export function makeBatch(
     x: { numRows: rows.length, numCols: numFeatures, indptr: xPtr, indices: xi, values: xv },
     y: { numRows: rows.length, numCols: numLabels, indptr: yPtr, indices: yi },
   };
+}
+
+/**
+ * Malformed variants of a batch of `rows` (at least 2; row 1 has 2 or more features and a label):
+ * each breaks row 1 only, so a model that learned row by row would have learned row 0.
+ */
+export function malformedBatches(
+  rows: readonly { x: SparseVector; labels: Int32Array }[],
+  numFeatures: number,
+  numLabels: number,
+): [string, Batch][] {
+  const withRow1 = (x: SparseVector, labels = rows[1].labels) =>
+    makeBatch([rows[0], { x, labels }, ...rows.slice(2)], numFeatures, numLabels);
+  const { indices: i, values: v } = rows[1].x;
+  const swapped = Int32Array.from(i), nan = Float32Array.from(v), inf = Float32Array.from(v);
+  [swapped[0], swapped[1]] = [i[1], i[0]];
+  nan[1] = NaN, inf[0] = Infinity;
+  const good = makeBatch(rows, numFeatures, numLabels);
+  return [
+    ["features out of order", withRow1({ indices: swapped, values: v })],
+    [
+      "a feature repeated",
+      withRow1({ indices: Int32Array.of(i[0], ...i), values: Float32Array.of(1, ...v) }),
+    ],
+    [
+      "a negative feature",
+      withRow1({ indices: Int32Array.of(-3, ...i), values: Float32Array.of(1, ...v) }),
+    ],
+    ["a NaN value", withRow1({ indices: i, values: nan })],
+    ["an infinite value", withRow1({ indices: i, values: inf })],
+    ["a label repeated", withRow1(rows[1].x, Int32Array.of(rows[1].labels[0], ...rows[1].labels))],
+    ["a negative label", withRow1(rows[1].x, Int32Array.of(-1, ...rows[1].labels))],
+    ["fewer label rows", {
+      ...good,
+      y: { ...good.y, numRows: rows.length - 1, indptr: good.y.indptr.subarray(0, rows.length) },
+    }],
+  ];
 }
 
 function* batches(
@@ -275,6 +316,48 @@ export function checkEstimator(
         sameBytes(xi, r.x.indices) && sameBytes(xv, r.x.values) && sameBytes(y, r.labels),
         "learnOne mutated its inputs",
       );
+    });
+
+    await step(
+      "badBatch",
+      "a malformed minibatch is refused whole, naming the row, and changes nothing",
+      () => {
+        const m = create(6);
+        train(m, data, 1);
+        const before = structuredClone(m.toState());
+        const rows = data.rows.filter((r) => r.x.indices.length >= 2 && r.labels.length >= 1)
+          .slice(0, 4);
+        for (const [what, b] of malformedBatches(rows, data.numFeatures, data.numLabels)) {
+          let message = "";
+          try {
+            m.learnMany(b);
+          } catch (e) {
+            assert(e instanceof RangeError, `${what}: ${e} is not a RangeError`);
+            message = e.message;
+          }
+          assert(message !== "", `${what}: the batch was accepted`);
+          assert(/\brows?\b/.test(message), `${what}: "${message}" does not name the row`);
+          const diff = stateDifference(before, structuredClone(m.toState()));
+          assert(diff === undefined, `${what}: the refused batch changed the model: ${diff}`);
+        }
+      },
+    );
+
+    await step("learnOneLabels", "learnOne takes labels in any order and repeated", () => {
+      const a = create(7), b = create(7);
+      for (const r of data.rows.slice(0, 40)) {
+        a.learnOne(r.x, r.labels);
+        b.learnOne(r.x, [...r.labels].reverse().concat(r.labels[0] ?? []));
+      }
+      const diff = stateDifference(structuredClone(a.toState()), structuredClone(b.toState()));
+      assert(diff === undefined, `shuffled or repeated labels gave another model: ${diff}`);
+      let message = "";
+      try {
+        a.learnOne(data.rows[0].x, [1.5]);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      assert(message.includes("label 1.5"), `a fractional label: "${message}"`);
     });
 
     await step("predictionPure", "prediction never mutates the model", () => {

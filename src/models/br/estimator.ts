@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKDense } from "../../../sdk/internal.ts";
@@ -185,24 +187,7 @@ export class BrEstimator implements Estimator {
   /** Learns from a minibatch (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
-    if (x.numRows !== y.numRows) {
-      throw new RangeError(`br.learnMany: x has ${x.numRows} rows but y has ${y.numRows}`);
-    }
-    let maxF = x.numCols, maxL = y.numCols;
-    for (let p = 0; p < x.indptr[x.numRows]; p++) {
-      const j = x.indices[p];
-      if (!(j >= 0)) {
-        throw new RangeError(`br.learnMany: feature index ${j} at entry ${p} is negative`);
-      }
-      if (j >= maxF) maxF = j + 1;
-    }
-    for (let p = 0; p < y.indptr[y.numRows]; p++) {
-      const l = y.indices[p];
-      if (!(l >= 0)) {
-        throw new RangeError(`br.learnMany: label index ${l} at entry ${p} is negative`);
-      }
-      if (l >= maxL) maxL = l + 1;
-    }
+    const [maxF, maxL] = checkBatch(batch, "br.learnMany");
     this.#grow(maxF, maxL);
     const n = x.numRows;
     if (n === 0) return;
@@ -312,24 +297,7 @@ export class BrEstimator implements Estimator {
 
   /** Learns from one example; `y` lists the positive labels. */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = Int32Array.from(y).sort();
-    let maxF = 0;
-    for (let p = 0; p < x.indices.length; p++) maxF = Math.max(maxF, x.indices[p] + 1);
-    this.learnMany({
-      x: {
-        numRows: 1,
-        numCols: Math.max(this.#d, maxF),
-        indptr: Int32Array.of(0, x.indices.length),
-        indices: x.indices,
-        values: x.values,
-      },
-      y: {
-        numRows: 1,
-        numCols: this.#l,
-        indptr: Int32Array.of(0, labels.length),
-        indices: labels,
-      },
-    });
+    this.learnMany(oneRowBatch(x, y, "br.learnOne"));
   }
 
   /** Scores of every label (features beyond the model are ignored). */

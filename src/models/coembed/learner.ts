@@ -12,6 +12,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -83,18 +85,6 @@ export function predictorFileContent(
   };
   // the label index over P's rows and bias (from 4096 labels; docs/model-format.md)
   return withLabelIndex(applyModelFileOptions(content, options, "coembed.toModelFile"), "P");
-}
-
-function sortedUnique(y: ArrayLike<number>, where: string): Int32Array {
-  const a = Int32Array.from(y).sort();
-  let n = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isInteger(a[i]) || a[i] < 0) {
-      throw new RangeError(`${where}: label ${a[i]} is not a non-negative integer`);
-    }
-    if (n === 0 || a[i] !== a[n - 1]) a[n++] = a[i];
-  }
-  return a.slice(0, n);
 }
 
 /**
@@ -172,9 +162,7 @@ export class CoEmbedLearner {
   learnMany(batch: Batch): void {
     const where = "CoEmbed learnMany";
     const B = batch.x.numRows;
-    if (batch.y.numRows !== B) {
-      throw new RangeError(`${where}: ${B} feature rows but ${batch.y.numRows} label rows`);
-    }
+    checkBatch(batch, where);
     const core = this.core, c = core.config;
     // validates the new rows (throws before anything changes)
     blockFromCsr(
@@ -293,26 +281,7 @@ export class CoEmbedLearner {
   }
 
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = sortedUnique(y, "CoEmbed learnOne");
-    let maxFeature = -1;
-    for (let n = 0; n < x.indices.length; n++) maxFeature = Math.max(maxFeature, x.indices[n]);
-    const numLabels = Math.max(this.numLabels, labels.length ? labels[labels.length - 1] + 1 : 0);
-    const yCsr: BinaryCsr = {
-      numRows: 1,
-      numCols: numLabels,
-      indptr: Int32Array.of(0, labels.length),
-      indices: labels,
-    };
-    this.learnMany({
-      x: {
-        numRows: 1,
-        numCols: Math.max(this.numFeatures, maxFeature + 1),
-        indptr: Int32Array.of(0, x.indices.length),
-        indices: x.indices,
-        values: x.values,
-      },
-      y: yCsr,
-    });
+    this.learnMany(oneRowBatch(x, y, "CoEmbed learnOne"));
   }
 
   private getPredictor(): RandomFeaturesPredictor {

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKSparse } from "../../../sdk/internal.ts";
@@ -101,11 +103,9 @@ export class KnnEstimator implements Estimator {
   /** Stores every row of the batch (the batch is not mutated). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
-    if (x.numRows !== y.numRows) {
-      throw new RangeError(`knn.learnMany: ${x.numRows} feature rows but ${y.numRows} label rows`);
-    }
-    this.#numFeatures = Math.max(this.#numFeatures, x.numCols);
-    this.#numLabels = Math.max(this.#numLabels, y.numCols);
+    const [needD, needL] = checkBatch(batch, "knn.learnMany");
+    this.#numFeatures = Math.max(this.#numFeatures, needD);
+    this.#numLabels = Math.max(this.#numLabels, needL);
     for (let i = 0; i < x.numRows; i++) {
       const a = x.indptr[i], b = x.indptr[i + 1];
       this.#store(
@@ -117,8 +117,7 @@ export class KnnEstimator implements Estimator {
 
   /** Stores one row; `y` lists its positive labels (any order, duplicates ignored). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = Int32Array.from(new Set(Array.from(y))).sort();
-    this.#store(x, labels);
+    this.learnMany(oneRowBatch(x, y, "knn.learnOne"));
   }
 
   #store(x: SparseVector, labels: Int32Array): void {

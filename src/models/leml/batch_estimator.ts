@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelState } from "../estimator.ts";
 import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
@@ -177,31 +179,8 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   learnMany(batch: Batch): void {
     const { x, y } = batch;
     const n = x.numRows;
-    if (y.numRows !== n) throw new RangeError(`leml batch: x has ${n} rows, y ${y.numRows}`);
+    const [D, L] = checkBatch(batch, "leml batch");
     const obs = batch.observed, full = batch.fullyObserved;
-    if (obs && obs.numRows !== n) {
-      throw new RangeError(`leml batch: observed has ${obs.numRows} rows, x has ${n}`);
-    }
-    let D = x.numCols, L = Math.max(y.numCols, obs?.numCols ?? 0);
-    const parts = [[x.indptr, x.indices, "feature"], [y.indptr, y.indices, "label"]] as const;
-    const all = obs ? [...parts, [obs.indptr, obs.indices, "observed label"] as const] : parts;
-    for (let i = 0; i < n; i++) {
-      for (const [ptr, idx, what] of all) {
-        let prev = -1;
-        for (let p = ptr[i]; p < ptr[i + 1]; p++) {
-          if (!(idx[p] > prev)) {
-            throw new RangeError(
-              `leml batch: row ${i}: ${what} indices are not strictly increasing (${
-                idx[p]
-              } after ${prev})`,
-            );
-          }
-          prev = idx[p];
-        }
-        if (what === "feature") D = Math.max(D, prev + 1);
-        else L = Math.max(L, prev + 1);
-      }
-    }
     const s = this.#data;
     for (let i = 0; i < n; i++) {
       for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
@@ -235,17 +214,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
    * ```
    */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = Int32Array.from(y).sort();
-    this.learnMany({
-      x: {
-        numRows: 1,
-        numCols: 0,
-        indptr: Int32Array.of(0, x.indices.length),
-        indices: x.indices,
-        values: x.values,
-      },
-      y: { numRows: 1, numCols: 0, indptr: Int32Array.of(0, labels.length), indices: labels },
-    });
+    this.learnMany(oneRowBatch(x, y, "leml batch learnOne"));
   }
 
   /** The rows as the factors see them (unit L2 norm when configured; never mutates `x`). */

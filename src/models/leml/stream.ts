@@ -25,7 +25,7 @@
  *
  * The parts: the settings (./settings.ts), the gradients (./gradients.ts), the optimiser
  * (./optimizer.ts), replay (./replay.ts), the local mode (./local_mode.ts), the training state
- * (./state.ts) and batch validation (./batch_check.ts); this file ties them together.
+ * (./state.ts) and batch validation (../../data/batch_check.ts); this file ties them together.
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
@@ -40,7 +40,8 @@ import { LowRankScorer } from "./lowrank.ts";
 import { LABEL_INDEX_MIN_LABELS } from "../../linalg/mips_index.ts";
 import { hashUniform, SmallRng } from "../../random/mod.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
-import { checkBatch, checkCsr } from "./batch_check.ts";
+import { checkBatch, checkCsr } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import { learnWithReplay } from "./replay.ts";
 import type { RefreshResult, RefreshStats } from "./refresh.ts";
 import {
@@ -222,7 +223,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const x = batch.x, n = x.numRows, L0 = this.numLabels, r = this.rank;
     const tops: TopK[] = new Array(n);
     if (this.config.l2Normalize) {
-      checkBatch(batch);
+      checkBatch(batch, "leml.scoreThenLearn");
       for (let i = 0; i < n; i++) {
         const p0 = x.indptr[i], p1 = x.indptr[i + 1];
         tops[i] = this.predictTopK(
@@ -257,7 +258,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
 
   /** Validates a batch and grows the spaces to hold it. */
   #grow(batch: Batch): void {
-    const [needD, needL] = checkBatch(batch);
+    const [needD, needL] = checkBatch(batch, "leml.learnMany");
     this.grow(needD, needL);
   }
 
@@ -348,30 +349,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * ```
    */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = Int32Array.from(y).sort();
-    for (let i = 1; i < labels.length; i++) {
-      if (labels[i] === labels[i - 1]) {
-        throw new RangeError(`leml.learnOne: label ${labels[i]} is listed twice`);
-      }
-    }
-    let D = 0;
-    for (let p = 0; p < x.indices.length; p++) D = Math.max(D, x.indices[p] + 1);
-    const L = labels.length ? labels[labels.length - 1] + 1 : 0;
-    this.learnMany({
-      x: {
-        numRows: 1,
-        numCols: Math.max(D, this.numFeatures),
-        indptr: Int32Array.of(0, x.indices.length),
-        indices: x.indices,
-        values: x.values,
-      },
-      y: {
-        numRows: 1,
-        numCols: Math.max(L, this.numLabels),
-        indptr: Int32Array.of(0, labels.length),
-        indices: labels,
-      },
-    });
+    this.learnMany(oneRowBatch(x, y, "leml.learnOne"));
   }
 
   #step(batch: Batch, haveU = 0): void {
@@ -440,8 +418,24 @@ export class LemlStream extends LowRankScorer implements Estimator {
   batchGradient(batch: Batch): { W: Float64Array; H: Float64Array; bias: Float64Array } {
     const n = batch.x.numRows;
     if (batch.y.numRows !== n) throw new RangeError(`leml.batchGradient: row counts differ`);
-    checkCsr(batch.x.indptr, batch.x.indices, n, batch.x.numCols, "x", "feature");
-    checkCsr(batch.y.indptr, batch.y.indices, n, batch.y.numCols, "y", "label");
+    checkCsr(
+      batch.x.indptr,
+      batch.x.indices,
+      n,
+      batch.x.numCols,
+      "x",
+      "feature",
+      "leml.batchGradient",
+    );
+    checkCsr(
+      batch.y.indptr,
+      batch.y.indices,
+      n,
+      batch.y.numCols,
+      "y",
+      "label",
+      "leml.batchGradient",
+    );
     if (batch.x.numCols > this.numFeatures || batch.y.numCols > this.numLabels) {
       throw new RangeError(`leml.batchGradient: the batch is wider than the model`);
     }

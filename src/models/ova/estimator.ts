@@ -32,6 +32,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
@@ -447,30 +449,8 @@ export class OvaEstimator implements Estimator {
 
   /** Learns from a minibatch, row by row (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
-    const { x, y } = batch;
-    if (x.numRows !== y.numRows) {
-      throw new RangeError(`ova.learnMany: x has ${x.numRows} rows but y has ${y.numRows}`);
-    }
-    let maxF = x.numCols, maxL = y.numCols;
-    const nx = x.indptr[x.numRows], ny = y.indptr[y.numRows];
-    for (let p = 0; p < nx; p++) {
-      const j = x.indices[p];
-      if (!(j >= 0)) throw new RangeError(`ova.learnMany: feature index ${j} at entry ${p}`);
-      if (j >= maxF) maxF = j + 1;
-    }
-    for (let p = 0; p < ny; p++) {
-      const l = y.indices[p];
-      if (!(l >= 0)) throw new RangeError(`ova.learnMany: label index ${l} at entry ${p}`);
-      if (l >= maxL) maxL = l + 1;
-    }
-    const obs = batch.observed;
-    if (obs) {
-      for (let p = 0; p < obs.indptr[obs.numRows]; p++) {
-        const l = obs.indices[p];
-        if (!(l >= 0)) throw new RangeError(`ova.learnMany: observed label ${l} at entry ${p}`);
-        if (l >= maxL) maxL = l + 1;
-      }
-    }
+    const { x } = batch;
+    const [maxF, maxL] = checkBatch(batch, "ova.learnMany");
     this.#grow(maxF, maxL);
     this.#learnRows(batch, true);
     const res = this.#reservoir;
@@ -569,17 +549,7 @@ export class OvaEstimator implements Estimator {
 
   /** Learns from one example; `y` lists the positive labels. */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = Int32Array.from(y).sort();
-    this.learnMany({
-      x: {
-        numRows: 1,
-        numCols: this.#d,
-        indptr: Int32Array.of(0, x.indices.length),
-        indices: x.indices,
-        values: x.values,
-      },
-      y: { numRows: 1, numCols: this.#l, indptr: Int32Array.of(0, labels.length), indices: labels },
-    });
+    this.learnMany(oneRowBatch(x, y, "ova.learnOne"));
   }
 
   /** Exact scores of every label (O(L); for evaluation). */

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import type { ModelFileContent } from "../../format/types.ts";
@@ -94,36 +96,18 @@ export class PopularityEstimator implements Estimator {
 
   /** Counts the batch's label occurrences (the batch is not mutated). */
   learnMany(batch: Batch): void {
-    const { x, y } = batch;
-    if (x.numRows !== y.numRows) {
-      throw new RangeError(
-        `popularity.learnMany: ${x.numRows} feature rows but ${y.numRows} label rows`,
-      );
-    }
-    this.#numFeatures = Math.max(this.#numFeatures, x.numCols);
-    let maxLabel = y.numCols - 1;
+    const { y } = batch;
+    const [needD, needL] = checkBatch(batch, "popularity.learnMany");
+    this.#numFeatures = Math.max(this.#numFeatures, needD);
+    this.#growLabels(needL);
     const end = y.indptr[y.numRows];
-    for (let p = y.indptr[0]; p < end; p++) if (y.indices[p] > maxLabel) maxLabel = y.indices[p];
-    this.#growLabels(maxLabel + 1);
     for (let p = y.indptr[0]; p < end; p++) this.#counts[y.indices[p]]++;
     this.#rows += y.numRows;
   }
 
   /** Counts one row's labels (any order, duplicates counted once). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    const labels = new Set<number>();
-    for (let i = 0; i < y.length; i++) {
-      const l = y[i];
-      if (!Number.isInteger(l) || l < 0) {
-        throw new RangeError(`popularity.learnOne: label ${l} is not a non-negative integer`);
-      }
-      labels.add(l);
-    }
-    const n = x.indices.length;
-    if (n > 0 && x.indices[n - 1] >= this.#numFeatures) this.#numFeatures = x.indices[n - 1] + 1;
-    for (const l of labels) this.#growLabels(l + 1);
-    for (const l of labels) this.#counts[l]++;
-    this.#rows++;
+    this.learnMany(oneRowBatch(x, y, "popularity.learnOne"));
   }
 
   /** One score per label, the same for every `x`: frequency − threshold. */

@@ -14,6 +14,8 @@
  *
  * @module
  */
+import { checkBatch } from "../../data/batch_check.ts";
+import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -124,26 +126,8 @@ export class SleecStream implements Estimator {
   /** Learns every row of the batch in order (the batch is not mutated). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
-    if (x.numRows !== y.numRows) {
-      throw new RangeError(
-        `sleec.learnMany: ${x.numRows} feature rows but ${y.numRows} label rows`,
-      );
-    }
-    this.#checkRows(x.indptr, x.indices, x.numRows);
-    let maxLabel = -1;
-    for (let i = 0; i < y.numRows; i++) {
-      for (let e = y.indptr[i]; e < y.indptr[i + 1]; e++) {
-        const l = y.indices[e];
-        if (!(Number.isInteger(l) && l >= 0)) {
-          throw new RangeError(`sleec.learnMany: row ${i} has label ${l} (must be >= 0)`);
-        }
-        if (l > maxLabel) maxLabel = l;
-      }
-    }
-    this.#grow(
-      Math.max(x.numCols, this.#maxIndex(x.indices) + 1),
-      Math.max(y.numCols, maxLabel + 1),
-    );
+    const [needD, needL] = checkBatch(batch, "sleec.learnMany");
+    this.#grow(needD, needL);
     const xn = preprocessRows(x, { l2Normalize: true });
     for (let i = 0; i < x.numRows; i++) {
       const a = xn.indptr[i], b = xn.indptr[i + 1];
@@ -157,41 +141,7 @@ export class SleecStream implements Estimator {
 
   /** Learns one row; `y` lists its positive labels (any order, duplicates ignored). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany({
-      x: {
-        numRows: 1,
-        numCols: 0,
-        indptr: Int32Array.of(0, x.indices.length),
-        indices: x.indices,
-        values: x.values,
-      },
-      y: {
-        numRows: 1,
-        numCols: 0,
-        indptr: Int32Array.of(0, y.length),
-        indices: Int32Array.from(y),
-      },
-    });
-  }
-
-  #checkRows(indptr: Int32Array, indices: Int32Array, numRows: number): void {
-    for (let i = 0; i < numRows; i++) {
-      for (let e = indptr[i]; e < indptr[i + 1]; e++) {
-        const j = indices[e];
-        if (!(j >= 0) || (e > indptr[i] && !(j > indices[e - 1]))) {
-          throw new RangeError(
-            `sleec: row ${i} has feature index ${j} at entry ${e - indptr[i]}: indices must be ` +
-              `non-negative and strictly increasing`,
-          );
-        }
-      }
-    }
-  }
-
-  #maxIndex(indices: Int32Array): number {
-    let m = -1;
-    for (let e = 0; e < indices.length; e++) if (indices[e] > m) m = indices[e];
-    return m;
+    this.learnMany(oneRowBatch(x, y, "sleec.learnOne"));
   }
 
   #grow(numFeatures: number, numLabels: number): void {

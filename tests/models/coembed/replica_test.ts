@@ -10,7 +10,12 @@ import { assert, assertBadInput, assertEquals } from "../../helpers.ts";
 function trained(variant: "L" | "NL"): CoEmbedEstimator {
   const m = CoEmbedEstimator.create({ variant, numRff: 16, seed: 3, replay: 8 }, 6, 3);
   for (let i = 0; i < 12; i++) {
-    m.learnOne({ indices: Int32Array.of(i % 6, (i + 2) % 6), values: Float32Array.of(1, 0.5) }, [
+    // features strictly increasing, as a SparseVector's are
+    const a = i % 6, b = (i + 2) % 6;
+    m.learnOne({
+      indices: Int32Array.of(Math.min(a, b), Math.max(a, b)),
+      values: Float32Array.of(1, 0.5),
+    }, [
       i % 3,
     ]);
   }

@@ -1,0 +1,130 @@
+/**
+ * The check every model's `learnMany` runs before it changes anything: the minibatch is what
+ * {@linkcode Batch} promises (row counts that agree, row pointers that fit, indices strictly
+ * increasing and non-negative within a row, finite feature values). A batch that is not is
+ * refused whole, with the part, the row (and its event id, when the batch carries ids) and the
+ * entry at fault, so a model never learns half a batch or a NaN.
+ *
+ * @module
+ */
+import type { Batch } from "./types.ts";
+
+/**
+ * Validates a batch for `where` (e.g. `"br.learnMany"`); returns the feature and label space
+ * sizes it needs: the largest index + 1, at least the declared `numCols` of `x` and of `y` (and
+ * `observed`).
+ *
+ * @throws {RangeError} naming the part, the row and the entry at fault
+ *
+ * @example
+ * ```ts
+ * import { checkBatch } from "./batch_check.ts";
+ * const x = { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(4), values: Float32Array.of(1) };
+ * const y = { numRows: 1, numCols: 3, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1) };
+ * console.log(checkBatch({ x, y }, "demo")); // [ 5, 3 ]
+ * try {
+ *   checkBatch({ x: { ...x, values: Float32Array.of(NaN) }, y }, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "demo: row 0 of x: non-finite value at feature 4 (NaN)"
+ * }
+ * ```
+ */
+export function checkBatch(batch: Batch, where: string): [number, number] {
+  const { x, y, observed, fullyObserved, ids } = batch;
+  const n = x.numRows;
+  if (!(Number.isInteger(n) && n >= 0)) {
+    throw new RangeError(`${where}: x.numRows must be a non-negative integer, got ${n}`);
+  }
+  if (y.numRows !== n) throw new RangeError(`${where}: x has ${n} rows but y has ${y.numRows}`);
+  if (observed && observed.numRows !== n) {
+    throw new RangeError(`${where}: observed has ${observed.numRows} rows, x has ${n}`);
+  }
+  if (fullyObserved && fullyObserved.length !== n) {
+    throw new RangeError(
+      `${where}: fullyObserved has ${fullyObserved.length} entries, x has ${n} rows`,
+    );
+  }
+  const row = (i: number) => ids?.[i] === undefined ? `row ${i}` : `row ${i} (event ${ids[i]})`;
+  const needD = checkCsr(x.indptr, x.indices, n, x.numCols, "x", "feature", where, row);
+  const v = x.values;
+  if (v.length < x.indptr[n]) {
+    throw new RangeError(`${where}: x has ${x.indptr[n]} entries but ${v.length} values`);
+  }
+  for (let i = 0; i < n; i++) {
+    for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
+      if (!Number.isFinite(v[p])) {
+        throw new RangeError(
+          `${where}: ${row(i)} of x: non-finite value at feature ${x.indices[p]} (${v[p]})`,
+        );
+      }
+    }
+  }
+  let needL = checkCsr(y.indptr, y.indices, n, y.numCols, "y", "label", where, row);
+  if (observed) {
+    const o = checkCsr(
+      observed.indptr,
+      observed.indices,
+      n,
+      observed.numCols,
+      "observed",
+      "label",
+      where,
+      row,
+    );
+    if (o > needL) needL = o;
+  }
+  return [needD, needL];
+}
+
+/**
+ * Validates one CSR part of a batch: a row pointer of `n + 1` non-decreasing entries from 0
+ * within `indices`, and within each row non-negative integer indices in strictly increasing
+ * order. Returns the space size it needs: the largest index + 1, at least `numCols`.
+ *
+ * @param what the part's name in errors ("x", "y", "observed")
+ * @param entity what its indices are ("feature", "label")
+ * @param row how errors name row i (default `row i`)
+ * @throws {RangeError} for a bad row pointer or indices that are negative or do not increase
+ *
+ * @example
+ * ```ts
+ * import { checkCsr } from "./batch_check.ts";
+ * console.log(checkCsr(Int32Array.of(0, 2), Int32Array.of(1, 6), 1, 3, "x", "feature", "demo")); // 7
+ * ```
+ */
+export function checkCsr(
+  indptr: Int32Array,
+  indices: Int32Array,
+  n: number,
+  numCols: number,
+  what: string,
+  entity: string,
+  where: string,
+  row: (i: number) => string = (i) => `row ${i}`,
+): number {
+  if (indptr.length !== n + 1 || indptr[0] !== 0 || indptr[n] > indices.length) {
+    throw new RangeError(`${where}: ${what}.indptr is not a valid row pointer for ${n} rows`);
+  }
+  let need = numCols;
+  for (let i = 0; i < n; i++) {
+    let prev = -1;
+    const p1 = indptr[i + 1];
+    if (p1 < indptr[i]) throw new RangeError(`${where}: ${what}.indptr decreases at ${row(i)}`);
+    for (let p = indptr[i]; p < p1; p++) {
+      const j = indices[p];
+      if (j < 0) {
+        throw new RangeError(`${where}: ${row(i)} of ${what}: ${entity} index ${j} is negative`);
+      }
+      if (!(j > prev)) {
+        throw new RangeError(
+          `${where}: ${
+            row(i)
+          } of ${what}: ${entity} indices are not strictly increasing (${j} after ${prev})`,
+        );
+      }
+      prev = j;
+    }
+    if (prev + 1 > need) need = prev + 1;
+  }
+  return need;
+}

@@ -1,0 +1,53 @@
+/**
+ * The minibatch of one example, as every model's `learnOne` hands it to its `learnMany`.
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "./types.ts";
+
+/**
+ * A one-row {@linkcode Batch} of `x` and the positive labels `y`, which may come in any order and
+ * with repeats (sorted, each kept once). `numCols` of each part is its largest index + 1. The
+ * row's features are passed as they are: `learnMany`'s {@linkcode checkBatch} refuses them if
+ * they are not strictly increasing, non-negative and finite.
+ *
+ * @param where the caller, for errors (e.g. `"br.learnOne"`)
+ * @throws {RangeError} for a label that is not a non-negative integer
+ *
+ * @example
+ * ```ts
+ * import { oneRowBatch } from "./one_row_batch.ts";
+ * const b = oneRowBatch({ indices: Int32Array.of(2, 9), values: Float32Array.of(1, 1) }, [4, 1, 4], "demo");
+ * console.log(b.y.indices, b.y.numCols, b.x.numCols); // Int32Array(2) [ 1, 4 ] 5 10
+ * ```
+ */
+export function oneRowBatch(x: SparseVector, y: ArrayLike<number>, where: string): Batch {
+  for (let i = 0; i < y.length; i++) {
+    if (!(Number.isInteger(y[i]) && y[i] >= 0 && y[i] <= 0x7fffffff)) {
+      throw new RangeError(`${where}: label ${y[i]} is not a non-negative integer`);
+    }
+  }
+  const sorted = Int32Array.from(y).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i];
+  }
+  const labels = sorted.slice(0, n);
+  let numFeatures = 0;
+  for (let p = 0; p < x.indices.length; p++) numFeatures = Math.max(numFeatures, x.indices[p] + 1);
+  return {
+    x: {
+      numRows: 1,
+      numCols: numFeatures,
+      indptr: Int32Array.of(0, x.indices.length),
+      indices: x.indices,
+      values: x.values,
+    },
+    y: {
+      numRows: 1,
+      numCols: n ? labels[n - 1] + 1 : 0,
+      indptr: Int32Array.of(0, n),
+      indices: labels,
+    },
+  };
+}
