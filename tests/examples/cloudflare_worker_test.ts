@@ -70,7 +70,7 @@ Deno.test({
           "models/bibtex.tsm",
           "--refresh-ms",
           "100",
-        ]);
+        ], { TMPDIR: dir }); // Miniflare's temporary directory goes with dir (a stopped worker leaves it)
         children.push(worker);
         const ready = JSON.parse((await worker.waitFor(/^\{"url".*\}$/, 60_000))[0]);
         const base = String(ready.url).replace(/\/$/, "");

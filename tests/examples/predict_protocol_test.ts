@@ -279,7 +279,7 @@ Deno.test({
           "kv",
           "--key",
           "model.tsm",
-        ]);
+        ], { TMPDIR: dir }); // Miniflare's temporary directory goes with dir
         children.push(worker);
         const bases: Record<string, string> = {
           service: svc.base,
