@@ -7,8 +7,9 @@
  * save → SDK load gives the same top-k, restore(toState()) gives the same model, a replica
  * (restore of `toReplicaState()`, for the models that have it) predicts exactly like the model
  * and stays put while the model learns on, the same seed gives the same model, a malformed
- * minibatch is refused whole (naming the row) and changes nothing, and `learnOne` takes its
- * labels in any order and repeated.
+ * minibatch is refused whole (naming the row) and changes nothing, `learnOne` takes its
+ * labels in any order and repeated, and a malformed query row or k is refused by
+ * `predictTopK` and `predictScores` (an unknown feature is ignored).
  *
  * @module
  */
@@ -31,7 +32,8 @@ export type CheckName =
   | "replica"
   | "seed"
   | "badBatch"
-  | "learnOneLabels";
+  | "learnOneLabels"
+  | "badQuery";
 
 /** Options of {@linkcode checkEstimator}. */
 export interface EstimatorCheckOptions {
@@ -358,6 +360,42 @@ export function checkEstimator(
         message = (e as Error).message;
       }
       assert(message.includes("label 1.5"), `a fractional label: "${message}"`);
+    });
+
+    await step("badQuery", "a malformed query is refused; an unknown feature is ignored", () => {
+      const m = getTrained();
+      const r = data.rows.find((r) => r.x.indices.length >= 2)!;
+      const { indices: i, values: v } = r.x;
+      const refused = (what: string, f: () => unknown) => {
+        let message = "";
+        try {
+          f();
+        } catch (e) {
+          assert(e instanceof RangeError, `${what}: ${e} is not a RangeError`);
+          message = e.message;
+        }
+        assert(message !== "", `${what}: accepted`);
+      };
+      const rows: [string, SparseVector][] = [
+        ["features out of order", { indices: Int32Array.of(i[1], i[0]), values: v.slice(0, 2) }],
+        ["a repeated feature", { indices: Int32Array.of(i[0], i[0]), values: v.slice(0, 2) }],
+        ["a negative feature", {
+          indices: Int32Array.of(-1, ...i),
+          values: Float32Array.of(1, ...v),
+        }],
+        ["a NaN value", { indices: i, values: Float32Array.from(v, (x, j) => j ? x : NaN) }],
+        ["fewer values than indices", { indices: i, values: v.subarray(1) }],
+      ];
+      for (const [what, x] of rows) {
+        refused(`predictTopK, ${what}`, () => m.predictTopK(x, 3));
+        refused(`predictScores, ${what}`, () => m.predictScores(x));
+      }
+      for (const k of [-1, 1.5, NaN]) refused(`k = ${k}`, () => m.predictTopK(r.x, k));
+      const unknown = {
+        indices: Int32Array.of(...i, m.numFeatures + 5),
+        values: Float32Array.of(...v, 1),
+      };
+      assertSameTopK(m.predictTopK(unknown, 3), m.predictTopK(r.x, 3), 0, "an unknown feature");
     });
 
     await step("predictionPure", "prediction never mutates the model", () => {

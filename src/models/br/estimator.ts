@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -302,6 +303,7 @@ export class BrEstimator implements Estimator {
 
   /** Scores of every label (features beyond the model are ignored). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "br.predictScores");
     const L = this.#l;
     const res = out ?? new Float32Array(L);
     if (res.length < L) {
@@ -314,6 +316,8 @@ export class BrEstimator implements Estimator {
 
   /** The k best labels for `x` (ties: smaller label index first). */
   predictTopK(x: SparseVector, k: number): TopK {
+    checkRow(x, "br.predictTopK");
+    checkK(k, "br.predictTopK");
     const s = this.#score(x.indices, x.values, 0, x.indices.length);
     return topKDense(s.subarray(0, this.#l), k);
   }

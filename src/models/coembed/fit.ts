@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { checkRow } from "../query_check.ts";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
@@ -245,6 +246,7 @@ export class CoEmbedFit {
 
   /** Inductive scores of a new row with the current globals. */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "CoEmbed.predictScores");
     return this.predictor().scores(x.indices, x.values, out);
   }
 }

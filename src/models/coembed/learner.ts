@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
@@ -294,6 +295,7 @@ export class CoEmbedLearner {
   }
 
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "CoEmbed.predictScores");
     return this.getPredictor().scores(x.indices, x.values, out);
   }
 
@@ -317,6 +319,8 @@ export class CoEmbedLearner {
    * ```
    */
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
+    checkRow(x, "CoEmbed.predictTopK");
+    checkK(k, "CoEmbed.predictTopK");
     const index = options.exact ? undefined : this.labelIndex;
     if (index !== undefined && Number.isInteger(k) && k >= 0) {
       const q = this.getPredictor().query(x.indices, x.values);

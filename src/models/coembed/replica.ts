@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
@@ -185,6 +186,7 @@ export class CoEmbedReplica extends PredictionReplica {
 
   /** Scores of every label (as the learner it was taken from scored them). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "CoEmbed replica.predictScores");
     return this.#predictor.scores(x.indices, x.values, out);
   }
 
@@ -194,6 +196,8 @@ export class CoEmbedReplica extends PredictionReplica {
    * scores are the predictor's own (the same serial sums from the bias, rounded to float32).
    */
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
+    checkRow(x, "CoEmbed replica.predictTopK");
+    checkK(k, "CoEmbed replica.predictTopK");
     const index = options.exact ? undefined : this.#index;
     if (index !== undefined && Number.isInteger(k) && k >= 0) {
       const top = index.search(this.#predictor.query(x.indices, x.values), k, options.probes);

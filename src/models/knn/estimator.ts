@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { checkK as checkTopK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -215,11 +216,14 @@ export class KnnEstimator implements Estimator {
 
   /** The `k` best labels (decreasing score, ties: smaller label index). */
   predictTopK(x: SparseVector, k: number): TopK {
+    checkRow(x, "knn.predictTopK");
+    checkTopK(k, "knn.predictTopK");
     return this.topKFromNeighbours(this.neighbours(x), this.k, k);
   }
 
   /** One score per label, `share_l − threshold` (see {@linkcode KnnOptions.threshold}). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "knn.predictScores");
     return this.scoresFromNeighbours(this.neighbours(x), this.k, out);
   }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
@@ -221,6 +222,7 @@ export class LowRankScorer {
    * ```
    */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "leml.predictScores");
     const L = this.numLabels;
     const res = out ?? new Float32Array(L);
     if (res.length < L) {
@@ -245,6 +247,8 @@ export class LowRankScorer {
    * ```
    */
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
+    checkRow(x, "leml.predictTopK");
+    checkK(k, "leml.predictTopK");
     const L = this.numLabels, index = options.exact ? undefined : this.labelIndex;
     if (index !== undefined && Number.isInteger(k) && k >= 0) {
       const top = index.search(this.#latent(x), k, options.probes);

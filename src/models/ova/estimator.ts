@@ -32,6 +32,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -554,6 +555,7 @@ export class OvaEstimator implements Estimator {
 
   /** Exact scores of every label (O(L); for evaluation). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "ova.predictScores");
     const L = this.#l;
     const res = out ?? new Float32Array(L);
     if (res.length < L) {
@@ -571,6 +573,8 @@ export class OvaEstimator implements Estimator {
    * bias order (`exact: true` scores every label instead, for checks). Ties: smaller label first.
    */
   predictTopK(x: SparseVector, k: number, options: { exact?: boolean } = {}): TopK {
+    checkRow(x, "ova.predictTopK");
+    checkK(k, "ova.predictTopK");
     const m0 = Math.max(0, Math.min(Math.floor(k), this.#l));
     if (options.exact) {
       const s = this.predictScores(x);

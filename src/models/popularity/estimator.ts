@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -112,6 +113,7 @@ export class PopularityEstimator implements Estimator {
 
   /** One score per label, the same for every `x`: frequency − threshold. */
   predictScores(_x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(_x, "popularity.predictScores");
     const L = this.#numLabels;
     const scores = out && out.length === L ? out : new Float32Array(L);
     const inv = this.#rows > 0 ? 1 / this.#rows : 0;
@@ -121,6 +123,8 @@ export class PopularityEstimator implements Estimator {
 
   /** The `k` most frequent labels (ties: smaller label index). */
   predictTopK(x: SparseVector, k: number): TopK {
+    checkRow(x, "popularity.predictTopK");
+    checkK(k, "popularity.predictTopK");
     return topKDense(this.predictScores(x), k);
   }
 

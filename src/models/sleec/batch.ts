@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { subsetRows } from "../../data/dataset.ts";
 import { decodeModelFile } from "../../../sdk/internal.ts";
@@ -109,11 +110,14 @@ export class SleecModel {
 
   /** Scores of every label (the averaged neighbour label distribution, in [0, 1]). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "sleec.predictScores");
     return this.#predictor.scores(x.indices, this.#values(x), out);
   }
 
   /** The k best labels (ties: the smaller label index). */
   predictTopK(x: SparseVector, k: number): TopK {
+    checkRow(x, "sleec.predictTopK");
+    checkK(k, "sleec.predictTopK");
     return this.#predictor.topK(x.indices, this.#values(x), k);
   }
 

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -133,11 +134,14 @@ export class SleecReplica extends PredictionReplica {
 
   /** The k best labels (as the learner it was taken from ranked them). */
   predictTopK(x: SparseVector, k: number): TopK {
+    checkRow(x, "sleec replica.predictTopK");
+    checkK(k, "sleec replica.predictTopK");
     return this.#predictor.topK(x.indices, x.values, k);
   }
 
   /** Scores of every label (as the learner it was taken from scored them). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "sleec replica.predictScores");
     return this.#predictor.scores(x.indices, x.values, out);
   }
 

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -239,11 +240,14 @@ export class SleecStream implements Estimator {
 
   /** The k best labels (ties: the smaller label index). */
   predictTopK(x: SparseVector, k: number): TopK {
+    checkRow(x, "sleec.predictTopK");
+    checkK(k, "sleec.predictTopK");
     return this.#getPredictor().topK(x.indices, x.values, k);
   }
 
   /** One score per label: the neighbours' label distribution averaged over learners. */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "sleec.predictScores");
     return this.#getPredictor().scores(x.indices, x.values, out);
   }
 

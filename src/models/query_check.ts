@@ -1,0 +1,63 @@
+/**
+ * The check every trainer model's `predictTopK` and `predictScores` run on their query: the row
+ * is what {@linkcode SparseVector} promises (as many values as indices, indices non-negative and
+ * strictly increasing, finite values) and `k` is a count. Feature indices at or beyond the model's
+ * feature space are allowed: a model ignores features it has not seen.
+ *
+ * @module
+ */
+import type { SparseVector } from "../data/types.ts";
+
+/**
+ * Throws a `RangeError` naming `where` and the entry at fault unless `x` is a well-formed row.
+ *
+ * @example
+ * ```ts
+ * import { checkRow } from "./query_check.ts";
+ * checkRow({ indices: Int32Array.of(0, 7), values: Float32Array.of(1, 0.5) }, "demo"); // fine
+ * try {
+ *   checkRow({ indices: Int32Array.of(7, 0), values: Float32Array.of(1, 0.5) }, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "demo: x: feature indices are not strictly increasing (0 after 7)"
+ * }
+ * ```
+ */
+export function checkRow(x: SparseVector, where: string): void {
+  const { indices, values } = x;
+  if (values.length !== indices.length) {
+    throw new RangeError(`${where}: x has ${indices.length} indices but ${values.length} values`);
+  }
+  for (let p = 0, prev = -1; p < indices.length; p++) {
+    const j = indices[p];
+    if (j < 0) throw new RangeError(`${where}: x: feature index ${j} is negative`);
+    if (!(j > prev)) {
+      throw new RangeError(
+        `${where}: x: feature indices are not strictly increasing (${j} after ${prev})`,
+      );
+    }
+    if (!Number.isFinite(values[p])) {
+      throw new RangeError(`${where}: x: non-finite value at feature ${j} (${values[p]})`);
+    }
+    prev = j;
+  }
+}
+
+/**
+ * Throws a `RangeError` naming `where` unless `k` is a non-negative integer.
+ *
+ * @example
+ * ```ts
+ * import { checkK } from "./query_check.ts";
+ * checkK(5, "demo"); // fine
+ * try {
+ *   checkK(1.5, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "demo: k must be an integer >= 0, got 1.5"
+ * }
+ * ```
+ */
+export function checkK(k: number, where: string): void {
+  if (!Number.isInteger(k) || k < 0) {
+    throw new RangeError(`${where}: k must be an integer >= 0, got ${k}`);
+  }
+}
