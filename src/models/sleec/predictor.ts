@@ -228,12 +228,13 @@ export class KnnPredictor {
       const count = this.#neighbours(cl, indices, values, inv);
       let wsum = 0;
       if (m.weighted) {
-        for (let t = 0; t < count; t++) wsum += nnSim[t] > 0 ? nnSim[t] ** power : 0;
+        // each neighbour's weight max(0, sim)^π, in place of its similarity (computed once)
+        for (let t = 0; t < count; t++) wsum += nnSim[t] = nnSim[t] > 0 ? nnSim[t] ** power : 0;
       }
       const uniform = !(wsum > 0);
       if (uniform) wsum = count;
       for (let t = 0; t < count; t++) {
-        const w = (uniform ? 1 : (nnSim[t] > 0 ? nnSim[t] ** power : 0)) / wsum;
+        const w = (uniform ? 1 : nnSim[t]) / wsum;
         if (w === 0) continue;
         const labs = cl.labels[nnIdx[t]];
         for (let q = 0; q < labs.length; q++) {
