@@ -26,6 +26,8 @@ export interface Series {
   markers?: boolean;
   /** Marker shape (default "circle"; "diamond" is larger, for points to stand out). */
   marker?: "circle" | "diamond";
+  /** Draw the line dashed (e.g. a reference level), in the plot and the legend. */
+  dashed?: boolean;
 }
 
 /**
@@ -208,6 +210,7 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
   // series
   series.forEach((s, k) => {
     const color = s.color ?? PALETTE[k % PALETTE.length];
+    const dash = s.dashed ? ` stroke-dasharray="6 4"` : "";
     const segments: string[][] = [[]];
     for (let i = 0; i < s.x.length; i++) {
       const x = s.x[i], y = s.y[i];
@@ -222,8 +225,8 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
       // a lone point is its marker only (a one-point polyline draws nothing)
       if (seg.length > 1 || s.markers === false) {
         out.push(
-          `<polyline fill="none" stroke="${escapeXml(color)}" stroke-width="2" ` +
-            `points="${seg.join(" ")}"><title>${escapeXml(s.name)}</title></polyline>`,
+          `<polyline fill="none" stroke="${escapeXml(color)}" stroke-width="2"${dash}` +
+            ` points="${seg.join(" ")}"><title>${escapeXml(s.name)}</title></polyline>`,
         );
       }
       if (s.markers ?? s.x.length <= 40) {
@@ -257,7 +260,7 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
         out.push(
           `<line x1="${lx}" x2="${lx + 18}" y1="${ly}" y2="${ly}" stroke="${
             escapeXml(color)
-          }" stroke-width="2"/>`,
+          }" stroke-width="2"${dash}/>`,
         );
       }
       out.push(

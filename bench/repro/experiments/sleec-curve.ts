@@ -1,6 +1,7 @@
 /**
  * `deno task repro sleec-curve --dataset delicious [--learners T] [--k N] [--weighted true|false]
- * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B] [--config JSON] [--validation]`:
+ * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B] [--config JSON] [--validation]
+ * [--plot FILE.svg]`:
  * SLEEC's accuracy against the number of learners in its ensemble (the SLEEC paper's Figure 2,
  * here on a small data set).
  *
@@ -27,6 +28,9 @@
  * (`lastRowsSplit` of `repro sleec-ablation`), for choosing settings; the selection split, when
  * there is one, is then taken from those 80%.
  *
+ * `--plot FILE.svg` draws the curve ({@linkcode learnerCurveSvg}): P@1, P@3 and P@5 against the
+ * number of learners, with FastXML's figures as dashed levels.
+ *
  * @module
  */
 import type { Experiment } from "../types.ts";
@@ -46,6 +50,7 @@ import { propensities as propensitiesOf } from "../../../src/metrics/propensity.
 import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
 import { loadModel, type Model } from "../../../sdk/mod.ts";
+import { linePlot, type Series } from "../../../src/plot/line_plot.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 
 /** FastXML in the SLEEC paper's Table 1(b) (P@1, P@3, P@5). */
@@ -53,6 +58,47 @@ const FASTXML: Record<string, number[]> = {
   delicious: [69.44, 63.62, 59.1],
   bibtex: [63.73, 39.0, 28.54],
 };
+
+/**
+ * The learner curve as an SVG line plot: P@1, P@3 and P@5 (percent) against the number of
+ * learners, and FastXML's P@k as dashed levels of the same colours when `fastxml` is given.
+ *
+ * @example
+ * ```ts
+ * import { learnerCurveSvg } from "./sleec-curve.ts";
+ * const curve = [1, 2].map((t) => ({ learners: t, "P@1": 60 + t, "P@3": 50 + t, "P@5": 40 + t }));
+ * const svg = learnerCurveSvg(curve, [63, 52, 41], "SLEEC");
+ * console.log(svg.startsWith("<svg"), svg.includes("FastXML P@5"), svg.includes("stroke-dasharray")); // true true true
+ * ```
+ */
+export function learnerCurveSvg(
+  curve: readonly Record<string, number | boolean>[],
+  fastxml: readonly number[] | undefined,
+  title: string,
+): string {
+  const colors = ["#1f77b4", "#d62728", "#2ca02c"];
+  const x = curve.map((p) => p.learners as number);
+  const series: Series[] = [];
+  ["P@1", "P@3", "P@5"].forEach((key, i) => {
+    series.push({
+      name: `SLEEC ${key}`,
+      x,
+      y: curve.map((p) => p[key] as number),
+      color: colors[i],
+    });
+    if (fastxml) {
+      series.push({
+        name: `FastXML ${key}`,
+        x: [x[0], x[x.length - 1]],
+        y: [fastxml[i], fastxml[i]],
+        color: colors[i],
+        markers: false,
+        dashed: true,
+      });
+    }
+  });
+  return linePlot(series, { title, xLabel: "learners", yLabel: "precision (%)" });
+}
 
 /**
  * The data of the curve: the training and test files, or with `--validation` the first 80% of
@@ -88,6 +134,10 @@ const sleecCurve: Experiment = async (ctx) => {
     throw new TypeError(`sleec-curve: --learners must be a positive integer, got ${T}`);
   }
   const edgeBytes = numberFlag(f, "edge-bytes") ?? 25 * 1024 * 1024;
+  const plot = f.plot;
+  if (plot !== undefined && typeof plot !== "string") {
+    throw new TypeError("sleec-curve: --plot needs a file name, e.g. --plot sleec-delicious.svg");
+  }
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
   const fixedC = numberFlag(f, "clusters");
   const fixedN = numberFlag(f, "neighbours");
@@ -187,6 +237,13 @@ const sleecCurve: Experiment = async (ctx) => {
     edgeFile = { bytes: file.byteLength, ...sdkPrecision(loadModel(file), test) };
   }
   const fx = FASTXML[ctx.dataset];
+  if (plot) {
+    const on = f.validation === true || f.validation === "true" ? "validation" : "test";
+    await Deno.writeTextFile(
+      plot,
+      learnerCurveSvg(curve, fx, `SLEEC on ${ctx.dataset} (${on}): precision against learners`),
+    );
+  }
   return {
     metrics: last!.metrics,
     trainSeconds: seconds,
@@ -213,6 +270,7 @@ const sleecCurve: Experiment = async (ctx) => {
         : null,
       edgeBytes,
       selectSeconds,
+      ...(plot ? { plot } : {}),
       ...(Object.keys(validation).length > 0
         ? {
           validationMeanP135: validation,
