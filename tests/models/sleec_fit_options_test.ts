@@ -1,12 +1,13 @@
 /**
  * Training options of SLEEC that change what each learner sees: `featureWeighting` (TF-IDF),
- * `rowFraction` and `featureFraction` (seeded per learner).
+ * `rowFraction` and `featureFraction` (seeded per learner), and `unclusteredLearners`.
  */
 import { trainSleec } from "../../src/models/sleec/batch.ts";
 import { learnerView } from "../../src/models/sleec/learner_view.ts";
 import { inverseDocumentFrequency } from "../../src/data/inverse_document_frequency.ts";
 import { SleecModel } from "../../src/models/sleec/batch.ts";
 import { resolveConfig } from "../../src/models/sleec/config.ts";
+import { SleecStream } from "../../src/models/sleec/stream.ts";
 import { loadModel } from "../../sdk/mod.ts";
 import { makeBatch, plantedData } from "./estimator_checks.ts";
 import { assert, messageOf } from "../helpers.ts";
@@ -84,4 +85,45 @@ Deno.test("sleec fit options: bad values name the option", () => {
     "w",
   );
   assert(messageOf(() => learnerView(b.x, 2, 1, { seed: 0 })).includes("rowFraction"), "view");
+});
+
+Deno.test("sleec unclusteredLearners: the first learners fit all rows in one cluster, the others cluster", () => {
+  const m = trainSleec(b.x, b.y, {
+    ...opts,
+    numClusters: 3,
+    numLearners: 3,
+    unclusteredLearners: 1,
+  });
+  const of = (t: number) => m.knn.clusters.filter((c) => c.learner === t);
+  assert(
+    of(0).length === 1 && of(0)[0].numPoints === b.x.numRows,
+    "learner 0: one cluster of all rows",
+  );
+  for (const t of [1, 2]) {
+    assert(of(t).length === 3, `learner ${t} has ${of(t).length} clusters, want 3`);
+    assert(of(t).reduce((s, c) => s + c.numPoints, 0) === b.x.numRows, `learner ${t} points`);
+  }
+  // the same clustered learners as without the option (same seeds per learner)
+  const clustered = trainSleec(b.x, b.y, { ...opts, numClusters: 3, numLearners: 3 });
+  const pts = (cs: typeof m.knn.clusters) => cs.map((c) => c.points.join()).join("|");
+  assert(
+    pts(of(2)) === pts(clustered.knn.clusters.filter((c) => c.learner === 2)),
+    "learner 2 differs from the all-clustered ensemble's",
+  );
+  const sdk = loadModel(m.toModelFile());
+  for (const r of d.rows.slice(0, 30)) {
+    const want = m.predictTopK(r.x, 3).labels.join(),
+      got = Array.from(sdk.predictTopK(r.x, 3).labels).join();
+    assert(want === got, `SDK ${got} vs trainer ${want}`);
+  }
+  assert(
+    messageOf(() => resolveConfig({ numLearners: 2, unclusteredLearners: 3 })).includes(
+      "unclusteredLearners must be at most numLearners (2), got 3",
+    ),
+    "more unclustered learners than learners",
+  );
+  assert(
+    messageOf(() => new SleecStream({ unclusteredLearners: 1 })).includes("batch trainer"),
+    "the stream refuses it",
+  );
 });

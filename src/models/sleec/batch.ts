@@ -235,7 +235,7 @@ export function trainSleec(
     const { rows: kept, x: xl } = learnerView(xn, cfg.rowFraction, cfg.featureFraction, {
       seed: cfg.seed + 7919 * (learner + 1),
     });
-    const km = sphericalKMeans(xl, cfg.numClusters, {
+    const km = sphericalKMeans(xl, learner < cfg.unclusteredLearners ? 1 : cfg.numClusters, {
       seed: cfg.seed + learner,
       iterations: cfg.kmeansIterations,
     });

@@ -64,6 +64,12 @@ export interface SleecConfig {
   featureFraction: number;
   /** Clusters per learner (the paper: ⌊n/6000⌋, at least 1). */
   numClusters: number;
+  /**
+   * Batch trainer: how many of the learners (the first ones) use one cluster, all rows, instead
+   * of `numClusters` (0: none, the paper's ensemble). An unclustered learner is the most accurate
+   * single learner and the clustered ones add diversity (docs/deviations.md, S7).
+   */
+  unclusteredLearners: number;
   /** Learners in the ensemble (different clustering seeds). */
   numLearners: number;
   /** k-means iterations. */
@@ -127,6 +133,7 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
   rowFraction: 1,
   featureFraction: 1,
   numClusters: 1,
+  unclusteredLearners: 0,
   numLearners: 1,
   kmeansIterations: 10,
   reservoirSize: 6000,
@@ -233,6 +240,13 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
     doc: "Fraction of the features each learner sees (seeded per learner).",
   },
   numClusters: count("numClusters", "Clusters per learner."),
+  unclusteredLearners: {
+    kind: "int",
+    default: DEFAULT_CONFIG.unclusteredLearners,
+    min: 0,
+    max: 1 << 20,
+    doc: "Batch: the first learners use one cluster (at most numLearners).",
+  },
   numLearners: count("numLearners", "Learners in the ensemble (different clustering seeds)."),
   kmeansIterations: count("kmeansIterations", "k-means iterations."),
   reservoirSize: count("reservoirSize", "Streaming: rows kept per cluster.", 2 ** 31 - 1),
@@ -267,6 +281,12 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
  * ```
  */
 export function resolveConfig(options: Record<string, unknown> = {}): SleecConfig {
-  const { numFeatures: _d, numLabels: _l, ...config } = SLEEC_SETTINGS.resolve(options);
-  return config as SleecConfig;
+  const { numFeatures: _d, numLabels: _l, ...rest } = SLEEC_SETTINGS.resolve(options);
+  const config = rest as SleecConfig;
+  if (config.unclusteredLearners > config.numLearners) {
+    throw new RangeError(
+      `sleec: option unclusteredLearners must be at most numLearners (${config.numLearners}), got ${config.unclusteredLearners}`,
+    );
+  }
+  return config;
 }

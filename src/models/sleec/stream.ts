@@ -69,7 +69,14 @@ export class SleecStream implements Estimator {
   constructor(options: SleecStreamOptions = {}) {
     const { numFeatures, numLabels, ...rest } = options;
     this.#cfg = resolveConfig(rest as Record<string, unknown>);
-    for (const name of ["rowFraction", "featureFraction", "featureWeighting"] as const) {
+    for (
+      const name of [
+        "rowFraction",
+        "featureFraction",
+        "featureWeighting",
+        "unclusteredLearners",
+      ] as const
+    ) {
       if (this.#cfg[name] !== DEFAULT_CONFIG[name]) {
         throw new RangeError(
           `SleecStream: ${name} is an option of the batch trainer (trainSleec), got ${
