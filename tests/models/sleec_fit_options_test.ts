@@ -116,11 +116,17 @@ Deno.test("sleec unclusteredLearners: the first learners fit all rows in one clu
       got = Array.from(sdk.predictTopK(r.x, 3).labels).join();
     assert(want === got, `SDK ${got} vs trainer ${want}`);
   }
+  // more than there are learners: all of them
+  const all = trainSleec(b.x, b.y, {
+    ...opts,
+    numClusters: 3,
+    numLearners: 2,
+    unclusteredLearners: 5,
+  });
+  assert(all.knn.clusters.length === 2, `${all.knn.clusters.length} clusters, want one a learner`);
   assert(
-    messageOf(() => resolveConfig({ numLearners: 2, unclusteredLearners: 3 })).includes(
-      "unclusteredLearners must be at most numLearners (2), got 3",
-    ),
-    "more unclustered learners than learners",
+    messageOf(() => resolveConfig({ unclusteredLearners: -1 })).includes("unclusteredLearners"),
+    "a negative count",
   );
   assert(
     messageOf(() => new SleecStream({ unclusteredLearners: 1 })).includes("batch trainer"),

@@ -65,8 +65,9 @@ export interface SleecConfig {
   /** Clusters per learner (the paper: ⌊n/6000⌋, at least 1). */
   numClusters: number;
   /**
-   * Batch trainer: how many of the learners (the first ones) use one cluster, all rows, instead
-   * of `numClusters` (0: none, the paper's ensemble). An unclustered learner is the most accurate
+   * Batch trainer: how many of the learners (the first ones; all of them when it is larger than
+   * `numLearners`) use one cluster, all rows, instead of `numClusters` (0: none, the paper's
+   * ensemble). An unclustered learner is the most accurate
    * single learner and the clustered ones add diversity (docs/deviations.md, S7).
    */
   unclusteredLearners: number;
@@ -245,7 +246,7 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
     default: DEFAULT_CONFIG.unclusteredLearners,
     min: 0,
     max: 1 << 20,
-    doc: "Batch: the first learners use one cluster (at most numLearners).",
+    doc: "Batch: this many of the first learners use one cluster (all rows).",
   },
   numLearners: count("numLearners", "Learners in the ensemble (different clustering seeds)."),
   kmeansIterations: count("kmeansIterations", "k-means iterations."),
@@ -281,12 +282,6 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
  * ```
  */
 export function resolveConfig(options: Record<string, unknown> = {}): SleecConfig {
-  const { numFeatures: _d, numLabels: _l, ...rest } = SLEEC_SETTINGS.resolve(options);
-  const config = rest as SleecConfig;
-  if (config.unclusteredLearners > config.numLearners) {
-    throw new RangeError(
-      `sleec: option unclusteredLearners must be at most numLearners (${config.numLearners}), got ${config.unclusteredLearners}`,
-    );
-  }
-  return config;
+  const { numFeatures: _d, numLabels: _l, ...config } = SLEEC_SETTINGS.resolve(options);
+  return config as SleecConfig;
 }
