@@ -223,7 +223,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const x = batch.x, n = x.numRows, L0 = this.numLabels, r = this.rank;
     const tops: TopK[] = new Array(n);
     if (this.config.l2Normalize) {
-      checkBatch(batch, "leml.scoreThenLearn");
+      checkBatch(batch, "leml.scoreThenLearn"); // before predicting: a bad batch changes nothing
       for (let i = 0; i < n; i++) {
         const p0 = x.indptr[i], p1 = x.indptr[i + 1];
         tops[i] = this.predictTopK(
@@ -232,12 +232,12 @@ export class LemlStream extends LowRankScorer implements Estimator {
           { exact: true },
         );
       }
-      this.#grow(batch);
+      this.#grow(batch, "leml.scoreThenLearn");
       this.#learn(batch, 0);
       return tops;
     }
     // new features get zero W rows: u = xᵀW is the same before and after growing
-    this.#grow(batch);
+    this.#grow(batch, "leml.scoreThenLearn");
     if (n === 0) return tops;
     const res = this.#reservoir;
     this.#sc.ensure(
@@ -257,8 +257,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
   }
 
   /** Validates a batch and grows the spaces to hold it. */
-  #grow(batch: Batch): void {
-    const [needD, needL] = checkBatch(batch, "leml.learnMany");
+  #grow(batch: Batch, where = "leml.learnMany"): void {
+    const [needD, needL] = checkBatch(batch, where);
     this.grow(needD, needL);
   }
 

@@ -391,7 +391,10 @@ Deno.test("leml stream: scoreThenLearn on an empty model, and bad k or batch, le
   } catch (e) {
     msg = (e as Error).message;
   }
-  assert(msg.includes("y has 2"), `unexpected message: ${msg}`);
+  assert(
+    msg.includes("leml.scoreThenLearn: x has 3 rows but y has 2"),
+    `unexpected message: ${msg}`,
+  );
   assert(
     m.step === before.scalars.step && m.w.snapshot().join() === Array.from(before.tensors.W).join(),
     "a refused batch changed the model",
