@@ -45,20 +45,7 @@ export function checkBatch(batch: Batch, where: string): [number, number] {
     );
   }
   const row = (i: number) => ids?.[i] === undefined ? `row ${i}` : `row ${i} (event ${ids[i]})`;
-  const needD = checkCsr(x.indptr, x.indices, n, x.numCols, "x", "feature", where, row);
-  const v = x.values;
-  if (v.length < x.indptr[n]) {
-    throw new RangeError(`${where}: x has ${x.indptr[n]} entries but ${v.length} values`);
-  }
-  for (let i = 0; i < n; i++) {
-    for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
-      if (!Number.isFinite(v[p])) {
-        throw new RangeError(
-          `${where}: ${row(i)} of x: non-finite value at feature ${x.indices[p]} (${v[p]})`,
-        );
-      }
-    }
-  }
+  const needD = checkCsr(x.indptr, x.indices, n, x.numCols, "x", "feature", where, row, x.values);
   let needL = checkCsr(y.indptr, y.indices, n, y.numCols, "y", "label", where, row);
   if (observed) {
     const o = checkCsr(
@@ -79,12 +66,15 @@ export function checkBatch(batch: Batch, where: string): [number, number] {
 /**
  * Validates one CSR part of a batch: a row pointer of `n + 1` non-decreasing entries from 0
  * within `indices`, and within each row non-negative integer indices in strictly increasing
- * order. Returns the space size it needs: the largest index + 1, at least `numCols`.
+ * order ({@linkcode checkRowEntries}), with finite `values` when they are given. Returns the
+ * space size it needs: the largest index + 1, at least `numCols`.
  *
  * @param what the part's name in errors ("x", "y", "observed")
  * @param entity what its indices are ("feature", "label")
  * @param row how errors name row i (default `row i`)
- * @throws {RangeError} for a bad row pointer or indices that are negative or do not increase
+ * @param values the part's values (x), checked finite
+ * @throws {RangeError} for a bad row pointer, too few values, indices that are negative or do
+ * not increase, or a value that is not finite
  *
  * @example
  * ```ts
@@ -101,30 +91,65 @@ export function checkCsr(
   entity: string,
   where: string,
   row: (i: number) => string = (i) => `row ${i}`,
+  values?: ArrayLike<number>,
 ): number {
   if (indptr.length !== n + 1 || indptr[0] !== 0 || indptr[n] > indices.length) {
     throw new RangeError(`${where}: ${what}.indptr is not a valid row pointer for ${n} rows`);
   }
+  if (values && values.length < indptr[n]) {
+    throw new RangeError(`${where}: ${what} has ${indptr[n]} entries but ${values.length} values`);
+  }
   let need = numCols;
   for (let i = 0; i < n; i++) {
-    let prev = -1;
     const p1 = indptr[i + 1];
     if (p1 < indptr[i]) throw new RangeError(`${where}: ${what}.indptr decreases at ${row(i)}`);
-    for (let p = indptr[i]; p < p1; p++) {
-      const j = indices[p];
-      if (j < 0) {
-        throw new RangeError(`${where}: ${row(i)} of ${what}: ${entity} index ${j} is negative`);
-      }
-      if (!(j > prev)) {
-        throw new RangeError(
-          `${where}: ${
-            row(i)
-          } of ${what}: ${entity} indices are not strictly increasing (${j} after ${prev})`,
-        );
-      }
-      prev = j;
-    }
-    if (prev + 1 > need) need = prev + 1;
+    const at = () => `${where}: ${row(i)} of ${what}`; // built only for an error
+    const last = checkRowEntries(indices, values, indptr[i], p1, at, entity);
+    if (last + 1 > need) need = last + 1;
   }
   return need;
+}
+
+/**
+ * Checks the entries `[p0, p1)` of one sparse row: indices non-negative and strictly
+ * increasing, and `values` (when given) finite; errors begin with `at()`. Returns the last index
+ * (−1 for an empty row). The one entry check of batches ({@linkcode checkCsr}) and of the
+ * models' queries (`checkRow`, src/models/query_check.ts).
+ *
+ * @throws {RangeError} naming `at`, the index and, for a value, the feature
+ *
+ * @example
+ * ```ts
+ * import { checkRowEntries } from "./batch_check.ts";
+ * console.log(checkRowEntries(Int32Array.of(2, 5), Float32Array.of(1, 1), 0, 2, () => "demo", "feature")); // 5
+ * try {
+ *   checkRowEntries(Int32Array.of(2, 5), Float32Array.of(1, NaN), 0, 2, () => "demo", "feature");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "demo: non-finite value at feature 5 (NaN)"
+ * }
+ * ```
+ */
+export function checkRowEntries(
+  indices: ArrayLike<number>,
+  values: ArrayLike<number> | undefined,
+  p0: number,
+  p1: number,
+  at: () => string,
+  entity: string,
+): number {
+  let prev = -1;
+  for (let p = p0; p < p1; p++) {
+    const j = indices[p];
+    if (j < 0) throw new RangeError(`${at()}: ${entity} index ${j} is negative`);
+    if (!(j > prev)) {
+      throw new RangeError(
+        `${at()}: ${entity} indices are not strictly increasing (${j} after ${prev})`,
+      );
+    }
+    if (values && !Number.isFinite(values[p])) {
+      throw new RangeError(`${at()}: non-finite value at ${entity} ${j} (${values[p]})`);
+    }
+    prev = j;
+  }
+  return prev;
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { SparseVector } from "../data/types.ts";
+import { checkRowEntries } from "../data/batch_check.ts";
 
 /**
  * Throws a `RangeError` naming `where` and the entry at fault unless `x` is a well-formed row.
@@ -27,19 +28,7 @@ export function checkRow(x: SparseVector, where: string): void {
   if (values.length !== indices.length) {
     throw new RangeError(`${where}: x has ${indices.length} indices but ${values.length} values`);
   }
-  for (let p = 0, prev = -1; p < indices.length; p++) {
-    const j = indices[p];
-    if (j < 0) throw new RangeError(`${where}: x: feature index ${j} is negative`);
-    if (!(j > prev)) {
-      throw new RangeError(
-        `${where}: x: feature indices are not strictly increasing (${j} after ${prev})`,
-      );
-    }
-    if (!Number.isFinite(values[p])) {
-      throw new RangeError(`${where}: x: non-finite value at feature ${j} (${values[p]})`);
-    }
-    prev = j;
-  }
+  checkRowEntries(indices, values, 0, indices.length, () => `${where}: x`, "feature");
 }
 
 /**
