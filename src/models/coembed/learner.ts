@@ -322,7 +322,7 @@ export class CoEmbedLearner {
     checkRow(x, "CoEmbed.predictTopK");
     checkK(k, "CoEmbed.predictTopK");
     const index = options.exact ? undefined : this.labelIndex;
-    if (index !== undefined && Number.isInteger(k) && k >= 0) {
+    if (index !== undefined) {
       const q = this.getPredictor().query(x.indices, x.values);
       const top = index.search(q, k, options.probes);
       if (top !== undefined) return top;

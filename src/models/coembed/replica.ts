@@ -199,7 +199,7 @@ export class CoEmbedReplica extends PredictionReplica {
     checkRow(x, "CoEmbed replica.predictTopK");
     checkK(k, "CoEmbed replica.predictTopK");
     const index = options.exact ? undefined : this.#index;
-    if (index !== undefined && Number.isInteger(k) && k >= 0) {
+    if (index !== undefined) {
       const top = index.search(this.#predictor.query(x.indices, x.values), k, options.probes);
       if (top !== undefined) return top;
     }

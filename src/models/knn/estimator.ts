@@ -109,7 +109,7 @@ export class KnnEstimator implements Estimator {
     this.#numLabels = Math.max(this.#numLabels, needL);
     for (let i = 0; i < x.numRows; i++) {
       const a = x.indptr[i], b = x.indptr[i + 1];
-      this.#store(
+      this.#index.add(
         { indices: x.indices.subarray(a, b), values: x.values.subarray(a, b) },
         y.indices.subarray(y.indptr[i], y.indptr[i + 1]),
       );
@@ -119,26 +119,6 @@ export class KnnEstimator implements Estimator {
   /** Stores one row; `y` lists its positive labels (any order, duplicates ignored). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
     this.learnMany(oneRowBatch(x, y, "knn.learnOne"));
-  }
-
-  #store(x: SparseVector, labels: Int32Array): void {
-    for (let i = 0; i < labels.length; i++) {
-      const l = labels[i];
-      if (!Number.isInteger(l) || l < 0) {
-        throw new RangeError(`knn: label ${l} is not a non-negative integer`);
-      }
-      if (l >= this.#numLabels) this.#numLabels = l + 1;
-    }
-    const n = x.indices.length;
-    for (let i = 0; i < n; i++) {
-      const j = x.indices[i];
-      if (j < 0) throw new RangeError(`knn: feature index ${j} is negative`);
-      if (i > 0 && j <= x.indices[i - 1]) {
-        throw new RangeError(`knn: feature indices must be strictly increasing (${j} at ${i})`);
-      }
-    }
-    if (n > 0 && x.indices[n - 1] >= this.#numFeatures) this.#numFeatures = x.indices[n - 1] + 1;
-    this.#index.add(x, labels);
   }
 
   /** The `k` (or the given number of) nearest stored rows of `x`. */

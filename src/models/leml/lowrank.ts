@@ -250,7 +250,7 @@ export class LowRankScorer {
     checkRow(x, "leml.predictTopK");
     checkK(k, "leml.predictTopK");
     const L = this.numLabels, index = options.exact ? undefined : this.labelIndex;
-    if (index !== undefined && Number.isInteger(k) && k >= 0) {
+    if (index !== undefined) {
       const top = index.search(this.#latent(x), k, options.probes);
       if (top !== undefined) return this.#rescore(top);
     }

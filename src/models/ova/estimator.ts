@@ -575,7 +575,7 @@ export class OvaEstimator implements Estimator {
   predictTopK(x: SparseVector, k: number, options: { exact?: boolean } = {}): TopK {
     checkRow(x, "ova.predictTopK");
     checkK(k, "ova.predictTopK");
-    const m0 = Math.max(0, Math.min(Math.floor(k), this.#l));
+    const m0 = Math.min(k, this.#l);
     if (options.exact) {
       const s = this.predictScores(x);
       const order = Array.from({ length: this.#l }, (_, l) => l);

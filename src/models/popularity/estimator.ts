@@ -112,8 +112,8 @@ export class PopularityEstimator implements Estimator {
   }
 
   /** One score per label, the same for every `x`: frequency − threshold. */
-  predictScores(_x: SparseVector, out?: Float32Array): Float32Array {
-    checkRow(_x, "popularity.predictScores");
+  predictScores(x: SparseVector, out?: Float32Array): Float32Array {
+    checkRow(x, "popularity.predictScores");
     const L = this.#numLabels;
     const scores = out && out.length === L ? out : new Float32Array(L);
     const inv = this.#rows > 0 ? 1 / this.#rows : 0;
