@@ -237,8 +237,9 @@ const sleecCurve: Experiment = async (ctx) => {
     edgeFile = { bytes: file.byteLength, ...sdkPrecision(loadModel(file), test) };
   }
   const fx = FASTXML[ctx.dataset];
+  const onValidation = f.validation === true || f.validation === "true";
   if (plot) {
-    const on = f.validation === true || f.validation === "true" ? "validation" : "test";
+    const on = onValidation ? "validation" : "test";
     await Deno.writeTextFile(
       plot,
       learnerCurveSvg(curve, fx, `SLEEC on ${ctx.dataset} (${on}): precision against learners`),
@@ -251,7 +252,7 @@ const sleecCurve: Experiment = async (ctx) => {
     modelBytes: lastBytes,
     extra: {
       numLearners: T,
-      evaluatedOn: f.validation === true || f.validation === "true"
+      evaluatedOn: onValidation
         ? "validation: last 20% of the training file (trained on the first 80%)"
         : "test",
       config: base,
