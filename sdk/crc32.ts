@@ -9,20 +9,11 @@
 let crcTable: Uint32Array | undefined;
 
 /**
- * 1 on a little-endian host (typed arrays read the file's little-endian tensors as they are),
- * else 0.
- *
- * @example
- * ```ts
- * import { LITTLE_ENDIAN } from "./crc32.ts";
- * console.log(LITTLE_ENDIAN); // 1
- * ```
- */
-export const LITTLE_ENDIAN: number = new Uint8Array(Uint16Array.of(1).buffer)[0];
-
-/**
- * CRC-32 of `b[start, end)`: slicing-by-16 over aligned 32-bit words on little-endian hosts (V8
- * unrolls the loop over the 4 words of a block), byte by byte elsewhere.
+ * CRC-32 of `b[start, end)`: slicing-by-8, the 8 bytes of a step read one by one (so any
+ * alignment and either byte order), then byte by byte for the last 0-7. 25 MiB take ~13 ms, as
+ * the earlier slicing-by-16 over aligned 32-bit words did, in 144 fewer bytes of SDK code
+ * (slicing-by-16 over single bytes was 91 bytes smaller still, but took ~23 ms; loops over the
+ * bytes of a step instead of unrolled reads, ~22 ms).
  *
  * @example
  * ```ts
@@ -36,29 +27,19 @@ export const crc32 = (b: Uint8Array, start = 0, end: number = b.length): number 
   let t = crcTable, c = 0, i = 0;
   if (!t) {
     // entry s·256 + n: the bit-wise CRC register after byte n and s zero bytes
-    for (t = crcTable = new Uint32Array(4096); i < 4096; t[i++] = c) {
+    for (t = crcTable = new Uint32Array(2048); i < 2048; t[i++] = c) {
       c = i & 255;
       for (let k = (i >> 8) * 8 + 8; k--;) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     }
   }
   for (c = ~0, i = start; i < end;) {
-    // byte by byte up to a 4-byte boundary and after the last 16-byte block
-    if ((b.byteOffset + i) & 3 || end - i < 16 || !LITTLE_ENDIAN) {
-      c = t[(c ^ b[i++]) & 255] ^ (c >>> 8);
-      continue;
+    if (end - i < 8) c = t[(c ^ b[i++]) & 255] ^ (c >>> 8);
+    else {
+      // bytes 0-3 xor the register, then each of the 8 through table 7 − j
+      c ^= b[i++] | b[i++] << 8 | b[i++] << 16 | b[i++] << 24;
+      c = t[1792 + (c & 255)] ^ t[1536 + ((c >>> 8) & 255)] ^ t[1280 + ((c >>> 16) & 255)] ^
+        t[1024 + (c >>> 24)] ^ t[768 + b[i++]] ^ t[512 + b[i++]] ^ t[256 + b[i++]] ^ t[b[i++]];
     }
-    const w = new Uint32Array(b.buffer, b.byteOffset + i, (end - i) >>> 4 << 2);
-    for (let p = 0; p < w.length;) {
-      let x = 0;
-      // the block's words: the first xor the register (d = c, then 0)
-      for (let o = 3840, d = c; o > 0; o -= 1024, d = 0) {
-        d ^= w[p++];
-        x ^= t[o + (d & 255)] ^ t[o - 256 + ((d >>> 8) & 255)] ^
-          t[o - 512 + ((d >>> 16) & 255)] ^ t[o - 768 + (d >>> 24)];
-      }
-      c = x;
-    }
-    i += w.length * 4;
   }
   return ~c >>> 0;
 };

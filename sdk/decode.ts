@@ -10,8 +10,7 @@
  */
 import { Unpackr } from "msgpackr/unpack";
 import { formatError, type ModelFormatErrorReason } from "./errors.ts";
-import { checkFrame, TENSOR_ARRAYS } from "./frame.ts";
-import { LITTLE_ENDIAN } from "./crc32.ts";
+import { checkFrame, LITTLE_ENDIAN, TENSOR_ARRAYS } from "./frame.ts";
 import { f32s, floor } from "./vector.ts";
 import { KINDS } from "./kinds/mod.ts";
 import { isMap, textSettingsError } from "./tokenizer.ts";
@@ -24,7 +23,7 @@ type Typed = (typeof TENSOR_ARRAYS)[keyof typeof TENSOR_ARRAYS];
 let halfTable: Float32Array | undefined; // the float32 value of every float16 bit pattern
 
 /**
- * Float16 bit patterns to float32 (through a table of all 65536 values, built once), into `out`.
+ * Float16 bit patterns to float32 (through a table of all 65536 values, built once).
  * The one f16 decoder of the project: the trainer's reader (src/format/quantize.ts) uses it too.
  *
  * @example
@@ -33,15 +32,13 @@ let halfTable: Float32Array | undefined; // the float32 value of every float16 b
  * console.log(halfFloats(Uint16Array.of(0x3c00, 0xc000, 0x7c00))); // Float32Array(3) [ 1, -2, Infinity ]
  * ```
  */
-export const halfFloats = (
-  bits: Uint16Array,
-  out: Float32Array = f32s(bits.length),
-): Float32Array => {
+export const halfFloats = (bits: Uint16Array): Float32Array => {
   const tab = halfTable ??= f32s(65536).map((_, h) => {
     const e = (h >> 10) & 31, m = h & 1023;
     return (h >> 15 ? -1 : 1) *
       (e > 30 ? m ? NaN : Infinity : ((e && 1024) + m) * 2 ** ((e || 1) - 25));
   });
+  const out = f32s(bits.length);
   for (let i = bits.length; i--;) out[i] = tab[bits[i]];
   return out;
 };
@@ -91,8 +88,11 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   // the decoded file: its fields (checked below), with defaults
   const m: Obj = { ...root as Obj, formatVersion: version, params: (root as Obj).params ?? {} };
   const { kind, numFeatures: D, numLabels: L, labelNames: names } = m;
-  check(typeof kind === "string", "kind");
-  check(Object.hasOwn(KINDS, kind as string), `unknown model kind "${kind}"`, unsupported);
+  check(
+    typeof kind === "string" && Object.hasOwn(KINDS, kind),
+    `unknown model kind "${kind}"`,
+    unsupported,
+  );
   check(isCount(D) && isCount(L), "numFeatures, numLabels");
   check(
     names === undefined ||

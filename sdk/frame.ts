@@ -36,6 +36,18 @@ export const FORMAT_VERSION = 4;
 export const MAGIC = "TAGSTREAM";
 
 /**
+ * True on a little-endian host: typed arrays then read the file's little-endian tensors as they
+ * are (the SDK refuses other hosts; the trainer's reader and writer swap bytes there).
+ *
+ * @example
+ * ```ts
+ * import { LITTLE_ENDIAN } from "./frame.ts";
+ * console.log(LITTLE_ENDIAN); // true
+ * ```
+ */
+export const LITTLE_ENDIAN: boolean = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/**
  * The typed array of each tensor element type as stored (`f16` as raw bits in a `Uint16Array`).
  *
  * @example

@@ -12,15 +12,13 @@
  * @module
  */
 import { ModelFormatError } from "./errors.ts";
-import { checkFrame, TENSOR_ARRAYS } from "./frame.ts";
+import { checkFrame, LITTLE_ENDIAN, TENSOR_ARRAYS } from "./frame.ts";
 import { MsgpackReader, type MsgpackValue } from "./msgpack_reader.ts";
 import { textSettingsError } from "./tokenizer.ts";
 import type { FeatureSpace } from "./kinds/types.ts";
 
 export type { TextSettings } from "./tokenizer.ts";
 export type { FeatureSpace } from "./kinds/types.ts";
-
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 /**
  * Kinds of inference model a file can hold.

@@ -8,6 +8,7 @@
 import {
   checkFeatureSpace,
   crc32,
+  LITTLE_ENDIAN,
   MAGIC,
   type ModelFileContent,
   type Tensor,
@@ -57,8 +58,6 @@ export interface EncodeOptions {
   /** Names of f32 tensors never quantised. Default `["bias", "idf"]`. */
   keepF32?: readonly string[];
 }
-
-const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 /** Bytes of a typed array in little-endian order (a view on little-endian hosts). */
 function leBytes(data: Tensor["data"]): Uint8Array {
