@@ -10,13 +10,13 @@
  * ~`--nnz` (default 40) power-law features with positive values, L2-normalised, as text rows do.
  *
  * stdout: one JSON line per L with the file bytes, the postings a query row reaches (median),
- * the share of rows the SDK answers by scanning all L (postings for more than a third of the
- * labels: then scanning is as fast) and, for each path, the load time (median of 3: decode and
+ * the share of rows whose postings reach more than a third of the labels (`wideRowShare`: the
+ * SDK scored those densely until that switch was dropped for SDK bytes; the sparse path answers
+ * them as fast) and, for each path, the load time (median of 3: decode and
  * index ready, i.e. `loadModel`, plus its first query for the file without `biasOrder`, which
  * sorts the bias then) and the top-5 p50/p99 µs per query:
- * - `fast`: `loadModel(bytes).predictTopK(x, 5)` on the file as written (with `biasOrder`; the
- *   SDK picks the sparse or the dense path per row);
- * - `sparse`: the sparse path forced (the scorer's `topK(indices, values, 5, false)`);
+ * - `fast`: `loadModel(bytes).predictTopK(x, 5)` on the file as written (with `biasOrder`);
+ * - `sparse`: the scorer's own `topK(indices, values, 5, false)`, without the row preprocessing;
  * - `fastNoOrder`: the same file without `biasOrder` (files written before it; the SDK sorts
  *   the bias once, on the first query);
  * - `dense`: the previous path, every label's score then a scan of all L (`topK` over the
@@ -213,7 +213,7 @@ function sparseRun(L: number) {
       fileBytesWithoutBiasOrder: oldBytes.length,
       queries: rows.length,
       rowPostingsP50: percentile(reach, 0.5),
-      denseRowShare: round(reach.filter((n) => n * 3 > L).length / rows.length, 4),
+      wideRowShare: round(reach.filter((n) => n * 3 > L).length / rows.length, 4),
       fast: {
         loadMs: round(percentile(loads.fast, 0.5)),
         ...latency(rows, (x) => model.predictTopK(x, 5)),

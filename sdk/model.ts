@@ -9,8 +9,8 @@ import { decodeModel } from "./decode.ts";
 import { formatError } from "./errors.ts";
 import { badInput, featurizer, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
-import type { DecodedModel, KindScorer } from "./kinds/types.ts";
-import { type TopK, topK, type TopKScorer } from "./topk.ts";
+import type { DecodedModel, KindFactory } from "./kinds/types.ts";
+import type { TopK } from "./topk.ts";
 
 /**
  * Per-query options of {@linkcode Model.predictTopK}.
@@ -57,9 +57,9 @@ export interface Model extends DecodedModel {
    * its best lists; `options.exact` gives the exact answer instead, and `options.probes` sets the
    * clusters or lists probed (default: the file's `mipsProbes` / `knnProbes`).
    *
-   * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer >= 0,
-   * or when a `random-features` model cannot fold the row in (its ridge system is numerically
-   * singular: the trainer's predictor fails on the same row).
+   * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer in
+   * [0, 2³²), or when a `random-features` model cannot fold the row in (its ridge system is
+   * numerically singular: the trainer's predictor fails on the same row).
    */
   predictTopK(x: ModelInput, k: number, options?: TopKOptions): TopK;
   /** {@linkcode Model.predictTopK} for each row. */
@@ -90,18 +90,17 @@ export interface Model extends DecodedModel {
  */
 export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
   const m = decodeModel(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes);
-  const L = m.numLabels, rows = featurizer(m);
-  let scorer: KindScorer;
+  const rows = featurizer(m);
+  let scorer: ReturnType<KindFactory>;
   try {
     scorer = KINDS[m.kind](m); // a known kind (checked by decodeModel)
   } catch (e) {
     return formatError("corrupt", (e as Error).message, m.formatVersion);
   }
-  const fast = (scorer as TopKScorer).topK; // exact, without scanning every label
   const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {
-    if (!Number.isInteger(k) || k < 0) badInput("bad k " + k, RangeError);
+    if (k >>> 0 !== k) badInput("bad k " + k, RangeError); // an integer in [0, 2³²)
     const [i, v] = rows(x);
-    return fast ? fast(i, v, k, o?.exact || undefined, o?.probes) : topK(scorer(i, v), L, k);
+    return scorer.topK(i, v, k, o?.exact, o?.probes);
   };
   return {
     ...m,

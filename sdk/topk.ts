@@ -248,8 +248,7 @@ export interface TopKScorer {
   /**
    * The `k` best labels of a preprocessed row, as {@linkcode topK} of all its scores; `dense`
    * (the caller's `exact`) asks for the exact answer, by scoring every label or, for
-   * `knn-embedding`, from the exact neighbours; false rules out scoring every label, else the
-   * scorer chooses. A kind with an index (`linear-lowrank` and `random-features` label index,
+   * `knn-embedding`, from the exact neighbours. A kind with an index (`linear-lowrank` and `random-features` label index,
    * `knn-embedding` lists) answers approximately from the `probes` best clusters or lists
    * (default: the file's), with exact scores.
    */

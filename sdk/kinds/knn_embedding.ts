@@ -97,7 +97,6 @@ export const knnEmbedding: KindFactory = (m) => {
       }
       for (let q = 0; q < count; q++) {
         const w = nnSim[q] / wsum;
-        if (w === 0) continue;
         for (let e = labelPtr[nnIdx[q]]; e < labelPtr[nnIdx[q] + 1]; e++) {
           const l = labels[e];
           if (!(l < L)) continue;

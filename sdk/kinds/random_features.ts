@@ -15,7 +15,7 @@
  * @module
  */
 import { bad, floats, intParam } from "./tensors.ts";
-import type { DecodedModel, KindFactory, KindScorer } from "./types.ts";
+import type { DecodedModel, KindFactory } from "./types.ts";
 import { cos, f32s, matVec, sin, sqrt, u8s, vecMat, zeros } from "../vector.ts";
 import { indexedScorer } from "./mips_index.ts";
 
@@ -64,14 +64,15 @@ const solveSpd = (a: Float64Array, n: number): boolean => {
  * console.log(scorer(Int32Array.of(0), Float32Array.of(2))); // Float32Array(2) [ 2, -2 ]
  * ```
  */
-export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
+export const randomFeatures: KindFactory = (m: DecodedModel) => {
   const params = m.params, variant = params.variant, nl = variant === "NL";
   if (!nl && variant !== "L") bad(m, `param "variant"`);
   const missing = params.absent === "missing", project = params.input === "projected";
   const D = m.numFeatures, L = m.numLabels;
   const kS = intParam(m, "rankS"), kX = intParam(m, "rankX");
   const K = nl ? intParam(m, "numRff") : 0, F = nl ? 2 * K : D;
-  const lambdaX = +(params.lambdaX as number ?? 0);
+  // the ridge λ_X (a tiny one when the file's is absent or not positive)
+  const ridge = params.lambdaX as number > 0 ? params.lambdaX as number : 1e-8;
   const W = nl && floats(m, "W", D * K);
   const Q = floats(m, "Q", F * kS), P = floats(m, "P", L * kS);
   const bias = floats(m, "bias", L), V = floats(m, "V", D * kX);
@@ -99,7 +100,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel): KindScorer => {
       // u = ridge fit of the observed entries (all entries, absent = 0, when not "missing")
       if (project && !missing) present.fill(1);
       gram.fill(0);
-      for (let k = kX; k--;) gram[k * kX + k] = lambdaX > 0 ? lambdaX : 1e-8;
+      for (let k = kX; k--;) gram[k * kX + k] = ridge;
       for (let d = 0; d < D; d++) {
         if (!present[d]) continue;
         const base = d * kX, x = xt[d];

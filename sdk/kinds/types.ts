@@ -5,6 +5,7 @@
  * @module
  */
 import type { TextSettings } from "../tokenizer.ts";
+import type { TopKScorer } from "../topk.ts";
 
 /**
  * A tensor as the SDK hands it to a scorer: float tensors (f32, f64, f16, i8) are always given as
@@ -119,16 +120,20 @@ export type KindScorer = (
 
 /**
  * Builds a scorer from a decoded model (called once per load), checking the tensors and
- * parameters it uses (a `RangeError` naming the field when one is missing or inconsistent).
+ * parameters it uses (a `RangeError` naming the field when one is missing or inconsistent): the
+ * dense scores of every label, and the kind's own top k (`topK` of ../topk.ts's
+ * `TopKScorer`, which `loadModel` answers with).
  *
  * @example
  * ```ts
  * import type { KindFactory } from "./types.ts";
+ * import { topK } from "../topk.ts";
  * const f: KindFactory = (m) => {
  *   const scores = new Float64Array(m.numLabels);
- *   return () => scores;
+ *   const score = () => scores;
+ *   return Object.assign(score, { topK: () => topK(scores, m.numLabels, 1) });
  * };
  * console.log(typeof f);
  * ```
  */
-export type KindFactory = (model: DecodedModel) => KindScorer;
+export type KindFactory = (model: DecodedModel) => KindScorer & Required<TopKScorer>;
