@@ -19,7 +19,7 @@
 import { type TopK, topK as topKDense, topKTouched } from "../topk.ts";
 import { floats, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { i32s, iota, min, rankable, u8s, zeros } from "../vector.ts";
+import { i32s, iota, rankable, u8s, zeros } from "../vector.ts";
 
 /**
  * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): for files
@@ -62,7 +62,7 @@ export const linearSparse: KindFactory = (m) => {
   const L = m.numLabels, idx = ints(m, "labelIdx", L - 1, undefined, "u16");
   const ptr = ptrs(m, "featPtr", idx.length, m.numFeatures + 1);
   const w = floats(m, "weights", idx.length), bias = floats(m, "bias", L, true);
-  const s = zeros(L), mark = u8s(L), touched = i32s(min(L, idx.length));
+  const s = zeros(L), mark = u8s(L), touched = i32s(L);
   // the file's order when it is one of the decoded bias (strictly ordered, so a permutation)
   let order = bias && m.tensors.biasOrder?.data as Int32Array | undefined, last = Infinity;
   if (!(order instanceof Int32Array && order.length === L)) order = undefined;
