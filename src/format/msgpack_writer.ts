@@ -241,8 +241,11 @@ export class MsgpackWriter {
     return at;
   }
 
-  /** The bytes written, as an exactly sized array (a copy, so its buffer starts at offset 0). */
+  /**
+   * The bytes written, as an exactly sized array whose buffer starts at offset 0: the writer's
+   * own array when it is full (no copy: write nothing more), else a copy.
+   */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
+    return this.pos === this.buf.length ? this.buf : this.buf.slice(0, this.pos);
   }
 }

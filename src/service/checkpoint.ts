@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { pack, unpack } from "msgpackr/pack";
+import { unpack } from "msgpackr/unpack";
+import { packSized } from "./packed_size.ts";
 import { crc32 } from "../../sdk/internal.ts";
 import { writeAllChecked } from "./storage_faults.ts";
 
@@ -147,12 +148,11 @@ function fromPlain(v: unknown): unknown {
  * ```
  */
 export function encodeCheckpoint(obj: unknown): Uint8Array {
-  const payload = pack(toPlain(obj));
-  const out = new Uint8Array(HEADER_BYTES + payload.length);
+  // the payload written after the header's room in one exactly sized array (packed_size.ts)
+  const out = packSized(toPlain(obj), HEADER_BYTES);
   for (let i = 0; i < 8; i++) out[i] = MAGIC.charCodeAt(i);
-  out.set(payload, HEADER_BYTES);
   const v = new DataView(out.buffer);
-  v.setUint32(8, payload.length, true);
+  v.setUint32(8, out.length - HEADER_BYTES, true);
   v.setUint32(12, crc32(out, HEADER_BYTES, out.length), true);
   return out;
 }
