@@ -41,7 +41,7 @@ import { decodeModel } from "../sdk/decode.ts";
 import { featurizer, type SparseInput } from "../sdk/features.ts";
 import { KINDS } from "../sdk/kinds/mod.ts";
 import { loadModel, type TopK } from "../sdk/mod.ts";
-import { topK, type TopKScorer } from "../sdk/topk.ts";
+import { topK } from "../sdk/topk.ts";
 import { mulberry32 } from "../tests/mulberry32.ts";
 import { withLabelIndex } from "../src/linalg/mips_index.ts";
 import { predictorFileContent } from "../src/models/coembed/learner.ts";
@@ -185,7 +185,7 @@ function sparseRun(L: number) {
     }
     const prep = featurizer(decoded);
     const dense = (x: SparseInput) => topK(scorer(...prep(x)), L, 5);
-    const sparseTopK = (scorer as TopKScorer).topK!;
+    const sparseTopK = scorer.topK;
     const sparse = (x: SparseInput) => sparseTopK(...prep(x), 5, false);
     // the labels' postings a row reaches (an upper bound of the labels it touches)
     const ptr = decoded.tensors.featPtr.data;

@@ -233,26 +233,26 @@ function checkK(k: number): void {
 }
 
 /**
- * A kind scorer that also selects the top k itself without scanning every label
- * (`linear-sparse` and `knn-embedding` exactly, indexed `linear-lowrank` and `random-features`
- * approximately); `loadModel` uses `topK` when the scorer has it.
+ * The top k of a kind scorer, which every kind answers itself (`loadModel` calls it):
+ * `linear-sparse` and `knn-embedding` exactly without scanning every label, `linear-lowrank` and
+ * `random-features` from their label index when the file has one, else by scoring every label.
  *
  * @example
  * ```ts
  * import type { TopKScorer } from "./topk.ts";
  * const s: TopKScorer = { topK: (_i, _v, k) => ({ labels: new Int32Array(k), scores: new Float32Array(k) }) };
- * console.log(s.topK?.(new Int32Array(0), new Float64Array(0), 1).labels); // Int32Array(1) [ 0 ]
+ * console.log(s.topK(new Int32Array(0), new Float64Array(0), 1).labels); // Int32Array(1) [ 0 ]
  * ```
  */
 export interface TopKScorer {
   /**
    * The `k` best labels of a preprocessed row, as {@linkcode topK} of all its scores; `dense`
    * (the caller's `exact`) asks for the exact answer, by scoring every label or, for
-   * `knn-embedding`, from the exact neighbours. A kind with an index (`linear-lowrank` and `random-features` label index,
-   * `knn-embedding` lists) answers approximately from the `probes` best clusters or lists
-   * (default: the file's), with exact scores.
+   * `knn-embedding`, from the exact neighbours. A kind with an index (`linear-lowrank` and
+   * `random-features` label index, `knn-embedding` lists) answers approximately from the
+   * `probes` best clusters or lists (default: the file's), with exact scores.
    */
-  topK?: (
+  topK: (
     indices: Int32Array,
     values: Float32Array | Float64Array,
     k: number,

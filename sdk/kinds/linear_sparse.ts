@@ -44,7 +44,6 @@ export const biasOrder = (bias: Float32Array): Int32Array =>
  * @example
  * ```ts
  * import { linearSparse } from "./linear_sparse.ts";
- * import type { TopKScorer } from "../topk.ts";
  * const s = linearSparse({
  *   kind: "linear-sparse", formatVersion: 1, numFeatures: 2, numLabels: 3, params: {},
  *   tensors: {
@@ -55,7 +54,7 @@ export const biasOrder = (bias: Float32Array): Int32Array =>
  *   },
  * });
  * console.log(s(Int32Array.of(0), Float64Array.of(1))); // Float64Array(3) [ 0, 2, 1.5 ]
- * console.log((s as TopKScorer).topK!(Int32Array.of(0), Float64Array.of(1), 2).labels); // Int32Array(2) [ 1, 2 ]
+ * console.log(s.topK(Int32Array.of(0), Float64Array.of(1), 2).labels); // Int32Array(2) [ 1, 2 ]
  * ```
  */
 export const linearSparse: KindFactory = (m) => {

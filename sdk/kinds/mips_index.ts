@@ -213,7 +213,7 @@ export const indexedScorer = (
   r: number,
   score: KindScorer,
   query: (indices: Int32Array, values: Float32Array | Float64Array) => Float64Array,
-): KindScorer & Required<TopKScorer> => {
+): KindScorer & TopKScorer => {
   const search = mipsIndex(m, M, bias, r), L = m.numLabels;
   return Object.assign(score, {
     topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, dense?: boolean, p?: number) =>

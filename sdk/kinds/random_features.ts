@@ -71,8 +71,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
   const D = m.numFeatures, L = m.numLabels;
   const kS = intParam(m, "rankS"), kX = intParam(m, "rankX");
   const K = nl ? intParam(m, "numRff") : 0, F = nl ? 2 * K : D;
-  // the ridge λ_X (a tiny one when the file's is absent or not positive)
-  const ridge = params.lambdaX as number > 0 ? params.lambdaX as number : 1e-8;
+  const lambdaX = +(params.lambdaX as number ?? 0);
   const W = nl && floats(m, "W", D * K);
   const Q = floats(m, "Q", F * kS), P = floats(m, "P", L * kS);
   const bias = floats(m, "bias", L), V = floats(m, "V", D * kX);
@@ -100,7 +99,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
       // u = ridge fit of the observed entries (all entries, absent = 0, when not "missing")
       if (project && !missing) present.fill(1);
       gram.fill(0);
-      for (let k = kX; k--;) gram[k * kX + k] = ridge;
+      for (let k = kX; k--;) gram[k * kX + k] = lambdaX > 0 ? lambdaX : 1e-8;
       for (let d = 0; d < D; d++) {
         if (!present[d]) continue;
         const base = d * kX, x = xt[d];

@@ -136,4 +136,4 @@ export type KindScorer = (
  * console.log(typeof f);
  * ```
  */
-export type KindFactory = (model: DecodedModel) => KindScorer & Required<TopKScorer>;
+export type KindFactory = (model: DecodedModel) => KindScorer & TopKScorer;

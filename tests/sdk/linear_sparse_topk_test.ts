@@ -21,7 +21,7 @@ import { loadModel, type TopK } from "../../sdk/mod.ts";
 import { topK, type TopKScorer } from "../../sdk/topk.ts";
 import { assert, mulberry32 } from "./helpers.ts";
 
-type Fast = Required<TopKScorer>["topK"];
+type Fast = TopKScorer["topK"];
 
 /** The dense reference: every label's score in float64 (row order), all L sorted. */
 function reference(m: DecodedModel, indices: Int32Array, values: Float64Array, k: number): TopK {
@@ -105,7 +105,7 @@ function randomRow(rand: () => number, D: number, nnz: number): [Int32Array, Flo
 function checkModel(content: ModelFileContent, rand: () => number, rowNnz: number, what: string) {
   const bytes = encodeModelFile(content);
   const model = loadModel(bytes), decoded = decodeModel(bytes);
-  const scorer = linearSparse(decoded), fast = (scorer as TopKScorer).topK as Fast;
+  const scorer = linearSparse(decoded), fast: Fast = scorer.topK;
   const L = model.numLabels, D = model.numFeatures;
   const ks = [0, 1, 2, 5, 17, L - 1, L, L + 3].filter((k) => k >= 0);
   for (let q = 0; q < 25; q++) {
@@ -196,7 +196,7 @@ Deno.test("linear-sparse top-k: the walk stops early and reads only the row's po
       tensors.biasOrder = { ...m.tensors.biasOrder, data: counted(m.tensors.biasOrder.data, true) };
     } else delete tensors.biasOrder;
     const decoded = { ...m, tensors };
-    const scorer = linearSparse(decoded), fast = (scorer as TopKScorer).topK as Fast;
+    const scorer = linearSparse(decoded), fast: Fast = scorer.topK;
     fast(new Int32Array(0), new Float64Array(0), 5); // builds the order when the file has none
     orderReads = 0;
     for (let q = 0; q < 20; q++) {
@@ -268,7 +268,7 @@ Deno.test("linear-sparse: the golden files answer as the dense path at every k",
       }
     }
     // the dense scorer and the fast top-k agree on raw rows over the file's columns
-    const rand = mulberry32(name.length), fast = (scorer as TopKScorer).topK as Fast;
+    const rand = mulberry32(name.length), fast: Fast = scorer.topK;
     for (let q = 0; q < 50; q++) {
       const [indices, values] = randomRow(rand, model.numFeatures, 4);
       for (let k = 0; k <= L + 1; k++) {
