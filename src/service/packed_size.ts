@@ -60,7 +60,30 @@ const entries = (o: Record<string, unknown>) =>
  * console.log(packedSize({ a: [1, "x"], b: new Uint8Array(3) })); // 17
  * ```
  */
-export function packedSize(v: unknown, path = "value"): number {
+export function packedSize(v: unknown): number {
+  try {
+    return sizeOf(v);
+  } catch (e) {
+    if (!(e instanceof Unsupported)) throw e;
+    throw new TypeError(`Cannot pack value${e.at.reverse().join("")}: unsupported ${e.type} value`);
+  }
+}
+
+/** Thrown by sizeOf for a value msgpack cannot hold here; each level adds its step to `at`. */
+class Unsupported {
+  readonly at: string[] = [];
+  constructor(readonly type: string) {}
+}
+
+/** `e` with the step `at` added to its path when it is an {@linkcode Unsupported}. */
+function step(e: unknown, at: string): unknown {
+  if (e instanceof Unsupported) e.at.push(at);
+  return e;
+}
+
+// the path is built only when a value is refused (a template string per array element made
+// sizing 10⁶ label names several times slower)
+function sizeOf(v: unknown): number {
   if (v === null || v === undefined || typeof v === "boolean") return 1;
   if (typeof v === "number") return numberBytes(v);
   if (typeof v === "string") {
@@ -69,23 +92,32 @@ export function packedSize(v: unknown, path = "value"): number {
   }
   if (v instanceof Uint8Array) return 5 + v.length;
   if (Array.isArray(v)) {
-    let n = countHeader(v.length);
-    for (let i = 0; i < v.length; i++) n += packedSize(v[i], `${path}[${i}]`);
+    let n = countHeader(v.length), i = 0;
+    try {
+      for (; i < v.length; i++) n += sizeOf(v[i]);
+    } catch (e) {
+      throw step(e, `[${i}]`);
+    }
     return n;
   }
   if (typeof v === "object" && !ArrayBuffer.isView(v)) {
     const es = entries(v as Record<string, unknown>);
-    let n = countHeader(es.length);
-    for (const [k, x] of es) n += packedSize(k) + packedSize(x, `${path}.${k}`);
+    let n = countHeader(es.length), key = "";
+    try {
+      for (const [k, x] of es) key = k, n += sizeOf(k) + sizeOf(x);
+    } catch (e) {
+      throw step(e, `.${key}`);
+    }
     return n;
   }
-  throw new TypeError(`Cannot pack ${path}: unsupported ${typeof v} value`);
+  throw new Unsupported(typeof v);
 }
 
 const f64 = new Uint8Array(9), f64View = new DataView(f64.buffer);
 
 function write(w: MsgpackWriter, v: unknown): void {
-  if (typeof v === "number" && (v >= 2 ** 32 || v < -(2 ** 31)) && Number.isSafeInteger(v)) {
+  if (typeof v === "string") w.str(v);
+  else if (typeof v === "number" && (v >= 2 ** 32 || v < -(2 ** 31)) && Number.isSafeInteger(v)) {
     // integers beyond 32 bits as float64 (exact), as msgpackr's pack writes them: its default
     // decoder reads 64-bit integers as BigInts
     f64[0] = 0xcb;
