@@ -1,0 +1,302 @@
+/**
+ * The members of `repro sleec-pool`: neighbour finders an ensemble of the `knn-embedding` kind can
+ * hold (routing centroids over the features, a linear map V per cluster, unit-norm points), built
+ * from a spec string, and their k nearest fit rows for each validation row.
+ *
+ * - `sleec:C:SEED` — a SLEEC learner as `trainSleec` builds learner 0 with `{seed: SEED,
+ *   numClusters: C}` (spherical k-means on the unit rows, SVP + ADMM per cluster).
+ * - `sleec:C:SEED:BETA` — the same, clustered on the unit rows with their label vectors appended
+ *   (weight BETA); the query is routed by the clusters' feature part.
+ * - `pca:W` — one cluster, V = the top `rank` eigenvectors of X̂ᵀX̂ scaled by eigenvalue^−W (W = 0:
+ *   cosine in the leading principal subspace; W > 0 whitens it partly).
+ * - `leml:LAMBDA` — one cluster, V = W·U·Λ^½ from a rank-`rank` squared-loss LEML fit (X̂WHᵀ ≈ Y,
+ *   HᵀH = UΛUᵀ): the cosine of two rows' predicted label scores.
+ * - `raw` — one cluster, V = identity (rank D): the cosine of the unit rows themselves. Not
+ *   servable at the ensemble's rank; measured for reference.
+ *
+ * @module
+ */
+import type { BinaryCsr, CsrMatrix } from "../../src/data/types.ts";
+import { subsetRows } from "../../src/data/dataset_subsets.ts";
+import { sphericalKMeans } from "../../src/linalg/kmeans.ts";
+import { symmetricEigen } from "../../src/linalg/dense.ts";
+import { preprocessRows } from "../../src/data/preprocess.ts";
+import { trainLemlBatch } from "../../src/models/leml/batch.ts";
+import { resolveConfig, type SleecConfig } from "../../src/models/sleec/config.ts";
+import { embedPoints, embedRow, trainCluster } from "../../src/models/sleec/learner.ts";
+import { emptyLabels } from "../../src/models/sleec/learner_view.ts";
+
+/**
+ * One cluster of a member: its routing centroid (unit norm over the features), its map V
+ * (numFeatures × rank, row-major), its unit-norm points and the fit rows they stand for.
+ *
+ * @example
+ * ```ts
+ * import type { PoolCluster } from "./sleec_pool_members.ts";
+ * const c: PoolCluster = { centroid: Float32Array.of(1), v: Float32Array.of(1), rank: 1, points: Float32Array.of(1), rows: Int32Array.of(0) };
+ * console.log(c.rows.length); // 1
+ * ```
+ */
+export interface PoolCluster {
+  centroid: Float32Array;
+  v: Float32Array;
+  rank: number;
+  points: Float32Array;
+  rows: Int32Array;
+}
+
+/**
+ * Each query row's `K` nearest fit rows by one member (row-major numQueries × K, best first; −1
+ * past the end of a cluster smaller than K) and their cosine similarities.
+ *
+ * @example
+ * ```ts
+ * import type { Neighbours } from "./sleec_pool_members.ts";
+ * const n: Neighbours = { K: 1, rows: Int32Array.of(3), sims: Float32Array.of(0.5) };
+ * console.log(n.rows[0]); // 3
+ * ```
+ */
+export interface Neighbours {
+  K: number;
+  rows: Int32Array;
+  sims: Float32Array;
+}
+
+/**
+ * Builds the member `spec` on the unit-normalised fit rows `xn` with labels `labels` (`y` for LEML).
+ *
+ * @throws {TypeError} naming the spec when it is not one of the forms above.
+ *
+ * @example
+ * ```ts
+ * import { buildMember } from "./sleec_pool_members.ts";
+ * const xn = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+ * const y = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) };
+ * console.log(buildMember("raw", xn, y, [Int32Array.of(0), Int32Array.of(1)], {})[0].rank); // 2
+ * ```
+ */
+export function buildMember(
+  spec: string,
+  xn: CsrMatrix,
+  y: BinaryCsr,
+  labels: readonly Int32Array[],
+  config: Partial<SleecConfig>,
+): PoolCluster[] {
+  const parts = spec.split(":");
+  const num = (i: number, integer = false) => {
+    const v = Number(parts[i]);
+    if (parts[i] === "" || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v))) {
+      throw new TypeError(
+        `sleec-pool: member '${spec}': part ${i + 1} must be ${
+          integer ? "an integer" : "a number"
+        } >= 0`,
+      );
+    }
+    return v;
+  };
+  const cfg = resolveConfig(config as Record<string, unknown>);
+  const D = xn.numCols, all = Int32Array.from({ length: xn.numRows }, (_, i) => i);
+  const single = (v: Float32Array, rank: number): PoolCluster[] => [{
+    centroid: new Float32Array(D).fill(1 / Math.sqrt(D)),
+    v,
+    rank,
+    points: embedPoints(xn, v, rank),
+    rows: all,
+  }];
+  switch (parts[0]) {
+    case "sleec":
+      if (parts.length < 3 || parts.length > 4) break;
+      return sleecMember(
+        xn,
+        labels,
+        y.numCols,
+        Math.max(1, num(1, true)),
+        num(2, true),
+        parts.length > 3 ? num(3) : 0,
+        cfg,
+      );
+    case "pca":
+      if (parts.length !== 2) break;
+      return single(principalMap(xn, Math.min(cfg.rank, D), num(1)), Math.min(cfg.rank, D));
+    case "leml":
+      if (parts.length !== 2) break;
+      return single(lemlMap(xn, y, cfg.rank, num(1)), cfg.rank);
+    case "raw":
+      if (parts.length !== 1) break;
+      return single(identity(D), D);
+  }
+  throw new TypeError(
+    `sleec-pool: unknown member '${spec}' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)`,
+  );
+}
+
+function sleecMember(
+  xn: CsrMatrix,
+  labels: readonly Int32Array[],
+  L: number,
+  numClusters: number,
+  seed: number,
+  beta: number,
+  cfg: SleecConfig,
+): PoolCluster[] {
+  const D = xn.numCols;
+  const xc = beta > 0 ? withLabels(xn, labels, L, beta) : xn, Dc = xc.numCols;
+  const km = sphericalKMeans(xc, numClusters, {
+    seed,
+    iterations: cfg.kmeansIterations,
+  });
+  const out: PoolCluster[] = [];
+  for (let c = 0; c < km.clusters; c++) {
+    const local: number[] = [];
+    for (let i = 0; i < xn.numRows; i++) if (km.assignment[i] === c) local.push(i);
+    if (local.length === 0) continue;
+    const sub = subsetRows(
+      { name: "cluster", numFeatures: D, numLabels: L, x: xn, y: emptyLabels(xn.numRows) },
+      local,
+    ).x;
+    // the seeds trainSleec gives learner 0 of `{seed}`: cluster c trains with seed + c
+    const fit = trainCluster(sub, local.map((i) => labels[i]), L, {
+      ...cfg,
+      seed: seed + c,
+    });
+    const centroid = new Float32Array(D);
+    let s = 0;
+    for (let j = 0; j < D; j++) s += (centroid[j] = km.centroids[c * Dc + j]) ** 2;
+    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+    for (let j = 0; j < D; j++) centroid[j] *= inv;
+    out.push({
+      centroid,
+      v: fit.v,
+      rank: cfg.rank,
+      points: fit.points,
+      rows: Int32Array.from(local),
+    });
+  }
+  return out;
+}
+
+/** The unit rows with their label vectors appended (weight beta / √|y_i| each), unit again. */
+function withLabels(
+  xn: CsrMatrix,
+  labels: readonly Int32Array[],
+  L: number,
+  beta: number,
+): CsrMatrix {
+  const D = xn.numCols, indptr = new Int32Array(xn.numRows + 1);
+  const nnz = xn.indices.length + labels.reduce((s, ls) => s + ls.length, 0);
+  const indices = new Int32Array(nnz), values = new Float32Array(nnz);
+  let p = 0;
+  for (let i = 0; i < xn.numRows; i++) {
+    for (let e = xn.indptr[i]; e < xn.indptr[i + 1]; e++) {
+      indices[p] = xn.indices[e];
+      values[p++] = xn.values[e];
+    }
+    for (const l of labels[i]) {
+      indices[p] = D + l;
+      values[p++] = beta / Math.sqrt(labels[i].length);
+    }
+    indptr[i + 1] = p;
+  }
+  return preprocessRows({ numRows: xn.numRows, numCols: D + L, indptr, indices, values }, {
+    l2Normalize: true,
+  });
+}
+
+/** The top `rank` eigenvectors of X̂ᵀX̂ (as columns of a D × rank map), scaled by λ^−w. */
+function principalMap(xn: CsrMatrix, rank: number, w: number): Float32Array {
+  const D = xn.numCols, G = new Float64Array(D * D);
+  for (let i = 0; i < xn.numRows; i++) {
+    for (let e = xn.indptr[i]; e < xn.indptr[i + 1]; e++) {
+      const o = xn.indices[e] * D, a = xn.values[e];
+      for (let f = xn.indptr[i]; f < xn.indptr[i + 1]; f++) {
+        G[o + xn.indices[f]] += a * xn.values[f];
+      }
+    }
+  }
+  const { values, vectors } = symmetricEigen(G, D);
+  const order = Array.from({ length: D }, (_, i) => i)
+    .sort((a, b) => values[b] - values[a] || a - b).slice(0, rank);
+  const v = new Float32Array(D * rank);
+  for (let j = 0; j < D; j++) {
+    for (let b = 0; b < rank; b++) {
+      v[j * rank + b] = vectors[j * D + order[b]] * Math.max(values[order[b]], 1e-9) ** -w;
+    }
+  }
+  return v;
+}
+
+/** V = W·U·Λ^½ of a squared-loss LEML fit (HᵀH = UΛUᵀ). */
+function lemlMap(xn: CsrMatrix, y: BinaryCsr, rank: number, lambda: number): Float32Array {
+  const f = trainLemlBatch(xn, y, { rank, lambda, iterations: 10, seed: 1 });
+  const k = f.rank, D = xn.numCols, G = new Float64Array(k * k);
+  for (let l = 0; l < y.numCols; l++) {
+    for (let a = 0; a < k; a++) {
+      for (let b = 0; b < k; b++) G[a * k + b] += f.H[l * k + a] * f.H[l * k + b];
+    }
+  }
+  const { values, vectors } = symmetricEigen(G, k);
+  const v = new Float32Array(D * k);
+  for (let j = 0; j < D; j++) {
+    for (let b = 0; b < k; b++) {
+      let s = 0;
+      for (let a = 0; a < k; a++) s += f.W[j * k + a] * vectors[a * k + b];
+      v[j * k + b] = s * Math.sqrt(Math.max(0, values[b]));
+    }
+  }
+  return v;
+}
+
+function identity(D: number): Float32Array {
+  const v = new Float32Array(D * D);
+  for (let j = 0; j < D; j++) v[j * D + j] = 1;
+  return v;
+}
+
+/**
+ * Each unit-normalised query row's `K` nearest points of its member's cluster (the cluster whose
+ * centroid has the largest inner product with the row, ties to the smaller index; then cosine
+ * similarity to the points, ties to the smaller fit row), as the `knn-embedding` scoring rule
+ * finds them exactly.
+ *
+ * @example
+ * ```ts
+ * import { buildMember, nearestRows } from "./sleec_pool_members.ts";
+ * const xn = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+ * const y = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) };
+ * const m = buildMember("raw", xn, y, [Int32Array.of(0), Int32Array.of(1)], {});
+ * console.log(nearestRows(m, xn, 1).rows); // Int32Array(2) [ 0, 1 ]
+ * ```
+ */
+export function nearestRows(clusters: PoolCluster[], qn: CsrMatrix, K: number): Neighbours {
+  const n = qn.numRows, rows = new Int32Array(n * K).fill(-1), sims = new Float32Array(n * K);
+  const rank = clusters.reduce((m, c) => Math.max(m, c.rank), 0);
+  const z = new Float64Array(rank);
+  for (let i = 0; i < n; i++) {
+    const a = qn.indptr[i], b = qn.indptr[i + 1];
+    let best = -1, bestDot = -Infinity;
+    for (let c = 0; c < clusters.length; c++) {
+      let d = 0;
+      for (let e = a; e < b; e++) d += qn.values[e] * clusters[c].centroid[qn.indices[e]];
+      if (d > bestDot) [bestDot, best] = [d, c];
+    }
+    if (best < 0) continue;
+    const cl = clusters[best], r = cl.rank;
+    embedRow(qn.indices, qn.values, a, b, cl.v, r, z);
+    let s = 0;
+    for (let q = 0; q < r; q++) s += z[q] * z[q];
+    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
+    const m = cl.rows.length, sim = new Float64Array(m);
+    for (let p = 0; p < m; p++) {
+      let d = 0;
+      for (let q = 0; q < r; q++) d += cl.points[p * r + q] * z[q];
+      sim[p] = d * inv;
+    }
+    const order = Array.from({ length: m }, (_, p) => p)
+      .sort((u, w) => sim[w] - sim[u] || cl.rows[u] - cl.rows[w]);
+    for (let q = 0; q < Math.min(K, m); q++) {
+      rows[i * K + q] = cl.rows[order[q]];
+      sims[i * K + q] = sim[order[q]];
+    }
+  }
+  return { K, rows, sims };
+}
