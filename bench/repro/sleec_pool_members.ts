@@ -25,6 +25,7 @@ import { trainLemlBatch } from "../../src/models/leml/batch.ts";
 import { resolveConfig, type SleecConfig } from "../../src/models/sleec/config.ts";
 import { embedPoints, embedRow, trainCluster } from "../../src/models/sleec/learner.ts";
 import { emptyLabels } from "../../src/models/sleec/learner_view.ts";
+import type { KnnCluster } from "../../src/models/sleec/predictor.ts";
 
 /**
  * One cluster of a member: its routing centroid (unit norm over the features), its map V
@@ -299,4 +300,36 @@ export function nearestRows(clusters: PoolCluster[], qn: CsrMatrix, K: number): 
     }
   }
   return { K, rows, sims };
+}
+
+/**
+ * The member `spec` as clusters of learner `learner` of a `knn-embedding` model: each point
+ * carries its fit row's labels. The model must score raw rows as `xn` was made (unit rows, no
+ * TF-IDF).
+ *
+ * @example
+ * ```ts
+ * import { memberClusters } from "./sleec_pool_members.ts";
+ * const xn = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+ * const y = { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(1, 0) };
+ * const [c] = memberClusters("raw", 3, xn, y, [Int32Array.of(1), Int32Array.of(0)], {});
+ * console.log(c.learner, c.numPoints, [...c.labels[1]]); // 3 2 [ 0 ]
+ * ```
+ */
+export function memberClusters(
+  spec: string,
+  learner: number,
+  xn: CsrMatrix,
+  y: BinaryCsr,
+  labels: readonly Int32Array[],
+  config: Partial<SleecConfig>,
+): KnnCluster[] {
+  return buildMember(spec, xn, y, labels, config).map((c) => ({
+    learner,
+    centroid: c.centroid,
+    v: c.v,
+    numPoints: c.rows.length,
+    points: c.points,
+    labels: Array.from(c.rows, (i) => labels[i]),
+  }));
 }

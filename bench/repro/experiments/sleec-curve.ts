@@ -1,7 +1,7 @@
 /**
  * `deno task repro sleec-curve --dataset delicious [--learners T] [--k N] [--weighted true|false]
  * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B] [--config JSON] [--validation]
- * [--plot FILE.svg]`:
+ * [--members SPEC,...] [--plot FILE.svg]`:
  * SLEEC's accuracy against the number of learners in its ensemble (the SLEEC paper's Figure 2,
  * here on a small data set).
  *
@@ -28,6 +28,11 @@
  * (`lastRowsSplit` of `repro sleec-ablation`), for choosing settings; the selection split, when
  * there is one, is then taken from those 80%.
  *
+ * `--members pca:0.25,leml:1` appends members of other kinds (specs of `repro sleec-pool`,
+ * ../sleec_pool_members.ts) as learners T, T+1, … of the same `knn-embedding` file, each fitted on
+ * the whole training file; the curve goes on through them (their points carry `member`). They
+ * need the model's rank (`raw` does not fit it) and no TF-IDF.
+ *
  * `--plot FILE.svg` draws the curve ({@linkcode learnerCurveSvg}): P@1, P@3 and P@5 against the
  * number of learners, with FastXML's figures as dashed levels.
  *
@@ -49,6 +54,9 @@ import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { propensities as propensitiesOf } from "../../../src/metrics/propensity.ts";
 import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
+import { memberClusters } from "../sleec_pool_members.ts";
+import { labelLists, SleecModel } from "../../../src/models/sleec/batch.ts";
+import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { loadModel, type Model } from "../../../sdk/mod.ts";
 import { linePlot, type Series } from "../../../src/plot/line_plot.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
@@ -72,7 +80,7 @@ const FASTXML: Record<string, number[]> = {
  * ```
  */
 export function learnerCurveSvg(
-  curve: readonly Record<string, number | boolean>[],
+  curve: readonly Record<string, number | boolean | string>[],
   fastxml: readonly number[] | undefined,
   title: string,
 ): string {
@@ -191,7 +199,7 @@ const sleecCurve: Experiment = async (ctx) => {
   base.svpNeighbours = neighbours;
   const selectSeconds = (performance.now() - t0) / 1000;
   ctx.progress.start(undefined, `train ${T} learners`);
-  const { result: model, seconds } = await timeSeconds(() =>
+  const { result: trained, seconds } = await timeSeconds(() =>
     trainSleec(
       train.x,
       train.y,
@@ -200,17 +208,44 @@ const sleecCurve: Experiment = async (ctx) => {
     )
   );
   ctx.progress.done();
+  const members = String(f.members ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  if (f.members === true || (f.members !== undefined && members.length === 0)) {
+    throw new TypeError(
+      "sleec-curve: --members needs member specs, e.g. --members pca:0.25,leml:1",
+    );
+  }
+  let model = trained;
+  if (members.length > 0) {
+    if (trained.idf !== undefined) {
+      throw new TypeError(
+        "sleec-curve: --members needs featureWeighting 'none' (members see unit rows)",
+      );
+    }
+    const xn = preprocessRows(train.x, { l2Normalize: true }), labels = labelLists(train.y);
+    const clusters = [...trained.knn.clusters];
+    for (const [i, spec] of members.entries()) {
+      const extra = memberClusters(spec, T + i, xn, train.y, labels, { ...base, numLearners: 1 });
+      if (extra.some((c) => c.v.length !== train.x.numCols * trained.knn.rank)) {
+        throw new RangeError(
+          `sleec-curve: member '${spec}' has another rank than the model's ${trained.knn.rank}`,
+        );
+      }
+      clusters.push(...extra);
+    }
+    model = new SleecModel({ ...trained.knn, numLearners: T + members.length, clusters });
+  }
   const meta = { dataset: ctx.dataset };
-  const curve: Record<string, number | boolean>[] = [];
+  const curve: Record<string, number | boolean | string>[] = [];
   let last: ReturnType<typeof evaluateModel> | undefined;
   let lastBytes = 0;
-  for (let t = 1; t <= T; t++) {
+  for (let t = 1; t <= model.knn.numLearners; t++) {
     const m = firstLearners(model, t);
     const ev = evaluateModel(m, test, { propensities, macroAuc: false, timingRows: 500 });
     const bytes = m.toModelFile({ labelNames, meta }).byteLength;
     const bytesI8 = m.toModelFile({ labelNames, meta, quantize: "i8" }).byteLength;
     curve.push({
       learners: t,
+      ...(t > T ? { member: members[t - T - 1] } : {}),
       "P@1": ev.metrics["P@1"],
       "P@3": ev.metrics["P@3"],
       "P@5": ev.metrics["P@5"],
@@ -223,7 +258,7 @@ const sleecCurve: Experiment = async (ctx) => {
     last = ev;
     lastBytes = bytes;
   }
-  let best: Record<string, number | boolean> | undefined;
+  let best: Record<string, number | boolean | string> | undefined;
   for (const p of curve) {
     if (p.fitsEdge && (best === undefined || (p["P@1"] as number) > (best["P@1"] as number))) {
       best = p;
@@ -242,7 +277,12 @@ const sleecCurve: Experiment = async (ctx) => {
     const on = onValidation ? "validation" : "test";
     await Deno.writeTextFile(
       plot,
-      learnerCurveSvg(curve, fx, `SLEEC on ${ctx.dataset} (${on}): precision against learners`),
+      learnerCurveSvg(
+        curve,
+        fx,
+        `SLEEC on ${ctx.dataset} (${on}): precision against learners` +
+          (members.length ? ` + ${members.join(", ")}` : ""),
+      ),
     );
   }
   return {
@@ -252,6 +292,7 @@ const sleecCurve: Experiment = async (ctx) => {
     modelBytes: lastBytes,
     extra: {
       numLearners: T,
+      ...(members.length > 0 ? { members } : {}),
       evaluatedOn: onValidation
         ? "validation: last 20% of the training file (trained on the first 80%)"
         : "test",

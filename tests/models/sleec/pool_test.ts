@@ -5,6 +5,7 @@
  * naming them; the experiment reads the training file only.
  */
 import experiment, { poolPrecision } from "../../../bench/repro/experiments/sleec-pool.ts";
+import curve from "../../../bench/repro/experiments/sleec-curve.ts";
 import { lastRowsSplit } from "../../../bench/repro/experiments/sleec-ablation.ts";
 import { buildMember, nearestRows } from "../../../bench/repro/sleec_pool_members.ts";
 import { labelLists, trainSleec } from "../../../src/models/sleec/batch.ts";
@@ -146,6 +147,49 @@ Deno.test("repro sleec-pool: one line per member and combination, from the train
     assert(none instanceof TypeError && none.message.includes("--members"), `${none}`);
   } finally {
     console.log = log;
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("repro sleec-curve --members: other members go on the curve as further learners", async () => {
+  const data = plantedData(150, 8, 6);
+  const lines = [`${data.rows.length} ${data.numFeatures} ${data.numLabels}`];
+  for (const r of data.rows) {
+    const feats = Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e].toFixed(4)}`);
+    lines.push(`${Array.from(r.labels).join(",")} ${feats.join(" ")}`);
+  }
+  const dir = await trainOnlyFolder("tagstream_sleec_curve_members_", lines);
+  try {
+    const flags = {
+      validation: "true",
+      learners: "2",
+      k: "5",
+      weighted: "true",
+      neighbours: "10",
+      clusters: "1",
+      rank: "6",
+      members: "pca:0,leml:1",
+    };
+    const res = await curve(reproContext(dir, flags));
+    const points = res.extra!.curve as Record<string, number | string>[];
+    assert(points.map((p) => p.learners).join() === "1,2,3,4", "one point per learner and member");
+    assert(points.map((p) => p.member ?? "-").join() === "-,-,pca:0,leml:1", "member names");
+    assert(points[3].modelBytes > points[1].modelBytes, "members add no bytes");
+    // the planted problem is learnt by the whole ensemble, members included
+    assert((points[3]["P@1"] as number) >= 50, `P@1 with members ${points[3]["P@1"]}`);
+    // the best point's i8 file is what the SDK answers: members are servable as they are
+    const edge = res.extra!.bestEdgeFile as Record<string, number>;
+    assert(edge !== null && edge.bytes > 0, "no edge file");
+    for (
+      const [members, want] of [["raw", "another rank"], ["tree:1", "unknown member"], [
+        "",
+        "--members needs",
+      ]]
+    ) {
+      const bad = await curve(reproContext(dir, { ...flags, members })).catch((e) => e as Error);
+      assert(bad instanceof Error && bad.message.includes(want), `${members}: ${bad}`);
+    }
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
