@@ -64,9 +64,21 @@ export interface Neighbours {
 }
 
 /**
+ * The most features a `pca` or `raw` member takes (both hold a dense D × D matrix).
+ *
+ * @example
+ * ```ts
+ * import { MAX_DENSE_FEATURES } from "./sleec_pool_members.ts";
+ * console.log(MAX_DENSE_FEATURES); // 4096
+ * ```
+ */
+export const MAX_DENSE_FEATURES = 4096;
+
+/**
  * Builds the member `spec` on the unit-normalised fit rows `xn` with labels `labels` (`y` for LEML).
  *
- * @throws {TypeError} naming the spec when it is not one of the forms above.
+ * @throws {TypeError} naming the spec when it is not one of the forms above; {RangeError} for
+ *   `pca` or `raw` on more than {@linkcode MAX_DENSE_FEATURES} features.
  *
  * @example
  * ```ts
@@ -104,6 +116,11 @@ export function buildMember(
     points: embedPoints(xn, v, rank),
     rows: all,
   }];
+  if ((parts[0] === "pca" || parts[0] === "raw") && D > MAX_DENSE_FEATURES) {
+    throw new RangeError(
+      `sleec-pool: member '${spec}' needs a dense ${D} × ${D} matrix; at most ${MAX_DENSE_FEATURES} features`,
+    );
+  }
   switch (parts[0]) {
     case "sleec":
       if (parts.length < 3 || parts.length > 4) break;

@@ -7,7 +7,11 @@
 import experiment, { poolPrecision } from "../../../bench/repro/experiments/sleec-pool.ts";
 import curve from "../../../bench/repro/experiments/sleec-curve.ts";
 import { lastRowsSplit } from "../../../bench/repro/experiments/sleec-ablation.ts";
-import { buildMember, nearestRows } from "../../../bench/repro/sleec_pool_members.ts";
+import {
+  buildMember,
+  MAX_DENSE_FEATURES,
+  nearestRows,
+} from "../../../bench/repro/sleec_pool_members.ts";
 import { labelLists, trainSleec } from "../../../src/models/sleec/batch.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { reproContext, trainOnlyFolder } from "../../bench/repro_context.ts";
@@ -107,6 +111,12 @@ Deno.test("sleec-pool: bad member specs are refused, naming the spec", () => {
   for (const bad of ["sleec:1", "sleec:x:1", "pca", "pca:-1", "leml:1:2", "raw:1", "tree:4"]) {
     const msg = messageOf(() => buildMember(bad, xn, fit.y, labels, { rank: 3 }));
     assert(msg.startsWith("sleec-pool: ") && msg.includes(`'${bad}'`), `${bad}: ${msg}`);
+  }
+  // pca and raw hold a dense D × D matrix: refused past MAX_DENSE_FEATURES, before any work
+  const wide = { ...xn, numCols: MAX_DENSE_FEATURES + 1 };
+  for (const spec of ["pca:0", "raw"]) {
+    const msg = messageOf(() => buildMember(spec, wide, fit.y, labels, { rank: 3 }));
+    assert(msg.includes(`at most ${MAX_DENSE_FEATURES} features`), `${spec}: ${msg}`);
   }
 });
 
