@@ -5,6 +5,7 @@
  * @module
  */
 import { Progress } from "../../src/progress/mod.ts";
+import { plantedData } from "../models/estimator_checks.ts";
 
 /**
  * Writes `lines` as `toy.train.txt` (XC text format) into a new temporary folder, returned. No
@@ -26,3 +27,31 @@ export function reproContext(dataDir: string, flags: Record<string, string>) {
     progress: new Progress({ silent: true, intervalMs: 0 }),
   };
 }
+
+/**
+ * A training-only folder (see {@linkcode trainOnlyFolder}) of `numRows` planted rows with 8 labels
+ * (`plantedData(numRows, 8, seed)`), in XC text format.
+ */
+export async function plantedTrainFolder(prefix: string, seed: number, numRows = 150) {
+  const data = plantedData(numRows, 8, seed);
+  const lines = [`${data.rows.length} ${data.numFeatures} ${data.numLabels}`];
+  for (const r of data.rows) {
+    const feats = Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e].toFixed(4)}`);
+    lines.push(`${Array.from(r.labels).join(",")} ${feats.join(" ")}`);
+  }
+  return await trainOnlyFolder(prefix, lines);
+}
+
+/**
+ * `repro sleec-curve` flags of a tiny run on the last 20% of the training file: 2 learners of rank
+ * 6, one cluster, n̄ = 10, k = 5, weighted votes.
+ */
+export const TINY_CURVE_FLAGS: Readonly<Record<string, string>> = Object.freeze({
+  validation: "true",
+  learners: "2",
+  k: "5",
+  weighted: "true",
+  neighbours: "10",
+  clusters: "1",
+  rank: "6",
+});

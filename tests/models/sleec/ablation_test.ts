@@ -14,19 +14,11 @@ import experiment, {
 import curve from "../../../bench/repro/experiments/sleec-curve.ts";
 import { trainSleec } from "../../../src/models/sleec/mod.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
-import { reproContext, trainOnlyFolder } from "../../bench/repro_context.ts";
+import { plantedTrainFolder, reproContext, TINY_CURVE_FLAGS } from "../../bench/repro_context.ts";
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { assert, messageOf } from "../../helpers.ts";
 
-async function trainOnlyDir(): Promise<string> {
-  const data = plantedData(150, 8, 3);
-  const lines = [`${data.rows.length} ${data.numFeatures} ${data.numLabels}`];
-  for (const r of data.rows) {
-    const feats = Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e].toFixed(4)}`);
-    lines.push(`${Array.from(r.labels).join(",")} ${feats.join(" ")}`);
-  }
-  return await trainOnlyFolder("tagstream_sleec_ablation_", lines);
-}
+const trainOnlyDir = () => plantedTrainFolder("tagstream_sleec_ablation_", 3);
 
 const ctx = reproContext;
 
@@ -158,13 +150,7 @@ Deno.test("repro sleec-curve --validation: curve on the last 20% of train, --con
   const dir = await trainOnlyDir();
   try {
     const flags = {
-      validation: "true",
-      learners: "2",
-      k: "5",
-      weighted: "true",
-      neighbours: "10",
-      clusters: "1",
-      rank: "6",
+      ...TINY_CURVE_FLAGS,
       config: JSON.stringify({ svpIterations: 3, lambda: 0.5 }),
     };
     // no test file in the directory: reading it would throw

@@ -14,7 +14,7 @@ import {
 } from "../../../bench/repro/sleec_pool_members.ts";
 import { labelLists, trainSleec } from "../../../src/models/sleec/batch.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
-import { reproContext, trainOnlyFolder } from "../../bench/repro_context.ts";
+import { plantedTrainFolder, reproContext, TINY_CURVE_FLAGS } from "../../bench/repro_context.ts";
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { assert, messageOf } from "../../helpers.ts";
 
@@ -121,13 +121,7 @@ Deno.test("sleec-pool: bad member specs are refused, naming the spec", () => {
 });
 
 Deno.test("repro sleec-pool: one line per member and combination, from the training file", async () => {
-  const data = plantedData(150, 8, 4);
-  const lines = [`${data.rows.length} ${data.numFeatures} ${data.numLabels}`];
-  for (const r of data.rows) {
-    const feats = Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e].toFixed(4)}`);
-    lines.push(`${Array.from(r.labels).join(",")} ${feats.join(" ")}`);
-  }
-  const dir = await trainOnlyFolder("tagstream_sleec_pool_", lines);
+  const dir = await plantedTrainFolder("tagstream_sleec_pool_", 4);
   const log = console.log, printed: string[] = [];
   console.log = (s: string) => printed.push(s);
   try {
@@ -162,24 +156,9 @@ Deno.test("repro sleec-pool: one line per member and combination, from the train
 });
 
 Deno.test("repro sleec-curve --members: other members go on the curve as further learners", async () => {
-  const data = plantedData(150, 8, 6);
-  const lines = [`${data.rows.length} ${data.numFeatures} ${data.numLabels}`];
-  for (const r of data.rows) {
-    const feats = Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e].toFixed(4)}`);
-    lines.push(`${Array.from(r.labels).join(",")} ${feats.join(" ")}`);
-  }
-  const dir = await trainOnlyFolder("tagstream_sleec_curve_members_", lines);
+  const dir = await plantedTrainFolder("tagstream_sleec_curve_members_", 6);
   try {
-    const flags = {
-      validation: "true",
-      learners: "2",
-      k: "5",
-      weighted: "true",
-      neighbours: "10",
-      clusters: "1",
-      rank: "6",
-      members: "pca:0,leml:1",
-    };
+    const flags = { ...TINY_CURVE_FLAGS, members: "pca:0,leml:1" };
     const res = await curve(reproContext(dir, flags));
     const points = res.extra!.curve as Record<string, number | string>[];
     assert(points.map((p) => p.learners).join() === "1,2,3,4", "one point per learner and member");
