@@ -17,14 +17,13 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../src/data/types.ts";
-import { subsetRows } from "../../src/data/dataset_subsets.ts";
 import { sphericalKMeans } from "../../src/linalg/kmeans.ts";
 import { symmetricEigen } from "../../src/linalg/dense.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { trainLemlBatch } from "../../src/models/leml/batch.ts";
 import { resolveConfig, type SleecConfig } from "../../src/models/sleec/config.ts";
-import { embedPoints, embedRow, trainCluster } from "../../src/models/sleec/learner.ts";
-import { emptyLabels } from "../../src/models/sleec/learner_view.ts";
+import { embedPoints, embedRow } from "../../src/models/sleec/learner.ts";
+import { fitClusters } from "../../src/models/sleec/batch.ts";
 import type { KnnCluster } from "../../src/models/sleec/predictor.ts";
 
 /**
@@ -164,32 +163,15 @@ function sleecMember(
     iterations: cfg.kmeansIterations,
   });
   const out: PoolCluster[] = [];
-  for (let c = 0; c < km.clusters; c++) {
-    const local: number[] = [];
-    for (let i = 0; i < xn.numRows; i++) if (km.assignment[i] === c) local.push(i);
-    if (local.length === 0) continue;
-    const sub = subsetRows(
-      { name: "cluster", numFeatures: D, numLabels: L, x: xn, y: emptyLabels(xn.numRows) },
-      local,
-    ).x;
-    // the seeds trainSleec gives learner 0 of `{seed}`: cluster c trains with seed + c
-    const fit = trainCluster(sub, local.map((i) => labels[i]), L, {
-      ...cfg,
-      seed: seed + c,
-    });
+  // the seeds trainSleec gives learner 0 of `{seed}`: cluster c trains with seed + c
+  fitClusters(xn, labels, L, km.assignment, km.clusters, cfg, seed, (c, rows, fit) => {
     const centroid = new Float32Array(D);
     let s = 0;
     for (let j = 0; j < D; j++) s += (centroid[j] = km.centroids[c * Dc + j]) ** 2;
     const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
     for (let j = 0; j < D; j++) centroid[j] *= inv;
-    out.push({
-      centroid,
-      v: fit.v,
-      rank: cfg.rank,
-      points: fit.points,
-      rows: Int32Array.from(local),
-    });
-  }
+    out.push({ centroid, v: fit.v, rank: cfg.rank, points: fit.points, rows });
+  });
   return out;
 }
 

@@ -21,6 +21,7 @@ import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { labelLists } from "../../../src/models/sleec/batch.ts";
 import type { SleecConfig } from "../../../src/models/sleec/config.ts";
 import { topKDense } from "../../../sdk/internal.ts";
+import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
 import { buildMember, nearestRows, type Neighbours } from "../sleec_pool_members.ts";
 import type { Experiment, ExperimentResult } from "../types.ts";
@@ -47,7 +48,7 @@ export function poolPrecision(
   power: number,
 ): { "P@1": number; "P@3": number; "P@5": number } {
   const acc = new Float64Array(numLabels), w = new Float64Array(k);
-  const hits = [0, 0, 0];
+  const precision = new PrecisionAtK([1, 3, 5]);
   for (let i = 0; i < truth.length; i++) {
     acc.fill(0);
     for (const m of members) {
@@ -65,21 +66,10 @@ export function poolPrecision(
         for (const l of fitLabels[m.rows[i * m.K + q]]) acc[l] += w[q] / sum;
       }
     }
-    const top = topKDense(acc, Math.min(5, numLabels)).labels;
-    const t = new Set(truth[i]);
-    for (let r = 0; r < top.length; r++) {
-      if (!t.has(top[r])) continue;
-      if (r < 1) hits[0]++;
-      if (r < 3) hits[1]++;
-      hits[2]++;
-    }
+    precision.add(topKDense(acc, Math.min(5, numLabels)).labels, truth[i]);
   }
-  const n = Math.max(1, truth.length);
-  return {
-    "P@1": 100 * hits[0] / n,
-    "P@3": 100 * hits[1] / (3 * n),
-    "P@5": 100 * hits[2] / (5 * n),
-  };
+  const p = precision.result();
+  return { "P@1": p["P@1"], "P@3": p["P@3"], "P@5": p["P@5"] };
 }
 
 const r2 = (v: number) => Math.round(v * 100) / 100;

@@ -12,7 +12,7 @@ import { sphericalKMeans } from "../../linalg/kmeans.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import { resolveConfig, type SleecConfig } from "./config.ts";
-import { trainCluster } from "./learner.ts";
+import { type ClusterFit, trainCluster } from "./learner.ts";
 import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 import { inverseDocumentFrequency } from "../../data/inverse_document_frequency.ts";
@@ -239,27 +239,22 @@ export function trainSleec(
       seed: cfg.seed + learner,
       iterations: cfg.kmeansIterations,
     });
-    for (let c = 0; c < km.clusters; c++) {
-      const local: number[] = [];
-      for (let i = 0; i < xl.numRows; i++) if (km.assignment[i] === c) local.push(i);
-      if (local.length === 0) continue;
-      const rows = local.map((i) => kept[i]);
-      const sub = subsetRows(
-        { name: "cluster", numFeatures: D, numLabels: L, x: xl, y: emptyLabels(xl.numRows) },
-        local,
-      ).x;
-      const subLabels = rows.map((i) => labels[i]);
-      const fit = trainCluster(sub, subLabels, L, { ...cfg, seed: cfg.seed + 101 * learner + c });
+    const learnerLabels = Array.from(kept, (i) => labels[i]);
+    fitClusters(xl, learnerLabels, L, km.assignment, km.clusters, cfg, cfg.seed + 101 * learner, (
+      c,
+      rows,
+      fit,
+    ) => {
       clusters.push({
         learner,
         centroid: Float32Array.from(km.centroids.subarray(c * D, (c + 1) * D)),
         v: fit.v,
         numPoints: rows.length,
         points: fit.points,
-        labels: subLabels,
+        labels: Array.from(rows, (i) => learnerLabels[i]),
       });
       onProgress?.({ learner, cluster: c, rows: rows.length, residual: fit.residual });
-    }
+    });
   }
   return new SleecModel({
     numFeatures: D,
@@ -271,4 +266,47 @@ export function trainSleec(
     clusters,
     ...(cfg.votePower !== 1 ? { votePower: cfg.votePower } : {}),
   }, idf);
+}
+
+/**
+ * Fits the clusters of one learner: for each non-empty cluster c of `assignment` (c in
+ * `[0, numClusters)`, over the rows of `x`), SLEEC's embedding and regressor of its rows
+ * (`trainCluster`) with seed `seed + c`, then `onCluster(c, rows, fit)` with the cluster's rows
+ * of `x` in increasing order. `labels[i]` are the labels of row i of `x`.
+ *
+ * @example
+ * ```ts
+ * import { fitClusters } from "./batch.ts";
+ * import { resolveConfig } from "./config.ts";
+ * const x = { numRows: 3, numCols: 2, indptr: Int32Array.of(0, 1, 2, 3), indices: Int32Array.of(0, 1, 0), values: Float32Array.of(1, 1, 1) };
+ * const labels = [Int32Array.of(0), Int32Array.of(1), Int32Array.of(0)];
+ * fitClusters(x, labels, 2, Int32Array.of(1, 0, 1), 3, resolveConfig({ rank: 1 }), 0, (c, rows) => console.log(c, [...rows]));
+ * // 0 [ 1 ]
+ * // 1 [ 0, 2 ]
+ * ```
+ */
+export function fitClusters(
+  x: CsrMatrix,
+  labels: readonly Int32Array[],
+  numLabels: number,
+  assignment: Int32Array,
+  numClusters: number,
+  cfg: SleecConfig,
+  seed: number,
+  onCluster: (cluster: number, rows: Int32Array, fit: ClusterFit) => void,
+): void {
+  for (let c = 0; c < numClusters; c++) {
+    const local: number[] = [];
+    for (let i = 0; i < x.numRows; i++) if (assignment[i] === c) local.push(i);
+    if (local.length === 0) continue;
+    const sub = subsetRows(
+      { name: "cluster", numFeatures: x.numCols, numLabels, x, y: emptyLabels(x.numRows) },
+      local,
+    ).x;
+    const fit = trainCluster(sub, local.map((i) => labels[i]), numLabels, {
+      ...cfg,
+      seed: seed + c,
+    });
+    onCluster(c, Int32Array.from(local), fit);
+  }
 }
