@@ -22,9 +22,9 @@ import { symmetricEigen } from "../../src/linalg/dense.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { trainLemlBatch } from "../../src/models/leml/batch.ts";
 import { resolveConfig, type SleecConfig } from "../../src/models/sleec/config.ts";
-import { embedPoints, embedRow } from "../../src/models/sleec/learner.ts";
+import { embedPoints } from "../../src/models/sleec/learner.ts";
 import { fitClusters } from "../../src/models/sleec/batch.ts";
-import type { KnnCluster } from "../../src/models/sleec/predictor.ts";
+import { type KnnCluster, KnnPredictor } from "../../src/models/sleec/predictor.ts";
 
 /**
  * One cluster of a member: its routing centroid (unit norm over the features), its map V
@@ -253,10 +253,10 @@ function identity(D: number): Float32Array {
 }
 
 /**
- * Each unit-normalised query row's `K` nearest points of its member's cluster (the cluster whose
- * centroid has the largest inner product with the row, ties to the smaller index; then cosine
- * similarity to the points, ties to the smaller fit row), as the `knn-embedding` scoring rule
- * finds them exactly.
+ * Each unit-normalised query row's `K` nearest points of its member's cluster, as the
+ * `knn-embedding` scoring rule finds them (`KnnPredictor.nearest`: the cluster whose centroid
+ * has the largest inner product with the row, then cosine similarity to its points, ties to the
+ * smaller fit row).
  *
  * @example
  * ```ts
@@ -269,33 +269,22 @@ function identity(D: number): Float32Array {
  */
 export function nearestRows(clusters: PoolCluster[], qn: CsrMatrix, K: number): Neighbours {
   const n = qn.numRows, rows = new Int32Array(n * K).fill(-1), sims = new Float32Array(n * K);
-  const rank = clusters.reduce((m, c) => Math.max(m, c.rank), 0);
-  const z = new Float64Array(rank);
+  // the member as one learner of a model (the search reads no labels)
+  const predictor = new KnnPredictor({
+    numFeatures: qn.numCols,
+    numLabels: 0,
+    rank: clusters[0]?.rank ?? 1,
+    numLearners: 1,
+    k: K,
+    weighted: true,
+    clusters: clusters.map((c) => ({ ...c, learner: 0, numPoints: c.rows.length, labels: [] })),
+  });
   for (let i = 0; i < n; i++) {
     const a = qn.indptr[i], b = qn.indptr[i + 1];
-    let best = -1, bestDot = -Infinity;
-    for (let c = 0; c < clusters.length; c++) {
-      let d = 0;
-      for (let e = a; e < b; e++) d += qn.values[e] * clusters[c].centroid[qn.indices[e]];
-      if (d > bestDot) [bestDot, best] = [d, c];
-    }
-    if (best < 0) continue;
-    const cl = clusters[best], r = cl.rank;
-    embedRow(qn.indices, qn.values, a, b, cl.v, r, z);
-    let s = 0;
-    for (let q = 0; q < r; q++) s += z[q] * z[q];
-    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
-    const m = cl.rows.length, sim = new Float64Array(m);
-    for (let p = 0; p < m; p++) {
-      let d = 0;
-      for (let q = 0; q < r; q++) d += cl.points[p * r + q] * z[q];
-      sim[p] = d * inv;
-    }
-    const order = Array.from({ length: m }, (_, p) => p)
-      .sort((u, w) => sim[w] - sim[u] || cl.rows[u] - cl.rows[w]);
-    for (let q = 0; q < Math.min(K, m); q++) {
-      rows[i * K + q] = cl.rows[order[q]];
-      sims[i * K + q] = sim[order[q]];
+    const near = predictor.nearest(qn.indices.subarray(a, b), qn.values.subarray(a, b), 0);
+    for (let q = 0; q < near.points.length; q++) {
+      rows[i * K + q] = clusters[near.cluster].rows[near.points[q]];
+      sims[i * K + q] = near.sims[q];
     }
   }
   return { K, rows, sims };

@@ -209,18 +209,58 @@ export class KnnPredictor {
     return count;
   }
 
+  /** 1/‖x‖ over the row's entries within the feature space (0 for an empty row). */
+  #inv(indices: Int32Array, values: Float32Array): number {
+    const D = this.#m.numFeatures;
+    let ss = 0;
+    for (let e = 0; e < indices.length; e++) {
+      if (indices[e] < D && indices[e] >= 0) ss += values[e] * values[e];
+    }
+    return ss > 0 ? 1 / Math.sqrt(ss) : 0;
+  }
+
+  /**
+   * The neighbours `learner` votes with for the row (steps 1-3 of the rule above): the index in
+   * `model.clusters` of the cluster it is routed to (−1 when the learner has no points), and
+   * that cluster's `model.k` nearest points (indices into the cluster) with their cosine
+   * similarities, best first (ties: the smaller index), in buffers the next call overwrites.
+   *
+   * @example
+   * ```ts
+   * import { KnnPredictor } from "./predictor.ts";
+   * const p = new KnnPredictor({
+   *   numFeatures: 1, numLabels: 1, rank: 1, numLearners: 1, k: 2, weighted: true,
+   *   clusters: [{ learner: 0, centroid: Float32Array.of(1), v: Float32Array.of(1), numPoints: 3,
+   *     points: Float32Array.of(-1, 1, 1), labels: [] }],
+   * });
+   * const n = p.nearest(Int32Array.of(0), Float32Array.of(2), 0);
+   * console.log(n.cluster, [...n.points], [...n.sims]); // 0 [ 1, 2 ] [ 1, 1 ]
+   * ```
+   */
+  nearest(
+    indices: Int32Array,
+    values: Float32Array,
+    learner: number,
+  ): { cluster: number; points: Int32Array; sims: Float64Array } {
+    const inv = this.#inv(indices, values);
+    const cluster = this.#nearestCluster(learner, indices, values, inv);
+    const count = cluster < 0
+      ? 0
+      : this.#neighbours(this.#m.clusters[cluster], indices, values, inv);
+    return {
+      cluster,
+      points: this.#nnIdx.subarray(0, count),
+      sims: this.#nnSim.subarray(0, count),
+    };
+  }
+
   /** Accumulates Σ_t P_t into the internal buffer. */
   #score(indices: Int32Array, values: Float32Array): Float64Array {
     const m = this.#m;
     const L = m.numLabels;
     const acc = this.#acc, nnIdx = this.#nnIdx, nnSim = this.#nnSim;
     acc.fill(0);
-    const D = m.numFeatures;
-    let ss = 0;
-    for (let e = 0; e < indices.length; e++) {
-      if (indices[e] < D && indices[e] >= 0) ss += values[e] * values[e];
-    }
-    const inv = ss > 0 ? 1 / Math.sqrt(ss) : 0, power = m.votePower ?? 1;
+    const inv = this.#inv(indices, values), power = m.votePower ?? 1;
     for (let learner = 0; learner < m.numLearners; learner++) {
       const best = this.#nearestCluster(learner, indices, values, inv);
       if (best < 0) continue;
