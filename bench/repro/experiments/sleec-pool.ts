@@ -22,6 +22,7 @@ import { labelLists } from "../../../src/models/sleec/batch.ts";
 import type { SleecConfig } from "../../../src/models/sleec/config.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { PrecisionAtK } from "../../../src/metrics/precision.ts";
+import { voteWeights } from "../../../src/models/sleec/predictor.ts";
 import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
 import { buildMember, nearestRows, type Neighbours } from "../sleec_pool_members.ts";
 import type { Experiment, ExperimentResult } from "../types.ts";
@@ -53,15 +54,12 @@ export function poolPrecision(
     acc.fill(0);
     for (const m of members) {
       const kk = Math.min(k, m.K);
-      let count = 0, sum = 0;
+      let count = 0;
       while (count < kk && m.rows[i * m.K + count] >= 0) {
-        const s = m.sims[i * m.K + count];
-        sum += w[count++] = s > 0 ? s ** power : 0;
+        w[count] = m.sims[i * m.K + count];
+        count++;
       }
-      if (!(sum > 0)) {
-        w.fill(1, 0, count);
-        sum = count;
-      }
+      const sum = voteWeights(w, count, true, power);
       for (let q = 0; q < count; q++) {
         for (const l of fitLabels[m.rows[i * m.K + q]]) acc[l] += w[q] / sum;
       }

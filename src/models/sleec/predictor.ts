@@ -88,6 +88,34 @@ export interface KnnModel {
 }
 
 /**
+ * Step 4 of the rule: turns the similarities `sims[0..count)` into the neighbours' unnormalised
+ * weights in place, max(0, sim)^`power` when `weighted`, else (or when those sum to 0) 1 each,
+ * and returns their sum.
+ *
+ * @example
+ * ```ts
+ * import { voteWeights } from "./predictor.ts";
+ * const w = Float64Array.of(0.5, -0.2, 1);
+ * console.log(voteWeights(w, 3, true, 2), [...w]); // 1.25 [ 0.25, 0, 1 ]
+ * console.log(voteWeights(Float64Array.of(-1, 0), 2, true, 1)); // 2
+ * ```
+ */
+export function voteWeights(
+  sims: Float64Array,
+  count: number,
+  weighted: boolean,
+  power: number,
+): number {
+  let sum = 0;
+  if (weighted) {
+    for (let t = 0; t < count; t++) sum += sims[t] = sims[t] > 0 ? sims[t] ** power : 0;
+  }
+  if (sum > 0) return sum;
+  sims.fill(1, 0, count);
+  return count;
+}
+
+/**
  * Scores rows with a {@linkcode KnnModel}. Holds scratch buffers (never part of the model):
  * one predictor per model, not shared between concurrent callers.
  *
@@ -266,15 +294,9 @@ export class KnnPredictor {
       if (best < 0) continue;
       const cl = m.clusters[best];
       const count = this.#neighbours(cl, indices, values, inv);
-      let wsum = 0;
-      if (m.weighted) {
-        // each neighbour's weight max(0, sim)^π, in place of its similarity (computed once)
-        for (let t = 0; t < count; t++) wsum += nnSim[t] = nnSim[t] > 0 ? nnSim[t] ** power : 0;
-      }
-      const uniform = !(wsum > 0);
-      if (uniform) wsum = count;
+      const wsum = voteWeights(nnSim, count, m.weighted, power);
       for (let t = 0; t < count; t++) {
-        const w = (uniform ? 1 : nnSim[t]) / wsum;
+        const w = nnSim[t] / wsum;
         if (w === 0) continue;
         const labs = cl.labels[nnIdx[t]];
         for (let q = 0; q < labs.length; q++) {
