@@ -18,7 +18,7 @@
  */
 import type { BinaryCsr, CsrMatrix } from "../../src/data/types.ts";
 import { sphericalKMeans } from "../../src/linalg/kmeans.ts";
-import { symmetricEigen } from "../../src/linalg/dense.ts";
+import { gram, matMul, symmetricEigen } from "../../src/linalg/dense.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { trainLemlBatch } from "../../src/models/leml/batch.ts";
 import { resolveConfig, type SleecConfig } from "../../src/models/sleec/config.ts";
@@ -228,22 +228,11 @@ function principalMap(xn: CsrMatrix, rank: number, w: number): Float32Array {
 /** V = W·U·Λ^½ of a squared-loss LEML fit (HᵀH = UΛUᵀ). */
 function lemlMap(xn: CsrMatrix, y: BinaryCsr, rank: number, lambda: number): Float32Array {
   const f = trainLemlBatch(xn, y, { rank, lambda, iterations: 10, seed: 1 });
-  const k = f.rank, D = xn.numCols, G = new Float64Array(k * k);
-  for (let l = 0; l < y.numCols; l++) {
-    for (let a = 0; a < k; a++) {
-      for (let b = 0; b < k; b++) G[a * k + b] += f.H[l * k + a] * f.H[l * k + b];
-    }
-  }
-  const { values, vectors } = symmetricEigen(G, k);
-  const v = new Float32Array(D * k);
-  for (let j = 0; j < D; j++) {
-    for (let b = 0; b < k; b++) {
-      let s = 0;
-      for (let a = 0; a < k; a++) s += f.W[j * k + a] * vectors[a * k + b];
-      v[j * k + b] = s * Math.sqrt(Math.max(0, values[b]));
-    }
-  }
-  return v;
+  const k = f.rank, D = xn.numCols;
+  const { values, vectors } = symmetricEigen(gram(f.H, y.numCols, k), k);
+  // W·U, then column b times √λ_b
+  const wu = matMul(f.W, vectors, D, k, k);
+  return Float32Array.from(wu, (s, i) => s * Math.sqrt(Math.max(0, values[i % k])));
 }
 
 function identity(D: number): Float32Array {
