@@ -14,6 +14,7 @@ import {
 } from "../../../bench/repro/sleec_pool_members.ts";
 import { labelLists, trainSleec } from "../../../src/models/sleec/batch.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
+import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { plantedTrainFolder, reproContext, TINY_CURVE_FLAGS } from "../../bench/repro_context.ts";
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { assert, messageOf } from "../../helpers.ts";
@@ -21,8 +22,12 @@ import { assert, messageOf } from "../../helpers.ts";
 const planted = () => {
   const data = plantedData(150, 8, 21);
   const b = makeBatch(data.rows, data.numFeatures, data.numLabels);
-  const ds = { name: "p", numFeatures: data.numFeatures, numLabels: data.numLabels, ...b };
-  return { data, ...lastRowsSplit(ds, 0.2) };
+  return lastRowsSplit({
+    name: "p",
+    numFeatures: data.numFeatures,
+    numLabels: data.numLabels,
+    ...b,
+  }, 0.2);
 };
 
 Deno.test("sleec-pool: a sleec:C:SEED member scores P@k as trainSleec's model with that seed", () => {
@@ -43,22 +48,16 @@ Deno.test("sleec-pool: a sleec:C:SEED member scores P@k as trainSleec's model wi
       weighted: true,
       votePower: 2,
     });
-    const hits = [0, 0, 0];
+    const precision = new PrecisionAtK([1, 3, 5]);
     for (let i = 0; i < truth.length; i++) {
       const s = valid.x.indptr[i], e = valid.x.indptr[i + 1];
-      const top = model.predictTopK({
+      const row = {
         indices: valid.x.indices.subarray(s, e),
         values: valid.x.values.subarray(s, e),
-      }, 5).labels;
-      top.forEach((l, r) => {
-        if (!truth[i].includes(l)) return;
-        if (r < 1) hits[0]++;
-        if (r < 3) hits[1]++;
-        hits[2]++;
-      });
+      };
+      precision.add(model.predictTopK(row, 5).labels, truth[i]);
     }
-    const m = truth.length;
-    const want = [100 * hits[0] / m, 100 * hits[1] / (3 * m), 100 * hits[2] / (5 * m)];
+    const r = precision.result(), want = [r["P@1"], r["P@3"], r["P@5"]];
     const got = poolPrecision([n], fitLabels, truth, fit.y.numCols, 7, 2);
     assert(want[0] >= 40, `planted data not learnt: P@1 ${want[0]}`);
     for (const [q, key] of (["P@1", "P@3", "P@5"] as const).entries()) {
