@@ -72,7 +72,12 @@ export class RankGainAtK {
   readonly #num: Float64Array;
   readonly #den: Float64Array;
   readonly #best: Float64Array;
+  /** Per cut-off: Σ gain², Σ gain·best and Σ best² over the rows with a true label. */
+  readonly #nn: Float64Array;
+  readonly #nd: Float64Array;
+  readonly #dd: Float64Array;
   #rows = 0;
+  #labelled = 0;
 
   /**
    * @param name the metric's name in the result keys (`P` gives `P@1`, ...)
@@ -97,6 +102,9 @@ export class RankGainAtK {
     this.#num = new Float64Array(this.ks.length);
     this.#den = new Float64Array(this.ks.length);
     this.#best = new Float64Array(this.#weights === undefined ? 0 : this.#maxK);
+    this.#nn = new Float64Array(this.ks.length);
+    this.#nd = new Float64Array(this.ks.length);
+    this.#dd = new Float64Array(this.ks.length);
   }
 
   /** Number of rows added. */
@@ -113,6 +121,7 @@ export class RankGainAtK {
     this.#rows++;
     const numTrue = labels.length;
     if (numTrue === 0) return;
+    this.#labelled++;
     const w = this.#weights, discount = this.#discount, ks = this.ks, maxK = this.#maxK;
     const nBest = w === undefined ? 0 : topWeights(labels, w, this.#best);
     let got = 0;
@@ -131,8 +140,12 @@ export class RankGainAtK {
           : this.#normaliser === NORM_IDEAL
           ? this.#ideal[Math.min(j + 1, numTrue)]
           : 1;
-        this.#num[ki] += got / norm;
-        this.#den[ki] += best / norm;
+        const g = got / norm, b = best / norm;
+        this.#num[ki] += g;
+        this.#den[ki] += b;
+        this.#nn[ki] += g * g;
+        this.#nd[ki] += g * b;
+        this.#dd[ki] += b * b;
         ki++;
       }
     }
@@ -151,6 +164,40 @@ export class RankGainAtK {
         : this.#rows === 0
         ? 0
         : (100 * this.#num[i]) / this.#rows;
+    });
+    return out;
+  }
+
+  /**
+   * The standard error of each {@linkcode RankGainAtK.result} value, in the same percent, from
+   * the rows counted as independent draws. Without weights it is that of a mean over the n rows,
+   * √(Σᵢ (gᵢ − R)² / (n (n − 1))); with weights, the delta-method error of the ratio R = Σ gᵢ /
+   * Σ bᵢ over the n rows that have a true label (gᵢ a row's gain, bᵢ its best attainable),
+   * √(Σᵢ (gᵢ − R bᵢ)² / (n (n − 1))) / (Σ bᵢ / n). 0 with fewer than two rows.
+   *
+   * @example
+   * ```ts
+   * import { RankGainAtK } from "./rank_gain.ts";
+   * const p = new RankGainAtK("P", [1], { discounted: false, normaliser: "k" });
+   * for (const top of [0, 1, 0, 0]) p.add(Int32Array.of(top), Int32Array.of(0)); // hits 1, 0, 1, 1
+   * console.log(p.result()["P@1"], p.standardErrors()["P@1"]); // 75 25
+   * ```
+   */
+  standardErrors(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const weighted = this.#weights !== undefined;
+    this.ks.forEach((k, i) => {
+      // without weights every row (an empty one too, gaining 0) has bᵢ = 1
+      const n = weighted ? this.#labelled : this.#rows;
+      const sumB = weighted ? this.#den[i] : n, sumGB = weighted ? this.#nd[i] : this.#num[i];
+      const sumBB = weighted ? this.#dd[i] : n;
+      let se = 0;
+      if (n > 1 && sumB > 0) {
+        const r = this.#num[i] / sumB;
+        const ss = this.#nn[i] - 2 * r * sumGB + r * r * sumBB;
+        se = Math.sqrt(Math.max(0, ss) / (n * (n - 1))) / (sumB / n);
+      }
+      out[`${this.#name}@${k}`] = 100 * se;
     });
     return out;
   }

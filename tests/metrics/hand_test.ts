@@ -134,6 +134,42 @@ Deno.test("PSP@k and PSnDCG@k: ratio of sums against the best ranking by 1/p", (
   assertThrows(() => psp.add(Int32Array.of(0), Int32Array.of(7)), RangeError, "propensit");
 });
 
+Deno.test("standard errors: of the mean over rows, and the delta method for a weighted ratio", () => {
+  // per-row values by hand; empty rows count 0 without weights and are left out with them
+  const se = (x: number[]) => {
+    const n = x.length, m = x.reduce((a, b) => a + b, 0) / n;
+    return 100 * Math.sqrt(x.reduce((a, v) => a + (v - m) ** 2, 0) / (n * (n - 1)));
+  };
+  const p = new PrecisionAtK([1, 3]);
+  const rows: [number[], number[]][] = [
+    [[2, 0, 5], [0, 2, 9]], // P@1 1, P@3 2/3
+    [[4, 1, 3], [3]], // 0, 1/3
+    [[1, 2, 3], []], // 0, 0
+    [[6, 7, 8], [6, 7]], // 1, 2/3
+    [[9, 8, 7], [1]], // 0, 0
+  ];
+  for (const [top, y] of rows) p.add(Int32Array.from(top), Int32Array.from(y));
+  const e = p.standardErrors();
+  assertClose(e["P@1"], se([1, 0, 0, 1, 0]), 1e-9, "P@1");
+  assertClose(e["P@3"], se([2 / 3, 1 / 3, 0, 2 / 3, 0]), 1e-9, "P@3");
+  // PSP@1 with weights 2, 4, 10, 1: rows (gain, best) = (2, 10), (0, 4), (10, 10); an empty row
+  const prop = Float64Array.of(0.5, 0.25, 0.1, 1);
+  const psp = new PspAtK(prop, [1]);
+  for (const [top, y] of [[[0], [0, 2]], [[3], [1]], [[2], [2, 3]], [[0], []]] as const) {
+    psp.add(Int32Array.from(top), Int32Array.from(y));
+  }
+  const g = [2, 0, 10], b = [10, 4, 10], n = 3;
+  const r = (2 + 0 + 10) / (10 + 4 + 10);
+  assertClose(psp.result()["PSP@1"], 100 * r, 1e-12, "PSP@1");
+  const ss = g.reduce((a, gi, i) => a + (gi - r * b[i]) ** 2, 0);
+  const want = (100 * Math.sqrt(ss / (n * (n - 1)))) / ((10 + 4 + 10) / n);
+  assertClose(psp.standardErrors()["PSP@1"], want, 1e-9, "PSP@1 delta method");
+  // fewer than two rows: no spread to measure
+  const one = new PrecisionAtK([1]);
+  one.add(Int32Array.of(0), Int32Array.of(0));
+  assertEquals(one.standardErrors()["P@1"], 0, "one row");
+});
+
 Deno.test("instance AUC: ties count one half; rows without positive or negative left out", () => {
   const a = new InstanceAuc();
   // positives 0.5 (labels 1) and 0.2 (label 3); negatives 0.5, 0.2, 0.1

@@ -12,8 +12,10 @@
  * 8-bit points (`quantize: "i8"`), and whether the i8 file fits `--edge-bytes` (default 25 MiB:
  * the largest value Cloudflare Workers KV stores, and well inside a Worker's 128 MB). `best` is
  * the point with the highest P@1 that fits; `bestEdgeFile` its i8 file's bytes and P@1/3/5 as the
- * SDK answers them (what an edge function serves). `fastxml` holds FastXML's figures from the SLEEC
- * paper's Table 1(b) (delicious 69.44 / 63.62 / 59.10, bibtex 63.73 / 39.00 / 28.54).
+ * SDK answers them (what an edge function serves), with `stdErr`, the standard errors of those
+ * figures over the test rows (`PrecisionAtK.standardErrors`), and `fastxmlGapInStdErrs`, how many
+ * of them each lies above (+) or below (−) FastXML's. `fastxml` holds FastXML's figures from the
+ * SLEEC paper's Table 1(b) (delicious 69.44 / 63.62 / 59.10, bibtex 63.73 / 39.00 / 28.54).
  *
  * The clusters per learner C (`--clusters`, else the paper's ⌊n/6000⌋ or 1), the SVP neighbours
  * n̄ (`--neighbours`, else `--neighbours-grid`, default 100,250), the k of the kNN prediction
@@ -265,13 +267,20 @@ const sleecCurve: Experiment = async (ctx) => {
     }
   }
   // the edge file of the best point (i8 points) as the SDK answers it: what a Worker serves
-  let edgeFile: Record<string, number> | null = null;
+  let edgeFile: Record<string, number | Record<string, number>> | null = null;
+  const fx = FASTXML[ctx.dataset];
   if (best !== undefined) {
     const file = firstLearners(model, best.learners as number)
       .toModelFile({ labelNames, meta, quantize: "i8" });
-    edgeFile = { bytes: file.byteLength, ...sdkPrecision(loadModel(file), test) };
+    const p = sdkPrecision(loadModel(file), test), r = p.result(), se = p.standardErrors();
+    edgeFile = { bytes: file.byteLength, ...r, stdErr: se };
+    // how far from FastXML's figures, in standard errors of our own test estimate
+    if (fx) {
+      edgeFile.fastxmlGapInStdErrs = Object.fromEntries(
+        ["P@1", "P@3", "P@5"].map((m, i) => [m, se[m] > 0 ? (r[m] - fx[i]) / se[m] : 0]),
+      );
+    }
   }
-  const fx = FASTXML[ctx.dataset];
   const onValidation = f.validation === true || f.validation === "true";
   if (plot) {
     const on = onValidation ? "validation" : "test";
@@ -323,15 +332,15 @@ const sleecCurve: Experiment = async (ctx) => {
   };
 };
 
-/** P@1/3/5 (percent, as the trainers' evaluation counts them) of the SDK's top-5 on `test`. */
-function sdkPrecision(model: Model, test: { x: CsrMatrix; y: BinaryCsr }) {
+/** P@1/3/5 (as the trainers' evaluation counts them) of the SDK's top-5 on `test`, accumulated. */
+function sdkPrecision(model: Model, test: { x: CsrMatrix; y: BinaryCsr }): PrecisionAtK {
   const p = new PrecisionAtK([1, 3, 5]), { x, y } = test;
   for (let i = 0; i < x.numRows; i++) {
     const a = x.indptr[i], b = x.indptr[i + 1];
     const row = { indices: x.indices.subarray(a, b), values: x.values.subarray(a, b) };
     p.add(model.predictTopK(row, 5).labels, y.indices.subarray(y.indptr[i], y.indptr[i + 1]));
   }
-  return p.result();
+  return p;
 }
 
 export default sleecCurve;

@@ -166,8 +166,13 @@ Deno.test("repro sleec-curve --validation: curve on the last 20% of train, --con
     // the best point's i8 file, answered by the SDK: its bytes, and P@k near the trainer's
     const best = x.best as Record<string, number>, edge = x.bestEdgeFile as Record<string, number>;
     assert(edge.bytes === best.modelBytesI8, `edge file ${edge.bytes} vs ${best.modelBytesI8}`);
+    const stdErr = x.bestEdgeFile as unknown as { stdErr: Record<string, number> };
+    const validRows = 30; // the last 20% of the folder's 150 rows
     for (const k of ["P@1", "P@3", "P@5"]) {
       assert(Math.abs(edge[k] - best[k]) <= 5, `${k}: SDK on i8 ${edge[k]}, trainer ${best[k]}`);
+      // a proportion's standard error over the validation rows, at most 50/√(n − 1) percent
+      const se = stdErr.stdErr[k];
+      assert(se > 0 && se <= 50 / Math.sqrt(validRows - 1), `${k}: standard error ${se}`);
     }
     const bad = await curve(ctx(dir, { ...flags, config: '{"svpIterations": 0}' }))
       .catch((e) => e as Error);
