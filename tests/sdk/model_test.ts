@@ -82,6 +82,21 @@ Deno.test("k: clamped to the label count, 0 gives nothing, bad k and bad rows th
   assert(m.labelName(1) === "1" && loadModel(vocabFile).labelName(1) === "tag-1", "labelName");
 });
 
+Deno.test("a non-finite value is not checked: it gives infinite scores, a NaN one ranks last", () => {
+  // documented on Model.predictTopK; the HTTP protocol is where such values are refused
+  for (const file of [sparseFile, hashedFile]) {
+    const m = loadModel(file);
+    for (const bad of [NaN, Infinity]) {
+      const t = m.predictTopK({ indices: [1, 2], values: [bad, 1] }, m.numLabels);
+      const s = [...t.scores];
+      assert(t.labels.length === m.numLabels, "every label still answered");
+      assert(s.some((v) => !Number.isFinite(v)), `${m.kind} ${bad}: ${s}`);
+      assert(s.every((v) => !Number.isNaN(v)), `no NaN score: ${s}`);
+      if (bad !== bad) assert(s.at(-1) === -Infinity, `${m.kind}: NaN last: ${s}`);
+    }
+  }
+});
+
 Deno.test("prediction mutates neither the model nor the file bytes; ArrayBuffer and unaligned input", () => {
   const bytes = vocabFile.slice();
   const m = loadModel(bytes);
