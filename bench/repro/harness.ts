@@ -282,17 +282,33 @@ export async function trainAndEvaluate<M extends Estimator>(
   ctx: ExperimentContext,
   data: TrainTest,
   create: () => M,
-): Promise<
-  { model: M; metrics: Record<string, number>; trainSeconds: number; predictMsPerRow: number }
-> {
+): Promise<{ model: M } & ModelRun> {
   const { result: model, seconds: trainSeconds } = await timeSeconds(() =>
     learnAll(create(), data.train)
   );
-  const { metrics, predictMsPerRow } = evaluateModel(model, data.test, {
+  const { metrics, stdErr, predictMsPerRow } = evaluateModel(model, data.test, {
     propensities: data.propensities,
     progress: ctx.progress,
   });
-  return { model, metrics, trainSeconds, predictMsPerRow };
+  return { model, metrics, stdErr, trainSeconds, predictMsPerRow };
+}
+
+/**
+ * One trained and evaluated model: its test metrics, their standard errors when known, and the
+ * training and prediction times.
+ *
+ * @example
+ * ```ts
+ * import type { ModelRun } from "./harness.ts";
+ * const run: ModelRun = { metrics: { "P@1": 50 }, trainSeconds: 1, predictMsPerRow: 0.1 };
+ * console.log(run.stdErr); // undefined
+ * ```
+ */
+export interface ModelRun {
+  metrics: Record<string, number>;
+  stdErr?: Record<string, number>;
+  trainSeconds: number;
+  predictMsPerRow: number;
 }
 
 /**
@@ -312,12 +328,13 @@ export async function trainAndEvaluate<M extends Estimator>(
 export function modelFileResult(
   model: Pick<Estimator, "toModelFile">,
   labelNames: string[],
-  run: { metrics: Record<string, number>; trainSeconds: number; predictMsPerRow: number },
+  run: ModelRun,
   extra: Record<string, unknown>,
 ): ExperimentResult {
   const file = model.toModelFile({ labelNames });
   return {
     metrics: run.metrics,
+    ...(run.stdErr ? { stdErr: run.stdErr } : {}),
     trainSeconds: run.trainSeconds,
     predictMsPerRow: run.predictMsPerRow,
     modelBytes: file.byteLength,

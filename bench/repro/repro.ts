@@ -1,8 +1,9 @@
 /**
  * `deno task repro NAME --dataset D [--data-dir DIR] [--seed N] [other flags]`: runs the
  * experiment `bench/repro/experiments/NAME.ts` and prints ONE JSON object as the last stdout
- * line: `{"experiment", "dataset", "seed", "metrics", "trainSeconds", "predictMsPerRow",
- * "modelBytes", ...extra}`. Flags other than `--dataset`, `--data-dir` and `--seed` are passed to
+ * line: `{"experiment", "dataset", "seed", "metrics", "stdErr" (when the experiment gives the
+ * standard errors of its ranking metrics), "trainSeconds", "predictMsPerRow", "modelBytes",
+ * ...extra}`. Flags other than `--dataset`, `--data-dir` and `--seed` are passed to
  * the experiment (`--k 10` or `--k=10` → `"10"`; a bare `--quick` → `true`).
  *
  * @module
@@ -160,6 +161,7 @@ export async function runExperiment(
     dataset: args.dataset,
     seed: args.seed,
     metrics: r.metrics,
+    ...(r.stdErr ? { stdErr: r.stdErr } : {}),
     trainSeconds: r.trainSeconds,
     predictMsPerRow: r.predictMsPerRow,
     modelBytes: r.modelBytes,

@@ -48,6 +48,8 @@ export interface ExperimentContext {
  */
 export interface ExperimentResult {
   metrics: Record<string, number>;
+  /** Standard errors of the ranking metrics over the test rows (`evaluateModel`'s `stdErr`). */
+  stdErr?: Record<string, number>;
   trainSeconds: number;
   predictMsPerRow: number;
   modelBytes: number;

@@ -180,6 +180,28 @@ export class Evaluator {
     if (this.#macroAuc) out.macroAUC = this.#macroAuc.result();
     return out;
   }
+
+  /**
+   * The standard errors of the ranking metrics of {@linkcode Evaluator.result} (P@k, nDCG@k,
+   * PSP@k, PSnDCG@k), in the same percent, the rows taken as independent draws (see
+   * `RankGainAtK.standardErrors`).
+   *
+   * @example
+   * ```ts
+   * import { Evaluator } from "./evaluate.ts";
+   * const ev = new Evaluator(2, { propensities: Float64Array.of(0.5, 0.5), k: 1 });
+   * for (const y of [0, 1, 0, 0]) ev.addScores(Float32Array.of(1, 0), Int32Array.of(y)); // hits 1, 0, 1, 1
+   * console.log(ev.standardErrors()["P@1"]); // 25
+   * ```
+   */
+  standardErrors(): Record<string, number> {
+    return {
+      ...this.#p.standardErrors(),
+      ...this.#ndcg.standardErrors(),
+      ...this.#psp.standardErrors(),
+      ...this.#psndcg.standardErrors(),
+    };
+  }
 }
 
 /**
@@ -241,7 +263,8 @@ export interface EvaluateModelOptions extends EvaluatorOptions {
 
 /**
  * Evaluates a model on every row of `test`: scores each row once (`predictScores`) for all the
- * metrics, then times `predictTopK(x, 5)` (or `predictScores` when the model has no
+ * metrics and the standard errors of the ranking ones (`stdErr`, see
+ * {@linkcode Evaluator.standardErrors}), then times `predictTopK(x, 5)` (or `predictScores` when the model has no
  * `predictTopK`) over the rows for `predictMsPerRow`. Never mutates the model or the data.
  *
  * @example
@@ -255,14 +278,14 @@ export interface EvaluateModelOptions extends EvaluatorOptions {
  *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(1, 0) },
  * };
  * const r = evaluateModel(model, test, { propensities: Float64Array.of(0.5, 0.5) });
- * console.log(r.metrics["P@1"], r.metrics.macroAUC); // 50 0.5
+ * console.log(r.metrics["P@1"], r.metrics.macroAUC, r.stdErr["P@1"]); // 50 0.5 50
  * ```
  */
 export function evaluateModel(
   model: ScoringModel,
   test: LabelledRows,
   options: EvaluateModelOptions,
-): { metrics: Record<string, number>; predictMsPerRow: number } {
+): { metrics: Record<string, number>; stdErr: Record<string, number>; predictMsPerRow: number } {
   const numRows = test.x.numRows;
   if (test.y.numRows !== numRows) {
     throw new RangeError(
@@ -305,7 +328,7 @@ export function evaluateModel(
     }
     predictMsPerRow = (performance.now() - t0) / timed;
   }
-  return { metrics: ev.result(), predictMsPerRow };
+  return { metrics: ev.result(), stdErr: ev.standardErrors(), predictMsPerRow };
 }
 
 function row(m: CsrMatrix, i: number): SparseVector {

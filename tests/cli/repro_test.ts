@@ -38,6 +38,10 @@ Deno.test("repro popularity prints one JSON object with the hand-computed metric
     close(m["P@3"], (100 * (1 / 3 + 2 / 3)) / 3, "P@3");
     // every row gets the same scores, so each label's macro AUC is 0.5
     close(m.macroAUC, 0.5, "macroAUC");
+    // standard error of the mean of the rows' P@1 (1, 0, 0): √(Σ (v − 1/3)² / (3 · 2)) = 1/3
+    const se = out.stdErr as Record<string, number>;
+    close(se["P@1"], 100 / 3, "stdErr P@1");
+    assert(Object.keys(se).includes("PSP@5"), `stdErr keys: ${Object.keys(se)}`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -69,6 +73,8 @@ Deno.test("repro knn chooses k on a validation split and reports it", async () =
     assert(fixed.k === 1, "fixed k");
     const p1 = (fixed.metrics as Record<string, number>)["P@1"];
     assert(Math.abs(p1 - 200 / 3) < 1e-9, `knn P@1 ${p1}`);
+    const se = (fixed.stdErr as Record<string, number>)["P@1"]; // rows 1, 1, 0: also 1/3
+    assert(Math.abs(se - 100 / 3) < 1e-9, `knn stdErr P@1 ${se}`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

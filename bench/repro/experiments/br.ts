@@ -105,6 +105,7 @@ const br: Experiment = async (ctx) => {
   const file = model.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
   return {
     metrics: ev.metrics,
+    stdErr: ev.stdErr,
     trainSeconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: file.byteLength,

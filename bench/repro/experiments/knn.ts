@@ -73,7 +73,7 @@ const knn: Experiment = async (ctx) => {
       }
     });
   }
-  const { model, metrics, trainSeconds, predictMsPerRow } = await trainAndEvaluate(
+  const { model, metrics, stdErr, trainSeconds, predictMsPerRow } = await trainAndEvaluate(
     ctx,
     data,
     () =>
@@ -86,6 +86,7 @@ const knn: Experiment = async (ctx) => {
   );
   return {
     metrics,
+    stdErr,
     trainSeconds,
     predictMsPerRow,
     modelBytes: stateBytes(model.toState()),

@@ -141,6 +141,7 @@ const lemlMissing: Experiment = async (ctx) => {
   const brEv = evaluateModel(br, test, { propensities, macroAuc: false });
   return {
     metrics: ev.metrics,
+    stdErr: ev.stdErr,
     trainSeconds: seconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: file.byteLength,

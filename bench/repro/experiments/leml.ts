@@ -324,6 +324,7 @@ const leml: Experiment = async (ctx) => {
   }
   return {
     metrics: ev.metrics,
+    stdErr: ev.stdErr,
     trainSeconds: seconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: file.byteLength,
@@ -410,6 +411,7 @@ async function lossTable(
   const file = last!.model.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
   return {
     metrics: last!.ev.metrics,
+    stdErr: last!.ev.stdErr,
     trainSeconds: last!.seconds,
     predictMsPerRow: last!.ev.predictMsPerRow,
     modelBytes: file.byteLength,

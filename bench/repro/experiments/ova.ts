@@ -84,11 +84,11 @@ const ova: Experiment = async (ctx) => {
     )
   );
   const trainCpuSeconds = cpuSeconds() - cpu0;
-  const { metrics, predictMsPerRow } = evaluateModel(model, test, {
+  const { metrics, stdErr, predictMsPerRow } = evaluateModel(model, test, {
     propensities: data.propensities,
     progress: ctx.progress,
   });
-  return modelFileResult(model, labelNames, { metrics, trainSeconds, predictMsPerRow }, {
+  return modelFileResult(model, labelNames, { metrics, stdErr, trainSeconds, predictMsPerRow }, {
     ...model.config,
     epochs,
     validation,

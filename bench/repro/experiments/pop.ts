@@ -89,6 +89,7 @@ const popExperiment: Experiment = async (ctx) => {
   }
   return {
     metrics: ev.metrics,
+    stdErr: ev.stdErr,
     trainSeconds: r.trainSeconds + r.searchSeconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: r.bytes.byteLength,

@@ -296,6 +296,7 @@ const sleecCurve: Experiment = async (ctx) => {
   }
   return {
     metrics: last!.metrics,
+    stdErr: last!.stdErr,
     trainSeconds: seconds,
     predictMsPerRow: last!.predictMsPerRow,
     modelBytes: lastBytes,

@@ -128,6 +128,7 @@ const sleec: Experiment = async (ctx) => {
   const fileI8 = model.toModelFile({ labelNames, meta, quantize: "i8" });
   return {
     metrics: ev.metrics,
+    stdErr: ev.stdErr,
     trainSeconds: seconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: file.byteLength,
