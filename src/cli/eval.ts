@@ -2,8 +2,9 @@
  * `deno task eval --dataset NAME --predictions FILE [--data-dir DIR] [--k K]`: evaluates stored
  * predictions against a dataset's test file and prints ONE JSON object on the last stdout line:
  * `{"dataset", "rows", "metrics": {"P@1", ..., "PSnDCG@5", "instanceAUC", "macroAUC",
- * "hamming", "coverage@1", ...}}` (precision-type metrics in percent, AUCs and Hamming loss as
- * fractions; an AUC that has no valid row or label prints as null).
+ * "hamming", "coverage@1", ...}, "stdErr": {"P@1", ..., "PSnDCG@5"}}` (precision-type metrics
+ * in percent, AUCs and Hamming loss as fractions; an AUC that has no valid row or label prints as
+ * null; `stdErr` holds the standard errors of the ranking metrics over the test rows).
  *
  * FILE has one line per test row, in test-file order: space-separated `label:score` pairs
  * (0-based labels, any order, each at most once); a label absent from a line scores 0; an empty
@@ -148,7 +149,9 @@ export interface EvalOptions {
  */
 export async function evaluatePredictionsFile(
   options: EvalOptions,
-): Promise<{ dataset: string; rows: number; metrics: Record<string, number> }> {
+): Promise<
+  { dataset: string; rows: number; metrics: Record<string, number>; stdErr: Record<string, number> }
+> {
   const dataDir = resolveDataDir(options.dataDir);
   const test = await loadDataset(dataDir, options.dataset, "test");
   const train = await loadDataset(dataDir, options.dataset, "train");
@@ -183,7 +186,12 @@ export async function evaluatePredictionsFile(
     progress?.tick();
   }
   progress?.done();
-  return { dataset: options.dataset, rows: numRows, metrics: ev.result() };
+  return {
+    dataset: options.dataset,
+    rows: numRows,
+    metrics: ev.result(),
+    stdErr: ev.standardErrors(),
+  };
 }
 
 async function main(args: string[]): Promise<void> {

@@ -59,6 +59,9 @@ Deno.test("eval CLI prints the hand-computed metrics as the last JSON line", asy
     const close = (a: number, b: number, what: string) =>
       assert(Math.abs(a - b) < 1e-9, `${what}: ${a} vs ${b}`);
     close(m["P@1"], 100 / 3, "P@1"); // hit, miss, empty row
+    // its standard error over the rows' values 1, 0, 0: √(Σ (v − 1/3)² / (3 · 2)) = 1/3
+    const se = (out as unknown as { stdErr: Record<string, number> }).stdErr;
+    close(se["P@1"], 100 / 3, "stdErr P@1");
     // row 2 ranking: 3 (0.9), 2 (0.5), 0 (0), 1 (0): one hit in top 3, two in top 5
     close(m["P@3"], (100 * (1 / 3 + 1 / 3)) / 3, "P@3");
     close(m["P@5"], (100 * (1 / 5 + 2 / 5)) / 3, "P@5");

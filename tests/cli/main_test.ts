@@ -78,6 +78,8 @@ Deno.test("train → eval → export → inspect → prune on a planted dataset"
     assertEquals(e.code, 0, e.err);
     const metrics = lastJson(e.out).metrics as Record<string, number>;
     assert(metrics["P@1"] > 90, `P@1 ${metrics["P@1"]} on the planted test rows`);
+    const se = lastJson(e.out).stdErr as Record<string, number>;
+    assert(se["P@1"] >= 0 && se["P@1"] < 10, `stdErr P@1 ${se["P@1"]}`);
     const viaSdk = await run([
       "eval",
       "--model-file",

@@ -24,7 +24,8 @@ const USAGE =
 tagstream eval --predictions FILE --dataset NAME
 
 Metrics (P@k, nDCG@k, PSP@k, PSnDCG@k in percent; AUCs, Hamming loss as fractions) of a model on
-a labelled XC test file; prints one JSON object.
+a labelled XC test file, and the standard errors of the ranking metrics over the test rows
+(stdErr); prints one JSON object.
 
   --state-dir DIR       the model of a serve/train state directory (its checkpoint)
   --model-file FILE     a model file, scored through the SDK
@@ -72,7 +73,12 @@ export function evaluateByName(
   trainCounts: ArrayLike<number>,
   numTrain: number,
   k = 5,
-): { rows: number; metrics: Record<string, number>; unknownLabels: number } {
+): {
+  rows: number;
+  metrics: Record<string, number>;
+  stdErr: Record<string, number>;
+  unknownLabels: number;
+} {
   const byName = new Map<string, number>();
   for (let l = 0; l < model.numLabels; l++) byName.set(model.labelName(l), l);
   let next = model.numLabels, unknown = 0;
@@ -99,12 +105,12 @@ export function evaluateByName(
     });
   }
   const rows = examplesToBatch(examples, model.numFeatures, numLabels);
-  const { metrics } = evaluateModel(
+  const { metrics, stdErr } = evaluateModel(
     model,
     { numLabels, x: rows.x, y: rows.y },
     { propensities: propensities(counts, Math.max(1, numTrain)), k, timingRows: 0 },
   );
-  return { rows: test.x.numRows, metrics, unknownLabels: unknown };
+  return { rows: test.x.numRows, metrics, stdErr, unknownLabels: unknown };
 }
 
 /** A model file scored through the SDK (full score vectors from its top-L). */
@@ -228,6 +234,7 @@ export const evalCommand: Command = {
       unknownLabels: r.unknownLabels,
       propensitiesFrom: trainPath ?? testPath,
       metrics: r.metrics,
+      stdErr: r.stdErr,
     }));
     return 0;
   },
