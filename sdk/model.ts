@@ -57,11 +57,8 @@ export interface Model extends DecodedModel {
    * its best lists; `options.exact` gives the exact answer instead, and `options.probes` sets the
    * clusters or lists probed (default: the file's `mipsProbes` / `knnProbes`).
    *
-   * Values are not checked for being finite here (to keep the bundle small; the HTTP protocol
-   * of `sdk/predict_protocol.ts` refuses them, naming the field): a NaN or infinite value gives
-   * the labels it reaches NaN or infinite scores, and a NaN score ranks last as −Infinity.
-   *
-   * @throws {TypeError} when `x` is malformed; {RangeError} when `k` is not an integer in
+   * @throws {TypeError} when `x` is malformed (a NaN or infinite value among them, as the
+   * trainers' `predictTopK` refuses it); {RangeError} when `k` is not an integer in
    * [0, 2³²), or when a `random-features` model cannot fold the row in (its ridge system is
    * numerically singular: the trainer's predictor fails on the same row).
    */

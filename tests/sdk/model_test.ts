@@ -82,18 +82,23 @@ Deno.test("k: clamped to the label count, 0 gives nothing, bad k and bad rows th
   assert(m.labelName(1) === "1" && loadModel(vocabFile).labelName(1) === "tag-1", "labelName");
 });
 
-Deno.test("a non-finite value is not checked: it gives infinite scores, a NaN one ranks last", () => {
-  // documented on Model.predictTopK; the HTTP protocol is where such values are refused
-  for (const file of [sparseFile, hashedFile]) {
+Deno.test("a NaN or infinite value is a TypeError, in every input form, as in the trainers", () => {
+  for (const file of [sparseFile, vocabFile, hashedFile]) {
     const m = loadModel(file);
-    for (const bad of [NaN, Infinity]) {
-      const t = m.predictTopK({ indices: [1, 2], values: [bad, 1] }, m.numLabels);
-      const s = [...t.scores];
-      assert(t.labels.length === m.numLabels, "every label still answered");
-      assert(s.some((v) => !Number.isFinite(v)), `${m.kind} ${bad}: ${s}`);
-      assert(s.every((v) => !Number.isNaN(v)), `no NaN score: ${s}`);
-      if (bad !== bad) assert(s.at(-1) === -Infinity, `${m.kind}: NaN last: ${s}`);
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      throws(
+        () => m.predictTopK({ indices: [1, 2], values: [bad, 1] }, 2),
+        TypeError,
+        `got ${bad}`,
+      );
+      // a column the model ignores is checked too (the trainers check every entry)
+      throws(() => m.predictTopK({ indices: [1, 99], values: [1, bad] }, 2), TypeError, "finite");
+      throws(() => m.predictTopK({ "1": bad, alpha: 1 }, 2), TypeError, "x values must be finite");
     }
+    // an infinite named value, even of a name the model does not know
+    throws(() => m.predictTopK({ zzz: Infinity, b: 1 }, 2), TypeError, "finite");
+    // the largest finite float32 is still fine
+    assert(m.predictTopK({ indices: [1], values: [3.4e38] }, 1).labels.length === 1, "max f32");
   }
 });
 
