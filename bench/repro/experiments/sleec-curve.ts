@@ -1,7 +1,7 @@
 /**
  * `deno task repro sleec-curve --dataset delicious [--learners T] [--k N] [--weighted true|false]
  * [--neighbours N] [--clusters C] [--rank R] [--edge-bytes B] [--config JSON] [--validation]
- * [--members SPEC,...] [--plot FILE.svg]`:
+ * [--members SPEC,...] [--plot FILE.svg] [--out FILE.tsm]`:
  * SLEEC's accuracy against the number of learners in its ensemble (the SLEEC paper's Figure 2,
  * here on a small data set).
  *
@@ -36,7 +36,8 @@
  * need the model's rank (`raw` does not fit it) and no TF-IDF.
  *
  * `--plot FILE.svg` draws the curve ({@linkcode learnerCurveSvg}): P@1, P@3 and P@5 against the
- * number of learners, with FastXML's figures as dashed levels.
+ * number of learners, with FastXML's figures as dashed levels. `--out FILE.tsm` writes the best
+ * point's i8 file (`bestEdgeFile`), the model an edge function would load.
  *
  * @module
  */
@@ -147,6 +148,10 @@ const sleecCurve: Experiment = async (ctx) => {
   const plot = f.plot;
   if (plot !== undefined && typeof plot !== "string") {
     throw new TypeError("sleec-curve: --plot needs a file name, e.g. --plot sleec-delicious.svg");
+  }
+  const out = f.out;
+  if (out !== undefined && typeof out !== "string") {
+    throw new TypeError("sleec-curve: --out needs a file name, e.g. --out sleec-delicious.tsm");
   }
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
   const fixedC = numberFlag(f, "clusters");
@@ -274,6 +279,7 @@ const sleecCurve: Experiment = async (ctx) => {
       .toModelFile({ labelNames, meta, quantize: "i8" });
     const p = sdkPrecision(loadModel(file), test), r = p.result(), se = p.standardErrors();
     edgeFile = { bytes: file.byteLength, ...r, stdErr: se };
+    if (out) await Deno.writeFile(out, file);
     // how far from FastXML's figures, in standard errors of our own test estimate
     if (fx) {
       edgeFile.fastxmlGapInStdErrs = Object.fromEntries(
@@ -323,6 +329,7 @@ const sleecCurve: Experiment = async (ctx) => {
       edgeBytes,
       selectSeconds,
       ...(plot ? { plot } : {}),
+      ...(out && edgeFile ? { out } : {}),
       ...(Object.keys(validation).length > 0
         ? {
           validationMeanP135: validation,

@@ -14,6 +14,7 @@ import experiment, {
 import curve from "../../../bench/repro/experiments/sleec-curve.ts";
 import { trainSleec } from "../../../src/models/sleec/mod.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
+import { loadModel } from "../../../sdk/mod.ts";
 import { plantedTrainFolder, reproContext, TINY_CURVE_FLAGS } from "../../bench/repro_context.ts";
 import { makeBatch, plantedData } from "../estimator_checks.ts";
 import { assert, messageOf } from "../../helpers.ts";
@@ -174,6 +175,15 @@ Deno.test("repro sleec-curve --validation: curve on the last 20% of train, --con
       const se = stdErr.stdErr[k];
       assert(se > 0 && se <= 50 / Math.sqrt(validRows - 1), `${k}: standard error ${se}`);
     }
+    // --out writes that file: the SDK loads it and answers as `bestEdgeFile` says
+    const outFile = `${dir}/best.tsm`;
+    const written = await curve(ctx(dir, { ...flags, out: outFile }));
+    const bytes = await Deno.readFile(outFile);
+    const wrote = written.extra!.bestEdgeFile as Record<string, number>;
+    assert(bytes.byteLength === wrote.bytes && written.extra!.out === outFile, "--out file");
+    assert(loadModel(bytes).numLabels > 0, "the written file loads");
+    const noName = await curve(ctx(dir, { ...flags, out: true as never })).catch((e) => e);
+    assert(noName instanceof TypeError && noName.message.includes("--out"), `${noName}`);
     const bad = await curve(ctx(dir, { ...flags, config: '{"svpIterations": 0}' }))
       .catch((e) => e as Error);
     assert(bad instanceof RangeError && bad.message.includes("svpIterations"), `${bad}`);
