@@ -11,7 +11,7 @@
 import { Unpackr } from "msgpackr/unpack";
 import { formatError, type ModelFormatErrorReason } from "./errors.ts";
 import { checkFrame, LITTLE_ENDIAN, TENSOR_ARRAYS } from "./frame.ts";
-import { f32s, floor } from "./vector.ts";
+import { f32s } from "./vector.ts";
 import { KINDS } from "./kinds/mod.ts";
 import { isMap, textSettingsError } from "./tokenizer.ts";
 import type { DecodedModel, SdkTensor } from "./kinds/types.ts";
@@ -123,7 +123,7 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
       const s = scale instanceof Uint8Array && scale.length === rows * 4 &&
         view(Float32Array, scale);
       check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
-      for (let i = n; i--;) f[i] = data[i] * (s ? s[floor(i / w)] : scale as number ?? 1);
+      for (let i = n; i--;) f[i] = data[i] * (s ? s[(i / w) | 0] : scale as number ?? 1);
       data = f;
     }
     tensors[name] = { shape, data: data as SdkTensor["data"] };
