@@ -146,8 +146,8 @@ export const badInput: (what: string, Type?: typeof TypeError) => never = (
  * TF-IDF and L2 normalisation when the model asks for them.
  *
  * @throws {TypeError} (from the returned function) when `x` is not an object, its indices
- * and values differ in length, a value (or a named feature's sum) is NaN or infinite, or it has a
- * `text` the model was not trained on (or that is not a string).
+ * and values differ in length, a value (or a named feature's sum) is NaN or infinite as a float32,
+ * or it has a `text` the model was not trained on (or that is not a string).
  *
  * @example
  * ```ts
@@ -201,7 +201,7 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     let n = 0;
     for (let p = 0; p < len; p++) {
       const j = cols[p];
-      isFinite(vs[p]) || badInput("x values must be finite, got " + vs[p]);
+      isFinite(fround(vs[p])) || badInput("x values must be finite, got " + vs[p]); // as float32
       if (j >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;
         val[n++] = fround(fround(vs[p]) * (idf ? idf[j] : 1));

@@ -264,8 +264,9 @@ export interface EvaluateModelOptions extends EvaluatorOptions {
 /**
  * Evaluates a model on every row of `test`: scores each row once (`predictScores`) for all the
  * metrics and the standard errors of the ranking ones (`stdErr`, see
- * {@linkcode Evaluator.standardErrors}), then times `predictTopK(x, 5)` (or `predictScores` when the model has no
- * `predictTopK`) over the rows for `predictMsPerRow`. Never mutates the model or the data.
+ * {@linkcode Evaluator.standardErrors}), then times `predictTopK(x, 5)` (or `predictScores` when
+ * the model has no `predictTopK`) over the rows for `predictMsPerRow`. Never mutates the model or
+ * the data.
  *
  * @example
  * ```ts

@@ -97,6 +97,9 @@ Deno.test("a NaN or infinite value is a TypeError, in every input form, as in th
     }
     // an infinite named value, even of a name the model does not know
     throws(() => m.predictTopK({ zzz: Infinity, b: 1 }, 2), TypeError, "finite");
+    // a finite number beyond float32's range is infinite as the model sees it (as in the
+    // HTTP protocol's check)
+    throws(() => m.predictTopK({ indices: [1], values: [1e39] }, 1), TypeError, "got 1e+39");
     // the largest finite float32 is still fine
     assert(m.predictTopK({ indices: [1], values: [3.4e38] }, 1).labels.length === 1, "max f32");
   }
