@@ -14,7 +14,9 @@
  * the point with the highest P@1 that fits; `bestEdgeFile` its i8 file's bytes and P@1/3/5 as the
  * SDK answers them (what an edge function serves), with `stdErr`, the standard errors of those
  * figures over the test rows (`PrecisionAtK.standardErrors`), and `fastxmlGapInStdErrs`, how many
- * of them each lies above (+) or below (−) FastXML's. `fastxml` holds FastXML's figures from the
+ * of them each lies above (+) or below (−) FastXML's, and `edge`, what serving it costs a Worker
+ * (`edgeFootprint`, measured in a fresh process: `heldBytes`, the memory the loaded model holds,
+ * against the Worker's 128 MB; `loadMs`, a cold load). `fastxml` holds FastXML's figures from the
  * SLEEC paper's Table 1(b) (delicious 69.44 / 63.62 / 59.10, bibtex 63.73 / 39.00 / 28.54).
  *
  * The clusters per learner C (`--clusters`, else the paper's ⌊n/6000⌋ or 1), the SVP neighbours
@@ -58,6 +60,7 @@ import { propensities as propensitiesOf } from "../../../src/metrics/propensity.
 import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
 import { memberClusters } from "../sleec_pool_members.ts";
+import { edgeFootprint } from "../../../src/cli/edge_footprint.ts";
 import { labelLists, SleecModel } from "../../../src/models/sleec/batch.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { loadModel, type Model } from "../../../sdk/mod.ts";
@@ -272,14 +275,26 @@ const sleecCurve: Experiment = async (ctx) => {
     }
   }
   // the edge file of the best point (i8 points) as the SDK answers it: what a Worker serves
-  let edgeFile: Record<string, number | Record<string, number>> | null = null;
+  let edgeFile: Record<string, number | Record<string, number | boolean>> | null = null;
   const fx = FASTXML[ctx.dataset];
   if (best !== undefined) {
     const file = firstLearners(model, best.learners as number)
       .toModelFile({ labelNames, meta, quantize: "i8" });
     const p = sdkPrecision(loadModel(file), test), r = p.result(), se = p.standardErrors();
     edgeFile = { bytes: file.byteLength, ...r, stdErr: se };
-    if (out) await Deno.writeFile(out, file);
+    // what serving it costs a Worker: cold load, first query, memory held (a fresh process)
+    const path = out || await Deno.makeTempFile({ suffix: ".tsm" });
+    try {
+      await Deno.writeFile(path, file);
+      const e = await edgeFootprint(path);
+      edgeFile.edge = {
+        heldBytes: e.heldBytes,
+        loadMs: Math.round(e.loadMs * 10) / 10,
+        fitsWorkerMemory: e.fitsWorkerMemory,
+      };
+    } finally {
+      if (!out) await Deno.remove(path);
+    }
     // how far from FastXML's figures, in standard errors of our own test estimate
     if (fx) {
       edgeFile.fastxmlGapInStdErrs = Object.fromEntries(

@@ -8,10 +8,11 @@
 import { decodeModelFile } from "../../../sdk/internal.ts";
 import { readFileIfExists } from "../../service/checkpoint.ts";
 import { listSegments } from "../../service/wal.ts";
+import { edgeFootprint } from "../edge_footprint.ts";
 import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { openStateChain } from "./state.ts";
 
-const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N]
+const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
 tagstream inspect --state-dir DIR [--json]
 
 Prints a model file's header (format version, kind, numbers of features and labels, feature
@@ -19,7 +20,10 @@ space, preprocessing, parameters), its tensors (dtype, shape, bytes) and its met
 metrics, model version); or a state directory's checkpoint and published model.
 
   --json        one JSON object instead of text
-  --labels N    label names shown (default 10)`;
+  --labels N    label names shown (default 10)
+  --edge        also measure what serving it costs an edge function: the SDK's cold load time,
+                its first query, and the memory the loaded model holds, against a Cloudflare
+                Worker's 128 MB and a KV value's 25 MiB (a fresh Deno process measures it)`;
 
 /**
  * A model file's description (what `inspect --json` prints).
@@ -158,6 +162,7 @@ export const inspectCommand: Command = {
       "state-dir": "string",
       json: "boolean",
       labels: "string",
+      edge: "boolean",
     });
     if (f.values.help) {
       console.log(USAGE);
@@ -166,6 +171,9 @@ export const inspectCommand: Command = {
     const dir = stringFlag(f, "state-dir");
     let d: Record<string, unknown>;
     if (dir !== undefined) {
+      if (f.values.edge) {
+        throw new TypeError("tagstream inspect: --edge measures a model file, not a --state-dir");
+      }
       d = await describeState(dir);
     } else {
       const path = f.positionals[0];
@@ -179,6 +187,14 @@ export const inspectCommand: Command = {
         throw new TypeError(`Cannot read ${path}: ${(e as Error).message}`);
       }
       d = { file: path, ...describeModelFile(bytes, intFlag(f, "labels", 10, 0)) };
+      if (f.values.edge) {
+        const e = await edgeFootprint(path);
+        d.edge = {
+          ...e,
+          loadMs: Math.round(e.loadMs * 10) / 10,
+          firstQueryMs: Math.round(e.firstQueryMs * 100) / 100,
+        };
+      }
     }
     console.log(f.values.json ? JSON.stringify(d) : text(d));
     return 0;

@@ -175,6 +175,12 @@ Deno.test("repro sleec-curve --validation: curve on the last 20% of train, --con
       const se = stdErr.stdErr[k];
       assert(se > 0 && se <= 50 / Math.sqrt(validRows - 1), `${k}: standard error ${se}`);
     }
+    // what serving it costs: held memory beyond the file (the SDK's float32 points and search
+    // copy), a cold load, within a Worker's memory
+    const footprint = (x.bestEdgeFile as unknown as { edge: Record<string, number | boolean> })
+      .edge;
+    assert((footprint.heldBytes as number) > edge.bytes, `held ${footprint.heldBytes}`);
+    assert((footprint.loadMs as number) > 0 && footprint.fitsWorkerMemory === true, "footprint");
     // --out writes that file: the SDK loads it and answers as `bestEdgeFile` says
     const outFile = `${dir}/best.tsm`;
     const written = await curve(ctx(dir, { ...flags, out: outFile }));

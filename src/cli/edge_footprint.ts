@@ -1,0 +1,128 @@
+/**
+ * What a model file costs an edge function that serves it with the SDK: the time `loadModel`
+ * takes, the first top-k query, and the memory the loaded model holds (its file bytes, which
+ * tensors view, plus the typed arrays the SDK builds at load: float32 copies of f16, i8 and f64
+ * tensors, the `knn-embedding` search's copy of the points, the label index's buffers), set
+ * against a Cloudflare Worker's limits (128 MB of memory per isolate; 25 MiB a KV value or a
+ * static asset).
+ *
+ * The memory is measured, not estimated: a fresh Deno process (`--v8-flags=--expose-gc`, allowed
+ * to read and nothing else) reads the file, collects garbage, loads the model, answers one query,
+ * collects garbage again, and reports the growth of its external (ArrayBuffer) and heap memory
+ * while the model is still referenced. The file bytes were read before the baseline, so they are
+ * added back. A fresh process also means `loadMs` is a cold load, as an edge function's first
+ * request sees it.
+ *
+ * @module
+ */
+import { loadModel } from "../../sdk/mod.ts";
+
+/** A Cloudflare Worker's memory per isolate (both plans), bytes. */
+export const WORKER_MEMORY_BYTES = 128_000_000;
+
+/** The largest Workers KV value or static asset, bytes (25 MiB). */
+export const KV_VALUE_BYTES = 25 * 1024 * 1024;
+
+/**
+ * The measured cost of serving one model file at the edge ({@linkcode edgeFootprint}).
+ *
+ * @example
+ * ```ts
+ * import type { EdgeFootprint } from "./edge_footprint.ts";
+ * const f: EdgeFootprint = {
+ *   fileBytes: 10, heldBytes: 30, loadMs: 1, firstQueryMs: 0.1,
+ *   fitsWorkerMemory: true, fitsKvValue: true,
+ * };
+ * console.log(f.heldBytes - f.fileBytes); // 20
+ * ```
+ */
+export interface EdgeFootprint {
+  /** The file's size. */
+  fileBytes: number;
+  /** The file plus what the loaded model holds beyond it (external and heap growth). */
+  heldBytes: number;
+  /** `loadModel(bytes)` in a fresh process, milliseconds. */
+  loadMs: number;
+  /** The first `predictTopK(x, 5)` after the load, milliseconds. */
+  firstQueryMs: number;
+  /** `heldBytes` ≤ {@linkcode WORKER_MEMORY_BYTES}. */
+  fitsWorkerMemory: boolean;
+  /** `fileBytes` ≤ {@linkcode KV_VALUE_BYTES}. */
+  fitsKvValue: boolean;
+}
+
+/**
+ * Measures `path` in a fresh Deno process (see the module doc). The calling process needs
+ * permission to run `Deno.execPath()`.
+ *
+ * @throws {Error} naming the file and the child's message when the file cannot be read or
+ *   loaded (e.g. `Cannot read model file (corrupt) …`).
+ *
+ * @example
+ * ```ts ignore
+ * import { edgeFootprint } from "./edge_footprint.ts";
+ * const f = await edgeFootprint("model.tsm");
+ * console.log(f.heldBytes, f.fitsWorkerMemory);
+ * ```
+ */
+export async function edgeFootprint(path: string): Promise<EdgeFootprint> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      // the project's import map (the SDK imports msgpackr by name)
+      `--config=${decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname)}`,
+      "--v8-flags=--expose-gc",
+      "--allow-read",
+      new URL(import.meta.url).href,
+      path,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success || text === "") {
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").find((l) => l.trim());
+    throw new Error(`Cannot measure ${path} at the edge: ${why ?? `exit code ${out.code}`}`);
+  }
+  const m = JSON.parse(text) as { growthBytes: number; loadMs: number; firstQueryMs: number };
+  const fileBytes = (await Deno.stat(path)).size;
+  const heldBytes = fileBytes + Math.max(0, m.growthBytes);
+  return {
+    fileBytes,
+    heldBytes,
+    loadMs: m.loadMs,
+    firstQueryMs: m.firstQueryMs,
+    fitsWorkerMemory: heldBytes <= WORKER_MEMORY_BYTES,
+    fitsKvValue: fileBytes <= KV_VALUE_BYTES,
+  };
+}
+
+// the child: one load and one query between two collections
+if (import.meta.main) {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error("edge_footprint: run with --v8-flags=--expose-gc");
+  const bytes = await Deno.readFile(Deno.args[0]);
+  const usage = () => {
+    gc();
+    gc();
+    const u = Deno.memoryUsage();
+    return u.external + u.heapUsed;
+  };
+  const before = usage();
+  let t = performance.now();
+  const model = loadModel(bytes);
+  const loadMs = performance.now() - t;
+  // a one-feature query (none when the model has no features): it builds whatever a first query
+  // builds
+  const x = model.numFeatures > 0
+    ? { indices: Int32Array.of(0), values: Float32Array.of(1) }
+    : { indices: new Int32Array(0), values: new Float32Array(0) };
+  t = performance.now();
+  model.predictTopK(x, 5);
+  const firstQueryMs = performance.now() - t;
+  const growthBytes = usage() - before;
+  // the model is referenced after the second measurement, so it was alive for it
+  if (model.numLabels < 0) throw new Error("unreachable");
+  console.log(JSON.stringify({ growthBytes, loadMs, firstQueryMs }));
+}
