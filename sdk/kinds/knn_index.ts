@@ -10,9 +10,14 @@
  * strict (similarity, index) order do not depend on the visiting order. Only the points that
  * pass get the ordered sum, checked against the same bar before it is ranked. The partial sum
  * adds 8 products a step, unrolled (its order does not matter, the slack covers it): a plain
- * loop over the 8 was 20% slower on trained delicious. At load the points are copied in list
- * order, each row followed by its suffix norms every 8 coordinates (rounded up), so a list
- * reads as one block. Embeddings put most of their energy in the first coordinates (SLEEC's
+ * loop over the 8 was 20% slower on trained delicious. The points are read in place, in list
+ * order: the trainer stores each list as one block of the points tensor (`knnOrder` the
+ * identity), so a list reads as one block; files with any other order are answered alike. At load
+ * only the points' suffix norms every 8 coordinates (rounded up) are computed, in list order (in
+ * descending order of the rows: the backward sums of a row then read memory as one descending
+ * stream, 3 times faster than ascending rows on a 36 MB tensor). The copy of the points that the
+ * search kept before (with the norms interleaved) doubled the memory of a large file for no
+ * measurable speed. Embeddings put most of their energy in the first coordinates (SLEEC's
  * come from eigenvectors), so most points stop after 8-24 coordinates. Structureless points
  * (random on the sphere) are checked too: skipping the checks for them was slower (376 against
  * 316 µs top-5 p50 at 6000 points, rank 100).
@@ -55,7 +60,7 @@ export type KnnSearch = (c: number, zinv: number, kk: number, probes?: number) =
  * `knnCentroids` f32 [S, r], `knnLists` i32 [C+1], `knnPtr` i32 [S+1], `knnOrder` i32 [P]; param
  * `knnProbes`, the default `probes` of approximate queries), checked here (a `RangeError` naming
  * the tensor when inconsistent). Also returns that default (undefined without an index). Keeps
- * a copy of the points in list order with their suffix norms: P · (r + ⌊r/8⌋ + 1) float32s.
+ * the points' suffix norms in list order, P · (⌊r/8⌋ + 1) float32s, and reads `pts` in place.
  *
  * @example
  * ```ts
@@ -106,9 +111,9 @@ export const knnSearch = (
       if (fail) bad(m, `knnPtr, knnOrder: lists of cluster ${c} are not its points`);
     }
   }
-  // the points' rows in list order (row e: point order[e]): its r coordinates, then
-  // ‖point[8j:]‖ (rounded up) for j = 0 … r/8; w floats a row
-  const w = r + (r >> 3) + 1, rows = f32s(P * w), ztail = zeros(w);
+  // the points' suffix norms in list order (row e: point order[e]): ‖point[8j:]‖ (rounded up)
+  // for j = 0 … r/8, w floats a row
+  const w = (r >> 3) + 1, rows = f32s(P * w), ztail = zeros(w);
   let big = 0; // the largest ‖point‖
   // ‖v[o + a … o + r)‖ into out[at + a/8] for a = 0, 8, …; returns ‖v[o … o + r)‖
   const tails = (v: ArrayLike<number>, o: number, out: Float32Array | Float64Array, at = 0) => {
@@ -119,11 +124,7 @@ export const knnSearch = (
     }
     return sqrt(ss);
   };
-  for (let e = 0; e < P; e++) {
-    const o = order[e] * r;
-    rows.set(pts.subarray(o, o + r), e * w);
-    big = max(big, tails(pts, o, rows, e * w + r));
-  }
+  for (let e = P; e--;) big = max(big, tails(pts, order[e] * r, rows, e * w));
   const h = r & ~7; // the checks cover the coordinates a < h
   let kk = 0, zinv = 0, zn = 0;
   // pushes the points of rows e … end − 1 but those a bound shows the exact sums would reject;
@@ -132,7 +133,7 @@ export const knnSearch = (
     const zz = z;
     let lim = NaN;
     next: for (; e < end; e++) {
-      const o = e * w;
+      const o = order[e] * r;
       if (count === kk) {
         if (lim !== lim) {
           // bounds: a partial sum (in any order: within 1e-13 of the scales of the ordered
@@ -141,15 +142,15 @@ export const knnSearch = (
           lim = sims[kk - 1] * zn;
           lim -= 1e-9 * (big * zn + Math.abs(lim));
         }
-        for (let a = 0, i = o, j = o + r, s = 0; a < h; a += 8, i += 8) {
-          s += rows[i] * zz[a] + rows[i + 1] * zz[a + 1] + rows[i + 2] * zz[a + 2] +
-            rows[i + 3] * zz[a + 3] + rows[i + 4] * zz[a + 4] + rows[i + 5] * zz[a + 5] +
-            rows[i + 6] * zz[a + 6] + rows[i + 7] * zz[a + 7];
-          if (s + rows[++j] * ztail[j - o] < lim) continue next;
+        for (let a = 0, i = o, j = e * w, t = 0, s = 0; a < h; a += 8, i += 8) {
+          s += pts[i] * zz[a] + pts[i + 1] * zz[a + 1] + pts[i + 2] * zz[a + 2] +
+            pts[i + 3] * zz[a + 3] + pts[i + 4] * zz[a + 4] + pts[i + 5] * zz[a + 5] +
+            pts[i + 6] * zz[a + 6] + pts[i + 7] * zz[a + 7];
+          if (s + rows[++j] * ztail[++t] < lim) continue next;
         }
       }
       // the similarity, accumulated in order
-      const s = dot(zz, rows, o, r);
+      const s = dot(zz, pts, o, r);
       if (s < lim) continue; // below the bar too (lim is NaN until kk points are held)
       count = pushTop(ids, sims, count, kk, order[e], s * zinv);
       lim = NaN;
@@ -159,7 +160,7 @@ export const knnSearch = (
   const ls = i32s(most), lsim = zeros(most);
   const search: KnnSearch = (c, zinv0, kk0, probes) => {
     zinv = zinv0, kk = kk0;
-    tails(z, 0, ztail, r);
+    tails(z, 0, ztail);
     zn = zinv > 0 ? 1 / zinv : NaN; // z = 0: every sim is 0, nothing is abandoned
     const f = lists[c], nl = lists[c + 1] - f;
     let count = 0, n = 0;

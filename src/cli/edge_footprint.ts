@@ -2,7 +2,7 @@
  * What a model file costs an edge function that serves it with the SDK: the time `loadModel`
  * takes, the first top-k query, and the memory the loaded model holds (its file bytes, which
  * tensors view, plus the typed arrays the SDK builds at load: float32 copies of f16, i8 and f64
- * tensors, the `knn-embedding` search's copy of the points, the label index's buffers), set
+ * tensors, the `knn-embedding` search's suffix norms, the label index's buffers), set
  * against a Cloudflare Worker's limits (128 MB of memory per isolate; 25 MiB a KV value or a
  * static asset).
  *

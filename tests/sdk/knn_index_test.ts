@@ -17,6 +17,7 @@ import { loadModel, ModelFormatError, type TopK, type TopKOptions } from "../../
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { withKnnIndex } from "../../src/models/sleec/knn_index.ts";
+import { dequantize } from "../../src/format/quantize.ts";
 import { toPrincipalAxes } from "../../src/models/sleec/principal_axes.ts";
 import { encodeKnnModel, knnModelFromContent } from "../../src/models/sleec/model_file.ts";
 import type { KnnCluster } from "../../src/models/sleec/predictor.ts";
@@ -198,6 +199,44 @@ Deno.test("knn index: written by encodeKnnModel from 1024 points, ignored by the
   assert(back.clusters[1].points.length === 1100 * big.rank, "points read back");
   const plain = knnModelContent(small);
   assert(withKnnIndex(plain) === plain, "content below minPoints returned as is");
+});
+
+Deno.test("knn index: points stored list by list with their labels; exact = that file without the index", () => {
+  const { model, queries } = clustered(12, 500, 2, true);
+  for (const quantize of [undefined, "i8"] as const) {
+    const base = knnModelContent(model, quantize ? { quantize } : {});
+    const indexed = withKnnIndex(base, { minPoints: 0, listSize: 25 }), t = indexed.tensors;
+    const order = t.knnOrder.data as Int32Array, r = model.rank;
+    assert(order.every((p, e) => p === e), `${quantize}: knnOrder is the identity`);
+    // per cluster, the points (as read) with their labels are those of the turned content
+    const rows = (c: ModelFileContent) => {
+      const pts = dequantize(c.tensors.points), pp = c.tensors.pointPtr.data as Int32Array;
+      const lp = c.tensors.labelPtr.data as Int32Array, lab = c.tensors.labels.data as Int32Array;
+      return Array.from({ length: pp.length - 1 }, (_, k) => {
+        const keys: string[] = [];
+        for (let p = pp[k]; p < pp[k + 1]; p++) {
+          keys.push(`${pts.subarray(p * r, p * r + r)}|${lab.subarray(lp[p], lp[p + 1])}`);
+        }
+        return keys.sort().join("\n");
+      });
+    };
+    const turned = toPrincipalAxes(base), a = rows(indexed), b = rows(turned);
+    assert(a.length === b.length && a.every((k, c) => k === b[c]), `${quantize}: same rows`);
+    assert(
+      String(t.labelPtr.data) !== String(turned.tensors.labelPtr.data),
+      `${quantize}: the points moved`,
+    );
+    // the exact search of the indexed file = the same file without its index, bit for bit
+    const params = { ...indexed.params };
+    delete params.knnProbes;
+    const tensors = { ...t };
+    for (const name of ["knnCentroids", "knnLists", "knnPtr", "knnOrder"]) delete tensors[name];
+    const m = loadModel(encodeModelFile(indexed));
+    const plain = loadModel(encodeModelFile({ ...indexed, params, tensors }));
+    for (const x of queries) {
+      assert(same(m.predictTopK(x, 5, { exact: true }), plain.predictTopK(x, 5)), "exact");
+    }
+  }
 });
 
 Deno.test("knn index: an inconsistent index is a corrupt file naming the tensor", () => {

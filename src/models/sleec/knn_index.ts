@@ -8,12 +8,17 @@
  * queries are of test rows), the fewest probes whose top-5 labels reach the target mean recall
  * against the exact neighbour search.
  *
- * The points keep their places (`knnOrder` lists them by list). Before the lists are built, each
- * cluster's embedding space is turned to the principal axes of its points ({@linkcode
- * toPrincipalAxes}; option `principalAxes`), which keeps every similarity up to float rounding and
- * lets the SDK's search abandon points sooner. Without that turn a file with the index answers
- * `exact` queries, and queries whose true neighbours all lie in the probed lists, exactly as a file
- * without it; with it, as that file turned.
+ * Each cluster's points are stored list by list ({@linkcode pointsInOrder}, their labels with
+ * them), so `knnOrder` is the identity and a list is one block of the `points` tensor: the SDK
+ * reads the points in place, in the order it visits them (files written before, whose `knnOrder`
+ * is any permutation within the clusters, are answered alike, with scattered reads). Before the
+ * lists are built, each cluster's embedding space is turned to the principal axes of its points
+ * ({@linkcode toPrincipalAxes}; option `principalAxes`), which keeps every similarity up to float
+ * rounding and lets the SDK's search abandon points sooner. Without that turn a file with the index
+ * answers `exact` queries, and queries whose true neighbours all lie in the probed lists, exactly
+ * as the same file without it, its points in the same order; with it, as that file turned. (Ties
+ * between equally similar neighbours go to the earlier point of the file, so the stored order
+ * decides them.)
  *
  * @module
  */
@@ -21,6 +26,7 @@ import { pushTop } from "../../../sdk/internal.ts";
 import { dequantize } from "../../format/quantize.ts";
 import type { ModelFileContent } from "../../format/types.ts";
 import { SmallRng } from "../../random/mod.ts";
+import { pointsInOrder } from "./points_in_order.ts";
 import { toPrincipalAxes } from "./principal_axes.ts";
 
 /**
@@ -162,7 +168,8 @@ function vote(
  * neighbour index added: tensors `knnCentroids` f32 [S, r] (unit-norm list centroids, the lists
  * of cluster 0 first), `knnLists` i32 [C+1] (cluster c owns lists knnLists[c] … knnLists[c+1] −
  * 1), `knnPtr` i32 [S+1] and `knnOrder` i32 [P] (list s holds points knnOrder[knnPtr[s]] …
- * knnOrder[knnPtr[s+1] − 1], increasing), and param `knnProbes`. The content is returned
+ * knnOrder[knnPtr[s+1] − 1]; written as the identity, the points and their labels stored list by
+ * list, in increasing order within a list), and param `knnProbes`. The content is returned
  * unchanged (the same object) when no cluster has `minPoints` points; else, unless
  * `principalAxes` is false, with points and V turned by {@linkcode toPrincipalAxes}. Uses the
  * points as a reader decodes them (quantised points dequantised).
@@ -246,12 +253,15 @@ export function withKnnIndex(
     }
     if (best === undefined || cost < best.cost) best = { ...ix, probes, cost };
   }
-  const { lists, knnPtr, order, cen: knnCentroids, probes } = best!, S = knnPtr.length - 1;
+  const { lists, knnPtr, order: byList, cen: knnCentroids, probes } = best!;
+  const S = knnPtr.length - 1, order = Int32Array.from({ length: P }, (_, p) => p);
+  // the points stored list by list: a list is one block, which the SDK reads in place
+  const sorted = pointsInOrder(content, byList);
   return {
-    ...content,
+    ...sorted,
     params: { ...content.params, knnProbes: probes },
     tensors: {
-      ...content.tensors,
+      ...sorted.tensors,
       knnCentroids: { dtype: "f32", shape: [S, r], data: knnCentroids },
       knnLists: { dtype: "i32", shape: [C + 1], data: lists },
       knnPtr: { dtype: "i32", shape: [S + 1], data: knnPtr },
