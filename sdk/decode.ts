@@ -123,7 +123,10 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
       const s = scale instanceof Uint8Array && scale.length === rows * 4 &&
         view(Float32Array, scale);
       check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
-      for (let i = n; i--;) f[i] = data[i] * (s ? s[(i / w) | 0] : scale as number ?? 1);
+      // row by row (a division per value took a third of a large knn file's load)
+      for (let i = 0, k = 0, q; i < rows; i++) {
+        for (q = s ? s[i] : scale as number ?? 1; k < i * w + w;) f[k] = data[k++] * q;
+      }
       data = f;
     }
     tensors[name] = { shape, data: data as SdkTensor["data"] };
