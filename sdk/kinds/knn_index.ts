@@ -116,7 +116,7 @@ export const knnSearch = (
   }
   // the points' suffix norms in list order (row e: point order[e]): ‖point[8j:]‖ (rounded up)
   // for j = 0 … r/8, w floats a row
-  const w = (r >> 3) + 1, rows = f32s(P * w), ztail = zeros(w);
+  const w = (r >> 3) + 1, norms = f32s(P * w), ztail = zeros(w);
   let big = 0; // the largest ‖point‖
   // ‖v[o + a … o + r)‖ into out[at + a/8] for a = 0, 8, …; returns ‖v[o … o + r)‖
   const tails = (v: ArrayLike<number>, o: number, out: Float32Array | Float64Array, at = 0) => {
@@ -127,10 +127,10 @@ export const knnSearch = (
     }
     return sqrt(ss);
   };
-  for (let e = P; e--;) big = max(big, tails(pts, order[e] * r, rows, e * w));
+  for (let e = P; e--;) big = max(big, tails(pts, order[e] * r, norms, e * w));
   const h = r & ~7; // the checks cover the coordinates a < h
   let kk = 0, zinv = 0, zn = 0;
-  // pushes the points of rows e … end − 1 but those a bound shows the exact sums would reject;
+  // pushes the points at list positions e … end − 1 but those a bound shows the exact sums would reject;
   // returns the count
   const scan = (e: number, end: number, count: number) => {
     const zz = z;
@@ -149,7 +149,7 @@ export const knnSearch = (
           s += pts[i] * zz[a] + pts[i + 1] * zz[a + 1] + pts[i + 2] * zz[a + 2] +
             pts[i + 3] * zz[a + 3] + pts[i + 4] * zz[a + 4] + pts[i + 5] * zz[a + 5] +
             pts[i + 6] * zz[a + 6] + pts[i + 7] * zz[a + 7];
-          if (s + rows[++j] * ztail[++t] < lim) continue next;
+          if (s + norms[++j] * ztail[++t] < lim) continue next;
         }
       }
       // the similarity, accumulated in order
