@@ -1,7 +1,8 @@
 /**
  * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as in zlib and PNG): the checksum that
- * ends every model file (docs/model-format.md). The one implementation in the project: the SDK's
- * reader, the trainer's writer (src/format) and the service's WAL and checkpoints use it.
+ * ends every model file (docs/model-format.md), as the SDK's reader checks it with Web APIs only.
+ * The trainer computes the same values with the runtime's native zlib (src/format/crc32.ts: the
+ * model files it writes, the service's WAL and checkpoints); tests check that the two agree.
  *
  * @module
  */

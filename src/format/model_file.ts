@@ -7,13 +7,13 @@
  */
 import {
   checkFeatureSpace,
-  crc32,
   LITTLE_ENDIAN,
   MAGIC,
   type ModelFileContent,
   type Tensor,
   TENSOR_ARRAYS,
 } from "../../sdk/internal.ts";
+import { crc32 } from "./crc32.ts";
 import { MsgpackWriter } from "./msgpack_writer.ts";
 import { quantizedTensor } from "./quantize.ts";
 

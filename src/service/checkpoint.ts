@@ -13,7 +13,7 @@
  */
 import { unpack } from "msgpackr/unpack";
 import { packSized } from "./packed_size.ts";
-import { crc32 } from "../../sdk/internal.ts";
+import { crc32 } from "../format/crc32.ts";
 import { writeAllChecked } from "./storage_faults.ts";
 
 const MAGIC = "TSCKPT02";

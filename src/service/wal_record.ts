@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { crc32 } from "../../sdk/internal.ts";
+import { crc32 } from "../format/crc32.ts";
 
 const HEX = new Uint8Array(256).fill(255);
 for (let i = 0; i < 10; i++) HEX[48 + i] = i;
