@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Dataset } from "./dataset.ts";
+import type { Dataset } from "./types.ts";
 import { baseName, openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { type OnError, type ParseReport, sourceError } from "./parse_report.ts";

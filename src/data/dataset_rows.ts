@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "./types.ts";
-import type { Dataset } from "./dataset.ts";
+import type { Batch, BinaryCsr, CsrMatrix, Dataset, SparseVector } from "./types.ts";
 
 /**
  * Row `i` of a CSR matrix as a {@link SparseVector} of subarray views (no copy).

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Dataset } from "./dataset.ts";
+import type { Dataset } from "./types.ts";
 import { Rng } from "../random/mod.ts";
 
 function gatherRows<T extends Int32Array | Float32Array>(

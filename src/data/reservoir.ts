@@ -14,7 +14,7 @@
  * @module
  */
 import type { Batch, BinaryCsr } from "./types.ts";
-import { concatRows } from "./dataset.ts";
+import { concatRows } from "./dataset_subsets.ts";
 import { SmallRng } from "../random/mod.ts";
 
 /**

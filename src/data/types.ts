@@ -1,6 +1,6 @@
 /**
  * The sparse data contracts every part of Tagstream shares: sparse rows, CSR matrices, label
- * matrices, minibatches and streamed examples. All index arrays are `Int32Array`, all values
+ * matrices, minibatches, streamed examples and in-memory datasets. All index arrays are `Int32Array`, all values
  * `Float32Array`; indices inside a row are strictly increasing.
  *
  * @module
@@ -128,4 +128,32 @@ export interface Example {
   readonly negatives?: Int32Array;
   /** 1-based line number in its source, for error messages. */
   readonly line?: number;
+}
+
+/**
+ * A dataset held in memory: features as CSR, positive labels as binary CSR.
+ *
+ * @example
+ * ```ts
+ * import type { Dataset } from "./types.ts";
+ * const ds: Dataset = {
+ *   name: "tiny", numFeatures: 2, numLabels: 1,
+ *   x: { numRows: 1, numCols: 2, indptr: Int32Array.of(0, 1), indices: Int32Array.of(1), values: Float32Array.of(1) },
+ *   y: { numRows: 1, numCols: 1, indptr: Int32Array.of(0, 1), indices: Int32Array.of(0) },
+ * };
+ * console.log(ds.x.numRows); // 1
+ * ```
+ */
+export interface Dataset {
+  /** Name (file base name without `.txt`/`.gz` for `loadXcFile`; the dataset name for
+   * `loadDataset`). */
+  name: string;
+  /** Feature-space size (D). */
+  numFeatures: number;
+  /** Label-space size (L). */
+  numLabels: number;
+  /** Features, `numRows x numFeatures`. */
+  x: CsrMatrix;
+  /** Positive labels, `numRows x numLabels`. */
+  y: BinaryCsr;
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { IngestResult, PublishedModel } from "./service.ts";
+import type { IngestResult, PublishedModel } from "./service_types.ts";
 import type { StreamLearner } from "./learner.ts";
 
 /**
