@@ -84,6 +84,8 @@ export const knnEmbedding: KindFactory = (m) => {
       if (best < 0) continue;
       vecMat(z, values, V, r, indices, inv, best * D * r, true);
       const zinv = invNorm(z, r), kk = min(kNN, pointPtr[best + 1] - pointPtr[best]);
+      // a row embedded at 0 (no feature the model knows) is equally near every point: no vote
+      if (!zinv) continue;
       const count = search(best, zinv, kk, probes);
       // neighbour weights: max(0, similarity)^π / their sum when `weighted` (unless that is 0),
       // else 1 / count

@@ -111,6 +111,12 @@ Deno.test("SLEEC (knn-embedding, 2 learners × 2 clusters): SDK = trainer, bit f
     agree > 0.9 * batch.x.numRows,
     `i8 points change the top label on ${batch.x.numRows - agree} rows`,
   );
+  // a row with no feature the model knows embeds at 0: no neighbours, every label 0, in both
+  const none = { indices: Int32Array.of(batch.x.numCols + 3), values: Float32Array.of(1) };
+  const want = model.predictTopK(none, 5);
+  assert(want.scores.every((v) => v === 0), `trainer ${want.scores}`);
+  same(sdk.predictTopK(none, 5), want, 0, "unknown feature");
+  same(sdk.predictTopK(none, 5, { exact: true }), want, 0, "unknown feature, exact");
 });
 
 Deno.test("LEML (streaming): SDK = trainer within 1e-6; f16 file within the rounding", () => {

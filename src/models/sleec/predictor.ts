@@ -11,8 +11,12 @@
  * 2. z = Vᵀx̂ with V = `V_c` (numFeatures × rank), accumulated in the order of the row's
  *    entries.
  * 3. The cosine similarity of z to each of the cluster's points p (unit-norm float32 rows):
- *    `sim_p = (Σ_a point_p[a] · z[a]) / ‖z‖` (0 when z = 0); the k points with the largest
- *    similarity (ties: the smaller point index), k = min(model k, points of the cluster).
+ *    `sim_p = (Σ_a point_p[a] · z[a]) / ‖z‖`; the k points with the largest similarity (ties:
+ *    the smaller point index), k = min(model k, points of the cluster). When z = 0 (the row has
+ *    no feature the model knows, or none that V maps anywhere) every point is as near as any
+ *    other, and the learner has no neighbours and casts no vote. (Before, the first k points of
+ *    the cluster voted: an answer that depended on how the points were stored, and that gave a
+ *    row with no known feature full scores.)
  * 4. Weights: `w_p = max(0, sim_p)^π / Σ_q max(0, sim_q)^π` when `weighted` (π = `votePower`,
  *    default 1: the paper's rule; computed as `s ** π`), else `1 / k`; when the weighted sum is
  *    0 the weights fall back to `1 / k`.
@@ -204,6 +208,9 @@ export class KnnPredictor {
     let zz = 0;
     for (let a = 0; a < r; a++) zz += z[a] * z[a];
     const zinv = zz > 0 ? 1 / Math.sqrt(zz) : 0;
+    // a row embedded at 0 (no feature the model knows) is equally near every point, so no point
+    // is nearer than another: no neighbours, and the learner casts no vote
+    if (zinv === 0) return 0;
     const k = Math.min(m.k, cl.numPoints);
     const n = cl.numPoints;
     if (this.#sims.length < n) this.#sims = new Float64Array(n);

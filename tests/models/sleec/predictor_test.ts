@@ -69,13 +69,34 @@ Deno.test("predictor: uniform weights, ties by label index, scale invariance, un
   assert(withUnknown.every((v, l) => close(v, s[l])), "an unknown feature changed the scores");
 });
 
-Deno.test("predictor: a row unlike every point falls back to uniform weights over the first points", () => {
+Deno.test("predictor: a row unlike every point falls back to uniform weights over its nearest points", () => {
   const p = new KnnPredictor(model(true));
-  // empty row: every centroid scores 0, learner 0 takes cluster A (the first), z = 0, all sims 0
-  const s = p.scores(new Int32Array(0), new Float32Array(0));
-  // learner 0: points 0 and 1 with weight ½; learner 1: points 0 and 1 with weight ½
-  const want = [(0.5 + 0.5) / 2, (0.5 + 0.5) / 2, 0.5 / 2];
+  // x = (-1, 0): learner 0 takes cluster B (centroid dot 0 against −1), its one point at sim 0;
+  // learner 1: z = (0, −1), sims 0 (point 0) and −1 (point 1): no positive weight, so ½ each
+  const s = p.scores(Int32Array.of(0), Float32Array.of(-1));
+  const want = [0.5 / 2, 0.5 / 2, (1 + 0.5) / 2];
   want.forEach((w, l) => assert(close(s[l], w), `label ${l}: ${s[l]} vs ${w}`));
+});
+
+Deno.test("predictor: a row with no known feature has no neighbours and scores 0 everywhere", () => {
+  const p = new KnnPredictor(model(true));
+  // z = 0 is as near every point as any other: no point may vote (the first stored ones did)
+  for (const [idx, val] of [[[], []], [[7], [2]]] as const) {
+    const s = p.scores(Int32Array.from(idx), Float32Array.from(val));
+    assert(s.every((v) => v === 0), `scores ${s} for ${idx}`);
+    for (let t = 0; t < 2; t++) {
+      const n = p.nearest(Int32Array.from(idx), Float32Array.from(val), t);
+      assert(n.cluster >= 0 && n.points.length === 0, `learner ${t}: ${JSON.stringify(n)}`);
+    }
+  }
+  // a feature V maps to 0 embeds at 0 as well: V of cluster A with a zero row for feature 1
+  const m = model(false);
+  const zeroFeature1 = Float32Array.of(1, 0, 0, 0);
+  const clusters = m.clusters.map((c) => c.learner === 0 ? { ...c, v: zeroFeature1 } : c);
+  const q = new KnnPredictor({ ...m, clusters }).scores(Int32Array.of(1), Float32Array.of(1));
+  // learner 0 casts no vote; learner 1 (V swaps) has z = e1: nearest points 0 then 1, ½ each
+  const want = [0.5 / 2, 0.5 / 2, 0.5 / 2];
+  want.forEach((w, l) => assert(close(q[l], w), `label ${l}: ${q[l]} vs ${w}`));
 });
 
 Deno.test("predictor: k larger than a cluster uses all its points; a learner without clusters adds 0", () => {
