@@ -359,6 +359,7 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
   const rows: Record<string, unknown>[] = [];
   const fits = new Map<string, { model: SleecModel; fitSeconds: number }>();
   let fitTotal = 0;
+  ctx.progress.start(order.length, "variants");
   for (const name of order) {
     const v = all[name];
     const cfg: Partial<SleecConfig> = { seed: ctx.seed, ...REFERENCE, ...v.config };
@@ -437,7 +438,9 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
     };
     console.log(JSON.stringify(row));
     rows.push(row);
+    ctx.progress.tick(1, { fitSeconds: r2(fitTotal) });
   }
+  ctx.progress.done();
   const ref = rows[0].best as Record<string, number>;
   return {
     metrics: { "P@1": ref["P@1"], "P@3": ref["P@3"], "P@5": ref["P@5"] },
