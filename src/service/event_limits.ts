@@ -77,3 +77,17 @@ export interface GrowthLimits {
   /** The most new label names one event may add. */
   maxNewLabels?: number;
 }
+
+/**
+ * Why a line over `maxLineBytes` is rejected: the limit, and the flag of `tagstream train` and
+ * `tagstream serve` that raises it (a long line is most often a long text, not a bad event).
+ *
+ * @example
+ * ```ts
+ * import { lineTooLong } from "./event_limits.ts";
+ * console.log(lineTooLong(10)); // line is longer than 10 bytes (maxLineBytes; --max-line-bytes raises it)
+ * ```
+ */
+export function lineTooLong(maxLineBytes: number): string {
+  return `line is longer than ${maxLineBytes} bytes (maxLineBytes; --max-line-bytes raises it)`;
+}

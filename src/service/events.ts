@@ -16,7 +16,7 @@ import type { Example, SparseVector } from "../data/types.ts";
 import { Vocabulary } from "../data/vocabulary.ts";
 import { type FeatureKeys, NdjsonParser } from "../data/ndjson.ts";
 import type { FeatureSpace } from "../format/types.ts";
-import type { EventLimits, GrowthLimits } from "./event_limits.ts";
+import { type EventLimits, type GrowthLimits, lineTooLong } from "./event_limits.ts";
 import { EVENT_MAX_DEPTH, jsonDepthExceeded } from "./json_depth.ts";
 import { GrowthGuard } from "./growth_guard.ts";
 import { predictBodyAscii, rowForPredict } from "./predict_rows.ts";
@@ -214,7 +214,7 @@ export class EventParser {
     // A UTF-16 code unit takes at least one UTF-8 byte: a cheap bound (the service also checks
     // the exact byte length before decoding).
     if (line.length > this.limits.maxLineBytes) {
-      return { ok: false, reason: `line is longer than ${this.limits.maxLineBytes} bytes` };
+      return { ok: false, reason: lineTooLong(this.limits.maxLineBytes) };
     }
     const deep = jsonDepthExceeded(line, 0, line.length, EVENT_MAX_DEPTH);
     if (deep >= 0) {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { lineTooLong } from "./event_limits.ts";
 
 /**
  * One line read from the file: its text, or why it cannot be used.
@@ -173,7 +174,7 @@ export class FileFollower {
         out.push({
           line: this.line,
           offset: this.offset,
-          error: `line is longer than ${this.#maxLine} bytes`,
+          error: lineTooLong(this.#maxLine),
         });
       } else {
         let bytes = piece;

@@ -43,6 +43,7 @@ import { concatBytes } from "../data/bytes.ts";
 import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
+import { lineTooLong } from "./event_limits.ts";
 import type {
   IngestResult,
   ModelBuilder,
@@ -369,7 +370,7 @@ export class LearningService implements ServiceHandle {
       }
       if (e - lineStart > maxLine) {
         endRun();
-        reject(`line is longer than ${maxLine} bytes`);
+        reject(lineTooLong(maxLine));
         continue;
       }
       let ev = parser.parseAscii(bytes, lineStart, e);

@@ -57,7 +57,7 @@ Deno.test("FileFollower skips lines that are too long or not UTF-8, keeping offs
     const all = await drain(f);
     f.close();
     assertEquals(all.map((l) => l.text ?? l.error), [
-      "line is longer than 10 bytes",
+      "line is longer than 10 bytes (maxLineBytes; --max-line-bytes raises it)",
       "ok",
       "line is not valid UTF-8",
       "end",
