@@ -8,7 +8,10 @@
  * A feature's block holds up to `2^log` entries, dense at its front; its index has `2^(log+1)`
  * slots (at most half full), probed linearly from a Fibonacci hash of the label. A full block
  * moves to one twice as large; freed blocks are reclaimed by compacting the pools once they make
- * up a third of them. Memory is 20–40 bytes per stored weight (12 in the block, 8 in the index,
+ * up a third of them. A compaction slides the blocks down in pool order (found by a radix sort of
+ * their offsets) and moves each index with its block; only blocks that lost entries or shrank are
+ * rehashed. (At 10⁶ labels, where the weight budget keeps the pools full, compactions come every
+ * ~10,000 rows: a comparator sort and rehashing every block made them a fifth of learning time.) Memory is 20–40 bytes per stored weight (12 in the block, 8 in the index,
  * half-full at worst). {@linkcode InvertedWeights.evictSmallest} bounds a feature's labels,
  * {@linkcode InvertedWeights.prune} the total.
  *
@@ -468,14 +471,13 @@ export class InvertedWeights {
   #compact(threshold: number): void {
     this.layout++;
     const F = this.#owners;
-    let live = 0;
-    for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) live++;
-    const order = new Int32Array(live);
-    let q = 0;
-    for (let j = 0; j < F; j++) if (this.#eOff[j] >= 0) order[q++] = j;
-    const eOff = this.#eOff;
-    order.sort((a, b) => eOff[a] - eOff[b]);
+    const order = this.#blocksInPoolOrder();
+    const live = order.length;
+    const eOff = this.#eOff, index = this.#index;
     const keys = this.keys, w = this.weights, g = this.sums;
+    // features whose block lost entries or shrank; the others' indexes move as they are (an
+    // index depends only on the block's labels in order and its size)
+    const rehash = new Uint8Array(F);
     let eUsed = 0, size = 0;
     for (let q = 0; q < live; q++) {
       const j = order[q], off = eOff[j], n = this.#count[j];
@@ -494,8 +496,12 @@ export class InvertedWeights {
         continue;
       }
       // keep the block's size unless it is over four times what is left
-      let lg = this.#log[j];
+      const was = this.#log[j];
+      let lg = was;
       while (lg > MIN_LOG && k * 4 <= 1 << lg) lg--;
+      // blocks move down in pool order, so a block's index is read before anything lands on it
+      if (k === n && lg === was) index.copyWithin(2 * eUsed, 2 * off, 2 * off + (2 << lg));
+      else rehash[j] = 1;
       eOff[j] = eUsed;
       this.#iOff[j] = 2 * eUsed;
       this.#log[j] = lg;
@@ -507,6 +513,29 @@ export class InvertedWeights {
     this.#iUsed = 2 * eUsed;
     this.#waste = 0;
     this.#size = size;
-    for (let j = 0; j < F; j++) if (eOff[j] >= 0) this.#reindex(j);
+    for (let j = 0; j < F; j++) if (rehash[j] === 1 && eOff[j] >= 0) this.#reindex(j);
+  }
+
+  /**
+   * The features that own a block, by the block's place in the pool: a radix sort of their
+   * offsets, three passes of 11 bits (a comparator sort took a third of a compaction at 10⁶
+   * features, a native sort of packed doubles still 70 ms).
+   */
+  #blocksInPoolOrder(): Int32Array {
+    const F = this.#owners, eOff = this.#eOff;
+    let live = 0;
+    for (let j = 0; j < F; j++) if (eOff[j] >= 0) live++;
+    let a = new Int32Array(live), b = new Int32Array(live);
+    let q = 0;
+    for (let j = 0; j < F; j++) if (eOff[j] >= 0) a[q++] = j;
+    const count = new Int32Array(2049);
+    for (let shift = 0; shift < 33; shift += 11) {
+      count.fill(0);
+      for (let i = 0; i < live; i++) count[((eOff[a[i]] >>> shift) & 2047) + 1]++;
+      for (let d = 1; d < 2049; d++) count[d] += count[d - 1];
+      for (let i = 0; i < live; i++) b[count[(eOff[a[i]] >>> shift) & 2047]++] = a[i];
+      [a, b] = [b, a];
+    }
+    return a;
   }
 }
