@@ -1,8 +1,8 @@
 /**
- * In-memory datasets: the {@linkcode Dataset} type (declared in `types.ts`), with (re-exported from one module each)
- * whole-file loading of XC text files (`dataset_load.ts`), row views and minibatches
- * (`dataset_rows.ts`), subsets, splits and concatenation (`dataset_subsets.ts`) and label
- * statistics (`dataset_stats.ts`).
+ * In-memory datasets: the {@linkcode Dataset} type (declared in `types.ts`), with (re-exported
+ * from one module each) whole-file loading of XC text files (`dataset_load.ts`), row views and
+ * minibatches (`dataset_rows.ts`), subsets, splits and concatenation (`dataset_subsets.ts`) and
+ * label statistics (`dataset_stats.ts`).
  *
  * @module
  */

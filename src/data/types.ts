@@ -1,7 +1,7 @@
 /**
  * The sparse data contracts every part of Tagstream shares: sparse rows, CSR matrices, label
- * matrices, minibatches, streamed examples and in-memory datasets. All index arrays are `Int32Array`, all values
- * `Float32Array`; indices inside a row are strictly increasing.
+ * matrices, minibatches, streamed examples and in-memory datasets. All index arrays are
+ * `Int32Array`, all values `Float32Array`; indices inside a row are strictly increasing.
  *
  * @module
  */

@@ -11,8 +11,9 @@
  * up a third of them. A compaction slides the blocks down in pool order (found by a radix sort of
  * their offsets) and moves each index with its block; only blocks that lost entries or shrank are
  * rehashed. (At 10⁶ labels, where the weight budget keeps the pools full, compactions come every
- * ~10,000 rows: a comparator sort and rehashing every block made them a fifth of learning time.) Memory is 20–40 bytes per stored weight (12 in the block, 8 in the index,
- * half-full at worst). {@linkcode InvertedWeights.evictSmallest} bounds a feature's labels,
+ * ~10,000 rows: a comparator sort and rehashing every block made them a fifth of learning time.)
+ * Memory is 20–40 bytes per stored weight (12 in the block, 8 in the index, half-full at worst).
+ * {@linkcode InvertedWeights.evictSmallest} bounds a feature's labels,
  * {@linkcode InvertedWeights.prune} the total.
  *
  * @module
