@@ -40,6 +40,7 @@ export class ChangeLog {
   #blocks: number[] = [];
   #bits = new Int32Array(0);
   #layout = -1;
+  #reuseSeq = 0;
 
   /** A log for models of up to `labelCapacity` labels (grown by `growLabels`). */
   constructor(labelCapacity: number) {
@@ -113,6 +114,7 @@ export class ChangeLog {
    */
   logEntry(j: number, l: number, slot: number, w: InvertedWeights): boolean {
     if (w.layout !== this.#layout) this.#resetBits(w);
+    else if (w.reuseSeq !== this.#reuseSeq) this.#forgetReused(w);
     const i = slot >>> 5, bit = 1 << (slot & 31), bits = this.#bits;
     if ((bits[i] & bit) !== 0) return true;
     if (this.#n === this.#j.length) return false;
@@ -136,6 +138,20 @@ export class ChangeLog {
     if (this.#bits.length === n) this.#bits.fill(0);
     else this.#bits = new Int32Array(n);
     this.#layout = w.layout;
+    this.#reuseSeq = w.reuseSeq;
+  }
+
+  /**
+   * Clears the bits of the slots of blocks reused since the log last looked: they held another
+   * feature's entries, and a write of the new owner's must not pass for one already logged.
+   */
+  #forgetReused(w: InvertedWeights): void {
+    const bits = this.#bits;
+    const listed = w.reusedSince(this.#reuseSeq, (first, length) => {
+      for (let s = first; s < first + length; s++) bits[s >>> 5] &= ~(1 << (s & 31));
+    });
+    if (listed) this.#reuseSeq = w.reuseSeq;
+    else this.#resetBits(w);
   }
 
   /**

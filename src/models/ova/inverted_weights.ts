@@ -21,6 +21,8 @@
 
 const MIN_LOG = 1;
 const GOLDEN = 0x9e3779b1 | 0;
+/** How many of the latest block reuses {@linkcode InvertedWeights.reusedSince} can list. */
+const REUSE_RING = 1024;
 
 /**
  * Feature-major sparse weight blocks (see the module doc): `find(j, l)` is the slot of feature
@@ -46,9 +48,20 @@ export class InvertedWeights {
   sums: Float32Array;
   /**
    * Changes whenever entries may have changed slots other than by a block's move to fresh
-   * slots (a pool growth or a compaction): a log of slots is stale then.
+   * slots (a pool growth or a compaction): a log of slots is stale then. A move into a freed
+   * block is announced by {@linkcode InvertedWeights.reuseSeq} instead.
    */
   layout = 0;
+  /**
+   * Counts the moves into freed blocks (their slots held another feature's entries before):
+   * {@linkcode InvertedWeights.reusedSince} lists the latest ones.
+   */
+  reuseSeq = 0;
+  #reuseStart = new Int32Array(REUSE_RING);
+  #reuseLength = new Int32Array(REUSE_RING);
+  // freed blocks by size (log2), reused before the pools' end grows: growing blocks then leave
+  // little waste behind, and compactions come less often
+  #free: number[][] = [];
   #index: Int32Array;
   #eOff: Int32Array;
   #iOff: Int32Array;
@@ -298,20 +311,37 @@ export class InvertedWeights {
     return before - this.#size;
   }
 
-  /** The `q`-quantile of `|w|` over stored weights, estimated from up to `sample` of them. */
-  magnitudeQuantile(q: number, sample = 4096): number {
-    const vals: number[] = [];
-    const n = this.#eUsed;
-    if (this.#size === 0) return 0;
-    const stride = Math.max(1, Math.floor(n / (sample * 4)));
-    for (let j = 0; j < this.#owners && vals.length < sample; j++) {
-      const off = this.#eOff[j];
-      if (off < 0) continue;
-      for (let e = 0; e < this.#count[j]; e += stride) vals.push(Math.abs(this.weights[off + e]));
+  /**
+   * The smallest threshold t at which at most `keep` stored weights have |w| ≥ t, so that
+   * `prune(t)` keeps at most `keep` of them: the next float32 above the (keep + 1)-th largest
+   * |w|, found exactly by two counting passes over the bit patterns of |w| (in the order of the
+   * values), their high 16 bits and then the low 16 of that bin. Weights of the same magnitude as
+   * the (keep + 1)-th largest all go. 0 when at most `keep` weights are stored.
+   */
+  thresholdKeeping(keep: number): number {
+    if (this.#size <= keep) return 0;
+    const bits = new Uint32Array(this.weights.buffer, this.weights.byteOffset, this.weights.length);
+    const count = new Int32Array(65536);
+    const F = this.#owners, eOff = this.#eOff, n = this.#count;
+    for (let j = 0; j < F; j++) {
+      for (let e = eOff[j], end = e + (e < 0 ? 0 : n[j]); e < end; e++) {
+        count[(bits[e] & 0x7fffffff) >>> 16]++;
+      }
     }
-    if (vals.length === 0) return 0;
-    vals.sort((a, b) => a - b);
-    return vals[Math.min(vals.length - 1, Math.max(0, Math.floor(q * vals.length)))];
+    // the bin of the (keep + 1)-th largest, then its place among the bin's low halves
+    let rank = keep + 1, hi = 65535;
+    while (count[hi] < rank) rank -= count[hi--];
+    count.fill(0);
+    for (let j = 0; j < F; j++) {
+      for (let e = eOff[j], end = e + (e < 0 ? 0 : n[j]); e < end; e++) {
+        const b = bits[e] & 0x7fffffff;
+        if (b >>> 16 === hi) count[b & 0xffff]++;
+      }
+    }
+    let lo = 65535;
+    while (count[lo] < rank) rank -= count[lo--];
+    const next = new Uint32Array([((hi << 16) | lo) + 1]);
+    return new Float32Array(next.buffer)[0];
   }
 
   /**
@@ -403,9 +433,34 @@ export class InvertedWeights {
     return t;
   }
 
-  /** Gives feature `j` an empty block of 2^lg entries (and its index). */
+  /**
+   * Calls `fn(firstSlot, length)` for each freed block reused after the `seq`-th reuse (see
+   * {@linkcode InvertedWeights.reuseSeq}), oldest first. Returns false, calling nothing, when
+   * more than the last 1024 are asked for: the caller must then forget every slot it knows.
+   */
+  reusedSince(seq: number, fn: (firstSlot: number, length: number) => void): boolean {
+    if (this.reuseSeq - seq > REUSE_RING) return false;
+    for (let s = seq + 1; s <= this.reuseSeq; s++) {
+      fn(this.#reuseStart[s % REUSE_RING], this.#reuseLength[s % REUSE_RING]);
+    }
+    return true;
+  }
+
+  /** Gives feature `j` an empty block of 2^lg entries (and its index): a freed one if any. */
   #alloc(j: number, lg: number): void {
-    const cap = 1 << lg;
+    const cap = 1 << lg, free = this.#free[lg];
+    if (free !== undefined && free.length > 0) {
+      const e = free.pop()!, s = ++this.reuseSeq % REUSE_RING;
+      this.#reuseStart[s] = e;
+      this.#reuseLength[s] = cap;
+      this.#waste -= cap;
+      this.#eOff[j] = e;
+      this.#iOff[j] = 2 * e;
+      this.#log[j] = lg;
+      this.#count[j] = 0;
+      this.#index.fill(-1, 2 * e, 2 * e + 2 * cap);
+      return;
+    }
     if (this.#eUsed + cap > this.keys.length && this.#waste * 3 > this.#eUsed) this.#compact(0);
     if (this.#eUsed + cap > this.keys.length) this.#growPool(this.#eUsed + cap);
     this.#eOff[j] = this.#eUsed;
@@ -450,6 +505,7 @@ export class InvertedWeights {
     tw.set(this.weights.subarray(off, off + n));
     ts.set(this.sums.subarray(off, off + n));
     this.#waste += 1 << this.#log[j];
+    (this.#free[this.#log[j]] ??= []).push(off);
     this.#eOff[j] = -1;
     this.#count[j] = 0;
     this.#size -= n; // (a compaction inside #alloc recounts without these)
@@ -513,6 +569,7 @@ export class InvertedWeights {
     this.#eUsed = eUsed;
     this.#iUsed = 2 * eUsed;
     this.#waste = 0;
+    this.#free = [];
     this.#size = size;
     for (let j = 0; j < F; j++) if (rehash[j] === 1 && eOff[j] >= 0) this.#reindex(j);
   }

@@ -127,6 +127,33 @@ Deno.test("InvertedWeights.prune keeps weights at or above the threshold, and sh
   assert(t.bytes <= before, `${t.bytes} > ${before}`);
 });
 
+Deno.test("InvertedWeights.thresholdKeeping: the smallest threshold that keeps at most k, ties included", () => {
+  const t = new InvertedWeights();
+  const ref = fill(t, 5000, 100, 200, 5);
+  // ties: a run of equal magnitudes, of both signs
+  let i = 0;
+  t.forEachFeature((_, __, s) => {
+    if (i++ % 3 === 0) t.weights[s] = i % 2 ? 0.25 : -0.25;
+  }, 100);
+  const mags: number[] = [];
+  t.forEachFeature((_, __, s) => mags.push(Math.abs(t.weights[s])), 100);
+  mags.sort((a, b) => b - a);
+  assertEquals(mags.length, ref.size);
+  for (const keep of [0, 1, 17, 500, mags.indexOf(0.25), mags.lastIndexOf(0.25), mags.length - 1]) {
+    const th = t.thresholdKeeping(keep);
+    const kept = mags.filter((m) => m >= th).length;
+    assert(kept <= keep, `keep ${keep}: threshold ${th} keeps ${kept}`);
+    // the smallest such: the (keep + 1)-th largest magnitude itself keeps more
+    assert(mags.filter((m) => m >= mags[keep]).length > keep, `keep ${keep}`);
+    assert(th > mags[keep] && Math.fround(th) === th, `keep ${keep}: ${th} vs ${mags[keep]}`);
+    assertEquals(kept, mags.filter((m) => m > mags[keep]).length, `keep ${keep}`);
+  }
+  assertEquals(t.thresholdKeeping(mags.length), 0);
+  const before = t.size;
+  t.prune(t.thresholdKeeping(500));
+  assert(t.size <= 500 && t.size > 400, `${before} → ${t.size}`);
+});
+
 Deno.test("InvertedWeights.toCompact → fromCompact rebuilds every table slot for slot", () => {
   const t = new InvertedWeights();
   fill(t, 4000, 60, 3000, 4);
