@@ -7,11 +7,13 @@
  *
  * A feature's block holds up to `2^log` entries, dense at its front; its index has `2^(log+1)`
  * slots (at most half full), probed linearly from a Fibonacci hash of the label. A full block
- * moves to one twice as large; freed blocks are reclaimed by compacting the pools once they make
- * up a third of them. A compaction slides the blocks down in pool order (found by a radix sort of
- * their offsets) and moves each index with its block; only blocks that lost entries or shrank are
- * rehashed. (At 10⁶ labels, where the weight budget keeps the pools full, compactions come every
- * ~10,000 rows: a comparator sort and rehashing every block made them a fifth of learning time.)
+ * moves to one twice as large; the block it leaves goes to the next block of its size (the change
+ * logs learn of the reuse through {@linkcode InvertedWeights.reusedSince}), and freed blocks left
+ * over are reclaimed by compacting the pools once they make up a third of them. A compaction (or
+ * a `prune`) slides the blocks down in pool order (found by a radix sort of their offsets) and
+ * moves each index with its block; only blocks that lost entries or shrank are rehashed. (At 10⁶
+ * labels compactions came every ~10,000 rows, and a comparator sort and rehashing every block
+ * made them a fifth of the learning time.)
  * Memory is 20–40 bytes per stored weight (12 in the block, 8 in the index, half-full at worst).
  * {@linkcode InvertedWeights.evictSmallest} bounds a feature's labels,
  * {@linkcode InvertedWeights.prune} the total.
