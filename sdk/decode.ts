@@ -1,5 +1,5 @@
 /**
- * The SDK's model reader for serving (format versions 1 to 3, docs/model-format.md): checks the
+ * The SDK's model reader for serving (format versions 1 to 4, docs/model-format.md): checks the
  * frame (`checkFrame` of ./frame.ts: header, length, CRC-32), decodes the map with msgpackr's
  * decoder alone (`Unpackr` from `msgpackr/unpack`, so bundles leave out the encoder), validates
  * the fields it uses, and gives tensors as typed arrays: aligned f32, i32, u16 and u8 tensors are

@@ -27,7 +27,10 @@ import { textFeatures, type TextSettings } from "./tokenizer.ts";
 export interface SparseInput {
   /** Model column indices. */
   readonly indices: ArrayLike<number>;
-  /** The value of each listed column. */
+  /**
+   * The value of each listed column. (A row that leaves it out at run time is binary, every
+   * value 1, as in the `/predict` protocol.)
+   */
   readonly values: ArrayLike<number>;
 }
 
@@ -145,9 +148,14 @@ export const badInput: (what: string, Type?: typeof TypeError) => never = (
  * trainer's row builder does. Unknown features are dropped; values are rounded to float32; then
  * TF-IDF and L2 normalisation when the model asks for them.
  *
+ * `{indices}` without `values` is a binary row (every value 1), as in the `/predict` protocol.
+ * In an index feature space a record's names are plain decimal column numbers (`"7"`; `"07"`,
+ * `" 7"` or `"7e0"` name no column and are dropped like other unknown names).
+ *
  * @throws {TypeError} (from the returned function) when `x` is not an object, its indices
- * and values differ in length, a value (or a named feature's sum) is NaN or infinite as a float32,
- * or it has a `text` the model was not trained on (or that is not a string).
+ * and values differ in length, a value (or a named feature's sum) is not a number or is NaN or
+ * infinite as a float32, or it has a `text` the model was not trained on (or that is not a
+ * string).
  *
  * @example
  * ```ts
@@ -169,7 +177,7 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
   return (x) => {
     if (typeof x !== "object" || !x) badInput("x must be an object");
     let { indices: cols, values: vs } = x as SparseInput;
-    if (typeof cols !== "object" || typeof vs !== "object") {
+    if (typeof cols !== "object") {
       // named features: sorted by column, collisions added up, zero sums dropped
       let rec: Iterable<[string, unknown]> = Object.entries(x);
       const { text, features } = x as TextInput;
@@ -181,8 +189,9 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       }
       const sum = new Map<number, number>();
       for (const [name, raw] of rec) {
-        if (typeof raw !== "number") continue;
-        let j = name ? +name : -1, v = raw; // the column in an index space
+        // the column in an index space (a plain decimal: "01", " 1", "1e0" name no column); a
+        // value that is not a number fails the finiteness check below
+        let j = +name + "" === name ? +name : -1, v = typeof raw == "number" ? raw : NaN;
         if (fs?.type === "vocabulary") {
           j = (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
         } else if (fs?.type === "hashing") {
@@ -194,7 +203,7 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       }
       vs = (cols = [...sum.keys()].filter((j) => sum.get(j) !== 0).sort((a, b) => a - b))
         .map((j) => sum.get(j)!);
-    } else if (vs.length !== cols.length) {
+    } else if ((vs ??= Array.from(cols, () => 1)).length !== cols.length) { // binary: every value 1
       badInput("x.indices/values lengths differ");
     }
     const len = cols.length, idx = i32s(len), val = zeros(len);

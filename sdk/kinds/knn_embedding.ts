@@ -51,7 +51,7 @@ export const knnEmbedding: KindFactory = (m) => {
   // the vote's power π, a positive integer (format version 4; 1 when absent)
   const power = m.params.votePower === undefined ? 1 : intParam(m, "votePower");
   const learner = ints(m, "clusterLearner", NL - 1), C = learner.length;
-  const labels = ints(m, "labels"), labelPtr = ptrs(m, "labelPtr", labels.length);
+  const labels = ints(m, "labels", L - 1), labelPtr = ptrs(m, "labelPtr", labels.length);
   const P = labelPtr.length - 1, pointPtr = ptrs(m, "pointPtr", P, C + 1);
   const cen = floats(m, "centroids", C * D), V = floats(m, "V", C * D * r);
   const pts = floats(m, "points", P * r);
@@ -101,7 +101,6 @@ export const knnEmbedding: KindFactory = (m) => {
         const w = nnSim[q] / wsum;
         for (let e = labelPtr[nnIdx[q]]; e < labelPtr[nnIdx[q] + 1]; e++) {
           const l = labels[e];
-          if (!(l < L)) continue;
           if (!mark[l]) {
             mark[l] = 1;
             touched[n++] = l;

@@ -28,7 +28,9 @@ const PIO2_LO = 6.077100506506192e-11;
  * The random-feature map of `count` projections at once: `out[q] = scale·cos(a[q])` and
  * `out[count + q] = scale·sin(a[q])`. One shared range reduction and two short polynomials per
  * angle (fdlibm's kernels), about 7× faster than `Math.cos` plus `Math.sin` in V8 and within
- * 2e-16 of them for |a| < 1e5 (the accuracy degrades slowly beyond; RFF projections are small).
+ * 2e-16 of them for |a| < 1e5. Beyond that (and for NaN) the angle goes to `Math.cos` and
+ * `Math.sin`, as the SDK computes it: the two-part π/2 loses its exactness there, and a
+ * projection of 1e15 gave other labels than the SDK's.
  *
  * @example
  * ```ts
@@ -46,6 +48,11 @@ export function cosSinInto(
 ): void {
   for (let q = 0; q < count; q++) {
     const x = a[q];
+    if (!(x > -1e5 && x < 1e5)) {
+      out[q] = scale * Math.cos(x);
+      out[count + q] = scale * Math.sin(x);
+      continue;
+    }
     const n = Math.round(x * TWO_OVER_PI);
     const r = (x - n * PIO2_HI) - n * PIO2_LO;
     const z = r * r;

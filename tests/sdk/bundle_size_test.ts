@@ -23,7 +23,10 @@
  * i8 rows' scales indexed by `(i / w) | 0` instead of `floor(i / w)` (−2; the 22.6 MB delicious
  * knn file loads in ~96 ms instead of ~110): 14,987; the values checked as float32, as the HTTP
  * protocol checks them (+4): 14,991; the knn points read in place instead of an interleaved copy,
- * with i8 and f64 points dequantized row by row: 14,973.
+ * with i8 and f64 points dequantized row by row: 14,973; no vote from a knn query embedded at 0
+ * (+19): 14,992; then (SDK 0.5.0, the same 14,992) knn labels checked in [0, L) at load instead of
+ * skipped per vote, `{indices}` without values read as ones, a non-number record value made NaN
+ * (then refused as not finite) instead of skipped, and index names only as plain decimals.
  */
 import { assert } from "./helpers.ts";
 

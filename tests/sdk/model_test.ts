@@ -82,6 +82,29 @@ Deno.test("k: clamped to the label count, 0 gives nothing, bad k and bad rows th
   assert(m.labelName(1) === "1" && loadModel(vocabFile).labelName(1) === "tag-1", "labelName");
 });
 
+Deno.test("{indices} without values is a binary row; index names are plain decimals; a value that is not a number is a TypeError", () => {
+  for (const file of [sparseFile, vocabFile, hashedFile]) {
+    const m = loadModel(file);
+    const ones = key(m, { indices: [0, 1], values: [1, 1] });
+    assert(ones !== key(m, { indices: [], values: [] }), "the row must score unlike the empty row");
+    assert(key(m, { indices: [0, 1] } as never) === ones, "values omitted: every value 1");
+    assert(key(m, { indices: [0, 1], values: null } as never) === ones, "values null");
+    throws(() => m.predictTopK({ indices: [0, 1], values: 5 } as never, 2), TypeError, "differ");
+    throws(() => m.predictTopK({ indices: [0], values: ["a"] } as never, 2), TypeError, "finite");
+    // the /predict body's shape is not an SDK row: its object value is not a number
+    throws(() => m.predictTopK({ features: { alpha: 1 } } as never, 2), TypeError, "finite");
+    throws(() => m.predictTopK({ alpha: "1" } as never, 2), TypeError, "got NaN");
+    throws(() => m.predictTopK({ zzz: null } as never, 2), TypeError, "got NaN");
+  }
+  // an index space: "1" is column 1; other spellings of 1 name no column (dropped, as unknown)
+  const m = loadModel(sparseFile), empty = key(m, { indices: [], values: [] });
+  assert(key(m, { "1": 1 }) === key(m, { indices: [1], values: [1] }), "1");
+  assert(key(m, { "1": 1 }) !== empty, "column 1 must change the answer");
+  for (const name of [" 1", "01", "1e0", "+1", "1.0", "0x1", "\t1", ""]) {
+    assert(key(m, { [name]: 1 }) === empty, `"${name}" must name no column`);
+  }
+});
+
 Deno.test("a NaN or infinite value is a TypeError, in every input form, as in the trainers", () => {
   for (const file of [sparseFile, vocabFile, hashedFile]) {
     const m = loadModel(file);
@@ -183,6 +206,25 @@ Deno.test("inconsistent files are ModelFormatErrors naming the field", () => {
       "corrupt",
       "clusterLearner[0] = 3",
     ],
+    ...[-1, 2].map((label): [string, (c: ModelFileContent) => void, string, string] => [
+      `knn label ${label}`,
+      (c) => {
+        // one learner, one cluster, one point carrying a label outside [0, L = 2)
+        c.kind = "knn-embedding";
+        c.params = { rank: 1, k: 1, numLearners: 1 };
+        c.tensors = {
+          clusterLearner: { dtype: "i32", shape: [1], data: Int32Array.of(0) },
+          centroids: { dtype: "f32", shape: [1, 2], data: Float32Array.of(1, 1) },
+          V: { dtype: "f32", shape: [2, 1], data: Float32Array.of(1, 1) },
+          pointPtr: { dtype: "i32", shape: [2], data: Int32Array.of(0, 1) },
+          labelPtr: { dtype: "i32", shape: [2], data: Int32Array.of(0, 1) },
+          points: { dtype: "f32", shape: [1, 1], data: Float32Array.of(1) },
+          labels: { dtype: "i32", shape: [1], data: Int32Array.of(label) },
+        };
+      },
+      "corrupt",
+      `labels[0] = ${label} is out of range`,
+    ]),
   ];
   for (const [what, edit, reason, part] of cases) {
     const c = linearSparse();

@@ -78,3 +78,15 @@ Deno.test("cosSinInto matches Math.cos and Math.sin in every quadrant", () => {
   }
   if (!(worst < 1e-14)) throw new Error(`max error ${worst}`);
 });
+
+Deno.test("cosSinInto gives Math.cos and Math.sin exactly for angles beyond ±1e5, NaN and ±∞", () => {
+  const a = Float64Array.of(1e5, -1e5, 3e6, -7.5e9, 1e15, -1e20, 1e300, NaN, Infinity, -Infinity);
+  const n = a.length, out = new Float64Array(2 * n);
+  cosSinInto(a, n, out, 2);
+  for (let i = 0; i < n; i++) {
+    const c = 2 * Math.cos(a[i]), s = 2 * Math.sin(a[i]);
+    if (!Object.is(out[i], c) || !Object.is(out[n + i], s)) {
+      throw new Error(`a = ${a[i]}: ${out[i]}, ${out[n + i]} against ${c}, ${s}`);
+    }
+  }
+});
