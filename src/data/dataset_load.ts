@@ -223,7 +223,8 @@ export async function loadDataset(
 }
 
 /**
- * Reads `${dataDir}/${name}.${what}.txt`: one name per line, line k is index k.
+ * Reads `${dataDir}/${name}.${what}.txt`: one name per line, line k is index k (a leading UTF-8
+ * byte order mark is skipped).
  *
  * @example
  * ```ts
@@ -242,7 +243,8 @@ export async function loadNames(
   if (what !== "labels" && what !== "features") {
     throw new TypeError(`loadNames: what must be "labels" or "features", got '${what}'`);
   }
-  const text = await Deno.readTextFile(`${dataDir}/${name}.${what}.txt`);
+  let text = await Deno.readTextFile(`${dataDir}/${name}.${what}.txt`);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a leading UTF-8 BOM
   const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));

@@ -11,6 +11,7 @@ import type { SparseVector } from "./types.ts";
 import { RowBuilder } from "./sparse_row.ts";
 import type { NdjsonSettings } from "./ndjson_options.ts";
 import { parseIndexKey, showName as show } from "./json_text.ts";
+import { notWellFormed } from "./ndjson_labels.ts";
 
 /**
  * The checked, not yet mapped features of one event line (reused from line to line). Index
@@ -54,8 +55,8 @@ export class EventFeatures {
   }
 
   /**
-   * Checks a `features` object (throws naming the bad key) and keeps its features for
-   * {@linkcode EventFeatures.map}.
+   * Checks a `features` object (throws naming the bad key; names of a vocabulary must be
+   * well-formed Unicode) and keeps its features for {@linkcode EventFeatures.map}.
    */
   check(f: unknown): void {
     if (f === null || typeof f !== "object" || Array.isArray(f)) {
@@ -101,8 +102,12 @@ export class EventFeatures {
         row.push(j, v);
         continue;
       }
-      if (s.hasher === undefined && (key.length === 0 || key.length > maxName)) {
-        throw new RangeError(`features: name length must be 1..${maxName}`);
+      if (s.hasher === undefined) {
+        if (key.length === 0 || key.length > maxName) {
+          throw new RangeError(`features: name length must be 1..${maxName}`);
+        }
+        // a vocabulary keeps names as UTF-8: a lone surrogate would merge distinct names
+        if (!key.isWellFormed()) throw new RangeError(`features: ${notWellFormed(key)}`);
       }
       keys.push(key);
       vals.push(v);

@@ -11,7 +11,8 @@ import { MAX_INDEX, showName as show } from "./json_text.ts";
 
 /**
  * Checks a `labels` or `negatives` value (`field` names it in errors): an array of names
- * (strings or non-negative integers, mapped through the label vocabulary) or, with
+ * (well-formed Unicode strings, or non-negative safe integers, i.e. up to 2^53 − 1; mapped
+ * through the label vocabulary) or, with
  * `labelKeys: "index"`, label indices. Returns it; nothing is added to the vocabulary.
  *
  * @example
@@ -42,10 +43,16 @@ export function checkLabels(s: NdjsonSettings, v: unknown, field: string): (stri
       if (n.length === 0 || n.length > maxName) {
         throw new RangeError(`${field}[${i}]: name length must be 1..${maxName}`);
       }
+      if (!n.isWellFormed()) throw new RangeError(`${field}[${i}]: ${notWellFormed(n)}`);
       if (!s.growLabels && s.labels.idOf(n, false) < 0) {
         throw new RangeError(`${field}[${i}]: unknown label ${show(n)}`);
       }
     } else if (typeof n === "number" && Number.isInteger(n) && n >= 0) {
+      if (n > Number.MAX_SAFE_INTEGER) {
+        throw new RangeError(
+          `${field}[${i}]: integer label ${n} is beyond ${Number.MAX_SAFE_INTEGER} (2^53 - 1, the largest integer a JSON number holds exactly); send it as a string`,
+        );
+      }
       if (!s.growLabels && s.labels.idOf(String(n), false) < 0) {
         throw new RangeError(`${field}[${i}]: unknown label ${n}`);
       }
@@ -56,6 +63,34 @@ export function checkLabels(s: NdjsonSettings, v: unknown, field: string): (stri
     }
   }
   return v as (string | number)[];
+}
+
+/**
+ * Why `name` is not well-formed Unicode — where its first lone UTF-16 surrogate is — or
+ * `undefined` when it is well-formed. Names are stored as UTF-8 (checkpoints, model files),
+ * where a lone surrogate would become U+FFFD and two distinct names one; so names must be
+ * well-formed (`String.prototype.isWellFormed`). Call it only for a name that is not (it scans
+ * the name).
+ *
+ * @example
+ * ```ts
+ * import { notWellFormed } from "./ndjson_labels.ts";
+ * console.log(notWellFormed("x\ud800")); // name "x\ud800" is not well-formed Unicode (lone surrogate at code unit 1)
+ * console.log(notWellFormed("a\ud83d\ude00")); // undefined
+ * ```
+ */
+export function notWellFormed(name: string): string | undefined {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const d = c <= 0xdbff && i + 1 < name.length ? name.charCodeAt(i + 1) : 0;
+    if (d >= 0xdc00 && d <= 0xdfff) {
+      i++; // a pair
+      continue;
+    }
+    return `name ${show(name)} is not well-formed Unicode (lone surrogate at code unit ${i})`;
+  }
+  return undefined;
 }
 
 /**

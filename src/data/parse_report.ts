@@ -49,12 +49,17 @@ export interface ParseReport {
   readonly source: string;
   /** Rows delivered. */
   accepted: number;
-  /** Lines skipped (`onError: "skip"`). */
+  /**
+   * Problems skipped (`onError: "skip"`): bad lines, plus one for an XC input that ends before
+   * the rows its header declares (see `missingRows`).
+   */
   skipped: number;
   /** The first errors (at most `maxErrors`, default 10); `skipped` counts them all. */
   readonly errors: ParseErrorEntry[];
   /** The XC header, when the format has one. */
   header?: { numRows: number; numFeatures: number; numLabels: number };
+  /** XC, skip mode: rows the header declares that the input ended without (unset when none). */
+  missingRows?: number;
   /** NDJSON: fields the events carried that the reader ignored, with how many events had each. */
   ignoredFields?: Record<string, number>;
 }

@@ -11,7 +11,10 @@
  * (`Cannot parse line 12 of x.txt: feature index 1836 is out of range [0, 1836)`), after every
  * row accepted before it has been delivered. With `"skip"` bad lines are skipped and counted in
  * the reader's {@linkcode ParseReport} (accepted, skipped, first errors). A bad XC header and a
- * broken source (truncated gzip, network failure) always end the stream.
+ * broken source (truncated gzip, network failure) always end the stream. A leading UTF-8 byte
+ * order mark is skipped. XC: empty lines at the end of the file are ignored, an empty line
+ * before a row is a bad line that uses none of the header's rows, and a file with fewer rows than
+ * its header is an error (skip: one more skipped problem, `missingRows` in the report).
  *
  * @module
  */

@@ -170,12 +170,36 @@ export interface XcLineParserOptions {
   libsvm?: boolean;
 }
 
-function describeByte(c: number | undefined): string {
-  if (c === undefined) return "end of line";
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** `buf[start, end)` decoded as UTF-8 (invalid bytes become U+FFFD), for messages only. */
+function utf8Text(buf: Uint8Array, start: number, end: number): string {
+  return utf8.decode(buf.subarray(start, end));
+}
+
+/** The byte or UTF-8 character at `p` as shown in messages (`end of line` past `end`). */
+function describeAt(buf: Uint8Array, p: number, end: number): string {
+  if (p >= end) return "end of line";
+  const c = buf[p];
   if (c === 32) return "' '";
   if (c === 9) return "a tab";
   if (c >= 33 && c < 127) return `'${String.fromCharCode(c)}'`;
+  const len = c >= 0xf0 && c < 0xf8 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+  const ch = len > 1 && p + len <= end ? utf8Text(buf, p, p + len) : "\ufffd";
+  if (ch.length > 0 && !ch.includes("\ufffd")) {
+    // an invisible character (BOM, no-break space...) by its code point
+    return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]+$/u.test(ch)
+      ? `'${ch}'`
+      : `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+  }
   return `byte 0x${c.toString(16).padStart(2, "0")}`;
+}
+
+/** 1-based character column of byte `p` in the line starting at `start` (UTF-8 aware). */
+function column(buf: Uint8Array, start: number, p: number): number {
+  let n = 1;
+  for (let i = start; i < p; i++) if ((buf[i] & 0xc0) !== 0x80) n++;
+  return n;
 }
 
 function latin1(buf: Uint8Array, start: number, end: number): string {
@@ -192,7 +216,9 @@ function shorten(s: string): string {
  * Parses one text line of the XC / LIBSVM format from bytes into a {@link SparseRowBuffer}.
  * Errors are thrown as `SyntaxError` (malformed text) or `RangeError` (bad index or value) with
  * a message naming the field, without the "Cannot parse line N of FILE" prefix, which the caller
- * adds; on error nothing of the line is kept.
+ * adds; on error nothing of the line is kept. Messages show indices as written in the text (before
+ * the index base is subtracted), ranges in the same terms (`[1, 6)` for 5 LIBSVM features), and
+ * text decoded as UTF-8. A bad or missing value is reported before the checks of its index.
  *
  * @example
  * ```ts
@@ -274,8 +300,8 @@ export class XcLineParser {
         c = buf[p];
         if (c < 48 || c > 57) {
           throw new SyntaxError(
-            `expected a label index at column ${p - start + 1}, found ${
-              describeByte(p < end ? c : undefined)
+            `expected a label index at column ${column(buf, start, p)}, found ${
+              describeAt(buf, p, end)
             }`,
           );
         }
@@ -288,11 +314,11 @@ export class XcLineParser {
         v -= lb;
         if (v < 0) throw new RangeError(`label index ${v + lb} is below the index base ${lb}`);
         if (nL >= 0 && v >= nL) {
-          throw new RangeError(`label index ${v} is out of range [0, ${nL})`);
+          throw new RangeError(`label index ${v + lb} is out of range [${lb}, ${nL + lb})`);
         }
         if (v <= prev) {
           throw new RangeError(
-            `label indices must be strictly increasing: ${v} comes after ${prev}`,
+            `label indices must be strictly increasing: ${v + lb} comes after ${prev + lb}`,
           );
         }
         if (out.numLabelEntries === out.labels.length) out.growLabels();
@@ -306,7 +332,7 @@ export class XcLineParser {
         }
         if (c === 32 || c === 9) break;
         throw new SyntaxError(
-          `expected ',' or ' ' after label ${v + lb}, found ${describeByte(c)}` +
+          `expected ',' or ' ' after label ${v + lb}, found ${describeAt(buf, p, end)}` +
             (c === 58 ? " (a row with no labels must start with a space)" : ""),
         );
       }
@@ -325,7 +351,9 @@ export class XcLineParser {
           continue;
         }
         throw new SyntaxError(
-          `expected a feature index at column ${p - start + 1}, found ${describeByte(c)}`,
+          `expected a feature index at column ${column(buf, start, p)}, found ${
+            describeAt(buf, p, end)
+          }`,
         );
       }
       let idx = 0;
@@ -335,23 +363,11 @@ export class XcLineParser {
       } while (p < end && (c = buf[p]) >= 48 && c <= 57);
       if (p >= end || c !== 58) {
         throw new SyntaxError(
-          `missing ':' after feature index ${idx} (found ${describeByte(p < end ? c : undefined)})`,
+          `missing ':' after feature index ${idx} (found ${describeAt(buf, p, end)})`,
         );
       }
       p++;
-      if (idx > MAX_INDEX) throw new RangeError(`feature index ${idx} is too large`);
-      idx -= fb;
-      if (idx < 0) throw new RangeError(`feature index ${idx + fb} is below the index base ${fb}`);
-      if (nF >= 0 && idx >= nF) {
-        throw new RangeError(`feature index ${idx} is out of range [0, ${nF})`);
-      }
-      if (idx <= prevF) {
-        throw new RangeError(
-          `feature indices must be strictly increasing: ${idx} comes after ${prevF}`,
-        );
-      }
-      prevF = idx;
-      // value
+      // value first: a missing or bad value is reported before the index checks
       const vs = p;
       let neg = false;
       c = p < end ? buf[p] : -1;
@@ -382,20 +398,34 @@ export class XcLineParser {
         while (p < end && (c = buf[p]) !== 32 && c !== 9) p++;
         val = this.#exotic(buf, vs, p, idx);
       }
+      if (idx > MAX_INDEX) throw new RangeError(`feature index ${idx} is too large`);
+      idx -= fb;
+      if (idx < 0) throw new RangeError(`feature index ${idx + fb} is below the index base ${fb}`);
+      if (nF >= 0 && idx >= nF) {
+        throw new RangeError(`feature index ${idx + fb} is out of range [${fb}, ${nF + fb})`);
+      }
+      if (idx <= prevF) {
+        throw new RangeError(
+          `feature indices must be strictly increasing: ${idx + fb} comes after ${prevF + fb}`,
+        );
+      }
+      prevF = idx;
       if (out.nnz === out.featIdx.length) out.growFeatures();
       out.featIdx[out.nnz] = idx;
       out.featVal[out.nnz++] = val;
     }
   }
 
+  /** Parses an exotic value token; `idx` is the feature index as written (for messages). */
   #exotic(buf: Uint8Array, start: number, end: number, idx: number): number {
     const tok = latin1(buf, start, end);
     if (tok.length === 0) throw new SyntaxError(`missing value after '${idx}:'`);
     if (!PLAIN_NUMBER.test(tok)) {
+      const shown = shorten(utf8Text(buf, start, end));
       if (/^[+-]?(nan|inf|infinity)$/i.test(tok)) {
-        throw new RangeError(`value '${tok}' of feature ${idx} is not a finite number`);
+        throw new RangeError(`value '${shown}' of feature ${idx} is not a finite number`);
       }
-      throw new SyntaxError(`value '${shorten(tok)}' of feature ${idx} is not a number`);
+      throw new SyntaxError(`value '${shown}' of feature ${idx} is not a number`);
     }
     const v = Number(tok);
     if (!Number.isFinite(Math.fround(v))) {

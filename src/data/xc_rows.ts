@@ -14,6 +14,14 @@ import {
   recordSkip,
 } from "./parse_report.ts";
 
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** True when `buf[start, end)` starts with the UTF-8 byte order mark `EF BB BF`. */
+function hasBom(buf: Uint8Array, start: number, end: number): boolean {
+  return end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb &&
+    buf[start + 2] === 0xbf;
+}
+
 /**
  * Options of {@link TextRowsParser}.
  *
@@ -57,8 +65,8 @@ export function parseXcHeader(
   end: number,
 ): { numRows: number; numFeatures: number; numLabels: number } {
   if (end > start && buf[end - 1] === 13) end--;
-  let text = "";
-  for (let i = start; i < end && i < start + 200; i++) text += String.fromCharCode(buf[i]);
+  if (hasBom(buf, start, end)) start += 3;
+  const text = utf8.decode(buf.subarray(start, Math.min(end, start + 200)));
   const m = /^\s*(\d+)[ \t]+(\d+)[ \t]+(\d+)\s*$/.exec(text);
   if (m === null || end - start > 200) {
     const shown = text.length > 40 ? text.slice(0, 37) + "..." : text;
@@ -103,6 +111,9 @@ export class TextRowsParser {
   readonly #maxErrors: number;
   #needHeader: boolean;
   #rowsSeen = 0;
+  /** Empty XC lines not yet known to be followed by a row: their count and first number. */
+  #blankCount = 0;
+  #blankFirst = 0;
 
   /**
    * @param source name used in error messages
@@ -141,9 +152,13 @@ export class TextRowsParser {
 
   /**
    * Handles one line `buf[start, end)` numbered `lineNo`. Returns true when a row was accepted.
-   * Throws the standard parse error in fail mode.
+   * Throws the standard parse error in fail mode. A UTF-8 byte order mark before line 1 is
+   * skipped. An empty XC line is held back: it is an error (fail) or skipped (skip) once a later
+   * line shows it is not part of the blank tail of the file, which is ignored; it never counts
+   * as one of the header's rows.
    */
   line(buf: Uint8Array, start: number, end: number, lineNo: number): boolean {
+    if (lineNo === 1 && hasBom(buf, start, end)) start += 3;
     if (this.#needHeader) {
       try {
         const h = parseXcHeader(buf, start, end);
@@ -162,6 +177,12 @@ export class TextRowsParser {
       let p = start;
       while (p < end && (buf[p] === 32 || buf[p] === 9 || buf[p] === 13)) p++;
       if (p === end || buf[p] === 35) return false;
+    } else {
+      if (end === start || (end === start + 1 && buf[start] === 13)) {
+        if (this.#blankCount++ === 0) this.#blankFirst = lineNo;
+        return false;
+      }
+      if (this.#blankCount > 0) this.#flushBlanks();
     }
     this.#rowsSeen++;
     try {
@@ -169,11 +190,6 @@ export class TextRowsParser {
         const n = this.report.header!.numRows;
         if (this.#rowsSeen > n) {
           throw new RangeError(`more rows than the ${n} declared in the header`);
-        }
-        if (end === start || (end === start + 1 && buf[start] === 13)) {
-          throw new SyntaxError(
-            "empty line (a row with no labels and no features is written as a single space)",
-          );
         }
       }
       this.#parser.parseLine(buf, start, end);
@@ -185,6 +201,23 @@ export class TextRowsParser {
     }
     this.report.accepted++;
     return true;
+  }
+
+  /** Empty lines followed by a non-empty one: thrown (fail) or skipped (skip). */
+  #flushBlanks(): void {
+    const first = this.#blankFirst, count = this.#blankCount;
+    this.#blankCount = 0;
+    for (let i = 0; i < count; i++) {
+      const err = lineError(
+        new SyntaxError(
+          "empty line (a row with no labels and no features is written as a single space)",
+        ),
+        first + i,
+        this.source,
+      );
+      if (!this.#skip) throw err;
+      recordSkip(this.report, first + i, err, this.#maxErrors);
+    }
   }
 
   /**
@@ -203,14 +236,27 @@ export class TextRowsParser {
   reject(lineNo: number, cause: Error): void {
     const err = lineError(cause, lineNo, this.source);
     if (this.#needHeader) throw err;
+    if (this.#blankCount > 0) this.#flushBlanks();
     this.#rowsSeen++;
     if (!this.#skip) throw err;
     recordSkip(this.report, lineNo, err, this.#maxErrors);
   }
 
   /**
-   * Ends the input (`lastLine` = number of lines read). Checks that an XC source had a header and
-   * as many rows as declared; in skip mode a shortfall is recorded in the report instead.
+   * Ends the input (`lastLine` = number of lines read). Empty lines at the end are ignored.
+   * Checks that an XC source had a header and as many rows as declared: a shortfall is thrown
+   * (fail) or, in skip mode, counted as one skipped problem in the report, with its message
+   * among the errors and the number of missing rows in `missingRows`.
+   *
+   * @example
+   * ```ts
+   * import { TextRowsParser } from "./xc_rows.ts";
+   * const enc = new TextEncoder();
+   * const p = new TextRowsParser("x.txt", { onError: "skip" });
+   * for (const [i, s] of ["3 4 2", "0 1:1"].entries()) p.line(enc.encode(s), 0, s.length, i + 1);
+   * p.finish(2);
+   * console.log(p.report.skipped, p.report.missingRows); // 1 2
+   * ```
    */
   finish(lastLine: number): void {
     if (!this.#xc) return;
@@ -219,6 +265,7 @@ export class TextRowsParser {
         `Cannot parse ${this.source}: empty input, expected the header 'N D L'`,
       );
     }
+    this.#blankCount = 0; // the blank tail of the file
     const n = this.report.header!.numRows;
     if (this.#rowsSeen < n) {
       const err = new RangeError(
@@ -227,9 +274,8 @@ export class TextRowsParser {
         } of ${this.source}: unexpected end of input after ${this.#rowsSeen} rows, the header declares ${n}`,
       );
       if (!this.#skip) throw err;
-      if (this.report.errors.length < this.#maxErrors) {
-        this.report.errors.push({ line: lastLine + 1, message: err.message });
-      }
+      this.report.missingRows = n - this.#rowsSeen;
+      recordSkip(this.report, lastLine + 1, err, this.#maxErrors);
     }
   }
 }

@@ -69,6 +69,8 @@ export class EventParser {
   >;
   readonly #ndjson: NdjsonParser;
   readonly #guard: GrowthGuard;
+  /** The unknown fields ignored so far (the sum of `ignoredFields`). */
+  #ignoredCount = 0;
 
   /**
    * A parser with initial vocabularies.
@@ -109,8 +111,15 @@ export class EventParser {
       maxLineBytes: positive(limits.maxLineBytes, 65536, "maxLineBytes"),
       maxNameLength: positive(limits.maxNameLength, 256, "maxNameLength"),
     };
-    this.features = new Vocabulary(featureNames, this.limits.maxFeatures);
-    this.labels = new Vocabulary(labelNames, this.limits.maxLabels);
+    // (a restored state with more names than the limits: the error names the flag to raise)
+    this.features = new Vocabulary(featureNames, this.limits.maxFeatures, {
+      what: "feature",
+      limitName: "--max-features",
+    });
+    this.labels = new Vocabulary(labelNames, this.limits.maxLabels, {
+      what: "label",
+      limitName: "--max-labels",
+    });
     this.#ndjson = new NdjsonParser({
       featureKeys,
       features: this.features,
@@ -160,6 +169,23 @@ export class EventParser {
   /** Unknown fields ignored so far, by name (at most 64 names; `"…"` counts the rest). */
   get ignoredFields(): ReadonlyMap<string, number> {
     return this.#ndjson.ignoredFields;
+  }
+
+  /**
+   * How many unknown fields were ignored so far, in every line parsed (accepted or rejected
+   * for another reason): the sum of {@linkcode EventParser.ignoredFields}.
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * p.parseLine('{"ts": 1, "user": "u", "features": {"0": 1}, "labels": ["a"]}');
+   * p.parseLine('{"ts": 2, "features": {"0": 1}, "labels": ["a"]}');
+   * console.log(p.ignoredFieldCount); // 3
+   * ```
+   */
+  get ignoredFieldCount(): number {
+    return this.#ignoredCount;
   }
 
   /**
@@ -229,6 +255,14 @@ export class EventParser {
       return { ok: true, event: this.#guard.run(() => this.#ndjson.parse(line)) };
     } catch (e) {
       return { ok: false, reason: (e as Error).message };
+    } finally {
+      // only this slow path ignores fields (the fast path leaves lines with other fields here)
+      const ignored = this.#ndjson.ignoredFields;
+      if (ignored.size > 0) {
+        let n = 0;
+        ignored.forEach((c) => n += c);
+        this.#ignoredCount = n;
+      }
     }
   }
 

@@ -10,6 +10,9 @@ import type { Example } from "../data/types.ts";
 import type { Vocabulary } from "../data/vocabulary.ts";
 import type { GrowthLimits } from "./event_limits.ts";
 
+/** The parser's error for an index key at or beyond its width (`numFeatures`). */
+const OUT_OF_RANGE = /^feature index (\d+) is out of range \[0, (\d+)\)$/;
+
 /**
  * Checks parses against the {@linkcode GrowthLimits} in force (none at first). Owned by an
  * `EventParser`, which hands it its vocabularies.
@@ -100,16 +103,27 @@ export class GrowthGuard {
     try {
       ev = parse();
     } catch (e) {
+      // A limit at or below the parser's own cap is the one that binds (the cap is usually
+      // the same flag): the error names the flag.
       const m = (e as Error).message;
-      if (/label vocabulary is full/.test(m) && labels.maxSize < labelCap) {
+      if (/label vocabulary is full/.test(m) && labelBudget <= labelCap) {
         throw new RangeError(
           this.#labels.size + (g.maxNewLabels ?? Infinity) <= (g.maxLabels ?? Infinity)
             ? `the event adds more than --max-new-labels ${g.maxNewLabels} new labels`
             : `the label vocabulary is full: --max-labels ${g.maxLabels} names`,
         );
       }
-      if (/feature vocabulary is full/.test(m) && features.maxSize < featureCap) {
+      const maxFeatures = g.maxFeatures ?? Infinity;
+      if (/feature vocabulary is full/.test(m) && maxFeatures <= featureCap) {
         throw new RangeError(`the feature vocabulary is full: --max-features ${g.maxFeatures}`);
+      }
+      if (this.#indexKeys) {
+        const r = OUT_OF_RANGE.exec(m);
+        if (r !== null && maxFeatures <= Number(r[2])) {
+          throw new RangeError(
+            `feature index ${r[1]} is beyond the limit --max-features ${g.maxFeatures}`,
+          );
+        }
       }
       throw e;
     } finally {

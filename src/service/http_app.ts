@@ -192,9 +192,31 @@ export function createApp(options: AppOptions): ServiceApp {
     bodyTimeoutMs,
   });
   const honoFetch = app.fetch;
+  const answer: typeof honoFetch = (request, env, ctx) =>
+    beforeRouter(request) ?? honoFetch(request, env, ctx);
   app.fetch = limitInFlight(
     options.maxInFlight ?? 1024,
-    (request, ...rest) => beforeRouter(request) ?? honoFetch(request, ...rest),
+    (request, env, ctx) =>
+      request.method === "HEAD"
+        ? headOf(request, (get) => answer(get, env, ctx))
+        : answer(request, env, ctx),
   );
   return app;
+}
+
+/**
+ * The answer to a `HEAD` request: the `GET` answer's status and headers, with the length of its
+ * body as `Content-Length` (the server would otherwise say 0), and no body.
+ */
+async function headOf(
+  request: Request,
+  get: (request: Request) => Response | Promise<Response>,
+): Promise<Response> {
+  const res = await get(new Request(request.url, { method: "GET", headers: request.headers }));
+  const headers = new Headers(res.headers);
+  if (res.body !== null) {
+    const length = (await res.arrayBuffer()).byteLength;
+    if (res.status !== 204 && res.status !== 304) headers.set("content-length", String(length));
+  }
+  return new Response(null, { status: res.status, headers });
 }

@@ -33,6 +33,7 @@ import type { Example } from "../data/types.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import { readFileIfExists, writeFileAtomic } from "./checkpoint.ts";
 import { FileFollower } from "./file_source.ts";
+import { FileLines, isGzipFile } from "../data/file_lines.ts";
 import type { StreamLearner } from "./learner.ts";
 import { CheckpointChain } from "./checkpoint_chain.ts";
 import { openState } from "./open_state.ts";
@@ -334,7 +335,7 @@ export class LearningService implements ServiceHandle {
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const maxLine = parser.maxLineBytes;
     const rejects: { line: number; reason: string }[] = [];
-    let lineNo = 0, start = 0;
+    let lineNo = 0, start = 0, ignoredFields = 0;
     const reject = (reason: string) => rejects.push({ line: lineNo, reason });
     const events: Example[] = [];
     // Accepted lines go to the log as they were received, less a trailing CR: runs of
@@ -387,7 +388,9 @@ export class LearningService implements ServiceHandle {
           endRun();
           continue;
         }
+        const ignored0 = parser.ignoredFieldCount;
         const r = parser.parseLine(text);
+        ignoredFields += parser.ignoredFieldCount - ignored0;
         if (!r.ok) {
           endRun();
           reject(r.reason);
@@ -420,6 +423,7 @@ export class LearningService implements ServiceHandle {
         rejectedCount: 1,
         rejected: [{ line: 1, reason: "the body holds no events (NDJSON: one JSON event a line)" }],
         durable: false,
+        ignoredFields,
       };
     }
     // 2. log the accepted lines; 3. once they are durable, apply them (in log order)
@@ -462,6 +466,7 @@ export class LearningService implements ServiceHandle {
         rejectedCount: rejects.length,
         rejected,
         durable: false,
+        ignoredFields,
         unavailable: {
           reason:
             `the write-ahead log cannot be written (${refused}); nothing of this body was applied`,
@@ -475,6 +480,7 @@ export class LearningService implements ServiceHandle {
       rejectedCount: rejects.length,
       rejected,
       durable: wal !== undefined && events.length > 0,
+      ignoredFields,
     };
   }
 
@@ -680,7 +686,10 @@ export class LearningService implements ServiceHandle {
         learned: l.learned,
         queued: l.pendingCount,
         rejected: l.rejected,
+        ignoredFields: l.parser.ignoredFieldCount,
       },
+      // by name, as an array: field names are the clients', not Prometheus gauges
+      ignoredFieldNames: Array.from(l.parser.ignoredFields, ([field, count]) => ({ field, count })),
       idDigest: l.idDigest,
       dedupWindow: {
         capacity: l.idWindow.capacity,
@@ -795,11 +804,19 @@ export class LearningService implements ServiceHandle {
   async #fileLoop(path: string, follow: boolean): Promise<void> {
     const l = this.#learner;
     const pos = l.position.file?.path === path ? l.position.file : { path, offset: 0, line: 0 };
-    const f = new FileFollower(path, pos, {
-      follow,
-      maxLineBytes: l.parser.maxLineBytes,
-      log: this.#log,
-    });
+    // a gzip file (by its content) is read once, decompressed; it cannot be followed
+    const gzip = await isGzipFile(path);
+    if (gzip && follow) {
+      this.#error(
+        `follow ${path}`,
+        new TypeError(`${path} is gzip-compressed: it can be read once (--data), not followed`),
+      );
+      return;
+    }
+    const maxLineBytes = l.parser.maxLineBytes;
+    const f = gzip
+      ? new FileLines(path, pos, { maxLineBytes, tooLong: lineTooLong })
+      : new FileFollower(path, pos, { follow, maxLineBytes, log: this.#log });
     try {
       while (!this.#stopping) {
         let lines;

@@ -240,6 +240,11 @@ export interface IngestResult {
   /** Whether the accepted lines are in the write-ahead log. */
   durable: boolean;
   /**
+   * Unknown fields (e.g. timestamps) ignored in the body's lines, accepted or rejected for
+   * another reason (see `EventParser.ignoredFieldCount`); 0 when none.
+   */
+  ignoredFields?: number;
+  /**
    * Set when the body was refused because the write-ahead log could not be written (a full
    * disk): nothing of it was applied; retry after `retryAfterSeconds` (`/events`: 503).
    */

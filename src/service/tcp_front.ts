@@ -11,6 +11,11 @@
  *   connection is closed silently. The front finds request boundaries by reading each head's
  *   `Content-Length` / `Transfer-Encoding: chunked` (the chunk framing is followed, the data is
  *   skipped in bulk); bodies themselves are timed by the server (`--body-timeout`).
+ * - **Malformed framing.** A head whose `Content-Length` is not a non-negative integer, is
+ *   beyond 2^64 − 1 or disagrees with another `Content-Length` is answered by the front with a
+ *   `400` and a JSON `{"error": ...}` naming the value (the server would answer a bare 400),
+ *   and the connection is closed; on a connection's first request only (after others, whose
+ *   answers may still be due, the server's bare 400 stays).
  * - **Connection cap.** Past `maxConnections` open connections, a new one is answered
  *   `503 Service Unavailable` with `Retry-After: 1` and closed, without reaching the server.
  *
@@ -83,6 +88,59 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   while (off < bytes.length) off += await conn.write(bytes.subarray(off));
 }
 
+/** The largest `Content-Length` the server reads (2^64 − 1), in digits. */
+const MAX_LENGTH = "18446744073709551615";
+
+/**
+ * Why the `Content-Length` headers of a request head (as latin1 text) are malformed — a value
+ * that is not a non-negative integer, or beyond 2^64 − 1, or values that disagree — or
+ * `undefined` when they are fine or absent. (The server refuses such a head with a bare 400.)
+ *
+ * @example
+ * ```ts
+ * import { badContentLength } from "./tcp_front.ts";
+ * console.log(badContentLength("POST / HTTP/1.1\r\ncontent-length: 5\r\n\r\n")); // undefined
+ * console.log(badContentLength("POST / HTTP/1.1\r\ncontent-length: -5\r\n\r\n"));
+ * // malformed Content-Length header "-5": it must be a non-negative integer
+ * ```
+ */
+export function badContentLength(head: string): string | undefined {
+  let first: string | undefined;
+  for (const m of head.matchAll(/\r?\ncontent-length:([^\r\n]*)/gi)) {
+    for (const part of m[1].split(",")) {
+      const v = part.trim();
+      if (!/^\d+$/.test(v)) {
+        return `malformed Content-Length header ${
+          JSON.stringify(m[1].trim())
+        }: it must be a non-negative integer`;
+      }
+      const digits = v.replace(/^0+(?=\d)/, "");
+      if (
+        digits.length > MAX_LENGTH.length ||
+        (digits.length === MAX_LENGTH.length && digits > MAX_LENGTH)
+      ) {
+        return `malformed Content-Length header ${
+          JSON.stringify(m[1].trim())
+        }: larger than the largest length, 2^64 - 1`;
+      }
+      if (first === undefined) first = digits;
+      else if (digits !== first) {
+        return `conflicting Content-Length headers: ${first} and ${digits}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The front's answer to a head whose framing is refused. */
+function badRequest(reason: string): Uint8Array {
+  return httpResponse(
+    "400 Bad Request",
+    { "content-type": "application/json" },
+    JSON.stringify({ error: reason }) + "\n",
+  );
+}
+
 /**
  * Follows request boundaries in the client → server byte stream: heads, then
  * `Content-Length` bodies or chunked framing. `feed` returns nothing; the caller reads
@@ -103,7 +161,8 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
  */
 export class RequestTracker {
   /** "idle": between requests; "head": in a head; "body": Content-Length bytes left;
-   * "chunk-size" / "chunk-data" / "chunk-crlf" / "trailer": chunked framing; "lost": gave up. */
+   * "chunk-size" / "chunk-data" / "chunk-crlf" / "trailer": chunked framing; "lost": gave up;
+   * "bad": a head whose `Content-Length` is malformed or conflicting (see `badFraming`). */
   state:
     | "idle"
     | "head"
@@ -112,7 +171,10 @@ export class RequestTracker {
     | "chunk-data"
     | "chunk-crlf"
     | "trailer"
-    | "lost" = "idle";
+    | "lost"
+    | "bad" = "idle";
+  /** With state "bad": why the head's framing is refused. */
+  badFraming: string | undefined;
   /** Heads completed so far. */
   heads = 0;
   /** Bytes of the current head seen so far. */
@@ -143,6 +205,7 @@ export class RequestTracker {
     while (i < b.length) {
       switch (this.state) {
         case "lost":
+        case "bad":
           return;
         case "idle":
           // tolerate stray CRLFs between requests (RFC 9112 §2.2)
@@ -179,7 +242,7 @@ export class RequestTracker {
           if (end === -1) return;
           i = end;
           this.heads++;
-          this.#startBody();
+          if (!this.#startBody()) return;
           continue;
         }
         case "body": {
@@ -249,7 +312,8 @@ export class RequestTracker {
     }
   }
 
-  #startBody(): void {
+  /** Reads the framing of the head just ended: false when it is refused (state "bad"). */
+  #startBody(): boolean {
     let total = 0;
     for (const p of this.#head) total += p.length;
     const all = new Uint8Array(total);
@@ -267,7 +331,13 @@ export class RequestTracker {
         this.#size = -1;
         this.#ext = false;
       } else this.state = "lost"; // the server answers 400 and closes
-      return;
+      return true;
+    }
+    const bad = badContentLength(text);
+    if (bad !== undefined) {
+      this.state = "bad"; // the server would answer a bare 400: the front answers instead
+      this.badFraming = bad;
+      return false;
     }
     const cl = /\r?\ncontent-length:[ \t]*(\d+)[ \t]*(?=\r?\n)/i.exec(text);
     const n = cl === null ? 0 : Number(cl[1]);
@@ -275,6 +345,7 @@ export class RequestTracker {
       this.state = "body";
       this.#left = n;
     } else this.state = "idle";
+    return true;
   }
 }
 
@@ -422,6 +493,8 @@ export class TcpFront {
     const timed = headerTimeoutMs > 0 && Number.isFinite(headerTimeoutMs);
     const tracker = new RequestTracker();
     let writingToClient = false;
+    /** The front's own answer to a head it refuses (after the server's earlier answers). */
+    let refusal: Uint8Array | undefined;
     const onTimeout = async () => {
       timer = undefined;
       if (over || writingToClient) return;
@@ -458,10 +531,20 @@ export class TcpFront {
         while (true) {
           const n = await client.read(buf);
           if (n === null) break;
+          // the framing is followed even untimed: a head with a malformed Content-Length is
+          // answered here (JSON), not by the server (a bare 400)
+          const heads = tracker.heads;
+          tracker.feed(buf.subarray(0, n));
+          if (tracker.state === "bad" && tracker.heads === 1) {
+            // the connection's first request: nothing of the server's is due, the front
+            // answers and closes (with an earlier request, whose answer the server would drop
+            // on the end of the requests, the head goes on to the server: its bare 400)
+            disarm();
+            refusal = badRequest(tracker.badFraming!);
+            break;
+          }
           if (timed) {
-            const heads = tracker.heads;
-            tracker.feed(buf.subarray(0, n));
-            if (tracker.state === "lost") disarm();
+            if (tracker.state === "lost" || tracker.state === "bad") disarm();
             else if (tracker.heads !== heads) {
               // a complete head stops the clock (the body is the server's to time); a
               // pipelined next head that is still partial starts it again
@@ -491,6 +574,19 @@ export class TcpFront {
       })();
       // the server ending its side ends the connection (HTTP servers close, not half-close)
       await Promise.race([down, up.then(() => down)]);
+      if (refusal !== undefined && !over) {
+        await writeAll(client, refusal);
+        // drop what the client still sends (up to a second), so that the close does not reset
+        // the connection before it reads the answer
+        await client.closeWrite().catch(() => {});
+        const stop = setTimeout(closeBoth, 1000);
+        try {
+          const sink = new Uint8Array(4096);
+          while (await client.read(sink) !== null) { /* drop */ }
+        } finally {
+          clearTimeout(stop);
+        }
+      }
     } catch {
       // a reset, a closed connection, an unreachable server: the connection just ends
     } finally {

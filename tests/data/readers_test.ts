@@ -123,7 +123,7 @@ Deno.test("XC malformed: NaN, missing colon, bad label, decreasing index, empty 
     ["1 3 2\n0,x 1:1\n", SyntaxError, "expected a label index at column 3"],
     ["1 3 2\n0 2:1 1:1\n", RangeError, "feature indices must be strictly increasing"],
     ["1 3 2\n1:1\n", SyntaxError, "a row with no labels must start with a space"],
-    ["1 3 2\n\n", SyntaxError, "line 2 of m.txt: empty line"],
+    ["2 3 2\n\n0 1:1\n", SyntaxError, "line 2 of m.txt: empty line"],
     ["1 3 2\n0 1:1e999\n", RangeError, "is not a finite 32-bit float"],
   ];
   for (const [text, cls, msg] of cases) {
@@ -261,7 +261,7 @@ Deno.test("LIBSVM multi-label: 1-based features, rows without labels, qid, comme
   });
   assert(
     bounded.error?.message ===
-      "Cannot parse line 2 of b.svm: feature index 8 is out of range [0, 5)",
+      "Cannot parse line 2 of b.svm: feature index 9 is out of range [1, 6)",
     String(bounded.error),
   );
   const below = await readAll(["0 0:1\n"], { format: "libsvm", name: "c.svm" });

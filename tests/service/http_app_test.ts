@@ -215,7 +215,7 @@ Deno.test("GET /metrics reports counts, rejects, prequential precision and the m
   await withApp(async (app, s) => {
     await s.ingestBody(plantedEvents(8).join("\n") + "\n{bad\n", "http");
     const m = (await call(app, "GET", "/metrics")).json;
-    assertEquals(m.events, { applied: 8, learned: 8, queued: 0, rejected: 1 });
+    assertEquals(m.events, { applied: 8, learned: 8, queued: 0, rejected: 1, ignoredFields: 0 });
     const pq = m.prequential as Record<string, unknown>;
     assertEquals(pq.window, 8);
     assert(typeof pq["P@1"] === "number" && typeof pq["P@5"] === "number");

@@ -24,7 +24,7 @@ export class HttpError extends Error {
    * @param headers extra headers of the answer
    */
   constructor(
-    readonly status: 400 | 401 | 404 | 408 | 413 | 503,
+    readonly status: 400 | 401 | 404 | 408 | 413 | 415 | 503,
     message: string,
     readonly headers?: Record<string, string>,
   ) {

@@ -77,6 +77,7 @@ export function ingestRoutes(service: ServiceHandle, options: IngestRouteOptions
       rejectedCount: r.rejectedCount,
       rejected: r.rejected,
       durable: r.durable,
+      ignoredFields: r.ignoredFields ?? 0,
       eventsApplied: service.applied,
     };
     if (r.accepted === 0 && r.rejectedCount > 0) return c.json(answer, 400);

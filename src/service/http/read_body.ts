@@ -1,7 +1,8 @@
 /**
  * Reading a request body within a size limit and a time limit: a 413 beyond the limit (the rest
  * of the body is read and dropped, bounded, so that a client still sending reads the answer), a
- * 408 when it does not arrive in time; both close the connection.
+ * 408 when it does not arrive in time; both close the connection. A compressed body
+ * (`Content-Encoding` other than `identity`) is dropped the same way and answered 415.
  *
  * @module
  */
@@ -11,11 +12,31 @@ import { HttpError } from "./errors.ts";
 /** How much of an oversized body is still read (and dropped) so that the client reads the 413. */
 const DRAIN_LIMIT = 64 << 20;
 
+/** A `Content-Encoding` that leaves the body as it is (empty, or `identity`s). */
+const IDENTITY = /^[ \t]*(identity[ \t]*(,[ \t]*identity[ \t]*)*)?$/i;
+
+/** Reads and drops what is left of a body, up to {@linkcode DRAIN_LIMIT} bytes in all and the
+ * deadline, then cancels it. */
+async function drain(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  total: number,
+  deadline: Promise<never>,
+  timedOut: () => boolean,
+): Promise<void> {
+  while (total <= DRAIN_LIMIT && !timedOut()) {
+    const r = await Promise.race([reader.read(), deadline]).catch(() => undefined);
+    if (r === undefined || r.done) break;
+    total += r.value.length;
+  }
+  await reader.cancel().catch(() => {});
+}
+
 /**
  * Reads a request body, refusing it (413 {@linkcode HttpError}) beyond `limit` bytes without
  * keeping the rest (the rest is read and dropped, up to 64 MiB and the timeout, so that the
  * client is not reset before it reads the answer), and (408) when it does not arrive within
- * `timeoutMs`. `what` names the endpoint in the error messages.
+ * `timeoutMs`, and (415, body dropped) when it has a `Content-Encoding` other than `identity`
+ * (compressed bodies are not decoded). `what` names the endpoint in the error messages.
  *
  * @example
  * ```ts
@@ -40,11 +61,12 @@ export async function readBody(
     new HttpError(413, `${what} body is larger than the limit of ${limit} bytes`, {
       connection: "close",
     });
+  // no `connection: close` of our own: the server adds it to an answer that leaves the body
+  // unread (a 408's always does), and a second one would repeat the header
   const tooSlow = () =>
     new HttpError(
       408,
       `${what} body did not arrive within the body timeout of ${timeoutMs / 1000} s`,
-      { connection: "close" },
     );
   const declared = req.headers.get("content-length");
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -57,6 +79,18 @@ export async function readBody(
   });
   deadline.catch(() => {});
   try {
+    const encoding = req.headers.get("content-encoding");
+    if (encoding !== null && !IDENTITY.test(encoding)) {
+      // drop the body (bounded), so that a client still sending reads the answer
+      if (req.body !== null) await drain(req.body.getReader(), 0, deadline, () => timedOut);
+      throw new HttpError(
+        415,
+        `${what} body has Content-Encoding ${
+          JSON.stringify(encoding)
+        }: only uncompressed bodies (identity) are read; send it without Content-Encoding`,
+        { "accept-encoding": "identity" },
+      );
+    }
     if (req.body === null) return new Uint8Array(0);
     // A declared length within the limit bounds the body (HTTP framing): read it in one go,
     // without touching `req.body` (in Deno, materialising the body stream costs more than the
@@ -73,12 +107,7 @@ export async function readBody(
       total += value.length;
       if (total > limit) {
         // drop the rest (bounded), then answer: a client still sending reads the 413
-        while (total <= DRAIN_LIMIT && !timedOut) {
-          const r = await Promise.race([reader.read(), deadline]).catch(() => undefined);
-          if (r === undefined || r.done) break;
-          total += r.value.length;
-        }
-        await reader.cancel().catch(() => {});
+        await drain(reader, total, deadline, () => timedOut);
         throw tooLarge();
       }
       parts.push(value);

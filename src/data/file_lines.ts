@@ -1,0 +1,209 @@
+/**
+ * Reading the lines of a whole file once, plain or gzip (detected by its content, the magic
+ * bytes `1f 8b`, not by its name), with the byte offset after each line so a reader can resume
+ * there. For gzip input the offsets count decompressed bytes. This is the gzip-aware
+ * counterpart of the service's file follower for one pass over an NDJSON event file.
+ *
+ * @module
+ */
+import { isGzip } from "./gzip.ts";
+import { openSource } from "./sources.ts";
+import { LineSplitter } from "./line_splitter.ts";
+
+/**
+ * True when the file at `path` starts with the gzip magic bytes `1f 8b`; false when it does not
+ * or does not exist (yet). Other failures (permissions...) throw.
+ *
+ * @example
+ * ```ts
+ * import { isGzipFile } from "./file_lines.ts";
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeFile(path, Uint8Array.of(0x1f, 0x8b, 8, 0));
+ * console.log(await isGzipFile(path), await isGzipFile(path + ".missing")); // true false
+ * await Deno.remove(path);
+ * ```
+ */
+export async function isGzipFile(path: string): Promise<boolean> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+  try {
+    const head = new Uint8Array(2);
+    let have = 0;
+    while (have < 2) {
+      const n = await file.read(head.subarray(have));
+      if (n === null || n === 0) break;
+      have += n;
+    }
+    return isGzip(head.subarray(0, have));
+  } catch (e) {
+    if (e instanceof Deno.errors.IsADirectory) return false;
+    throw e;
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * One line of a {@linkcode FileLines} read: its text, or why it cannot be used.
+ *
+ * @example
+ * ```ts
+ * import type { FileLinesLine } from "./file_lines.ts";
+ * const l: FileLinesLine = { line: 2, offset: 14, text: '{"b":2}' };
+ * console.log(l.line); // 2
+ * ```
+ */
+export interface FileLinesLine {
+  /** 1-based line number in the (decompressed) file. */
+  line: number;
+  /** Offset just after this line, in (decompressed) bytes: where reading resumes. */
+  offset: number;
+  /** The line without its newline (and `\r`), when it is valid UTF-8 and not too long. */
+  text?: string;
+  /** Why the line was skipped (too long, not UTF-8). */
+  error?: string;
+}
+
+/**
+ * Options of {@linkcode FileLines}.
+ *
+ * @example
+ * ```ts
+ * import type { FileLinesOptions } from "./file_lines.ts";
+ * const o: FileLinesOptions = { maxLineBytes: 1 << 16 };
+ * console.log(o.maxLineBytes); // 65536
+ * ```
+ */
+export interface FileLinesOptions {
+  /** Longest line kept, in bytes (default 65536); longer lines are reported, not kept. */
+  maxLineBytes?: number;
+  /** The error of a too-long line (default `line is longer than N bytes`). */
+  tooLong?: (maxLineBytes: number) => string;
+}
+
+/**
+ * Reads a file's lines once, decompressing gzip (detected by content). The same shape as the
+ * service's file follower without follow mode: {@linkcode FileLines.next} returns the next
+ * complete lines, `[]` when a chunk completed none, `null` at the end of the file (a last line
+ * without newline is returned before). A truncated or corrupt gzip file makes `next` throw a
+ * `TypeError` naming the file.
+ *
+ * @example
+ * ```ts
+ * import { FileLines } from "./file_lines.ts";
+ * const path = await Deno.makeTempFile({ suffix: ".ndjson.gz" });
+ * const gz = new Blob(['{"a":1}\n{"b":2}\n']).stream().pipeThrough(new CompressionStream("gzip"));
+ * await Deno.writeFile(path, gz);
+ * const f = new FileLines(path, { offset: 8, line: 1 });
+ * const got = [];
+ * for (let l = await f.next(); l !== null; l = await f.next()) got.push(...l);
+ * console.log(got); // [ { line: 2, offset: 16, text: '{"b":2}' } ]
+ * f.close();
+ * await Deno.remove(path);
+ * ```
+ */
+export class FileLines {
+  /** The file. */
+  readonly path: string;
+  /** Offset after the last complete line returned (decompressed bytes). */
+  offset: number;
+  /** Number of the last line returned. */
+  line: number;
+  readonly #maxLine: number;
+  readonly #tooLong: (maxLineBytes: number) => string;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #toSkip: number;
+  #splitter: LineSplitter;
+  #out: FileLinesLine[] = [];
+  #ended = false;
+  #closed = false;
+
+  /**
+   * @param path the file (plain or gzip)
+   * @param start where to resume: byte offset (decompressed) and the number of the line before
+   * @param options line-length limit and its message
+   */
+  constructor(
+    path: string,
+    start: { offset: number; line: number } = { offset: 0, line: 0 },
+    options: FileLinesOptions = {},
+  ) {
+    this.path = path;
+    this.offset = start.offset;
+    this.line = start.line;
+    this.#toSkip = start.offset;
+    this.#maxLine = options.maxLineBytes ?? 65536;
+    this.#tooLong = options.tooLong ?? ((n) => `line is longer than ${n} bytes`);
+    this.#splitter = new LineSplitter((buf, s, e) => this.#onLine(buf, s, e), {
+      maxLineBytes: this.#maxLine,
+      onTooLong: (_lineNo, length) => {
+        this.offset += length + 1;
+        this.#out.push({
+          line: ++this.line,
+          offset: this.offset,
+          error: this.#tooLong(this.#maxLine),
+        });
+      },
+    });
+  }
+
+  #onLine(buf: Uint8Array, s: number, e: number): void {
+    this.offset += e - s + 1;
+    const line = ++this.line;
+    if (e > s && buf[e - 1] === 13) e--;
+    try {
+      this.#out.push({ line, offset: this.offset, text: this.#decoder.decode(buf.subarray(s, e)) });
+    } catch {
+      this.#out.push({ line, offset: this.offset, error: "line is not valid UTF-8" });
+    }
+  }
+
+  /** The next complete lines; `[]` when a chunk completed none; `null` at the end. */
+  async next(): Promise<FileLinesLine[] | null> {
+    if (this.#closed || this.#ended) return null;
+    if (this.#reader === undefined) {
+      this.#reader = (await openSource(this.path, { name: this.path })).stream.getReader();
+    }
+    const r = await this.#reader.read();
+    if (r.done) {
+      this.#ended = true;
+      const partial = this.#splitter.hasPartialLine;
+      this.#splitter.end();
+      if (partial && this.#out.length > 0) {
+        // the last line had no newline: it ends at the end of the data
+        const last = this.#out[this.#out.length - 1];
+        last.offset--;
+        this.offset--;
+      }
+      return this.#take() ?? null;
+    }
+    let chunk = r.value;
+    if (this.#toSkip > 0) {
+      const n = Math.min(this.#toSkip, chunk.length);
+      this.#toSkip -= n;
+      chunk = chunk.subarray(n);
+    }
+    if (chunk.length > 0) this.#splitter.push(chunk);
+    return this.#take() ?? [];
+  }
+
+  #take(): FileLinesLine[] | undefined {
+    if (this.#out.length === 0) return undefined;
+    const out = this.#out;
+    this.#out = [];
+    return out;
+  }
+
+  /** Stops reading and releases the file. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#reader?.cancel().catch(() => {});
+  }
+}
