@@ -82,8 +82,7 @@ export async function edgeFootprint(path: string): Promise<EdgeFootprint> {
   }).output();
   const text = new TextDecoder().decode(out.stdout).trim();
   if (!out.success || text === "") {
-    const why = new TextDecoder().decode(out.stderr).trim().split("\n").find((l) => l.trim());
-    throw new Error(`Cannot measure ${path} at the edge: ${why ?? `exit code ${out.code}`}`);
+    throw new Error(`Cannot measure ${path} at the edge: ${childError(out)}`);
   }
   const m = JSON.parse(text) as {
     fileBytes: number;
@@ -102,11 +101,38 @@ export async function edgeFootprint(path: string): Promise<EdgeFootprint> {
   };
 }
 
-// the child: one load and one query between two collections
+/** The child's own report of its error (`{"error": message}`), else its first stderr line. */
+function childError(out: Deno.CommandOutput): string {
+  const last = new TextDecoder().decode(out.stdout).trim().split("\n").pop() ?? "";
+  try {
+    const m = JSON.parse(last) as { error?: unknown };
+    if (typeof m.error === "string") return m.error;
+  } catch {
+    // not the child's report: a crash
+  }
+  // colour escapes and Deno's "error: Uncaught (in promise)" prefix removed
+  // deno-lint-ignore no-control-regex
+  const plain = new TextDecoder().decode(out.stderr).replace(/\x1b\[[0-9;]*m/g, "");
+  const line = plain.split("\n").map((l) => l.trim()).find((l) => l !== "");
+  return line?.replace(/^error: /, "").replace(/^Uncaught (\(in promise\) )?/, "") ??
+    `exit code ${out.code}`;
+}
+
+// the child: one load and one query between two collections; its errors are reported as
+// `{"error": message}` on stdout and exit code 1
 if (import.meta.main) {
+  try {
+    await child(Deno.args[0]);
+  } catch (e) {
+    console.log(JSON.stringify({ error: e instanceof Error ? e.message : String(e) }));
+    Deno.exit(1);
+  }
+}
+
+async function child(path: string): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (gc === undefined) throw new Error("edge_footprint: run with --v8-flags=--expose-gc");
-  const bytes = await Deno.readFile(Deno.args[0]);
+  const bytes = await Deno.readFile(path);
   const usage = () => {
     gc();
     gc();

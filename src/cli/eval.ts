@@ -7,9 +7,12 @@
  * null; `stdErr` holds the standard errors of the ranking metrics over the test rows).
  *
  * FILE has one line per test row, in test-file order: space-separated `label:score` pairs
- * (0-based labels, any order, each at most once); a label absent from a line scores 0; an empty
- * line means no scores. Propensities come from the dataset's TRAINING file. Top-k lists rank by
- * decreasing score, ties broken by the smaller label index (absent labels included, at score 0).
+ * (0-based labels, any order, each at most once). A label absent from a line is not predicted:
+ * it is never ranked (a line listing fewer than k labels leaves the remaining top-k positions as
+ * misses; an empty line ranks nothing), in the AUCs it ranks below every listed label (tying with
+ * the other absent ones), and in the Hamming loss it is predicted negative. Propensities come
+ * from the dataset's TRAINING file, which must have as many labels as the test file. Top-k lists
+ * rank the listed labels by decreasing score, ties broken by the smaller label index.
  *
  * @module
  */
@@ -155,7 +158,18 @@ export async function evaluatePredictionsFile(
   const dataDir = resolveDataDir(options.dataDir);
   const test = await loadDataset(dataDir, options.dataset, "test");
   const train = await loadDataset(dataDir, options.dataset, "train");
-  const numLabels = Math.max(test.numLabels, train.numLabels);
+  const testFile = `${options.dataset}.test.txt`, trainFile = `${options.dataset}.train.txt`;
+  if (test.x.numRows === 0) throw new RangeError(`${testFile} has no rows: nothing to evaluate`);
+  if (train.x.numRows === 0) {
+    throw new RangeError(`${trainFile} has no rows: no label frequencies for the propensities`);
+  }
+  if (train.numLabels !== test.numLabels) {
+    throw new RangeError(
+      `${trainFile} has ${train.numLabels} labels but ${testFile} has ${test.numLabels} ` +
+        `(propensities need the test file's label space)`,
+    );
+  }
+  const numLabels = test.numLabels;
   const counts = new Float64Array(numLabels);
   counts.set(labelCounts(train.y));
   const p = propensities(counts, Math.max(1, train.x.numRows));
@@ -173,7 +187,7 @@ export async function evaluatePredictionsFile(
   const numRows = test.x.numRows;
   if (lines.length !== numRows) {
     throw new RangeError(
-      `${source} has ${lines.length} lines but ${options.dataset}.test.txt has ${numRows} rows ` +
+      `${source} has ${lines.length} lines but ${testFile} has ${numRows} rows ` +
         `(one line per test row is required, empty lines included)`,
     );
   }

@@ -53,6 +53,7 @@ import { thresholdingNote } from "../prune/tolerance.ts";
 import { validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
 import { isBadInput, runScript } from "./run_script.ts";
+import { namedModelError, readModelArg } from "./commands/inspect.ts";
 
 /**
  * What `deno task prune` does, as parsed from its flags.
@@ -69,6 +70,11 @@ export interface PruneCommand {
   dataDir?: string;
   /** Model file to prune (exclusive with `train`). */
   model?: string;
+  /**
+   * What the summary's `source` and its messages call the model (default `model`): e.g. the
+   * state directory a temporary `model` file was written from.
+   */
+  source?: string;
   /** Train this model instead (only "br"). */
   train?: "br";
   /** Output model file. */
@@ -232,14 +238,26 @@ async function labelNamesOf(dataDir: string, dataset: string): Promise<string[] 
   }
 }
 
-async function readModel(path: string): Promise<Uint8Array> {
+/** The rows of the `--valid` XC file, with errors naming the flag. */
+async function loadValid(path: string): Promise<Dataset> {
   try {
-    return await Deno.readFile(path);
+    return await loadXcFile(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      throw new TypeError(`Cannot read model ${path}: no such file`);
+    if (e instanceof Deno.errors.NotFound) throw new TypeError(`--valid ${path}: no such file`);
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new TypeError(`--valid ${path}: is a directory, not a file`);
     }
     throw e;
+  }
+}
+
+/** Refuses an XC file whose number of labels is not the model's (another dataset). */
+function checkLabelCount(file: string, fileLabels: number, model: string, L: number): void {
+  if (fileLabels !== L) {
+    throw new RangeError(
+      `${file} has ${fileLabels} labels but the model ${model} has ${L} (POP addresses labels ` +
+        `by index: is it another dataset?)`,
+    );
   }
 }
 
@@ -253,13 +271,12 @@ async function testPsp(
   ks: number[],
 ): Promise<number[][]> {
   const test = await loadDataset(dataDir, cmd.dataset, "test");
-  if (test.numLabels > models[0].numLabels) {
-    throw new RangeError(
-      `${cmd.dataset}.test.txt has ${test.numLabels} labels but the model only ${
-        models[0].numLabels
-      }`,
-    );
-  }
+  checkLabelCount(
+    `${cmd.dataset}.test.txt`,
+    test.numLabels,
+    cmd.source ?? cmd.model ?? "(trained BR)",
+    models[0].numLabels,
+  );
   const rows = { x: preprocessRows(test.x, pre), y: test.y };
   return models.map((w) => validationPsp(w, rows, p, ks));
 }
@@ -295,26 +312,33 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   let written: Uint8Array | undefined;
   let svg: string | undefined;
   if (cmd.model) {
-    const input = await readModel(cmd.model);
-    const content = decodeModelFile(input);
-    const L = content.numLabels;
-    if (train.numLabels > L) {
-      throw new RangeError(
-        `${cmd.dataset}.train.txt has ${train.numLabels} labels but the model ${cmd.model} only ${L}`,
-      );
+    const source = cmd.source ?? cmd.model;
+    const input = await readModelArg("--model", cmd.model);
+    let content: ReturnType<typeof decodeModelFile>;
+    try {
+      content = decodeModelFile(input);
+    } catch (e) {
+      throw namedModelError(e, source);
     }
+    const L = content.numLabels;
+    checkLabelCount(`${cmd.dataset}.train.txt`, train.numLabels, source, L);
     const counts = new Float64Array(L);
     counts.set(labelCounts(train.y));
     const p = propensitiesOf(counts, Math.max(1, train.x.numRows));
-    const rows = cmd.valid
-      ? await loadXcFile(cmd.valid)
-      : splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
+    let rows: Dataset;
+    if (cmd.valid) {
+      rows = await loadValid(cmd.valid);
+      checkLabelCount(`--valid ${cmd.valid}`, rows.numLabels, source, L);
+      if (rows.x.numRows === 0) throw new RangeError(`--valid ${cmd.valid} has no rows`);
+    } else {
+      rows = splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
+    }
     progress.start(undefined, "POP search");
     const r = pruneModel(content, rows, counts, p, { ...popOpts, curve }, input);
     progress.done();
     written = r.pruned ? r.bytes : undefined;
     Object.assign(summary, {
-      source: cmd.model,
+      source,
       sourceKind: content.kind,
       kind: r.pruned ? "linear-sparse" : content.kind,
       pruned: r.pruned,
@@ -426,11 +450,12 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     modelBytes: written === undefined ? null : written.length,
   });
   if (written === undefined) {
+    const source = cmd.source ?? cmd.model;
     summary.message =
-      `POP cannot help ${cmd.model}: ${
+      `POP cannot help ${source}: ${
         String(summary.reason).replace(/^not pruned: /, "")
       }. Nothing written to ${out} ` +
-      `(it would be a copy of the input); keep using ${cmd.model}.`;
+      `(it would be a copy of the input); keep using ${source}.`;
   } else if (summary.withinTolerance === false) {
     summary.message = `${out} is pruned but not within ε = ${popOpts.epsilon} of the unpruned ` +
       `validation PSP@k: see reason.`;

@@ -32,28 +32,34 @@ function countLessEqual(a: Float64Array, v: number): number {
 
 /**
  * AUC = (#{(p, n): s_p > s_n} + ½ #{(p, n): s_p = s_n}) / (P · N), where the negatives are
- * the entries of `sortedNegatives` plus `zeroNegatives` further negatives of score exactly 0.
+ * the entries of `sortedNegatives` plus `zeroNegatives` further negatives of score exactly 0
+ * and `unscoredNegatives` negatives the model could not score, which rank below every score
+ * (as -Infinity: a positive beats them unless it is unscored too, a tie counting one half).
  * Exact (no binning): O(P log N) after the caller's sort. Returns NaN when there is no positive
  * or no negative (such problems are left out of AUC averages).
  *
  * @param positives scores of the positives (any order)
  * @param sortedNegatives scores of the explicit negatives, sorted increasingly, no NaN
  * @param zeroNegatives number of further negatives whose score is 0
+ * @param unscoredNegatives number of further negatives that have no score (-Infinity)
  *
  * @example
  * ```ts
  * import { pairAuc } from "./auc.ts";
  * // positives 0.9 and 0.2; negatives 0.2, 0.5 and two zeros: pairs won 4 + 2.5 of 8
  * console.log(pairAuc([0.9, 0.2], Float64Array.of(0.2, 0.5), 2)); // 0.8125
+ * // positive -1 and an unscored positive; one unscored negative: pairs won 1 + 0.5 of 2
+ * console.log(pairAuc([-1, -Infinity], new Float64Array(0), 0, 1)); // 0.75
  * ```
  */
 export function pairAuc(
   positives: ArrayLike<number>,
   sortedNegatives: Float64Array,
   zeroNegatives = 0,
+  unscoredNegatives = 0,
 ): number {
   const numPos = positives.length;
-  const numNeg = sortedNegatives.length + zeroNegatives;
+  const numNeg = sortedNegatives.length + zeroNegatives + unscoredNegatives;
   if (numPos === 0 || numNeg === 0) return NaN;
   let won = 0;
   for (let i = 0; i < numPos; i++) {
@@ -64,6 +70,8 @@ export function pairAuc(
     won += less + 0.5 * (lessEq - less);
     if (s > 0) won += zeroNegatives;
     else if (s === 0) won += 0.5 * zeroNegatives;
+    if (s > -Infinity) won += unscoredNegatives;
+    else won += 0.5 * unscoredNegatives;
   }
   return won / (numPos * numNeg);
 }

@@ -4,6 +4,11 @@
  * (decreasing score, ties broken by the smaller label index), so the same scores always give
  * the same metrics.
  *
+ * Labels a row does not score (labels a model does not know, labels a predictions line does not
+ * list) are never ranked: a row's top-k holds only scored labels, and when fewer than k are
+ * scored the remaining positions are misses. In the AUCs they rank below every scored label
+ * (as -Infinity, tying with each other); in the Hamming loss they are predicted negative.
+ *
  * Reported keys: `P@k`, `nDCG@k`, `PSP@k`, `PSnDCG@k`, `coverage@k` (percent, 0-100) for k in
  * 1, 3, 5 (those up to `k`) and `k` itself; `instanceAUC`, `macroAUC` and `hamming` (fractions).
  * An AUC with no valid row or label is NaN (`null` in JSON).
@@ -20,7 +25,7 @@ import { HammingLoss } from "./hamming.ts";
 import { InstanceAuc } from "./instance_auc.ts";
 import { MacroAuc } from "./macro_auc.ts";
 import { LabelCoverage } from "./coverage.ts";
-import { type TopK, topKDense, topKSparse } from "../../sdk/internal.ts";
+import { pushTop, type TopK, topKDense } from "../../sdk/internal.ts";
 import { checkLabels } from "./relevance.ts";
 
 /**
@@ -85,6 +90,8 @@ export class Evaluator {
   readonly #instanceAuc = new InstanceAuc();
   readonly #macroAuc: MacroAuc | undefined;
   #rows = 0;
+  /** 0, 1, 2, ...: the listed labels of a row whose first labels are scored. */
+  #iota = new Int32Array(0);
 
   /**
    * An empty evaluator.
@@ -117,28 +124,60 @@ export class Evaluator {
     return this.#rows;
   }
 
-  #topKMetrics(top: TopK, labels: ArrayLike<number>): void {
-    this.#p.add(top.labels, labels);
-    this.#ndcg.add(top.labels, labels);
-    this.#psp.add(top.labels, labels);
-    this.#psndcg.add(top.labels, labels);
-    this.#coverage.add(top.labels, labels);
+  #topKMetrics(top: ArrayLike<number>, labels: ArrayLike<number>): void {
+    this.#p.add(top, labels);
+    this.#ndcg.add(top, labels);
+    this.#psp.add(top, labels);
+    this.#psndcg.add(top, labels);
+    this.#coverage.add(top, labels);
   }
 
   /**
-   * Adds a row from one score per label (at least `numLabels` scores) and its strictly
-   * increasing true labels. Returns the top-k list it ranked.
+   * Adds a row from one score per label and its strictly increasing true labels. Returns the
+   * top-k list it ranked. `scored` (default `numLabels`) says which labels the model scores:
+   * labels `[0, scored)`, from the first `scored` entries of `scores`; the labels from `scored`
+   * on are ones it does not know, never ranked (see the module doc).
+   *
+   * @example
+   * ```ts
+   * import { Evaluator } from "./evaluate.ts";
+   * // a model that knows labels 0 and 1 (scoring both below 0); the row's true label 2 is new
+   * const ev = new Evaluator(3, { propensities: Float64Array.of(0.5, 0.5, 0.5), k: 3 });
+   * const top = ev.addScores(Float32Array.of(-0.5, -0.2), Int32Array.of(2), 2);
+   * console.log([...top.labels], ev.result()["P@3"]); // [ 1, 0 ] 0
+   * ```
    */
-  addScores(scores: ArrayLike<number>, labels: ArrayLike<number>): TopK {
+  addScores(
+    scores: ArrayLike<number>,
+    labels: ArrayLike<number>,
+    scored: number = this.numLabels,
+  ): TopK {
     const where = `row ${this.#rows}`;
-    if (scores.length < this.numLabels) {
+    if (!Number.isInteger(scored) || scored < 0 || scored > this.numLabels) {
       throw new RangeError(
-        `${where}: ${scores.length} scores for a label space of ${this.numLabels}`,
+        `${where}: scored must be an integer in [0, ${this.numLabels}], got ${scored}`,
+      );
+    }
+    if (scores.length < scored) {
+      throw new RangeError(
+        `${where}: ${scores.length} scores for ${
+          scored === this.numLabels ? "a label space of" : "scored labels"
+        } ${scored}`,
       );
     }
     checkLabels(labels, this.numLabels, where);
+    if (scored < this.numLabels) {
+      if (this.#iota.length < scored) {
+        this.#iota = Int32Array.from(
+          { length: Math.max(scored, 2 * this.#iota.length) },
+          (_, i) => i,
+        );
+      }
+      // the listed pairs read only the first `scored` scores
+      return this.#addListed(this.#iota.subarray(0, scored), scores, labels);
+    }
     const top = topKDense(scores, this.k);
-    this.#topKMetrics(top, labels);
+    this.#topKMetrics(top.labels, labels);
     this.#hamming.addDense(scores, labels);
     this.#instanceAuc.addDense(scores, labels);
     this.#macroAuc?.addDense(scores, labels);
@@ -148,7 +187,18 @@ export class Evaluator {
 
   /**
    * Adds a row from listed (label, score) pairs (any order, no duplicates, labels in
-   * `[0, numLabels)`), every unlisted label scoring 0, and its strictly increasing true labels.
+   * `[0, numLabels)`) and its strictly increasing true labels. Unlisted labels are not scored:
+   * the top-k list ranks only listed labels (fewer than k listed leave misses), see the module
+   * doc. Returns the top-k list it ranked.
+   *
+   * @example
+   * ```ts
+   * import { Evaluator } from "./evaluate.ts";
+   * const ev = new Evaluator(4, { propensities: Float64Array.of(0.5, 0.5, 0.5, 0.5), k: 3 });
+   * // only label 3 is listed, with a negative score; unlisted labels 0, 1 and 2 are not ranked
+   * const top = ev.addSparseScores(Int32Array.of(3), Float64Array.of(-2), Int32Array.of(0));
+   * console.log([...top.labels], ev.result()["P@1"]); // [ 3 ] 0
+   * ```
    */
   addSparseScores(
     indices: ArrayLike<number>,
@@ -156,12 +206,49 @@ export class Evaluator {
     labels: ArrayLike<number>,
   ): TopK {
     const where = `row ${this.#rows}`;
+    const m = indices.length;
+    if (scores.length !== m) {
+      throw new RangeError(`${where}: ${m} listed labels but ${scores.length} scores`);
+    }
     checkLabels(labels, this.numLabels, where);
-    const top = topKSparse(indices, scores, this.numLabels, this.k);
-    this.#topKMetrics(top, labels);
+    for (let j = 0; j < m; j++) {
+      const l = indices[j];
+      if (!Number.isInteger(l) || l < 0 || l >= this.numLabels) {
+        throw new RangeError(
+          `${where}: listed label ${l} is out of range [0, ${this.numLabels})`,
+        );
+      }
+    }
+    const sorted = Int32Array.from(indices).sort();
+    for (let j = 1; j < m; j++) {
+      if (sorted[j - 1] === sorted[j]) {
+        throw new RangeError(`${where}: label ${sorted[j]} is listed twice`);
+      }
+    }
+    return this.#addListed(indices, scores, labels);
+  }
+
+  /**
+   * A row whose listed labels (checked) are the only scored ones; `scores[j]` scores
+   * `indices[j]` (`scores` may be longer than `indices`).
+   */
+  #addListed(
+    indices: ArrayLike<number>,
+    scores: ArrayLike<number>,
+    labels: ArrayLike<number>,
+  ): TopK {
+    const m = indices.length, cap = Math.min(this.k, m);
+    const topLabels = new Int32Array(cap), topScores = new Float64Array(cap);
+    let size = 0;
+    for (let j = 0; j < m; j++) {
+      const s = scores[j];
+      size = pushTop(topLabels, topScores, size, cap, indices[j], s === s ? s : -Infinity);
+    }
+    const top = { labels: topLabels, scores: Float32Array.from(topScores) };
+    this.#topKMetrics(top.labels, labels);
     this.#hamming.addSparse(indices, scores, this.numLabels, labels);
-    this.#instanceAuc.addSparse(indices, scores, this.numLabels, labels);
-    this.#macroAuc?.addSparse(indices, scores, this.numLabels, labels);
+    this.#instanceAuc.addSparse(indices, scores, this.numLabels, labels, "unscored");
+    this.#macroAuc?.addSparse(indices, scores, this.numLabels, labels, "unscored");
     this.#rows++;
     return top;
   }
@@ -298,20 +385,13 @@ export function evaluateModel(
   const progress = options.progress;
   progress?.start(numRows, "evaluate");
   let buf: Float32Array | undefined;
-  let padded: Float32Array | undefined;
   for (let i = 0; i < numRows; i++) {
     const x = row(test.x, i);
     const labels = test.y.indices.subarray(test.y.indptr[i], test.y.indptr[i + 1]);
-    let s = buf ? model.predictScores(x, buf) : model.predictScores(x);
+    const s = buf ? model.predictScores(x, buf) : model.predictScores(x);
     if (!buf || buf.length !== s.length) buf = s;
-    if (s.length < numLabels) {
-      // labels the model never saw score 0
-      if (!padded || padded.length !== numLabels) padded = new Float32Array(numLabels);
-      padded.set(s);
-      padded.fill(0, s.length);
-      s = padded;
-    }
-    ev.addScores(s, labels);
+    // labels the model never saw (from s.length on) are not scored: never ranked
+    ev.addScores(s, labels, Math.min(s.length, numLabels));
     progress?.tick();
   }
   progress?.done();

@@ -61,20 +61,33 @@ export class InstanceAuc {
   }
 
   /**
-   * Adds a row from listed (label, score) pairs over `numLabels` labels, every unlisted label
-   * scoring 0; `indices` has no duplicates and every label is below `numLabels`.
+   * Adds a row from listed (label, score) pairs over `numLabels` labels; `indices` has no
+   * duplicates and every label is below `numLabels`. Every unlisted label scores 0, or, when
+   * `unlisted` is `"unscored"`, has no score: it ranks below every listed label (as -Infinity),
+   * unlisted labels tying with each other.
+   *
+   * @example
+   * ```ts
+   * import { InstanceAuc } from "./instance_auc.ts";
+   * // 4 labels, true label 1 listed at -1, label 0 listed at 2, labels 2 and 3 unlisted
+   * const zero = new InstanceAuc(), unscored = new InstanceAuc();
+   * zero.addSparse(Int32Array.of(0, 1), Float64Array.of(2, -1), 4, Int32Array.of(1));
+   * unscored.addSparse(Int32Array.of(0, 1), Float64Array.of(2, -1), 4, Int32Array.of(1), "unscored");
+   * console.log(zero.result(), unscored.result()); // 0 0.6666666666666666
+   * ```
    */
   addSparse(
     indices: ArrayLike<number>,
     scores: ArrayLike<number>,
     numLabels: number,
     labels: ArrayLike<number>,
+    unlisted: "zero" | "unscored" = "zero",
   ): void {
     this.#rows++;
     const numPos = labels.length;
     if (numPos === 0 || numPos >= numLabels) return;
     const pos = this.#buffer("pos", numPos);
-    pos.fill(0); // positives not listed score 0
+    pos.fill(unlisted === "unscored" ? -Infinity : 0); // positives not listed
     const neg = this.#buffer("neg", indices.length);
     let n = 0;
     for (let j = 0; j < indices.length; j++) {
@@ -86,8 +99,10 @@ export class InstanceAuc {
     }
     const listedNeg = neg.subarray(0, n);
     listedNeg.sort();
-    const zeroNeg = numLabels - numPos - n;
-    this.#sum += pairAuc(pos, listedNeg, zeroNeg);
+    const unlistedNeg = numLabels - numPos - n;
+    this.#sum += unlisted === "unscored"
+      ? pairAuc(pos, listedNeg, 0, unlistedNeg)
+      : pairAuc(pos, listedNeg, unlistedNeg);
     this.#valid++;
   }
 

@@ -47,6 +47,10 @@ export class MacroAuc {
   #pos: (F64List | undefined)[] = [];
   #neg: (F64List | undefined)[] = [];
   #rowsByWidth = new Map<number, number>();
+  /** Rows added with unscored unlisted labels, by label-space size. */
+  #unscoredRowsByWidth = new Map<number, number>();
+  /** Per label: the rows added with unscored unlisted labels that listed it or made it true. */
+  #touched: number[] = [];
   #rows = 0;
   #valid = 0;
   #flags = new Uint8Array(16);
@@ -99,15 +103,32 @@ export class MacroAuc {
   }
 
   /**
-   * Adds a row from listed (label, score) pairs over `numLabels` labels, every unlisted label
-   * scoring 0; `indices` has no duplicates and every label is below `numLabels`.
+   * Adds a row from listed (label, score) pairs over `numLabels` labels; `indices` has no
+   * duplicates and every label is below `numLabels`. Every unlisted label scores 0, or, when
+   * `unlisted` is `"unscored"`, has no score: in its label's ranking of the rows it comes below
+   * every scored row (as -Infinity), tying with the other unscored rows.
+   *
+   * @example
+   * ```ts
+   * import { MacroAuc } from "./macro_auc.ts";
+   * // label 0 is true in row 0 (listed at -1); row 1 does not list label 0
+   * const zero = new MacroAuc(), unscored = new MacroAuc();
+   * for (const m of [zero, unscored]) {
+   *   const how = m === zero ? "zero" : "unscored";
+   *   m.addSparse(Int32Array.of(0), Float64Array.of(-1), 1, Int32Array.of(0), how);
+   *   m.addSparse(new Int32Array(0), new Float64Array(0), 1, new Int32Array(0), how);
+   * }
+   * console.log(zero.result(), unscored.result()); // 0 1
+   * ```
    */
   addSparse(
     indices: ArrayLike<number>,
     scores: ArrayLike<number>,
     numLabels: number,
     labels: ArrayLike<number>,
+    unlisted: "zero" | "unscored" = "zero",
   ): void {
+    const unscored = unlisted === "unscored";
     const numPos = labels.length;
     if (this.#flags.length < numPos) this.#flags = new Uint8Array(2 * numPos);
     const listed = this.#flags;
@@ -117,6 +138,7 @@ export class MacroAuc {
       const s = scores[j];
       if (s !== s) throw new RangeError(`MacroAuc: score of label ${l} is NaN`);
       const at = indexOfSorted(labels, l);
+      if (unscored) this.#touched[l] = (this.#touched[l] ?? 0) + 1;
       if (at >= 0) {
         listed[at] = 1;
         this.#list(this.#pos, l).push(s + 0);
@@ -125,9 +147,15 @@ export class MacroAuc {
       }
     }
     for (let i = 0; i < numPos; i++) {
-      if (listed[i] === 0) this.#list(this.#pos, labels[i]).push(0);
+      if (listed[i] !== 0) continue;
+      this.#list(this.#pos, labels[i]).push(unscored ? -Infinity : 0);
+      if (unscored) this.#touched[labels[i]] = (this.#touched[labels[i]] ?? 0) + 1;
     }
     this.#countRow(numLabels);
+    if (unscored) {
+      const n = this.#unscoredRowsByWidth.get(numLabels) ?? 0;
+      this.#unscoredRowsByWidth.set(numLabels, n + 1);
+    }
   }
 
   /** Mean AUC over valid labels, a fraction in [0, 1] (NaN when there is none). */
@@ -138,6 +166,9 @@ export class MacroAuc {
     for (const [width, count] of this.#rowsByWidth) covering[width] += count;
     for (let l = numLabels - 1; l >= 0; l--) covering[l] += covering[l + 1];
     // covering[l] now counts rows with width >= l; rows with width > l cover l
+    const unscoredCovering = new Float64Array(numLabels + 1);
+    for (const [width, count] of this.#unscoredRowsByWidth) unscoredCovering[width] += count;
+    for (let l = numLabels - 1; l >= 0; l--) unscoredCovering[l] += unscoredCovering[l + 1];
     let sum = 0;
     let valid = 0;
     for (let l = 0; l < numLabels; l++) {
@@ -147,8 +178,10 @@ export class MacroAuc {
       if (numPos === 0 || numPos >= rows) continue;
       const negList = this.#neg[l];
       const neg = negList ? negList.data.slice(0, negList.length).sort() : new Float64Array(0);
-      const zeroNeg = rows - numPos - neg.length;
-      sum += pairAuc(pos!.data.subarray(0, numPos), neg, zeroNeg);
+      // rows that could not score l and where l is not true
+      const unscoredNeg = unscoredCovering[l + 1] - (this.#touched[l] ?? 0);
+      const zeroNeg = rows - numPos - neg.length - unscoredNeg;
+      sum += pairAuc(pos!.data.subarray(0, numPos), neg, zeroNeg, unscoredNeg);
       valid++;
     }
     this.#valid = valid;

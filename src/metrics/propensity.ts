@@ -9,7 +9,9 @@
  * Label propensities `p_l = 1 / (1 + C (N_l + B)^-A)` with `C = (ln N − 1)(B + 1)^A`, where
  * `N_l` is the number of training rows carrying label `l` and `N` the number of training rows.
  * The repository's defaults are `A = 0.55, B = 1.5` (Wikipedia-LSHTC uses 0.5, 0.4; Amazon 0.6,
- * 2.6). Rare labels get small propensities, i.e. large weights `1 / p_l`.
+ * 2.6). Rare labels get small propensities, i.e. large weights `1 / p_l`. With fewer than 3
+ * training rows (`ln N < 1`) `C` would be negative and the formula leave (0, 1]; `C` is then
+ * taken as 0: every propensity is 1 (no weighting).
  *
  * @param labelCounts number of training rows per label (`N_l`), one entry per label
  * @param numTrain number of training rows (`N`), at least 1
@@ -23,6 +25,7 @@
  * import { propensities } from "./propensity.ts";
  * const p = propensities([100, 1, 0], 1000);
  * console.log(p[0] > p[1] && p[1] > p[2]); // true: frequent labels have larger propensities
+ * console.log(propensities([1, 0], 1)); // Float64Array(2) [ 1, 1 ]: too few rows to weigh
  * ```
  */
 export function propensities(
@@ -39,7 +42,7 @@ export function propensities(
   if (!Number.isFinite(A) || !Number.isFinite(B) || B <= -1) {
     throw new RangeError(`propensities: invalid parameters A=${A}, B=${B} (need B > -1)`);
   }
-  const c = (Math.log(numTrain) - 1) * Math.pow(B + 1, A);
+  const c = Math.max(0, Math.log(numTrain) - 1) * Math.pow(B + 1, A);
   const n = labelCounts.length;
   const out = new Float64Array(n);
   for (let l = 0; l < n; l++) {

@@ -22,8 +22,8 @@ const tinyDir = (): Promise<string> =>
 Deno.test("eval CLI prints the hand-computed metrics as the last JSON line", async () => {
   const dir = await tinyDir();
   try {
-    // row 1: 0 first (hit); row 2: 3 first, then 2 (hit), 1 unlisted at 0 ties with 0 (index 0
-    // first); row 3: empty line
+    // row 1: 0 first (hit); row 2: 3 first, then 2 (hit), then 0; 1 is unlisted, so never
+    // ranked; row 3: empty line
     await Deno.writeTextFile(`${dir}/p.txt`, "0:2 3:-1\n3:0.9 2:0.5 0:0\n\n");
     const r = await runEval([
       "--dataset",
@@ -62,14 +62,15 @@ Deno.test("eval CLI prints the hand-computed metrics as the last JSON line", asy
     // its standard error over the rows' values 1, 0, 0: √(Σ (v − 1/3)² / (3 · 2)) = 1/3
     const se = (out as unknown as { stdErr: Record<string, number> }).stdErr;
     close(se["P@1"], 100 / 3, "stdErr P@1");
-    // row 2 ranking: 3 (0.9), 2 (0.5), 0 (0), 1 (0): one hit in top 3, two in top 5
+    // row 2 ranking: 3 (0.9), 2 (0.5), 0 (0), and nothing more: one hit in top 3 and in top 5
     close(m["P@3"], (100 * (1 / 3 + 1 / 3)) / 3, "P@3");
-    close(m["P@5"], (100 * (1 / 5 + 2 / 5)) / 3, "P@5");
+    close(m["P@5"], (100 * (1 / 5 + 1 / 5)) / 3, "P@5");
     // Hamming: row 1 predicts {0} = truth; row 2 predicts {3, 2} vs {1, 2}; row 3 nothing
     close(m.hamming, (0 + 2 / 4 + 0) / 3, "hamming");
-    // instance AUC: row 1: 0 (2) beats 1 (0), 2 (0) and 3 (-1): 3 / 3
-    // row 2: pos 1 (0), 2 (0.5) vs neg 0 (0), 3 (0.9): 1: .5 + 0; 2: 1 + 0 -> 1.5 / 4
-    close(m.instanceAUC, (1 + 1.5 / 4) / 2, "instanceAUC");
+    // instance AUC (unlisted labels rank below every listed one): row 1: 0 (2) beats 1 and 2
+    // (unlisted) and 3 (-1): 3 / 3; row 2: pos 1 (unlisted), 2 (0.5) vs neg 0 (0), 3 (0.9):
+    // 1: 0 + 0; 2: 1 + 0 -> 1 / 4
+    close(m.instanceAUC, (1 + 1 / 4) / 2, "instanceAUC");
     // PSP@1 with train propensities: numerator w0 (row 1), best w0 + max(w1, w2)
     const p = propensities([3, 1, 1, 0], 4);
     close(m["PSP@1"], (100 * (1 / p[0])) / (1 / p[0] + 1 / p[1]), "PSP@1");

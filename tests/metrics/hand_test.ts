@@ -225,9 +225,14 @@ Deno.test("Evaluator: dense and sparse rows agree; labels are validated", () => 
   const a = new Evaluator(4, { propensities: prop, k: 3 });
   const b = new Evaluator(4, { propensities: prop, k: 3 });
   a.addScores(Float32Array.of(0, 0.7, 0, -0.2), Int32Array.of(0, 3));
-  b.addSparseScores(Int32Array.of(3, 1), Float64Array.of(-0.2, 0.7), Int32Array.of(0, 3));
+  // every label listed (zeros too), in any order
+  b.addSparseScores(
+    Int32Array.of(3, 1, 2, 0),
+    Float64Array.of(-0.2, 0.7, 0, 0),
+    Int32Array.of(0, 3),
+  );
   a.addScores(Float32Array.of(0, 0, 0, 0), Int32Array.of());
-  b.addSparseScores(Int32Array.of(), Float64Array.of(), Int32Array.of());
+  b.addSparseScores(Int32Array.of(0, 1, 2, 3), new Float64Array(4), Int32Array.of());
   assertEquals(a.result(), b.result(), "dense vs sparse");
   const r = a.result();
   // row 1: ranking 1 (0.7), 0 (0, smaller index), 2 (0): P@1 0, P@3 1/3; row 2 counts 0

@@ -2,8 +2,12 @@
  * `tagstream eval`: the metrics of a state directory's model (or of a model file, through the
  * SDK) on a labelled XC test file. Labels are matched by name: the test file's label names
  * (`NAME.labels.txt`, or the indices) are looked up in the model's label vocabulary, labels the
- * model never saw count as misses. Propensities come from the training file when there is one.
- * `--predictions FILE` instead evaluates a predictions file (as `deno task eval`).
+ * model never saw count as misses (the model cannot score them, so they are never ranked).
+ * When both address labels by index (the model's label names are its indices), the test file
+ * (and the training file) must have exactly the model's number of labels: another count means
+ * another dataset. Propensities come from the training file when there is one (it must have the
+ * test file's number of labels). `--predictions FILE` instead evaluates a predictions file (as
+ * `deno task eval`).
  *
  * @module
  */
@@ -15,7 +19,8 @@ import { evaluateModel, type ScoringModel } from "../../metrics/evaluate.ts";
 import { propensities } from "../../metrics/propensity.ts";
 import { evaluatePredictionsFile } from "../eval.ts";
 import { Progress } from "../../progress/mod.ts";
-import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
+import { type Command, type Flags, intFlag, parseFlags, stringFlag } from "./args.ts";
+import { namedModelError, readModelArg } from "./inspect.ts";
 import { openState } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 
@@ -33,10 +38,16 @@ a labelled XC test file, and the standard errors of the ranking metrics over the
                         label names from NAME.labels.txt
   --data-dir DIR        data directory (default $TAGSTREAM_DATA, else ./data)
   --data FILE           test on this XC file instead
-  --train FILE          propensities from this XC training file (with --data)
+  --train FILE          propensities from this XC training file (with --data; it must have
+                        the test file's number of labels)
   --labels FILE         label names of the test file, one per line
   --k K                 largest cut-off (default 5)
-  --predictions FILE    evaluate a predictions file (label:score pairs per test row) instead
+  --predictions FILE    evaluate a predictions file (label:score pairs per test row) instead;
+                        labels a line does not list are not predicted (never ranked)
+
+Labels the model never saw are misses. A test file whose number of labels differs from an
+index-labelled model's is refused (another dataset); a different number of features is
+reported in "features" (with a warning when the file is narrower than the model).
 
 Example:
   npx deno task tagstream eval --state-dir state --dataset bibtex`;
@@ -51,7 +62,8 @@ interface NamedModel extends ScoringModel {
 /**
  * Evaluates a model whose labels have names on an XC test set whose labels have names
  * (`testLabelNames[i]` names label `i`): test labels are mapped to the model's labels by name,
- * unknown ones get new indices (scored 0); features beyond the model's are dropped.
+ * unknown ones get new indices the model does not score (never ranked: misses, see
+ * `Evaluator.addScores`); features beyond the model's are dropped.
  * Propensities use `trainCounts` (indexed like the test labels) over `numTrain` rows.
  *
  * @example
@@ -117,7 +129,13 @@ export function evaluateByName(
 async function sdkModel(path: string): Promise<NamedModel> {
   // Loaded on demand: the other commands do not depend on the SDK.
   const { loadModel } = await import("../../../sdk/mod.ts");
-  const m = loadModel(await Deno.readFile(path));
+  const bytes = await readModelArg("--model-file", path);
+  let m: ReturnType<typeof loadModel>;
+  try {
+    m = loadModel(bytes);
+  } catch (e) {
+    throw namedModelError(e, path);
+  }
   const L = m.numLabels;
   return {
     numFeatures: m.numFeatures,
@@ -148,6 +166,47 @@ async function testNames(
   return hits(names) >= hits(indices) ? names : indices;
 }
 
+/** Whether a model's label names are its indices ("0", "1", …): it addresses labels by index. */
+function indexLabelled(model: NamedModel): boolean {
+  for (let l = 0; l < model.numLabels; l++) if (model.labelName(l) !== String(l)) return false;
+  return true;
+}
+
+/** Refuses the given flags (which `mode` ignores), naming them. */
+function refuseFlags(f: Flags, names: string[], mode: string): void {
+  const given = names.filter((n) => f.values[n] !== undefined).map((n) => `--${n}`);
+  if (given.length > 0) {
+    throw new TypeError(
+      `tagstream eval: ${given.join(", ")} ${given.length > 1 ? "do" : "does"} not apply with ` +
+        `${mode} (see tagstream eval --help)`,
+    );
+  }
+}
+
+/** `path` (given as `what`, e.g. "--data x.txt") is an existing file, else a TypeError. */
+async function checkFile(what: string, path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new TypeError(`${what}: no such file`);
+    throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
+  }
+  if (info.isDirectory) throw new TypeError(`${what}: is a directory, not a file`);
+}
+
+/** `path` (given as `what`) is an existing directory, else a TypeError. */
+async function checkDir(what: string, path: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new TypeError(`${what}: no such directory`);
+    throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
+  }
+  if (!info.isDirectory) throw new TypeError(`${what}: is not a directory`);
+}
+
 /** The `eval` command. */
 export const evalCommand: Command = {
   name: "eval",
@@ -176,6 +235,8 @@ export const evalCommand: Command = {
       if (dataset === undefined) {
         throw new TypeError("tagstream eval: --predictions needs --dataset");
       }
+      refuseFlags(f, ["state-dir", "model-file", "data", "train", "labels"], "--predictions");
+      await checkFile(`--predictions ${predictions}`, predictions);
       const r = await evaluatePredictionsFile({
         dataset,
         predictions,
@@ -194,13 +255,27 @@ export const evalCommand: Command = {
     if ((testPath === undefined) === (dataset === undefined)) {
       throw new TypeError("tagstream eval: give exactly one of --dataset NAME or --data FILE");
     }
+    let testWhat: string, trainWhat: string | undefined;
     if (dataset !== undefined) {
+      // the dataset names its training file and its data directory
+      refuseFlags(f, ["train"], "--dataset");
       const dir = resolveDataDir(stringFlag(f, "data-dir"));
       testPath = `${dir}/${dataset}.test.txt`;
       trainPath = `${dir}/${dataset}.train.txt`;
+      testWhat = `--dataset ${dataset}: ${testPath}`;
+      trainWhat = `--dataset ${dataset}: ${trainPath}`;
+    } else {
+      refuseFlags(f, ["data-dir"], "--data");
+      testWhat = `--data ${testPath}`;
+      if (trainPath !== undefined) trainWhat = `--train ${trainPath}`;
     }
+    await checkFile(testWhat, testPath!);
+    if (trainPath !== undefined) await checkFile(trainWhat!, trainPath);
+    const labelsFlag = stringFlag(f, "labels");
+    if (labelsFlag !== undefined) await checkFile(`--labels ${labelsFlag}`, labelsFlag);
     let model: NamedModel;
     if (stateDir !== undefined) {
+      await checkDir(`--state-dir ${stateDir}`, stateDir);
       const l = await openState(stateDir);
       const est = l.estimator, names = l.parser.labels.names;
       model = {
@@ -212,29 +287,60 @@ export const evalCommand: Command = {
     } else {
       model = await sdkModel(modelFile!);
     }
+    const modelName = stateDir ?? modelFile!;
     const test = await loadXcFile(testPath!);
+    if (test.x.numRows === 0) {
+      throw new RangeError(`${testPath} has no rows: nothing to evaluate`);
+    }
     const known = new Set(Array.from({ length: model.numLabels }, (_, i) => model.labelName(i)));
-    const names = await testNames(
-      testPath!,
-      stringFlag(f, "labels"),
-      test.numLabels,
-      (n) => known.has(n),
-    );
+    const names = await testNames(testPath!, labelsFlag, test.numLabels, (n) => known.has(n));
+    const byIndex = indexLabelled(model) && names.every((n, i) => n === String(i));
+    if (byIndex && test.numLabels !== model.numLabels) {
+      throw new RangeError(
+        `${testPath} has ${test.numLabels} labels but the model ${modelName} has ` +
+          `${model.numLabels} (both address labels by index: is it another dataset?)`,
+      );
+    }
     let counts: ArrayLike<number> = labelCounts(test.y), numTrain = test.x.numRows;
     if (trainPath !== undefined) {
       const train = await loadXcFile(trainPath);
+      if (train.numLabels !== test.numLabels) {
+        throw new RangeError(
+          `the propensities' ${trainPath} has ${train.numLabels} labels but ${testPath} has ` +
+            `${test.numLabels} (they must come from the same dataset)`,
+        );
+      }
+      if (train.x.numRows === 0) {
+        throw new RangeError(`${trainPath} has no rows: no label frequencies for the propensities`);
+      }
       counts = labelCounts(train.y);
       numTrain = train.x.numRows;
     }
+    const warnings: string[] = [];
+    if (test.numFeatures < model.numFeatures) {
+      warnings.push(
+        `${testPath} has ${test.numFeatures} features, fewer than the model's ` +
+          `${model.numFeatures}: is it another dataset?`,
+      );
+    }
     const r = evaluateByName(model, test, names, counts, numTrain, k);
+    if (model.numLabels > 0 && r.unknownLabels === test.numLabels) {
+      warnings.push(
+        `none of the ${test.numLabels} labels of ${testPath} is known to the model ${modelName}: ` +
+          `is it another dataset?`,
+      );
+    }
+    for (const w of warnings) console.error(`tagstream eval: warning: ${w}`);
     console.log(JSON.stringify({
       test: testPath,
-      model: stateDir ?? modelFile,
+      model: modelName,
       rows: r.rows,
       unknownLabels: r.unknownLabels,
+      features: { model: model.numFeatures, test: test.numFeatures },
       propensitiesFrom: trainPath ?? testPath,
       metrics: r.metrics,
       stdErr: r.stdErr,
+      ...(warnings.length > 0 ? { warnings } : {}),
     }));
     return 0;
   },

@@ -26,6 +26,80 @@ metrics, model version); or a state directory's checkpoint and published model.
                 Worker's 128 MB and a KV value's 25 MiB (a fresh Deno process measures it)`;
 
 /**
+ * Reads a model file named on the command line, with errors that name the flag and the path
+ * (`--model-file nope.tsm: no such file`; `flag` "" names the path alone).
+ *
+ * @throws {TypeError} when the path does not exist, is a directory or cannot be read
+ *
+ * @example
+ * ```ts
+ * import { readModelArg } from "./inspect.ts";
+ * const dir = await Deno.makeTempDir();
+ * await readModelArg("--model-file", `${dir}/nope.tsm`).catch((e) => console.log(e.message)); // --model-file .../nope.tsm: no such file
+ * await readModelArg("--model", dir).catch((e) => console.log(e.message)); // --model ...: is a directory, not a model file
+ * await Deno.remove(dir);
+ * ```
+ */
+export async function readModelArg(flag: string, path: string): Promise<Uint8Array> {
+  const what = flag === "" ? path : `${flag} ${path}`;
+  try {
+    return await Deno.readFile(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) throw new TypeError(`${what}: no such file`);
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new TypeError(`${what}: is a directory, not a model file`);
+    }
+    throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
+  }
+}
+
+/**
+ * Names `path` in an error found while reading it as a model file: the SDK's `Cannot read model
+ * file (reason) at byte N: …` becomes `Cannot read model file PATH (reason) at byte N: …`, any
+ * other message gets `PATH: ` in front. Returns `e` itself (same class and fields), to rethrow.
+ *
+ * @example
+ * ```ts
+ * import { namedModelError } from "./inspect.ts";
+ * import { loadModel } from "../../../sdk/mod.ts";
+ * try {
+ *   loadModel(new TextEncoder().encode("not a model"));
+ * } catch (e) {
+ *   console.log((namedModelError(e, "x.tsm") as Error).message); // Cannot read model file x.tsm (bad-magic) at byte 0: ...
+ * }
+ * ```
+ */
+export function namedModelError(e: unknown, path: string): unknown {
+  if (!(e instanceof Error) || e.message.includes(path)) return e;
+  const prefix = "Cannot read model file";
+  e.message = e.message.startsWith(prefix)
+    ? `${prefix} ${path}${e.message.slice(prefix.length)}`
+    : `${path}: ${e.message}`;
+  return e;
+}
+
+/**
+ * Checks a model file as the SDK loads it (what `eval --model-file` and a server do): a file
+ * the SDK rejects (a label index out of range, an unknown kind, …) throws the SDK's error, which
+ * names `path`.
+ *
+ * @example
+ * ```ts
+ * import { checkModelFile } from "./inspect.ts";
+ * await checkModelFile(new Uint8Array(4), "zero.tsm").catch((e) => console.log(e.message)); // Cannot read model file zero.tsm (...
+ * ```
+ */
+export async function checkModelFile(bytes: Uint8Array, path: string): Promise<void> {
+  // Loaded on demand, as in `eval`: the SDK's full validation
+  const { loadModel } = await import("../../../sdk/mod.ts");
+  try {
+    loadModel(bytes);
+  } catch (e) {
+    throw namedModelError(e, path);
+  }
+}
+
+/**
  * A model file's description (what `inspect --json` prints).
  *
  * @example
@@ -146,7 +220,12 @@ export async function describeState(dir: string): Promise<Record<string, unknown
   };
   const model = await readFileIfExists(`${dir}/model.tsm`);
   if (model !== undefined) {
-    const d = describeModelFile(model, 0);
+    let d: Record<string, unknown>;
+    try {
+      d = describeModelFile(model, 0);
+    } catch (e) {
+      throw namedModelError(e, `${dir}/model.tsm`);
+    }
     out.published = { bytes: d.bytes, kind: d.kind, meta: d.meta };
   }
   return out;
@@ -180,13 +259,15 @@ export const inspectCommand: Command = {
       if (path === undefined) {
         throw new TypeError("tagstream inspect: give a model file or --state-dir");
       }
-      let bytes: Uint8Array;
+      const bytes = await readModelArg("", path);
+      const maxLabels = intFlag(f, "labels", 10, 0);
       try {
-        bytes = await Deno.readFile(path);
+        d = { file: path, ...describeModelFile(bytes, maxLabels) };
       } catch (e) {
-        throw new TypeError(`Cannot read ${path}: ${(e as Error).message}`);
+        throw namedModelError(e, path);
       }
-      d = { file: path, ...describeModelFile(bytes, intFlag(f, "labels", 10, 0)) };
+      // what the frame decoder accepts, the SDK may still reject (as eval and serve would)
+      await checkModelFile(bytes, path);
       if (f.values.edge) {
         const e = await edgeFootprint(path);
         d.edge = {

@@ -53,7 +53,7 @@ export const pruneCommand: Command = {
       return 0;
     }
     const rest = [...args];
-    let temp: string | undefined;
+    let temp: string | undefined, source: string | undefined;
     const i = rest.indexOf("--state-dir");
     if (i >= 0) {
       const dir = rest[i + 1];
@@ -83,13 +83,20 @@ export const pruneCommand: Command = {
       }
       temp = await Deno.makeTempFile({ prefix: "tagstream-prune-", suffix: ".tsm" });
       await writeFileAtomic(temp, modelFileOf(l));
+      // the temporary file is removed at the end: the summary and messages name the state
+      // directory, whose model stays usable when POP cannot help
+      source = dir;
       rest.push("--model", temp);
       if (!rest.includes("--out")) rest.push("--out", `${dir}/model.pop.tsm`);
     }
     try {
       // Loaded on demand: the other commands do not depend on the prune CLI.
       const { parsePruneArgs, runPrune } = await import("../prune.ts");
-      const summary = await runPrune({ ...parsePruneArgs(rest), progress: new Progress() });
+      const summary = await runPrune({
+        ...parsePruneArgs(rest),
+        ...(source !== undefined ? { source } : {}),
+        progress: new Progress(),
+      });
       console.log(JSON.stringify(summary));
     } finally {
       if (temp !== undefined) await Deno.remove(temp).catch(() => {});
