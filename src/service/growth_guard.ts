@@ -121,7 +121,9 @@ export class GrowthGuard {
         const r = OUT_OF_RANGE.exec(m);
         if (r !== null && maxFeatures <= Number(r[2])) {
           throw new RangeError(
-            `feature index ${r[1]} is beyond the limit --max-features ${g.maxFeatures}`,
+            `feature index ${
+              r[1]
+            } is out of range [0, ${g.maxFeatures}): above --max-features ${g.maxFeatures}`,
           );
         }
       }
@@ -135,7 +137,9 @@ export class GrowthGuard {
       const top = n > 0 ? ev.x.indices[n - 1] + 1 : 0;
       if (top > (g.maxFeatures ?? Infinity)) {
         throw new RangeError(
-          `feature index ${top - 1} is beyond the limit --max-features ${g.maxFeatures}`,
+          `feature index ${
+            top - 1
+          } is out of range [0, ${g.maxFeatures}): above --max-features ${g.maxFeatures}`,
         );
       }
       if (top > this.#featureExtent + (g.maxFeatureGrowth ?? Infinity)) {
