@@ -211,7 +211,8 @@ function dirOf(path: string): string {
 
 /**
  * Replaces `path` atomically: writes `path.tmp`, fsyncs it, renames it over `path`, fsyncs the
- * directory. After it resolves the new content survives a crash; before, the old one does.
+ * directory. After it resolves the new content survives a crash; before, the old one does. When
+ * it fails (a full disk, `path` a directory) it removes `path.tmp` and leaves `path` as it was.
  *
  * @example
  * ```ts
@@ -235,7 +236,13 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
     throw e;
   }
   f.close();
-  await Deno.rename(tmp, path);
+  try {
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    // e.g. `path` is a directory: the temporary file must not stay behind
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
   try {
     const d = await Deno.open(dirOf(path), { read: true });
     try {

@@ -64,7 +64,8 @@ export interface Flags {
 
 /**
  * Parses `args` strictly (unknown flags are a TypeError naming the command and the flag).
- * `--help`/`-h` is always accepted as `values.help`.
+ * `--help`/`-h` is always accepted as `values.help`. `maxPositionals` (default: any number)
+ * bounds the positional arguments: more is a TypeError naming the extra ones.
  *
  * @example
  * ```ts
@@ -76,19 +77,30 @@ export interface Flags {
  * } catch (e) {
  *   console.log((e as Error).message); // tagstream serve: unknown option '--nope' (see tagstream serve --help)
  * }
+ * try {
+ *   parseFlags("train", ["--quiet", "junk"], { quiet: "boolean" }, { maxPositionals: 0 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // tagstream train: unexpected argument 'junk' (train takes no positional arguments; see tagstream train --help)
+ * }
  * ```
  */
-export function parseFlags(command: string, args: string[], spec: FlagSpec): Flags {
-  const options: Record<
+export function parseFlags(
+  command: string,
+  args: string[],
+  spec: FlagSpec,
+  options: { maxPositionals?: number } = {},
+): Flags {
+  const flagOptions: Record<
     string,
     { type: "string" | "boolean"; multiple?: boolean; short?: string }
   > = { help: { type: "boolean", short: "h" } };
   for (const [name, kind] of Object.entries(spec)) {
-    options[name] = kind === "multiple" ? { type: "string", multiple: true } : { type: kind };
+    flagOptions[name] = kind === "multiple" ? { type: "string", multiple: true } : { type: kind };
   }
+  let flags: Flags;
   try {
-    const r = parseArgs({ args, options, strict: true, allowPositionals: true });
-    return { values: r.values as Flags["values"], positionals: r.positionals };
+    const r = parseArgs({ args, options: flagOptions, strict: true, allowPositionals: true });
+    flags = { values: r.values as Flags["values"], positionals: r.positionals };
   } catch (e) {
     const m = /Unknown option '([^']+)'/.exec((e as Error).message);
     if (m) {
@@ -98,6 +110,19 @@ export function parseFlags(command: string, args: string[], spec: FlagSpec): Fla
     }
     throw new TypeError(`tagstream ${command}: ${(e as Error).message}`);
   }
+  const max = options.maxPositionals ?? Infinity;
+  if (flags.positionals.length > max && flags.values.help !== true) {
+    const extra = flags.positionals.slice(max).map((p) => `'${p}'`).join(", ");
+    const takes = max === 0
+      ? "no positional arguments"
+      : `at most ${max} positional argument${max === 1 ? "" : "s"}`;
+    throw new TypeError(
+      `tagstream ${command}: unexpected argument${
+        flags.positionals.length - max > 1 ? "s" : ""
+      } ${extra} (${command} takes ${takes}; see tagstream ${command} --help)`,
+    );
+  }
+  return flags;
 }
 
 /**
@@ -180,6 +205,20 @@ export function numberFlag(
   return boundedFlag(f, name, dflt, min, max, false);
 }
 
+/** Plain decimal integers (no `0x10`, `1e3`, `1.0`, blanks). */
+const DECIMAL_INT = /^[+-]?\d+$/;
+/** Plain decimal numbers (no `0x10`, `Infinity`, blanks). */
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** What a bounded flag must be: "an integer in [0, 10]", "a number >= 0", "an integer". */
+function flagKind(integer: boolean, min: number, max: number): string {
+  const kind = integer ? "an integer" : "a number";
+  if (min > -Infinity && max < Infinity) return `${kind} in [${min}, ${max}]`;
+  if (min > -Infinity) return `${kind} >= ${min}`;
+  if (max < Infinity) return `${kind} <= ${max}`;
+  return kind;
+}
+
 /** A number flag within `[min, max]` (an integer when `integer`), or `dflt`. */
 function boundedFlag(
   f: Flags,
@@ -193,11 +232,10 @@ function boundedFlag(
   if (v === undefined) return dflt;
   const n = Number(v);
   if (
-    v.trim() === "" || !(integer ? Number.isInteger(n) : Number.isFinite(n)) || n < min || n > max
+    !(integer ? DECIMAL_INT : DECIMAL_NUMBER).test(v) ||
+    !(integer ? Number.isSafeInteger(n) : Number.isFinite(n)) || n < min || n > max
   ) {
-    throw new RangeError(
-      `--${name} must be ${integer ? "an integer" : "a number"} in [${min}, ${max}], got '${v}'`,
-    );
+    throw new RangeError(`--${name} must be ${flagKind(integer, min, max)}, got '${v}'`);
   }
   return n;
 }
@@ -272,9 +310,10 @@ export const LEARNER_FLAGS: FlagSpec = {
 export const LEARNER_USAGE = `Model and learner:
   --model NAME            leml (default), sleec, coembed, br, ova, knn, popularity
   --seed S                model seed (default 0)
-  --option KEY=VALUE      model option, repeatable (e.g. --option rank=32 --option lr=0.01);
-                          an unknown key or a bad value is an error listing what is allowed;
-                          --model NAME --help lists the model's options
+  --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32, or
+                          --model br --option learningRate=0.05); an unknown key or a bad
+                          value is an error listing what is allowed; --model NAME --help lists
+                          the model's options
   --batch-size B          events per learned minibatch (default 32)
   --window N              prequential window, events (default 1000)
   --feature-keys MODE     event feature keys: index (default), name (a growing vocabulary) or
@@ -283,8 +322,6 @@ export const LEARNER_USAGE = `Model and learner:
   --hash-dim N            columns of --feature-keys hash (default 262144)
   --hash-seed S           hash seed (default 0)
   --hash-signed           signed hashing (colliding features tend to cancel)
-  --max-features N        largest feature index / vocabulary (default 1048576)
-  --max-labels N          largest label vocabulary (default 65536)
   --max-line-bytes N      longest event line (default 65536)
   --text                  read the events' raw "text" (beside "features"): Unicode words
                           (NFKC, lower-cased) and word n-grams become named features (the
@@ -296,6 +333,173 @@ export const LEARNER_USAGE = `Model and learner:
   --no-lowercase          keep the case of --text words
   --strict-fields         reject events with fields other than id, features, labels,
                           negatives (and text with --text); default: ignore them`;
+
+/**
+ * `train`'s default `--max-features` and `--max-labels` (the event parser's: 2^20 and 2^16;
+ * `serve` has its own, smaller, feature default).
+ *
+ * @example
+ * ```ts
+ * import { TRAIN_LIMITS } from "./args.ts";
+ * console.log(TRAIN_LIMITS.maxFeatures, TRAIN_LIMITS.maxLabels); // 1048576 65536
+ * ```
+ */
+export const TRAIN_LIMITS: { readonly maxFeatures: number; readonly maxLabels: number } = Object
+  .freeze({ maxFeatures: 1 << 20, maxLabels: 1 << 16 });
+
+/** Help text of `train`'s size limits (`serve` documents its own with its growth limits). */
+export const TRAIN_LIMITS_USAGE =
+  `Size limits (an XC/LIBSVM file or --option numFeatures/numLabels over one is refused
+before anything is allocated; an event over one is rejected):
+  --max-features N        largest feature index + 1 / feature vocabulary (default ${TRAIN_LIMITS.maxFeatures})
+  --max-labels N          largest label vocabulary (default ${TRAIN_LIMITS.maxLabels})`;
+
+/**
+ * Refuses `--option numFeatures=N` / `--option numLabels=N` above the `--max-features` /
+ * `--max-labels` limit (a RangeError naming the option, the limit and the flag that raises it),
+ * before a model of that size is allocated. Values that are not plain integers are left to the
+ * model's own checks.
+ *
+ * @example
+ * ```ts
+ * import { checkSizeOptions } from "./args.ts";
+ * checkSizeOptions({ numFeatures: "100" }, { maxFeatures: 1000, maxLabels: 10 }); // fine
+ * try {
+ *   checkSizeOptions({ numFeatures: "999999999" }, { maxFeatures: 1000, maxLabels: 10 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // --option numFeatures=999999999 is above --max-features 1000 (raise the limit with --max-features N)
+ * }
+ * ```
+ */
+export function checkSizeOptions(
+  modelOptions: Readonly<Record<string, unknown>>,
+  limits: { readonly maxFeatures: number; readonly maxLabels: number },
+): void {
+  const sizes = [
+    ["numFeatures", "max-features", limits.maxFeatures],
+    ["numLabels", "max-labels", limits.maxLabels],
+  ] as const;
+  for (const [key, flag, max] of sizes) {
+    const v = modelOptions[key];
+    const n = typeof v === "number"
+      ? v
+      : typeof v === "string" && DECIMAL_INT.test(v)
+      ? Number(v)
+      : NaN;
+    if (n > max) {
+      throw new RangeError(
+        `--option ${key}=${v} is above --${flag} ${max} (raise the limit with --${flag} N)`,
+      );
+    }
+  }
+}
+
+/** The directory part of `path` (`.` for a bare name). */
+function parentOf(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  const i = trimmed.lastIndexOf("/");
+  return i < 0 ? "." : i === 0 ? "/" : trimmed.slice(0, i);
+}
+
+/** `Deno.stat(path)`, or undefined when nothing is there. */
+async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.stat(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Checks, before any work, that `path` (the value of `--FLAG`) can be written as a file: not
+ * empty, not a directory, in a directory that exists. Throws a TypeError naming the flag and
+ * the path.
+ *
+ * @example
+ * ```ts
+ * import { checkOutFile } from "./args.ts";
+ * const dir = await Deno.makeTempDir();
+ * await checkOutFile(`${dir}/model.tsm`); // fine
+ * await checkOutFile(dir).catch((e) => console.log(e.message)); // --out /tmp/... is a directory: give a file path
+ * await checkOutFile(`${dir}/nodir/m.tsm`).catch((e) => console.log(e.message)); // --out /tmp/.../nodir/m.tsm: directory ... does not exist
+ * await Deno.remove(dir);
+ * ```
+ */
+export async function checkOutFile(path: string, flag = "out"): Promise<void> {
+  if (path === "") throw new TypeError(`--${flag} is empty: give the file to write`);
+  const info = await statOrUndefined(path);
+  if (info?.isDirectory) {
+    throw new TypeError(`--${flag} ${path} is a directory: give a file path`);
+  }
+  const parent = parentOf(path);
+  const dir = await statOrUndefined(parent);
+  if (dir === undefined) {
+    throw new TypeError(`--${flag} ${path}: directory ${parent} does not exist`);
+  }
+  if (!dir.isDirectory) throw new TypeError(`--${flag} ${path}: ${parent} is not a directory`);
+}
+
+/**
+ * Checks, before any work, that `path` (the value of `--FLAG`) is a file to read: not empty,
+ * not a directory, and existing unless `mayBeMissing` (a followed file may appear later). `-`
+ * (stdin) and URLs are not checked. Throws a TypeError naming the flag and the path; resolves
+ * with whether the file exists.
+ *
+ * @example
+ * ```ts
+ * import { checkInputFile } from "./args.ts";
+ * const dir = await Deno.makeTempDir();
+ * await checkInputFile(dir, "data").catch((e) => console.log(e.message)); // --data /tmp/... is a directory, not a file
+ * console.log(await checkInputFile(`${dir}/later.ndjson`, "follow", true)); // false
+ * await Deno.remove(dir);
+ * ```
+ */
+export async function checkInputFile(
+  path: string,
+  flag: string,
+  mayBeMissing = false,
+): Promise<boolean> {
+  if (path === "") throw new TypeError(`--${flag} is empty: give a file`);
+  if (path === "-" || /^(https?|file):\/\//.test(path)) return true;
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = await statOrUndefined(path);
+  } catch (e) {
+    throw new TypeError(`--${flag} ${path}: ${(e as Error).message}`);
+  }
+  if (info === undefined) {
+    if (mayBeMissing) return false;
+    throw new TypeError(`--${flag} ${path}: no such file`);
+  }
+  if (info.isDirectory) throw new TypeError(`--${flag} ${path} is a directory, not a file`);
+  return true;
+}
+
+/**
+ * Checks, before any work, that `--state-dir` is a directory or does not exist yet (it is then
+ * created). Throws a TypeError naming the flag and the path.
+ *
+ * @example
+ * ```ts
+ * import { checkStateDir } from "./args.ts";
+ * const file = await Deno.makeTempFile();
+ * await checkStateDir(file).catch((e) => console.log(e.message)); // --state-dir /tmp/... is not a directory
+ * await Deno.remove(file);
+ * ```
+ */
+export async function checkStateDir(path: string): Promise<void> {
+  if (path === "") throw new TypeError("--state-dir is empty: give a directory");
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = await statOrUndefined(path);
+  } catch (e) {
+    throw new TypeError(`--state-dir ${path}: ${(e as Error).message}`);
+  }
+  if (info !== undefined && !info.isDirectory) {
+    throw new TypeError(`--state-dir ${path} is not a directory`);
+  }
+}
 
 /**
  * The learner options given by {@linkcode LEARNER_FLAGS}.

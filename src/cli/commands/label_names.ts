@@ -4,27 +4,55 @@
  *
  * @module
  */
-import { loadNames } from "../../data/dataset.ts";
 
 /**
- * Reads a `--labels` file: one name per line (a trailing empty line and `\r` line ends are
- * dropped), exactly `numLabels` of them.
+ * The names of a label-names text: one per line (`\r\n` line ends too), the newline(s) that end
+ * the file dropped. An empty name (a blank line before the end) is a RangeError naming `where`
+ * and the line.
+ */
+function parseNames(text: string, where: string): string[] {
+  const body = text.replace(/(\r?\n)+$/, "");
+  if (body === "") return [];
+  const names = body.split("\n").map((l) => l.replace(/\r$/, ""));
+  const empty = names.indexOf("");
+  if (empty >= 0) {
+    throw new RangeError(`${where} line ${empty + 1}: empty label name (one name per line)`);
+  }
+  return names;
+}
+
+/**
+ * Reads a `--labels` file: one name per line (`\r` line ends and the newlines that end the file
+ * are dropped), exactly `numLabels` of them. A file that cannot be read, an empty name (a blank
+ * line before the end) or a wrong count is an error naming `--labels`, the file (and the line).
  *
- * @throws {RangeError} when the file does not hold `numLabels` names
+ * @throws {TypeError} when the file cannot be read
+ * @throws {RangeError} for an empty name, or when the file does not hold `numLabels` names
  *
  * @example
  * ```ts
  * import { readLabelsFlag } from "./label_names.ts";
  * const file = await Deno.makeTempFile();
- * await Deno.writeTextFile(file, "sports\r\nnews\n");
+ * await Deno.writeTextFile(file, "sports\r\nnews\n\n");
  * console.log(await readLabelsFlag(file, 2)); // [ "sports", "news" ]
  * await readLabelsFlag(file, 3).catch((e) => console.log(e.message)); // --labels ... has 2 names, the data has 3 labels
+ * await Deno.writeTextFile(file, "sports\n\nnews\n");
+ * await readLabelsFlag(file, 3).catch((e) => console.log(e.message)); // --labels ... line 2: empty label name (one name per line)
  * await Deno.remove(file);
  * ```
  */
 export async function readLabelsFlag(flag: string, numLabels: number): Promise<string[]> {
-  const names = (await Deno.readTextFile(flag)).split("\n").map((l) => l.replace(/\r$/, ""));
-  if (names[names.length - 1] === "") names.pop();
+  let text: string;
+  try {
+    text = await Deno.readTextFile(flag);
+  } catch (e) {
+    throw new TypeError(
+      e instanceof Deno.errors.NotFound
+        ? `--labels ${flag}: no such file`
+        : `--labels ${flag}: cannot read it: ${(e as Error).message}`,
+    );
+  }
+  const names = parseNames(text, `--labels ${flag}`);
   if (names.length !== numLabels) {
     throw new RangeError(
       `--labels ${flag} has ${names.length} names, the data has ${numLabels} labels`,
@@ -35,7 +63,10 @@ export async function readLabelsFlag(flag: string, numLabels: number): Promise<s
 
 /**
  * The names in `NAME.labels.txt` beside an XC file `DIR/NAME.train.txt` (or `.test.txt`) when
- * that file exists and names exactly `numLabels` labels, else `undefined`.
+ * that file exists, else `undefined`. A beside file that does not fit (a wrong count, an empty
+ * name, unreadable) is not used: `warn` (default: a `[tagstream]` line on stderr) says why and
+ * the label indices are used, as without the file. (A warning, not an error: the file was not
+ * named on the command line, and runs that worked with the indices keep working.)
  *
  * @example
  * ```ts
@@ -43,17 +74,36 @@ export async function readLabelsFlag(flag: string, numLabels: number): Promise<s
  * const dir = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${dir}/toy.labels.txt`, "a\nb\n");
  * console.log(await labelsBeside(`${dir}/toy.test.txt`, 2)); // [ "a", "b" ]
- * console.log(await labelsBeside(`${dir}/toy.test.txt`, 3)); // undefined
+ * console.log(await labelsBeside(`${dir}/toy.test.txt`, 3, console.log)); // (a line saying why) undefined
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function labelsBeside(
   path: string,
   numLabels: number,
+  warn: (message: string) => void = (m) => console.error(`[tagstream] ${m}`),
 ): Promise<string[] | undefined> {
   const m = /^(.*\/)?([^/]+)\.(train|test)\.txt$/.exec(path);
   if (!m) return undefined;
-  const names = await loadNames((m[1] ?? "./").replace(/\/$/, "") || ".", m[2], "labels")
-    .catch(() => undefined);
-  return names !== undefined && names.length === numLabels ? names : undefined;
+  const file = `${m[1] ?? ""}${m[2]}.labels.txt`;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      warn(`not using ${file} for label names (${(e as Error).message}): labels are indices`);
+    }
+    return undefined;
+  }
+  try {
+    const names = parseNames(text, file);
+    if (names.length === numLabels) return names;
+    warn(
+      `not using ${file} for label names: it has ${names.length} names, ${path} has ` +
+        `${numLabels} labels; labels are indices (give names with --labels FILE)`,
+    );
+  } catch (e) {
+    warn(`not using ${file} for label names: ${(e as Error).message}; labels are indices`);
+  }
+  return undefined;
 }

@@ -29,8 +29,12 @@ export const PUBLISH_USAGE = `Publishing (GET /model and STATE_DIR/model.tsm):
   --delta D               POP keeps at least D weights per label (default 5)
   --validation-events N   latest events used as POP's validation rows (default 2000)`;
 
+/** The POP flags, which `--no-prune` makes meaningless. */
+const PRUNE_FLAGS = ["epsilon", "lambda", "delta", "validation-events"];
+
 /**
- * The publishing part of the service options given by {@linkcode PUBLISH_FLAGS}.
+ * The publishing part of the service options given by {@linkcode PUBLISH_FLAGS}. POP flags
+ * beside `--no-prune` are a TypeError naming them (they would be ignored).
  *
  * @example
  * ```ts
@@ -44,7 +48,17 @@ export function publishBuilder(
 ): Pick<ServiceOptions, "publishEvery" | "publishMinSeconds" | "buildModel" | "validationEvents"> {
   const publishEvery = intFlag(f, "publish-every", 5000, 0);
   const publishMinSeconds = numberFlag(f, "publish-min-seconds", 10, 0);
-  if (f.values["no-prune"]) return { publishEvery, publishMinSeconds };
+  if (f.values["no-prune"]) {
+    const ignored = PRUNE_FLAGS.filter((k) => f.values[k] !== undefined);
+    if (ignored.length > 0) {
+      throw new TypeError(
+        `${ignored.map((k) => `--${k}`).join(", ")} ${
+          ignored.length > 1 ? "set" : "sets"
+        } POP pruning, which --no-prune turns off: drop one or the other`,
+      );
+    }
+    return { publishEvery, publishMinSeconds };
+  }
   return {
     publishEvery,
     publishMinSeconds,

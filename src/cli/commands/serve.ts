@@ -17,6 +17,9 @@ import { createApp } from "../../service/http_app.ts";
 import { showProgress } from "../../service/live_progress.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
+  checkInputFile,
+  checkSizeOptions,
+  checkStateDir,
   type Command,
   type Flags,
   type FlagSpec,
@@ -82,7 +85,8 @@ Sources besides HTTP:
   --stream-key KEY        stream key (default tagstream:events)
   --group NAME            consumer group (default tagstream)
   --consumer NAME         consumer name, keep it stable across restarts (default learner-1)
-  --follow FILE           also follow an NDJSON file (like tail -F)
+  --follow FILE           also follow an NDJSON file (like tail -F: one that does not exist
+                          yet is waited for)
 
 Durability:
   --checkpoint-every N    checkpoint after N events (default 5000)
@@ -96,8 +100,9 @@ Durability:
                           damaged part, log and save (repair-*.json) exactly what was lost
 
 Growth limits (an event over one is rejected, 400 naming the flag):
-  --max-features N        largest feature index + 1 / feature vocabulary (serve default 262144)
+  --max-features N        largest feature index + 1 / feature vocabulary (default 262144)
   --max-labels N          largest label vocabulary (default 65536)
+                          (--option numFeatures/numLabels over these is refused at start)
   --max-feature-growth N  most columns one event may add to the feature space (default 131072)
   --max-new-labels N      most new labels one event may add (default 1024)
 
@@ -194,6 +199,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
   const learner = learnerOptionFlags(f);
   const maxFeatures = intFlag(f, "max-features", SERVE_MAX_FEATURES, 1, 2 ** 31 - 1)!;
   const maxLabels = intFlag(f, "max-labels", 65536, 1, 2 ** 31 - 1)!;
+  checkSizeOptions(learner.modelOptions ?? {}, { maxFeatures, maxLabels });
   return {
     ...learner,
     repair: f.values.repair === true,
@@ -225,18 +231,38 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
   };
 }
 
+/**
+ * Refuses, before the service opens, a `--hostname` this machine cannot listen on (one that does
+ * not resolve, or an address that is not local): a TypeError naming the flag. It listens on a
+ * free port of `hostname` for a moment.
+ */
+function checkHostname(hostname: string): void {
+  let probe: Deno.Listener;
+  try {
+    probe = Deno.listen({ hostname, port: 0 });
+  } catch (e) {
+    throw new TypeError(
+      `tagstream serve: cannot listen on --hostname ${hostname}: ${(e as Error).message}`,
+    );
+  }
+  probe.close();
+}
+
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: "serve",
   summary: "learn from events over HTTP / Redis / a file and serve predictions and models",
   usage: USAGE,
   async run(args) {
-    const f = parseFlags("serve", args, SERVE_FLAGS);
+    const f = parseFlags("serve", args, SERVE_FLAGS, { maxPositionals: 0 });
     if (f.values.help) {
       console.log(await usageWithModelOptions(USAGE, f));
       return 0;
     }
     const stateDir = requiredFlag(f, "state-dir", "serve");
+    await checkStateDir(stateDir);
+    const followed = stringFlag(f, "follow");
+    if (followed !== undefined) await checkInputFile(followed, "follow", true);
     const token = Deno.env.get("TAGSTREAM_TOKEN") || undefined;
     if (token === undefined && !f.values["no-auth"]) {
       throw new TypeError(
@@ -244,6 +270,9 @@ export const serveCommand: Command = {
           "or pass --no-auth to run without authentication",
       );
     }
+    const port = intFlag(f, "port", 8080, 0, 65535)!;
+    const hostname = stringFlag(f, "hostname", "127.0.0.1")!;
+    checkHostname(hostname);
     let service: ServiceHandle;
     let factory: EstimatorFactory;
     // set once the server runs: a dead learner thread stops it (exit status 1)
@@ -289,8 +318,6 @@ export const serveCommand: Command = {
       maxInFlight: intFlag(f, "max-in-flight", 1024, 1),
       extraMetrics: () => frontStats ? { front: { ...frontStats } } : {},
     });
-    const port = intFlag(f, "port", 8080, 0, 65535)!;
-    const hostname = stringFlag(f, "hostname", "127.0.0.1")!;
     // Signals are handled from before the listening line: a supervisor may stop the server as
     // soon as it reads it.
     let stop: () => Promise<void> = () => Promise.resolve();
@@ -373,7 +400,10 @@ export const serveCommand: Command = {
             `for a free one`,
         );
       }
-      throw e;
+      throw new Error(
+        `tagstream serve: cannot listen on --hostname ${hostname} --port ${port}: ` +
+          (e as Error).message,
+      );
     }
     const endProgress = f.values.quiet ? undefined : showProgress(service, new Progress());
     stop = () => {

@@ -11,6 +11,6 @@ import { parseFlags } from "./args.ts";
 import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve.ts";
 
 serveLearnerThread(async (init) => {
-  const f = parseFlags("serve", init as string[], SERVE_FLAGS);
+  const f = parseFlags("serve", init as string[], SERVE_FLAGS, { maxPositionals: 0 });
   return LearningService.open(await serviceOptionsFromFlags(f));
 });

@@ -22,6 +22,10 @@ import { type Reject, StreamLearner } from "../../service/learner.ts";
 import { LearningService } from "../../service/service.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
+  checkInputFile,
+  checkOutFile,
+  checkSizeOptions,
+  checkStateDir,
   type Command,
   type Flags,
   intFlag,
@@ -31,8 +35,12 @@ import {
   numberFlag,
   parseFlags,
   stringFlag,
+  TRAIN_LIMITS,
+  TRAIN_LIMITS_USAGE,
   usageWithModelOptions,
 } from "./args.ts";
+import type { LearnerOptions } from "../../service/learner.ts";
+import type { EstimatorFactory } from "../../models/estimator.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { modelFileOf } from "./export.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
@@ -47,7 +55,8 @@ Input:
   --format F              xc, libsvm or ndjson (default: from the extension; .ndjson/.jsonl: ndjson)
   --labels FILE           label names of an XC file, one per line (default: NAME.labels.txt
                           next to NAME.train.txt, else the label indices)
-  --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir)
+  --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir;
+                          a file that does not exist yet is waited for)
   --on-error fail|skip    a malformed line: stop (XC/LIBSVM default: the error names the line)
                           or skip and count it (NDJSON default: rejected lines are counted and
                           the first reasons listed; with fail a run that rejected any line
@@ -57,14 +66,21 @@ Output:
   --state-dir DIR         resume from and save to this state directory (as serve does; an
                           NDJSON file is read on from its checkpointed offset)
   --out FILE              write the (unpruned) model file at the end
-  --checkpoint-every N    with --follow: checkpoint after N events (default 5000)
-  --checkpoint-seconds T  with --follow: checkpoint at least every T seconds (default 5)
+  --checkpoint-every N    NDJSON with --state-dir: checkpoint after N events (default 5000)
+  --checkpoint-seconds T  NDJSON with --state-dir: checkpoint at least every T seconds
+                          (default 5)
   --quiet                 no progress line
 
 ${PUBLISH_USAGE}
   (publishing applies to --follow and NDJSON --data runs with a --state-dir)
 
+Every flag is checked before any data is read; a flag the run would ignore (publishing and
+checkpoint flags of an XC/LIBSVM run or of a run without --state-dir, --labels of an NDJSON
+run) is an error naming it.
+
 ${LEARNER_USAGE}
+
+${TRAIN_LIMITS_USAGE}
 
 Examples:
   npx deno task tagstream train --data $TAGSTREAM_DATA/bibtex.train.txt --out bibtex.tsm
@@ -141,22 +157,58 @@ async function writeOut(l: StreamLearner, out: string | undefined): Promise<numb
   return bytes.length;
 }
 
-/** One pass over an XC/LIBSVM file, rows fed straight to the learner (no JSON). */
-async function trainXc(f: Flags, data: string, format: "xc" | "libsvm"): Promise<TrainSummary> {
-  const learnerOptions = learnerOptionFlags(f);
-  if (learnerOptions.limits?.featureKeys === "name") {
-    throw new TypeError("XC and LIBSVM files carry feature indices: use --feature-keys index");
+/**
+ * Refuses an XC/LIBSVM file whose feature or label space is over `--max-features` /
+ * `--max-labels`, before a model of that size is allocated: the error names the file, its
+ * header (or, without one, the largest index) and the flag that raises the limit.
+ */
+function checkDataSizes(
+  data: string,
+  ds: { numFeatures: number; numLabels: number; report: { header?: unknown } },
+  limits: { maxFeatures: number; maxLabels: number },
+): void {
+  const header = ds.report.header !== undefined;
+  const sizes = [
+    [ds.numFeatures, "features", "feature", "max-features", limits.maxFeatures],
+    [ds.numLabels, "labels", "label", "max-labels", limits.maxLabels],
+  ] as const;
+  for (const [n, what, one, flag, max] of sizes) {
+    if (n <= max) continue;
+    throw new RangeError(
+      `${data}: ${
+        header ? `the header declares ${n} ${what}` : `${one} index ${n - 1} needs ${n} ${what}`
+      }, above --${flag} ${max} (raise the limit with --${flag} N)`,
+    );
   }
+}
+
+/** The size limits of a `train` run: `--max-features`, `--max-labels` or their defaults. */
+function sizeLimits(o: LearnerOptions): { maxFeatures: number; maxLabels: number } {
+  return {
+    maxFeatures: o.limits?.maxFeatures ?? TRAIN_LIMITS.maxFeatures,
+    maxLabels: o.limits?.maxLabels ?? TRAIN_LIMITS.maxLabels,
+  };
+}
+
+/** One pass over an XC/LIBSVM file, rows fed straight to the learner (no JSON). */
+async function trainXc(
+  f: Flags,
+  data: string,
+  format: "xc" | "libsvm",
+  learnerOptions: LearnerOptions,
+  factory: EstimatorFactory,
+): Promise<TrainSummary> {
   const ds = await loadXcFile(data, { format, onError: onErrorFlag(f) ?? "fail" });
+  checkDataSizes(data, ds, sizeLimits(learnerOptions));
   const names = await labelNamesFor(data, stringFlag(f, "labels"), ds.numLabels);
-  const factory = await loadFactory(stringFlag(f, "model", "leml")!);
-  const stateDir = stringFlag(f, "state-dir");
   const quiet = f.values.quiet === true;
   const modelOptions = {
     numFeatures: ds.numFeatures,
     numLabels: ds.numLabels,
     ...learnerOptions.modelOptions,
   };
+  // a file without rows teaches nothing: no model, no state directory
+  const stateDir = ds.x.numRows === 0 ? undefined : stringFlag(f, "state-dir");
   const service = stateDir === undefined ? undefined : await LearningService.open({
     ...learnerOptions,
     modelOptions,
@@ -168,6 +220,8 @@ async function trainXc(f: Flags, data: string, format: "xc" | "libsvm"): Promise
   });
   const l = service?.learner ??
     StreamLearner.create(factory, { ...learnerOptions, modelOptions, labelNames: names });
+  const applied0 = l.applied, rejected0 = l.rejected;
+  const first = keepFirstRejects(l);
   // Dataset label index → learner label index (identity for a fresh learner).
   const map = Int32Array.from(names, (n) => l.parser.labels.idOf(n, true));
   const identity = map.every((v, i) => v === i);
@@ -188,22 +242,46 @@ async function trainXc(f: Flags, data: string, format: "xc" | "libsvm"): Promise
   progress.tick(ds.x.numRows & 255, { "P@1": l.window.precisionAt1 });
   progress.done();
   await service?.stop();
-  const modelBytes = await writeOut(l, stringFlag(f, "out"));
-  return summary(l, {
+  const out = stringFlag(f, "out");
+  const applied = l.applied - applied0;
+  // lines the loader skipped (--on-error skip) are rejected lines too, listed first
+  const skipped = ds.report.skipped;
+  const rejected = skipped + (l.rejected - rejected0);
+  const rejects: Reject[] = [
+    ...ds.report.errors.map((e) => ({ source: data, line: e.line, reason: e.message })),
+    ...first,
+  ].slice(0, FIRST_REJECTS);
+  if (rejected > applied) {
+    console.error(
+      `[tagstream] rejected ${rejected} of ${rejected + applied} lines of ${data}; first ` +
+        `reasons:\n${rejects.map((r) => `  line ${r.line}: ${r.reason}`).join("\n")}`,
+    );
+  }
+  const learnedNothing = applied === 0;
+  if (learnedNothing) {
+    console.error(
+      `[tagstream] learned nothing from ${data}: no model written${out ? ` to ${out}` : ""}`,
+    );
+  }
+  const modelBytes = learnedNothing ? undefined : await writeOut(l, out);
+  return {
+    ...summary(l, {}, rejects),
+    rejected: l.rejected + skipped,
+    learnedNothing,
     data,
     rows: ds.x.numRows,
     trainSeconds: seconds,
     eventsPerSecond: ds.x.numRows / seconds,
     stateDir: stateDir ?? null,
-    out: stringFlag(f, "out") ?? null,
+    out: learnedNothing ? null : out ?? null,
     modelBytes: modelBytes ?? null,
-    ...(ds.report.skipped > 0
+    ...(skipped > 0
       ? {
-        skipped: ds.report.skipped,
+        skipped,
         skippedFirst: ds.report.errors.map((e) => e.message),
       }
       : {}),
-  });
+  };
 }
 
 /** `--on-error fail|skip`, or undefined when not given. */
@@ -216,27 +294,39 @@ function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
 }
 
 /** An NDJSON file through the service: once (`follow` false) or followed until a signal. */
-async function trainEvents(f: Flags, file: string, follow: boolean): Promise<TrainSummary> {
+async function trainEvents(
+  f: Flags,
+  file: string,
+  follow: boolean,
+  learnerOptions: LearnerOptions,
+  factory: EstimatorFactory,
+): Promise<TrainSummary> {
   let stateDir = stringFlag(f, "state-dir");
-  if (follow && stateDir === undefined) {
-    throw new TypeError("tagstream train: --follow needs --state-dir (where the offset is kept)");
-  }
   const temp = stateDir === undefined;
+  // validated before the (temporary) state directory exists
+  const publishing = temp ? { publishEvery: 0 } : publishBuilder(f);
+  const checkpointEvery = intFlag(f, "checkpoint-every", 5000, 1);
+  const checkpointSeconds = numberFlag(f, "checkpoint-seconds", 5, 0);
   if (temp) stateDir = await Deno.makeTempDir({ prefix: "tagstream-train-" });
   const quiet = f.values.quiet === true;
-  const factory = await loadFactory(stringFlag(f, "model", "leml")!);
-  const service = await LearningService.open({
-    ...learnerOptionFlags(f),
-    ...(temp ? { publishEvery: 0 } : publishBuilder(f)),
-    factory,
-    stateDir: stateDir!,
-    file,
-    followFile: follow,
-    wal: !temp,
-    checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
-    checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0),
-    log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
-  });
+  let service: LearningService;
+  try {
+    service = await LearningService.open({
+      ...learnerOptions,
+      ...publishing,
+      factory,
+      stateDir: stateDir!,
+      file,
+      followFile: follow,
+      wal: !temp,
+      checkpointEvery,
+      checkpointSeconds,
+      log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
+    });
+  } catch (e) {
+    if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
+    throw e;
+  }
   const t0 = performance.now(), applied0 = service.learner.applied;
   const rejected0 = service.learner.rejected, rejects = keepFirstRejects(service.learner);
   const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
@@ -296,47 +386,136 @@ async function trainEvents(f: Flags, file: string, follow: boolean): Promise<Tra
   }, rejects);
 }
 
+/** The flags of `train`. */
+const TRAIN_FLAGS = {
+  ...LEARNER_FLAGS,
+  ...PUBLISH_FLAGS,
+  data: "string",
+  format: "string",
+  labels: "string",
+  follow: "string",
+  "state-dir": "string",
+  out: "string",
+  "checkpoint-every": "string",
+  "checkpoint-seconds": "string",
+  "on-error": "string",
+  quiet: "boolean",
+} as const;
+
+/** Model families whose model cannot be written as a model file (`--out`). */
+const NOT_EXPORTABLE = new Set(["knn"]);
+
+/**
+ * Refuses the flags of `names` that were given: the run would ignore them (a TypeError naming
+ * them and `why`).
+ */
+function refuseIgnored(f: Flags, names: readonly string[], why: string): void {
+  const given = names.filter((k) => f.values[k] !== undefined);
+  if (given.length === 0) return;
+  throw new TypeError(
+    `tagstream train: ${given.map((k) => `--${k}`).join(", ")} ${
+      given.length > 1 ? "have" : "has"
+    } no effect ${why}`,
+  );
+}
+
 /** The `train` command. */
 export const trainCommand: Command = {
   name: "train",
   summary: "learn from a data file, or follow an event file (--follow), without a server",
   usage: USAGE,
   async run(args) {
-    const f = parseFlags("train", args, {
-      ...LEARNER_FLAGS,
-      ...PUBLISH_FLAGS,
-      data: "string",
-      format: "string",
-      labels: "string",
-      follow: "string",
-      "state-dir": "string",
-      out: "string",
-      "checkpoint-every": "string",
-      "checkpoint-seconds": "string",
-      "on-error": "string",
-      quiet: "boolean",
-    });
+    const f = parseFlags("train", args, TRAIN_FLAGS, { maxPositionals: 0 });
     if (f.values.help) {
       console.log(await usageWithModelOptions(USAGE, f));
       return 0;
     }
+    // Every flag is checked here, before any data is read or anything is written.
     const data = stringFlag(f, "data"), follow = stringFlag(f, "follow");
     if ((data === undefined) === (follow === undefined)) {
       throw new TypeError("tagstream train: give exactly one of --data FILE or --follow FILE");
     }
-    if (f.values.out === undefined && f.values["state-dir"] === undefined) {
+    const out = stringFlag(f, "out"), stateDir = stringFlag(f, "state-dir");
+    if (out === undefined && stateDir === undefined) {
       throw new TypeError(
         "tagstream train: give --out FILE and/or --state-dir DIR to keep the model",
       );
     }
+    if (follow !== undefined && stateDir === undefined) {
+      throw new TypeError("tagstream train: --follow needs --state-dir (where the offset is kept)");
+    }
+    const format = follow !== undefined ? "ndjson" : formatOf(data!, stringFlag(f, "format"));
+    if (
+      follow !== undefined && f.values.format !== undefined && format !== stringFlag(f, "format")
+    ) {
+      throw new TypeError("tagstream train: --follow reads NDJSON events: drop --format");
+    }
+    onErrorFlag(f);
+    const learnerOptions = learnerOptionFlags(f);
+    const limits = sizeLimits(learnerOptions);
+    checkSizeOptions(learnerOptions.modelOptions ?? {}, limits);
+    const factory = await loadFactory(stringFlag(f, "model", "leml")!);
+    // unknown keys and bad values of --option, named now rather than after reading the data
+    factory.settings?.resolve(learnerOptions.modelOptions);
+    if (out !== undefined && NOT_EXPORTABLE.has(factory.kind)) {
+      throw new TypeError(
+        `tagstream train: --model ${factory.kind} cannot be written as a model file: drop --out ` +
+          `(keep it in --state-dir and evaluate it with tagstream eval --state-dir)`,
+      );
+    }
+    const publishAndCheckpoint = [
+      ...Object.keys(PUBLISH_FLAGS),
+      "checkpoint-every",
+      "checkpoint-seconds",
+    ];
+    if (format !== "ndjson") {
+      if (learnerOptions.limits?.featureKeys === "name") {
+        throw new TypeError(
+          "XC and LIBSVM files carry feature indices: use --feature-keys index",
+        );
+      }
+      refuseIgnored(
+        f,
+        publishAndCheckpoint,
+        "on an XC/LIBSVM --data run (it checkpoints once, at the end, and publishes nothing)",
+      );
+      if (stateDir === undefined) {
+        refuseIgnored(
+          f,
+          ["strict-fields", "max-line-bytes"],
+          "on an XC/LIBSVM --data run without --state-dir (they bound NDJSON event lines)",
+        );
+      }
+    } else {
+      refuseIgnored(
+        f,
+        ["labels"],
+        "on NDJSON events (they carry label names; --labels names an XC/LIBSVM file's labels)",
+      );
+      if (stateDir === undefined) {
+        refuseIgnored(f, publishAndCheckpoint, "without --state-dir (the run keeps no state)");
+      } else publishBuilder(f);
+    }
+    intFlag(f, "checkpoint-every", 5000, 1);
+    numberFlag(f, "checkpoint-seconds", 5, 0);
+    if (follow !== undefined) {
+      const exists = await checkInputFile(follow, "follow", true);
+      if (!exists && f.values.quiet !== true) {
+        console.error(`[tagstream] ${follow} does not exist yet: waiting for it`);
+      }
+    } else await checkInputFile(data!, "data");
+    if (stateDir !== undefined) await checkStateDir(stateDir);
+    if (out !== undefined) await checkOutFile(out);
+    const labels = stringFlag(f, "labels");
+    if (labels !== undefined) await checkInputFile(labels, "labels");
+
     let result: TrainSummary;
     if (follow !== undefined) {
-      result = await trainEvents(f, follow, true);
+      result = await trainEvents(f, follow, true, learnerOptions, factory);
     } else {
-      const format = formatOf(data!, stringFlag(f, "format"));
       result = format === "ndjson"
-        ? await trainEvents(f, data!, false)
-        : await trainXc(f, data!, format);
+        ? await trainEvents(f, data!, false, learnerOptions, factory)
+        : await trainXc(f, data!, format, learnerOptions, factory);
     }
     console.log(JSON.stringify(result));
     if (result.learnedNothing === true) return 1;
