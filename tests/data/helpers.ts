@@ -5,6 +5,8 @@
  * @module
  */
 import { resolveDataDir } from "../../src/data/data_dir.ts";
+import { readExamples, type ReadExamplesOptions } from "../../src/data/readers.ts";
+import type { Example } from "../../src/data/types.ts";
 
 export { assert, assertEquals, assertThrowsMsg, withTempDir } from "../helpers.ts";
 
@@ -32,4 +34,19 @@ export const HAS_DATA: boolean = (() => {
 /** Encodes text as UTF-8 bytes. */
 export function bytes(s: string): Uint8Array {
   return new TextEncoder().encode(s);
+}
+
+/** Reads everything; returns the rows delivered and the error that ended the stream, if any. */
+export async function readAll(
+  input: Parameters<typeof readExamples>[0],
+  options: ReadExamplesOptions = {},
+): Promise<{ rows: Example[]; error?: Error; reader: Awaited<ReturnType<typeof readExamples>> }> {
+  const reader = await readExamples(input, options);
+  const rows: Example[] = [];
+  try {
+    for await (const e of reader.stream) rows.push(e);
+  } catch (e) {
+    return { rows, error: e as Error, reader };
+  }
+  return { rows, reader };
 }

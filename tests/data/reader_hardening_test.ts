@@ -1,27 +1,11 @@
 // Reader hardening: XC / LIBSVM messages in file terms (indices as written, UTF-8 snippets), a
 // leading BOM, blank lines and short files against the XC header, gzip NDJSON files, and
 // vocabulary limit messages that say what is full and why.
-import { readExamples, type ReadExamplesOptions } from "../../src/data/readers.ts";
+import type { ReadExamplesOptions } from "../../src/data/readers.ts";
 import { loadNames, loadXcBytes, loadXcFile } from "../../src/data/dataset.ts";
-import type { Example } from "../../src/data/types.ts";
 import { FileLines, type FileLinesLine, isGzipFile } from "../../src/data/file_lines.ts";
 import { Vocabulary, VocabularyError } from "../../src/data/vocabulary.ts";
-import { assert, assertEquals, assertThrowsMsg, bytes, withTempDir } from "./helpers.ts";
-
-/** Reads everything; returns the rows delivered and the error that ended the stream, if any. */
-async function readAll(
-  input: Parameters<typeof readExamples>[0],
-  options: ReadExamplesOptions = {},
-): Promise<{ rows: Example[]; error?: Error; reader: Awaited<ReturnType<typeof readExamples>> }> {
-  const reader = await readExamples(input, options);
-  const rows: Example[] = [];
-  try {
-    for await (const e of reader.stream) rows.push(e);
-  } catch (e) {
-    return { rows, error: e as Error, reader };
-  }
-  return { rows, reader };
-}
+import { assert, assertEquals, assertThrowsMsg, bytes, readAll, withTempDir } from "./helpers.ts";
 
 /** The message of the error ending a read of `text` (fails when the read succeeds). */
 async function errorOf(text: string | Uint8Array, options: ReadExamplesOptions): Promise<Error> {

@@ -1,26 +1,19 @@
 // Streaming readers: XC / LIBSVM / NDJSON parsing, malformed input, onError, transforms.
-import { readExamples, type ReadExamplesOptions } from "../../src/data/readers.ts";
+import { readExamples } from "../../src/data/readers.ts";
 import { loadXcBytes, loadXcFile } from "../../src/data/dataset.ts";
 import type { Example } from "../../src/data/types.ts";
 import { Vocabulary } from "../../src/data/vocabulary.ts";
 import { TfIdf } from "../../src/data/tfidf.ts";
 import { hashBucket, hashIndex, hashName, hashSign } from "../../src/data/feature_hash.ts";
-import { assert, assertEquals, assertThrowsMsg, bytes, DATA_DIR, HAS_DATA } from "./helpers.ts";
-
-/** Reads everything; returns the rows delivered and the error that ended the stream, if any. */
-async function readAll(
-  input: Parameters<typeof readExamples>[0],
-  options: ReadExamplesOptions = {},
-): Promise<{ rows: Example[]; error?: Error; reader: Awaited<ReturnType<typeof readExamples>> }> {
-  const reader = await readExamples(input, options);
-  const rows: Example[] = [];
-  try {
-    for await (const e of reader.stream) rows.push(e);
-  } catch (e) {
-    return { rows, error: e as Error, reader };
-  }
-  return { rows, reader };
-}
+import {
+  assert,
+  assertEquals,
+  assertThrowsMsg,
+  bytes,
+  DATA_DIR,
+  HAS_DATA,
+  readAll,
+} from "./helpers.ts";
 
 function plain(rows: Example[]) {
   return rows.map((e) => ({
