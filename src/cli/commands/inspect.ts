@@ -9,7 +9,7 @@ import { decodeModelFile } from "../../../sdk/internal.ts";
 import { readFileIfExists } from "../../service/checkpoint.ts";
 import { listSegments } from "../../service/wal.ts";
 import { edgeFootprint } from "../edge_footprint.ts";
-import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
+import { checkStateDir, type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { openStateChain } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
@@ -242,7 +242,7 @@ export const inspectCommand: Command = {
       json: "boolean",
       labels: "string",
       edge: "boolean",
-    });
+    }, { maxPositionals: 1 });
     if (f.values.help) {
       console.log(USAGE);
       return 0;
@@ -250,17 +250,33 @@ export const inspectCommand: Command = {
     const dir = stringFlag(f, "state-dir");
     let d: Record<string, unknown>;
     if (dir !== undefined) {
+      // what a state directory's description would silently ignore
+      if (f.positionals.length > 0) {
+        throw new TypeError(
+          `tagstream inspect: give a model file or --state-dir, not both (got '${
+            f.positionals[0]
+          }' and --state-dir ${dir})`,
+        );
+      }
       if (f.values.edge) {
         throw new TypeError("tagstream inspect: --edge measures a model file, not a --state-dir");
       }
+      if (f.values.labels !== undefined) {
+        throw new TypeError(
+          "tagstream inspect: --labels lists a model file's label names, not a --state-dir's",
+        );
+      }
+      await checkStateDir(dir);
       d = await describeState(dir);
     } else {
       const path = f.positionals[0];
       if (path === undefined) {
         throw new TypeError("tagstream inspect: give a model file or --state-dir");
       }
-      const bytes = await readModelArg("", path);
+      if (path === "") throw new TypeError("tagstream inspect: the model file path is empty");
+      // flags first: a bad value is reported before the file is read
       const maxLabels = intFlag(f, "labels", 10, 0);
+      const bytes = await readModelArg("", path);
       try {
         d = { file: path, ...describeModelFile(bytes, maxLabels) };
       } catch (e) {
