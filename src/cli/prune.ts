@@ -26,11 +26,12 @@
  *
  * The output defaults to `<model>.pop.tsm` (or `<dataset>.br.pop.tsm`), the plot to the output
  * name with `.svg` (the sweeps, and the input model's size and validation PSP@k). `--test` also reports the unpruned and pruned PSP@k on `<dataset>.test.txt`.
- * The last stdout line is one JSON object summarising the run.
+ * The last stdout line is one JSON object summarising the run. Every flag and path is checked
+ * before any data is read or anything is written (bad input: exit status 2, naming the flag or
+ * the file); the output files are written atomically.
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import {
   type Dataset,
   labelCounts,
@@ -54,6 +55,17 @@ import { validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
 import { isBadInput, runScript } from "./run_script.ts";
 import { namedModelError, readModelArg } from "./commands/inspect.ts";
+import {
+  checkInputFile,
+  checkOutFile,
+  type Flags,
+  type FlagSpec,
+  intFlag,
+  numberFlag,
+  parseFlags,
+  stringFlag,
+} from "./commands/args.ts";
+import { writeFileAtomic } from "../service/checkpoint.ts";
 
 /**
  * What `deno task prune` does, as parsed from its flags.
@@ -70,6 +82,11 @@ export interface PruneCommand {
   dataDir?: string;
   /** Model file to prune (exclusive with `train`). */
   model?: string;
+  /**
+   * State directory whose model to prune (`tagstream prune --state-dir`, which writes it to a
+   * temporary `model` file: {@linkcode runPrune} refuses it).
+   */
+  stateDir?: string;
   /**
    * What the summary's `source` and its messages call the model (default `model`): e.g. the
    * state directory a temporary `model` file was written from.
@@ -110,26 +127,84 @@ export interface PruneCommand {
 const USAGE = "usage: deno task prune --dataset NAME (--model FILE | --train br) [--out FILE] " +
   "[--plot FILE.svg | --no-plot] [--epsilon 0.01] [--lambda 0.01] [--delta 5] ...";
 
-function numberOf(
-  v: string | undefined,
+/** The flags of `deno task prune` (`tagstream prune` adds `--state-dir`). */
+const PRUNE_FLAGS: FlagSpec = {
+  dataset: "string",
+  "data-dir": "string",
+  model: "string",
+  train: "string",
+  out: "string",
+  plot: "string",
+  "no-plot": "boolean",
+  valid: "string",
+  "val-fraction": "string",
+  seed: "string",
+  epsilon: "string",
+  lambda: "string",
+  delta: "string",
+  ks: "string",
+  epsilons: "string",
+  lambdas: "string",
+  weights: "string",
+  index: "string",
+  test: "boolean",
+  C: "string",
+  eps: "string",
+  normalize: "string",
+};
+
+/** Flags naming a file or directory: an empty value is an error, never "the default". */
+const PATH_FLAGS = ["data-dir", "model", "state-dir", "out", "plot", "valid"] as const;
+
+/**
+ * `value` (of `--NAME`, or one item of its list) as a plain decimal number, an integer when
+ * `integer` (the grammar of {@linkcode numberFlag} / {@linkcode intFlag}: no `0x10`, `Infinity`,
+ * blanks) that passes `check`; else a RangeError `--NAME must be WHAT, got 'VALUE'`.
+ */
+function decimalOf(
+  value: string,
   name: string,
+  integer: boolean,
   check: (n: number) => boolean,
   what: string,
-) {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === "" || !Number.isFinite(n) || !check(n)) {
-    throw new TypeError(`--${name} must be ${what}, got '${v}'`);
+): number {
+  let n = NaN;
+  try {
+    n = (integer ? intFlag : numberFlag)({ values: { [name]: value }, positionals: [] }, name, 0)!;
+  } catch {
+    // not a plain decimal number: reported below with the range the flag needs
   }
+  if (!check(n)) throw new RangeError(`--${name} must be ${what}, got '${value}'`);
   return n;
 }
 
-function listOf(v: string | undefined, name: string, check: (n: number) => boolean, what: string) {
-  if (v === undefined) return undefined;
-  return v.split(",").map((s) => numberOf(s, name, check, `a comma-separated list of ${what}`)!);
+function numberOf(
+  f: Flags,
+  name: string,
+  check: (n: number) => boolean,
+  what: string,
+  integer = false,
+): number | undefined {
+  const v = stringFlag(f, name);
+  return v === undefined ? undefined : decimalOf(v, name, integer, check, what);
 }
 
-function oneOf<T extends string>(v: string | undefined, name: string, allowed: readonly T[]) {
+function listOf(
+  f: Flags,
+  name: string,
+  check: (n: number) => boolean,
+  what: string,
+  integer = false,
+): number[] | undefined {
+  const v = stringFlag(f, name);
+  if (v === undefined) return undefined;
+  return v.split(",").map((s) =>
+    decimalOf(s.trim(), name, integer, check, `a comma-separated list of ${what}`)
+  );
+}
+
+function oneOf<T extends string>(f: Flags, name: string, allowed: readonly T[]): T | undefined {
+  const v = stringFlag(f, name);
   if (v === undefined) return undefined;
   if (!allowed.includes(v as T)) {
     throw new TypeError(`--${name} must be one of ${allowed.join(", ")}, got '${v}'`);
@@ -138,94 +213,111 @@ function oneOf<T extends string>(v: string | undefined, name: string, allowed: r
 }
 
 /**
- * Parses the command line of `deno task prune`.
+ * Parses the command line of `deno task prune`: every flag is checked here, before any file is
+ * read. Unknown flags, positional arguments, empty paths, numbers that are not plain decimals
+ * in range and flags the run would ignore are errors naming the flag. With `{ stateDir: true }`
+ * (`tagstream prune`) `--state-dir DIR` is a third source of the model, returned as `stateDir`.
  *
- * @throws {TypeError} on a missing or malformed flag, naming it
+ * @throws {TypeError} on a missing, unknown, empty or conflicting flag, naming it
+ * @throws {RangeError} on a number out of range, naming the flag and the value
  *
  * @example
  * ```ts
  * import { parsePruneArgs } from "./prune.ts";
  * const c = parsePruneArgs(["--dataset", "bibtex", "--model", "br.tsm", "--epsilon", "0.02", "--no-plot"]);
  * console.log(c.model, c.epsilon, c.plot); // br.tsm 0.02 false
+ * try {
+ *   parsePruneArgs(["--dataset", "bibtex", "--train", "br", "--lambda", "0x10"]);
+ * } catch (e) {
+ *   console.log((e as Error).message); // --lambda must be a number >= 0, got '0x10'
+ * }
  * ```
  */
-export function parsePruneArgs(args: string[]): PruneCommand {
-  const { values: v } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      dataset: { type: "string" },
-      "data-dir": { type: "string" },
-      model: { type: "string" },
-      train: { type: "string" },
-      out: { type: "string" },
-      plot: { type: "string" },
-      "no-plot": { type: "boolean" },
-      valid: { type: "string" },
-      "val-fraction": { type: "string" },
-      seed: { type: "string" },
-      epsilon: { type: "string" },
-      lambda: { type: "string" },
-      delta: { type: "string" },
-      ks: { type: "string" },
-      epsilons: { type: "string" },
-      lambdas: { type: "string" },
-      weights: { type: "string" },
-      index: { type: "string" },
-      test: { type: "boolean" },
-      C: { type: "string" },
-      eps: { type: "string" },
-      normalize: { type: "string" },
-    },
-  });
-  if (!v.dataset) throw new TypeError(`--dataset is required; ${USAGE}`);
-  if ((v.model === undefined) === (v.train === undefined)) {
-    throw new TypeError(`give exactly one of --model FILE and --train br; ${USAGE}`);
+export function parsePruneArgs(
+  args: string[],
+  options: { stateDir?: boolean } = {},
+): PruneCommand {
+  const spec: FlagSpec = options.stateDir ? { ...PRUNE_FLAGS, "state-dir": "string" } : PRUNE_FLAGS;
+  const f = parseFlags("prune", args, spec, { maxPositionals: 0 });
+  const v = f.values;
+  const dataset = stringFlag(f, "dataset");
+  if (!dataset) throw new TypeError(`--dataset is required; ${USAGE}`);
+  for (const name of PATH_FLAGS) {
+    if (stringFlag(f, name) === "") {
+      throw new TypeError(
+        `--${name} is empty: give a ${name.endsWith("dir") ? "directory" : "file"}`,
+      );
+    }
   }
-  if (v["no-plot"] && v.plot !== undefined) {
+  const model = stringFlag(f, "model"), stateDir = stringFlag(f, "state-dir");
+  const sources = [model, stateDir, stringFlag(f, "train")].filter((s) => s !== undefined);
+  if (model !== undefined && stateDir !== undefined) {
+    throw new TypeError("give --state-dir or --model, not both");
+  }
+  if (sources.length !== 1) {
+    throw new TypeError(
+      `give exactly one of --model FILE${options.stateDir ? ", --state-dir DIR" : ""} and ` +
+        `--train br; ${USAGE}`,
+    );
+  }
+  const plotFlag = stringFlag(f, "plot");
+  if (v["no-plot"] === true && plotFlag !== undefined) {
     throw new TypeError("--plot and --no-plot contradict each other");
   }
   const isEps = (n: number) => n >= 0 && n < 1;
   const nonNeg = (n: number) => n >= 0;
   const pos = (n: number) => n > 0;
-  const posInt = (n: number) => Number.isInteger(n) && n >= 1;
+  const posInt = (n: number) => n >= 1;
+  const normalize = oneOf(f, "normalize", ["true", "false"] as const);
   const cmd: PruneCommand = {
-    dataset: v.dataset,
-    dataDir: v["data-dir"],
-    model: v.model,
-    train: oneOf(v.train, "train", ["br"] as const),
-    out: v.out,
-    plot: v["no-plot"] ? false : v.plot,
-    valid: v.valid,
-    valFraction: numberOf(v["val-fraction"], "val-fraction", (n) => n > 0 && n < 1, "in (0, 1)"),
-    seed: numberOf(v.seed, "seed", Number.isInteger, "an integer"),
-    epsilon: numberOf(v.epsilon, "epsilon", isEps, "in [0, 1)"),
-    lambda: numberOf(v.lambda, "lambda", nonNeg, "a number >= 0"),
-    delta: numberOf(v.delta, "delta", (n) => Number.isInteger(n) && n >= 0, "an integer >= 0"),
-    ks: listOf(v.ks, "ks", posInt, "positive integers"),
-    epsilons: listOf(v.epsilons, "epsilons", isEps, "numbers in [0, 1)"),
-    lambdas: listOf(v.lambdas, "lambdas", nonNeg, "numbers >= 0"),
-    weightType: oneOf(v.weights, "weights", ["f16", "f32"] as const),
-    indexType: oneOf(v.index, "index", ["u16", "i32"] as const),
-    test: v.test ?? false,
-    C: numberOf(v.C, "C", pos, "a number > 0"),
-    eps: numberOf(v.eps, "eps", pos, "a number > 0"),
-    normalize: oneOf(v.normalize, "normalize", ["true", "false"] as const) === undefined
-      ? undefined
-      : v.normalize === "true",
+    dataset,
+    dataDir: stringFlag(f, "data-dir"),
+    model,
+    stateDir,
+    train: oneOf(f, "train", ["br"] as const),
+    out: stringFlag(f, "out"),
+    plot: v["no-plot"] === true ? false : plotFlag,
+    valid: stringFlag(f, "valid"),
+    valFraction: numberOf(f, "val-fraction", (n) => n > 0 && n < 1, "in (0, 1)"),
+    seed: intFlag(f, "seed", undefined),
+    epsilon: numberOf(f, "epsilon", isEps, "in [0, 1)"),
+    lambda: numberFlag(f, "lambda", undefined, 0),
+    delta: intFlag(f, "delta", undefined, 0),
+    ks: listOf(f, "ks", posInt, "positive integers", true),
+    epsilons: listOf(f, "epsilons", isEps, "numbers in [0, 1)"),
+    lambdas: listOf(f, "lambdas", nonNeg, "numbers >= 0"),
+    weightType: oneOf(f, "weights", ["f16", "f32"] as const),
+    indexType: oneOf(f, "index", ["u16", "i32"] as const),
+    test: v.test === true,
+    C: numberOf(f, "C", pos, "a number > 0"),
+    eps: numberOf(f, "eps", pos, "a number > 0"),
+    normalize: normalize === undefined ? undefined : normalize === "true",
   };
-  if (cmd.model !== undefined && (v.C ?? v.eps ?? v.normalize) !== undefined) {
+  if (cmd.train === undefined && (v.C ?? v.eps ?? v.normalize) !== undefined) {
     throw new TypeError("--C, --eps and --normalize only apply with --train br");
   }
   if (cmd.valid !== undefined && cmd.train !== undefined) {
     throw new TypeError("--valid only applies with --model (--train br holds out --val-fraction)");
   }
+  if (cmd.valid !== undefined && (v["val-fraction"] ?? v.seed) !== undefined) {
+    throw new TypeError(
+      `--val-fraction and --seed split the training file: they do not apply with --valid`,
+    );
+  }
+  if (cmd.plot === false && (v.epsilons ?? v.lambdas) !== undefined) {
+    throw new TypeError(
+      "--epsilons and --lambdas are the sweeps of the plot: they do not apply with --no-plot",
+    );
+  }
+  if (cmd.plot !== undefined && cmd.plot !== false && cmd.plot === cmd.out) {
+    throw new TypeError(`--plot and --out are the same file ${cmd.out}`);
+  }
   return cmd;
 }
 
 function defaultOut(cmd: PruneCommand): string {
-  if (cmd.out) return cmd.out;
-  if (cmd.model) return cmd.model.replace(/(\.tsm)?$/, ".pop.tsm");
+  if (cmd.out !== undefined) return cmd.out;
+  if (cmd.model !== undefined) return cmd.model.replace(/(\.tsm)?$/, ".pop.tsm");
   return `${cmd.dataset}.br.pop.tsm`;
 }
 
@@ -238,17 +330,79 @@ async function labelNamesOf(dataDir: string, dataset: string): Promise<string[] 
   }
 }
 
-/** The rows of the `--valid` XC file, with errors naming the flag. */
-async function loadValid(path: string): Promise<Dataset> {
-  try {
-    return await loadXcFile(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) throw new TypeError(`--valid ${path}: no such file`);
-    if (e instanceof Deno.errors.IsADirectory) {
-      throw new TypeError(`--valid ${path}: is a directory, not a file`);
+/**
+ * The files a prune run reads and writes, as {@linkcode checkPruneFiles} resolves them.
+ *
+ * @example
+ * ```ts
+ * import type { PruneFiles } from "./prune.ts";
+ * const f: PruneFiles = { dataDir: "data", train: "data/bibtex.train.txt", out: "m.pop.tsm" };
+ * console.log(f.train); // data/bibtex.train.txt
+ * ```
+ */
+export interface PruneFiles {
+  dataDir: string;
+  /** `DATA_DIR/NAME.train.txt`. */
+  train: string;
+  /** `DATA_DIR/NAME.test.txt`, with `test`. */
+  test?: string;
+  /** The pruned model file to write. */
+  out: string;
+  /** The SVG curve to write, if any. */
+  plot?: string;
+}
+
+/**
+ * Checks, before anything is read or written, the paths of a prune run: the dataset's training
+ * (and, with `test`, test) file and `valid` are files to read, `out` and `plot` files that can
+ * be written. The TypeError names the flag and the path. (`model` is read, and refused naming
+ * the flag, by {@linkcode runPrune}.)
+ *
+ * @example
+ * ```ts
+ * import { checkPruneFiles } from "./prune.ts";
+ * const dir = await Deno.makeTempDir();
+ * await checkPruneFiles({ dataset: "nope", dataDir: dir, train: "br" })
+ *   .catch((e) => console.log(e.message)); // --dataset nope: /tmp/.../nope.train.txt: no such file ...
+ * await Deno.writeTextFile(`${dir}/toy.train.txt`, "1 2 2\n0 1:1\n");
+ * await checkPruneFiles({ dataset: "toy", dataDir: dir, train: "br", out: dir })
+ *   .catch((e) => console.log(e.message)); // --out /tmp/... is a directory: give a file path
+ * const f = await checkPruneFiles({ dataset: "toy", dataDir: dir, train: "br", out: `${dir}/m.tsm` });
+ * console.log(f.plot === `${dir}/m.svg`); // true
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function checkPruneFiles(cmd: PruneCommand): Promise<PruneFiles> {
+  const dataDir = resolveDataDir(cmd.dataDir);
+  const files: PruneFiles = { dataDir, train: `${dataDir}/${cmd.dataset}.train.txt`, out: "" };
+  const dataFile = async (path: string) => {
+    try {
+      await checkInputFile(path, "dataset");
+    } catch (e) {
+      const why = (e as Error).message.replace(/^--dataset /, "");
+      const hint = cmd.dataDir === undefined
+        ? " (the data directory is --data-dir DIR, else " +
+          "$TAGSTREAM_DATA, else ./data)"
+        : "";
+      throw new TypeError(`--dataset ${cmd.dataset}: ${why}${hint}`);
     }
-    throw e;
+  };
+  await dataFile(files.train);
+  if (cmd.test) {
+    files.test = `${dataDir}/${cmd.dataset}.test.txt`;
+    await dataFile(files.test);
   }
+  if (cmd.valid !== undefined) await checkInputFile(cmd.valid, "valid");
+  files.out = defaultOut(cmd);
+  await checkOutFile(files.out, "out");
+  if (cmd.plot !== false) {
+    files.plot = cmd.plot ?? files.out.replace(/(\.tsm)?$/, ".svg");
+    await checkOutFile(files.plot, "plot");
+    if (files.plot === files.out) {
+      throw new TypeError(`--plot and --out are the same file ${files.out}`);
+    }
+  }
+  return files;
 }
 
 /** Refuses an XC file whose number of labels is not the model's (another dataset). */
@@ -261,24 +415,72 @@ function checkLabelCount(file: string, fileLabels: number, model: string, L: num
   }
 }
 
-/** PSP@k of `weights` on the test file (rows preprocessed as the model expects). */
-async function testPsp(
-  cmd: PruneCommand,
-  dataDir: string,
+/** Refuses a `--ks` cut-off above the number of labels (the default 1,3,5 is always fine). */
+function checkKs(cmd: PruneCommand, L: number, file: string): void {
+  const k = cmd.ks?.find((k) => k > L);
+  if (k !== undefined) {
+    throw new RangeError(`--ks ${k} is above the ${L} labels of ${file}`);
+  }
+}
+
+/**
+ * Refuses a held-out validation split with no rows (and, for `--train br`, one that leaves no
+ * row to train on), before the search: PSP@k on no rows is 0, and every pruning is "within ε".
+ */
+function checkSplit(cmd: PruneCommand, numRows: number, file: string): void {
+  const f = cmd.valFraction ?? 0.2;
+  const nv = Math.round(numRows * f);
+  if (nv === 0) {
+    throw new RangeError(
+      `--val-fraction ${f} of the ${numRows} rows of ${file} gives no validation row: give a ` +
+        `larger --val-fraction${cmd.train === undefined ? " or --valid FILE" : ""}`,
+    );
+  }
+  if (cmd.train !== undefined && nv === numRows) {
+    throw new RangeError(
+      `--val-fraction ${f} of the ${numRows} rows of ${file} leaves no row to train on: give a ` +
+        `smaller --val-fraction`,
+    );
+  }
+}
+
+/** PSP@k of `weights` on the test rows (preprocessed as the model expects). */
+function testPsp(
+  test: Dataset,
   models: LabelWeights[],
   pre: RowPreprocess | undefined,
   p: ArrayLike<number>,
   ks: number[],
-): Promise<number[][]> {
-  const test = await loadDataset(dataDir, cmd.dataset, "test");
-  checkLabelCount(
-    `${cmd.dataset}.test.txt`,
-    test.numLabels,
-    cmd.source ?? cmd.model ?? "(trained BR)",
-    models[0].numLabels,
-  );
+): number[][] {
   const rows = { x: preprocessRows(test.x, pre), y: test.y };
   return models.map((w) => validationPsp(w, rows, p, ks));
+}
+
+/** The model kinds POP prunes. */
+const PRUNABLE_KINDS: readonly string[] = ["linear-sparse", "linear-lowrank"];
+
+/** Reads and decodes `--model`, refusing (naming it) a file that is not a linear model. */
+async function readModel(
+  path: string,
+  source: string,
+): Promise<{ input: Uint8Array; content: ReturnType<typeof decodeModelFile> }> {
+  const input = await readModelArg("--model", path);
+  let content: ReturnType<typeof decodeModelFile>;
+  try {
+    content = decodeModelFile(input);
+  } catch (e) {
+    const named = namedModelError(e, source);
+    // a file that is not a model is bad input (exit status 2), as with deno task prune
+    if (named instanceof ModelFormatError) throw new TypeError(named.message, { cause: e });
+    throw named;
+  }
+  if (!PRUNABLE_KINDS.includes(content.kind)) {
+    throw new TypeError(
+      `POP prunes linear models (linear-sparse, linear-lowrank), not a ${content.kind} model ` +
+        `(${source}): its scores are not a per-label weight vector over the input features`,
+    );
+  }
+  return { input, content };
 }
 
 /**
@@ -298,41 +500,53 @@ async function testPsp(
  * ```
  */
 export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknown>> {
-  const dataDir = resolveDataDir(cmd.dataDir);
+  if (cmd.stateDir !== undefined) {
+    throw new TypeError("runPrune: write the model of --state-dir to a file and give it as model");
+  }
+  // every path first, then the inputs, each checked against the others, before the search
+  const files = await checkPruneFiles(cmd);
+  const { dataDir, out } = files;
+  const plot = files.plot;
   const progress = cmd.progress ?? Progress.silent();
-  const out = defaultOut(cmd);
-  const plot = cmd.plot === false ? undefined : cmd.plot ?? out.replace(/(\.tsm)?$/, ".svg");
   const popOpts = { ...popDefaults(cmd), weightType: cmd.weightType, indexType: cmd.indexType };
   const ks = popOpts.ks;
   const curve = plot ? { epsilons: cmd.epsilons, lambdas: cmd.lambdas } : undefined;
+  const source = cmd.source ?? cmd.model ?? "(trained BR)";
+  const model = cmd.model === undefined ? undefined : await readModel(cmd.model, source);
+  const trainFile = `${cmd.dataset}.train.txt`;
   const train: Dataset = await loadDataset(dataDir, cmd.dataset, "train");
+  if (train.x.numRows === 0) {
+    throw new RangeError(
+      `--dataset ${cmd.dataset}: ${files.train} has no rows: no label frequencies to rank by`,
+    );
+  }
+  const L = model?.content.numLabels ?? train.numLabels;
+  if (model) checkLabelCount(trainFile, train.numLabels, source, L);
+  checkKs(cmd, L, model ? `the model ${source}` : trainFile);
+  let valid: Dataset | undefined;
+  if (cmd.valid !== undefined) {
+    valid = await loadXcFile(cmd.valid);
+    checkLabelCount(`--valid ${cmd.valid}`, valid.numLabels, source, L);
+    if (valid.x.numRows === 0) throw new RangeError(`--valid ${cmd.valid} has no rows`);
+  } else {
+    checkSplit(cmd, train.x.numRows, trainFile);
+  }
+  let test: Dataset | undefined;
+  if (files.test !== undefined) {
+    test = await loadDataset(dataDir, cmd.dataset, "test");
+    checkLabelCount(`${cmd.dataset}.test.txt`, test.numLabels, source, L);
+  }
   const labelNames = await labelNamesOf(dataDir, cmd.dataset);
   const summary: Record<string, unknown> = { dataset: cmd.dataset };
   /** The model file to write; undefined when pruning did not help (no copy of the input). */
   let written: Uint8Array | undefined;
   let svg: string | undefined;
-  if (cmd.model) {
-    const source = cmd.source ?? cmd.model;
-    const input = await readModelArg("--model", cmd.model);
-    let content: ReturnType<typeof decodeModelFile>;
-    try {
-      content = decodeModelFile(input);
-    } catch (e) {
-      throw namedModelError(e, source);
-    }
-    const L = content.numLabels;
-    checkLabelCount(`${cmd.dataset}.train.txt`, train.numLabels, source, L);
+  if (model) {
+    const { input, content } = model;
     const counts = new Float64Array(L);
     counts.set(labelCounts(train.y));
     const p = propensitiesOf(counts, Math.max(1, train.x.numRows));
-    let rows: Dataset;
-    if (cmd.valid) {
-      rows = await loadValid(cmd.valid);
-      checkLabelCount(`--valid ${cmd.valid}`, rows.numLabels, source, L);
-      if (rows.x.numRows === 0) throw new RangeError(`--valid ${cmd.valid} has no rows`);
-    } else {
-      rows = splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
-    }
+    const rows = valid ?? splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
     progress.start(undefined, "POP search");
     const r = pruneModel(content, rows, counts, p, { ...popOpts, curve }, input);
     progress.done();
@@ -353,11 +567,10 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
       validationPruned: r.stored,
       withinTolerance: r.withinTolerance,
     });
-    if (cmd.test) {
+    if (test) {
       const pre = rowPreprocessOfContent(content);
-      const [base, pruned] = await testPsp(
-        cmd,
-        dataDir,
+      const [base, pruned] = testPsp(
+        test,
         [labelWeightsOfContent(content), r.weights],
         pre,
         p,
@@ -422,9 +635,9 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
       searchSeconds: r.searchSeconds,
       trainSeconds: r.trainSeconds,
     });
-    if (cmd.test) {
+    if (test) {
       const pre = normalize ? { l2Normalize: true } : undefined;
-      const [base, pruned] = await testPsp(cmd, dataDir, [fullWeights, r.weights], pre, p, ks);
+      const [base, pruned] = testPsp(test, [fullWeights, r.weights], pre, p, ks);
       Object.assign(summary, { testBaseline: base, testPruned: pruned });
     }
     if (r.curve) {
@@ -438,8 +651,9 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
       summary.curve = r.curve;
     }
   }
-  if (written !== undefined) await Deno.writeFile(out, written);
-  if (svg !== undefined && plot) await Deno.writeTextFile(plot, svg);
+  // atomic: a failed write leaves neither a partial file nor its temporary file
+  if (written !== undefined) await writeFileAtomic(out, written);
+  if (svg !== undefined && plot) await writeFileAtomic(plot, new TextEncoder().encode(svg));
   Object.assign(summary, {
     epsilon: popOpts.epsilon,
     lambda: popOpts.lambda,
@@ -450,7 +664,6 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     modelBytes: written === undefined ? null : written.length,
   });
   if (written === undefined) {
-    const source = cmd.source ?? cmd.model;
     summary.message =
       `POP cannot help ${source}: ${
         String(summary.reason).replace(/^not pruned: /, "")
@@ -470,7 +683,18 @@ if (import.meta.main) {
   await runScript(
     "prune",
     async () => {
-      const cmd = parsePruneArgs(Deno.args);
+      if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
+        console.log(`${USAGE}\n(all the options: npx deno task tagstream prune --help)`);
+        return;
+      }
+      let cmd: PruneCommand;
+      try {
+        cmd = parsePruneArgs(Deno.args);
+      } catch (e) {
+        // runScript names the script: not "prune: tagstream prune: …"
+        if (e instanceof Error) e.message = e.message.replace(/^tagstream prune: /, "");
+        throw e;
+      }
       const summary = await runPrune({ ...cmd, progress: new Progress() });
       console.log(JSON.stringify(summary));
     },

@@ -4,11 +4,10 @@
  *
  * @module
  */
-import { resolveDataDir } from "../../data/data_dir.ts";
 import { loadNames } from "../../data/dataset.ts";
 import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { Progress } from "../../progress/mod.ts";
-import type { Command } from "./args.ts";
+import { checkStateDir, type Command } from "./args.ts";
 import { modelFileOf } from "./export.ts";
 import { openState } from "./state.ts";
 
@@ -23,6 +22,10 @@ product W·H^T, kept only when smaller and within epsilon; otherwise no file is 
 epsilon bounds only the label search, and the lambda thresholding may lose more (see "reason", or
 use a smaller --lambda). Writes the pruned file and an SVG size-vs-PSP@k curve with the input
 model's PSP@1/3/5; prints one JSON summary.
+
+Every flag and path is checked before any data is read or anything written: numbers are plain
+decimals in range, --ks at most the number of labels, and the validation split (or --valid)
+must hold rows; a flag the run would ignore is an error naming it.
 
   --dataset NAME        label statistics from DATA_DIR/NAME.train.txt (required)
   --model FILE          model file to prune (linear-sparse or linear-lowrank)
@@ -52,54 +55,62 @@ export const pruneCommand: Command = {
       console.log(USAGE);
       return 0;
     }
-    const rest = [...args];
-    let temp: string | undefined, source: string | undefined;
-    const i = rest.indexOf("--state-dir");
-    if (i >= 0) {
-      const dir = rest[i + 1];
-      if (dir === undefined) throw new TypeError("--state-dir needs a value");
-      rest.splice(i, 2);
-      if (rest.includes("--model")) throw new TypeError("give --state-dir or --model, not both");
-      const l = await openState(dir);
-      const d = rest.indexOf("--dataset");
-      const dataset = d >= 0 ? rest[d + 1] : undefined;
-      if (dataset === undefined) throw new TypeError("--dataset is required");
-      const dd = rest.indexOf("--data-dir");
-      const names = await loadNames(
-        resolveDataDir(dd >= 0 ? rest[dd + 1] : undefined),
-        dataset,
-        "labels",
-      ).catch(() => undefined);
-      const model = l.parser.labels.names;
-      const aligned = model.every((n, j) =>
-        n === String(j) || (names !== undefined && n === names[j])
-      );
-      if (!aligned) {
-        throw new TypeError(
-          `the labels of ${dir} are not in ${dataset}'s label order (the model learned from ` +
-            `events); POP ranks labels by ${dataset}.train.txt, so prune a model trained with ` +
-            `'tagstream train --data ${dataset}.train.txt'`,
-        );
-      }
-      temp = await Deno.makeTempFile({ prefix: "tagstream-prune-", suffix: ".tsm" });
-      await writeFileAtomic(temp, modelFileOf(l));
-      // the temporary file is removed at the end: the summary and messages name the state
-      // directory, whose model stays usable when POP cannot help
-      source = dir;
-      rest.push("--model", temp);
-      if (!rest.includes("--out")) rest.push("--out", `${dir}/model.pop.tsm`);
+    // Loaded on demand: the other commands do not depend on the prune CLI.
+    const { checkPruneFiles, parsePruneArgs, runPrune } = await import("../prune.ts");
+    // every flag, then every path, before the state is opened or anything is written
+    const cmd = parsePruneArgs(args, { stateDir: true });
+    const dir = cmd.stateDir;
+    if (dir === undefined) {
+      console.log(JSON.stringify(await runPrune({ ...cmd, progress: new Progress() })));
+      return 0;
     }
+    await checkStateDir(dir);
+    const run = { ...cmd, stateDir: undefined, out: cmd.out ?? `${dir}/model.pop.tsm` };
+    const files = await checkPruneFiles(run);
+    const l = await openState(dir);
+    const numLabels = l.estimator.numLabels;
+    const names = await loadNames(files.dataDir, cmd.dataset, "labels").catch(() => undefined);
+    if (names !== undefined && names.length !== numLabels) {
+      throw new RangeError(
+        `the model of ${dir} has ${numLabels} labels but ${cmd.dataset} has ${names.length} ` +
+          `(${cmd.dataset}.labels.txt): is it another dataset?`,
+      );
+    }
+    const model = l.parser.labels.names;
+    const aligned = model.every((n, j) =>
+      n === String(j) || (names !== undefined && n === names[j])
+    );
+    if (!aligned) {
+      throw new TypeError(
+        `the labels of ${dir} are not in ${cmd.dataset}'s label order (e.g. a model learned ` +
+          `from events); POP ranks labels by ${cmd.dataset}.train.txt, so prune a model ` +
+          `trained with 'tagstream train --data ${cmd.dataset}.train.txt'`,
+      );
+    }
+    let bytes: Uint8Array;
     try {
-      // Loaded on demand: the other commands do not depend on the prune CLI.
-      const { parsePruneArgs, runPrune } = await import("../prune.ts");
+      bytes = modelFileOf(l);
+    } catch (e) {
+      throw new TypeError(
+        `--state-dir ${dir}: POP prunes linear models (br, leml), and its ${l.estimator.kind} ` +
+          `model cannot even be written as a model file (${(e as Error).message})`,
+      );
+    }
+    // the temporary file is removed at the end: the summary and messages name the state
+    // directory, whose model stays usable when POP cannot help
+    const temp = await Deno.makeTempFile({ prefix: "tagstream-prune-", suffix: ".tsm" });
+    try {
+      await writeFileAtomic(temp, bytes);
       const summary = await runPrune({
-        ...parsePruneArgs(rest),
-        ...(source !== undefined ? { source } : {}),
+        ...run,
+        model: temp,
+        source: dir,
         progress: new Progress(),
       });
       console.log(JSON.stringify(summary));
     } finally {
-      if (temp !== undefined) await Deno.remove(temp).catch(() => {});
+      await Deno.remove(temp).catch(() => {});
+      await Deno.remove(`${temp}.tmp`).catch(() => {});
     }
     return 0;
   },
