@@ -245,6 +245,19 @@ Deno.test("unexpected positional arguments are refused, naming them", async () =
   assert(/unexpected argument 'b\.tsm' \(inspect takes at most 1 positional argument;/.test(msg));
   // without a bound (the default), positionals are returned as before
   assertEquals(parseFlags("x", ["a", "b"], {}).positionals, ["a", "b"]);
+  // a negative number after a value flag is its value, not an ambiguous option
+  const neg = parseFlags("x", ["--seed", "-1", "--lr", "-.5", "--quiet", "a"], {
+    seed: "string",
+    lr: "string",
+    quiet: "boolean",
+  });
+  assertEquals([neg.values.seed, neg.values.lr, neg.positionals], ["-1", "-.5", ["a"]]);
+  assertEquals(parseFlags("x", ["--", "--seed", "-1"], { seed: "string" }).positionals, [
+    "--seed",
+    "-1",
+  ]);
+  const r = await runMain(["train", "--data", "x.txt", "--out", "y.tsm", "--seed", "-1.5"]);
+  assert(r.code === 2 && /--seed must be an integer, got '-1\.5'/.test(r.err), r.err);
 });
 
 Deno.test("--follow, --data, --labels and --state-dir name the flag and the path", async () => {

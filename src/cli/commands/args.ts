@@ -64,7 +64,8 @@ export interface Flags {
 
 /**
  * Parses `args` strictly (unknown flags are a TypeError naming the command and the flag).
- * `--help`/`-h` is always accepted as `values.help`. `maxPositionals` (default: any number)
+ * `--help`/`-h` is always accepted as `values.help`; a negative number after a flag that takes a
+ * value is that value (`--seed -1`). `maxPositionals` (default: any number)
  * bounds the positional arguments: more is a TypeError naming the extra ones.
  *
  * @example
@@ -97,9 +98,32 @@ export function parseFlags(
   for (const [name, kind] of Object.entries(spec)) {
     flagOptions[name] = kind === "multiple" ? { type: "string", multiple: true } : { type: kind };
   }
+  // `--seed -1`: a negative number after a flag that takes a value is that value (parseArgs
+  // would call it ambiguous); joined as `--seed=-1`
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i], next = args[i + 1];
+    const name = a.startsWith("--") && !a.includes("=") ? a.slice(2) : undefined;
+    if (
+      name !== undefined && flagOptions[name]?.type === "string" && next !== undefined &&
+      NEGATIVE_NUMBER.test(next)
+    ) {
+      joined.push(`${a}=${next}`);
+      i++;
+    } else joined.push(a);
+    if (a === "--") {
+      joined.push(...args.slice(i + 1));
+      break;
+    }
+  }
   let flags: Flags;
   try {
-    const r = parseArgs({ args, options: flagOptions, strict: true, allowPositionals: true });
+    const r = parseArgs({
+      args: joined,
+      options: flagOptions,
+      strict: true,
+      allowPositionals: true,
+    });
     flags = { values: r.values as Flags["values"], positionals: r.positionals };
   } catch (e) {
     const m = /Unknown option '([^']+)'/.exec((e as Error).message);
@@ -205,6 +229,8 @@ export function numberFlag(
   return boundedFlag(f, name, dflt, min, max, false);
 }
 
+/** A token that is a negative number (`-1`, `-0.5`, `-.5`, `-1e-3`), not a flag. */
+const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
 /** Plain decimal integers (no `0x10`, `1e3`, `1.0`, blanks). */
 const DECIMAL_INT = /^[+-]?\d+$/;
 /** Plain decimal numbers (no `0x10`, `Infinity`, blanks). */
