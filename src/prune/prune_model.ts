@@ -238,7 +238,9 @@ export function pruneModel(
     }
     const short = toleranceShortfall(storedPsp, search.baseline, eps, ks);
     if (lowRank && short) why.push(short);
-    reason = `not pruned: ${what} ${why.join(" and ")}`;
+    reason = search.nnzBefore === 0
+      ? `not pruned: the ${content.kind} model has no feature weights to prune`
+      : `not pruned: ${what} ${why.join(" and ")}`;
     if (curve) {
       const ok = smallestWithin(curve, search.baseline, eps, before);
       reason += ok

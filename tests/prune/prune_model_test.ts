@@ -7,6 +7,7 @@ import { encodeModelFile } from "../../src/format/model_file.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { trainBr } from "../../src/models/br/mod.ts";
+import { PopularityEstimator } from "../../src/models/popularity/mod.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";
@@ -154,4 +155,14 @@ Deno.test("pruneModel rejects mismatched counts, rows and kinds", () => {
     [() => pruneModel(content, valid, counts, p, { epsilon: 1 }), /epsilon must be in \[0, 1\)/],
   ];
   assertBadInput(cases);
+});
+
+Deno.test("a model without feature weights (popularity) is kept, and the reason says why", () => {
+  const { train, valid, counts, p } = setup();
+  const pop = new PopularityEstimator();
+  pop.learnMany(train);
+  const input = pop.toModelFile();
+  const r = pruneModel(decodeModelFile(input), valid, counts, p, {}, input);
+  assert(!r.pruned && r.bytes === input, "the original is kept");
+  assert(/^not pruned: the \S+ model has no feature weights to prune$/.test(r.reason), r.reason);
 });
