@@ -14,6 +14,7 @@ import {
   splitRows,
 } from "../../src/data/dataset.ts";
 import type { Batch } from "../../src/data/types.ts";
+import { numberFlag as cliNumberFlag } from "../../src/cli/commands/args.ts";
 import type { Estimator } from "../../src/models/estimator.ts";
 import { evaluateModel } from "../../src/metrics/evaluate.ts";
 import { propensities as propensitiesOf } from "../../src/metrics/propensity.ts";
@@ -46,16 +47,18 @@ export interface TrainTest {
 }
 
 /**
- * A finite number flag of an experiment (`--name VALUE`), or `fallback` when it is absent
- * (`undefined` without a fallback).
+ * A finite number flag of an experiment (`--name VALUE`, in plain decimal: no `0x10`, no
+ * blanks), or `fallback` when it is absent (`undefined` without a fallback).
  *
- * @throws {TypeError} when the flag has no value or is not a finite number
+ * @throws {TypeError} when the flag has no value
+ * @throws {RangeError} when it is not a finite number in plain decimal
  *
  * @example
  * ```ts
  * import { numberFlag } from "./harness.ts";
  * console.log(numberFlag({ threshold: "0.25" }, "threshold", 0.5), numberFlag({}, "threshold", 0.5)); // 0.25 0.5
  * console.log(numberFlag({}, "k")); // undefined
+ * try { numberFlag({ k: "0x10" }, "k"); } catch (e) { console.log((e as Error).message); } // --k must be a number, got '0x10'
  * ```
  */
 export function numberFlag(
@@ -72,25 +75,22 @@ export function numberFlag(
   name: string,
   fallback?: number,
 ): number | undefined {
-  const v = flags[name];
-  if (v === undefined) return fallback;
-  const n = Number(v);
-  if (typeof v !== "string" || !Number.isFinite(n)) {
-    throw new TypeError(`--${name} must be a number, got '${v}'`);
-  }
-  return n;
+  // args.ts's reader: plain decimal, finite; a bare `--name` (true) "needs a value"
+  return cliNumberFlag({ values: flags, positionals: [] }, name, fallback);
 }
 
 /**
- * A flag holding comma-separated positive integers (`--k-grid 5,10,20`), without duplicates,
- * or `fallback` when it is absent.
+ * A flag holding comma-separated positive integers in plain decimal (`--k-grid 5,10,20`),
+ * without duplicates, or `fallback` when it is absent.
  *
- * @throws {TypeError} when an entry is not a positive integer
+ * @throws {TypeError} when an entry is not a positive integer (`0`, `1.5`, `0x10`, empty) or
+ *   the flag has no value
  *
  * @example
  * ```ts
  * import { intList } from "./harness.ts";
  * console.log(intList("5, 10,5", [1], "k-grid"), intList(undefined, [1], "k-grid")); // [ 5, 10 ] [ 1 ]
+ * try { intList("5,0x10", [1], "k-grid"); } catch (e) { console.log((e as Error).message); } // --k-grid must be comma-separated positive integers, got '5,0x10'
  * ```
  */
 export function intList(
@@ -99,11 +99,14 @@ export function intList(
   name: string,
 ): number[] {
   if (v === undefined) return fallback;
-  const list = String(v).split(",").map((s) => Number(s.trim()));
-  if (list.length === 0 || list.some((k) => !Number.isInteger(k) || k < 1)) {
+  const entries = String(v).split(",").map((s) => s.trim());
+  if (
+    typeof v !== "string" ||
+    entries.some((s) => !/^\+?\d+$/.test(s) || !Number.isSafeInteger(Number(s)) || Number(s) < 1)
+  ) {
     throw new TypeError(`--${name} must be comma-separated positive integers, got '${v}'`);
   }
-  return [...new Set(list)];
+  return [...new Set(entries.map(Number))];
 }
 
 /**
@@ -138,6 +141,18 @@ export function jsonObjectFlag(
   }
   return parsed as Record<string, unknown>;
 }
+
+/**
+ * The flags {@linkcode loadTrainTest} reads (the propensity model's A and B): every experiment
+ * that calls it lists them in its `FLAGS`.
+ *
+ * @example
+ * ```ts
+ * import { PROPENSITY_FLAGS } from "./harness.ts";
+ * console.log(PROPENSITY_FLAGS); // [ "propensity-a", "propensity-b" ]
+ * ```
+ */
+export const PROPENSITY_FLAGS = ["propensity-a", "propensity-b"] as const;
 
 /**
  * Loads `<dataDir>/<dataset>.train.txt` and `.test.txt`, puts both in the same feature and label

@@ -1,7 +1,9 @@
 /**
  * Contract of the repro harness: every experiment is a file `bench/repro/experiments/<name>.ts`
  * whose default export is an {@linkcode Experiment}; `deno task repro NAME --dataset D` runs it
- * and prints its {@linkcode ExperimentResult} as one JSON line.
+ * and prints its {@linkcode ExperimentResult} as one JSON line. Next to it the file exports
+ * `FLAGS`, its {@linkcode ExperimentFlags}: the runner refuses, before the run, any flag not
+ * listed there.
  *
  * @module
  */
@@ -69,3 +71,27 @@ export interface ExperimentResult {
  * ```
  */
 export type Experiment = (ctx: ExperimentContext) => Promise<ExperimentResult>;
+
+/**
+ * What an experiment reads from the command line, exported as `FLAGS` by
+ * `bench/repro/experiments/<name>.ts` next to its default export: `flags`, the flags it accepts
+ * (besides `--dataset`, `--data-dir` and `--seed`, which every experiment takes), and `test`,
+ * whether it reads `<dataset>.test.txt`: `true`; the name of a flag: unless that flag is given
+ * and not `"false"`; absent: never (it reads only the training file).
+ *
+ * @example
+ * ```ts
+ * import type { ExperimentFlags } from "./types.ts";
+ * export const FLAGS: ExperimentFlags = { flags: ["threshold", "tune"], test: "tune" };
+ * console.log(FLAGS.flags, FLAGS.test); // [ "threshold", "tune" ] tune
+ * ```
+ */
+export interface ExperimentFlags {
+  /** The flags the experiment accepts, without the runner's `dataset`, `data-dir`, `seed`. */
+  readonly flags: readonly string[];
+  /**
+   * Whether it reads `<dataset>.test.txt`: `true`, or the name of a flag that, given and not
+   * `"false"`, means it does not.
+   */
+  readonly test?: true | string;
+}

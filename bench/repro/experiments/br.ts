@@ -8,14 +8,26 @@
  *
  * @module
  */
-import type { Experiment, ExperimentContext } from "../types.ts";
-import { learnAll, loadTrainTest, timeSeconds } from "../harness.ts";
+import type { Experiment, ExperimentContext, ExperimentFlags } from "../types.ts";
+import { learnAll, loadTrainTest, PROPENSITY_FLAGS, timeSeconds } from "../harness.ts";
 import type { Dataset } from "../../../src/data/dataset.ts";
 import { BrEstimator, nnzOf, trainBr } from "../../../src/models/br/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 
 /**
- * The BR settings shared by the `br` and `pop` experiments, from the flags.
+ * The flags {@linkcode brSettings} reads (`--C`, `--eps`, `--normalize`): `br` and `pop` list
+ * them in their `FLAGS`.
+ *
+ * @example
+ * ```ts
+ * import { BR_FLAGS } from "./br.ts";
+ * console.log(BR_FLAGS); // [ "C", "eps", "normalize" ]
+ * ```
+ */
+export const BR_FLAGS = ["C", "eps", "normalize"] as const;
+
+/**
+ * The BR settings shared by the `br` and `pop` experiments, from the flags ({@linkcode BR_FLAGS}).
  *
  * @example
  * ```ts
@@ -117,6 +129,21 @@ const br: Experiment = async (ctx) => {
       nnz: nnzOf(model.toLabelWeights()),
     },
   };
+};
+
+/**
+ * The flags `repro br` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner refuses
+ * any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./br.ts";
+ * console.log(FLAGS.flags.includes("C")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [...BR_FLAGS, "trainer", "epochs", ...PROPENSITY_FLAGS],
+  test: true,
 };
 
 export default br;

@@ -38,7 +38,7 @@ import { resolveConfig } from "../../../src/models/coembed/config.ts";
 import { fitCoEmbed, type RowUpdate } from "../../../src/models/coembed/fit.ts";
 import { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
 import { RandomFeaturesPredictor } from "../../../src/models/coembed/predictor.ts";
-import type { Experiment, ExperimentContext, ExperimentResult } from "../types.ts";
+import type { Experiment, ExperimentContext, ExperimentFlags, ExperimentResult } from "../types.ts";
 import { jsonObjectFlag } from "../harness.ts";
 import {
   type Dense,
@@ -254,10 +254,13 @@ function scoreRows(
 
 const experiment: Experiment = async (ctx: ExperimentContext): Promise<ExperimentResult> => {
   const flags = ctx.flags;
-  const taus = String(flags.taus ?? "0.3,0.5,0.8").split(",").map(Number);
-  for (const t of taus) {
-    if (!(t >= 0 && t < 1)) throw new RangeError(`coembed-ablation: τ ${t} not in [0, 1)`);
-  }
+  const tauList = String(flags.taus ?? "0.3,0.5,0.8").split(",").map((t) => t.trim());
+  const taus = tauList.map((t) => (t === "" ? NaN : Number(t)));
+  taus.forEach((t, i) => {
+    if (!(t >= 0 && t < 1)) {
+      throw new RangeError(`coembed-ablation: --taus entry '${tauList[i]}' not in [0, 1)`);
+    }
+  });
   const repeats = Number(flags.repeats ?? 3);
   if (!Number.isInteger(repeats) || repeats < 1) {
     throw new RangeError(`coembed-ablation: --repeats ${flags.repeats} is not an integer >= 1`);
@@ -284,6 +287,9 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
   }
   const tuned = TUNED[ctx.dataset] ?? {};
   const baseEpochs = flags.epochs === undefined ? tuned.epochs ?? 30 : Number(flags.epochs);
+  if (!Number.isInteger(baseEpochs) || baseEpochs < 1) {
+    throw new RangeError(`coembed-ablation: --epochs ${flags.epochs} is not an integer >= 1`);
+  }
   const dense = toDense(await loadDataset(ctx.dataDir, ctx.dataset, "train"));
   const { N, D, L } = dense;
   const rows: Record<string, unknown>[] = [];
@@ -432,5 +438,17 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     },
   };
 };
+
+/**
+ * The flags `repro coembed-ablation` accepts besides `--dataset`, `--data-dir` and `--seed` (the
+ * runner refuses any other); it reads only `<dataset>.train.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./coembed-ablation.ts";
+ * console.log(FLAGS.flags.includes("taus")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = { flags: ["taus", "repeats", "extra", "variants", "epochs"] };
 
 export default experiment;

@@ -49,7 +49,7 @@ import {
 import { type CoEmbedData, fitCoEmbed } from "../../../src/models/coembed/fit.ts";
 import { CoEmbedLearner } from "../../../src/models/coembed/learner.ts";
 import { RandomFeaturesPredictor } from "../../../src/models/coembed/predictor.ts";
-import type { Experiment, ExperimentContext, ExperimentResult } from "../types.ts";
+import type { Experiment, ExperimentContext, ExperimentFlags, ExperimentResult } from "../types.ts";
 
 /**
  * Dense copy of a dataset: features `[N, D]` and true labels `[N, L]`.
@@ -411,15 +411,50 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
   }
   const tau = numFlag(flags, "tau") ?? 0.5;
   if (!(tau >= 0 && tau < 1)) throw new RangeError(`coembed experiment: --tau ${tau} not in [0,1)`);
-  const repeats = numFlag(flags, "repeats") ?? 10;
+  const count = (name: string, fallback: number): number => {
+    const v = numFlag(flags, name);
+    if (v === undefined) return fallback;
+    if (!Number.isInteger(v) || v < 1) {
+      throw new RangeError(
+        `coembed experiment: --${name} must be an integer >= 1, got '${flags[name]}'`,
+      );
+    }
+    return v;
+  };
+  // --X, --X true|false, and when on by default --no-X: a switch
+  const on = (name: string, dflt = true): boolean => {
+    const v = flags[name], no = dflt ? flags[`no-${name}`] : undefined;
+    if (v !== undefined && v !== true && v !== "true" && v !== "false") {
+      throw new RangeError(`coembed experiment: --${name} takes true or false, got '${v}'`);
+    }
+    if (no !== undefined && no !== true && no !== "true") {
+      throw new RangeError(`coembed experiment: --no-${name} takes no value, got '${no}'`);
+    }
+    if (v !== undefined && no !== undefined) {
+      throw new TypeError(`coembed experiment: give --${name} or --no-${name}, not both`);
+    }
+    return no !== undefined ? false : v === undefined ? dflt : v !== "false";
+  };
+  const repeats = count("repeats", 10);
   const tuned = TUNED[ctx.dataset] ?? {};
-  const epochs = numFlag(flags, "epochs") ?? tuned.epochs ?? 30;
-  const batchSize = numFlag(flags, "batch") ?? 64;
+  const epochs = count("epochs", tuned.epochs ?? 30);
+  const batchSize = count("batch", 64);
+  const streamBatch = count("streamBatch", batchSize);
   const gammaFlag = flags.gamma === undefined ? "auto" : String(flags.gamma);
-  const doTrans = flags.transductive !== false && flags["no-transductive"] !== true;
-  const doBase = flags.baseline !== false && flags["no-baseline"] !== true;
-  const doStream = flags.stream !== false && flags["no-stream"] !== true;
-  const tune = flags.tune === true || flags.tune === "true";
+  if (gammaFlag !== "auto" && !(Number(gammaFlag) > 0)) {
+    throw new RangeError(
+      `coembed experiment: --gamma must be auto or a number > 0, got '${gammaFlag}'`,
+    );
+  }
+  if (flags.init !== undefined && flags.init !== "random" && flags.init !== "spectral") {
+    throw new RangeError(
+      `coembed experiment: --init must be spectral or random, got '${flags.init}'`,
+    );
+  }
+  const doTrans = on("transductive");
+  const doBase = on("baseline");
+  const doStream = on("stream");
+  const tune = on("tune", false);
   const rowUpdate = String(flags.rowUpdate ?? "fold-in");
   if (rowUpdate !== "fold-in" && rowUpdate !== "joint") {
     throw new RangeError(`coembed experiment: --rowUpdate must be fold-in or joint`);
@@ -533,7 +568,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
         D,
         L,
       );
-      const sb = numFlag(flags, "streamBatch") ?? batchSize;
+      const sb = streamBatch;
       const s0 = performance.now();
       for (let s = 0; s < nTrain; s += sb) {
         const e = Math.min(nTrain, s + sb);
@@ -663,7 +698,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
             foldInSteps: cfg.foldInSteps,
             warmStart: cfg.warmStart,
             consolidateEpochs: cfg.consolidateEpochs,
-            batch: numFlag(flags, "streamBatch") ?? batchSize,
+            batch: streamBatch,
             batchGap: metrics.inductiveMacroAUC - metrics.streamInductiveMacroAUC,
             trainSeconds: meanStd(streamSeconds).mean,
           },
@@ -672,6 +707,59 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       seeds: `${ctx.seed * 1000}..${ctx.seed * 1000 + repeats - 1}`,
     },
   };
+};
+
+/**
+ * The flags `repro coembed` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt` unless `--tune` is given (and not `false`).
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./coembed.ts";
+ * console.log(FLAGS.flags.includes("variant")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    "variant",
+    "tau",
+    "repeats",
+    "epochs",
+    "batch",
+    "gamma",
+    "transductive",
+    "no-transductive",
+    "baseline",
+    "no-baseline",
+    "stream",
+    "no-stream",
+    "tune",
+    "rowUpdate",
+    "input",
+    "init",
+    "lambda",
+    "lambdaX",
+    "lambdaS",
+    "lambdaE",
+    "alpha",
+    "lr",
+    "rowLr",
+    "rff",
+    "rowSteps",
+    "globalSteps",
+    "streamSteps",
+    "replayRatio",
+    "replay",
+    "foldInSteps",
+    "warmStart",
+    "streamRowSteps",
+    "consolidateEpochs",
+    "replayPerStep",
+    "rank",
+    "streamBatch",
+    "transLambda",
+  ],
+  test: "tune",
 };
 
 export default experiment;

@@ -9,11 +9,13 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
 import {
+  intList,
   learnAll,
   loadTrainTest,
   numberFlag,
+  PROPENSITY_FLAGS,
   stateBytes,
   trainAndEvaluate,
   validationSplit,
@@ -25,12 +27,7 @@ import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 const DEFAULT_GRID = [1, 3, 5, 10, 20, 40];
 
 function parseGrid(v: string | boolean | undefined): number[] {
-  if (v === undefined) return DEFAULT_GRID;
-  const grid = String(v).split(",").map((s) => Number(s.trim()));
-  if (grid.length === 0 || grid.some((k) => !Number.isInteger(k) || k < 1)) {
-    throw new TypeError(`--k-grid must be comma-separated positive integers, got '${v}'`);
-  }
-  return [...new Set(grid)].sort((a, b) => a - b);
+  return [...intList(v, DEFAULT_GRID, "k-grid")].sort((a, b) => a - b);
 }
 
 const knn: Experiment = async (ctx) => {
@@ -40,7 +37,7 @@ const knn: Experiment = async (ctx) => {
   let chosenK: number;
   const validation: Record<string, number> = {};
   if (ctx.flags.k !== undefined) {
-    chosenK = Number(ctx.flags.k);
+    chosenK = numberFlag(ctx.flags, "k", 0);
     if (!Number.isInteger(chosenK) || chosenK < 1) {
       throw new TypeError(`--k must be a positive integer, got '${ctx.flags.k}'`);
     }
@@ -99,6 +96,21 @@ const knn: Experiment = async (ctx) => {
       modelBytesNote: "in-memory stored training rows (kNN has no model file)",
     },
   };
+};
+
+/**
+ * The flags `repro knn` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner refuses
+ * any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./knn.ts";
+ * console.log(FLAGS.flags.includes("threshold")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: ["threshold", "k", "k-grid", ...PROPENSITY_FLAGS],
+  test: true,
 };
 
 export default knn;

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
-import { loadTrainTest, timeSeconds } from "../harness.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
+import { loadTrainTest, PROPENSITY_FLAGS, timeSeconds } from "../harness.ts";
 import { LemlBatch, revealEntries } from "../../../src/models/leml/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { conjugateGradient } from "../../../src/linalg/cg.ts";
@@ -167,6 +167,21 @@ const lemlMissing: Experiment = async (ctx) => {
       },
     },
   };
+};
+
+/**
+ * The flags `repro leml-missing` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./leml-missing.ts";
+ * console.log(FLAGS.flags.includes("fraction")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: ["fraction", "lambda", "iterations", "br-lambda", ...PROPENSITY_FLAGS],
+  test: true,
 };
 
 export default lemlMissing;

@@ -34,8 +34,8 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
-import { loadTrainTest, prequential, validationSplit } from "../harness.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
+import { loadTrainTest, prequential, PROPENSITY_FLAGS, validationSplit } from "../harness.ts";
 import { batchesOf, type Dataset } from "../../../src/data/dataset.ts";
 import type { Batch } from "../../../src/data/types.ts";
 import type { Estimator } from "../../../src/models/estimator.ts";
@@ -248,6 +248,33 @@ const lemlStream: Experiment = async (ctx) => {
       validation,
     },
   };
+};
+
+/**
+ * The flags `repro leml-stream` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./leml-stream.ts";
+ * console.log(FLAGS.flags.includes("lambda")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    "lambda",
+    "l2",
+    "rank",
+    "lr",
+    "lrH",
+    "batch",
+    "replay-steps",
+    "replay",
+    "replay-ratio",
+    "update",
+    ...PROPENSITY_FLAGS,
+  ],
+  test: true,
 };
 
 export default lemlStream;

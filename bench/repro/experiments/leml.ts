@@ -32,8 +32,8 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
-import { loadTrainTest, timeSeconds, validationSplit } from "../harness.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
+import { loadTrainTest, PROPENSITY_FLAGS, timeSeconds, validationSplit } from "../harness.ts";
 import { LemlBatch } from "../../../src/models/leml/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { containsSorted } from "../../../src/metrics/relevance.ts";
@@ -434,5 +434,30 @@ async function lossTable(
     },
   };
 }
+
+/**
+ * The flags `repro leml` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner refuses
+ * any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./leml.ts";
+ * console.log(FLAGS.flags.includes("loss")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    "loss",
+    "fractions",
+    "iterations",
+    "cg",
+    "l2",
+    "rank",
+    "lambda",
+    "mm-steps",
+    ...PROPENSITY_FLAGS,
+  ],
+  test: true,
+};
 
 export default leml;

@@ -11,12 +11,13 @@
  * @module
  */
 import process from "node:process";
-import type { Experiment } from "../types.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
 import {
   learnAll,
   loadTrainTest,
   modelFileResult,
   numberFlag,
+  PROPENSITY_FLAGS,
   timeSeconds,
   validationSplit,
 } from "../harness.ts";
@@ -99,6 +100,22 @@ const ova: Experiment = async (ctx) => {
     trainRows: train.x.numRows,
     testRows: test.x.numRows,
   });
+};
+
+/**
+ * The flags `repro ova` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner refuses
+ * any other): the learner's settings (`OVA_OPTION_NAMES` but `seed`, which is `--seed`), `--epochs`
+ * and the propensity flags; it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./ova.ts";
+ * console.log(FLAGS.flags.includes("loss")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [...OVA_OPTION_NAMES.filter((n) => n !== "seed"), "epochs", ...PROPENSITY_FLAGS],
+  test: true,
 };
 
 export default ova;

@@ -19,13 +19,13 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
-import { loadTrainTest, numberFlag } from "../harness.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
+import { loadTrainTest, numberFlag, PROPENSITY_FLAGS } from "../harness.ts";
 import { BrEstimator, nnzOf } from "../../../src/models/br/mod.ts";
 import { popBr } from "../../../src/prune/pop_br.ts";
 import { curveSvg } from "../../../src/prune/curve.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
-import { brSettings } from "./br.ts";
+import { BR_FLAGS, brSettings } from "./br.ts";
 
 function choice<T extends string>(
   flags: Record<string, string | boolean>,
@@ -114,6 +114,31 @@ const popExperiment: Experiment = async (ctx) => {
       ...(plot ? { plot, curve: r.curve } : {}),
     },
   };
+};
+
+/**
+ * The flags `repro pop` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner refuses
+ * any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./pop.ts";
+ * console.log(FLAGS.flags.includes("C")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    ...BR_FLAGS,
+    "epsilon",
+    "lambda",
+    "delta",
+    "val-fraction",
+    "weights",
+    "index",
+    "plot",
+    ...PROPENSITY_FLAGS,
+  ],
+  test: true,
 };
 
 export default popExperiment;

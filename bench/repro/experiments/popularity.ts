@@ -4,8 +4,14 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
-import { loadTrainTest, modelFileResult, numberFlag, trainAndEvaluate } from "../harness.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
+import {
+  loadTrainTest,
+  modelFileResult,
+  numberFlag,
+  PROPENSITY_FLAGS,
+  trainAndEvaluate,
+} from "../harness.ts";
 import { PopularityEstimator } from "../../../src/models/popularity/mod.ts";
 
 const popularity: Experiment = async (ctx) => {
@@ -28,5 +34,17 @@ const popularity: Experiment = async (ctx) => {
     testRows: test.x.numRows,
   });
 };
+
+/**
+ * The flags `repro popularity` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./popularity.ts";
+ * console.log(FLAGS.flags.includes("threshold")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = { flags: ["threshold", ...PROPENSITY_FLAGS], test: true };
 
 export default popularity;

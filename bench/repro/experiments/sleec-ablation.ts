@@ -35,7 +35,7 @@ import { subsetRows } from "../../../src/data/dataset_subsets.ts";
 import { propensities as propensitiesOf } from "../../../src/metrics/propensity.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { type SleecConfig, SleecModel, trainSleec } from "../../../src/models/sleec/mod.ts";
-import type { Experiment, ExperimentResult } from "../types.ts";
+import type { Experiment, ExperimentFlags, ExperimentResult } from "../types.ts";
 import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
 
 /**
@@ -454,6 +454,20 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
       rows,
     },
   };
+};
+
+/**
+ * The flags `repro sleec-ablation` accepts besides `--dataset`, `--data-dir` and `--seed` (the
+ * runner refuses any other); it reads only `<dataset>.train.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./sleec-ablation.ts";
+ * console.log(FLAGS.flags.includes("valid-fraction")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: ["valid-fraction", "extra", "variants", "k-grid", "learners", "euclidean"],
 };
 
 export default sleecAblation;

@@ -43,12 +43,13 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
 import {
   intList,
   jsonObjectFlag,
   loadTrainTest,
   numberFlag,
+  PROPENSITY_FLAGS,
   timeSeconds,
   type TrainTest,
   validationSplit,
@@ -365,5 +366,37 @@ function sdkPrecision(model: Model, test: { x: CsrMatrix; y: BinaryCsr }): Preci
   }
   return p;
 }
+
+/**
+ * The flags `repro sleec-curve` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt` unless `--validation` is given (and not
+ * `false`).
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./sleec-curve.ts";
+ * console.log(FLAGS.flags.includes("validation")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    "validation",
+    "config",
+    "learners",
+    "edge-bytes",
+    "plot",
+    "out",
+    "clusters",
+    "neighbours",
+    "rank",
+    "weighted",
+    "k",
+    "k-grid",
+    "neighbours-grid",
+    "members",
+    ...PROPENSITY_FLAGS,
+  ],
+  test: "validation",
+};
 
 export default sleecCurve;

@@ -25,7 +25,7 @@ import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { voteWeights } from "../../../src/models/sleec/predictor.ts";
 import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
 import { buildMember, nearestRows, type Neighbours } from "../sleec_pool_members.ts";
-import type { Experiment, ExperimentResult } from "../types.ts";
+import type { Experiment, ExperimentFlags, ExperimentResult } from "../types.ts";
 import { lastRowsSplit } from "./sleec-ablation.ts";
 
 /**
@@ -156,6 +156,20 @@ const sleecPool: Experiment = async (ctx): Promise<ExperimentResult> => {
       rows,
     },
   };
+};
+
+/**
+ * The flags `repro sleec-pool` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads only `<dataset>.train.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./sleec-pool.ts";
+ * console.log(FLAGS.flags.includes("members")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: ["members", "combos", "k-grid", "vote-power", "config", "valid-fraction"],
 };
 
 export default sleecPool;

@@ -20,12 +20,13 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
 import {
   intList,
   loadTrainTest,
   numberFlag,
   prequential,
+  PROPENSITY_FLAGS,
   timeSeconds,
   validationSplit,
 } from "../harness.ts";
@@ -123,6 +124,34 @@ const sleecStream: Experiment = async (ctx) => {
         : {}),
     },
   };
+};
+
+/**
+ * The flags `repro sleec-stream` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./sleec-stream.ts";
+ * console.log(FLAGS.flags.includes("neighbours")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    "neighbours",
+    "lr",
+    "reservoir",
+    "refresh-every",
+    "first-refresh",
+    "clusters",
+    "learners",
+    "rank",
+    "batch",
+    "k",
+    "k-grid",
+    ...PROPENSITY_FLAGS,
+  ],
+  test: true,
 };
 
 export default sleecStream;

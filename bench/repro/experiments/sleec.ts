@@ -21,8 +21,15 @@
  *
  * @module
  */
-import type { Experiment } from "../types.ts";
-import { intList, loadTrainTest, numberFlag, timeSeconds, validationSplit } from "../harness.ts";
+import type { Experiment, ExperimentFlags } from "../types.ts";
+import {
+  intList,
+  loadTrainTest,
+  numberFlag,
+  PROPENSITY_FLAGS,
+  timeSeconds,
+  validationSplit,
+} from "../harness.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
 
@@ -150,6 +157,34 @@ const sleec: Experiment = async (ctx) => {
         : {}),
     },
   };
+};
+
+/**
+ * The flags `repro sleec` accepts besides `--dataset`, `--data-dir` and `--seed` (the runner
+ * refuses any other); it reads `<dataset>.test.txt`.
+ *
+ * @example
+ * ```ts
+ * import { FLAGS } from "./sleec.ts";
+ * console.log(FLAGS.flags.includes("learners")); // true
+ * ```
+ */
+export const FLAGS: ExperimentFlags = {
+  flags: [
+    "learners",
+    "clusters",
+    "rank",
+    "lambda",
+    "mu",
+    "k",
+    "neighbours",
+    "k-grid",
+    "neighbours-grid",
+    "weighted",
+    "splits",
+    ...PROPENSITY_FLAGS,
+  ],
+  test: true,
 };
 
 export default sleec;
