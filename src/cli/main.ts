@@ -2,8 +2,8 @@
  * `npx deno task tagstream <command> [options]`: the Tagstream command line.
  *
  * Commands: `train`, `eval`, `prune`, `export`, `serve`, `inspect`; `--help` on each. Errors
- * print one line on stderr and exit with 2 for bad input (TypeError, RangeError, SyntaxError)
- * or 1 otherwise.
+ * print one line on stderr and exit with 2 for bad input (TypeError, RangeError, SyntaxError,
+ * ModelFormatError) or 1 otherwise.
  *
  * @module
  */

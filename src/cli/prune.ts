@@ -41,7 +41,7 @@ import {
   splitRows,
 } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
-import { decodeModelFile, ModelFormatError } from "../../sdk/internal.ts";
+import { decodeModelFile } from "../../sdk/internal.ts";
 import type { LabelWeights } from "../models/br/label_weights.ts";
 import { preprocessRows, type RowPreprocess } from "../data/preprocess.ts";
 import { propensities as propensitiesOf } from "../metrics/propensity.ts";
@@ -53,7 +53,7 @@ import { pruneModel } from "../prune/prune_model.ts";
 import { thresholdingNote } from "../prune/tolerance.ts";
 import { validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
-import { isBadInput, runScript } from "./run_script.ts";
+import { runScript } from "./run_script.ts";
 import { namedModelError, readModelArg } from "./commands/inspect.ts";
 import {
   checkInputFile,
@@ -469,10 +469,7 @@ async function readModel(
   try {
     content = decodeModelFile(input);
   } catch (e) {
-    const named = namedModelError(e, source);
-    // a file that is not a model is bad input (exit status 2), as with deno task prune
-    if (named instanceof ModelFormatError) throw new TypeError(named.message, { cause: e });
-    throw named;
+    throw namedModelError(e, source);
   }
   if (!PRUNABLE_KINDS.includes(content.kind)) {
     throw new TypeError(
@@ -698,6 +695,5 @@ if (import.meta.main) {
       const summary = await runPrune({ ...cmd, progress: new Progress() });
       console.log(JSON.stringify(summary));
     },
-    (e) => isBadInput(e) || e instanceof ModelFormatError,
   );
 }

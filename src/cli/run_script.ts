@@ -1,13 +1,17 @@
 /**
  * How the command-line scripts end on an error: one line `NAME: message` on stderr and exit
  * code 2 for bad input (a TypeError, RangeError or SyntaxError: a flag, a file or a value the
- * user can fix) or 1 for anything else.
+ * user can fix; a ModelFormatError: a file given as a model that is not one) or 1 for anything
+ * else.
  *
  * @module
  */
 
+import { ModelFormatError } from "../../sdk/mod.ts";
+
 /**
- * Whether `e` reports bad input (TypeError, RangeError or SyntaxError), exit code 2.
+ * Whether `e` reports bad input (TypeError, RangeError, SyntaxError or ModelFormatError), exit
+ * code 2.
  *
  * @example
  * ```ts
@@ -16,7 +20,8 @@
  * ```
  */
 export function isBadInput(e: unknown): boolean {
-  return e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError;
+  return e instanceof TypeError || e instanceof RangeError || e instanceof SyntaxError ||
+    e instanceof ModelFormatError;
 }
 
 /**

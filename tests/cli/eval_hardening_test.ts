@@ -186,7 +186,7 @@ Deno.test("inspect: files the SDK rejects fail, naming the file", async () => {
     await Deno.writeFile(`${dir}/cut.tsm`, good.subarray(0, good.length - 9));
     for (const name of ["mystery.tsm", "cut.tsm"]) {
       const r = await runMain(["inspect", `${dir}/${name}`]);
-      assert(r.code !== 0, `${name}: exit 0 (${r.out})`);
+      assert(r.code === 2, `${name}: exit ${r.code}, not 2 (bad input) (${r.out})`);
       assert(r.err.includes(`Cannot read model file ${dir}/${name} (`), `${name}: ${r.err}`);
       // eval names it the same way
       const e = await runMain([
@@ -196,7 +196,7 @@ Deno.test("inspect: files the SDK rejects fail, naming the file", async () => {
         "--data",
         `${dir}/unk.txt`,
       ]);
-      assert(e.code !== 0 && e.err.includes(`${dir}/${name}`), `eval ${name}: ${e.err}`);
+      assert(e.code === 2 && e.err.includes(`${dir}/${name}`), `eval ${name}: ${e.code} ${e.err}`);
     }
     const missing = await runMain(["inspect", `${dir}/nope.tsm`]);
     assert(missing.code === 2 && /nope\.tsm: no such file/.test(missing.err), missing.err);

@@ -142,10 +142,10 @@ Deno.test("inspect: files that are not model files fail naming the file, no stac
     };
     for (const [name, [content, reason]] of Object.entries(files)) {
       await Deno.writeFile(`${dir}/${name}`, content);
-      // exit 1, as `eval --model-file` gives for the same files (a ModelFormatError)
+      // bad input (a ModelFormatError): exit 2, as prune and eval give for the same files
       await expectRun(
         ["inspect", `${dir}/${name}`],
-        1,
+        2,
         new RegExp(`Cannot read model file ${dir}/${name} `),
         reason,
       );
@@ -177,7 +177,7 @@ Deno.test({
       await Deno.writeFile(`${dir}/cut.tsm`, bytes.subarray(0, bytes.length - 1));
       await expectRun(
         ["inspect", `${dir}/cut.tsm`],
-        1,
+        2,
         new RegExp(`Cannot read model file ${dir}/cut\\.tsm \\(truncated\\)`),
       );
       await expectRun(["inspect", model, "extra"], 2, /unexpected argument 'extra'/);
