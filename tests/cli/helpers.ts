@@ -34,6 +34,38 @@ export async function runMain(
 }
 
 /**
+ * Runs `tagstream ARGS` in this process ({@linkcode runMain}) and asserts the exit `code` and that
+ * stderr matches every pattern. A usage error (exit 2) must print nothing on stdout, no stack
+ * trace and no raw OS error.
+ *
+ * @example
+ * ```ts
+ * import { expectRun } from "./helpers.ts";
+ * await expectRun(["train", "--nope"], 2, /unknown option '--nope'/);
+ * ```
+ */
+export async function expectRun(
+  args: string[],
+  code: number,
+  ...patterns: RegExp[]
+): Promise<{ code: number; out: string; err: string }> {
+  const r = await runMain(args);
+  const cmd = args.join(" ");
+  if (r.code !== code) {
+    throw new Error(`${cmd}: exit ${r.code}, expected ${code}\nstdout: ${r.out}\nstderr: ${r.err}`);
+  }
+  for (const p of patterns) {
+    if (!p.test(r.err)) throw new Error(`${cmd}: ${p} not in: ${r.err}`);
+  }
+  if (code === 2) {
+    if (r.out !== "") throw new Error(`${cmd}: printed on failure: ${r.out}`);
+    if (/\n\s+at /.test(r.err)) throw new Error(`${cmd}: stack trace: ${r.err}`);
+    if (/os error/.test(r.err)) throw new Error(`${cmd}: raw OS error: ${r.err}`);
+  }
+  return r;
+}
+
+/**
  * Exit code and output of a finished subprocess.
  *
  * @example

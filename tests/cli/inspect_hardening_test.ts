@@ -6,27 +6,10 @@
  * (empty, truncated, text, a directory) fail naming the file, without a stack trace.
  */
 import { HAS_DATA } from "../data/helpers.ts";
-import { assert, assertEquals, lastJson, runMain, withTempDir } from "./helpers.ts";
+import { assertEquals, expectRun, lastJson, runMain, withTempDir } from "./helpers.ts";
 
 /** 4 rows, 5 features, 3 labels. */
 const GOOD = "4 5 3\n0,1 0:1 2:0.5\n2 1:1 4:2\n1 0:1 3:1\n0 2:1 4:1\n";
-
-/** Runs `tagstream ARGS` and asserts exit `code` and that stderr matches every pattern. */
-async function expectRun(
-  args: string[],
-  code: number,
-  ...patterns: RegExp[]
-): Promise<{ code: number; out: string; err: string }> {
-  const r = await runMain(args);
-  assertEquals(r.code, code, `${args.join(" ")}\nstdout: ${r.out}\nstderr: ${r.err}`);
-  for (const p of patterns) assert(p.test(r.err), `${args.join(" ")}: ${p} not in: ${r.err}`);
-  if (code !== 0) {
-    assert(r.out === "", `${args.join(" ")}: printed on failure: ${r.out}`);
-    assert(!/\n\s+at /.test(r.err), `${args.join(" ")}: stack trace: ${r.err}`);
-    assert(!/os error/.test(r.err), `${args.join(" ")}: raw OS error: ${r.err}`);
-  }
-  return r;
-}
 
 /** Trains a tiny br model into `dir/m.tsm` and a state directory `dir/state`; returns the model path. */
 async function tinyModel(dir: string): Promise<string> {

@@ -8,7 +8,7 @@
 import { checkOutFile, intFlag, parseFlags } from "../../src/cli/commands/args.ts";
 import { labelsBeside, readLabelsFlag } from "../../src/cli/commands/label_names.ts";
 import { writeFileAtomic } from "../../src/service/checkpoint.ts";
-import { assert, assertEquals, lastJson, runMain, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, expectRun, lastJson, runMain, withTempDir } from "./helpers.ts";
 
 /** The XC file of the QA reports: 4 rows, 5 features, 3 labels. */
 const GOOD = "4 5 3\n0,1 0:1 2:0.5\n2 1:1 4:2\n1 0:1 3:1\n0 2:1 4:1\n";
@@ -21,18 +21,6 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** Runs `tagstream ARGS` and asserts exit `code` and that stderr matches every pattern. */
-async function expectRun(
-  args: string[],
-  code: number,
-  ...patterns: RegExp[]
-): Promise<{ code: number; out: string; err: string }> {
-  const r = await runMain(args);
-  assertEquals(r.code, code, `${args.join(" ")}\nstdout: ${r.out}\nstderr: ${r.err}`);
-  for (const p of patterns) assert(p.test(r.err), `${args.join(" ")}: ${p} not in: ${r.err}`);
-  return r;
 }
 
 Deno.test("train: --max-features / --max-labels bound XC, LIBSVM and --option sizes", async () => {
