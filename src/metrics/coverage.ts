@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { containsSorted, normaliseKs } from "./relevance.ts";
+import { checkLabels, checkTop, containsSorted, normaliseKs } from "./relevance.ts";
 
 /**
  * Streaming coverage@k accumulator for several k at once. O(k log |y| + |y|) per row plus one
@@ -28,9 +28,9 @@ export class LabelCoverage {
   #bestRank = new Int32Array(16);
   #seen = new Uint8Array(16);
 
-  /** @param ks cut-offs, default [5] */
+  /** @param ks cut-offs (integers >= 1), default [5] */
   constructor(ks: readonly number[] = [5]) {
-    this.ks = normaliseKs(ks);
+    this.ks = normaliseKs(ks, "LabelCoverage");
     this.#maxK = this.ks[this.ks.length - 1];
   }
 
@@ -45,8 +45,16 @@ export class LabelCoverage {
     this.#seen = seen;
   }
 
-  /** Adds one row: predicted labels best first, true labels strictly increasing. */
+  /**
+   * Adds one row: predicted labels best first (integers >= 0; a repeat changes nothing, as only a
+   * label's best rank counts), true labels
+   * strictly increasing integers >= 0. Nothing is counted when it throws.
+   *
+   * @throws {RangeError} on a bad predicted or true label, naming it
+   */
   add(top: ArrayLike<number>, labels: ArrayLike<number>): void {
+    checkTop(top, this.#maxK, "LabelCoverage.add", true);
+    checkLabels(labels, Infinity, "LabelCoverage.add");
     for (let i = 0; i < labels.length; i++) {
       this.#ensure(labels[i]);
       this.#seen[labels[i]] = 1;

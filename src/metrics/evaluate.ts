@@ -11,7 +11,12 @@
  *
  * Reported keys: `P@k`, `nDCG@k`, `PSP@k`, `PSnDCG@k`, `coverage@k` (percent, 0-100) for k in
  * 1, 3, 5 (those up to `k`) and `k` itself; `instanceAUC`, `macroAUC` and `hamming` (fractions).
- * An AUC with no valid row or label is NaN (`null` in JSON).
+ * An AUC with no valid row or label is NaN (`null` in JSON), and so is the Hamming loss before
+ * any row. Rows with no true label count 0 in P@k and nDCG@k (the Extreme Classification
+ * Repository's convention); {@linkcode Evaluator.unlabelledRows} says how many there were.
+ *
+ * Inputs are checked before anything is counted, so a row that throws (a NaN score, a bad
+ * label) leaves the evaluator as it was.
  *
  * @module
  */
@@ -26,7 +31,13 @@ import { InstanceAuc } from "./instance_auc.ts";
 import { MacroAuc } from "./macro_auc.ts";
 import { LabelCoverage } from "./coverage.ts";
 import { pushTop, type TopK, topKDense } from "../../sdk/internal.ts";
-import { checkLabels } from "./relevance.ts";
+import { checkDenseScores, checkLabels, checkListed, inversePropensities } from "./relevance.ts";
+
+/** The first `n` entries of `a` (a view when it is a typed array). */
+function subArray(a: ArrayLike<number>, n: number): ArrayLike<number> {
+  if (ArrayBuffer.isView(a)) return (a as unknown as Float32Array).subarray(0, n);
+  return Array.prototype.slice.call(a, 0, n) as number[];
+}
 
 /**
  * Options of {@linkcode Evaluator}.
@@ -56,9 +67,9 @@ export interface EvaluatorOptions {
  * console.log(reportedKs(5), reportedKs(10), reportedKs(2)); // [1, 3, 5] [1, 3, 5, 10] [1, 2]
  * ```
  */
-export function reportedKs(k: number): number[] {
-  if (!Number.isInteger(k) || k < 1) {
-    throw new RangeError(`evaluation: k must be a positive integer, got ${k}`);
+export function reportedKs(k: number, who = "evaluation"): number[] {
+  if (!Number.isSafeInteger(k) || k < 1) {
+    throw new RangeError(`${who}: k must be an integer >= 1, got ${k}`);
   }
   return [...new Set([1, 3, 5].filter((c) => c <= k).concat([k]))].sort((a, b) => a - b);
 }
@@ -97,12 +108,22 @@ export class Evaluator {
    * An empty evaluator.
    *
    * @param numLabels size of the label space of the true labels
-   * @param options propensities (at least `numLabels` of them) and cut-offs
+   * @param options propensities (at least `numLabels` of them, each in (0, 1]) and cut-offs
+   * @throws {RangeError} on a bad `numLabels`, `k` or propensity
+   * @throws {TypeError} when the propensities are missing
    */
   constructor(numLabels: number, options: EvaluatorOptions) {
-    if (!Number.isInteger(numLabels) || numLabels < 1) {
+    if (!Number.isSafeInteger(numLabels) || numLabels < 1) {
       throw new RangeError(`Evaluator: numLabels must be a positive integer, got ${numLabels}`);
     }
+    const p = options?.propensities;
+    if (p === null || typeof p !== "object" || typeof p.length !== "number") {
+      throw new TypeError(
+        `Evaluator: options.propensities must be one propensity per label (see propensities()), ` +
+          `got ${p}`,
+      );
+    }
+    inversePropensities(p, "Evaluator"); // each in (0, 1], named as the Evaluator's
     if (options.propensities.length < numLabels) {
       throw new RangeError(
         `Evaluator: ${options.propensities.length} propensities for ${numLabels} labels`,
@@ -110,7 +131,7 @@ export class Evaluator {
     }
     this.numLabels = numLabels;
     this.k = options.k ?? 5;
-    const ks = reportedKs(this.k);
+    const ks = reportedKs(this.k, "Evaluator");
     this.#p = new PrecisionAtK(ks);
     this.#ndcg = new NdcgAtK(ks);
     this.#psp = new PspAtK(options.propensities, ks);
@@ -122,6 +143,23 @@ export class Evaluator {
   /** Number of rows added. */
   get rows(): number {
     return this.#rows;
+  }
+
+  /**
+   * Number of rows added with no true label: they count 0 in P@k and nDCG@k, nothing in PSP@k
+   * and PSnDCG@k, and are left out of the instance AUC.
+   *
+   * @example
+   * ```ts
+   * import { Evaluator } from "./evaluate.ts";
+   * const ev = new Evaluator(2, { propensities: Float64Array.of(0.5, 0.5), k: 1 });
+   * ev.addScores(Float32Array.of(1, 0), Int32Array.of(0)); // hit
+   * ev.addScores(Float32Array.of(1, 0), Int32Array.of()); // no true label
+   * console.log(ev.result()["P@1"], ev.unlabelledRows); // 50 1
+   * ```
+   */
+  get unlabelledRows(): number {
+    return this.#p.unlabelledRows;
   }
 
   #topKMetrics(top: ArrayLike<number>, labels: ArrayLike<number>): void {
@@ -136,7 +174,11 @@ export class Evaluator {
    * Adds a row from one score per label and its strictly increasing true labels. Returns the
    * top-k list it ranked. `scored` (default `numLabels`) says which labels the model scores:
    * labels `[0, scored)`, from the first `scored` entries of `scores`; the labels from `scored`
-   * on are ones it does not know, never ranked (see the module doc).
+   * on are ones it does not know, never ranked (see the module doc). No score may be NaN
+   * (±Infinity are fine).
+   *
+   * @throws {RangeError} on too few scores, a NaN score, a bad `scored` or a bad true label,
+   *   naming the row; nothing is counted then
    *
    * @example
    * ```ts
@@ -152,7 +194,7 @@ export class Evaluator {
     labels: ArrayLike<number>,
     scored: number = this.numLabels,
   ): TopK {
-    const where = `row ${this.#rows}`;
+    const where = `Evaluator.addScores: row ${this.#rows}`;
     if (!Number.isInteger(scored) || scored < 0 || scored > this.numLabels) {
       throw new RangeError(
         `${where}: scored must be an integer in [0, ${this.numLabels}], got ${scored}`,
@@ -166,6 +208,11 @@ export class Evaluator {
       );
     }
     checkLabels(labels, this.numLabels, where);
+    // the listed pairs read only the first `scored` scores
+    const read = scored < this.numLabels && scores.length > scored
+      ? subArray(scores, scored)
+      : scores;
+    checkDenseScores(read, where);
     if (scored < this.numLabels) {
       if (this.#iota.length < scored) {
         this.#iota = Int32Array.from(
@@ -173,8 +220,7 @@ export class Evaluator {
           (_, i) => i,
         );
       }
-      // the listed pairs read only the first `scored` scores
-      return this.#addListed(this.#iota.subarray(0, scored), scores, labels);
+      return this.#addListed(this.#iota.subarray(0, scored), read, labels);
     }
     const top = topKDense(scores, this.k);
     this.#topKMetrics(top.labels, labels);
@@ -191,6 +237,9 @@ export class Evaluator {
    * the top-k list ranks only listed labels (fewer than k listed leave misses), see the module
    * doc. Returns the top-k list it ranked.
    *
+   * @throws {RangeError} on a bad listed label, a NaN score or a bad true label, naming the row;
+   *   nothing is counted then
+   *
    * @example
    * ```ts
    * import { Evaluator } from "./evaluate.ts";
@@ -205,32 +254,15 @@ export class Evaluator {
     scores: ArrayLike<number>,
     labels: ArrayLike<number>,
   ): TopK {
-    const where = `row ${this.#rows}`;
-    const m = indices.length;
-    if (scores.length !== m) {
-      throw new RangeError(`${where}: ${m} listed labels but ${scores.length} scores`);
-    }
+    const where = `Evaluator.addSparseScores: row ${this.#rows}`;
+    checkListed(indices, scores, this.numLabels, where);
     checkLabels(labels, this.numLabels, where);
-    for (let j = 0; j < m; j++) {
-      const l = indices[j];
-      if (!Number.isInteger(l) || l < 0 || l >= this.numLabels) {
-        throw new RangeError(
-          `${where}: listed label ${l} is out of range [0, ${this.numLabels})`,
-        );
-      }
-    }
-    const sorted = Int32Array.from(indices).sort();
-    for (let j = 1; j < m; j++) {
-      if (sorted[j - 1] === sorted[j]) {
-        throw new RangeError(`${where}: label ${sorted[j]} is listed twice`);
-      }
-    }
     return this.#addListed(indices, scores, labels);
   }
 
   /**
    * A row whose listed labels (checked) are the only scored ones; `scores[j]` scores
-   * `indices[j]` (`scores` may be longer than `indices`).
+   * `indices[j]` (as many scores as listed labels).
    */
   #addListed(
     indices: ArrayLike<number>,
@@ -241,8 +273,7 @@ export class Evaluator {
     const topLabels = new Int32Array(cap), topScores = new Float64Array(cap);
     let size = 0;
     for (let j = 0; j < m; j++) {
-      const s = scores[j];
-      size = pushTop(topLabels, topScores, size, cap, indices[j], s === s ? s : -Infinity);
+      size = pushTop(topLabels, topScores, size, cap, indices[j], scores[j]);
     }
     const top = { labels: topLabels, scores: Float32Array.from(topScores) };
     this.#topKMetrics(top.labels, labels);
@@ -355,6 +386,10 @@ export interface EvaluateModelOptions extends EvaluatorOptions {
  * the model has no `predictTopK`) over the rows for `predictMsPerRow`. Never mutates the model or
  * the data.
  *
+ * @throws {RangeError} on an empty or malformed test set (no row, row counts or `indptr` lengths
+ *   that disagree), a bad option (`k`, `timingRows`, propensities) or a row the
+ *   {@linkcode Evaluator} refuses (a NaN score, a bad label), naming it
+ *
  * @example
  * ```ts
  * import { evaluateModel } from "./evaluate.ts";
@@ -379,6 +414,28 @@ export function evaluateModel(
     throw new RangeError(
       `evaluateModel: ${numRows} feature rows but ${test.y.numRows} label rows`,
     );
+  }
+  if (!Number.isSafeInteger(numRows) || numRows < 1) {
+    throw new RangeError(
+      `evaluateModel: the test set must have at least one row (nothing to evaluate), got ${numRows}`,
+    );
+  }
+  for (const [name, m] of [["x", test.x], ["y", test.y]] as const) {
+    if (m.indptr.length !== numRows + 1) {
+      throw new RangeError(
+        `evaluateModel: test.${name}.indptr has ${m.indptr.length} entries for ${numRows} rows ` +
+          `(expected ${numRows + 1})`,
+      );
+    }
+  }
+  if (!Number.isSafeInteger(test.numLabels) || test.numLabels < 1) {
+    throw new RangeError(
+      `evaluateModel: test.numLabels must be an integer >= 1, got ${test.numLabels}`,
+    );
+  }
+  const timing = options.timingRows;
+  if (timing !== undefined && (!Number.isSafeInteger(timing) || timing < 0)) {
+    throw new RangeError(`evaluateModel: timingRows must be an integer >= 0, got ${timing}`);
   }
   const numLabels = Math.max(test.numLabels, test.y.numCols);
   const ev = new Evaluator(numLabels, options);

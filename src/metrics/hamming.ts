@@ -1,11 +1,12 @@
 /**
  * Hamming loss: the fraction of (row, label) entries where the prediction differs from the
  * truth, a label counting as predicted when its score is > 0. Averaged per row over the row's
- * label space, then over rows (equal to mismatches / (rows × L) for a fixed label space).
+ * label space, then over rows (equal to mismatches / (rows × L) for a fixed label space); NaN
+ * before any row.
  *
  * @module
  */
-import { containsSorted } from "./relevance.ts";
+import { checkDenseScores, checkLabels, checkListed, containsSorted } from "./relevance.ts";
 
 /**
  * Streaming Hamming-loss accumulator, from dense scores (O(L) per row) or from sparse scores
@@ -29,9 +30,19 @@ export class HammingLoss {
     return this.#rows;
   }
 
-  /** Adds a row from one score per label and the strictly increasing true labels. */
+  /**
+   * Adds a row from one score per label (at least one; no NaN, which is neither above nor below
+   * the threshold) and the strictly increasing true labels, each below `scores.length`.
+   *
+   * @throws {RangeError} on an empty or NaN score vector or a bad true label, naming it
+   */
   addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
+    checkDenseScores(scores, "HammingLoss.addDense");
     const numLabels = scores.length;
+    if (numLabels === 0) {
+      throw new RangeError("HammingLoss.addDense: a row must have at least one label");
+    }
+    checkLabels(labels, numLabels, "HammingLoss.addDense");
     let wrong = 0;
     let p = 0;
     for (let l = 0; l < numLabels; l++) {
@@ -43,8 +54,12 @@ export class HammingLoss {
   }
 
   /**
-   * Adds a row from listed (label, score) pairs over `numLabels` labels, unlisted ones scoring
-   * 0; `indices` has no duplicates.
+   * Adds a row from listed (label, score) pairs over `numLabels` labels (an integer >= 1),
+   * unlisted ones scoring 0: `indices` and `scores` of the same length, no label listed twice,
+   * every label below `numLabels`, no NaN score; true labels strictly increasing, below
+   * `numLabels`.
+   *
+   * @throws {RangeError} when the row breaks one of these rules, naming the culprit
    */
   addSparse(
     indices: ArrayLike<number>,
@@ -52,6 +67,8 @@ export class HammingLoss {
     numLabels: number,
     labels: ArrayLike<number>,
   ): void {
+    checkListed(indices, scores, numLabels, "HammingLoss.addSparse");
+    checkLabels(labels, numLabels, "HammingLoss.addSparse");
     // wrong = |predicted| + |true| - 2 |predicted ∩ true|
     let predicted = 0;
     let both = 0;
@@ -65,13 +82,15 @@ export class HammingLoss {
   }
 
   #push(wrong: number, numLabels: number): void {
-    if (numLabels <= 0) throw new RangeError("HammingLoss: a row must have at least one label");
     this.#sum += wrong / numLabels;
     this.#rows++;
   }
 
-  /** The loss as a fraction in [0, 1] (0 when no row was added). */
+  /**
+   * The loss as a fraction in [0, 1]; NaN when no row was added (a loss of 0 would read as a
+   * perfect model).
+   */
   result(): number {
-    return this.#rows === 0 ? 0 : this.#sum / this.#rows;
+    return this.#rows === 0 ? NaN : this.#sum / this.#rows;
   }
 }

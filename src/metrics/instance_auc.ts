@@ -7,7 +7,13 @@
  * @module
  */
 import { pairAuc } from "./auc.ts";
-import { indexOfSorted } from "./relevance.ts";
+import {
+  checkDenseScores,
+  checkLabels,
+  checkListed,
+  checkUnlisted,
+  indexOfSorted,
+} from "./relevance.ts";
 
 /**
  * Streaming per-instance AUC. Exact: each row sorts its negatives' scores once
@@ -39,10 +45,18 @@ export class InstanceAuc {
     return this.#valid;
   }
 
-  /** Adds a row from one score per label and its strictly increasing true labels. */
+  /**
+   * Adds a row from one score per label (no NaN; ±Infinity are fine) and its strictly increasing
+   * true labels, each below `scores.length`. A row with no true label, or with every label true,
+   * is counted in `rows` but not in `validRows`. Nothing is counted when it throws.
+   *
+   * @throws {RangeError} on a NaN score or a bad true label, naming it
+   */
   addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
-    this.#rows++;
+    checkDenseScores(scores, "InstanceAuc.addDense");
     const numLabels = scores.length;
+    checkLabels(labels, numLabels, "InstanceAuc.addDense");
+    this.#rows++;
     const numPos = labels.length;
     if (numPos === 0 || numPos >= numLabels) return;
     const neg = this.#buffer("neg", numLabels - numPos);
@@ -51,7 +65,6 @@ export class InstanceAuc {
     let n = 0;
     for (let l = 0; l < numLabels; l++) {
       const s = scores[l];
-      if (s !== s) throw new RangeError(`InstanceAuc: score of label ${l} is NaN`);
       if (p < numPos && labels[p] === l) pos[p++] = s;
       else neg[n++] = s + 0; // + 0 turns -0 into 0
     }
@@ -61,10 +74,15 @@ export class InstanceAuc {
   }
 
   /**
-   * Adds a row from listed (label, score) pairs over `numLabels` labels; `indices` has no
-   * duplicates and every label is below `numLabels`. Every unlisted label scores 0, or, when
-   * `unlisted` is `"unscored"`, has no score: it ranks below every listed label (as -Infinity),
-   * unlisted labels tying with each other.
+   * Adds a row from listed (label, score) pairs over `numLabels` labels (an integer >= 1):
+   * `indices` and `scores` of the same length, no label listed twice, every label below
+   * `numLabels`, no NaN score; true labels strictly increasing, below `numLabels`. Every
+   * unlisted label scores 0, or, when `unlisted` is `"unscored"`, has no score: it ranks below
+   * every listed label (as -Infinity), unlisted labels tying with each other. Nothing is counted
+   * when it throws.
+   *
+   * @throws {RangeError} when the row breaks one of these rules, naming the culprit
+   * @throws {TypeError} when `unlisted` is neither `"zero"` nor `"unscored"`
    *
    * @example
    * ```ts
@@ -83,6 +101,9 @@ export class InstanceAuc {
     labels: ArrayLike<number>,
     unlisted: "zero" | "unscored" = "zero",
   ): void {
+    checkUnlisted(unlisted, "InstanceAuc.addSparse");
+    checkListed(indices, scores, numLabels, "InstanceAuc.addSparse");
+    checkLabels(labels, numLabels, "InstanceAuc.addSparse");
     this.#rows++;
     const numPos = labels.length;
     if (numPos === 0 || numPos >= numLabels) return;
@@ -92,7 +113,6 @@ export class InstanceAuc {
     let n = 0;
     for (let j = 0; j < indices.length; j++) {
       const s = scores[j];
-      if (s !== s) throw new RangeError(`InstanceAuc: score of label ${indices[j]} is NaN`);
       const at = indexOfSorted(labels, indices[j]);
       if (at >= 0) pos[at] = s;
       else neg[n++] = s + 0;

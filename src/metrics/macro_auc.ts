@@ -6,7 +6,13 @@
  * @module
  */
 import { pairAuc } from "./auc.ts";
-import { indexOfSorted } from "./relevance.ts";
+import {
+  checkDenseScores,
+  checkLabels,
+  checkListed,
+  checkUnlisted,
+  indexOfSorted,
+} from "./relevance.ts";
 
 /** A growable Float64 list (no per-element allocation). */
 class F64List {
@@ -53,6 +59,7 @@ export class MacroAuc {
   #touched: number[] = [];
   #rows = 0;
   #valid = 0;
+  #skipped = 0;
   #flags = new Uint8Array(16);
 
   /** Number of rows added. */
@@ -63,6 +70,25 @@ export class MacroAuc {
   /** Number of labels counted in the last {@linkcode MacroAuc.result}. */
   get validLabels(): number {
     return this.#valid;
+  }
+
+  /**
+   * Number of labels of the label space (below the widest row's) left out of the last
+   * {@linkcode MacroAuc.result} because no row carries them or every row covering them does:
+   * their AUC is undefined (no positive or no negative to compare).
+   *
+   * @example
+   * ```ts
+   * import { MacroAuc } from "./macro_auc.ts";
+   * const m = new MacroAuc();
+   * m.addDense(Float32Array.of(0.9, 0.1, 0.5), Int32Array.of(0, 1));
+   * m.addDense(Float32Array.of(0.4, 0.3, 0.2), Int32Array.of(1));
+   * // label 0 counts; label 1 is true in every row, label 2 in none
+   * console.log(m.result(), m.validLabels, m.skippedLabels); // 1 1 2
+   * ```
+   */
+  get skippedLabels(): number {
+    return this.#skipped;
   }
 
   #list(lists: (F64List | undefined)[], l: number): F64List {
@@ -80,13 +106,19 @@ export class MacroAuc {
     this.#rowsByWidth.set(numLabels, (this.#rowsByWidth.get(numLabels) ?? 0) + 1);
   }
 
-  /** Adds a row from one score per label and its strictly increasing true labels. */
+  /**
+   * Adds a row from one score per label (no NaN; ±Infinity are fine) and its strictly increasing
+   * true labels, each below `scores.length`. Nothing is counted when it throws.
+   *
+   * @throws {RangeError} on a NaN score or a bad true label, naming it
+   */
   addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
+    checkDenseScores(scores, "MacroAuc.addDense");
     const numLabels = scores.length;
+    checkLabels(labels, numLabels, "MacroAuc.addDense");
     let p = 0;
     for (let l = 0; l < numLabels; l++) {
       const s = scores[l];
-      if (s !== s) throw new RangeError(`MacroAuc: score of label ${l} is NaN`);
       if (p < labels.length && labels[p] === l) {
         p++;
         this.#list(this.#pos, l).push(s + 0);
@@ -94,19 +126,19 @@ export class MacroAuc {
         this.#list(this.#neg, l).push(s);
       }
     }
-    if (p !== labels.length) {
-      throw new RangeError(
-        `MacroAuc: true label ${labels[p]} is outside the ${numLabels} scored labels`,
-      );
-    }
     this.#countRow(numLabels);
   }
 
   /**
-   * Adds a row from listed (label, score) pairs over `numLabels` labels; `indices` has no
-   * duplicates and every label is below `numLabels`. Every unlisted label scores 0, or, when
-   * `unlisted` is `"unscored"`, has no score: in its label's ranking of the rows it comes below
-   * every scored row (as -Infinity), tying with the other unscored rows.
+   * Adds a row from listed (label, score) pairs over `numLabels` labels (an integer >= 1):
+   * `indices` and `scores` of the same length, no label listed twice, every label below
+   * `numLabels`, no NaN score; true labels strictly increasing, below `numLabels`. Every
+   * unlisted label scores 0, or, when `unlisted` is `"unscored"`, has no score: in its label's
+   * ranking of the rows it comes below every scored row (as -Infinity), tying with the other
+   * unscored rows. Nothing is counted when it throws.
+   *
+   * @throws {RangeError} when the row breaks one of these rules, naming the culprit
+   * @throws {TypeError} when `unlisted` is neither `"zero"` nor `"unscored"`
    *
    * @example
    * ```ts
@@ -128,6 +160,9 @@ export class MacroAuc {
     labels: ArrayLike<number>,
     unlisted: "zero" | "unscored" = "zero",
   ): void {
+    checkUnlisted(unlisted, "MacroAuc.addSparse");
+    checkListed(indices, scores, numLabels, "MacroAuc.addSparse");
+    checkLabels(labels, numLabels, "MacroAuc.addSparse");
     const unscored = unlisted === "unscored";
     const numPos = labels.length;
     if (this.#flags.length < numPos) this.#flags = new Uint8Array(2 * numPos);
@@ -136,7 +171,6 @@ export class MacroAuc {
     for (let j = 0; j < indices.length; j++) {
       const l = indices[j];
       const s = scores[j];
-      if (s !== s) throw new RangeError(`MacroAuc: score of label ${l} is NaN`);
       const at = indexOfSorted(labels, l);
       if (unscored) this.#touched[l] = (this.#touched[l] ?? 0) + 1;
       if (at >= 0) {
@@ -158,7 +192,10 @@ export class MacroAuc {
     }
   }
 
-  /** Mean AUC over valid labels, a fraction in [0, 1] (NaN when there is none). */
+  /**
+   * Mean AUC over valid labels, a fraction in [0, 1] (NaN when there is none, e.g. before any
+   * row). The labels left out are counted by {@linkcode MacroAuc.skippedLabels}.
+   */
   result(): number {
     const numLabels = Math.max(this.#pos.length, this.#neg.length, ...this.#rowsByWidth.keys());
     // covering[l] = number of rows whose label space includes l
@@ -185,6 +222,7 @@ export class MacroAuc {
       valid++;
     }
     this.#valid = valid;
+    this.#skipped = numLabels - valid;
     return valid === 0 ? NaN : sum / valid;
   }
 }

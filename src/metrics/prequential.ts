@@ -11,7 +11,7 @@
 import type { Batch, SparseVector } from "../data/types.ts";
 import type { Estimator } from "../models/estimator.ts";
 import type { Progress } from "../progress/mod.ts";
-import { containsSorted } from "./relevance.ts";
+import { checkLabels, checkTop, containsSorted } from "./relevance.ts";
 
 /**
  * Serialisable form of a {@linkcode PrequentialWindow}, for checkpoints.
@@ -80,10 +80,15 @@ export class PrequentialWindow {
   }
 
   /**
-   * Records one scored event: `predicted` in decreasing score order, `truth` strictly
-   * increasing (an event without true labels scores 0, as in the metrics).
+   * Records one scored event: `predicted` in decreasing score order (integers >= 0; only the
+   * first 5 are read; a label listed twice counts twice, so pass a proper top-k list), `truth` strictly increasing integers >= 0 (an event
+   * without true labels scores 0, as in the metrics). Nothing is recorded when it throws.
+   *
+   * @throws {RangeError} on a bad predicted or true label, naming it
    */
   record(predicted: ArrayLike<number>, truth: ArrayLike<number>): void {
+    checkTop(predicted, 5, "PrequentialWindow.record", true);
+    checkLabels(truth, Infinity, "PrequentialWindow.record");
     let hits = 0, first = 0;
     const k = Math.min(5, predicted.length);
     for (let r = 0; r < k; r++) {
@@ -165,7 +170,10 @@ export class PrequentialWindow {
   }
 
   /**
-   * Rebuilds a window from {@linkcode PrequentialWindow.toState}.
+   * Rebuilds a window from {@linkcode PrequentialWindow.toState}, checking that the state is
+   * consistent (a corrupt checkpoint is refused rather than reporting NaN or wrong figures).
+   *
+   * @throws {RangeError} naming the first inconsistent field
    *
    * @example
    * ```ts
@@ -178,6 +186,30 @@ export class PrequentialWindow {
     const w = new PrequentialWindow(s.size);
     if (s.p1.length !== s.size || s.p5.length !== s.size) {
       throw new RangeError("PrequentialWindow.fromState: buffer lengths do not match the size");
+    }
+    const bad = (what: string) => {
+      throw new RangeError(`PrequentialWindow.fromState: ${what}`);
+    };
+    if (!Number.isInteger(s.filled) || s.filled < 0 || s.filled > s.size) {
+      bad(`filled must be an integer in [0, ${s.size}], got ${s.filled}`);
+    }
+    if (!Number.isInteger(s.next) || s.next < 0 || s.next >= s.size) {
+      bad(`next must be an integer in [0, ${s.size - 1}], got ${s.next}`);
+    }
+    if (s.filled < s.size && s.next !== s.filled) {
+      bad(`next (${s.next}) must equal filled (${s.filled}) until the window is full`);
+    }
+    if (!Number.isSafeInteger(s.totalScored) || s.totalScored < s.filled) {
+      bad(`totalScored must be an integer >= filled (${s.filled}), got ${s.totalScored}`);
+    }
+    for (const [name, v] of [["totalP1", s.totalP1], ["totalP5", s.totalP5]] as const) {
+      if (!(v >= 0 && v <= s.totalScored)) {
+        bad(`${name} must be in [0, totalScored = ${s.totalScored}], got ${v}`);
+      }
+    }
+    for (let i = 0; i < s.filled; i++) {
+      if (s.p1[i] !== 0 && s.p1[i] !== 1) bad(`p1[${i}] must be 0 or 1, got ${s.p1[i]}`);
+      if (!(s.p5[i] >= 0 && s.p5[i] <= 1)) bad(`p5[${i}] must be in [0, 1], got ${s.p5[i]}`);
     }
     w.#p1.set(s.p1);
     w.#p5.set(s.p5);
@@ -220,8 +252,18 @@ export class PrequentialP1 {
     this.#w = new PrequentialWindow(window);
   }
 
-  /** Records one prediction: the predicted top label (-1 for none) and the true labels. */
+  /**
+   * Records one prediction: the predicted top label (an integer >= 0, or -1 for none) and the
+   * true labels (strictly increasing integers >= 0).
+   *
+   * @throws {RangeError} on a bad `top1` or true label
+   */
   add(top1: number, labels: ArrayLike<number>): void {
+    if (!Number.isInteger(top1) || top1 < -1) {
+      throw new RangeError(
+        `PrequentialP1.add: top1 must be a label index (an integer >= 0) or -1 for none, got ${top1}`,
+      );
+    }
     this.#top[0] = top1;
     this.#w.record(top1 >= 0 ? this.#top : NO_LABEL, labels);
   }
@@ -277,7 +319,7 @@ export interface PrequentialOptions {
   progress?: Progress;
   /** Total rows, for the progress bar's ETA. */
   totalRows?: number;
-  /** Record a curve point every this many rows (default: once per batch). */
+  /** Record a curve point every this many rows (an integer >= 1; default: once per batch). */
   curveEvery?: number;
 }
 
@@ -308,6 +350,10 @@ export function prequential(
   batches: Iterable<Batch>,
   options: PrequentialOptions = {},
 ): { p1: number; rows: number; curve: PrequentialPoint[] } {
+  const every = options.curveEvery;
+  if (every !== undefined && (!Number.isSafeInteger(every) || every < 1)) {
+    throw new RangeError(`prequential: curveEvery must be an integer >= 1, got ${every}`);
+  }
   const acc = new PrequentialP1(options.window ?? 1000);
   const curve: PrequentialPoint[] = [];
   const progress = options.progress;

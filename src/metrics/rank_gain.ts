@@ -15,6 +15,8 @@
  * @module
  */
 import {
+  checkLabels,
+  checkTop,
   containsSorted,
   discounts,
   inversePropensities,
@@ -49,7 +51,10 @@ const NORM_K = 0, NORM_IDEAL = 1, NORM_NONE = 2;
 
 /**
  * Streaming accumulator of one gain-at-k metric for several cut-offs at once, reported as
- * `{ "<name>@k": percent }`. O(k log |y|) per row (plus O(|y| k) with weights).
+ * `{ "<name>@k": percent }`. O(k log |y|) per row (plus O(|y| k) with weights); a cut-off larger
+ * than the top-k list costs nothing beyond the list (the gains cannot change past its end), so
+ * a large k (even beyond the label space) is cheap. Rows with no true label are counted, gain 0,
+ * and are reported by {@linkcode RankGainAtK.unlabelledRows}.
  *
  * @example
  * ```ts
@@ -63,15 +68,18 @@ const NORM_K = 0, NORM_IDEAL = 1, NORM_NONE = 2;
 export class RankGainAtK {
   /** The cut-offs reported, increasing. */
   readonly ks: readonly number[];
+  readonly #who: string;
   readonly #name: string;
   readonly #maxK: number;
   readonly #weights: Float64Array | undefined;
-  readonly #discount: Float64Array;
-  readonly #ideal: Float64Array;
+  readonly #discounted: boolean;
+  /** DCG discounts of the first ranks and the ideal DCGs, grown on demand up to `maxK`. */
+  #discount: Float64Array = new Float64Array(0);
+  #ideal: Float64Array = new Float64Array(1);
   readonly #normaliser: number;
   readonly #num: Float64Array;
   readonly #den: Float64Array;
-  readonly #best: Float64Array;
+  #best: Float64Array = new Float64Array(0);
   /** Per cut-off: Σ gain², Σ gain·best and Σ best² over the rows with a true label. */
   readonly #nn: Float64Array;
   readonly #nd: Float64Array;
@@ -81,19 +89,20 @@ export class RankGainAtK {
 
   /**
    * @param name the metric's name in the result keys (`P` gives `P@1`, ...)
-   * @param ks cut-offs (positive integers)
+   * @param ks cut-offs (integers >= 1)
    * @param options propensities, discount and normaliser
+   * @throws {RangeError} on a bad cut-off or a propensity outside (0, 1]
    */
   constructor(name: string, ks: readonly number[], options: RankGainOptions) {
-    this.ks = normaliseKs(ks);
+    // the subclass's name (PrecisionAtK, PspAtK, ...) in error messages
+    this.#who = new.target.name;
+    this.ks = normaliseKs(ks, this.#who);
     this.#name = name;
     this.#maxK = this.ks[this.ks.length - 1];
     this.#weights = options.propensities === undefined
       ? undefined
-      : inversePropensities(options.propensities);
-    const d = discounts(this.#maxK);
-    this.#discount = options.discounted ? d.discount : new Float64Array(this.#maxK).fill(1);
-    this.#ideal = d.ideal;
+      : inversePropensities(options.propensities, this.#who);
+    this.#discounted = options.discounted;
     this.#normaliser = options.normaliser === "k"
       ? NORM_K
       : options.normaliser === "ideal"
@@ -101,7 +110,6 @@ export class RankGainAtK {
       : NORM_NONE;
     this.#num = new Float64Array(this.ks.length);
     this.#den = new Float64Array(this.ks.length);
-    this.#best = new Float64Array(this.#weights === undefined ? 0 : this.#maxK);
     this.#nn = new Float64Array(this.ks.length);
     this.#nd = new Float64Array(this.ks.length);
     this.#dd = new Float64Array(this.ks.length);
@@ -113,42 +121,101 @@ export class RankGainAtK {
   }
 
   /**
-   * Adds one row: `top` = predicted labels best first (a list shorter than k counts the missing
-   * entries as misses), `labels` = the row's true labels, strictly increasing. A row with no
-   * true label adds 0.
+   * Number of rows added with no true label. They count in {@linkcode RankGainAtK.result} as
+   * the Extreme Classification Repository counts them: gain 0 in the mean over rows (P@k,
+   * nDCG@k), and nothing on either side of the ratio (PSP@k, PSnDCG@k).
+   *
+   * @example
+   * ```ts
+   * import { PrecisionAtK } from "./precision.ts";
+   * const p = new PrecisionAtK([1]);
+   * p.add(Int32Array.of(0), Int32Array.of(0)); // hit
+   * p.add(Int32Array.of(0), Int32Array.of()); // no true label: counts 0
+   * console.log(p.result()["P@1"], p.rows, p.unlabelledRows); // 50 2 1
+   * ```
+   */
+  get unlabelledRows(): number {
+    return this.#rows - this.#labelled;
+  }
+
+  /** Makes the discounts of ranks `[0, m)` and the ideal DCGs of up to `m` labels available. */
+  #ensureDiscounts(m: number): void {
+    if (this.#discount.length >= m) return;
+    const d = discounts(Math.min(this.#maxK, Math.max(m, 2 * this.#discount.length, 8)));
+    this.#discount = d.discount;
+    this.#ideal = d.ideal;
+  }
+
+  /**
+   * Adds one row: `top` = predicted labels best first (integers >= 0, no label twice; a list
+   * shorter than k counts the missing entries as misses, entries past the largest k are not
+   * read), `labels` = the row's true labels, strictly increasing integers >= 0 (each with a
+   * propensity for the propensity-scored metrics). A row with no true label adds 0 (see
+   * {@linkcode RankGainAtK.unlabelledRows}). Nothing is counted when it throws.
+   *
+   * @throws {RangeError} on a bad predicted or true label, naming it
    */
   add(top: ArrayLike<number>, labels: ArrayLike<number>): void {
-    this.#rows++;
+    const where = `${this.#who}.add`;
+    const w = this.#weights, ks = this.ks, maxK = this.#maxK;
+    checkTop(top, maxK, where);
+    checkLabels(labels, Infinity, where);
     const numTrue = labels.length;
+    if (w !== undefined && numTrue > 0 && labels[numTrue - 1] >= w.length) {
+      throw new RangeError(
+        `${where}: true label ${labels[numTrue - 1]} has no propensity ` +
+          `(propensities cover ${w.length} labels)`,
+      );
+    }
+    this.#rows++;
     if (numTrue === 0) return;
     this.#labelled++;
-    const w = this.#weights, discount = this.#discount, ks = this.ks, maxK = this.#maxK;
-    const nBest = w === undefined ? 0 : topWeights(labels, w, this.#best);
+    const n = Math.min(top.length, maxK);
+    let nBest = 0;
+    if (w !== undefined) {
+      const cap = Math.min(maxK, numTrue);
+      if (this.#best.length < cap) {
+        this.#best = new Float64Array(Math.max(cap, 2 * this.#best.length));
+      }
+      nBest = topWeights(
+        labels,
+        w,
+        this.#best.length === cap ? this.#best : this.#best.subarray(0, cap),
+      );
+    }
+    // past rank `end` the gains no longer change: the remaining cut-offs share them
+    const end = Math.max(n, nBest);
+    this.#ensureDiscounts(Math.max(end, Math.min(maxK, numTrue)));
+    const discount = this.#discount, discounted = this.#discounted, bestW = this.#best;
     let got = 0;
     let best = 0;
     let ki = 0;
-    const n = Math.min(top.length, maxK);
-    for (let j = 0; j < maxK && ki < ks.length; j++) {
+    for (let j = 0; j < end && ki < ks.length; j++) {
+      const d = discounted ? discount[j] : 1;
       if (j < n) {
         const l = top[j];
-        if (containsSorted(labels, l)) got += (w === undefined ? 1 : w[l]) * discount[j];
+        if (containsSorted(labels, l)) got += (w === undefined ? 1 : w[l]) * d;
       }
-      if (j < nBest) best += this.#best[j] * discount[j];
-      while (ki < ks.length && ks[ki] === j + 1) {
-        const norm = this.#normaliser === NORM_K
-          ? j + 1
-          : this.#normaliser === NORM_IDEAL
-          ? this.#ideal[Math.min(j + 1, numTrue)]
-          : 1;
-        const g = got / norm, b = best / norm;
-        this.#num[ki] += g;
-        this.#den[ki] += b;
-        this.#nn[ki] += g * g;
-        this.#nd[ki] += g * b;
-        this.#dd[ki] += b * b;
-        ki++;
-      }
+      if (j < nBest) best += bestW[j] * d;
+      while (ki < ks.length && ks[ki] === j + 1) this.#emit(ki++, got, best, numTrue);
     }
+    while (ki < ks.length) this.#emit(ki++, got, best, numTrue);
+  }
+
+  /** Adds a row's gain and best attainable gain at cut-off `ks[i]`. */
+  #emit(i: number, got: number, best: number, numTrue: number): void {
+    const k = this.ks[i];
+    const norm = this.#normaliser === NORM_K
+      ? k
+      : this.#normaliser === NORM_IDEAL
+      ? this.#ideal[Math.min(k, numTrue)]
+      : 1;
+    const g = got / norm, b = best / norm;
+    this.#num[i] += g;
+    this.#den[i] += b;
+    this.#nn[i] += g * g;
+    this.#nd[i] += g * b;
+    this.#dd[i] += b * b;
   }
 
   /**

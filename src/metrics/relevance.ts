@@ -48,7 +48,8 @@ export function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
 }
 
 /**
- * Checks that a row's true labels are strictly increasing integers in `[0, numLabels)`.
+ * Checks that a row's true labels are strictly increasing integers in `[0, numLabels)`
+ * (`numLabels` may be `Infinity` when the label space has no known size).
  *
  * @param labels the row's positive labels
  * @param numLabels size of the label space
@@ -67,11 +68,18 @@ export function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
  * ```
  */
 export function checkLabels(labels: ArrayLike<number>, numLabels: number, where: string): void {
+  if (labels === null || typeof labels !== "object" || typeof labels.length !== "number") {
+    throw new TypeError(`${where}: true labels must be an array of label indices, got ${labels}`);
+  }
   let prev = -1;
   for (let i = 0; i < labels.length; i++) {
     const l = labels[i];
     if (!Number.isInteger(l) || l < 0 || l >= numLabels) {
-      throw new RangeError(`${where}: true label ${l} is out of range [0, ${numLabels})`);
+      throw new RangeError(
+        numLabels === Infinity
+          ? `${where}: true label ${l} must be an integer >= 0`
+          : `${where}: true label ${l} is out of range [0, ${numLabels})`,
+      );
     }
     if (l <= prev) {
       throw new RangeError(
@@ -79,6 +87,170 @@ export function checkLabels(labels: ArrayLike<number>, numLabels: number, where:
       );
     }
     prev = l;
+  }
+}
+
+/**
+ * Checks a predicted top-k list (best first): integer label indices `>= 0`, none repeated (a
+ * repeated true label would count as two hits) unless `repeats` allows it. Only the first
+ * `limit` entries are read, as the metrics read no further. O(n²) for short lists, O(n) with a
+ * set beyond 32 entries.
+ *
+ * @param top predicted labels, best first
+ * @param limit how many leading entries to check (the largest cut-off)
+ * @param where names the caller in the error message
+ * @param repeats whether a label may occur twice (for metrics a repeat cannot inflate)
+ * @throws {RangeError} on a negative, fractional or NaN entry or a repeated label
+ * @throws {TypeError} when `top` is not an array
+ *
+ * @example
+ * ```ts
+ * import { checkTop } from "./relevance.ts";
+ * checkTop(Int32Array.of(4, 1, 7), 5, "PrecisionAtK.add"); // fine
+ * try {
+ *   checkTop([4, 4], 5, "PrecisionAtK.add");
+ * } catch (e) {
+ *   console.log((e as Error).message); // PrecisionAtK.add: predicted label 4 is repeated ...
+ * }
+ * ```
+ */
+export function checkTop(
+  top: ArrayLike<number>,
+  limit: number,
+  where: string,
+  repeats = false,
+): void {
+  if (top === null || typeof top !== "object" || typeof top.length !== "number") {
+    throw new TypeError(`${where}: predicted labels must be an array of label indices, got ${top}`);
+  }
+  const n = Math.min(top.length, limit);
+  const seen = n > 32 && !repeats ? new Set<number>() : undefined;
+  for (let j = 0; j < n; j++) {
+    const l = top[j];
+    if (!Number.isInteger(l) || l < 0) {
+      throw new RangeError(
+        `${where}: predicted label ${l} at rank ${j + 1} must be an integer >= 0 ` +
+          `(a list shorter than k needs no padding: missing entries are misses)`,
+      );
+    }
+    let repeated = false;
+    if (repeats) continue;
+    if (seen !== undefined) {
+      repeated = seen.has(l);
+      seen.add(l);
+    } else {
+      for (let i = 0; i < j && !repeated; i++) repeated = top[i] === l;
+    }
+    if (repeated) {
+      throw new RangeError(
+        `${where}: predicted label ${l} is repeated at rank ${j + 1} (a top-k list ranks each ` +
+          `label once)`,
+      );
+    }
+  }
+}
+
+/**
+ * Checks a row given as listed (label, score) pairs over `numLabels` labels: as many scores as
+ * labels, integer labels in `[0, numLabels)`, none listed twice, no NaN score. O(m) when the
+ * labels are listed in increasing order, else O(m log m).
+ *
+ * @param indices the listed labels, any order
+ * @param scores their scores
+ * @param numLabels size of the row's label space (an integer >= 1)
+ * @param where names the row in the error message
+ * @throws {RangeError} when one of these does not hold
+ *
+ * @example
+ * ```ts
+ * import { checkListed } from "./relevance.ts";
+ * checkListed(Int32Array.of(3, 0), Float64Array.of(0.5, -1), 4, "row 0"); // fine
+ * try {
+ *   checkListed([1, 1], [0.5, 0.2], 4, "row 1");
+ * } catch (e) {
+ *   console.log((e as Error).message); // row 1: label 1 is listed twice
+ * }
+ * ```
+ */
+export function checkListed(
+  indices: ArrayLike<number>,
+  scores: ArrayLike<number>,
+  numLabels: number,
+  where: string,
+): void {
+  if (!Number.isInteger(numLabels) || numLabels < 1) {
+    throw new RangeError(`${where}: numLabels must be an integer >= 1, got ${numLabels}`);
+  }
+  const m = indices.length;
+  if (scores.length !== m) {
+    throw new RangeError(`${where}: ${m} listed labels but ${scores.length} scores`);
+  }
+  for (let j = 0; j < m; j++) {
+    const l = indices[j];
+    if (!Number.isInteger(l) || l < 0 || l >= numLabels) {
+      throw new RangeError(`${where}: listed label ${l} is out of range [0, ${numLabels})`);
+    }
+    if (scores[j] !== scores[j]) throw new RangeError(`${where}: score of label ${l} is NaN`);
+  }
+  let increasing = true; // then no label is listed twice, without a sort
+  for (let j = 1; j < m && increasing; j++) increasing = indices[j - 1] < indices[j];
+  if (!increasing) {
+    const sorted = Float64Array.from(indices).sort();
+    for (let j = 1; j < m; j++) {
+      if (sorted[j - 1] === sorted[j]) {
+        throw new RangeError(`${where}: label ${sorted[j]} is listed twice`);
+      }
+    }
+  }
+}
+
+/**
+ * Checks the `unlisted` argument of the sparse AUC methods (a JavaScript caller could pass any
+ * string, which would silently mean `"zero"`).
+ *
+ * @throws {TypeError} when it is neither `"zero"` nor `"unscored"`
+ *
+ * @example
+ * ```ts
+ * import { checkUnlisted } from "./relevance.ts";
+ * checkUnlisted("unscored", "InstanceAuc.addSparse"); // fine
+ * try {
+ *   checkUnlisted("none", "InstanceAuc.addSparse");
+ * } catch (e) {
+ *   console.log((e as Error).message); // InstanceAuc.addSparse: unlisted must be "zero" or ...
+ * }
+ * ```
+ */
+export function checkUnlisted(unlisted: unknown, where: string): void {
+  if (unlisted !== "zero" && unlisted !== "unscored") {
+    throw new TypeError(`${where}: unlisted must be "zero" or "unscored", got ${unlisted}`);
+  }
+}
+
+/**
+ * Checks that no entry of a dense score vector is NaN (±Infinity are scores like any other).
+ *
+ * @param scores one score per label
+ * @param where names the row in the error message
+ * @throws {RangeError} naming the first NaN label
+ *
+ * @example
+ * ```ts
+ * import { checkDenseScores } from "./relevance.ts";
+ * checkDenseScores(Float32Array.of(1, -Infinity), "row 0"); // fine
+ * try {
+ *   checkDenseScores([0.5, NaN], "row 3");
+ * } catch (e) {
+ *   console.log((e as Error).message); // row 3: score of label 1 is NaN
+ * }
+ * ```
+ */
+export function checkDenseScores(scores: ArrayLike<number>, where: string): void {
+  if (scores === null || typeof scores !== "object" || typeof scores.length !== "number") {
+    throw new TypeError(`${where}: scores must be an array of numbers, got ${scores}`);
+  }
+  for (let l = 0; l < scores.length; l++) {
+    if (scores[l] !== scores[l]) throw new RangeError(`${where}: score of label ${l} is NaN`);
   }
 }
 
@@ -104,7 +276,14 @@ export function discounts(n: number): { discount: Float64Array; ideal: Float64Ar
 }
 
 /**
- * Inverse propensities `1 / p_l` (the weights the propensity-scored metrics use).
+ * Inverse propensities `1 / p_l` (the weights the propensity-scored metrics use). Propensities
+ * are probabilities in (0, 1]: values above 1 are refused, as they are what one gets by passing
+ * inverse propensities (pyxclib's `compute_inv_propesity`) where propensities are expected,
+ * which would silently weigh the frequent labels most.
+ *
+ * @param propensities one propensity per label, each in (0, 1]
+ * @param who names the caller in the error message
+ * @throws {RangeError} on a propensity that is not in (0, 1]
  *
  * @example
  * ```ts
@@ -112,11 +291,25 @@ export function discounts(n: number): { discount: Float64Array; ideal: Float64Ar
  * console.log([...inversePropensities(Float64Array.of(0.5, 0.25))]); // [2, 4]
  * ```
  */
-export function inversePropensities(propensities: ArrayLike<number>): Float64Array {
+export function inversePropensities(
+  propensities: ArrayLike<number>,
+  who = "inversePropensities",
+): Float64Array {
+  if (
+    propensities === null || typeof propensities !== "object" ||
+    typeof propensities.length !== "number"
+  ) {
+    throw new TypeError(`${who}: propensities must be an array of numbers, got ${propensities}`);
+  }
   const w = new Float64Array(propensities.length);
   for (let l = 0; l < w.length; l++) {
     const p = propensities[l];
-    if (!(p > 0)) throw new RangeError(`propensity of label ${l} must be > 0, got ${p}`);
+    if (!(p > 0 && p <= 1)) {
+      throw new RangeError(
+        `${who}: propensity of label ${l} must be in (0, 1], got ${p}` +
+          (p > 1 ? " (inverse propensities 1/p given where propensities p are expected?)" : ""),
+      );
+    }
     w[l] = 1 / p;
   }
   return w;
@@ -165,17 +358,25 @@ export function topWeights(
 /**
  * Validates, sorts and de-duplicates metric cut-offs.
  *
+ * @param ks the cut-offs: a non-empty array of integers >= 1
+ * @param who names the caller in the error message
+ * @throws {TypeError} when `ks` is not an array
+ * @throws {RangeError} when it is empty or holds anything but integers >= 1
+ *
  * @example
  * ```ts
  * import { normaliseKs } from "./relevance.ts";
  * console.log(normaliseKs([5, 1, 3, 1])); // [1, 3, 5]
  * ```
  */
-export function normaliseKs(ks: readonly number[]): number[] {
-  if (ks.length === 0) throw new RangeError("metric cut-offs: at least one k is required");
+export function normaliseKs(ks: readonly number[], who = "metric cut-offs"): number[] {
+  if (ks === null || typeof ks !== "object" || typeof ks.length !== "number") {
+    throw new TypeError(`${who}: ks must be an array of cut-offs such as [1, 3, 5], got ${ks}`);
+  }
+  if (ks.length === 0) throw new RangeError(`${who}: at least one k is required`);
   for (const k of ks) {
-    if (!Number.isInteger(k) || k < 1) {
-      throw new RangeError(`metric cut-offs: k must be a positive integer, got ${k}`);
+    if (!Number.isSafeInteger(k) || k < 1) {
+      throw new RangeError(`${who}: k must be an integer >= 1, got ${k}`);
     }
   }
   return [...new Set(ks)].sort((a, b) => a - b);
