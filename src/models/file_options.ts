@@ -9,6 +9,80 @@
 import type { FeatureSpace, ModelFileContent } from "../format/types.ts";
 import { textSettingsError } from "../../sdk/internal.ts";
 import type { ModelFileOptions } from "./estimator.ts";
+import { parseSetting, type SettingSpec } from "./settings.ts";
+
+/** The keys of {@linkcode ModelFileOptions}. */
+const FILE_OPTION_NAMES = [
+  "labelNames",
+  "featureNames",
+  "featureSpace",
+  "quantize",
+  "meta",
+  "preprocess",
+] as const;
+
+/** The declaration of `quantize` (checked like a model setting). */
+const QUANTIZE: SettingSpec = {
+  kind: "enum",
+  values: ["f32", "f16", "i8"],
+  doc: "Storage of the float tensors.",
+};
+
+/**
+ * Checks the options a model's `toModelFile` is given, before any work: an object whose keys
+ * are those of {@linkcode ModelFileOptions} (a TypeError names an unknown key), `quantize` one
+ * of f32, f16, i8 (a RangeError), `labelNames` and `featureNames` arrays of strings, `meta` and
+ * `preprocess` objects (TypeErrors naming the option). Sizes are checked later, against the
+ * content ({@linkcode applyModelFileOptions}).
+ *
+ * @param where names the caller in errors, e.g. "leml.toModelFile"
+ *
+ * @example
+ * ```ts
+ * import { checkModelFileOptions } from "./file_options.ts";
+ * checkModelFileOptions({ quantize: "f16", labelNames: ["a"] }, "demo"); // fine
+ * try { checkModelFileOptions({ quantise: "f16" }, "demo"); } catch (e) { console.log((e as Error).message); }
+ * // demo: unknown option "quantise" (known: labelNames, featureNames, featureSpace, quantize, meta, preprocess)
+ * ```
+ */
+export function checkModelFileOptions(options: unknown, where: string): void {
+  if (options === undefined) return;
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`${where}: the options must be an object, got ${String(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (o[key] !== undefined && !(FILE_OPTION_NAMES as readonly string[]).includes(key)) {
+      throw new TypeError(
+        `${where}: unknown option "${key}" (known: ${FILE_OPTION_NAMES.join(", ")})`,
+      );
+    }
+  }
+  if (o.quantize !== undefined) parseSetting(where, "quantize", QUANTIZE, o.quantize);
+  for (const key of ["labelNames", "featureNames"]) {
+    const names = o[key];
+    if (names === undefined) continue;
+    if (!Array.isArray(names)) {
+      throw new TypeError(
+        `${where}: option ${key} must be an array of strings, got ${typeof names}`,
+      );
+    }
+    const bad = names.findIndex((n) => typeof n !== "string");
+    if (bad >= 0) {
+      throw new TypeError(
+        `${where}: option ${key} must be an array of strings, but ${key}[${bad}] is ${typeof names[
+          bad
+        ]}`,
+      );
+    }
+  }
+  for (const key of ["meta", "preprocess", "featureSpace"]) {
+    const v = o[key];
+    if (v !== undefined && (typeof v !== "object" || v === null || Array.isArray(v))) {
+      throw new TypeError(`${where}: option ${key} must be an object, got ${String(v)}`);
+    }
+  }
+}
 
 /**
  * Writes the shared {@linkcode ModelFileOptions} into `content` (in place; returns it).

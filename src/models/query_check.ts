@@ -50,3 +50,34 @@ export function checkK(k: number, where: string): void {
     throw new RangeError(`${where}: k must be an integer >= 0, got ${k}`);
   }
 }
+
+/**
+ * The array `predictScores` writes into: the first `numLabels` entries of `out` when given (a
+ * `RangeError` naming `where` when it is shorter), else a new one.
+ *
+ * @example
+ * ```ts
+ * import { scoresOut } from "./query_check.ts";
+ * console.log(scoresOut(new Float32Array(5), 3, "demo").length); // 3
+ * try {
+ *   scoresOut(new Float32Array(1), 3, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "demo: out has length 1, need 3"
+ * }
+ * ```
+ */
+export function scoresOut(
+  out: Float32Array | undefined,
+  numLabels: number,
+  where: string,
+): Float32Array {
+  if (out === undefined) return new Float32Array(numLabels);
+  if (!(out instanceof Float32Array) || out.length < numLabels) {
+    throw new RangeError(
+      `${where}: out has length ${out?.length}, need ${numLabels}${
+        out instanceof Float32Array ? "" : " (a Float32Array)"
+      }`,
+    );
+  }
+  return out.length === numLabels ? out : out.subarray(0, numLabels);
+}

@@ -8,6 +8,8 @@
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { Rng } from "../../random/mod.ts";
 import type { LabelWeights } from "./label_weights.ts";
+import { defineSettings, type ModelSettings } from "../settings.ts";
+import { checkTrainingSet } from "../training_check.ts";
 
 /**
  * Options of {@linkcode trainDcd}.
@@ -37,6 +39,53 @@ export interface DcdOptions {
   onLabel?: (done: number, total: number) => void;
 }
 
+/** The settings of {@linkcode DcdOptions} (every key but the `onLabel` callback). */
+export type DcdSettings = Omit<DcdOptions, "onLabel">;
+
+/**
+ * The declared options of the batch BR trainer ({@linkcode trainDcd}, `trainBr`): every
+ * {@linkcode DcdOptions} key but `onLabel`, with its default and range. An unknown key or a bad
+ * value is an error naming it (strings are parsed by the declared kind).
+ *
+ * @example
+ * ```ts
+ * import { DCD_SETTINGS } from "./dcd.ts";
+ * console.log(DCD_SETTINGS.resolve({ C: "2" })); // { C: 2, eps: 0.1, maxIter: 1000, bias: 1, seed: 0 }
+ * try { DCD_SETTINGS.resolve({ maxIter: 1.5 }); } catch (e) { console.log((e as Error).message); }
+ * // br batch: option maxIter must be an integer in [1, 1048576], got 1.5
+ * ```
+ */
+export const DCD_SETTINGS: ModelSettings<DcdSettings> = defineSettings<DcdSettings>("br batch", {
+  C: {
+    kind: "number",
+    default: 1,
+    min: 0,
+    minExclusive: true,
+    doc: "Cost of the squared hinge (LIBLINEAR -c).",
+  },
+  eps: {
+    kind: "number",
+    default: 0.1,
+    min: 0,
+    minExclusive: true,
+    doc: "Stopping tolerance on the projected-gradient spread (LIBLINEAR -e).",
+  },
+  maxIter: { kind: "int", default: 1000, min: 1, max: 1 << 20, doc: "Maximum passes per label." },
+  bias: {
+    kind: "number",
+    default: 1,
+    min: 0,
+    doc: "Value of the constant bias feature (LIBLINEAR -B; 0: no bias).",
+  },
+  seed: { kind: "int", default: 0, doc: "Seed of the coordinate order." },
+});
+
+/** The settings among `options` (all keys but the `onLabel` callback). */
+function settingsOf(options: DcdOptions): Record<string, unknown> {
+  const { onLabel: _, ...settings } = options;
+  return settings;
+}
+
 /**
  * Trains one squared-hinge SVM per label by dual coordinate descent and returns the label-major
  * sparse weights (exact zeros dropped; weights rounded to float32) with the bias per label.
@@ -44,7 +93,9 @@ export interface DcdOptions {
  *
  * @param x training rows (D = `x.numCols`)
  * @param y their label sets (L = `y.numCols`)
- * @throws {RangeError} when `x` and `y` disagree on the number of rows or a parameter is invalid
+ * @throws {RangeError} when `x` and `y` disagree on the number of rows, a row is malformed
+ * (naming it) or a parameter is out of range ({@linkcode DCD_SETTINGS})
+ * @throws {TypeError} for an unknown option or a value of the wrong type
  *
  * @example
  * ```ts
@@ -58,33 +109,19 @@ export interface DcdOptions {
  * ```
  */
 export function trainDcd(x: CsrMatrix, y: BinaryCsr, options: DcdOptions = {}): LabelWeights {
-  const C = options.C ?? 1, eps = options.eps ?? 0.1, maxIter = options.maxIter ?? 1000;
-  const B = options.bias ?? 1;
-  if (!(C > 0) || !(eps > 0) || !(maxIter >= 1) || !(B >= 0)) {
-    throw new RangeError(
-      `trainDcd: need C > 0, eps > 0, maxIter >= 1, bias >= 0 (got ${C}, ${eps}, ${maxIter}, ${B})`,
-    );
+  const { C, eps, maxIter, bias: B, seed } = DCD_SETTINGS.resolve(
+    settingsOf(options),
+  ) as Required<DcdSettings>;
+  if (options.onLabel !== undefined && typeof options.onLabel !== "function") {
+    throw new TypeError(`br batch: option onLabel must be a function`);
   }
-  if (x.numRows !== y.numRows) {
-    throw new RangeError(`trainDcd: x has ${x.numRows} rows but y has ${y.numRows}`);
-  }
+  checkTrainingSet(x, y, "trainDcd");
   const N = x.numRows, D = x.numCols, L = y.numCols;
   const { indptr, indices, values } = x;
-  for (let p = 0; p < indptr[N]; p++) {
-    if (!(indices[p] >= 0 && indices[p] < D)) {
-      throw new RangeError(
-        `trainDcd: feature index ${indices[p]} at entry ${p} is out of range [0, ${D})`,
-      );
-    }
-  }
   // rows of each label (column view of y)
   const colPtr = new Int32Array(L + 1);
   for (let p = 0; p < y.indptr[N]; p++) {
-    const l = y.indices[p];
-    if (!(l >= 0 && l < L)) {
-      throw new RangeError(`trainDcd: label index ${l} at entry ${p} is out of range [0, ${L})`);
-    }
-    colPtr[l + 1]++;
+    colPtr[y.indices[p] + 1]++;
   }
   for (let l = 0; l < L; l++) colPtr[l + 1] += colPtr[l];
   const colRows = new Int32Array(colPtr[L]);
@@ -103,7 +140,7 @@ export function trainDcd(x: CsrMatrix, y: BinaryCsr, options: DcdOptions = {}): 
   const alpha = new Float64Array(N);
   const sign = new Int8Array(N);
   const index = new Int32Array(N);
-  const rng = new Rng(options.seed ?? 0);
+  const rng = new Rng(seed);
   const labelPtr = new Int32Array(L + 1);
   const feats: Int32Array[] = [];
   const vals: Float32Array[] = [];

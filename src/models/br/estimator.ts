@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
@@ -41,11 +42,6 @@ interface ResolvedConfig {
   epsilon: number;
   l2Normalize: boolean;
   seed: number;
-}
-
-function resolve(c: BrConfig & { numFeatures?: number; numLabels?: number }): ResolvedConfig {
-  const { numFeatures: _d, numLabels: _l, ...r } = BR_SETTINGS.resolve(c);
-  return r as ResolvedConfig;
 }
 
 function checkSize(what: string, n: unknown): number {
@@ -93,11 +89,9 @@ export class BrEstimator implements Estimator {
 
   /** A new (all-zero) model with the given initial sizes and configuration. */
   constructor(options: BrConfig & { numFeatures?: number; numLabels?: number } = {}) {
-    this.#cfg = resolve(options);
-    this.#grow(
-      checkSize("numFeatures", options.numFeatures),
-      checkSize("numLabels", options.numLabels),
-    );
+    const { numFeatures, numLabels, ...cfg } = BR_SETTINGS.resolve(options);
+    this.#cfg = cfg as ResolvedConfig;
+    this.#grow(numFeatures!, numLabels!);
   }
 
   /** Current feature-space size. */
@@ -137,15 +131,33 @@ export class BrEstimator implements Estimator {
       dst.set(src.subarray(0, this.#l));
       return dst;
     };
-    this.#w = move(this.#w);
-    this.#b = moveVec(this.#b);
-    if (adam) {
-      this.#mw = move(this.#mw);
-      this.#vw = move(this.#vw);
-      this.#mb = moveVec(this.#mb);
-      this.#vb = moveVec(this.#vb);
+    // everything is allocated before anything is put in place: a size that cannot be
+    // allocated is an error naming it, the model unchanged
+    let arrays;
+    try {
+      arrays = {
+        w: move(this.#w),
+        b: moveVec(this.#b),
+        mw: adam ? move(this.#mw) : this.#mw,
+        vw: adam ? move(this.#vw) : this.#vw,
+        mb: adam ? moveVec(this.#mb) : this.#mb,
+        vb: adam ? moveVec(this.#vb) : this.#vb,
+        grad: new Float64Array(dCap * lCap),
+      };
+    } catch (e) {
+      throw new RangeError(
+        `br: cannot allocate the dense weights of ${nd} features × ${nl} labels (${dCap} × ${lCap} per array): ${
+          (e as Error).message
+        }`,
+      );
     }
-    this.#grad = new Float64Array(dCap * lCap);
+    this.#w = arrays.w;
+    this.#b = arrays.b;
+    this.#mw = arrays.mw;
+    this.#vw = arrays.vw;
+    this.#mb = arrays.mb;
+    this.#vb = arrays.vb;
+    this.#grad = arrays.grad;
     this.#gb = new Float64Array(lCap);
     this.#scores = new Float64Array(lCap);
     this.#deriv = new Float64Array(lCap);
@@ -378,6 +390,7 @@ export class BrEstimator implements Estimator {
 
   /** Inference-only `linear-sparse` model file of the non-zero weights. */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "br.toModelFile");
     const content = linearSparseContent(this.toLabelWeights(), {
       ...options,
       preprocess: this.#cfg.l2Normalize

@@ -11,10 +11,11 @@ import { type BrConfig, BrEstimator } from "./estimator.ts";
 import { type DcdOptions, trainDcd } from "./dcd.ts";
 import { BR_SETTINGS } from "./settings.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
+import { checkTrainingSet } from "../training_check.ts";
 
 export { type BrConfig, BrEstimator } from "./estimator.ts";
 export { BR_SETTINGS, type BrSettings } from "./settings.ts";
-export { type DcdOptions, trainDcd } from "./dcd.ts";
+export { DCD_SETTINGS, type DcdOptions, type DcdSettings, trainDcd } from "./dcd.ts";
 export { preprocessRows, type RowPreprocess } from "../../data/preprocess.ts";
 export {
   type FeatureMajor,
@@ -57,6 +58,9 @@ export const factory: EstimatorFactory = {
  * coordinate descent ({@linkcode trainDcd}) and returns it as a {@linkcode BrEstimator}
  * (which can keep learning in streaming mode with `config`). With `config.l2Normalize` the rows
  * are scaled to unit L2 norm for training, and the model does the same when predicting.
+ * The training set is checked first (a malformed row or an index beyond `numCols` is a
+ * RangeError naming the row), then the options ({@linkcode DCD_SETTINGS}, the config
+ * against `BR_SETTINGS`).
  *
  * @example
  * ```ts
@@ -74,6 +78,7 @@ export function trainBr(
   options: DcdOptions = {},
   config: BrConfig = {},
 ): BrEstimator {
+  checkTrainingSet(x, y, "trainBr");
   const rows = preprocessRows(x, { l2Normalize: config.l2Normalize });
   return BrEstimator.fromLabelWeights(trainDcd(rows, y, options), {
     seed: options.seed,

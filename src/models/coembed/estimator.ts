@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import type { Estimator, EstimatorFactory, ModelFileOptions, ModelState } from "../estimator.ts";
 import { CoEmbedCore } from "./core.ts";
@@ -51,6 +52,7 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
   }
 
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "coembed.toModelFile");
     const content = this.toModelFileContent(options);
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }

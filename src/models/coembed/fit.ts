@@ -11,7 +11,9 @@
 import { checkRow } from "../query_check.ts";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { blockFromCsr } from "./blocks.ts";
-import { type CoEmbedConfig, resolveConfig } from "./config.ts";
+import type { CoEmbedConfig } from "./config.ts";
+import { checkedConfig } from "./settings.ts";
+import { defineSettings, type ModelSettings } from "../settings.ts";
 import { CoEmbedCore, type RowBlock } from "./core.ts";
 import { RandomFeaturesPredictor } from "./predictor.ts";
 import { spectralInit } from "./spectral.ts";
@@ -252,6 +254,36 @@ export class CoEmbedFit {
 }
 
 /**
+ * The declared options of {@linkcode fitCoEmbed} (every {@linkcode FitOptions} key but the
+ * `onEpoch` callback), with defaults and ranges: an unknown key or a bad value is an error
+ * naming it.
+ *
+ * @example
+ * ```ts
+ * import { FIT_SETTINGS } from "./fit.ts";
+ * console.log(FIT_SETTINGS.resolve({ epochs: 5 })); // { epochs: 5, batchSize: 64, init: "spectral", rowUpdate: "fold-in" }
+ * ```
+ */
+export const FIT_SETTINGS: ModelSettings<Omit<FitOptions, "onEpoch">> = defineSettings<
+  Omit<FitOptions, "onEpoch">
+>("fitCoEmbed", {
+  epochs: { kind: "int", default: 30, min: 0, max: 1 << 20, doc: "Passes over the rows." },
+  batchSize: { kind: "int", default: 64, min: 1, max: 1 << 20, doc: "Minibatch size." },
+  init: {
+    kind: "enum",
+    values: ["spectral", "random"],
+    default: "spectral",
+    doc: "Initial V: spectral (top eigenvectors of the observed Gram matrix) or random.",
+  },
+  rowUpdate: {
+    kind: "enum",
+    values: ["fold-in", "joint"],
+    default: "fold-in",
+    doc: "How a minibatch's row factors are set before its global steps.",
+  },
+});
+
+/**
  * Fits CoEmbed on a fixed data set (transductive and inductive outputs).
  *
  * @example
@@ -268,14 +300,14 @@ export function fitCoEmbed(
   config: Partial<CoEmbedConfig> | Record<string, unknown> = {},
   options: FitOptions = {},
 ): CoEmbedFit {
-  const c = resolveConfig(config as Record<string, unknown>);
-  const epochs = options.epochs ?? 30, batchSize = options.batchSize ?? 64;
-  if (!Number.isInteger(epochs) || epochs < 0) {
-    throw new RangeError(`fitCoEmbed: epochs ${epochs} must be an integer >= 0`);
+  const c = checkedConfig(config as Record<string, unknown>);
+  const { onEpoch, ...settings } = options;
+  if (onEpoch !== undefined && typeof onEpoch !== "function") {
+    throw new TypeError(`fitCoEmbed: option onEpoch must be a function`);
   }
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new RangeError(`fitCoEmbed: batchSize ${batchSize} must be an integer >= 1`);
-  }
+  const { epochs, batchSize, init, rowUpdate } = FIT_SETTINGS.resolve(settings) as Required<
+    Omit<FitOptions, "onEpoch">
+  >;
   const core = new CoEmbedCore(c, data.x.numCols, data.y.numCols);
   const block = blockFromCsr(
     data.x,
@@ -287,19 +319,11 @@ export function fitCoEmbed(
     undefined,
     "fitCoEmbed",
   );
-  const init = options.init ?? "spectral";
-  if (init !== "spectral" && init !== "random") {
-    throw new RangeError(`fitCoEmbed: init "${init}" is not "spectral" or "random"`);
-  }
   if (init === "spectral") spectralInit(core, block);
-  const rowUpdate = options.rowUpdate ?? "fold-in";
-  if (rowUpdate !== "fold-in" && rowUpdate !== "joint") {
-    throw new RangeError(`fitCoEmbed: rowUpdate "${rowUpdate}" is not "fold-in" or "joint"`);
-  }
   const fit = new CoEmbedFit(core, block, rowUpdate);
   for (let e = 0; e < epochs; e++) {
     fit.runEpoch(batchSize);
-    options.onEpoch?.(e, fit);
+    onEpoch?.(e, fit);
   }
   if (rowUpdate === "fold-in" && epochs > 0) fit.refoldAll();
   return fit;

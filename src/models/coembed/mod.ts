@@ -24,6 +24,7 @@ export { COEMBED_FILE_KIND, CoEmbedLearner, predictorFileContent } from "./learn
 export {
   type CoEmbedData,
   CoEmbedFit,
+  FIT_SETTINGS,
   fitCoEmbed,
   type FitOptions,
   type RowUpdate,

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
@@ -259,6 +260,7 @@ export class CoEmbedReplica extends PredictionReplica {
 
   /** The `random-features` model file (the same file as the learner's). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "coembed.toModelFile");
     const content = predictorFileContent(this.#predictor.t, this.#gamma, options);
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }

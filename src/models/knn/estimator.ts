@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { checkK as checkTopK, checkRow } from "../query_check.ts";
+import { checkK as checkTopK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -167,7 +167,7 @@ export class KnnEstimator implements Estimator {
    */
   scoresFromNeighbours(nb: Neighbours, k: number, out?: Float32Array): Float32Array {
     const L = this.#numLabels;
-    const scores = out && out.length === L ? out : new Float32Array(L);
+    const scores = scoresOut(out, L, "knn.predictScores");
     scores.fill(-this.threshold);
     const { count, total } = this.#vote(nb, checkK(k));
     for (let i = 0; i < count; i++) {

@@ -22,6 +22,9 @@
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { columnSquares } from "./rotated_w_step.ts";
+import { defineSettings } from "../settings.ts";
+import { checkTrainingSet } from "../training_check.ts";
+import { LEML_BATCH_SETTINGS } from "./settings.ts";
 import type { LemlLoss } from "./loss.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { buildOmega, type Omega } from "./omega.ts";
@@ -98,30 +101,63 @@ export interface LemlFactors {
   cgIterations: number;
 }
 
-function checkInputs(x: CsrMatrix, y: BinaryCsr, o: LemlBatchOptions): void {
-  if (x.numRows !== y.numRows) {
-    throw new RangeError(`trainLemlBatch: x has ${x.numRows} rows but y has ${y.numRows}`);
-  }
-  if (o.observed && o.observed.numRows !== x.numRows) {
-    throw new RangeError(`trainLemlBatch: observed has ${o.observed.numRows} rows, x ${x.numRows}`);
-  }
-  if (!Number.isInteger(o.rank) || o.rank < 1) {
-    throw new RangeError(`trainLemlBatch: rank must be a positive integer, got ${o.rank}`);
-  }
-  for (let p = 0; p < x.indices.length; p++) {
-    if (x.indices[p] < 0 || x.indices[p] >= x.numCols) {
-      throw new RangeError(
-        `trainLemlBatch: feature index ${x.indices[p]} is out of range [0, ${x.numCols})`,
+/** The keys of {@linkcode LemlBatchOptions} that are not declared settings. */
+const OTHER_KEYS = ["observed", "fullyObserved", "init", "trackObjective", "onIteration"];
+
+/**
+ * The solver settings of {@linkcode trainLemlBatch}: those of the batch estimator
+ * ({@linkcode LEML_BATCH_SETTINGS}) that the solver takes, with the same defaults and ranges.
+ */
+const TRAIN_SETTINGS = (() => {
+  const s = LEML_BATCH_SETTINGS.specs;
+  return defineSettings<Record<string, unknown>>("trainLemlBatch", {
+    seed: s.seed,
+    rank: s.rank,
+    lambda: s.lambda,
+    loss: s.loss,
+    iterations: s.iterations,
+    cgIterations: s.cgIterations,
+    cgTolerance: s.cgTolerance,
+    newtonSteps: s.newtonSteps,
+    bias: s.bias,
+  });
+})();
+
+/**
+ * Checks the options (unknown keys, ranges: {@linkcode TRAIN_SETTINGS}; strings are parsed) and
+ * the training set; returns the options with the settings parsed.
+ */
+function checkedInputs(x: CsrMatrix, y: BinaryCsr, o: LemlBatchOptions): LemlBatchOptions {
+  const given = o as unknown as Record<string, unknown>;
+  const settings: Record<string, unknown> = {};
+  for (const key of Object.keys(given)) {
+    if (given[key] === undefined || OTHER_KEYS.includes(key)) continue;
+    if (!TRAIN_SETTINGS.names.includes(key)) {
+      throw new TypeError(
+        `trainLemlBatch: unknown option "${key}" (known: ${
+          [...TRAIN_SETTINGS.names, ...OTHER_KEYS].join(", ")
+        })`,
       );
     }
+    settings[key] = given[key];
   }
-  for (let p = 0; p < y.indices.length; p++) {
-    if (y.indices[p] < 0 || y.indices[p] >= y.numCols) {
-      throw new RangeError(
-        `trainLemlBatch: label index ${y.indices[p]} is out of range [0, ${y.numCols})`,
-      );
-    }
+  if (settings.rank === undefined) {
+    throw new RangeError(`trainLemlBatch: option rank is required (an integer in [1, 4096])`);
   }
+  const parsed = { ...o, ...TRAIN_SETTINGS.parse(settings) } as LemlBatchOptions;
+  if (o.trackObjective !== undefined && typeof o.trackObjective !== "boolean") {
+    throw new TypeError(
+      `trainLemlBatch: option trackObjective must be true or false, got ${o.trackObjective}`,
+    );
+  }
+  if (o.onIteration !== undefined && typeof o.onIteration !== "function") {
+    throw new TypeError(`trainLemlBatch: option onIteration must be a function`);
+  }
+  checkTrainingSet(x, y, "trainLemlBatch", {
+    observed: o.observed,
+    fullyObserved: o.fullyObserved,
+  });
+  return parsed;
 }
 
 /**
@@ -145,7 +181,7 @@ export function trainLemlBatch(
   y: BinaryCsr,
   options: LemlBatchOptions,
 ): LemlFactors {
-  checkInputs(x, y, options);
+  options = checkedInputs(x, y, options);
   const prob = newProblem(x, y, options);
   initialFactors(prob, options);
   const gramPath = prob.omega === undefined;

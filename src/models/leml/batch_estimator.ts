@@ -44,6 +44,12 @@ interface Config {
   l2Normalize: boolean;
 }
 
+/** The settings of a configuration the solver takes (all but the threshold and row scaling). */
+function solverSettings(c: Config): Omit<Config, "threshold" | "l2Normalize"> {
+  const { threshold: _t, l2Normalize: _n, ...solver } = c;
+  return solver;
+}
+
 function makeConfig(o: Record<string, unknown>): Config {
   const s = LEML_BATCH_SETTINGS.resolve(o) as Required<LemlBatchSettings>;
   return {
@@ -148,7 +154,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     const m = new LemlBatch(settings);
     const c = m.config;
     const f = trainLemlBatch(m.#preprocess(x), y, {
-      ...c,
+      ...solverSettings(c),
       observed,
       fullyObserved,
       onIteration,
@@ -240,7 +246,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     };
     const partial = s.full.some((v) => v === 0);
     const f = trainLemlBatch(this.#preprocess(x), y, {
-      ...this.config,
+      ...solverSettings(this.config),
       init: { W: this.w.data, H: this.h.data, bias: this.bias.data },
       observed: partial
         ? {

@@ -13,7 +13,7 @@ import type { ModelFileOptions, TopK } from "../estimator.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
-import { applyModelFileOptions } from "../file_options.ts";
+import { applyModelFileOptions, checkModelFileOptions } from "../file_options.ts";
 import { LABEL_INDEX_MIN_LABELS, withLabelIndex } from "../../linalg/mips_index.ts";
 import {
   LabelIndex,
@@ -609,6 +609,7 @@ export class LowRankScorer {
    * ```
    */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "leml.toModelFile");
     const content = this.toModelContent(options);
     return options.quantize
       ? encodeModelFile(content, { quantize: options.quantize })

@@ -32,6 +32,7 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
@@ -667,6 +668,7 @@ export class OvaEstimator implements Estimator {
 
   /** Inference-only `linear-sparse` model file (the SDK scores every label exactly). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "ova.toModelFile");
     const content = linearSparseContentOf(
       this.toFeatureMajor(),
       this.#d,

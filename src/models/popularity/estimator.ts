@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { checkK, checkRow } from "../query_check.ts";
+import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -13,7 +13,7 @@ import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator
 import type { ModelFileContent } from "../../format/types.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
-import { applyModelFileOptions } from "../file_options.ts";
+import { applyModelFileOptions, checkModelFileOptions } from "../file_options.ts";
 import { POPULARITY_SETTINGS } from "./settings.ts";
 
 /**
@@ -115,7 +115,7 @@ export class PopularityEstimator implements Estimator {
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     checkRow(x, "popularity.predictScores");
     const L = this.#numLabels;
-    const scores = out && out.length === L ? out : new Float32Array(L);
+    const scores = scoresOut(out, L, "popularity.predictScores");
     const inv = this.#rows > 0 ? 1 / this.#rows : 0;
     for (let l = 0; l < L; l++) scores[l] = this.#counts[l] * inv - this.threshold;
     return scores;
@@ -161,6 +161,7 @@ export class PopularityEstimator implements Estimator {
 
   /** Inference-only model file (`linear-sparse`, see {@linkcode toModelContent}). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "popularity.toModelFile");
     return encodeModelFile(
       this.toModelContent(options),
       options.quantize ? { quantize: options.quantize } : undefined,

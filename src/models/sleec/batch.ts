@@ -4,7 +4,9 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
+import { checkTrainingSet } from "../training_check.ts";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { subsetRows } from "../../data/dataset.ts";
 import { decodeModelFile } from "../../../sdk/internal.ts";
@@ -123,6 +125,7 @@ export class SleecModel {
 
   /** The `knn-embedding` model file (with TF-IDF, the IDF goes into its preprocessing block). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "sleec.toModelFile");
     const idf = this.idf;
     return encodeKnnModel(
       this.knn,
@@ -206,7 +209,8 @@ export function sortedLabels(
  * Trains SLEEC on rows `x` with labels `y` (Algorithm 1 per learner; learner t clusters with
  * seed `seed + t`). Rows are L2-normalised first (a copy: the inputs are not mutated).
  *
- * @throws {RangeError} on mismatched row counts or a bad label.
+ * @throws {RangeError} on mismatched row counts, a malformed row of `x` (indices negative, not
+ * increasing or beyond `x.numCols`, values not finite; naming the row) or a bad label.
  *
  * @example
  * ```ts
@@ -225,6 +229,7 @@ export function trainSleec(
   if (x.numRows !== y.numRows) {
     throw new RangeError(`trainSleec: ${x.numRows} feature rows but ${y.numRows} label rows`);
   }
+  checkTrainingSet(x, y, "trainSleec", { anyLabelOrder: true });
   const cfg = resolveConfig(options as Record<string, unknown>);
   const D = x.numCols, L = y.numCols;
   const idf = cfg.featureWeighting === "tfidf" ? inverseDocumentFrequency(x) : undefined;

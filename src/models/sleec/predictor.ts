@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { scoresOut } from "../query_check.ts";
 import type { TopK } from "../estimator.ts";
 import { pushTop, topKDense } from "../../../sdk/internal.ts";
 
@@ -326,9 +327,9 @@ export class KnnPredictor {
    * ```
    */
   scores(indices: Int32Array, values: Float32Array, out?: Float32Array): Float32Array {
-    const acc = this.#score(indices, values);
     const L = this.#m.numLabels;
-    const res = out && out.length === L ? out : new Float32Array(L);
+    const res = scoresOut(out, L, "sleec.predictScores");
+    const acc = this.#score(indices, values);
     const nl = this.#m.numLearners;
     for (let l = 0; l < L; l++) res[l] = acc[l] / nl;
     return res;

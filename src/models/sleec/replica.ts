@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
@@ -147,6 +148,7 @@ export class SleecReplica extends PredictionReplica {
 
   /** The `knn-embedding` model file (the same file as the learner's). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "sleec.toModelFile");
     return encodeKnnModel(this.#predictor.model, options);
   }
 

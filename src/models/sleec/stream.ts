@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
@@ -21,7 +22,7 @@ import type { Batch, SparseVector } from "../../data/types.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { hashUniform } from "../../random/mod.ts";
-import { DEFAULT_CONFIG, resolveConfig, type SleecConfig } from "./config.ts";
+import { DEFAULT_CONFIG, resolveConfig, SLEEC_SETTINGS, type SleecConfig } from "./config.ts";
 import { encodeKnnModel } from "./model_file.ts";
 import { type KnnModel, KnnPredictor } from "./predictor.ts";
 import { StreamCluster } from "./stream_cluster.ts";
@@ -66,7 +67,7 @@ export class SleecStream implements Estimator {
   #predictor: KnnPredictor | undefined;
 
   constructor(options: SleecStreamOptions = {}) {
-    const { numFeatures, numLabels, ...rest } = options;
+    const { numFeatures, numLabels, ...rest } = SLEEC_SETTINGS.resolve(options);
     this.#cfg = resolveConfig(rest as Record<string, unknown>);
     for (
       const name of [
@@ -84,18 +85,10 @@ export class SleecStream implements Estimator {
         );
       }
     }
-    this.#numFeatures = SleecStream.#size(numFeatures, "numFeatures");
-    this.#numLabels = SleecStream.#size(numLabels, "numLabels");
+    this.#numFeatures = numFeatures!;
+    this.#numLabels = numLabels!;
     this.#nextRefresh = this.#cfg.firstRefresh;
     this.#learners = Array.from({ length: this.#cfg.numLearners }, () => []);
-  }
-
-  static #size(v: number | undefined, name: string): number {
-    if (v === undefined) return 0;
-    if (!Number.isInteger(v) || v < 0) {
-      throw new RangeError(`SleecStream: ${name} must be a non-negative integer, got ${v}`);
-    }
-    return v;
   }
 
   /** The resolved hyper-parameters. */
@@ -151,10 +144,26 @@ export class SleecStream implements Estimator {
     this.learnMany(oneRowBatch(x, y, "sleec.learnOne"));
   }
 
+  /**
+   * Grows the feature and label spaces: every cluster's arrays are allocated first, then put
+   * in place, so a size that cannot be allocated is a RangeError naming it, the model unchanged.
+   */
   #grow(numFeatures: number, numLabels: number): void {
     if (numFeatures > this.#numFeatures) {
+      const commits: (() => void)[] = [];
+      try {
+        for (const clusters of this.#learners) {
+          for (const c of clusters) commits.push(c.prepareGrowth(numFeatures));
+        }
+      } catch (e) {
+        throw new RangeError(
+          `sleec.learnMany: cannot grow the model to ${numFeatures} features (${numFeatures} × rank ${this.#cfg.rank} weights per cluster): ${
+            (e as Error).message
+          }`,
+        );
+      }
+      for (const commit of commits) commit();
       this.#numFeatures = numFeatures;
-      for (const clusters of this.#learners) for (const c of clusters) c.growFeatures(numFeatures);
     }
     if (numLabels > this.#numLabels) this.#numLabels = numLabels;
   }
@@ -259,6 +268,7 @@ export class SleecStream implements Estimator {
 
   /** The `knn-embedding` model file of the current model. */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
+    checkModelFileOptions(options, "sleec.toModelFile");
     return encodeKnnModel(this.knnModel(), options);
   }
 

@@ -108,13 +108,28 @@ export class StreamCluster {
 
   /** Widens the feature space (V, Adam moments and centroid get zero rows). */
   growFeatures(numFeatures: number): void {
-    if (numFeatures <= this.#numFeatures) return;
+    this.prepareGrowth(numFeatures)();
+  }
+
+  /**
+   * Allocates the arrays of a feature space of `numFeatures` and returns the function that
+   * puts them in place: nothing changes until it is called, so an allocation that fails
+   * (an absurd size) leaves the cluster as it was.
+   */
+  prepareGrowth(numFeatures: number): () => void {
+    if (numFeatures <= this.#numFeatures) return () => {};
     const r = this.#cfg.rank;
-    this.#centroid = grown(this.#centroid, numFeatures);
-    this.#v = grown(this.#v, numFeatures * r);
-    this.#adamM = grown(this.#adamM, numFeatures * r);
-    this.#adamV = grown(this.#adamV, numFeatures * r);
-    this.#numFeatures = numFeatures;
+    const centroid = grown(this.#centroid, numFeatures);
+    const v = grown(this.#v, numFeatures * r);
+    const adamM = grown(this.#adamM, numFeatures * r);
+    const adamV = grown(this.#adamV, numFeatures * r);
+    return () => {
+      this.#centroid = centroid;
+      this.#v = v;
+      this.#adamM = adamM;
+      this.#adamV = adamV;
+      this.#numFeatures = numFeatures;
+    };
   }
 
   /** Cosine similarity of a unit-norm row to the centroid (-Infinity while empty). */
