@@ -12,6 +12,7 @@ import type { Batch, SparseVector } from "./types.ts";
  * they are not strictly increasing, non-negative and finite.
  *
  * @param where the caller, for errors (e.g. `"br.learnOne"`)
+ * @throws {TypeError} when `y` is not an array (a bare label number, say)
  * @throws {RangeError} for a label that is not a non-negative integer
  *
  * @example
@@ -22,6 +23,16 @@ import type { Batch, SparseVector } from "./types.ts";
  * ```
  */
 export function oneRowBatch(x: SparseVector, y: ArrayLike<number>, where: string): Batch {
+  // a bare number (`learnOne(x, 3)`) has no length: it would be read as no labels at all
+  if (
+    y === null || typeof y !== "object" || !Number.isSafeInteger((y as { length?: unknown }).length)
+  ) {
+    throw new TypeError(
+      `${where}: y must be an array of label indices, got ${
+        y === null ? "null" : typeof y === "object" ? "an object without a length" : typeof y
+      }`,
+    );
+  }
   for (let i = 0; i < y.length; i++) {
     if (!(Number.isInteger(y[i]) && y[i] >= 0 && y[i] <= 0x7fffffff)) {
       throw new RangeError(`${where}: label ${y[i]} is not a non-negative integer`);

@@ -100,4 +100,19 @@ Deno.test("oneRowBatch: labels sorted and kept once, features as given, sizes fr
       `${l}`,
     );
   }
+  // a bare label number would be read as no labels at all
+  for (const [y, what] of [[3, "number"], [null, "null"], [{}, "an object without a length"]]) {
+    let err: unknown;
+    try {
+      oneRowBatch(x, y as never, "t");
+    } catch (e) {
+      err = e;
+    }
+    assert(
+      err instanceof TypeError &&
+        err.message === `t: y must be an array of label indices, got ${what}`,
+      `${what}: ${err}`,
+    );
+  }
+  assert(oneRowBatch(x, Uint16Array.of(3), "t").y.indices.join() === "3", "typed arrays are fine");
 });
