@@ -6,7 +6,7 @@
  * @module
  */
 import { checkK as checkTopK, checkRow, scoresOut } from "../query_check.ts";
-import { checkBatch } from "../../data/batch_check.ts";
+import { checkBatch, checkCsr } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -253,6 +253,49 @@ export class KnnEstimator implements Estimator {
     if (!(t.rowVal instanceof Float32Array)) {
       throw new TypeError("knn.restore: tensor 'rowVal' is missing or not a Float32Array");
     }
+    // a state that does not hold together (truncated tensors, entries past its sizes) would
+    // answer wrongly or read past its arrays: refused here, naming the part
+    const rowPtr = t.rowPtr as Int32Array, labelPtr = t.labelPtr as Int32Array;
+    const n = rowPtr.length - 1;
+    if (n < 0 || labelPtr.length !== n + 1) {
+      throw new RangeError(
+        `knn.restore: rowPtr has ${rowPtr.length} entries but labelPtr ${labelPtr.length}`,
+      );
+    }
+    const { numFeatures, numLabels } = state.scalars;
+    for (const [name, v] of [["numFeatures", numFeatures], ["numLabels", numLabels]] as const) {
+      if (!(Number.isSafeInteger(v) && v >= 0)) {
+        throw new RangeError(`knn.restore: ${name} must be a non-negative integer, got ${v}`);
+      }
+    }
+    const row = (i: number) => `stored row ${i}`;
+    const needD = checkCsr(
+      rowPtr,
+      t.rowIdx as Int32Array,
+      n,
+      0,
+      "rows",
+      "feature",
+      "knn.restore",
+      row,
+      t.rowVal,
+    );
+    const needL = checkCsr(
+      labelPtr,
+      t.labelIdx as Int32Array,
+      n,
+      0,
+      "labels",
+      "label",
+      "knn.restore",
+      row,
+    );
+    if (needD > numFeatures || needL > numLabels) {
+      throw new RangeError(
+        `knn.restore: the stored rows need ${needD} features and ${needL} labels, the state ` +
+          `declares ${numFeatures} and ${numLabels}`,
+      );
+    }
     const index = CosineIndex.fromArrays({
       rowPtr: t.rowPtr as Int32Array,
       rowIdx: t.rowIdx as Int32Array,
@@ -263,8 +306,8 @@ export class KnnEstimator implements Estimator {
     return new KnnEstimator({
       k: Number(state.config.k),
       threshold: Number(state.config.threshold),
-      numFeatures: state.scalars.numFeatures,
-      numLabels: state.scalars.numLabels,
+      numFeatures,
+      numLabels,
     }, index);
   }
 }

@@ -89,6 +89,42 @@ Deno.test("kNN top-k equals the ranking of its scores on random data; state roun
   assert(JSON.stringify(b.toState().scalars) === JSON.stringify(m.toState().scalars), "scalars");
 });
 
+Deno.test("kNN restore refuses a state that does not hold together, naming the part", () => {
+  const rand = mulberry32(3);
+  const m = factory.create({ k: 3 }) as KnnEstimator;
+  for (let i = 0; i < 20; i++) m.learnOne(randomRow(rand, 20, false), [i % 7]);
+  const s = m.toState();
+  const t = s.tensors as Record<string, Int32Array | Float32Array>;
+  const n = (t.rowPtr as Int32Array).length - 1;
+  const broken: [string, () => unknown, RegExp][] = [
+    ["rowIdx cut", () => ({ ...t, rowIdx: t.rowIdx.slice(0, 3) }), /rows\.indptr is not a valid/],
+    ["rowVal cut", () => ({ ...t, rowVal: t.rowVal.slice(0, 1) }), /rows has \d+ entries but 1/],
+    ["labelPtr short", () => ({ ...t, labelPtr: t.labelPtr.slice(0, n) }), /labelPtr/],
+    [
+      "label past numLabels",
+      () => ({ ...t, labelIdx: Int32Array.from(t.labelIdx, (l) => l + 100) }),
+      /need \d+ features and 10\d labels, the state declares \d+ and 7/,
+    ],
+  ];
+  for (const [what, tensors, pattern] of broken) {
+    let err: unknown;
+    try {
+      factory.restore({ ...s, tensors: tensors() as typeof s.tensors });
+    } catch (e) {
+      err = e;
+    }
+    assert(err instanceof RangeError && pattern.test(err.message), `${what}: ${err}`);
+  }
+  let scalar: unknown;
+  try {
+    factory.restore({ ...s, scalars: { ...s.scalars, numLabels: -1 } });
+  } catch (e) {
+    scalar = e;
+  }
+  assert(scalar instanceof RangeError && /numLabels must be a non-negative/.test(scalar.message));
+  assert(factory.restore(s).predictTopK(randomRow(rand, 20, false), 2).labels.length === 2);
+});
+
 Deno.test("kNN learnMany grows the spaces, leaves the batch intact; errors are clear", () => {
   const m = new KnnEstimator({ k: 3 });
   const batch = {
