@@ -31,8 +31,9 @@ const QUANTIZE: SettingSpec = {
 /**
  * Checks the options a model's `toModelFile` is given, before any work: an object whose keys
  * are those of {@linkcode ModelFileOptions} (a TypeError names an unknown key), `quantize` one
- * of f32, f16, i8 (a RangeError), `labelNames` and `featureNames` arrays of strings, `meta` and
- * `preprocess` objects (TypeErrors naming the option). Sizes are checked later, against the
+ * of f32, f16, i8 (a RangeError), `labelNames` and `featureNames` arrays of strings (TypeErrors)
+ * without a repeated name, and no empty label name (RangeErrors), `meta` and `preprocess`
+ * objects (TypeErrors naming the option). Sizes are checked later, against the
  * content ({@linkcode applyModelFileOptions}).
  *
  * @param where names the caller in errors, e.g. "leml.toModelFile"
@@ -43,6 +44,8 @@ const QUANTIZE: SettingSpec = {
  * checkModelFileOptions({ quantize: "f16", labelNames: ["a"] }, "demo"); // fine
  * try { checkModelFileOptions({ quantise: "f16" }, "demo"); } catch (e) { console.log((e as Error).message); }
  * // demo: unknown option "quantise" (known: labelNames, featureNames, featureSpace, quantize, meta, preprocess)
+ * try { checkModelFileOptions({ labelNames: ["a", "b", "a"] }, "demo"); } catch (e) { console.log((e as Error).message); }
+ * // demo: option labelNames repeats "a" (labelNames[0] and [2])
  * ```
  */
 export function checkModelFileOptions(options: unknown, where: string): void {
@@ -74,6 +77,21 @@ export function checkModelFileOptions(options: unknown, where: string): void {
           bad
         ]}`,
       );
+    }
+    // a name stands for one column: a reader maps names to columns (the SDK's vocabulary,
+    // the /predict protocol's label names), and a repeated one would stand for two
+    const first = new Map<string, number>();
+    for (let i = 0; i < names.length; i++) {
+      const j = first.get(names[i]);
+      if (j !== undefined) {
+        throw new RangeError(
+          `${where}: option ${key} repeats ${JSON.stringify(names[i])} (${key}[${j}] and [${i}])`,
+        );
+      }
+      first.set(names[i], i);
+    }
+    if (key === "labelNames" && first.has("")) {
+      throw new RangeError(`${where}: option labelNames[${first.get("")}] is empty`);
     }
   }
   for (const key of ["meta", "preprocess", "featureSpace"]) {

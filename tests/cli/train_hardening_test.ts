@@ -354,6 +354,14 @@ Deno.test("--labels: empty names are errors, trailing newlines ignored; beside f
       msg = (e as Error).message;
     }
     assertEquals(msg, `--labels ${file} line 2: empty label name (one name per line)`);
+    // a repeated name would merge two of the data's labels into one
+    await Deno.writeTextFile(file, "a\nb\na\n");
+    try {
+      await readLabelsFlag(file, 3);
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    assertEquals(msg, `--labels ${file} line 3: label name "a" repeats line 1`);
     await Deno.writeTextFile(file, "a\nb\nc\n\n\n");
     try {
       await readLabelsFlag(file, 5);

@@ -179,6 +179,11 @@ Deno.test("toModelFile: every model refuses an unknown option, a bad quantize an
       ],
       [() => m.toModelFile({ labelNames: [1, 2, 3, 4] as never }), /labelNames\[0\] is number/],
       [() => m.toModelFile(null as never), /the options must be an object, got null/],
+      [
+        () => m.toModelFile({ labelNames: ["a", "b", "a", "d"] }),
+        /option labelNames repeats "a" \(labelNames\[0\] and \[2\]\)/,
+      ],
+      [() => m.toModelFile({ labelNames: ["a", "", "c", "d"] }), /labelNames\[1\] is empty/],
     ]);
     assert(m.toModelFile({ quantize: "f16", labelNames: ["a", "b", "c", "d"] }).length > 0, name);
   }

@@ -7,8 +7,8 @@
 
 /**
  * The names of a label-names text: one per line (`\r\n` line ends too), the newline(s) that end
- * the file dropped. An empty name (a blank line before the end) is a RangeError naming `where`
- * and the line.
+ * the file dropped. An empty name (a blank line before the end) or a repeated one is a
+ * RangeError naming `where` and the line.
  */
 function parseNames(text: string, where: string): string[] {
   const body = text.replace(/(\r?\n)+$/, "");
@@ -17,6 +17,17 @@ function parseNames(text: string, where: string): string[] {
   const empty = names.indexOf("");
   if (empty >= 0) {
     throw new RangeError(`${where} line ${empty + 1}: empty label name (one name per line)`);
+  }
+  // two columns of the data under one name would be learned as one label
+  const first = new Map<string, number>();
+  for (let i = 0; i < names.length; i++) {
+    const j = first.get(names[i]);
+    if (j !== undefined) {
+      throw new RangeError(
+        `${where} line ${i + 1}: label name ${JSON.stringify(names[i])} repeats line ${j + 1}`,
+      );
+    }
+    first.set(names[i], i);
   }
   return names;
 }
