@@ -520,11 +520,21 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   const L = model?.content.numLabels ?? train.numLabels;
   if (model) checkLabelCount(trainFile, train.numLabels, source, L);
   checkKs(cmd, L, model ? `the model ${source}` : trainFile);
+  const warnings: string[] = [];
   let valid: Dataset | undefined;
   if (cmd.valid !== undefined) {
     valid = await loadXcFile(cmd.valid);
     checkLabelCount(`--valid ${cmd.valid}`, valid.numLabels, source, L);
     if (valid.x.numRows === 0) throw new RangeError(`--valid ${cmd.valid} has no rows`);
+    const D = model?.content.numFeatures ?? train.numFeatures;
+    if (valid.numFeatures > D) {
+      // the model scores only its own columns: the others would be dropped without a word
+      warnings.push(
+        `--valid ${cmd.valid} has ${valid.numFeatures} features, more than the ${D} of ` +
+          `${model ? `the model ${source}` : trainFile} (the others are ignored): is it another ` +
+          `dataset?`,
+      );
+    }
   } else {
     checkSplit(cmd, train.x.numRows, trainFile);
   }
@@ -670,9 +680,10 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     summary.message = `${out} is pruned but not within ε = ${popOpts.epsilon} of the unpruned ` +
       `validation PSP@k: see reason.`;
   }
-  if (typeof summary.message === "string") {
-    (cmd.onMessage ?? ((m: string) => console.error(`prune: ${m}`)))(summary.message);
-  }
+  const say = cmd.onMessage ?? ((m: string) => console.error(`prune: ${m}`));
+  for (const w of warnings) say(`warning: ${w}`);
+  if (warnings.length > 0) summary.warnings = warnings;
+  if (typeof summary.message === "string") say(summary.message);
   return summary;
 }
 

@@ -209,6 +209,21 @@ Deno.test("prune: datasets missing, empty or too small, and --ks above the label
     assertEquals(lastJson(r.out).ks, [3]);
     const b = await expectPrune(dir, ["--dataset", "good", ...out, "--train", "br"], 0);
     assertEquals(lastJson(b.out).out, `${dir}/o.tsm`);
+    // a --valid file wider than the model: its extra columns are ignored, and the run says so
+    await Deno.writeTextFile(`${dir}/wide.txt`, "2 9 3\n0 0:1 8:1\n1 1:1\n");
+    const wide = await expectPrune(
+      dir,
+      ["--dataset", "good", ...out, ...model, "--valid", `${dir}/wide.txt`],
+      0,
+      /warning: --valid .*wide\.txt has 9 features, more than the 6 of the model .*good\.tsm/,
+    );
+    assertEquals((lastJson(wide.out).warnings as string[]).length, 1);
+    const same = await expectPrune(
+      dir,
+      ["--dataset", "good", ...out, ...model, "--valid", `${dir}/good.train.txt`],
+      0,
+    );
+    assert(!/warning/.test(same.err) && lastJson(same.out).warnings === undefined, same.err);
   });
 });
 
