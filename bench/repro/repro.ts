@@ -14,7 +14,13 @@
  *
  * @module
  */
-import { type Flags, intFlag } from "../../src/cli/commands/args.ts";
+import {
+  DECIMAL_NUMBER,
+  type Flags,
+  intFlag,
+  NEGATIVE_NUMBER,
+  statOrUndefined,
+} from "../../src/cli/commands/args.ts";
 import { resolveDataDir } from "../../src/data/data_dir.ts";
 import { Progress } from "../../src/progress/mod.ts";
 import type { Experiment, ExperimentContext, ExperimentFlags } from "./types.ts";
@@ -64,10 +70,6 @@ export interface ReproArgs {
 }
 
 const USAGE = "usage: deno task repro NAME --dataset D [--data-dir DIR] [--seed N] [flags]";
-/** A negative number given as a flag's value (`--seed -1`). */
-const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
-/** Plain decimal numbers (as args.ts's number flags take them). */
-const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * Parses the command line: `--name VALUE`, `--name=VALUE` or a bare `--name` (true; a `--name`
@@ -233,14 +235,11 @@ export async function loadExperiment(
   return { run, spec };
 }
 
-async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.stat(path);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
+/** {@linkcode statOrUndefined}, with any other failure a TypeError naming the path. */
+const statNamed = (path: string): Promise<Deno.FileInfo | undefined> =>
+  statOrUndefined(path).catch((e) => {
     throw new TypeError(`${path}: ${(e as Error).message}`);
-  }
-}
+  });
 
 /**
  * Checks, before any work, that the data directory exists and holds the files the run reads:
@@ -268,7 +267,7 @@ export async function checkDataFiles(
   source: string,
   hint = "",
 ): Promise<void> {
-  const info = await statOrUndefined(dataDir);
+  const info = await statNamed(dataDir);
   const holds = `it should hold ${dataset}.train.txt`;
   if (info === undefined) {
     throw new TypeError(`${source} ${dataDir}: no such directory (${holds})${hint}`);
@@ -278,7 +277,7 @@ export async function checkDataFiles(
   }
   for (const split of needsTest ? ["train", "test"] : ["train"]) {
     const path = `${dataDir}/${dataset}.${split}.txt`;
-    const file = await statOrUndefined(path);
+    const file = await statNamed(path);
     if (file?.isFile) continue;
     const found: string[] = [];
     for await (const e of Deno.readDir(dataDir)) {

@@ -9,6 +9,7 @@
 import type { FeatureSpace, ModelFileContent } from "../format/types.ts";
 import { textSettingsError } from "../../sdk/internal.ts";
 import type { ModelFileOptions } from "./estimator.ts";
+import { Vocabulary, VocabularyError } from "../data/vocabulary.ts";
 import { parseSetting, type SettingSpec } from "./settings.ts";
 
 /** The keys of {@linkcode ModelFileOptions}. */
@@ -80,19 +81,18 @@ export function checkModelFileOptions(options: unknown, where: string): void {
     }
     // a name stands for one column: a reader maps names to columns (the SDK's vocabulary,
     // the /predict protocol's label names), and a repeated one would stand for two
-    const first = new Map<string, number>();
-    for (let i = 0; i < names.length; i++) {
-      const j = first.get(names[i]);
-      if (j !== undefined) {
-        throw new RangeError(
-          `${where}: option ${key} repeats ${JSON.stringify(names[i])} (${key}[${j}] and [${i}])`,
-        );
-      }
-      first.set(names[i], i);
+    try {
+      new Vocabulary(names);
+    } catch (e) {
+      if (!(e instanceof VocabularyError && e.reason === "duplicate")) throw e;
+      throw new RangeError(
+        `${where}: option ${key} repeats ${
+          JSON.stringify(e.entry)
+        } (${key}[${e.firstPosition}] and [${e.position}])`,
+      );
     }
-    if (key === "labelNames" && first.has("")) {
-      throw new RangeError(`${where}: option labelNames[${first.get("")}] is empty`);
-    }
+    const empty = key === "labelNames" ? names.indexOf("") : -1;
+    if (empty >= 0) throw new RangeError(`${where}: option labelNames[${empty}] is empty`);
   }
   for (const key of ["meta", "preprocess", "featureSpace"]) {
     const v = o[key];

@@ -229,12 +229,28 @@ export function numberFlag(
   return boundedFlag(f, name, dflt, min, max, false);
 }
 
-/** A token that is a negative number (`-1`, `-0.5`, `-.5`, `-1e-3`), not a flag. */
-const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+/**
+ * A token that is a negative number (`-1`, `-0.5`, `-.5`, `-1e-3`): a flag's value, not a flag.
+ *
+ * @example
+ * ```ts
+ * import { NEGATIVE_NUMBER } from "./args.ts";
+ * console.log(NEGATIVE_NUMBER.test("-1"), NEGATIVE_NUMBER.test("--seed")); // true false
+ * ```
+ */
+export const NEGATIVE_NUMBER: RegExp = /^-(\d|\.\d)/;
 /** Plain decimal integers (no `0x10`, `1e3`, `1.0`, blanks). */
 const DECIMAL_INT = /^[+-]?\d+$/;
-/** Plain decimal numbers (no `0x10`, `Infinity`, blanks). */
-const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/**
+ * Plain decimal numbers, the grammar of the number flags (no `0x10`, `Infinity`, blanks).
+ *
+ * @example
+ * ```ts
+ * import { DECIMAL_NUMBER } from "./args.ts";
+ * console.log(DECIMAL_NUMBER.test("1.5e3"), DECIMAL_NUMBER.test("0x10")); // true false
+ * ```
+ */
+export const DECIMAL_NUMBER: RegExp = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** What a bounded flag must be: "an integer in [0, 10]", "a number >= 0", "an integer". */
 function flagKind(integer: boolean, min: number, max: number): string {
@@ -427,8 +443,16 @@ function parentOf(path: string): string {
   return i < 0 ? "." : i === 0 ? "/" : trimmed.slice(0, i);
 }
 
-/** `Deno.stat(path)`, or undefined when nothing is there. */
-async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+/**
+ * `Deno.stat(path)`, or undefined when nothing is there (other errors are thrown as they are).
+ *
+ * @example
+ * ```ts
+ * import { statOrUndefined } from "./args.ts";
+ * console.log(await statOrUndefined("/no/such/path")); // undefined
+ * ```
+ */
+export async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
   try {
     return await Deno.stat(path);
   } catch (e) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Vocabulary, VocabularyError } from "../../data/vocabulary.ts";
 
 /**
  * The names of a label-names text: one per line (`\r\n` line ends too), the newline(s) that end
@@ -19,15 +20,15 @@ function parseNames(text: string, where: string): string[] {
     throw new RangeError(`${where} line ${empty + 1}: empty label name (one name per line)`);
   }
   // two columns of the data under one name would be learned as one label
-  const first = new Map<string, number>();
-  for (let i = 0; i < names.length; i++) {
-    const j = first.get(names[i]);
-    if (j !== undefined) {
-      throw new RangeError(
-        `${where} line ${i + 1}: label name ${JSON.stringify(names[i])} repeats line ${j + 1}`,
-      );
-    }
-    first.set(names[i], i);
+  try {
+    new Vocabulary(names);
+  } catch (e) {
+    if (!(e instanceof VocabularyError && e.reason === "duplicate")) throw e;
+    throw new RangeError(
+      `${where} line ${e.position + 1}: label name ${JSON.stringify(e.entry)} repeats line ${
+        e.firstPosition + 1
+      }`,
+    );
   }
   return names;
 }
