@@ -10,12 +10,17 @@
  *   deno task sdk:npm                      # into out/sdk-npm/
  *   deno task sdk:npm --out DIR [--pack]   # --pack also runs `npm pack` there (prints the tarball)
  *
+ * `DIR` is emptied first, so it must be new, empty or a previous build (its package.json names the
+ * package): `--out .` or `--out sdk` is refused, naming it, and nothing is removed.
+ *
  * Prints one JSON line: the output directory, the package name and version, the files, and the
  * tarball when packed.
  *
  * @module
  */
 import { parseArgs } from "node:util";
+import { statOrUndefined } from "../src/cli/commands/args.ts";
+import { runScript } from "../src/cli/run_script.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -94,7 +99,32 @@ async function listFiles(dir: string, prefix = ""): Promise<string[]> {
   return out.sort();
 }
 
-/** Builds the package into `out` (emptied first); returns its files, relative to `out`. */
+/**
+ * Checks that `out` may be emptied for a build of the package `name`: it does not exist, or is an
+ * empty directory or a previous build (its package.json names the package). Anything else (a
+ * file, the project, a directory of other files, an empty path) is a TypeError naming it.
+ */
+async function checkOutDir(out: string, name: string): Promise<void> {
+  if (out === "") throw new TypeError("--out is empty: give the directory to build the package in");
+  const info = await statOrUndefined(out);
+  if (info === undefined) return;
+  const refuse = (what: string) =>
+    new TypeError(
+      `--out ${out} ${what}, which the build would remove: give a new or empty directory, or ` +
+        `a previous build of ${name}`,
+    );
+  if (!info.isDirectory) throw refuse("is a file");
+  if ((await Array.fromAsync(Deno.readDir(out))).length === 0) return;
+  const pkg = await Deno.readTextFile(`${out}/package.json`).then(JSON.parse).catch(() =>
+    undefined
+  );
+  if (pkg?.name !== name) throw refuse(`holds files that are not a build of ${name}`);
+}
+
+/**
+ * Builds the package into `out` (emptied first: it must be new, empty or a previous build);
+ * returns its files, relative to `out`.
+ */
 export async function buildSdkNpm(out: string, root = ROOT): Promise<{
   name: string;
   version: string;
@@ -104,6 +134,7 @@ export async function buildSdkNpm(out: string, root = ROOT): Promise<{
   const rootPkg = JSON.parse(await Deno.readTextFile(`${root}package.json`));
   const msgpackr = rootPkg.dependencies?.msgpackr;
   if (typeof msgpackr !== "string") throw new TypeError(`${root}package.json: no msgpackr`);
+  await checkOutDir(out, c.name);
   await Deno.remove(out, { recursive: true }).catch((e) => {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   });
@@ -151,16 +182,20 @@ export async function buildSdkNpm(out: string, root = ROOT): Promise<{
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: { out: { type: "string" }, pack: { type: "boolean" } },
+  await runScript("sdk:npm", async () => {
+    const { values } = parseArgs({
+      args: Deno.args,
+      options: { out: { type: "string" }, pack: { type: "boolean" } },
+    });
+    const out = values.out ?? `${ROOT}out/sdk-npm`;
+    const built = await buildSdkNpm(out);
+    let tarball: string | undefined;
+    if (values.pack) {
+      const packed = JSON.parse(
+        await run("npm", ["pack", "--json", "--pack-destination", out], out),
+      );
+      tarball = `${out}/${packed[0].filename}`;
+    }
+    console.log(JSON.stringify({ out, ...built, ...(tarball ? { tarball } : {}) }));
   });
-  const out = values.out ?? `${ROOT}out/sdk-npm`;
-  const built = await buildSdkNpm(out);
-  let tarball: string | undefined;
-  if (values.pack) {
-    const packed = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", out], out));
-    tarball = `${out}/${packed[0].filename}`;
-  }
-  console.log(JSON.stringify({ out, ...built, ...(tarball ? { tarball } : {}) }));
 }
