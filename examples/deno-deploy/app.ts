@@ -10,7 +10,9 @@ import { schemaResponse } from "../../sdk/predict_protocol.ts";
 import type { ModelCache } from "../../sdk/serving.ts";
 
 /**
- * The isolate's model cache, from the environment.
+ * The isolate's model cache, from the environment. A `MODEL_REFRESH_MS` that is not a whole
+ * number of milliseconds (a RangeError) or a `MODEL_URL` that is not an absolute http(s), data: or
+ * file: URL (a TypeError) is refused, naming the variable.
  *
  * @example
  * ```ts
@@ -26,10 +28,24 @@ import type { ModelCache } from "../../sdk/serving.ts";
 export async function modelsFromEnv(
   env: (name: string) => string | undefined,
 ): Promise<ModelCache> {
-  const refreshMs = Number(env("MODEL_REFRESH_MS") ?? 0);
+  // a bad value is refused here, at start, not served as a model that never loads or refreshes
+  const refresh = env("MODEL_REFRESH_MS") || "0";
+  const refreshMs = Number(refresh);
+  if (!/^\d+$/.test(refresh) || !Number.isSafeInteger(refreshMs)) {
+    throw new RangeError(
+      `MODEL_REFRESH_MS must be a whole number of milliseconds (0: load once), got '${refresh}'`,
+    );
+  }
   const onError = (e: unknown) => console.error(`model refresh failed: ${e}`);
   const url = env("MODEL_URL"), key = env("MODEL_KV_KEY");
-  if (url) return modelFromUrl(url, { refreshMs, onError });
+  if (url) {
+    if (!/^(https?|data|file):$/.test(URL.parse(url)?.protocol ?? "")) {
+      throw new TypeError(
+        `MODEL_URL must be an absolute http(s), data: or file: URL, got '${url}'`,
+      );
+    }
+    return modelFromUrl(url, { refreshMs, onError });
+  }
   if (key) {
     const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
     if (!openKv) throw new Error("MODEL_KV_KEY needs Deno KV: run with --unstable-kv");

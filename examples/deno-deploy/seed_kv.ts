@@ -11,30 +11,53 @@
  */
 import { parseArgs } from "node:util";
 import { KV_CHUNK_BYTES, type KvLike, saveModelToKv } from "../../sdk/deno_deploy.ts";
+import { loadModel } from "../../sdk/mod.ts";
+import { runScript } from "../../src/cli/run_script.ts";
 
 if (import.meta.main) {
-  const { values, positionals } = parseArgs({
-    args: Deno.args,
-    options: { key: { type: "string" }, kv: { type: "string" } },
-    allowPositionals: true,
+  await runScript("seed_kv.ts", async () => {
+    const { values, positionals } = parseArgs({
+      args: Deno.args,
+      options: { key: { type: "string" }, kv: { type: "string" } },
+      allowPositionals: true,
+    });
+    if (!values.key || positionals.length !== 1) {
+      throw new TypeError(
+        "give --key and one model file (usage: seed_kv.ts --key part1,part2 [--kv path] model.tsm)",
+      );
+    }
+    const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
+    if (!openKv) throw new TypeError("Deno KV is needed: run with --unstable-kv");
+    // the file is checked before the KV is opened: a file the SDK cannot load would replace the
+    // model every instance serves
+    const file = positionals[0];
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(file);
+    } catch (e) {
+      const why = e instanceof Deno.errors.NotFound
+        ? "no such file"
+        : e instanceof Deno.errors.IsADirectory
+        ? "it is a directory"
+        : (e as Error).message;
+      throw new TypeError(`Cannot read model file ${file}: ${why}`);
+    }
+    try {
+      loadModel(bytes);
+    } catch (e) {
+      throw new TypeError(`${file} is not a model the SDK loads: ${(e as Error).message}`);
+    }
+    const kv = await openKv(values.kv);
+    try {
+      const manifest = await saveModelToKv(kv, values.key.split(","), bytes);
+      console.log(
+        JSON.stringify({
+          ...manifest,
+          maxChunkBytes: Math.min(KV_CHUNK_BYTES, manifest.byteLength),
+        }),
+      );
+    } finally {
+      (kv as unknown as { close(): void }).close();
+    }
   });
-  if (!values.key || positionals.length !== 1) {
-    console.error("usage: seed_kv.ts --key part1,part2 [--kv path] model.tsm");
-    Deno.exit(2);
-  }
-  const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
-  if (!openKv) {
-    console.error("seed_kv.ts needs Deno KV: run with --unstable-kv");
-    Deno.exit(2);
-  }
-  const kv = await openKv(values.kv);
-  const manifest = await saveModelToKv(
-    kv,
-    values.key.split(","),
-    await Deno.readFile(positionals[0]),
-  );
-  console.log(
-    JSON.stringify({ ...manifest, maxChunkBytes: Math.min(KV_CHUNK_BYTES, manifest.byteLength) }),
-  );
-  (kv as unknown as { close(): void }).close();
 }

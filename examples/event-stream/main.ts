@@ -21,6 +21,8 @@ import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { loadFactory } from "../../src/models/registry.ts";
 import { PrequentialP1 } from "../../src/metrics/prequential.ts";
 import { loadModel } from "../../sdk/mod.ts";
+import { checkOutFile, intFlag } from "../../src/cli/commands/args.ts";
+import { runScript } from "../../src/cli/run_script.ts";
 
 /**
  * Synthetic NDJSON events: the synthetic generator's rows with features named `w<j>` and labels
@@ -91,13 +93,15 @@ export async function runEventStream(options: {
   seed?: number;
   out?: string;
 }): Promise<EventStreamResult> {
+  // before any work: a model learned from a whole stream must not be lost at the end
+  if (options.out !== undefined) await checkOutFile(options.out);
+  const factory = await loadFactory(options.model ?? "leml");
   const reader = await readExamples(options.source, {
     format: "ndjson",
     featureKeys: "name",
     labelKeys: "name",
     onError: "skip",
   });
-  const factory = await loadFactory(options.model ?? "leml");
   const model = factory.create({ seed: options.seed ?? 0 });
   const preq = new PrequentialP1(500);
   let events = 0;
@@ -154,24 +158,32 @@ export async function runEventStream(options: {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      source: { type: "string" },
-      events: { type: "string", default: "6000" },
-      model: { type: "string", default: "leml" },
-      "batch-size": { type: "string", default: "64" },
-      seed: { type: "string", default: "0" },
-      out: { type: "string" },
-    },
+  await runScript("event-stream", async () => {
+    const { values } = parseArgs({
+      args: Deno.args,
+      options: {
+        source: { type: "string" },
+        events: { type: "string" },
+        model: { type: "string", default: "leml" },
+        "batch-size": { type: "string" },
+        seed: { type: "string" },
+        out: { type: "string" },
+      },
+    });
+    // every flag checked, naming it, before any event is read
+    const flags = { values, positionals: [] };
+    if (values.source !== undefined && values.events !== undefined) {
+      throw new TypeError("--events counts synthetic events: it cannot go with --source");
+    }
+    const seed = intFlag(flags, "seed", 0)!;
+    const events = intFlag(flags, "events", 6000, 0)!;
+    const result = await runEventStream({
+      source: values.source ?? syntheticEvents(events, seed),
+      model: values.model,
+      batchSize: intFlag(flags, "batch-size", 64, 1, 1 << 16),
+      seed,
+      out: values.out,
+    });
+    console.log(JSON.stringify(result));
   });
-  const seed = Number(values.seed);
-  const result = await runEventStream({
-    source: values.source ?? syntheticEvents(Number(values.events), seed),
-    model: values.model,
-    batchSize: Number(values["batch-size"]),
-    seed,
-    out: values.out,
-  });
-  console.log(JSON.stringify(result));
 }
