@@ -191,9 +191,11 @@ export class CheckpointChain {
       } catch (e) {
         const reason = `Cannot apply checkpoint delta ${path}: ${(e as Error).message}`;
         if (!options.repair) {
+          // a read-only load is an offline command's, which does not start anything
           throw new SyntaxError(
-            `${reason}. Refusing to start; 'serve --repair' sets it and the deltas after it ` +
-              `aside and resumes from the checkpoint before it (their events are lost)`,
+            `${reason}. ${options.readOnly ? "" : "Refusing to start; "}'serve --repair' sets ` +
+              `it and the deltas after it aside and resumes from the checkpoint before it ` +
+              `(their events are lost)`,
           );
         }
         const at = (options.at ?? new Date().toISOString()).replace(/[:.]/g, "-");

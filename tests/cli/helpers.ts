@@ -5,6 +5,9 @@
  * @module
  */
 import { main } from "../../src/cli/main.ts";
+import { CheckpointChain } from "../../src/service/checkpoint_chain.ts";
+import { StreamLearner } from "../../src/service/learner.ts";
+import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 export { assert, assertEquals, withTempDir } from "../helpers.ts";
 
 /**
@@ -140,4 +143,30 @@ export async function tempDirWith(prefix: string, files: Record<string, string>)
     await Deno.writeTextFile(`${dir}/${name}`, text);
   }
   return dir;
+}
+
+/**
+ * Writes into the existing directory `dir` the state of an "ova" learner that checkpointed twice:
+ * a base checkpoint ("news") and an incremental checkpoint after it ("sport"); returns the learner.
+ *
+ * @example
+ * ```ts
+ * import { chainStateDir } from "./helpers.ts";
+ * const dir = await Deno.makeTempDir();
+ * const l = await chainStateDir(dir);
+ * console.log(l.applied, [...Deno.readDirSync(`${dir}/checkpoint.deltas`)].length); // 2 1
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function chainStateDir(dir: string): Promise<StreamLearner> {
+  const chain = new CheckpointChain(dir);
+  const l = StreamLearner.create(ova, { batchSize: 1 });
+  (l.estimator as OvaEstimator).stateDeltaMaxFraction = 1; // a tiny model: deltas still taken
+  l.ingestLine('{"features": {"0": 1}, "labels": ["news"]}', "t", 1);
+  await chain.write(chain.take(l));
+  l.ingestLine('{"features": {"1": 1}, "labels": ["sport"]}', "t", 2);
+  const delta = chain.take(l);
+  if (!delta.delta) throw new Error("the second checkpoint is not a delta");
+  await chain.write(delta);
+  return l;
 }

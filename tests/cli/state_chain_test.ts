@@ -1,22 +1,14 @@
 import { CheckpointChain } from "../../src/service/checkpoint_chain.ts";
-import { StreamLearner } from "../../src/service/learner.ts";
-import { factory, type OvaEstimator } from "../../src/models/ova/mod.ts";
+import type { StreamLearner } from "../../src/service/learner.ts";
 import { openState } from "../../src/cli/commands/state.ts";
 import { describeState } from "../../src/cli/commands/inspect.ts";
 import { assert, assertEquals } from "../helpers.ts";
+import { chainStateDir } from "./helpers.ts";
 
 /** A state directory holding a base checkpoint and an incremental one after it (ova). */
 async function chainDir(): Promise<{ dir: string; learner: StreamLearner }> {
   const dir = await Deno.makeTempDir();
-  const chain = new CheckpointChain(dir);
-  const l = StreamLearner.create(factory, { batchSize: 1 });
-  (l.estimator as OvaEstimator).stateDeltaMaxFraction = 1; // a tiny model: deltas still taken
-  l.ingestLine('{"features": {"0": 1}, "labels": ["news"]}', "t", 1);
-  await chain.write(chain.take(l));
-  l.ingestLine('{"features": {"1": 1}, "labels": ["sport"]}', "t", 2);
-  const a = chain.take(l);
-  assert(a.delta, "the second checkpoint is a delta");
-  await chain.write(a);
+  const l = await chainStateDir(dir);
   l.ingestLine('{"features": {"2": 1}, "labels": ["music"]}', "t", 3); // not checkpointed
   return { dir, learner: l };
 }

@@ -8,7 +8,14 @@
 import { writeFileAtomic } from "../../service/checkpoint.ts";
 import type { StreamLearner } from "../../service/learner.ts";
 import { openState } from "./state.ts";
-import { checkOutFile, type Command, parseFlags, requiredFlag, stringFlag } from "./args.ts";
+import {
+  checkOutFile,
+  checkStateDir,
+  type Command,
+  parseFlags,
+  requiredFlag,
+  stringFlag,
+} from "./args.ts";
 
 const USAGE =
   `tagstream export --state-dir DIR --out FILE.tsm [--quantize f32|f16|i8] [--model NAME]
@@ -84,6 +91,7 @@ export const exportCommand: Command = {
     if (q !== "f32" && q !== "f16" && q !== "i8") {
       throw new TypeError(`--quantize must be f32, f16 or i8, got '${q}'`);
     }
+    await checkStateDir(stateDir);
     await checkOutFile(out);
     const l = await openState(stateDir, stringFlag(f, "model"));
     const bytes = modelFileOf(l, { quantize: q === "f32" ? undefined : q });

@@ -7,10 +7,17 @@ import { loadFactory } from "../../models/registry.ts";
 import { decodeCheckpoint, readFileIfExists } from "../../service/checkpoint.ts";
 import { CheckpointChain } from "../../service/checkpoint_chain.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts";
+import { CHECKPOINT_FORMAT } from "../../service/learner_types.ts";
+
+/** The checkpoint file of a state directory. */
+function checkpointPath(stateDir: string): string {
+  return `${stateDir}/checkpoint.msgpack`;
+}
 
 /**
  * The decoded checkpoint of a state directory. Throws a TypeError naming the path when there is
- * none, a SyntaxError when it cannot be decoded.
+ * none, a SyntaxError naming it when it cannot be decoded or is not a Tagstream checkpoint (a
+ * model file, another program's msgpack).
  *
  * @example
  * ```ts
@@ -23,16 +30,23 @@ import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts"
  * ```
  */
 export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoint> {
-  const path = `${stateDir}/checkpoint.msgpack`;
+  const path = checkpointPath(stateDir);
   const bytes = await readFileIfExists(path);
   if (bytes === undefined) {
     throw new TypeError(`${path} does not exist (is --state-dir the directory of serve/train?)`);
   }
+  let ck: LearnerCheckpoint;
   try {
-    return decodeCheckpoint(bytes) as LearnerCheckpoint;
+    ck = decodeCheckpoint(bytes) as LearnerCheckpoint;
   } catch (e) {
     throw new SyntaxError(`Cannot read checkpoint ${path}: ${(e as Error).message}`);
   }
+  if (ck === null || typeof ck !== "object" || ck.format !== CHECKPOINT_FORMAT) {
+    throw new SyntaxError(
+      `Cannot read checkpoint ${path}: not a Tagstream checkpoint (no format "${CHECKPOINT_FORMAT}")`,
+    );
+  }
+  return ck;
 }
 
 /**
@@ -52,8 +66,16 @@ export async function openStateChain(
   model?: string,
 ): Promise<{ learner: StreamLearner; deltas: number; savedAt: string; base: LearnerCheckpoint }> {
   const ck = await readCheckpoint(stateDir);
-  const factory = await loadFactory(model ?? ck.kind);
-  const learner = StreamLearner.fromCheckpoint(factory, ck);
+  const asked = model === undefined ? undefined : await loadFactory(model);
+  let learner: StreamLearner;
+  try {
+    // a checkpoint that names no known model or lacks a part is damaged or foreign: name the file
+    learner = StreamLearner.fromCheckpoint(asked ?? await loadFactory(ck.kind), ck);
+  } catch (e) {
+    throw new SyntaxError(
+      `Cannot read checkpoint ${checkpointPath(stateDir)}: ${(e as Error).message}`,
+    );
+  }
   const load = await CheckpointChain.load(stateDir, learner, ck, { readOnly: true });
   return { learner, deltas: load.applied, savedAt: load.savedAt ?? ck.savedAt, base: ck };
 }
