@@ -31,7 +31,14 @@ import { InstanceAuc } from "./instance_auc.ts";
 import { MacroAuc } from "./macro_auc.ts";
 import { LabelCoverage } from "./coverage.ts";
 import { pushTop, type TopK, topKDense } from "../../sdk/internal.ts";
-import { checkDenseScores, checkLabels, checkListed, inversePropensities } from "./relevance.ts";
+import {
+  checkArrayLike,
+  checkDenseScores,
+  checkLabels,
+  checkListed,
+  inversePropensities,
+  ROW_CHECKED,
+} from "./relevance.ts";
 
 /** The first `n` entries of `a` (a view when it is a typed array). */
 function subArray(a: ArrayLike<number>, n: number): ArrayLike<number> {
@@ -117,12 +124,11 @@ export class Evaluator {
       throw new RangeError(`Evaluator: numLabels must be a positive integer, got ${numLabels}`);
     }
     const p = options?.propensities;
-    if (p === null || typeof p !== "object" || typeof p.length !== "number") {
-      throw new TypeError(
-        `Evaluator: options.propensities must be one propensity per label (see propensities()), ` +
-          `got ${p}`,
-      );
-    }
+    checkArrayLike(
+      p,
+      "Evaluator",
+      "options.propensities must be one propensity per label (see propensities())",
+    );
     inversePropensities(p, "Evaluator"); // each in (0, 1], named as the Evaluator's
     if (options.propensities.length < numLabels) {
       throw new RangeError(
@@ -224,9 +230,10 @@ export class Evaluator {
     }
     const top = topKDense(scores, this.k);
     this.#topKMetrics(top.labels, labels);
-    this.#hamming.addDense(scores, labels);
-    this.#instanceAuc.addDense(scores, labels);
-    this.#macroAuc?.addDense(scores, labels);
+    // checked above, once for all three
+    this.#hamming.addDense(scores, labels, ROW_CHECKED);
+    this.#instanceAuc.addDense(scores, labels, ROW_CHECKED);
+    this.#macroAuc?.addDense(scores, labels, ROW_CHECKED);
     this.#rows++;
     return top;
   }
@@ -261,8 +268,9 @@ export class Evaluator {
   }
 
   /**
-   * A row whose listed labels (checked) are the only scored ones; `scores[j]` scores
-   * `indices[j]` (as many scores as listed labels).
+   * A row whose listed labels are the only scored ones; `scores[j]` scores `indices[j]` (as many
+   * scores as listed labels). The caller has checked the pairs and the true labels against
+   * `numLabels`, as {@linkcode checkListed} and {@linkcode checkLabels} do.
    */
   #addListed(
     indices: ArrayLike<number>,
@@ -277,9 +285,11 @@ export class Evaluator {
     }
     const top = { labels: topLabels, scores: Float32Array.from(topScores) };
     this.#topKMetrics(top.labels, labels);
-    this.#hamming.addSparse(indices, scores, this.numLabels, labels);
-    this.#instanceAuc.addSparse(indices, scores, this.numLabels, labels, "unscored");
-    this.#macroAuc?.addSparse(indices, scores, this.numLabels, labels, "unscored");
+    // checked by the callers, once for all three
+    const n = this.numLabels;
+    this.#hamming.addSparse(indices, scores, n, labels, ROW_CHECKED);
+    this.#instanceAuc.addSparse(indices, scores, n, labels, "unscored", ROW_CHECKED);
+    this.#macroAuc?.addSparse(indices, scores, n, labels, "unscored", ROW_CHECKED);
     this.#rows++;
     return top;
   }

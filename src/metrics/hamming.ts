@@ -6,7 +6,14 @@
  *
  * @module
  */
-import { checkDenseScores, checkLabels, checkListed, containsSorted } from "./relevance.ts";
+import {
+  checkDenseScores,
+  checkLabels,
+  checkListed,
+  containsSorted,
+  ROW_CHECKED,
+  type RowChecked,
+} from "./relevance.ts";
 
 /**
  * Streaming Hamming-loss accumulator, from dense scores (O(L) per row) or from sparse scores
@@ -34,15 +41,19 @@ export class HammingLoss {
    * Adds a row from one score per label (at least one; no NaN, which is neither above nor below
    * the threshold) and the strictly increasing true labels, each below `scores.length`.
    *
+   * @param checked `ROW_CHECKED` (./relevance.ts) from a caller that has checked the row as this
+   *   method would, which then skips its checks; leave it out
    * @throws {RangeError} on an empty or NaN score vector or a bad true label, naming it
    */
-  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
-    checkDenseScores(scores, "HammingLoss.addDense");
-    const numLabels = scores.length;
-    if (numLabels === 0) {
-      throw new RangeError("HammingLoss.addDense: a row must have at least one label");
+  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>, checked?: RowChecked): void {
+    if (checked !== ROW_CHECKED) {
+      checkDenseScores(scores, "HammingLoss.addDense");
+      if (scores.length === 0) {
+        throw new RangeError("HammingLoss.addDense: a row must have at least one label");
+      }
+      checkLabels(labels, scores.length, "HammingLoss.addDense");
     }
-    checkLabels(labels, numLabels, "HammingLoss.addDense");
+    const numLabels = scores.length;
     let wrong = 0;
     let p = 0;
     for (let l = 0; l < numLabels; l++) {
@@ -59,6 +70,8 @@ export class HammingLoss {
    * every label below `numLabels`, no NaN score; true labels strictly increasing, below
    * `numLabels`.
    *
+   * @param checked `ROW_CHECKED` (./relevance.ts) from a caller that has checked the row as this
+   *   method would, which then skips its checks; leave it out
    * @throws {RangeError} when the row breaks one of these rules, naming the culprit
    */
   addSparse(
@@ -66,9 +79,12 @@ export class HammingLoss {
     scores: ArrayLike<number>,
     numLabels: number,
     labels: ArrayLike<number>,
+    checked?: RowChecked,
   ): void {
-    checkListed(indices, scores, numLabels, "HammingLoss.addSparse");
-    checkLabels(labels, numLabels, "HammingLoss.addSparse");
+    if (checked !== ROW_CHECKED) {
+      checkListed(indices, scores, numLabels, "HammingLoss.addSparse");
+      checkLabels(labels, numLabels, "HammingLoss.addSparse");
+    }
     // wrong = |predicted| + |true| - 2 |predicted ∩ true|
     let predicted = 0;
     let both = 0;

@@ -13,6 +13,8 @@ import {
   checkListed,
   checkUnlisted,
   indexOfSorted,
+  ROW_CHECKED,
+  type RowChecked,
 } from "./relevance.ts";
 
 /**
@@ -50,12 +52,16 @@ export class InstanceAuc {
    * true labels, each below `scores.length`. A row with no true label, or with every label true,
    * is counted in `rows` but not in `validRows`. Nothing is counted when it throws.
    *
+   * @param checked `ROW_CHECKED` (./relevance.ts) from a caller that has checked the row as this
+   *   method would, which then skips its checks; leave it out
    * @throws {RangeError} on a NaN score or a bad true label, naming it
    */
-  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
-    checkDenseScores(scores, "InstanceAuc.addDense");
+  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>, checked?: RowChecked): void {
+    if (checked !== ROW_CHECKED) {
+      checkDenseScores(scores, "InstanceAuc.addDense");
+      checkLabels(labels, scores.length, "InstanceAuc.addDense");
+    }
     const numLabels = scores.length;
-    checkLabels(labels, numLabels, "InstanceAuc.addDense");
     this.#rows++;
     const numPos = labels.length;
     if (numPos === 0 || numPos >= numLabels) return;
@@ -81,6 +87,8 @@ export class InstanceAuc {
    * every listed label (as -Infinity), unlisted labels tying with each other. Nothing is counted
    * when it throws.
    *
+   * @param checked `ROW_CHECKED` (./relevance.ts) from a caller that has checked the row as this
+   *   method would, which then skips its checks; leave it out
    * @throws {RangeError} when the row breaks one of these rules, naming the culprit
    * @throws {TypeError} when `unlisted` is neither `"zero"` nor `"unscored"`
    *
@@ -100,10 +108,13 @@ export class InstanceAuc {
     numLabels: number,
     labels: ArrayLike<number>,
     unlisted: "zero" | "unscored" = "zero",
+    checked?: RowChecked,
   ): void {
-    checkUnlisted(unlisted, "InstanceAuc.addSparse");
-    checkListed(indices, scores, numLabels, "InstanceAuc.addSparse");
-    checkLabels(labels, numLabels, "InstanceAuc.addSparse");
+    if (checked !== ROW_CHECKED) {
+      checkUnlisted(unlisted, "InstanceAuc.addSparse");
+      checkListed(indices, scores, numLabels, "InstanceAuc.addSparse");
+      checkLabels(labels, numLabels, "InstanceAuc.addSparse");
+    }
     this.#rows++;
     const numPos = labels.length;
     if (numPos === 0 || numPos >= numLabels) return;

@@ -12,6 +12,8 @@ import {
   checkListed,
   checkUnlisted,
   indexOfSorted,
+  ROW_CHECKED,
+  type RowChecked,
 } from "./relevance.ts";
 
 /** A growable Float64 list (no per-element allocation). */
@@ -110,12 +112,16 @@ export class MacroAuc {
    * Adds a row from one score per label (no NaN; ±Infinity are fine) and its strictly increasing
    * true labels, each below `scores.length`. Nothing is counted when it throws.
    *
+   * @param checked `ROW_CHECKED` (./relevance.ts) from a caller that has checked the row as this
+   *   method would, which then skips its checks; leave it out
    * @throws {RangeError} on a NaN score or a bad true label, naming it
    */
-  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>): void {
-    checkDenseScores(scores, "MacroAuc.addDense");
+  addDense(scores: ArrayLike<number>, labels: ArrayLike<number>, checked?: RowChecked): void {
+    if (checked !== ROW_CHECKED) {
+      checkDenseScores(scores, "MacroAuc.addDense");
+      checkLabels(labels, scores.length, "MacroAuc.addDense");
+    }
     const numLabels = scores.length;
-    checkLabels(labels, numLabels, "MacroAuc.addDense");
     let p = 0;
     for (let l = 0; l < numLabels; l++) {
       const s = scores[l];
@@ -137,6 +143,8 @@ export class MacroAuc {
    * ranking of the rows it comes below every scored row (as -Infinity), tying with the other
    * unscored rows. Nothing is counted when it throws.
    *
+   * @param checked `ROW_CHECKED` (./relevance.ts) from a caller that has checked the row as this
+   *   method would, which then skips its checks; leave it out
    * @throws {RangeError} when the row breaks one of these rules, naming the culprit
    * @throws {TypeError} when `unlisted` is neither `"zero"` nor `"unscored"`
    *
@@ -159,10 +167,13 @@ export class MacroAuc {
     numLabels: number,
     labels: ArrayLike<number>,
     unlisted: "zero" | "unscored" = "zero",
+    checked?: RowChecked,
   ): void {
-    checkUnlisted(unlisted, "MacroAuc.addSparse");
-    checkListed(indices, scores, numLabels, "MacroAuc.addSparse");
-    checkLabels(labels, numLabels, "MacroAuc.addSparse");
+    if (checked !== ROW_CHECKED) {
+      checkUnlisted(unlisted, "MacroAuc.addSparse");
+      checkListed(indices, scores, numLabels, "MacroAuc.addSparse");
+      checkLabels(labels, numLabels, "MacroAuc.addSparse");
+    }
     const unscored = unlisted === "unscored";
     const numPos = labels.length;
     if (this.#flags.length < numPos) this.#flags = new Uint8Array(2 * numPos);

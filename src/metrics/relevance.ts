@@ -48,6 +48,37 @@ export function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
 }
 
 /**
+ * Checks that `value` is array-like (an object with a numeric `length`, such as an array or a
+ * typed array): the first check of every helper here that takes an array from a caller.
+ *
+ * @param value what the caller passed
+ * @param who names the caller (or the row) in the error message
+ * @param what what `value` must be, as the message says it
+ * @throws {TypeError} `${who}: ${what}, got ${value}` when it is not
+ *
+ * @example
+ * ```ts
+ * import { checkArrayLike } from "./relevance.ts";
+ * checkArrayLike(Int32Array.of(1, 2), "row 0", "labels must be an array"); // fine
+ * try {
+ *   checkArrayLike(7, "row 1", "labels must be an array");
+ * } catch (e) {
+ *   console.log((e as Error).message); // row 1: labels must be an array, got 7
+ * }
+ * ```
+ */
+export function checkArrayLike(
+  value: unknown,
+  who: string,
+  what: string,
+): asserts value is ArrayLike<unknown> {
+  const v = value as { length?: unknown } | null;
+  if (v === null || typeof v !== "object" || typeof v.length !== "number") {
+    throw new TypeError(`${who}: ${what}, got ${value}`);
+  }
+}
+
+/**
  * Checks that a row's true labels are strictly increasing integers in `[0, numLabels)`
  * (`numLabels` may be `Infinity` when the label space has no known size).
  *
@@ -68,9 +99,7 @@ export function indexOfSorted(sorted: ArrayLike<number>, v: number): number {
  * ```
  */
 export function checkLabels(labels: ArrayLike<number>, numLabels: number, where: string): void {
-  if (labels === null || typeof labels !== "object" || typeof labels.length !== "number") {
-    throw new TypeError(`${where}: true labels must be an array of label indices, got ${labels}`);
-  }
+  checkArrayLike(labels, where, "true labels must be an array of label indices");
   let prev = -1;
   for (let i = 0; i < labels.length; i++) {
     const l = labels[i];
@@ -120,9 +149,7 @@ export function checkTop(
   where: string,
   repeats = false,
 ): void {
-  if (top === null || typeof top !== "object" || typeof top.length !== "number") {
-    throw new TypeError(`${where}: predicted labels must be an array of label indices, got ${top}`);
-  }
+  checkArrayLike(top, where, "predicted labels must be an array of label indices");
   const n = Math.min(top.length, limit);
   const seen = n > 32 && !repeats ? new Set<number>() : undefined;
   for (let j = 0; j < n; j++) {
@@ -246,13 +273,42 @@ export function checkUnlisted(unlisted: unknown, where: string): void {
  * ```
  */
 export function checkDenseScores(scores: ArrayLike<number>, where: string): void {
-  if (scores === null || typeof scores !== "object" || typeof scores.length !== "number") {
-    throw new TypeError(`${where}: scores must be an array of numbers, got ${scores}`);
-  }
+  checkArrayLike(scores, where, "scores must be an array of numbers");
   for (let l = 0; l < scores.length; l++) {
     if (scores[l] !== scores[l]) throw new RangeError(`${where}: score of label ${l} is NaN`);
   }
 }
+
+/**
+ * Passed as the last argument of an accumulator's `addDense` or `addSparse` (`HammingLoss`,
+ * `InstanceAuc`, `MacroAuc`) by a caller that has already checked the row as that method would
+ * (`Evaluator`, which checks each row once for all its accumulators): the method then skips its
+ * own checks. Any other caller leaves that argument out.
+ *
+ * @example
+ * ```ts
+ * import { checkDenseScores, checkLabels, ROW_CHECKED } from "./relevance.ts";
+ * import { HammingLoss } from "./hamming.ts";
+ * const h = new HammingLoss(), scores = Float32Array.of(0.7, -1, 2), labels = Int32Array.of(0);
+ * checkDenseScores(scores, "row 0"); // the checks addDense would make
+ * checkLabels(labels, scores.length, "row 0");
+ * h.addDense(scores, labels, ROW_CHECKED); // label 2 is wrong
+ * console.log(h.result().toFixed(4)); // 0.3333
+ * ```
+ */
+export const ROW_CHECKED: unique symbol = Symbol("row checked");
+
+/**
+ * The type of {@linkcode ROW_CHECKED}, the accumulators' last, optional argument.
+ *
+ * @example
+ * ```ts
+ * import { ROW_CHECKED, type RowChecked } from "./relevance.ts";
+ * const skip = (checked?: RowChecked) => checked === ROW_CHECKED;
+ * console.log(skip(), skip(ROW_CHECKED)); // false true
+ * ```
+ */
+export type RowChecked = typeof ROW_CHECKED;
 
 /**
  * DCG discounts `1 / log2(j + 2)` for ranks `j = 0..n-1`, and their prefix sums (the ideal DCG
@@ -295,12 +351,7 @@ export function inversePropensities(
   propensities: ArrayLike<number>,
   who = "inversePropensities",
 ): Float64Array {
-  if (
-    propensities === null || typeof propensities !== "object" ||
-    typeof propensities.length !== "number"
-  ) {
-    throw new TypeError(`${who}: propensities must be an array of numbers, got ${propensities}`);
-  }
+  checkArrayLike(propensities, who, "propensities must be an array of numbers");
   const w = new Float64Array(propensities.length);
   for (let l = 0; l < w.length; l++) {
     const p = propensities[l];
@@ -370,9 +421,7 @@ export function topWeights(
  * ```
  */
 export function normaliseKs(ks: readonly number[], who = "metric cut-offs"): number[] {
-  if (ks === null || typeof ks !== "object" || typeof ks.length !== "number") {
-    throw new TypeError(`${who}: ks must be an array of cut-offs such as [1, 3, 5], got ${ks}`);
-  }
+  checkArrayLike(ks, who, "ks must be an array of cut-offs such as [1, 3, 5]");
   if (ks.length === 0) throw new RangeError(`${who}: at least one k is required`);
   for (const k of ks) {
     if (!Number.isSafeInteger(k) || k < 1) {
