@@ -29,7 +29,7 @@ import type { Batch } from "./types.ts";
  * }
  * ```
  */
-export function checkBatch(batch: Batch, where: string): [number, number] {
+export function checkBatch(batch: Batch, where: string, limits?: SpaceLimits): [number, number] {
   const { x, y, observed, fullyObserved, ids } = batch;
   const n = x.numRows;
   if (!(Number.isInteger(n) && n >= 0)) {
@@ -60,7 +60,85 @@ export function checkBatch(batch: Batch, where: string): [number, number] {
     );
     if (o > needL) needL = o;
   }
+  if (limits !== undefined) {
+    const { maxFeatures, maxLabels } = limits;
+    if (needD > maxFeatures) pastLimit(x, "x", "feature", maxFeatures, "maxFeatures", where, row);
+    if (needL > maxLabels) {
+      pastLimit(y, "y", "label", maxLabels, "maxLabels", where, row);
+      if (observed) pastLimit(observed, "observed", "label", maxLabels, "maxLabels", where, row);
+    }
+  }
   return [needD, needL];
+}
+
+/**
+ * The largest feature and label spaces a model may grow to (its `maxFeatures` and `maxLabels`
+ * settings): {@linkcode checkBatch} refuses a batch that needs more.
+ *
+ * @example
+ * ```ts
+ * import type { SpaceLimits } from "./batch_check.ts";
+ * const l: SpaceLimits = { maxFeatures: 1 << 24, maxLabels: 1 << 21 };
+ * console.log(l.maxLabels); // 2097152
+ * ```
+ */
+export interface SpaceLimits {
+  /** Feature indices must be below it (and x.numCols at most it). */
+  readonly maxFeatures: number;
+  /** Label indices must be below it (and y.numCols at most it). */
+  readonly maxLabels: number;
+}
+
+/**
+ * The first entry of `m` at or past `size`, as [row, index], or undefined when there is none.
+ *
+ * @example
+ * ```ts
+ * import { firstPast } from "./batch_check.ts";
+ * const y = { numRows: 2, indptr: Int32Array.of(0, 1, 3), indices: Int32Array.of(0, 1, 7) };
+ * console.log(firstPast(y, 5)); // [ 1, 7 ]
+ * ```
+ */
+export function firstPast(
+  m: { readonly numRows: number; readonly indptr: Int32Array; readonly indices: Int32Array },
+  size: number,
+): [number, number] | undefined {
+  for (let i = 0; i < m.numRows; i++) {
+    for (let p = m.indptr[i]; p < m.indptr[i + 1]; p++) {
+      if (m.indices[p] >= size) return [i, m.indices[p]];
+    }
+  }
+  return undefined;
+}
+
+// Throws for a batch part that needs more than the model's limit `setting`: names its first index
+// past the limit, else its declared width.
+function pastLimit(
+  m: {
+    readonly numRows: number;
+    readonly numCols: number;
+    indptr: Int32Array;
+    indices: Int32Array;
+  },
+  what: string,
+  entity: string,
+  limit: number,
+  setting: string,
+  where: string,
+  row: (i: number) => string,
+): void {
+  const past = firstPast(m, limit);
+  const above = `above the model's ${setting} ${limit}`;
+  if (past !== undefined) {
+    throw new RangeError(
+      `${where}: ${row(past[0])} of ${what}: ${entity} index ${
+        past[1]
+      } is out of range [0, ${limit}): ${above}`,
+    );
+  }
+  if (m.numCols > limit) {
+    throw new RangeError(`${where}: ${what} declares ${m.numCols} ${entity}s: ${above}`);
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../data/types.ts";
-import { checkBatch, checkCsr } from "../data/batch_check.ts";
+import { checkBatch, checkCsr, firstPast } from "../data/batch_check.ts";
 
 /**
  * Options of {@linkcode checkTrainingSet}.
@@ -93,15 +93,12 @@ function outOfRange(
   size: number,
   where: string,
 ): void {
-  for (let i = 0; i < m.numRows; i++) {
-    for (let p = m.indptr[i]; p < m.indptr[i + 1]; p++) {
-      if (m.indices[p] >= size) {
-        throw new RangeError(
-          `${where}: row ${i} of ${part}: ${entity} index ${
-            m.indices[p]
-          } is out of range [0, ${size})`,
-        );
-      }
-    }
+  const past = firstPast(m, size);
+  if (past !== undefined) {
+    throw new RangeError(
+      `${where}: row ${past[0]} of ${part}: ${entity} index ${
+        past[1]
+      } is out of range [0, ${size})`,
+    );
   }
 }

@@ -17,6 +17,7 @@ import type { Batch, Example, SparseVector } from "../data/types.ts";
 import { Vocabulary } from "../data/vocabulary.ts";
 import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/estimator.ts";
+import { UNLIMITED } from "../models/space_limits.ts";
 import { type EventLimits, EventParser } from "./events.ts";
 import { PrequentialWindow } from "../metrics/prequential.ts";
 import { DEFAULT_ID_WINDOW, IdWindow } from "./id_window.ts";
@@ -173,7 +174,7 @@ export class StreamLearner {
     const parser = new EventParser(options.featureNames, options.labelNames, limits);
     return new StreamLearner(
       factory,
-      factory.create({ ...(options.modelOptions ?? {}) }),
+      factory.create({ ...unlimited(factory), ...(options.modelOptions ?? {}) }),
       parser,
       new PrequentialWindow(options.windowSize ?? 1000),
       batchSize,
@@ -838,4 +839,10 @@ export class StreamLearner {
         : {}),
     };
   }
+}
+
+// The service's growth guard (--max-features, --max-labels) decides how far a model grows, and can
+// be raised on a restart: the model itself is created without a limit of its own.
+function unlimited(factory: EstimatorFactory): Partial<typeof UNLIMITED> {
+  return factory.settings?.names.includes("maxLabels") ? UNLIMITED : {};
 }

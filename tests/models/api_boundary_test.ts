@@ -5,6 +5,7 @@
  * of `predictScores` is refused; a feature space that cannot be allocated is a clear error that
  * leaves the model as it was.
  */
+import { UNLIMITED } from "../../src/models/space_limits.ts";
 import { loadFactory, MODEL_NAMES } from "../../src/models/registry.ts";
 import type { Estimator } from "../../src/models/estimator.ts";
 import type { BinaryCsr, CsrMatrix } from "../../src/data/types.ts";
@@ -143,7 +144,7 @@ Deno.test("fitCoEmbed: an unknown or bad model option or fit option is refused b
 });
 
 /** A small model of each kind, trained on the planted rows. */
-async function trained(name: string): Promise<Estimator> {
+async function trained(name: string, options: Record<string, unknown> = {}): Promise<Estimator> {
   const f = await loadFactory(name);
   const extra: Record<string, unknown> = name === "sleec" ? { rank: 4, firstRefresh: 8 } : {};
   const m = f.create({
@@ -151,6 +152,7 @@ async function trained(name: string): Promise<Estimator> {
     numFeatures: data.numFeatures,
     numLabels: data.numLabels,
     ...extra,
+    ...options,
   });
   for (let s = 0; s < data.rows.length; s += 8) {
     m.learnMany(makeBatch(data.rows.slice(s, s + 8), data.numFeatures, data.numLabels));
@@ -231,7 +233,8 @@ Deno.test("SleecStream and BrEstimator: sizes checked like the factory's; a size
       /^br: cannot allocate the dense weights of 2147483647 features × 2147483647 labels/,
     ]] as const
   ) {
-    const m = await trained(name);
+    // without the growth limits (which refuse the row first), the allocation itself fails
+    const m = await trained(name, { ...UNLIMITED });
     const before = structuredClone(m.toState());
     const message = messageOf(() =>
       m.learnOne({ indices: Int32Array.of(0, far), values: Float32Array.of(1, 1) }, [0, far])

@@ -7,7 +7,9 @@
  * save → SDK load gives the same top-k, restore(toState()) gives the same model, a replica
  * (restore of `toReplicaState()`, for the models that have it) predicts exactly like the model
  * and stays put while the model learns on, the same seed gives the same model, a malformed
- * minibatch is refused whole (naming the row) and changes nothing, `learnOne` takes its
+ * minibatch is refused whole (naming the row) and changes nothing, a row past the model's
+ * `maxFeatures`/`maxLabels` is refused (naming the row and the setting) and changes nothing,
+ * also after a restore, `learnOne` takes its
  * labels in any order and repeated, and a malformed query row or k is refused by
  * `predictTopK` and `predictScores` (an unknown feature is ignored).
  *
@@ -32,6 +34,7 @@ export type CheckName =
   | "replica"
   | "seed"
   | "badBatch"
+  | "limits"
   | "learnOneLabels"
   | "badQuery";
 
@@ -342,6 +345,79 @@ export function checkEstimator(
           const diff = stateDifference(before, structuredClone(m.toState()));
           assert(diff === undefined, `${what}: the refused batch changed the model: ${diff}`);
         }
+      },
+    );
+
+    await step(
+      "limits",
+      "a row past maxFeatures or maxLabels is refused, naming it, and changes nothing",
+      () => {
+        const maxFeatures = data.numFeatures + 3, maxLabels = data.numLabels + 2;
+        const limited = (o: Record<string, unknown>) =>
+          factory.create({ ...options.createOptions, seed: 9, maxFeatures, maxLabels, ...o });
+        for (
+          const [size, limit, value] of [
+            ["numFeatures", "maxFeatures", maxFeatures + 1],
+            ["numLabels", "maxLabels", maxLabels + 1],
+          ] as const
+        ) {
+          let message = "";
+          try {
+            limited({ [size]: value });
+          } catch (e) {
+            assert(e instanceof RangeError, `${size} ${value}: ${e} is not a RangeError`);
+            message = e.message;
+          }
+          assert(
+            message.includes(`${size} ${value}`) && message.includes(`${limit} ${value - 1}`),
+            `an initial ${size} above ${limit}: "${message}"`,
+          );
+        }
+        const m = limited({ numFeatures: data.numFeatures, numLabels: data.numLabels });
+        train(m, data, 1);
+        const r = data.rows.find((r) => r.x.indices.length >= 1 && r.labels.length >= 1)!;
+        const past = [
+          ["a feature", "maxFeatures", {
+            x: {
+              indices: Int32Array.of(...r.x.indices, maxFeatures),
+              values: Float32Array.of(...r.x.values, 1),
+            },
+            labels: r.labels,
+          }],
+          ["a label", "maxLabels", { x: r.x, labels: Int32Array.of(...r.labels, maxLabels) }],
+        ] as const;
+        for (const model of [m, factory.restore(structuredClone(m.toState()))]) {
+          const before = structuredClone(model.toState());
+          for (const [what, limit, row] of past) {
+            let message = "";
+            try {
+              model.learnMany(makeBatch([r, row], data.numFeatures, data.numLabels));
+            } catch (e) {
+              assert(e instanceof RangeError, `${what} past ${limit}: ${e} is not a RangeError`);
+              message = e.message;
+            }
+            assert(
+              message.includes("row 1") &&
+                message.includes(`${limit} ${limit === "maxFeatures" ? maxFeatures : maxLabels}`),
+              `${what} past ${limit}: "${message}"`,
+            );
+            const diff = stateDifference(before, structuredClone(model.toState()));
+            assert(diff === undefined, `${what} past ${limit} changed the model: ${diff}`);
+          }
+        }
+        // the last index within the limits is learned
+        const edge = {
+          x: {
+            indices: Int32Array.of(...r.x.indices, maxFeatures - 1),
+            values: Float32Array.of(...r.x.values, 1),
+          },
+          labels: Int32Array.of(...r.labels, maxLabels - 1),
+        };
+        m.learnOne(edge.x, edge.labels);
+        assert(
+          m.numFeatures === maxFeatures && m.numLabels === maxLabels,
+          `sizes ${m.numFeatures} × ${m.numLabels} after a row at the limits`,
+        );
       },
     );
 

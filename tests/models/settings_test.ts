@@ -232,14 +232,17 @@ Deno.test("br and sleec: the declared defaults are the estimators'", () => {
     epsilon: 1e-8,
     l2Normalize: false,
     seed: 0,
+    maxFeatures: 2 ** 24,
+    maxLabels: 2 ** 21,
   });
   assertEquals(resolveConfig({}), { ...SLEEC_DEFAULTS });
   assertEquals(resolveConfig({ numLabels: 3, rank: "20" }).rank, 20);
 });
 
 Deno.test("coembed: the declared settings follow its config (same keys, same defaults)", () => {
-  const { numFeatures, numLabels, ...declared } = COEMBED_SETTINGS.resolve({});
-  assertEquals([numFeatures, numLabels], [0, 0]);
+  const { numFeatures, numLabels, maxFeatures, maxLabels, ...declared } = COEMBED_SETTINGS
+    .resolve({});
+  assertEquals([numFeatures, numLabels, maxFeatures, maxLabels], [0, 0, 2 ** 24, 2 ** 21]);
   assertEquals(declared, { ...COEMBED_DEFAULTS });
   const e = thrown(() => factories.coembed!.create({ variant: "X" }));
   assertEquals([e.type, e.message], [

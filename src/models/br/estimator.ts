@@ -10,6 +10,7 @@
 import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
+import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -42,6 +43,8 @@ interface ResolvedConfig {
   epsilon: number;
   l2Normalize: boolean;
   seed: number;
+  maxFeatures: number;
+  maxLabels: number;
 }
 
 function checkSize(what: string, n: unknown): number {
@@ -91,6 +94,7 @@ export class BrEstimator implements Estimator {
   constructor(options: BrConfig & { numFeatures?: number; numLabels?: number } = {}) {
     const { numFeatures, numLabels, ...cfg } = BR_SETTINGS.resolve(options);
     this.#cfg = cfg as ResolvedConfig;
+    spaceLimits("br", { ...this.#cfg, numFeatures, numLabels });
     this.#grow(numFeatures!, numLabels!);
   }
 
@@ -200,7 +204,7 @@ export class BrEstimator implements Estimator {
   /** Learns from a minibatch (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
-    const [maxF, maxL] = checkBatch(batch, "br.learnMany");
+    const [maxF, maxL] = checkBatch(batch, "br.learnMany", this.#cfg);
     this.#grow(maxF, maxL);
     const n = x.numRows;
     if (n === 0) return;
@@ -396,7 +400,7 @@ export class BrEstimator implements Estimator {
       preprocess: this.#cfg.l2Normalize
         ? { ...options.preprocess, l2Normalize: true }
         : options.preprocess,
-      meta: { trainer: "br", ...this.#cfg, steps: this.#step, ...options.meta },
+      meta: { trainer: "br", ...withoutLimits(this.#cfg), steps: this.#step, ...options.meta },
     });
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }
@@ -463,7 +467,11 @@ export class BrEstimator implements Estimator {
     }
     const D = checkSize("state numFeatures", state.scalars.numFeatures);
     const L = checkSize("state numLabels", state.scalars.numLabels);
-    const m = new BrEstimator({ ...(state.config as BrConfig), numFeatures: D, numLabels: L });
+    const m = new BrEstimator({
+      ...(withStoredLimits(state.config) as BrConfig),
+      numFeatures: D,
+      numLabels: L,
+    });
     const take = (name: string, len: number): Float32Array => {
       const t = state.tensors[name];
       if (!(t instanceof Float32Array) || t.length !== len) {

@@ -5,6 +5,7 @@
  * @module
  */
 import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
  * Options of the streaming BR estimator (all optional; see {@linkcode BR_SETTINGS}).
@@ -16,7 +17,7 @@ import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
  * console.log(c.loss); // "logistic"
  * ```
  */
-export interface BrSettings {
+export interface BrSettings extends SpaceLimitSettings {
   /** Per-label loss (default "squared-hinge"). */
   loss?: "squared-hinge" | "logistic";
   /** Optimiser (default "adam"). */
@@ -84,4 +85,5 @@ export const BR_SETTINGS: ModelSettings<BrSettings> = defineSettings<BrSettings>
   },
   seed: { kind: "int", default: 0, doc: "Seed (recorded; training draws no random numbers)." },
   ...SIZE_SPECS,
+  ...LIMIT_SPECS,
 });

@@ -10,7 +10,7 @@ import type { Estimator, EstimatorFactory, ModelFileOptions, ModelState } from "
 import { CoEmbedCore } from "./core.ts";
 import { CoEmbedLearner, restoreCore } from "./learner.ts";
 import { CoEmbedReplica, isReplicaState, replicaState } from "./replica.ts";
-import { checkedConfig, COEMBED_SETTINGS } from "./settings.ts";
+import { checkedConfig, checkedLimits, COEMBED_SETTINGS } from "./settings.ts";
 
 export { COEMBED_FILE_KIND, predictorFileContent } from "./learner.ts";
 
@@ -32,7 +32,9 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
     numFeatures = 0,
     numLabels = 0,
   ): CoEmbedEstimator {
-    return new CoEmbedEstimator(new CoEmbedCore(checkedConfig(options), numFeatures, numLabels));
+    const limits = checkedLimits(options, numFeatures, numLabels);
+    const core = new CoEmbedCore(checkedConfig(options), numFeatures, numLabels);
+    return new CoEmbedEstimator(core, 0, undefined, false, limits);
   }
 
   /** A streaming estimator continuing from a batch fit's global factors (a copy). */
@@ -47,8 +49,8 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
         "CoEmbed restore: a replica state holds only the predictor (restore it with the factory)",
       );
     }
-    const { core, rowsSeen, reservoir, warmStarted } = restoreCore(state);
-    return new CoEmbedEstimator(core, rowsSeen, reservoir, warmStarted);
+    const { core, rowsSeen, reservoir, warmStarted, limits } = restoreCore(state);
+    return new CoEmbedEstimator(core, rowsSeen, reservoir, warmStarted, limits);
   }
 
   toModelFile(options: ModelFileOptions = {}): Uint8Array {

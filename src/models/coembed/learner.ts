@@ -13,7 +13,8 @@
  * @module
  */
 import { checkK, checkRow } from "../query_check.ts";
-import { checkBatch } from "../../data/batch_check.ts";
+import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
+import { DEFAULT_LIMITS, storedLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
@@ -22,7 +23,7 @@ import { applyModelFileOptions } from "../file_options.ts";
 import { withLabelIndex } from "../../linalg/mips_index.ts";
 import { blockFromCsr } from "./blocks.ts";
 import { type CoEmbedConfig, resolveConfig } from "./config.ts";
-import { checkedConfig } from "./settings.ts";
+import { checkedConfig, checkedLimits } from "./settings.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "./core.ts";
 import { CoEmbedFit } from "./fit.ts";
 import { spectralInit } from "./spectral.ts";
@@ -112,6 +113,8 @@ export class CoEmbedLearner {
    * spectral start of the batch fit a learner was made from.
    */
   warmStarted: boolean;
+  /** How far learning may grow the spaces (`maxFeatures`, `maxLabels`). */
+  readonly limits: SpaceLimits;
   private predictor: RandomFeaturesPredictor | undefined;
   private predictorOf: PredictorTensors | undefined;
   /** The label index and the predictor tensors it was built on (see `indexLabels`). */
@@ -123,8 +126,10 @@ export class CoEmbedLearner {
     rowsSeen = 0,
     reservoir?: RowReservoir,
     warmStarted = rowsSeen > 0,
+    limits: SpaceLimits = DEFAULT_LIMITS,
   ) {
     this.core = core;
+    this.limits = limits;
     this.rowsSeen = rowsSeen;
     this.reservoir = reservoir ?? new RowReservoir(core.config.replay, core.config.seed);
     this.warmStarted = warmStarted;
@@ -136,7 +141,9 @@ export class CoEmbedLearner {
     numFeatures = 0,
     numLabels = 0,
   ): CoEmbedLearner {
-    return new CoEmbedLearner(new CoEmbedCore(checkedConfig(options), numFeatures, numLabels));
+    const limits = checkedLimits(options, numFeatures, numLabels);
+    const core = new CoEmbedCore(checkedConfig(options), numFeatures, numLabels);
+    return new CoEmbedLearner(core, 0, undefined, false, limits);
   }
 
   /**
@@ -163,7 +170,7 @@ export class CoEmbedLearner {
   learnMany(batch: Batch): void {
     const where = "CoEmbed learnMany";
     const B = batch.x.numRows;
-    checkBatch(batch, where);
+    checkBatch(batch, where, this.limits);
     const core = this.core, c = core.config;
     // validates the new rows (throws before anything changes)
     blockFromCsr(
@@ -426,7 +433,7 @@ export class CoEmbedLearner {
     Object.assign(tensors, res.tensors);
     return {
       kind: "coembed",
-      config: { ...core.config },
+      config: { ...core.config, ...this.limits },
       scalars: {
         numFeatures: core.numFeatures,
         numLabels: core.numLabels,
@@ -442,8 +449,8 @@ export class CoEmbedLearner {
 
   /** Rebuilds a learner from {@linkcode toState} output, bit for bit. */
   static restore(state: ModelState): CoEmbedLearner {
-    const { core, rowsSeen, reservoir, warmStarted } = restoreCore(state);
-    return new CoEmbedLearner(core, rowsSeen, reservoir, warmStarted);
+    const { core, rowsSeen, reservoir, warmStarted, limits } = restoreCore(state);
+    return new CoEmbedLearner(core, rowsSeen, reservoir, warmStarted, limits);
   }
 }
 
@@ -455,7 +462,13 @@ export class CoEmbedLearner {
  */
 export function restoreCore(
   state: ModelState,
-): { core: CoEmbedCore; rowsSeen: number; reservoir: RowReservoir; warmStarted: boolean } {
+): {
+  core: CoEmbedCore;
+  rowsSeen: number;
+  reservoir: RowReservoir;
+  warmStarted: boolean;
+  limits: SpaceLimits;
+} {
   if (state.kind !== "coembed") {
     throw new TypeError(`CoEmbed restore: state kind "${state.kind}" is not "coembed"`);
   }
@@ -495,5 +508,6 @@ export function restoreCore(
       "CoEmbed",
     );
   const warmStarted = s.warmStarted === undefined ? s.rowsSeen > 0 : s.warmStarted === 1;
-  return { core, rowsSeen: s.rowsSeen, reservoir, warmStarted };
+  const limits = storedLimits("coembed", state.config, s.numFeatures, s.numLabels);
+  return { core, rowsSeen: s.rowsSeen, reservoir, warmStarted, limits };
 }

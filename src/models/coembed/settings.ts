@@ -10,6 +10,8 @@
  */
 import { defineSettings, type ModelSettings, type SettingSpec, SIZE_SPECS } from "../settings.ts";
 import { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
+import type { SpaceLimits } from "../../data/batch_check.ts";
+import { LIMIT_SPECS, spaceLimits, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
  * The options the CoEmbed factory takes: any {@linkcode CoEmbedConfig} field, plus the initial
@@ -22,7 +24,10 @@ import { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
  * console.log(o.variant); // L
  * ```
  */
-export type CoEmbedOptions = Partial<CoEmbedConfig> & { numFeatures?: number; numLabels?: number };
+export type CoEmbedOptions =
+  & Partial<CoEmbedConfig>
+  & { numFeatures?: number; numLabels?: number }
+  & SpaceLimitSettings;
 
 const MAX_STEPS = 1 << 20;
 
@@ -121,6 +126,7 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
     initScale: positive("initScale", "Standard deviation of the random initial factors."),
     seed: { kind: "int", default: DEFAULT_CONFIG.seed, doc: "Seed of every random draw." },
     ...SIZE_SPECS,
+    ...LIMIT_SPECS,
   },
 );
 
@@ -139,4 +145,28 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
 export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): CoEmbedConfig {
   COEMBED_SETTINGS.parse(options);
   return resolveConfig(options as Record<string, unknown>);
+}
+
+/**
+ * The growth limits of `options` (`maxFeatures`, `maxLabels`, checked against
+ * {@linkcode COEMBED_SETTINGS}), which the initial sizes must be within.
+ *
+ * @example
+ * ```ts
+ * import { checkedLimits } from "./settings.ts";
+ * console.log(checkedLimits({ maxLabels: 100 }, 3, 5)); // { maxFeatures: 16777216, maxLabels: 100 }
+ * ```
+ */
+export function checkedLimits(
+  options: Readonly<Record<string, unknown>>,
+  numFeatures: number,
+  numLabels: number,
+): SpaceLimits {
+  const { maxFeatures, maxLabels } = COEMBED_SETTINGS.resolve(options);
+  return spaceLimits("coembed", {
+    numFeatures,
+    numLabels,
+    maxFeatures: maxFeatures!,
+    maxLabels: maxLabels!,
+  });
 }

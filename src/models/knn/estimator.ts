@@ -6,12 +6,13 @@
  * @module
  */
 import { checkK as checkTopK, checkRow, scoresOut } from "../query_check.ts";
-import { checkBatch, checkCsr } from "../../data/batch_check.ts";
+import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
+import { spaceLimits, type SpaceLimitSettings, withStoredLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKSparse } from "../../../sdk/internal.ts";
-import { KNN_SETTINGS } from "./settings.ts";
+import { KNN_SETTINGS, type KnnSettings } from "./settings.ts";
 import { CosineIndex, type Neighbours } from "./index.ts";
 
 /**
@@ -24,7 +25,7 @@ import { CosineIndex, type Neighbours } from "./index.ts";
  * console.log(o.k); // 20
  * ```
  */
-export interface KnnOptions {
+export interface KnnOptions extends SpaceLimitSettings {
   /** Number of neighbours (default 10). */
   k?: number;
   /**
@@ -64,6 +65,7 @@ export class KnnEstimator implements Estimator {
   readonly kind = "knn";
   readonly k: number;
   readonly threshold: number;
+  readonly #limits: SpaceLimits;
   #numFeatures: number;
   #numLabels: number;
   #index: CosineIndex;
@@ -78,11 +80,12 @@ export class KnnEstimator implements Estimator {
    * unknown key or a bad value is an error naming it); @param index the neighbour index.
    */
   constructor(options: KnnOptions = {}, index = new CosineIndex()) {
-    const o = KNN_SETTINGS.parse(options as Readonly<Record<string, unknown>>);
-    this.k = o.k ?? 10;
-    this.threshold = o.threshold ?? 0.5;
-    this.#numFeatures = o.numFeatures ?? 0;
-    this.#numLabels = o.numLabels ?? 0;
+    const o = KNN_SETTINGS.resolve(options as Readonly<Record<string, unknown>>);
+    this.k = o.k!;
+    this.threshold = o.threshold!;
+    this.#limits = spaceLimits("knn", o as Required<KnnSettings>);
+    this.#numFeatures = o.numFeatures!;
+    this.#numLabels = o.numLabels!;
     this.#index = index;
   }
 
@@ -104,7 +107,7 @@ export class KnnEstimator implements Estimator {
   /** Stores every row of the batch (the batch is not mutated). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
-    const [needD, needL] = checkBatch(batch, "knn.learnMany");
+    const [needD, needL] = checkBatch(batch, "knn.learnMany", this.#limits);
     this.#numFeatures = Math.max(this.#numFeatures, needD);
     this.#numLabels = Math.max(this.#numLabels, needL);
     for (let i = 0; i < x.numRows; i++) {
@@ -222,7 +225,7 @@ export class KnnEstimator implements Estimator {
   toState(): ModelState {
     return {
       kind: this.kind,
-      config: { k: this.k, threshold: this.threshold },
+      config: { k: this.k, threshold: this.threshold, ...this.#limits },
       scalars: { numFeatures: this.#numFeatures, numLabels: this.#numLabels },
       tensors: this.#index.toArrays(),
     };
@@ -303,11 +306,14 @@ export class KnnEstimator implements Estimator {
       labelPtr: t.labelPtr as Int32Array,
       labelIdx: t.labelIdx as Int32Array,
     });
+    const { k, threshold, maxFeatures, maxLabels } = withStoredLimits(state.config);
     return new KnnEstimator({
-      k: Number(state.config.k),
-      threshold: Number(state.config.threshold),
+      k: Number(k),
+      threshold: Number(threshold),
       numFeatures,
       numLabels,
+      maxFeatures: Number(maxFeatures),
+      maxLabels: Number(maxLabels),
     }, index);
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
  * Options of the kNN factory (all optional).
@@ -16,7 +17,7 @@ import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
  * console.log(o.k); // 5
  * ```
  */
-export interface KnnSettings {
+export interface KnnSettings extends SpaceLimitSettings {
   /** Unused: kNN is deterministic (accepted so that every model takes a seed). */
   seed?: number;
   /** Number of neighbours (default 10). */
@@ -47,4 +48,5 @@ export const KNN_SETTINGS: ModelSettings<KnnSettings> = defineSettings<KnnSettin
     doc: "Vote share above which a label counts as predicted (score > 0).",
   },
   ...SIZE_SPECS,
+  ...LIMIT_SPECS,
 });

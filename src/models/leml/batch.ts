@@ -24,7 +24,7 @@ import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { columnSquares } from "./rotated_w_step.ts";
 import { defineSettings } from "../settings.ts";
 import { checkTrainingSet } from "../training_check.ts";
-import { LEML_BATCH_SETTINGS } from "./settings.ts";
+import { LEML_BATCH_SETTINGS, LEML_BATCH_SOLVER_KEYS } from "./settings.ts";
 import type { LemlLoss } from "./loss.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { buildOmega, type Omega } from "./omega.ts";
@@ -106,22 +106,13 @@ const OTHER_KEYS = ["observed", "fullyObserved", "init", "trackObjective", "onIt
 
 /**
  * The solver settings of {@linkcode trainLemlBatch}: those of the batch estimator
- * ({@linkcode LEML_BATCH_SETTINGS}) that the solver takes, with the same defaults and ranges.
+ * ({@linkcode LEML_BATCH_SETTINGS}) that the solver takes ({@linkcode LEML_BATCH_SOLVER_KEYS}),
+ * with the same defaults and ranges.
  */
-const TRAIN_SETTINGS = (() => {
-  const s = LEML_BATCH_SETTINGS.specs;
-  return defineSettings<Record<string, unknown>>("trainLemlBatch", {
-    seed: s.seed,
-    rank: s.rank,
-    lambda: s.lambda,
-    loss: s.loss,
-    iterations: s.iterations,
-    cgIterations: s.cgIterations,
-    cgTolerance: s.cgTolerance,
-    newtonSteps: s.newtonSteps,
-    bias: s.bias,
-  });
-})();
+const TRAIN_SETTINGS = defineSettings<Record<string, unknown>>(
+  "trainLemlBatch",
+  Object.fromEntries(LEML_BATCH_SOLVER_KEYS.map((key) => [key, LEML_BATCH_SETTINGS.specs[key]])),
+);
 
 /**
  * Checks the options (unknown keys, ranges: {@linkcode TRAIN_SETTINGS}; strings are parsed) and

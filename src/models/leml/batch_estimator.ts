@@ -12,11 +12,11 @@ import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelState } from "../estimator.ts";
 import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
-import type { LemlLoss } from "./loss.ts";
-import { LEML_BATCH_SETTINGS, type LemlBatchSettings } from "./settings.ts";
+import { LEML_BATCH_SETTINGS, LEML_BATCH_SOLVER_KEYS, type LemlBatchSettings } from "./settings.ts";
 import { LowRankScorer } from "./lowrank.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
+import { spaceLimits, withStoredLimits } from "../space_limits.ts";
 
 /**
  * Options of {@linkcode LemlBatch}: the declared {@linkcode LEML_BATCH_SETTINGS}.
@@ -30,41 +30,21 @@ import { preprocessRows } from "../../data/preprocess.ts";
  */
 export type LemlBatchEstimatorOptions = LemlBatchSettings;
 
-interface Config {
-  seed: number;
-  rank: number;
-  lambda: number;
-  loss: LemlLoss;
-  iterations: number;
-  cgIterations: number;
-  cgTolerance: number;
-  newtonSteps: number;
-  bias: boolean;
-  threshold: number;
-  l2Normalize: boolean;
-}
+/** The resolved configuration: every declared setting but the initial sizes. */
+type Config = Required<Omit<LemlBatchSettings, "numFeatures" | "numLabels">>;
 
-/** The settings of a configuration the solver takes (all but the threshold and row scaling). */
-function solverSettings(c: Config): Omit<Config, "threshold" | "l2Normalize"> {
-  const { threshold: _t, l2Normalize: _n, ...solver } = c;
-  return solver;
+/** The settings of a configuration the solver takes ({@linkcode LEML_BATCH_SOLVER_KEYS}). */
+type SolverSettings = Pick<Config, (typeof LEML_BATCH_SOLVER_KEYS)[number]>;
+
+/** The solver's settings of a configuration. */
+function solverSettings(c: Config): SolverSettings {
+  return Object.fromEntries(LEML_BATCH_SOLVER_KEYS.map((key) => [key, c[key]])) as SolverSettings;
 }
 
 function makeConfig(o: Record<string, unknown>): Config {
   const s = LEML_BATCH_SETTINGS.resolve(o) as Required<LemlBatchSettings>;
-  return {
-    seed: s.seed,
-    rank: s.rank,
-    lambda: s.lambda,
-    loss: s.loss,
-    iterations: s.iterations,
-    cgIterations: s.cgIterations,
-    cgTolerance: s.cgTolerance,
-    newtonSteps: s.newtonSteps,
-    bias: s.bias,
-    threshold: s.threshold,
-    l2Normalize: s.l2Normalize,
-  };
+  const { numFeatures: _d, numLabels: _l, ...config } = s; // in declaration order
+  return config;
 }
 
 /** Growable row store (CSR chunks concatenated), with each row's observed-label mask. */
@@ -108,7 +88,9 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     super(config.rank, 0, 0, config.threshold, config.l2Normalize);
     this.config = config;
     // validated by makeConfig: non-negative integers
-    this.#grow(Number(o.numFeatures ?? 0), Number(o.numLabels ?? 0));
+    const numFeatures = Number(o.numFeatures ?? 0), numLabels = Number(o.numLabels ?? 0);
+    spaceLimits("leml batch", { ...config, numFeatures, numLabels });
+    this.#grow(numFeatures, numLabels);
   }
 
   #grow(D: number, L: number): void {
@@ -185,7 +167,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   learnMany(batch: Batch): void {
     const { x, y } = batch;
     const n = x.numRows;
-    const [D, L] = checkBatch(batch, "leml batch");
+    const [D, L] = checkBatch(batch, "leml batch", this.config);
     const obs = batch.observed, full = batch.fullyObserved;
     const s = this.#data;
     for (let i = 0; i < n; i++) {
@@ -309,7 +291,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     if (state.kind !== "leml" || state.config.trainer !== "batch") {
       throw new TypeError(`leml batch restore: not a batch LEML state (${state.kind})`);
     }
-    const { trainer: _t, ...config } = state.config;
+    const { trainer: _t, ...config } = withStoredLimits(state.config);
     const m = new LemlBatch(config);
     const t = state.tensors;
     const k = m.rank, D = state.scalars.numFeatures, L = state.scalars.numLabels;

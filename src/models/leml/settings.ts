@@ -7,6 +7,8 @@
  * @module
  */
 import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import type { SpaceLimits } from "../../data/batch_check.ts";
+import { LIMIT_SPECS, spaceLimits, type SpaceLimitSettings } from "../space_limits.ts";
 import { defaultThreshold, type LemlLoss } from "./loss.ts";
 import type { LemlBatchOptions } from "./batch.ts";
 
@@ -20,7 +22,7 @@ import type { LemlBatchOptions } from "./batch.ts";
  * console.log(o.rank); // 16
  * ```
  */
-export interface LemlStreamOptions {
+export interface LemlStreamOptions extends SpaceLimitSettings {
   /** Seed of initialisation and negative sampling (default 0). */
   seed?: number;
   /** Initial feature-space size (default 0: grows with the data). */
@@ -139,6 +141,7 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
   {
     seed: { kind: "int", default: 0, doc: "Seed of initialisation and negative sampling." },
     ...SIZE_SPECS,
+    ...LIMIT_SPECS,
     rank: { kind: "int", default: 32, min: 1, max: 4096, doc: "Rank k of W and H." },
     lambda: { kind: "number", default: 1e-4, min: 0, doc: "Regularisation λ per batch step." },
     optimizer: {
@@ -318,7 +321,7 @@ export type LemlStreamConfig = BaseConfig & Partial<LocalConfig>;
 /**
  * Validates the options against {@linkcode LEML_SETTINGS} and the rules between them (the
  * local options need `update: "local"`, which needs the squared loss) and returns the
- * configuration and the initial sizes.
+ * configuration, the initial sizes and the growth limits.
  *
  * @throws {TypeError} for an unknown option or a value of the wrong type
  * @throws {RangeError} for a value out of range or a rule broken, naming the option
@@ -332,7 +335,7 @@ export type LemlStreamConfig = BaseConfig & Partial<LocalConfig>;
  */
 export function resolveLemlStreamOptions(
   options: Readonly<Record<string, unknown>> = {},
-): { config: LemlStreamConfig; numFeatures: number; numLabels: number } {
+): { config: LemlStreamConfig; numFeatures: number; numLabels: number; limits: SpaceLimits } {
   const s = LEML_SETTINGS.resolve(options) as Required<LemlStreamOptions>;
   // the keys in the order the estimator's state has always recorded them
   const base: BaseConfig = {
@@ -353,7 +356,11 @@ export function resolveLemlStreamOptions(
     replayRatio: s.replayRatio,
     replaySteps: s.replaySteps,
   };
-  const sizes = { numFeatures: s.numFeatures, numLabels: s.numLabels };
+  const sizes = {
+    numFeatures: s.numFeatures,
+    numLabels: s.numLabels,
+    limits: spaceLimits("leml", s),
+  };
   if (s.update !== "local") {
     for (const key of LOCAL_KEYS) {
       if (options[key] !== undefined) {
@@ -379,9 +386,34 @@ export function resolveLemlStreamOptions(
 }
 
 /**
+ * The options of the batch-trained estimator that its solver `trainLemlBatch` (./batch.ts)
+ * takes, in declaration order: every key of {@linkcode LEML_BATCH_SETTINGS} but the initial
+ * sizes, the growth limits, the threshold and the row scaling. The one list of them: the estimator's options
+ * ({@linkcode LemlBatchSettings}), the solver's declared settings and what the estimator hands
+ * the solver all come from it.
+ *
+ * @example
+ * ```ts
+ * import { LEML_BATCH_SOLVER_KEYS } from "./settings.ts";
+ * console.log(LEML_BATCH_SOLVER_KEYS.join(" ")); // seed rank lambda loss iterations ... bias
+ * ```
+ */
+export const LEML_BATCH_SOLVER_KEYS = [
+  "seed",
+  "rank",
+  "lambda",
+  "loss",
+  "iterations",
+  "cgIterations",
+  "cgTolerance",
+  "newtonSteps",
+  "bias",
+] as const;
+
+/**
  * Options of the batch-trained estimator `LemlBatch` (./batch_estimator.ts), all optional: the
- * solver's ({@linkcode LemlBatchOptions}; the defaults are in {@linkcode LEML_BATCH_SETTINGS}),
- * the initial sizes, the threshold and the row scaling.
+ * solver's ({@linkcode LEML_BATCH_SOLVER_KEYS} of {@linkcode LemlBatchOptions}; the defaults are
+ * in {@linkcode LEML_BATCH_SETTINGS}), the initial sizes, the threshold and the row scaling.
  *
  * @example
  * ```ts
@@ -390,21 +422,10 @@ export function resolveLemlStreamOptions(
  * console.log(o.iterations); // 5
  * ```
  */
-export interface LemlBatchSettings extends
-  Partial<
-    Pick<
-      LemlBatchOptions,
-      | "seed"
-      | "rank"
-      | "lambda"
-      | "loss"
-      | "iterations"
-      | "cgIterations"
-      | "cgTolerance"
-      | "newtonSteps"
-      | "bias"
-    >
-  > {
+export interface LemlBatchSettings
+  extends
+    Partial<Pick<LemlBatchOptions, (typeof LEML_BATCH_SOLVER_KEYS)[number]>>,
+    SpaceLimitSettings {
   /** Initial feature-space size (default 0). */
   numFeatures?: number;
   /** Initial label-space size (default 0). */
@@ -471,4 +492,5 @@ export const LEML_BATCH_SETTINGS: ModelSettings<LemlBatchSettings> = defineSetti
     default: false,
     doc: "Scale every row to unit L2 norm before learning and scoring.",
   },
+  ...LIMIT_SPECS,
 });

@@ -10,6 +10,7 @@
 import type { ModelState } from "../estimator.ts";
 import type { SmallRng } from "../../random/mod.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
+import type { SpaceLimits } from "../../data/batch_check.ts";
 import { LabelPool } from "./label_pool.ts";
 import type { GrowableRows } from "./lowrank.ts";
 import { type LocalMode, POOL_SIZE } from "./local_mode.ts";
@@ -29,6 +30,8 @@ import type { LemlStreamConfig } from "./settings.ts";
 export interface LemlStreamParts {
   /** The resolved settings. */
   readonly config: Readonly<LemlStreamConfig>;
+  /** The growth limits (recorded beside the settings). */
+  readonly limits: SpaceLimits;
   /** Optimiser steps taken. */
   readonly step: number;
   /** The negative sampler's generator. */
@@ -101,7 +104,12 @@ export function lemlStreamState(p: LemlStreamParts): ModelState {
     scalars.refreshRowsSince = loc.rowsSinceRefresh;
     scalars.refreshCount = loc.refreshes;
   }
-  return { kind: "leml", config: { trainer: "stream", ...p.config }, scalars, tensors };
+  return {
+    kind: "leml",
+    config: { trainer: "stream", ...p.config, ...p.limits },
+    scalars,
+    tensors,
+  };
 }
 
 /**
@@ -118,7 +126,7 @@ export function lemlStreamState(p: LemlStreamParts): ModelState {
 export function lemlReplicaState(p: LemlStreamParts): ModelState {
   return {
     kind: "leml",
-    config: { trainer: "stream", ...p.config, optimizer: "sgd", replay: 0 },
+    config: { trainer: "stream", ...p.config, ...p.limits, optimizer: "sgd", replay: 0 },
     scalars: {
       step: p.step,
       rngState: p.rng.state,

@@ -40,7 +40,8 @@ import { LowRankScorer } from "./lowrank.ts";
 import { LABEL_INDEX_MIN_LABELS } from "../../linalg/mips_index.ts";
 import { hashUniform, SmallRng } from "../../random/mod.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
-import { checkBatch, checkCsr } from "../../data/batch_check.ts";
+import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
+import { withStoredLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import { learnWithReplay } from "./replay.ts";
 import type { RefreshResult, RefreshStats } from "./refresh.ts";
@@ -92,6 +93,8 @@ export {
 export class LemlStream extends LowRankScorer implements Estimator {
   /** The resolved settings (see {@linkcode LEML_SETTINGS}). */
   readonly config: Readonly<LemlStreamConfig>;
+  /** How far learning may grow the spaces (`maxFeatures`, `maxLabels`). */
+  readonly limits: SpaceLimits;
   /** Optimiser steps taken (`replaySteps` per non-empty batch). */
   step = 0;
   #rng: SmallRng;
@@ -108,11 +111,12 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * {@linkcode LEML_SETTINGS} (an unknown key or a bad value is an error naming it).
    */
   constructor(options: LemlStreamOptions | Record<string, unknown> = {}) {
-    const { config, numFeatures, numLabels } = resolveLemlStreamOptions(
+    const { config, numFeatures, numLabels, limits } = resolveLemlStreamOptions(
       options as Record<string, unknown>,
     );
     super(config.rank, 0, 0, config.threshold, config.l2Normalize);
     this.config = config;
+    this.limits = limits;
     this.#rng = new SmallRng(Math.imul(Math.floor(config.seed) | 0, 0x9e3779b1) ^ 0x5bd1e995);
     this.#reservoir = new RowReservoir(config.replay, Math.floor(config.seed));
     this.#opt = new LemlOptimizer(config);
@@ -223,7 +227,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const x = batch.x, n = x.numRows, L0 = this.numLabels, r = this.rank;
     const tops: TopK[] = new Array(n);
     if (this.config.l2Normalize) {
-      checkBatch(batch, "leml.scoreThenLearn"); // before predicting: a bad batch changes nothing
+      checkBatch(batch, "leml.scoreThenLearn", this.limits); // before predicting: a bad batch changes nothing
       for (let i = 0; i < n; i++) {
         const p0 = x.indptr[i], p1 = x.indptr[i + 1];
         tops[i] = this.predictTopK(
@@ -258,7 +262,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
 
   /** Validates a batch and grows the spaces to hold it. */
   #grow(batch: Batch, where = "leml.learnMany"): void {
-    const [needD, needL] = checkBatch(batch, where);
+    const [needD, needL] = checkBatch(batch, where, this.limits);
     this.grow(needD, needL);
   }
 
@@ -521,7 +525,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     if (state.kind !== "leml") {
       throw new TypeError(`leml.restore: state kind is "${state.kind}", expected "leml"`);
     }
-    const { trainer: _t, ...config } = state.config;
+    const { trainer: _t, ...config } = withStoredLimits(state.config);
     const m = new LemlStream({ ...config, numFeatures: 0, numLabels: 0 });
     m.#reservoir = loadLemlStreamState(m.#parts(), state, adopt);
     m.step = state.scalars.step;
@@ -543,6 +547,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
   #parts(): LemlStreamParts {
     return {
       config: this.config,
+      limits: this.limits,
       step: this.step,
       rng: this.#rng,
       numFeatures: this.numFeatures,

@@ -5,6 +5,7 @@
  * @module
  */
 import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
  * Options of {@linkcode resolveOvaConfig} (all optional).
@@ -16,7 +17,7 @@ import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
  * console.log(o.hardNegatives); // 8
  * ```
  */
-export interface OvaOptions {
+export interface OvaOptions extends SpaceLimitSettings {
   /** Seed of negative sampling (default 0). */
   seed?: number;
   /** Per-label loss: "logistic" (default) or "squared-hinge" (targets ±1, margin 1). */
@@ -150,6 +151,7 @@ export const OVA_SETTINGS: ModelSettings<
   },
   replayRatio: { kind: "number", default: 1, min: 0, max: 64, doc: "Replayed rows per new row." },
   ...SIZE_SPECS,
+  ...LIMIT_SPECS,
 });
 
 /** Names of the settings (without the initial sizes), for help texts and errors. */

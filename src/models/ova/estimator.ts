@@ -45,7 +45,8 @@ import {
   linearSparseContentOf,
 } from "../br/label_weights.ts";
 import { SmallRng } from "../../random/mod.ts";
-import { type OvaConfig, resolveOvaConfig } from "./config.ts";
+import { OVA_SETTINGS, type OvaConfig, resolveOvaConfig } from "./config.ts";
+import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
 import { InvertedWeights } from "./inverted_weights.ts";
 import { BiasHeap } from "./bias_heap.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
@@ -174,11 +175,9 @@ export class OvaEstimator implements Estimator {
     if (this.config.replay > 0) {
       this.#reservoir = new RowReservoir(this.config.replay, this.config.seed);
     }
-    const d = options.numFeatures, l = options.numLabels;
-    this.#grow(
-      typeof d === "number" && d > 0 ? Math.floor(d) : 0,
-      typeof l === "number" && l > 0 ? Math.floor(l) : 0,
-    );
+    const sizes = OVA_SETTINGS.resolve(options);
+    spaceLimits("ova", sizes as Required<typeof sizes>);
+    this.#grow(sizes.numFeatures!, sizes.numLabels!);
   }
 
   /** Current feature-space size. */
@@ -452,7 +451,7 @@ export class OvaEstimator implements Estimator {
   /** Learns from a minibatch, row by row (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
     const { x } = batch;
-    const [maxF, maxL] = checkBatch(batch, "ova.learnMany");
+    const [maxF, maxL] = checkBatch(batch, "ova.learnMany", this.config);
     this.#grow(maxF, maxL);
     this.#learnRows(batch, true);
     const res = this.#reservoir;
@@ -679,7 +678,7 @@ export class OvaEstimator implements Estimator {
         preprocess: this.config.l2Normalize
           ? { ...options.preprocess, l2Normalize: true }
           : options.preprocess,
-        meta: { trainer: "ova", ...this.config, rows: this.#rows, ...options.meta },
+        meta: { trainer: "ova", ...withoutLimits(this.config), rows: this.#rows, ...options.meta },
       },
     );
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
@@ -1172,7 +1171,7 @@ export class OvaEstimator implements Estimator {
       return v;
     };
     const D = size("numFeatures"), L = size("numLabels");
-    const m = new OvaEstimator({ ...state.config, numFeatures: D, numLabels: L });
+    const m = new OvaEstimator({ ...withStoredLimits(state.config), numFeatures: D, numLabels: L });
     const replica = sc.replica === 1;
     const t = state.tensors;
     // deno-lint-ignore no-explicit-any

@@ -6,7 +6,8 @@
  * @module
  */
 import { checkK, checkRow, scoresOut } from "../query_check.ts";
-import { checkBatch } from "../../data/batch_check.ts";
+import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
+import { spaceLimits, type SpaceLimitSettings, withStoredLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -14,7 +15,7 @@ import type { ModelFileContent } from "../../format/types.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { applyModelFileOptions, checkModelFileOptions } from "../file_options.ts";
-import { POPULARITY_SETTINGS } from "./settings.ts";
+import { POPULARITY_SETTINGS, type PopularitySettings } from "./settings.ts";
 
 /**
  * Options of {@linkcode PopularityEstimator}.
@@ -26,7 +27,7 @@ import { POPULARITY_SETTINGS } from "./settings.ts";
  * console.log(o.threshold); // 0.5
  * ```
  */
-export interface PopularityOptions {
+export interface PopularityOptions extends SpaceLimitSettings {
   /** Frequency above which a label counts as predicted (score > 0); default 0.5. */
   threshold?: number;
   /** Initial feature-space size (features are ignored, but the size is tracked). */
@@ -53,6 +54,7 @@ export interface PopularityOptions {
 export class PopularityEstimator implements Estimator {
   readonly kind = "popularity";
   readonly threshold: number;
+  readonly #limits: SpaceLimits;
   #numFeatures: number;
   #counts: Float64Array;
   #numLabels: number;
@@ -63,10 +65,11 @@ export class PopularityEstimator implements Estimator {
    * {@linkcode POPULARITY_SETTINGS} (an unknown key or a bad value is an error naming it).
    */
   constructor(options: PopularityOptions = {}) {
-    const o = POPULARITY_SETTINGS.parse(options as Readonly<Record<string, unknown>>);
-    this.threshold = o.threshold ?? 0.5;
-    this.#numFeatures = o.numFeatures ?? 0;
-    this.#numLabels = o.numLabels ?? 0;
+    const o = POPULARITY_SETTINGS.resolve(options as Readonly<Record<string, unknown>>);
+    this.threshold = o.threshold!;
+    this.#limits = spaceLimits("popularity", o as Required<PopularitySettings>);
+    this.#numFeatures = o.numFeatures!;
+    this.#numLabels = o.numLabels!;
     this.#counts = new Float64Array(Math.max(8, this.#numLabels));
   }
 
@@ -98,7 +101,7 @@ export class PopularityEstimator implements Estimator {
   /** Counts the batch's label occurrences (the batch is not mutated). */
   learnMany(batch: Batch): void {
     const { y } = batch;
-    const [needD, needL] = checkBatch(batch, "popularity.learnMany");
+    const [needD, needL] = checkBatch(batch, "popularity.learnMany", this.#limits);
     this.#numFeatures = Math.max(this.#numFeatures, needD);
     this.#growLabels(needL);
     const end = y.indptr[y.numRows];
@@ -172,7 +175,7 @@ export class PopularityEstimator implements Estimator {
   toState(): ModelState {
     return {
       kind: this.kind,
-      config: { threshold: this.threshold },
+      config: { threshold: this.threshold, ...this.#limits },
       scalars: { numFeatures: this.#numFeatures, numLabels: this.#numLabels, rows: this.#rows },
       tensors: { counts: this.#counts.slice(0, this.#numLabels) },
     };
@@ -205,10 +208,13 @@ export class PopularityEstimator implements Estimator {
         `popularity.restore: ${counts.length} counts for numLabels ${numLabels}`,
       );
     }
+    const { threshold, maxFeatures, maxLabels } = withStoredLimits(state.config);
     const m = new PopularityEstimator({
-      threshold: Number(state.config.threshold),
+      threshold: Number(threshold),
       numFeatures,
       numLabels,
+      maxFeatures: Number(maxFeatures),
+      maxLabels: Number(maxLabels),
     });
     m.#counts.set(counts);
     m.#rows = rows;

@@ -5,6 +5,7 @@
  * @module
  */
 import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
  * Options of the popularity factory (all optional).
@@ -16,7 +17,7 @@ import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
  * console.log(o.threshold); // 0.1
  * ```
  */
-export interface PopularitySettings {
+export interface PopularitySettings extends SpaceLimitSettings {
   /** Unused: popularity draws no random numbers (accepted so that every model takes a seed). */
   seed?: number;
   /** Frequency above which a label counts as predicted (default 0.5). */
@@ -46,4 +47,5 @@ export const POPULARITY_SETTINGS: ModelSettings<PopularitySettings> = defineSett
     doc: "Frequency above which a label counts as predicted (score > 0).",
   },
   ...SIZE_SPECS,
+  ...LIMIT_SPECS,
 });

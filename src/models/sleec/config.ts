@@ -5,6 +5,7 @@
  * @module
  */
 import { defineSettings, type ModelSettings, type SettingSpec, SIZE_SPECS } from "../settings.ts";
+import { LIMIT_SPECS, type SpaceLimitSettings, withoutLimits } from "../space_limits.ts";
 
 /**
  * Hyper-parameters shared by the batch trainer and the streaming estimator.
@@ -102,7 +103,10 @@ export interface SleecConfig {
  * console.log(o.rank); // 32
  * ```
  */
-export type SleecOptions = Partial<SleecConfig> & { numFeatures?: number; numLabels?: number };
+export type SleecOptions =
+  & Partial<SleecConfig>
+  & { numFeatures?: number; numLabels?: number }
+  & SpaceLimitSettings;
 
 /**
  * Defaults: embedding dimension 100 as in the paper's small data sets; the other values were
@@ -267,12 +271,14 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
   },
   reembedEvery: count("reembedEvery", "Streaming: Adam steps of a cluster between re-embeddings."),
   ...SIZE_SPECS,
+  ...LIMIT_SPECS,
 });
 
 /**
  * Fills in defaults and validates against {@linkcode SLEEC_SETTINGS}: an unknown key is a
  * TypeError, a bad value a RangeError (or a TypeError for the wrong type), naming the option.
- * The initial sizes (`numFeatures`, `numLabels`) are accepted and left out of the result.
+ * The initial sizes (`numFeatures`, `numLabels`) and the streaming model's growth limits
+ * (`maxFeatures`, `maxLabels`) are accepted and left out of the result.
  *
  * @example
  * ```ts
@@ -283,5 +289,5 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
  */
 export function resolveConfig(options: Record<string, unknown> = {}): SleecConfig {
   const { numFeatures: _d, numLabels: _l, ...config } = SLEEC_SETTINGS.resolve(options);
-  return config as SleecConfig;
+  return withoutLimits(config) as SleecConfig;
 }

@@ -16,7 +16,8 @@
  */
 import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
-import { checkBatch } from "../../data/batch_check.ts";
+import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
+import { spaceLimits, type SpaceLimitSettings, withStoredLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
@@ -38,7 +39,7 @@ import { isSleecReplicaState, sleecReplicaState } from "./replica.ts";
  * console.log(o.rank); // 32
  * ```
  */
-export type SleecStreamOptions = Partial<SleecConfig> & {
+export type SleecStreamOptions = Partial<SleecConfig> & SpaceLimitSettings & {
   numFeatures?: number;
   numLabels?: number;
 };
@@ -58,6 +59,7 @@ export type SleecStreamOptions = Partial<SleecConfig> & {
 export class SleecStream implements Estimator {
   readonly kind = "sleec";
   readonly #cfg: SleecConfig;
+  readonly #limits: SpaceLimits;
   #numFeatures: number;
   #numLabels: number;
   #rows = 0;
@@ -67,8 +69,10 @@ export class SleecStream implements Estimator {
   #predictor: KnnPredictor | undefined;
 
   constructor(options: SleecStreamOptions = {}) {
-    const { numFeatures, numLabels, ...rest } = SLEEC_SETTINGS.resolve(options);
-    this.#cfg = resolveConfig(rest as Record<string, unknown>);
+    const resolved = SLEEC_SETTINGS.resolve(options as Record<string, unknown>);
+    const { numFeatures, numLabels } = resolved;
+    this.#cfg = resolveConfig(resolved as Record<string, unknown>);
+    this.#limits = spaceLimits("sleec", resolved as Required<SleecStreamOptions>);
     for (
       const name of [
         "rowFraction",
@@ -126,7 +130,7 @@ export class SleecStream implements Estimator {
   /** Learns every row of the batch in order (the batch is not mutated). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
-    const [needD, needL] = checkBatch(batch, "sleec.learnMany");
+    const [needD, needL] = checkBatch(batch, "sleec.learnMany", this.#limits);
     this.#grow(needD, needL);
     const xn = preprocessRows(x, { l2Normalize: true });
     for (let i = 0; i < x.numRows; i++) {
@@ -294,7 +298,7 @@ export class SleecStream implements Estimator {
       scalars[`l${t}.clusters`] = clusters.length;
       clusters.forEach((c, i) => c.saveState(`l${t}.c${i}`, scalars, tensors));
     });
-    return { kind: this.kind, config: { ...this.#cfg }, scalars, tensors };
+    return { kind: this.kind, config: { ...this.#cfg, ...this.#limits }, scalars, tensors };
   }
 
   /**
@@ -328,7 +332,7 @@ export class SleecStream implements Estimator {
       return v;
     };
     const m = new SleecStream({
-      ...(state.config as Partial<SleecConfig>),
+      ...(withStoredLimits(state.config) as SleecStreamOptions),
       numFeatures: scalar("numFeatures"),
       numLabels: scalar("numLabels"),
     });

@@ -1,10 +1,11 @@
-import { trainLemlBatch } from "../../../src/models/leml/batch.ts";
+import { type LemlBatchOptions, trainLemlBatch } from "../../../src/models/leml/batch.ts";
 import { LemlBatch } from "../../../src/models/leml/batch_estimator.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { revealEntries } from "../../../src/models/leml/missing.ts";
-import { assert } from "../../helpers.ts";
+import { LEML_BATCH_SETTINGS, LEML_BATCH_SOLVER_KEYS } from "../../../src/models/leml/settings.ts";
+import { assert, assertEquals, messageOf } from "../../helpers.ts";
 import { planted } from "./helpers.ts";
 
 /** The batch objective computed naively over Ω. */
@@ -160,6 +161,53 @@ Deno.test("leml batch: bad input is rejected with the place named", () => {
     msg = (e as Error).message;
   }
   assert(/x has 10 rows but y has 9/.test(msg), msg);
+});
+
+Deno.test("leml batch: one list says which settings the solver takes (config, solver)", () => {
+  const { x, y } = planted(10, 1);
+  // the estimator's configuration: every declared setting but the sizes, in declaration order
+  const m = new LemlBatch({ rank: 2, cgTolerance: "1e-3", numLabels: 3 });
+  assertEquals(Object.keys(m.config), [
+    ...LEML_BATCH_SOLVER_KEYS,
+    "threshold",
+    "l2Normalize",
+    "maxFeatures",
+    "maxLabels",
+  ]);
+  assertEquals(m.config, {
+    seed: 0,
+    rank: 2,
+    lambda: 1,
+    loss: "squared",
+    iterations: 10,
+    cgIterations: 30,
+    cgTolerance: 1e-3,
+    newtonSteps: 2,
+    bias: true,
+    threshold: 0.5,
+    l2Normalize: false,
+    maxFeatures: 2 ** 24,
+    maxLabels: 2 ** 21,
+  });
+  assertEquals(
+    LEML_BATCH_SETTINGS.names.filter((n) => !["numFeatures", "numLabels"].includes(n)),
+    Object.keys(m.config),
+  );
+  // the solver knows exactly those keys, and refuses the estimator-only ones
+  assertEquals(
+    messageOf(() => trainLemlBatch(x, y, { rank: 2, threshold: 0.5 } as LemlBatchOptions)),
+    'trainLemlBatch: unknown option "threshold" (known: seed, rank, lambda, loss, iterations, ' +
+      "cgIterations, cgTolerance, newtonSteps, bias, observed, fullyObserved, init, " +
+      "trackObjective, onIteration)",
+  );
+  assertEquals(
+    messageOf(() => trainLemlBatch(x, y, { rank: 2, iterations: 0 })),
+    "trainLemlBatch: option iterations must be an integer in [1, 1048576], got 0",
+  );
+  // and the estimator hands the solver its settings
+  let calls = 0;
+  LemlBatch.fit(x, y, { rank: 2, iterations: 3, onIteration: () => calls++ });
+  assertEquals(calls, 3);
 });
 
 for (

@@ -1,3 +1,4 @@
+import { withoutLimits } from "../../../src/models/space_limits.ts";
 import { OvaEstimator, resolveOvaConfig } from "../../../src/models/ova/mod.ts";
 import type { Example } from "../../../src/data/types.ts";
 import { makeBatch } from "../estimator_checks.ts";
@@ -168,7 +169,7 @@ Deno.test("ova.restore refuses a damaged state with a clear error", () => {
 Deno.test("ova: the model file read straight from the blocks equals the transposed label weights", () => {
   const m = new OvaEstimator({ seed: 4, maxLabelsPerFeature: 16 });
   learn(m, rows(1500, 400, 13));
-  const meta = { trainer: "ova", ...m.config, rows: m.stats.rows };
+  const meta = { trainer: "ova", ...withoutLimits(m.config), rows: m.stats.rows };
   const viaLabels = encodeModelFile(
     linearSparseContent(m.toLabelWeights(), { preprocess: { l2Normalize: true }, meta }),
   );
