@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { UNLIMITED } from "../src/models/space_limits.ts";
 import process from "node:process";
 import type { Batch, Example } from "../src/data/types.ts";
 import type { Estimator } from "../src/models/estimator.ts";
@@ -246,6 +247,7 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
   try {
     factory = await loadFactory(job.learner);
     model = factory.create({
+      ...UNLIMITED, // sized by the plan: a size past the models' default limits is the point here
       ...job.options,
       seed: job.seed,
       numFeatures: plan.numFeatures,
