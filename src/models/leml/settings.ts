@@ -141,7 +141,6 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
   {
     seed: { kind: "int", default: 0, doc: "Seed of initialisation and negative sampling." },
     ...SIZE_SPECS,
-    ...LIMIT_SPECS,
     rank: { kind: "int", default: 32, min: 1, max: 4096, doc: "Rank k of W and H." },
     lambda: { kind: "number", default: 1e-4, min: 0, doc: "Regularisation λ per batch step." },
     optimizer: {
@@ -270,6 +269,7 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       min: 0,
       doc: "Local: recompute the cached Gram after this many row changes per label (4).",
     },
+    ...LIMIT_SPECS,
   },
 );
 
