@@ -14,10 +14,13 @@
  * against exact, the share of rows answered identically (labels and scores), and P@1/3/5 of both
  * against the test labels with their largest difference (issue 15: within 0.1).
  *
+ * Bad flags, missing dataset files and a `--model-dir` that is not a directory
+ * ({@linkcode KNN_FAST_EXACT}; a missing one is created) are one line on stderr and exit code 2, before any training.
+ *
  * @module
  */
-import { parseArgs } from "node:util";
-import { resolveDataDir } from "../src/data/data_dir.ts";
+import { intFlag, listFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { type BenchScript, checkDirectory, checkXcDatasets, namesFlag, runBench } from "./args.ts";
 import { loadDataset } from "../src/data/dataset.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
 import { decodeModelFile } from "../sdk/internal.ts";
@@ -27,19 +30,80 @@ import { loadModel, type SparseInput, type TopK } from "../sdk/mod.ts";
 import { PrecisionAtK } from "../src/metrics/precision.ts";
 import type { BinaryCsr } from "../src/data/types.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: {
-    datasets: { type: "string", default: "bibtex,delicious" },
-    "probes-grid": { type: "string", default: "" },
-    k: { type: "string", default: "15" },
-    clusters: { type: "string" },
-    "list-size": { type: "string", default: "64" },
-    seed: { type: "string", default: "0" },
-    "data-dir": { type: "string" },
-    "model-dir": { type: "string" },
+/** What `deno task knn-fast-exact` runs with (see {@linkcode KNN_FAST_EXACT}). */
+export interface KnnFastExactOptions {
+  datasets: string[];
+  probesGrid: number[];
+  k: number;
+  /** Clusters of the trained model; undefined: ⌊n/6000⌋. */
+  clusters?: number;
+  listSize: number;
+  seed: number;
+  dataDir: string;
+  modelDir?: string;
+}
+
+/** Largest `--k`, `--clusters`, `--list-size` and probe count (SLEEC's counts' limit). */
+const MAX_COUNT = 1 << 20;
+
+/**
+ * The command line of `deno task knn-fast-exact`, every flag checked before a model is trained:
+ * counts in plain decimal within their limits, no empty entry, each dataset's training and test
+ * files in the data directory, `--model-dir` a directory, created when missing (the trained
+ * files are written there: a bad one would fail after the training).
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { KNN_FAST_EXACT } from "./knn_fast_exact.ts";
+ * await benchOptions(KNN_FAST_EXACT, ["--model-dir", "deno.json"]).catch((e) => console.log(e.message)); // --model-dir deno.json is not a directory
+ * ```
+ */
+export const KNN_FAST_EXACT: BenchScript<KnnFastExactOptions> = {
+  task: "knn-fast-exact",
+  usage: `deno task knn-fast-exact [--datasets bibtex,delicious] [--probes-grid 2,4,8] [--k 15]
+  [--clusters C (default: training rows / 6000)] [--list-size 64] [--seed 0] [--data-dir DIR]
+  [--model-dir DIR (reuses DIR/<dataset>.tsm, else trains and writes it)]
+The knn-embedding neighbour index on batch SLEEC models of real data, fast against exact; one
+JSON line per dataset and probe count.`,
+  flags: {
+    datasets: "string",
+    "probes-grid": "string",
+    k: "string",
+    clusters: "string",
+    "list-size": "string",
+    seed: "string",
+    "data-dir": "string",
+    "model-dir": "string",
   },
-});
+  async options(f) {
+    const datasets = namesFlag(f, "datasets", ["bibtex", "delicious"]);
+    const probesGrid = listFlag(f, "probes-grid", [], (g, n) => intFlag(g, n, 0, 1, MAX_COUNT)!);
+    const k = intFlag(f, "k", 15, 1, MAX_COUNT)!;
+    const clusters = intFlag(f, "clusters", undefined, 1, MAX_COUNT);
+    const listSize = intFlag(f, "list-size", 64, 1, MAX_COUNT)!;
+    const seed = intFlag(f, "seed", 0)!;
+    const modelDir = stringFlag(f, "model-dir");
+    if (modelDir === "") throw new RangeError("--model-dir is empty: give a directory");
+    // created now if missing: the trained files are written there after the training
+    if (modelDir !== undefined && !await checkDirectory(modelDir, "--model-dir", "", true)) {
+      await Deno.mkdir(modelDir, { recursive: true }).catch((e) => {
+        throw new TypeError(`--model-dir ${modelDir}: cannot create it: ${(e as Error).message}`);
+      });
+    }
+    const dataDir = await checkXcDatasets(f, datasets, true);
+    return {
+      datasets,
+      probesGrid,
+      k,
+      ...(clusters !== undefined ? { clusters } : {}),
+      listSize,
+      seed,
+      dataDir,
+      ...(modelDir !== undefined ? { modelDir } : {}),
+    };
+  },
+};
 
 const percentile = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -48,8 +112,12 @@ const percentile = (xs: number[], p: number) => {
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** The model file of `name`: reused from `--model-dir` when there, else trained (and saved). */
-async function trainedFile(name: string, train: Awaited<ReturnType<typeof loadDataset>>) {
-  const path = flags["model-dir"] ? `${flags["model-dir"]}/${name}.tsm` : undefined;
+async function trainedFile(
+  o: KnnFastExactOptions,
+  name: string,
+  train: Awaited<ReturnType<typeof loadDataset>>,
+) {
+  const path = o.modelDir !== undefined ? `${o.modelDir}/${name}.tsm` : undefined;
   if (path) {
     try {
       return { bytes: await Deno.readFile(path), trainSeconds: NaN };
@@ -59,9 +127,9 @@ async function trainedFile(name: string, train: Awaited<ReturnType<typeof loadDa
   }
   const t = performance.now();
   const model = trainSleec(train.x, train.y, {
-    seed: +flags.seed!,
-    k: +flags.k!,
-    numClusters: +(flags.clusters ?? Math.max(1, Math.floor(train.x.numRows / 6000))),
+    seed: o.seed,
+    k: o.k,
+    numClusters: o.clusters ?? Math.max(1, Math.floor(train.x.numRows / 6000)),
   });
   const trainSeconds = round((performance.now() - t) / 1000);
   const bytes = encodeModelFile(knnModelContent(model.knn));
@@ -88,15 +156,14 @@ function precision(answers: TopK[], y: BinaryCsr) {
   return { "P@1": round(r["P@1"], 3), "P@3": round(r["P@3"], 3), "P@5": round(r["P@5"], 3) };
 }
 
-if (import.meta.main) {
-  const dir = resolveDataDir(flags["data-dir"]);
-  for (const name of flags.datasets!.split(",")) {
-    const train = await loadDataset(dir, name, "train");
-    const test = await loadDataset(dir, name, "test");
-    const { bytes: plain, trainSeconds } = await trainedFile(name, train);
+async function main(o: KnnFastExactOptions): Promise<void> {
+  for (const name of o.datasets) {
+    const train = await loadDataset(o.dataDir, name, "train");
+    const test = await loadDataset(o.dataDir, name, "test");
+    const { bytes: plain, trainSeconds } = await trainedFile(o, name, train);
     const content = knnModelContent(knnModelFromContent(decodeModelFile(plain)));
     let t = performance.now();
-    const indexed = withKnnIndex(content, { listSize: +flags["list-size"]! });
+    const indexed = withKnnIndex(content, { listSize: o.listSize });
     const indexSeconds = round((performance.now() - t) / 1000);
     const bytes = encodeModelFile(indexed);
     const loads: number[] = [];
@@ -117,8 +184,7 @@ if (import.meta.main) {
       exactTime = latency(rows, (x) => model.predictTopK(x, 5, exactOpt));
     const lists = indexed.tensors.knnCentroids?.shape[0] ?? 0;
     const def = indexed.params.knnProbes as number | undefined;
-    const grid = flags["probes-grid"] ? flags["probes-grid"].split(",").map(Number) : [];
-    for (const probes of [def, ...grid.filter((p) => p !== def)]) {
+    for (const probes of [def, ...o.probesGrid.filter((p) => p !== def)]) {
       const o = { probes };
       const fast = rows.map((x) => model.predictTopK(x, 5, o));
       let hits = 0, total = 0, identical = 0;
@@ -164,3 +230,5 @@ if (import.meta.main) {
     }
   }
 }
+
+if (import.meta.main) await runBench(KNN_FAST_EXACT, main);

@@ -5,7 +5,8 @@
  * streaming reader (`readExamples`, rows as `Example`s) and the streaming reader followed by the
  * minibatcher (CSR batches of 256 rows). It runs on every `*.txt` data file of the data directory
  * (`--data-dir`, else `$TAGSTREAM_DATA`, else `./data`) and on a synthetic XC file of about
- * `--size-mb` MB (default 200) generated into a temporary directory and deleted afterwards.
+ * `--size-mb` MB (default 200) generated into a temporary directory and deleted afterwards
+ * (`--keep FILE`: written to FILE and kept).
  *
  * For information it also times the streaming NDJSON reader on about `--ndjson-mb` MB of events
  * (default 20; 0 skips it).
@@ -16,10 +17,13 @@
  * "generated": {...}, "targetMBps": 60, "xcMBps": ...}` where `xcMBps` is the streaming reader's
  * best throughput on the generated file (the figure the 60 MB/s target is about).
  *
+ * Every flag is checked before anything is measured ({@linkcode PARSE_BENCH}); bad input is one
+ * line on stderr and exit code 2.
+ *
  * @module
  */
-import { parseArgs } from "node:util";
-import { resolveDataDir } from "../src/data/data_dir.ts";
+import { checkOutFile, intFlag, numberFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { type BenchScript, checkDirectory, dataDirOf, refuseIgnored, runBench } from "./args.ts";
 import { loadXcFile } from "../src/data/dataset.ts";
 import { readExamples } from "../src/data/readers.ts";
 import { Minibatcher } from "../src/data/batcher.ts";
@@ -53,6 +57,11 @@ interface FileResult {
 }
 
 const TARGET_MBPS = 60;
+
+/** Largest `--size-mb`. */
+const MAX_MB = 4096;
+/** Largest `--ndjson-mb`: the events are joined into one string (V8's limit is about 512 MB). */
+const MAX_NDJSON_MB = 500;
 
 /** Shape of the generated file: bibtex/delicious-like sparse rows, wider spaces. */
 const GENERATED: SyntheticOptions = {
@@ -192,34 +201,78 @@ function rowsFor(targetBytes: number): number {
   return Math.max(1, Math.round(targetBytes / (chars / 2000)));
 }
 
-async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      "data-dir": { type: "string" },
-      "size-mb": { type: "string" },
-      repeat: { type: "string" },
-      "no-generated": { type: "boolean" },
-      "ndjson-mb": { type: "string" },
-      keep: { type: "string" },
-    },
-  });
-  const repeat = Number(values.repeat ?? 3);
-  const sizeMb = Number(values["size-mb"] ?? 200);
-  if (!(Number.isInteger(repeat) && repeat >= 1)) {
-    throw new RangeError(`--repeat must be a positive integer, got '${values.repeat}'`);
-  }
-  if (!(sizeMb > 0)) throw new RangeError(`--size-mb must be positive, got '${values["size-mb"]}'`);
-  const dataDir = resolveDataDir(values["data-dir"]);
+/** What `deno task bench` runs with (see {@linkcode PARSE_BENCH}). */
+export interface ParseBenchOptions {
+  dataDir: string;
+  /** Whether the data directory exists (a missing default one measures the generated file only). */
+  hasDataDir: boolean;
+  repeat: number;
+  /** Megabytes of the generated file; undefined with `--no-generated`. */
+  sizeMb?: number;
+  keep?: string;
+  ndjsonMb: number;
+}
 
+/**
+ * The command line of `deno task bench`: each flag checked (counts and sizes within their
+ * limits, in plain decimal; `--keep` a file in an existing directory; an explicit `--data-dir` a
+ * directory; no `--size-mb` or `--keep` with `--no-generated`) before anything is measured.
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { PARSE_BENCH } from "./parse_bench.ts";
+ * const o = await benchOptions(PARSE_BENCH, ["--data-dir", "/", "--repeat", "1", "--ndjson-mb", "0"]);
+ * console.log(o.repeat, o.sizeMb, o.ndjsonMb); // 1 200 0
+ * await benchOptions(PARSE_BENCH, ["--repeat", "0x10"]).catch((e) => console.log(e.message)); // --repeat must be an integer in [1, 100], got '0x10'
+ * ```
+ */
+export const PARSE_BENCH: BenchScript<ParseBenchOptions> = {
+  task: "bench",
+  usage: `deno task bench [--data-dir DIR] [--repeat 3 (1-100)] [--size-mb 200 (up to ${MAX_MB})]
+  [--no-generated] [--keep FILE] [--ndjson-mb 20 (0: skip; up to ${MAX_NDJSON_MB})]
+Parsing throughput of the XC text format on every *.train.txt/*.test.txt of the data directory
+(--data-dir, else $TAGSTREAM_DATA, else ./data) and on a generated file of --size-mb MB (kept
+as FILE with --keep); the NDJSON reader on --ndjson-mb MB of events. One JSON line on stdout.`,
+  flags: {
+    "data-dir": "string",
+    "size-mb": "string",
+    repeat: "string",
+    "no-generated": "boolean",
+    "ndjson-mb": "string",
+    keep: "string",
+  },
+  async options(f) {
+    const repeat = intFlag(f, "repeat", 3, 1, 100)!;
+    const generated = f.values["no-generated"] !== true;
+    if (!generated) refuseIgnored(f, ["size-mb", "keep"], "with --no-generated");
+    const sizeMb = numberFlag(f, "size-mb", 200, 0.001, MAX_MB)!;
+    const ndjsonMb = numberFlag(f, "ndjson-mb", 20, 0, MAX_NDJSON_MB)!;
+    const keep = stringFlag(f, "keep");
+    if (keep !== undefined) await checkOutFile(keep, "keep");
+    const { dir, source, hint } = dataDirOf(f);
+    // the default directory may be missing (the generated file alone is measured), not one given
+    const hasDataDir = await checkDirectory(dir, source, hint, source !== "--data-dir");
+    return {
+      dataDir: dir,
+      hasDataDir,
+      repeat,
+      ...(generated ? { sizeMb } : {}),
+      ...(keep !== undefined ? { keep } : {}),
+      ndjsonMb,
+    };
+  },
+};
+
+async function main(o: ParseBenchOptions): Promise<void> {
+  const { dataDir, repeat } = o;
   const files: FileResult[] = [];
   let names: string[] = [];
-  try {
+  if (o.hasDataDir) {
     for await (const e of Deno.readDir(dataDir)) {
       if (e.isFile && /\.(train|test)\.txt$/.test(e.name)) names.push(e.name);
     }
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  } else {
     console.error(`bench: no data directory at ${dataDir}; only the generated file is measured`);
   }
   names = names.sort();
@@ -233,11 +286,11 @@ async function main(args: string[]): Promise<void> {
   }
 
   let generated: (FileResult & { generateSeconds: number }) | undefined;
-  if (!values["no-generated"]) {
+  if (o.sizeMb !== undefined) {
     const dir = await Deno.makeTempDir({ prefix: "tagstream_bench_" });
-    const path = values.keep ?? `${dir}/synthetic.train.txt`;
+    const path = o.keep ?? `${dir}/synthetic.train.txt`;
     try {
-      const rows = rowsFor(sizeMb * 1e6);
+      const rows = rowsFor(o.sizeMb * 1e6);
       const t0 = performance.now();
       const file = await Deno.open(path, { write: true, create: true, truncate: true });
       await syntheticXcStream({ ...GENERATED, rows }).pipeTo(file.writable);
@@ -253,9 +306,8 @@ async function main(args: string[]): Promise<void> {
       await Deno.remove(dir, { recursive: true });
     }
   }
-  const ndjsonMb = Number(values["ndjson-mb"] ?? 20);
   let ndjson: (Timing & { bytes: number; rows: number }) | undefined;
-  if (ndjsonMb > 0) ndjson = await measureNdjson(ndjsonMb * 1e6, repeat);
+  if (o.ndjsonMb > 0) ndjson = await measureNdjson(o.ndjsonMb * 1e6, repeat);
   const xcMBps = generated?.stream.MBps ??
     (files.length > 0 ? Math.min(...files.map((f) => f.stream.MBps)) : undefined);
   console.log(JSON.stringify({
@@ -272,11 +324,4 @@ async function main(args: string[]): Promise<void> {
   }));
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    console.error(`bench: ${e instanceof Error ? e.message : String(e)}`);
-    Deno.exit(e instanceof TypeError || e instanceof RangeError ? 2 : 1);
-  }
-}
+if (import.meta.main) await runBench(PARSE_BENCH, main);

@@ -28,6 +28,10 @@
  * `--service-reps` repetitions — then a summary line. A progress bar with rate and ETA goes to
  * stderr on a terminal.
  *
+ * Every flag is checked before the first worker starts ({@linkcode SCALE}): bad input (a size
+ * out of range or not an integer, an unknown learner or model option, a dataset without its
+ * files, a flag the run would ignore) is one line on stderr and exit code 2.
+ *
  * ```sh
  * npx deno task scale --sizes 1e3,1e4 --learners leml,br --budget-seconds 60
  * npx deno task scale --dataset debrecs,debtags --learners leml
@@ -36,9 +40,26 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import {
+  countFlag,
+  DECIMAL_NUMBER,
+  type Flags,
+  intFlag,
+  listFlag,
+  numberFlag,
+  stringFlag,
+} from "../src/cli/commands/args.ts";
 import { Progress } from "../src/progress/mod.ts";
-import { resolveDataDir } from "../src/data/data_dir.ts";
+import { resolveSyntheticOptions } from "../src/data/synthetic.ts";
+import { loadFactory } from "../src/models/registry.ts";
+import {
+  type BenchScript,
+  checkXcDatasets,
+  dataDirOf,
+  namesFlag,
+  refuseIgnored,
+  runBench,
+} from "./args.ts";
 import type { DatasetSource, SyntheticSource, WorkerJob } from "./scale_worker.ts";
 
 const USAGE = `deno task scale [--sizes 1e3,1e4,1e5,1e6] [--rows N|N1,N2,..] [--features D|D1,D2,..]
@@ -68,66 +89,48 @@ function defaultFeatures(numLabels: number): number {
   return Math.min(1_000_000, Math.max(10_000, 10 * numLabels));
 }
 
-function positiveInt(text: string, flag: string): number {
-  const v = Number(text.trim());
-  if (!Number.isInteger(v) || v < 1) {
-    throw new TypeError(`--${flag}: expected a positive integer, got '${text}'`);
-  }
-  return v;
-}
+/** Largest label, feature and row count of a synthetic stream (label and feature indices are i32). */
+const MAX_COUNT = 2 ** 31 - 1;
 
-function nonNegativeInt(text: string | undefined, flag: string, fallback: number): number {
-  if (text === undefined) return fallback;
-  const v = Number(text.trim());
-  if (!Number.isInteger(v) || v < 0) {
-    throw new TypeError(`--${flag}: expected a non-negative integer, got '${text}'`);
-  }
-  return v;
-}
-
-function positiveNumber(text: string | undefined, flag: string, fallback: number): number {
-  if (text === undefined) return fallback;
-  const v = Number(text);
-  if (!Number.isFinite(v) || v <= 0) {
-    throw new TypeError(`--${flag}: expected a positive number, got '${text}'`);
-  }
-  return v;
-}
-
-/** A flag that is one value for every size or a comma list with one value per size. */
+/**
+ * A count flag that is one value for every size or a comma list with one value per size
+ * (`1e5` is written as such), or `fallback(L)` for each size.
+ */
 function perSize(
-  text: string | undefined,
+  f: Flags,
   flag: string,
   sizes: number[],
   fallback: (l: number) => number,
 ): number[] {
-  if (text === undefined) return sizes.map(fallback);
-  const list = text.split(",").map((s) => positiveInt(s, flag));
+  if (f.values[flag] === undefined) return sizes.map(fallback);
+  const list = listFlag(f, flag, [], (g, n) => countFlag(g, n, undefined, 1, MAX_COUNT)!);
   if (list.length === 1) return sizes.map(() => list[0]);
   if (list.length !== sizes.length) {
-    throw new TypeError(
+    throw new RangeError(
       `--${flag}: give one value or one per size (${sizes.length}), got ${list.length}`,
     );
   }
   return list;
 }
 
+/** `true`, `false`, a number in plain decimal, else the string (`0x10` stays a string). */
 function parseValue(v: string): unknown {
   if (v === "true") return true;
   if (v === "false") return false;
-  const n = Number(v);
-  return v.trim() !== "" && Number.isFinite(n) ? n : v;
+  return DECIMAL_NUMBER.test(v) && Number.isFinite(Number(v)) ? Number(v) : v;
 }
 
 /**
  * `--options` groups `learner:key=value,key=value` (several per flag, space-separated, or the
- * flag repeated) merged over the defaults, then `--options-json` `{"learner": {...}}`.
+ * flag repeated) merged over the defaults, then `--options-json` `{"learner": {...}}`; `given`:
+ * the learners these flags name.
  */
 function modelOptions(
   groups: string[],
   json: string | undefined,
-): Record<string, Record<string, unknown>> {
+): { options: Record<string, Record<string, unknown>>; given: Set<string> } {
   const out: Record<string, Record<string, unknown>> = {};
+  const given = new Set<string>();
   for (const [k, v] of Object.entries(DEFAULT_OPTIONS)) out[k] = { ...v };
   for (const group of groups.flatMap((g) => g.split(/\s+/)).filter((g) => g !== "")) {
     const colon = group.indexOf(":");
@@ -135,8 +138,9 @@ function modelOptions(
       throw new TypeError(`--options: expected learner:key=value[,key=value], got '${group}'`);
     }
     const learner = group.slice(0, colon);
+    given.add(learner);
     const o = out[learner] ??= {};
-    for (const pair of group.slice(colon + 1).split(",").filter((p) => p !== "")) {
+    for (const pair of group.slice(colon + 1).split(",")) {
       const eq = pair.indexOf("=");
       if (eq <= 0) {
         throw new TypeError(`--options: expected key=value, got '${pair}' in '${group}'`);
@@ -158,10 +162,11 @@ function modelOptions(
       if (typeof o !== "object" || o === null || Array.isArray(o)) {
         throw new TypeError(`--options-json: options of '${learner}' must be an object`);
       }
+      given.add(learner);
       out[learner] = { ...(out[learner] ?? {}), ...(o as Record<string, unknown>) };
     }
   }
-  return out;
+  return { options: out, given };
 }
 
 /** MemAvailable in MiB (NaN when unknown). */
@@ -312,80 +317,196 @@ async function runJob(
   };
 }
 
-async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      sizes: { type: "string" },
-      rows: { type: "string" },
-      features: { type: "string" },
-      "test-rows": { type: "string" },
-      "avg-nnz": { type: "string" },
-      "avg-labels": { type: "string" },
-      learners: { type: "string" },
-      options: { type: "string", multiple: true },
-      "options-json": { type: "string" },
-      "budget-seconds": { type: "string" },
-      "eval-budget-seconds": { type: "string" },
-      "batch-size": { type: "string" },
-      seed: { type: "string" },
-      "heap-mb": { type: "string" },
-      "max-rss-mb": { type: "string" },
-      "skip-f16": { type: "boolean" },
-      "prune-max-bytes": { type: "string" },
-      "prune-delta": { type: "string" },
-      "prune-eval-rows": { type: "string" },
-      "service-reps": { type: "string" },
-      dataset: { type: "string" },
-      "data-dir": { type: "string" },
-      quiet: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
-  }
-  const datasets = values.dataset?.split(",").map((s) => s.trim()).filter((s) => s !== "") ?? [];
-  const sizes = values.sizes !== undefined
-    ? values.sizes.split(",").map((s) => positiveInt(s, "sizes"))
-    : datasets.length > 0
-    ? []
-    : DEFAULT_SIZES;
-  const rows = perSize(values.rows, "rows", sizes, defaultRows);
-  const features = perSize(values.features, "features", sizes, defaultFeatures);
-  const testRows = positiveInt(values["test-rows"] ?? "2000", "test-rows");
-  const avgNnz = positiveNumber(values["avg-nnz"], "avg-nnz", 50);
-  const avgLabels = positiveNumber(values["avg-labels"], "avg-labels", 5);
-  const learners = (values.learners ?? "ova,leml,br").split(",").map((s) => s.trim())
-    .filter((s) => s !== "");
-  if (learners.length === 0) throw new TypeError("--learners: give at least one learner");
-  const options = modelOptions(values.options ?? [], values["options-json"]);
-  const budgetSeconds = positiveNumber(values["budget-seconds"], "budget-seconds", 120);
-  const evalBudgetSeconds = positiveNumber(
-    values["eval-budget-seconds"],
-    "eval-budget-seconds",
-    60,
-  );
-  const batchSize = positiveInt(values["batch-size"] ?? "256", "batch-size");
-  const seed = Number(values.seed ?? "0");
-  if (!Number.isInteger(seed)) {
-    throw new TypeError(`--seed: expected an integer, got ${values.seed}`);
-  }
-  const heapMB = positiveInt(values["heap-mb"] ?? "4096", "heap-mb");
-  const available = memAvailableMB();
-  const maxRssMB = values["max-rss-mb"] !== undefined
-    ? positiveInt(values["max-rss-mb"], "max-rss-mb")
-    : Number.isFinite(available)
-    ? Math.max(1024, Math.min(8192, Math.floor(available / 2)))
-    : 8192;
-  const dataDir = resolveDataDir(values["data-dir"]);
-  const f16 = values["skip-f16"] !== true;
-  const pruneMaxBytes = nonNegativeInt(values["prune-max-bytes"], "prune-max-bytes", 25 * 2 ** 20);
-  const pruneDelta = nonNegativeInt(values["prune-delta"], "prune-delta", 1);
-  const pruneEvalRows = positiveInt(values["prune-eval-rows"] ?? "2000", "prune-eval-rows");
-  const serviceRepetitions = nonNegativeInt(values["service-reps"], "service-reps", 3);
-  const progress = new Progress({ silent: values.quiet === true });
+/** What `deno task scale` runs with (see {@linkcode SCALE}). */
+export interface ScaleOptions {
+  sizes: number[];
+  rows: number[];
+  features: number[];
+  /** Whether `--rows` / `--features` were given (else the defaults' rules). */
+  rowsGiven: boolean;
+  featuresGiven: boolean;
+  testRows: number;
+  avgNnz: number;
+  avgLabels: number;
+  learners: string[];
+  options: Record<string, Record<string, unknown>>;
+  budgetSeconds: number;
+  evalBudgetSeconds: number;
+  batchSize: number;
+  seed: number;
+  heapMB: number;
+  maxRssMB: number;
+  datasets: string[];
+  dataDir: string;
+  f16: boolean;
+  pruneMaxBytes: number;
+  pruneDelta: number;
+  pruneEvalRows: number;
+  serviceRepetitions: number;
+  quiet: boolean;
+}
+
+/** Longest `--budget-seconds` and `--eval-budget-seconds`: a day. */
+const MAX_SECONDS = 86_400;
+
+/**
+ * The command line of `deno task scale`, every flag checked before a worker starts: counts and
+ * sizes within their limits (`1e5` allowed, `0x10` not), no empty entry, the learners known and
+ * their `--options` accepted by them (and set for a learner that runs), each size's synthetic
+ * stream possible, the datasets' files in the data directory, and no flag the run would ignore
+ * (`--data-dir` without `--dataset`, the synthetic stream's flags without `--sizes` alongside
+ * `--dataset`, the pruning flags with `--prune-max-bytes 0`).
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { SCALE } from "./scale.ts";
+ * const o = await benchOptions(SCALE, ["--sizes", "1e3,2e3", "--rows", "500", "--learners", "br"]);
+ * console.log(o.sizes, o.rows, o.learners); // [ 1000, 2000 ] [ 500, 500 ] [ "br" ]
+ * await benchOptions(SCALE, ["--sizes", "1e3,,1e4"]).catch((e) => console.log(e.message)); // --sizes has an empty entry: '1e3,,1e4'
+ * ```
+ */
+export const SCALE: BenchScript<ScaleOptions> = {
+  task: "scale",
+  usage: USAGE,
+  flags: {
+    sizes: "string",
+    rows: "string",
+    features: "string",
+    "test-rows": "string",
+    "avg-nnz": "string",
+    "avg-labels": "string",
+    learners: "string",
+    options: "multiple",
+    "options-json": "string",
+    "budget-seconds": "string",
+    "eval-budget-seconds": "string",
+    "batch-size": "string",
+    seed: "string",
+    "heap-mb": "string",
+    "max-rss-mb": "string",
+    "skip-f16": "boolean",
+    "prune-max-bytes": "string",
+    "prune-delta": "string",
+    "prune-eval-rows": "string",
+    "service-reps": "string",
+    dataset: "string",
+    "data-dir": "string",
+    quiet: "boolean",
+  },
+  async options(f) {
+    const datasets = namesFlag(f, "dataset", []);
+    const sizes = listFlag(
+      f,
+      "sizes",
+      datasets.length > 0 ? [] : DEFAULT_SIZES,
+      (g, n) => countFlag(g, n, undefined, 1, MAX_COUNT)!,
+    );
+    if (sizes.length === 0) {
+      const synthetic = ["rows", "features", "test-rows", "avg-nnz", "avg-labels"];
+      refuseIgnored(f, synthetic, "without --sizes (it shapes the synthetic streams)");
+    }
+    if (datasets.length === 0) refuseIgnored(f, ["data-dir"], "without --dataset");
+    const rows = perSize(f, "rows", sizes, defaultRows);
+    const features = perSize(f, "features", sizes, defaultFeatures);
+    const testRows = countFlag(f, "test-rows", 2000, 1, 1e7)!;
+    const avgNnz = numberFlag(f, "avg-nnz", 50, 1, 1e6)!;
+    const avgLabels = numberFlag(f, "avg-labels", 5, 1, 1e6)!;
+    const seed = intFlag(f, "seed", 0)!;
+    sizes.forEach((numLabels, i) => {
+      try {
+        resolveSyntheticOptions({
+          numLabels,
+          numFeatures: features[i],
+          rows: rows[i],
+          avgNnz,
+          avgLabels,
+          seed,
+        });
+      } catch (e) {
+        throw new RangeError(`--sizes ${numLabels}: ${(e as Error).message}`);
+      }
+    });
+    const learners = namesFlag(f, "learners", ["ova", "leml", "br"]);
+    const { options, given } = modelOptions(
+      (f.values.options as string[] | undefined) ?? [],
+      stringFlag(f, "options-json"),
+    );
+    for (const learner of given) {
+      if (!learners.includes(learner)) {
+        throw new TypeError(
+          `--options: options of '${learner}' have no effect: --learners is ${learners.join(",")}`,
+        );
+      }
+      const set = ["seed", "numFeatures", "numLabels"].find((k) => k in options[learner]);
+      if (set !== undefined) {
+        throw new TypeError(
+          `--options: ${learner}:${set} is set by the benchmark (--seed, --features, --sizes)`,
+        );
+      }
+    }
+    // an unknown learner or an option it does not take: refused here, not in each worker
+    const named = (e: unknown, flag: string) =>
+      new (e instanceof RangeError ? RangeError : TypeError)(`${flag}: ${(e as Error).message}`);
+    for (const learner of learners) {
+      const factory = await loadFactory(learner).catch((e) => {
+        throw named(e, "--learners");
+      });
+      try {
+        factory.settings?.parse(options[learner] ?? {});
+      } catch (e) {
+        throw named(e, "--options");
+      }
+    }
+    const pruneMaxBytes = countFlag(f, "prune-max-bytes", 25 * 2 ** 20, 0, MAX_COUNT)!;
+    if (pruneMaxBytes === 0) {
+      refuseIgnored(f, ["prune-delta", "prune-eval-rows"], "with --prune-max-bytes 0");
+    }
+    const budgetSeconds = numberFlag(f, "budget-seconds", 120, 0.001, MAX_SECONDS)!;
+    const available = memAvailableMB();
+    return {
+      sizes,
+      rows,
+      features,
+      rowsGiven: f.values.rows !== undefined,
+      featuresGiven: f.values.features !== undefined,
+      testRows,
+      avgNnz,
+      avgLabels,
+      learners,
+      options,
+      budgetSeconds,
+      evalBudgetSeconds: numberFlag(f, "eval-budget-seconds", 60, 0.001, MAX_SECONDS)!,
+      batchSize: countFlag(f, "batch-size", 256, 1, 1 << 16)!,
+      seed,
+      heapMB: countFlag(f, "heap-mb", 4096, 16, 1 << 20)!,
+      maxRssMB: countFlag(
+        f,
+        "max-rss-mb",
+        Number.isFinite(available)
+          ? Math.max(1024, Math.min(8192, Math.floor(available / 2)))
+          : 8192,
+        1,
+        1 << 30,
+      )!,
+      datasets,
+      dataDir: datasets.length > 0 ? await checkXcDatasets(f, datasets, true) : dataDirOf(f).dir,
+      f16: f.values["skip-f16"] !== true,
+      pruneMaxBytes,
+      pruneDelta: countFlag(f, "prune-delta", 1, 0, 1 << 20)!,
+      pruneEvalRows: countFlag(f, "prune-eval-rows", 2000, 1, 1e7)!,
+      serviceRepetitions: countFlag(f, "service-reps", 3, 0, 1000)!,
+      quiet: f.values.quiet === true,
+    };
+  },
+};
+
+async function main(o: ScaleOptions): Promise<void> {
+  const { sizes, rows, features, testRows, avgNnz, avgLabels, learners, options } = o;
+  const { budgetSeconds, evalBudgetSeconds, batchSize, seed, heapMB, maxRssMB } = o;
+  const { datasets, dataDir, f16, pruneMaxBytes, pruneDelta, pruneEvalRows } = o;
+  const { serviceRepetitions } = o;
+  const progress = new Progress({ silent: o.quiet });
   const limits: RunLimits = {
     heapMB,
     maxRssMB,
@@ -430,7 +551,7 @@ async function main(args: string[]): Promise<void> {
         pruneEvalRows,
         serviceRepetitions,
       };
-      if (!progress.drawing && values.quiet !== true) {
+      if (!progress.drawing && !o.quiet) {
         console.error(`scale: ${learner} on ${label} ...`);
       }
       const r = await runJob(job, `${learner} ${label}`, limits, progress);
@@ -480,10 +601,8 @@ async function main(args: string[]): Promise<void> {
     ...(sizes.length === 0 ? {} : {
       rowsPerSize: Object.fromEntries(sizes.map((l, i) => [String(l), rows[i]])),
       featuresPerSize: Object.fromEntries(sizes.map((l, i) => [String(l), features[i]])),
-      rowsRule: values.rows === undefined ? "default: 20·L within [50000, 2000000]" : "--rows",
-      featuresRule: values.features === undefined
-        ? "default: 10·L within [1e4, 1e6]"
-        : "--features",
+      rowsRule: o.rowsGiven ? "--rows" : "default: 20·L within [50000, 2000000]",
+      featuresRule: !o.featuresGiven ? "default: 10·L within [1e4, 1e6]" : "--features",
       testRows,
       avgNnzDraws: avgNnz,
       avgLabels,
@@ -497,11 +616,4 @@ async function main(args: string[]): Promise<void> {
   }));
 }
 
-if (import.meta.main) {
-  try {
-    await main(Deno.args);
-  } catch (e) {
-    console.error(`scale: ${(e as Error).message}\n${USAGE}`);
-    Deno.exit(2);
-  }
-}
+if (import.meta.main) await runBench(SCALE, main);

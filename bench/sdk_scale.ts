@@ -27,13 +27,17 @@
  *   npx deno task sdk-scale [--sizes 1000,1000000] [--queries 2000] [--dense-queries 300]
  *     [--calibrate synthetic|queries]
  *
+ * (`--help` lists every flag; bad input, {@linkcode SDK_SCALE}, is one line on stderr and exit
+ * code 2 before any model is built.)
+ *
  * `--calibrate queries`: the `linear-lowrank` label index calibrates its probe counts on 512
  * query rows drawn like the timed ones but not among them (u = xᵀW), as a trainer calibrates on
  * its own rows (`LowRankScorer.calibration`); default: the exporter's synthetic queries.
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { countFlag, intFlag, listFlag, numberFlag } from "../src/cli/commands/args.ts";
+import { type BenchScript, choiceFlag, namesFlag, refuseIgnored, runBench } from "./args.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
 import type { ModelFileContent } from "../src/format/types.ts";
 import { linearSparseContent } from "../src/models/br/label_weights.ts";
@@ -48,31 +52,119 @@ import { predictorFileContent } from "../src/models/coembed/learner.ts";
 import { knnModelContent } from "../src/models/sleec/model_file.ts";
 import { withKnnIndex } from "../src/models/sleec/knn_index.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: {
-    sizes: { type: "string", default: "1000,10000,100000,1000000" },
-    features: { type: "string", default: "100000" },
-    postings: { type: "string", default: "20" },
-    nnz: { type: "string", default: "40" },
-    queries: { type: "string", default: "2000" },
-    "dense-queries": { type: "string", default: "300" },
-    seed: { type: "string", default: "15" },
-    kinds: {
-      type: "string",
-      default: "linear-sparse,linear-lowrank,random-features,knn-embedding",
-    },
-    rank: { type: "string", default: "32" },
-    "embed-features": { type: "string", default: "16384" },
-    calibrate: { type: "string", default: "synthetic" },
-    "knn-rank": { type: "string", default: "100" },
-    "knn-clusters": { type: "string", default: "4" },
-    "knn-points": { type: "string", default: "6000" },
-    workerd: { type: "boolean", default: false },
-    "workerd-queries": { type: "string", default: "300" },
-    "workerd-batch-ms": { type: "string", default: "20" },
+/** The model kinds this benchmark builds (`--kinds`). */
+const BENCH_KINDS = ["linear-sparse", "linear-lowrank", "random-features", "knn-embedding"];
+
+/** The flags that only some kinds read: refused when no such kind runs. */
+const KIND_FLAGS: [flags: string[], kinds: string[]][] = [
+  [["features", "postings"], ["linear-sparse"]],
+  [["nnz"], ["linear-sparse", "knn-embedding"]],
+  [["rank", "embed-features", "calibrate"], ["linear-lowrank", "random-features"]],
+  [["knn-rank", "knn-clusters", "knn-points"], ["knn-embedding"]],
+];
+
+/** What `deno task sdk-scale` runs with (see {@linkcode SDK_SCALE}). */
+export interface SdkScaleOptions {
+  sizes: number[];
+  features: number;
+  postings: number;
+  nnz: number;
+  queries: number;
+  "dense-queries": number;
+  seed: number;
+  kinds: string[];
+  rank: number;
+  "embed-features": number;
+  calibrate: "synthetic" | "queries";
+  "knn-rank": number;
+  "knn-clusters": number;
+  "knn-points": number;
+  workerd: boolean;
+  "workerd-queries": number;
+  "workerd-batch-ms": number;
+}
+
+/**
+ * The command line of `deno task sdk-scale`, every flag checked before a model is built: sizes
+ * and counts within their limits (`1e6` allowed, `0x10` not), the kinds known, no empty entry,
+ * and no flag the run would ignore (a kind's flags without that kind, `--workerd-*` without
+ * `--workerd`, `--dense-queries` with it).
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { SDK_SCALE } from "./sdk_scale.ts";
+ * const o = await benchOptions(SDK_SCALE, ["--sizes", "1e3,1e4", "--kinds", "linear-sparse"]);
+ * console.log(o.sizes, o.kinds, o.queries); // [ 1000, 10000 ] [ "linear-sparse" ] 2000
+ * await benchOptions(SDK_SCALE, ["--kinds", "linear-sparse", "--rank", "8"]).catch((e) => console.log(e.message)); // --rank has no effect without --kinds linear-lowrank or random-features
+ * ```
+ */
+export const SDK_SCALE: BenchScript<SdkScaleOptions> = {
+  task: "sdk-scale",
+  usage: `deno task sdk-scale [--sizes 1e3,1e4,1e5,1e6 (each up to 1e7)]
+  [--kinds ${BENCH_KINDS.join(",")}] [--queries 2000] [--dense-queries 300] [--seed 15]
+  [--nnz 40] linear-sparse: [--features 100000] [--postings 20]
+  linear-lowrank, random-features: [--rank 32] [--embed-features 16384]
+    [--calibrate synthetic|queries]
+  knn-embedding: [--knn-rank 100] [--knn-clusters 4] [--knn-points 6000]
+  [--workerd [--workerd-queries 300] [--workerd-batch-ms 20]]
+SDK top-k as the number of labels L grows; one JSON line per L and kind (bench/sdk_scale.ts).`,
+  flags: {
+    sizes: "string",
+    features: "string",
+    postings: "string",
+    nnz: "string",
+    queries: "string",
+    "dense-queries": "string",
+    seed: "string",
+    kinds: "string",
+    rank: "string",
+    "embed-features": "string",
+    calibrate: "string",
+    "knn-rank": "string",
+    "knn-clusters": "string",
+    "knn-points": "string",
+    workerd: "boolean",
+    "workerd-queries": "string",
+    "workerd-batch-ms": "string",
   },
-});
+  options(f) {
+    const kinds = namesFlag(f, "kinds", BENCH_KINDS, BENCH_KINDS);
+    for (const [flags, users] of KIND_FLAGS) {
+      if (!users.some((k) => kinds.includes(k))) {
+        refuseIgnored(f, flags, `without --kinds ${users.join(" or ")}`);
+      }
+    }
+    const workerd = f.values.workerd === true;
+    if (workerd) refuseIgnored(f, ["dense-queries"], "with --workerd");
+    else refuseIgnored(f, ["workerd-queries", "workerd-batch-ms"], "without --workerd");
+    const count = (name: string, dflt: number, min: number, max: number) =>
+      countFlag(f, name, dflt, min, max)!;
+    return {
+      sizes: listFlag(f, "sizes", [1e3, 1e4, 1e5, 1e6], (g, n) => countFlag(g, n, 0, 1, 1e7)!),
+      features: count("features", 100_000, 1, 1e7),
+      postings: count("postings", 20, 1, 1000),
+      nnz: count("nnz", 40, 1, 10_000),
+      queries: count("queries", 2000, 1, 1e6),
+      "dense-queries": count("dense-queries", 300, 1, 1e6),
+      seed: intFlag(f, "seed", 15)!,
+      kinds,
+      rank: count("rank", 32, 1, 1024),
+      "embed-features": count("embed-features", 16384, 1, 1e7),
+      calibrate: choiceFlag(f, "calibrate", "synthetic", ["synthetic", "queries"]),
+      "knn-rank": count("knn-rank", 100, 1, 1024),
+      "knn-clusters": count("knn-clusters", 4, 1, 1000),
+      // knnRun compares 50 points with their 15th neighbours
+      "knn-points": count("knn-points", 6000, 50, 1e6),
+      workerd,
+      "workerd-queries": count("workerd-queries", 300, 1, 1e5),
+      "workerd-batch-ms": numberFlag(f, "workerd-batch-ms", 20, 0, 10_000)!,
+    };
+  },
+};
+
+/** The options of this run (set by `main`; the functions below read them). */
+let flags: SdkScaleOptions;
 
 /** A sampler of [0, n) with P(i) ∝ (i + 1)^-s (inverse CDF on a table), in a shuffled order. */
 function powerLaw(n: number, s: number, rand: () => number): () => number {
@@ -320,8 +412,6 @@ function embeddingModel(kind: "linear-lowrank" | "random-features", L: number) {
         for (let a = 0; a < r; a++) calibration![i * r + a] += v * W[j * r + a];
       }
     });
-  } else if (flags.calibrate !== "synthetic") {
-    throw new TypeError(`--calibrate must be synthetic or queries, got ${flags.calibrate}`);
   }
   const content = kind === "linear-lowrank"
     ? withLabelIndex(
@@ -675,7 +765,7 @@ console.log(b.heapUsed + b.external - a.heapUsed - a.external, model.numLabels);
  */
 async function workerdRun(kind: string) {
   const n = +flags["workerd-queries"]!;
-  const sizes = flags.sizes!.split(",").map(Number).sort((a, b) => b - a);
+  const sizes = [...flags.sizes].sort((a, b) => b - a);
   const tried: { L: number; fileBytes?: number; memoryMiB?: number; fits: boolean }[] = [];
   let chosen;
   for (const L of sizes) {
@@ -782,16 +872,19 @@ try {
   }
 }
 
-if (import.meta.main && flags.workerd) {
-  for (const kind of flags.kinds!.split(",")) await workerdRun(kind);
-} else if (import.meta.main) {
-  const kinds = flags.kinds!.split(",");
-  for (const L of flags.sizes!.split(",").map(Number)) {
-    for (const kind of kinds) {
+async function main(o: SdkScaleOptions): Promise<void> {
+  flags = o;
+  if (o.workerd) {
+    for (const kind of o.kinds) await workerdRun(kind);
+    return;
+  }
+  for (const L of o.sizes) {
+    for (const kind of o.kinds) {
       if (kind === "linear-sparse") sparseRun(L);
       else if (kind === "linear-lowrank" || kind === "random-features") embeddingRun(kind, L);
-      else if (kind === "knn-embedding") knnRun(L);
-      else throw new RangeError(`--kinds: unknown kind ${kind}`);
+      else knnRun(L);
     }
   }
 }
+
+if (import.meta.main) await runBench(SDK_SCALE, main);

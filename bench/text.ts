@@ -20,19 +20,19 @@
  *   `cpuSeconds` of the learning pass (reading, tokenizing and learning: process CPU time),
  *   `exportCpuSeconds` of the thresholding and encoding, `modelBytes` of the exported file.
  *
- * Prints one JSON object.
+ * Prints one JSON object. Bad flags, an unknown `--model` and missing dataset files
+ * ({@linkcode TEXT}) are one line on stderr and exit code 2, before any learning.
  *
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
-import { resolveDataDir } from "../src/data/data_dir.ts";
+import { checkInputFile, intFlag, stringFlag } from "../src/cli/commands/args.ts";
 import { Minibatcher } from "../src/data/batcher.ts";
 import { readExamples, type ReadExamplesOptions } from "../src/data/readers.ts";
 import type { Example } from "../src/data/types.ts";
 import { Vocabulary } from "../src/data/vocabulary.ts";
 import type { FeatureSpace } from "../src/format/types.ts";
-import type { Estimator, ModelFileOptions } from "../src/models/estimator.ts";
+import type { Estimator, EstimatorFactory, ModelFileOptions } from "../src/models/estimator.ts";
 import { loadFactory } from "../src/models/registry.ts";
 import { loadModel } from "../sdk/mod.ts";
 import type { TextSettings } from "../sdk/tokenizer.ts";
@@ -40,6 +40,7 @@ import { encodeModelFile } from "../src/format/model_file.ts";
 import { linearSparseContent } from "../src/models/br/label_weights.ts";
 import type { OvaEstimator } from "../src/models/ova/mod.ts";
 import { thresholdWeights } from "../src/prune/pop.ts";
+import { type BenchScript, checkDirectory, dataDirOf, runBench } from "./args.ts";
 
 /** fastText 0.9.2 (Debian), `-loss ova -wordNgrams 2`, 1 thread, on debtags (issue 17). */
 export const FASTTEXT = {
@@ -49,21 +50,63 @@ export const FASTTEXT = {
   modelBytes: 839e6,
 };
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: {
-    "data-dir": { type: "string" },
-    dataset: { type: "string", default: "debtags" },
-    model: { type: "string", default: "ova" },
-    "no-select": { type: "boolean", default: false },
-    "batch-size": { type: "string", default: "256" },
+/** What `deno task text` runs with (see {@linkcode TEXT}). */
+export interface TextOptions {
+  dataset: string;
+  trainPath: string;
+  testPath: string;
+  factory: EstimatorFactory;
+  batchSize: number;
+  /** Whether the feature space and n-grams are chosen on a validation split (not `--no-select`). */
+  select: boolean;
+}
+
+/**
+ * The command line of `deno task text`, checked before any learning: the model known, the batch
+ * size in plain decimal within its limit, the dataset's `NAME.train.ndjson` and
+ * `NAME.test.ndjson` in the data directory.
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { TEXT } from "./text.ts";
+ * await benchOptions(TEXT, ["--batch-size", "0x10"]).catch((e) => console.log(e.message)); // --batch-size must be an integer in [1, 65536], got '0x10'
+ * ```
+ */
+export const TEXT: BenchScript<TextOptions> = {
+  task: "text",
+  usage: `deno task text [--data-dir DIR] [--dataset debtags] [--model ova] [--no-select]
+  [--batch-size 256]
+A tagger learned from the raw text of DIR/NAME.train.ndjson, evaluated on NAME.test.ndjson
+through the SDK, next to the same learner on the word counts and fastText; one JSON object.`,
+  flags: {
+    "data-dir": "string",
+    dataset: "string",
+    model: "string",
+    "no-select": "boolean",
+    "batch-size": "string",
   },
-});
-const dir = resolveDataDir(flags["data-dir"]);
-const name = flags.dataset!;
-const trainPath = `${dir}/${name}.train.ndjson`, testPath = `${dir}/${name}.test.ndjson`;
-const factory = await loadFactory(flags.model!);
-const batchSize = Number(flags["batch-size"]);
+  async options(f) {
+    const dataset = stringFlag(f, "dataset", "debtags")!;
+    if (dataset === "") throw new RangeError("--dataset is empty: give a dataset name");
+    const batchSize = intFlag(f, "batch-size", 256, 1, 1 << 16)!;
+    const factory = await loadFactory(stringFlag(f, "model", "ova")!).catch((e) => {
+      throw new TypeError(`--model: ${(e as Error).message}`);
+    });
+    const { dir, source, hint } = dataDirOf(f);
+    await checkDirectory(dir, source, hint);
+    const trainPath = `${dir}/${dataset}.train.ndjson`, testPath = `${dir}/${dataset}.test.ndjson`;
+    for (const path of [trainPath, testPath]) await checkInputFile(path, "dataset");
+    return {
+      dataset,
+      trainPath,
+      testPath,
+      factory,
+      batchSize,
+      select: f.values["no-select"] !== true,
+    };
+  },
+};
 
 function cpuSeconds(): number {
   const u = process.cpuUsage();
@@ -92,11 +135,11 @@ function readerOptions(s: Setup, labels: Vocabulary, features?: Vocabulary): Rea
 type Lines = { from: number; to: number };
 
 /** One pass of a fresh model over the file's rows in `lines`. */
-async function learn(s: Setup, path: string, lines?: Lines) {
+async function learn(o: TextOptions, s: Setup, path: string, lines?: Lines) {
   const labels = new Vocabulary();
   const cpu0 = cpuSeconds();
   const r = await readExamples(path, readerOptions(s, labels));
-  const model: Estimator = factory.create({ seed: 0 });
+  const model: Estimator = o.factory.create({ seed: 0 });
   let stream = r.stream;
   if (lines) {
     stream = stream.pipeThrough(
@@ -107,7 +150,7 @@ async function learn(s: Setup, path: string, lines?: Lines) {
       }),
     );
   }
-  for await (const b of stream.pipeThrough(new Minibatcher({ batchSize, sizes: r }))) {
+  for await (const b of stream.pipeThrough(new Minibatcher({ batchSize: o.batchSize, sizes: r }))) {
     model.learnMany(b);
   }
   const cpu = cpuSeconds() - cpu0;
@@ -200,45 +243,14 @@ const describe = (s: Setup) => ({
   ...(s.text ? { ngrams: s.text.ngrams ?? 1 } : {}),
 });
 
-// 1. selection on a validation split of the training file
-const nTrain = (await rawEvents(trainPath)).length;
-const cut = Math.floor(nTrain * 0.8) + 1;
-const candidates: Setup[] = [];
-for (const space of [{ hashDim: 1 << 18 }, { hashDim: 1 << 20 }, { vocabulary: true as const }]) {
-  for (const ngrams of [1, 2]) candidates.push({ space, text: { ngrams, ignoreFeatures: true } });
-}
-let best: Setup = { space: { hashDim: 1 << 20 }, text: { ngrams: 2, ignoreFeatures: true } };
-const validation: Record<string, number> = {};
-const selectStart = performance.now();
-if (!flags["no-select"]) {
-  const valid = await rawEvents(trainPath, { from: cut, to: Infinity });
-  let bestP1 = -1;
-  for (const s of candidates) {
-    const t = await learn(s, trainPath, { from: 1, to: cut });
-    const sdk = loadModel(fileOf(s, t));
-    const names = new Map(t.labels.names.map((n, i) => [n, i]));
-    const p = precision(valid.map(({ ev }) => ({
-      top: sdk.predictTopK({ text: ev.text }, 5).labels,
-      gold: new Set(ev.labels.map((n) => names.get(n) ?? -1)),
-    })));
-    const key = JSON.stringify(describe(s));
-    validation[key] = +p.p1.toFixed(2);
-    if (p.p1 > bestP1) {
-      bestP1 = p.p1;
-      best = s;
-    }
-  }
-}
-const selectSeconds = (performance.now() - selectStart) / 1000;
-
 // 2. the chosen setup on the whole training file; the test file through the SDK
-async function evaluate(s: Setup) {
-  const t = await learn(s, trainPath);
+async function evaluate(o: TextOptions, s: Setup) {
+  const t = await learn(o, s, o.trainPath);
   const cpu0 = cpuSeconds();
   const { file, lambda } = compactFileOf(s, t);
   const exportCpu = cpuSeconds() - cpu0;
   const full = fileOf(s, t);
-  const test = await rawEvents(testPath);
+  const test = await rawEvents(o.testPath);
   const names = new Map(t.labels.names.map((n, i) => [n, i]));
   const gold = test.map(({ ev }) => new Set(ev.labels.map((n) => names.get(n) ?? -1)));
   const topOf = (bytes: Uint8Array) => {
@@ -249,7 +261,7 @@ async function evaluate(s: Setup) {
   };
   const sdkTop = topOf(full), compactTop = topOf(file);
   // the trainer's own top-5 on the same rows, mapped by its reader: the same labels
-  const rows = await testRows(s, testPath, t);
+  const rows = await testRows(s, o.testPath, t);
   let differ = 0;
   rows.forEach((r, i) => {
     const a = t.model.predictTopK(r.x, 5).labels, b = sdkTop[i];
@@ -277,23 +289,58 @@ async function evaluate(s: Setup) {
   };
 }
 
-const text = await evaluate(best);
-const features = await evaluate({ space: { vocabulary: true } });
-const fastTextBytes = FASTTEXT.modelBytes;
-console.log(JSON.stringify({
-  dataset: name,
-  model: factory.kind,
-  trainRows: nTrain,
-  text,
-  features,
-  fastText: FASTTEXT,
-  target: {
-    p1: FASTTEXT.epoch25.p1,
-    cpuSeconds: FASTTEXT.epoch1.cpuSeconds,
-    modelBytes: fastTextBytes / 100,
-    met: text.p1 >= FASTTEXT.epoch25.p1 && text.cpuSeconds < FASTTEXT.epoch1.cpuSeconds &&
-      text.modelBytes <= fastTextBytes / 100,
-  },
-  validation,
-  selectSeconds: +selectSeconds.toFixed(1),
-}));
+async function main(o: TextOptions): Promise<void> {
+  // 1. selection on a validation split of the training file
+  const nTrain = (await rawEvents(o.trainPath)).length;
+  const cut = Math.floor(nTrain * 0.8) + 1;
+  const candidates: Setup[] = [];
+  for (const space of [{ hashDim: 1 << 18 }, { hashDim: 1 << 20 }, { vocabulary: true as const }]) {
+    for (const ngrams of [1, 2]) candidates.push({ space, text: { ngrams, ignoreFeatures: true } });
+  }
+  let best: Setup = { space: { hashDim: 1 << 20 }, text: { ngrams: 2, ignoreFeatures: true } };
+  const validation: Record<string, number> = {};
+  const selectStart = performance.now();
+  if (o.select) {
+    const valid = await rawEvents(o.trainPath, { from: cut, to: Infinity });
+    let bestP1 = -1;
+    for (const s of candidates) {
+      const t = await learn(o, s, o.trainPath, { from: 1, to: cut });
+      const sdk = loadModel(fileOf(s, t));
+      const names = new Map(t.labels.names.map((n, i) => [n, i]));
+      const p = precision(valid.map(({ ev }) => ({
+        top: sdk.predictTopK({ text: ev.text }, 5).labels,
+        gold: new Set(ev.labels.map((n) => names.get(n) ?? -1)),
+      })));
+      const key = JSON.stringify(describe(s));
+      validation[key] = +p.p1.toFixed(2);
+      if (p.p1 > bestP1) {
+        bestP1 = p.p1;
+        best = s;
+      }
+    }
+  }
+  const selectSeconds = (performance.now() - selectStart) / 1000;
+
+  const text = await evaluate(o, best);
+  const features = await evaluate(o, { space: { vocabulary: true } });
+  const fastTextBytes = FASTTEXT.modelBytes;
+  console.log(JSON.stringify({
+    dataset: o.dataset,
+    model: o.factory.kind,
+    trainRows: nTrain,
+    text,
+    features,
+    fastText: FASTTEXT,
+    target: {
+      p1: FASTTEXT.epoch25.p1,
+      cpuSeconds: FASTTEXT.epoch1.cpuSeconds,
+      modelBytes: fastTextBytes / 100,
+      met: text.p1 >= FASTTEXT.epoch25.p1 && text.cpuSeconds < FASTTEXT.epoch1.cpuSeconds &&
+        text.modelBytes <= fastTextBytes / 100,
+    },
+    validation,
+    selectSeconds: +selectSeconds.toFixed(1),
+  }));
+}
+
+if (import.meta.main) await runBench(TEXT, main);

@@ -66,7 +66,10 @@ export interface Flags {
  * Parses `args` strictly (unknown flags are a TypeError naming the command and the flag).
  * `--help`/`-h` is always accepted as `values.help`; a negative number after a flag that takes a
  * value is that value (`--seed -1`). `maxPositionals` (default: any number)
- * bounds the positional arguments: more is a TypeError naming the extra ones.
+ * bounds the positional arguments: more is a TypeError naming the extra ones. `program` is how
+ * the user runs a script other than `tagstream COMMAND` (`deno task bench`): the errors then
+ * point to `PROGRAM --help` and are not prefixed with `tagstream COMMAND:` (the script's
+ * runner names it).
  *
  * @example
  * ```ts
@@ -83,14 +86,21 @@ export interface Flags {
  * } catch (e) {
  *   console.log((e as Error).message); // tagstream train: unexpected argument 'junk' (train takes no positional arguments; see tagstream train --help)
  * }
+ * try {
+ *   parseFlags("bench", ["--nope"], {}, { program: "deno task bench" });
+ * } catch (e) {
+ *   console.log((e as Error).message); // unknown option '--nope' (see deno task bench --help)
+ * }
  * ```
  */
 export function parseFlags(
   command: string,
   args: string[],
   spec: FlagSpec,
-  options: { maxPositionals?: number } = {},
+  options: { maxPositionals?: number; program?: string } = {},
 ): Flags {
+  const program = options.program ?? `tagstream ${command}`;
+  const prefix = options.program === undefined ? `tagstream ${command}: ` : "";
   const flagOptions: Record<
     string,
     { type: "string" | "boolean"; multiple?: boolean; short?: string }
@@ -128,11 +138,18 @@ export function parseFlags(
   } catch (e) {
     const m = /Unknown option '([^']+)'/.exec((e as Error).message);
     if (m) {
-      throw new TypeError(
-        `tagstream ${command}: unknown option '${m[1]}' (see tagstream ${command} --help)`,
-      );
+      throw new TypeError(`${prefix}unknown option '${m[1]}' (see ${program} --help)`);
     }
-    throw new TypeError(`tagstream ${command}: ${(e as Error).message}`);
+    // parseArgs' three-line "argument is ambiguous" (`--out --seed 1`) and "argument missing"
+    const missing = /^Option '(-[^' ]+)(?: <value>)?' argument (is ambiguous|missing)/.exec(
+      (e as Error).message,
+    );
+    if (missing) {
+      const [, flag, why] = missing;
+      const hint = why === "missing" ? "" : ` (one starting with '-' is written ${flag}=VALUE)`;
+      throw new TypeError(`${prefix}${flag} needs a value${hint}`);
+    }
+    throw new TypeError(`${prefix}${(e as Error).message}`);
   }
   const max = options.maxPositionals ?? Infinity;
   if (flags.positionals.length > max && flags.values.help !== true) {
@@ -141,9 +158,9 @@ export function parseFlags(
       ? "no positional arguments"
       : `at most ${max} positional argument${max === 1 ? "" : "s"}`;
     throw new TypeError(
-      `tagstream ${command}: unexpected argument${
+      `${prefix}unexpected argument${
         flags.positionals.length - max > 1 ? "s" : ""
-      } ${extra} (${command} takes ${takes}; see tagstream ${command} --help)`,
+      } ${extra} (${command} takes ${takes}; see ${program} --help)`,
     );
   }
   return flags;
@@ -230,6 +247,62 @@ export function numberFlag(
 }
 
 /**
+ * An integer flag within `[min, max]` that may also be written with an exponent (`1e6`,
+ * `2.5e3`: the sizes and counts of the benchmarks), never as `0x10`, `1.5` or with blanks; or
+ * `dflt`.
+ *
+ * @example
+ * ```ts
+ * import { countFlag } from "./args.ts";
+ * console.log(countFlag({ values: { rows: "1e5" }, positionals: [] }, "rows", 10, 1)); // 100000
+ * try {
+ *   countFlag({ values: { rows: "0x10" }, positionals: [] }, "rows", 10, 1, 1e6);
+ * } catch (e) {
+ *   console.log((e as Error).message); // --rows must be an integer in [1, 1000000], got '0x10'
+ * }
+ * ```
+ */
+export function countFlag(
+  ...[f, name, dflt, min = -Infinity, max = Infinity]: Parameters<typeof intFlag>
+): number | undefined {
+  return boundedFlag(f, name, dflt, min, max, true, DECIMAL_NUMBER);
+}
+
+/**
+ * A comma-separated list flag (`--sizes 1e3,1e4`), each entry (blanks around it trimmed) read
+ * by `read` as if it were the flag's only value (so a bad entry is named with the flag and its
+ * limit), or `dflt`. An empty value or entry (`''`, `1e3,,1e4`) is a RangeError naming the flag.
+ *
+ * @example
+ * ```ts
+ * import { countFlag, type Flags, listFlag } from "./args.ts";
+ * const f = { values: { sizes: "1e3, 1e4", bad: "1e3,,1e4" }, positionals: [] };
+ * const read = (g: Flags, name: string) => countFlag(g, name, undefined, 1)!;
+ * console.log(listFlag(f, "sizes", [10], read)); // [ 1000, 10000 ]
+ * try {
+ *   listFlag(f, "bad", [10], read);
+ * } catch (e) {
+ *   console.log((e as Error).message); // --bad has an empty entry: '1e3,,1e4'
+ * }
+ * ```
+ */
+export function listFlag<T>(
+  f: Flags,
+  name: string,
+  dflt: T[],
+  read: (entry: Flags, name: string) => T,
+): T[] {
+  const v = stringFlag(f, name);
+  if (v === undefined) return dflt;
+  if (v.trim() === "") throw new RangeError(`--${name} is empty: give a comma-separated list`);
+  return v.split(",").map((entry) => {
+    const value = entry.trim();
+    if (value === "") throw new RangeError(`--${name} has an empty entry: '${v}'`);
+    return read({ values: { [name]: value }, positionals: [] }, name);
+  });
+}
+
+/**
  * A token that is a negative number (`-1`, `-0.5`, `-.5`, `-1e-3`): a flag's value, not a flag.
  *
  * @example
@@ -261,7 +334,10 @@ function flagKind(integer: boolean, min: number, max: number): string {
   return kind;
 }
 
-/** A number flag within `[min, max]` (an integer when `integer`), or `dflt`. */
+/**
+ * A number flag within `[min, max]` (an integer when `integer`) written in `grammar` (by default
+ * plain decimal integers or numbers), or `dflt`.
+ */
 function boundedFlag(
   f: Flags,
   name: string,
@@ -269,12 +345,13 @@ function boundedFlag(
   min: number,
   max: number,
   integer: boolean,
+  grammar = integer ? DECIMAL_INT : DECIMAL_NUMBER,
 ): number | undefined {
   const v = stringFlag(f, name);
   if (v === undefined) return dflt;
   const n = Number(v);
   if (
-    !(integer ? DECIMAL_INT : DECIMAL_NUMBER).test(v) ||
+    !grammar.test(v) ||
     !(integer ? Number.isSafeInteger(n) : Number.isFinite(n)) || n < min || n > max
   ) {
     throw new RangeError(`--${name} must be ${flagKind(integer, min, max)}, got '${v}'`);
