@@ -21,26 +21,36 @@ import { SmallRng } from "../random/mod.ts";
  * Variable-length rows of one typed array kind in a slab: slot r holds `len[r]` entries from
  * `off[r]` (−1: no row). Replaced rows leave garbage that is compacted away when it outweighs
  * the live entries, so the slab stays within a constant factor of the live data and a long
- * stream allocates no per-row objects.
+ * stream allocates no per-row objects. The slot tables grow with the slots used, up to `slots`,
+ * so a large capacity costs nothing until rows fill it.
  */
 class Slab<T extends Int32Array | Float32Array> {
   data: T;
   end = 0;
   live = 0;
-  readonly off: Int32Array;
-  readonly len: Int32Array;
+  off: Int32Array;
+  len: Int32Array;
+  readonly #slots: number;
   readonly #make: (n: number) => T;
   constructor(slots: number, make: (n: number) => T) {
     this.#make = make;
+    this.#slots = slots;
     this.data = make(16);
-    this.off = new Int32Array(slots).fill(-1);
-    this.len = new Int32Array(slots);
+    this.off = new Int32Array(Math.min(slots, 16)).fill(-1);
+    this.len = new Int32Array(this.off.length);
+  }
+  /** Whether `slot` holds a row. */
+  has(slot: number): boolean {
+    return slot < this.off.length && this.off[slot] >= 0;
+  }
+  /** The length of the row in `slot` (0 for none). */
+  lengthOf(slot: number): number {
+    return this.has(slot) ? this.len[slot] : 0;
   }
   /** Stores `src[a..b)` in `slot` (replacing what it held). */
   put(slot: number, src: ArrayLike<number>, a: number, b: number): void {
     const n = b - a;
-    if (this.off[slot] >= 0) this.live -= this.len[slot];
-    this.off[slot] = -1;
+    this.clear(slot);
     if (this.end + n > this.data.length) this.#repack(n);
     const d = this.data, o = this.end;
     for (let p = 0; p < n; p++) d[o + p] = src[a + p];
@@ -51,9 +61,18 @@ class Slab<T extends Int32Array | Float32Array> {
   }
   /** Marks `slot` as holding no row. */
   clear(slot: number): void {
+    if (slot >= this.off.length) this.#growSlots(slot + 1);
     if (this.off[slot] >= 0) this.live -= this.len[slot];
     this.off[slot] = -1;
     this.len[slot] = 0;
+  }
+  #growSlots(need: number): void {
+    const n = Math.min(this.#slots, Math.max(need, 2 * this.off.length));
+    const off = new Int32Array(n).fill(-1), len = new Int32Array(n);
+    off.set(this.off);
+    len.set(this.len);
+    this.off = off;
+    this.len = len;
   }
   /** Compacts the live rows into an array with room for `extra` more entries. */
   #repack(extra: number): void {
@@ -270,11 +289,11 @@ export class RowReservoir {
     let nx = 0, ny = 0, no = 0, anyMasked = false;
     for (let i = 0; i < m; i++) {
       const r = slots[i];
-      nx += X.len[r];
-      ny += Y.len[r];
-      if (O.off[r] >= 0) {
+      nx += X.lengthOf(r);
+      ny += Y.lengthOf(r);
+      if (O.has(r)) {
         anyMasked = true;
-        no += O.len[r];
+        no += O.lengthOf(r);
       }
     }
     const xp = new Int32Array(m + 1), yp = new Int32Array(m + 1);
@@ -294,7 +313,7 @@ export class RowReservoir {
       if (rx.length) D = Math.max(D, rx[rx.length - 1] + 1);
       if (ry.length) L = Math.max(L, ry[ry.length - 1] + 1);
       if (op && oi && full) {
-        const isMasked = O.off[r] >= 0;
+        const isMasked = O.has(r);
         const o = isMasked ? O.view(r) : new Int32Array(0);
         oi.set(o, op[i]);
         op[i + 1] = op[i] + o.length;

@@ -192,3 +192,29 @@ Deno.test("withReplay: rows joined in order, masks merged, inputs untouched", ()
   assert(k.fullyObserved!.join() === "1,0,1,1,1", `full ${k.fullyObserved}`);
   assert(masked.x.values.join() === "10,11" && plain.x.indptr.join() === "0,1,2,3", "mutated");
 });
+
+Deno.test("RowReservoir: memory grows with the rows kept, not with the capacity (2^31 - 1 rows)", () => {
+  const huge = 2 ** 31 - 1;
+  const before = Deno.memoryUsage().rss;
+  const r = new RowReservoir(huge, 4), small = new RowReservoir(100, 4);
+  for (const b of [rowsBatch(0, 30), maskedBatch(30, 20), rowsBatch(50, 40)]) {
+    r.addRows(b);
+    small.addRows(b);
+  }
+  // the old slot tables alone were 8 × 4 bytes per slot of capacity: 64 GB here
+  assert(Deno.memoryUsage().rss - before < 256 * 2 ** 20, "memory grew with the capacity");
+  assert(r.size === 90 && r.seen === 90, `size ${r.size}, seen ${r.seen}`);
+  // below capacity every row is kept, in order, masks included: as a reservoir that is not huge
+  const same = (a: RowReservoir, b: RowReservoir) => {
+    const s = a.toState(), t = b.toState();
+    for (const k of Object.keys(s.tensors)) {
+      assert(String(s.tensors[k]) === String(t.tensors[k]), `tensor ${k} differs`);
+    }
+  };
+  same(r, small);
+  const s = r.toState();
+  const back = RowReservoir.fromState(huge, 4, s.scalars, s.tensors);
+  same(back, r);
+  const all = back.rows();
+  assert(all.fullyObserved!.filter((f) => f === 0).length === 10, "the masked rows survive");
+});
