@@ -293,3 +293,16 @@ Deno.test("coembed: the learners' create validates against the declarations too"
     assertEquals(msg({ variant: "L", seed: 3 }), "");
   }
 });
+
+Deno.test("sleec: an ensemble of at most 1024 learners (a million exhausted the memory at create)", async () => {
+  const sleec = await loadFactory("sleec");
+  const e = thrown(() => sleec.create({ numLearners: 1e6 }));
+  assertEquals([e.type, e.message], [
+    "RangeError",
+    "sleec: option numLearners must be an integer in [1, 1024], got 1000000",
+  ]);
+  assertEquals(
+    thrown(() => resolveConfig({ unclusteredLearners: 2000 })).message,
+    "sleec: option unclusteredLearners must be an integer in [0, 1024], got 2000",
+  );
+});

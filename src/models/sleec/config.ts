@@ -151,6 +151,9 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
 });
 
 /** A positive integer setting with its default from {@linkcode DEFAULT_CONFIG}. */
+/** The most learners an ensemble may have. */
+const MAX_LEARNERS = 1024;
+
 function count(key: keyof SleecConfig, doc: string, max = 1 << 20): SettingSpec {
   return { kind: "int", default: DEFAULT_CONFIG[key] as number, min: 1, max, doc };
 }
@@ -249,10 +252,16 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
     kind: "int",
     default: DEFAULT_CONFIG.unclusteredLearners,
     min: 0,
-    max: 1 << 20,
+    max: MAX_LEARNERS,
     doc: "Batch: this many of the first learners use one cluster (all rows).",
   },
-  numLearners: count("numLearners", "Learners in the ensemble (different clustering seeds)."),
+  // each streaming learner holds its own clusters' maps and reservoirs from the start (the paper
+  // uses 15): a million of them exhausted the memory at create
+  numLearners: count(
+    "numLearners",
+    "Learners in the ensemble (different clustering seeds).",
+    MAX_LEARNERS,
+  ),
   kmeansIterations: count("kmeansIterations", "k-means iterations."),
   reservoirSize: count("reservoirSize", "Streaming: rows kept per cluster.", 2 ** 31 - 1),
   refreshEvery: count("refreshEvery", "Streaming: rows between SVP refreshes.", 2 ** 31 - 1),
