@@ -247,3 +247,32 @@ Deno.test("SleecStream and BrEstimator: sizes checked like the factory's; a size
     assertEquals(m.predictTopK(data.rows[0].x, 2).labels.length, 2, name);
   }
 });
+
+for (const name of ["leml", "coembed"]) {
+  Deno.test(`${name}: a growth that cannot be allocated leaves the model as it was, also when the features grew before the labels failed`, async () => {
+    const m = await trained(name, { ...UNLIMITED });
+    const before = structuredClone(m.toState());
+    const far = 2 ** 31 - 2, near = data.numFeatures + 10;
+    for (const [indices, labels] of [[[0, far], [0]], [[0, near], [0, far]]] as const) {
+      const message = messageOf(() =>
+        m.learnOne({ indices: Int32Array.from(indices), values: Float32Array.of(1, 1) }, labels)
+      );
+      assert(
+        new RegExp(`^${name}: cannot grow the model to \\d+ features and \\d+ labels\\b`).test(
+          message,
+        ),
+        message,
+      );
+      const diff = stateDifference(before, structuredClone(m.toState()));
+      assert(
+        diff === undefined,
+        `the refused row (${indices} / ${labels}) changed the model: ${diff}`,
+      );
+    }
+    // and it still learns, growing as far as it can
+    m.learnOne({ indices: Int32Array.of(0, near), values: Float32Array.of(1, 1) }, [0]);
+    assertEquals(m.numFeatures, near + 1);
+    m.learnMany(makeBatch(data.rows.slice(0, 4), data.numFeatures, data.numLabels));
+    assertEquals(m.predictTopK(data.rows[0].x, 2).labels.length, 2);
+  });
+}

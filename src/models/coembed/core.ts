@@ -162,13 +162,35 @@ export class CoEmbedCore {
     }
   }
 
-  /** Grows the feature and label spaces (new factor rows are seeded random; never shrinks). */
+  /**
+   * Grows the feature and label spaces (new factor rows are seeded random; never shrinks). A
+   * size that cannot be allocated is a RangeError naming it, the core as it was.
+   */
   grow(numFeatures: number, numLabels: number): void {
+    const D = Math.max(this.numFeatures, numFeatures), L = Math.max(this.numLabels, numLabels);
+    const F1 = this.rff ? this.rff.outputDim : D;
+    const kS = this.config.rankS;
+    if (
+      D === this.numFeatures && L === this.numLabels && this.Q.length === F1 * kS &&
+      this.xh.length === D
+    ) return;
+    // every array is replaced, none written in place: on a failed allocation the old ones go back
+    const fields = { ...this, m: { ...this.m }, v: { ...this.v }, grads: { ...this.grads } };
+    const rff = this.rff && { W: this.rff.W, numInputs: this.rff.numInputs };
+    try {
+      this.#growArrays(D, L);
+    } catch (e) {
+      Object.assign(this, fields);
+      if (this.rff && rff) Object.assign(this.rff, rff);
+      throw new RangeError(
+        `coembed: cannot grow the model to ${D} features and ${L} labels: ${(e as Error).message}`,
+      );
+    }
+  }
+
+  #growArrays(D: number, L: number): void {
     const { rankX: kX, rankS: kS, rankE: kE } = this.config;
     const D0 = this.numFeatures, L0 = this.numLabels;
-    const D = Math.max(D0, numFeatures), L = Math.max(L0, numLabels);
-    const F1 = this.rff ? this.rff.outputDim : D;
-    if (D === D0 && L === L0 && this.Q.length === F1 * kS && this.xh.length === D) return;
     if (this.rff) this.rff.grow(D);
     this.numFeatures = D;
     this.numLabels = L;

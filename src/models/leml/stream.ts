@@ -159,8 +159,27 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * ```
    */
   grow(numFeatures: number, numLabels: number): void {
+    if (numFeatures <= this.w.rows && numLabels <= this.h.rows) return;
+    // every array grows on its own: if one cannot be allocated, the ones grown before it go
+    // back to their rows (their new rows are zero or rewritten by the next growth)
+    const o = this.#opt;
+    const parts = [this.w, this.h, this.bias, o.mW, o.vW, o.mH, o.vH, o.mb, o.vb];
+    const rows = parts.map((p) => p.rows);
+    try {
+      this.#growParts(numFeatures, numLabels);
+    } catch (e) {
+      parts.forEach((p, i) => p.rows = rows[i]);
+      throw new RangeError(
+        `leml: cannot grow the model to ${numFeatures} features and ${numLabels} labels at rank ${this.rank}: ${
+          (e as Error).message
+        }`,
+      );
+    }
+  }
+
+  #growParts(numFeatures: number, numLabels: number): void {
     const k = this.rank;
-    if (numFeatures > this.w.rows || numLabels > this.h.rows) this.markLearned();
+    this.markLearned();
     if (numFeatures > this.w.rows) {
       this.w.resize(numFeatures);
       this.#opt.growFeatures(numFeatures);
