@@ -12,6 +12,13 @@
  * @module
  */
 import type { Batch, Example } from "./types.ts";
+import { checkOptionKeys, numberOption } from "./option_check.ts";
+
+/** The options of a {@linkcode Minibatcher}. */
+const MINIBATCHER_KEYS = ["batchSize", "numFeatures", "numLabels", "sizes", "maxDelayMs"];
+
+/** Largest batch: rows are held until a batch is full. */
+const MAX_BATCH_SIZE = 2 ** 24;
 
 /** Union of two strictly increasing index lists. */
 function mergeSorted(p: Int32Array, q: Int32Array): Int32Array {
@@ -129,7 +136,7 @@ export interface SpaceSizes {
  * ```
  */
 export interface MinibatcherOptions {
-  /** Rows per batch (default 64); the last batch may be smaller. */
+  /** Rows per batch (default 64, at most 2^24); the last batch may be smaller. */
   batchSize?: number;
   /** Smallest feature-space size of the batches (default 0). */
   numFeatures?: number;
@@ -142,7 +149,7 @@ export interface MinibatcherOptions {
   sizes?: SpaceSizes;
   /**
    * For slow live streams: when set, a partial batch is emitted once its first row has waited
-   * this many milliseconds and the consumer is waiting for a batch.
+   * this many milliseconds (at most 2^31 − 1) and the consumer is waiting for a batch.
    */
   maxDelayMs?: number;
 }
@@ -178,19 +185,44 @@ export class Minibatcher {
    * A minibatcher.
    *
    * @param options batch size, minimum sizes, size source and delay
+   * @throws {TypeError} for an unknown option or a value of the wrong type
+   * @throws {RangeError} for a value out of range
    */
   constructor(options: MinibatcherOptions = {}) {
-    const batchSize = options.batchSize ?? 64;
-    if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
-      throw new RangeError(`Minibatcher: batchSize must be a positive integer, got ${batchSize}`);
-    }
-    const maxDelay = options.maxDelayMs;
-    if (maxDelay !== undefined && !(maxDelay >= 0)) {
-      throw new RangeError(`Minibatcher: maxDelayMs must be >= 0, got ${maxDelay}`);
-    }
-    let numFeatures = options.numFeatures ?? 0;
-    let numLabels = options.numLabels ?? 0;
+    const where = "Minibatcher";
+    checkOptionKeys(where, options, MINIBATCHER_KEYS);
+    const batchSize = numberOption(
+      where,
+      "batchSize",
+      options.batchSize,
+      64,
+      1,
+      MAX_BATCH_SIZE,
+      true,
+    );
+    // setTimeout fires at once for a delay above 2^31 - 1 ms
+    const maxDelay = options.maxDelayMs === undefined
+      ? undefined
+      : numberOption(where, "maxDelayMs", options.maxDelayMs, 0, 0, 2 ** 31 - 1);
+    let numFeatures = numberOption(
+      where,
+      "numFeatures",
+      options.numFeatures,
+      0,
+      0,
+      2 ** 31 - 1,
+      true,
+    );
+    let numLabels = numberOption(where, "numLabels", options.numLabels, 0, 0, 2 ** 31 - 1, true);
     const sizes = options.sizes;
+    if (
+      sizes !== undefined &&
+      (typeof sizes?.numFeatures !== "number" || typeof sizes?.numLabels !== "number")
+    ) {
+      throw new TypeError(
+        `${where}: option sizes must have numeric numFeatures and numLabels (e.g. a reader)`,
+      );
+    }
     let pending: Example[] = [];
     let firstPendingAt = 0;
     const ready: Batch[] = [];

@@ -8,6 +8,8 @@
  * Resolves the data directory: the flag when given (non-empty), else the `TAGSTREAM_DATA`
  * environment variable (when set, non-empty and readable), else `./data`.
  *
+ * @throws {TypeError} when `flag` is neither a string nor undefined
+ *
  * @example
  * ```ts
  * import { resolveDataDir } from "./data_dir.ts";
@@ -15,6 +17,9 @@
  * ```
  */
 export function resolveDataDir(flag?: string): string {
+  if (flag !== undefined && typeof flag !== "string") {
+    throw new TypeError(`resolveDataDir: flag must be a string or undefined, got ${typeof flag}`);
+  }
   if (flag !== undefined && flag !== "") return flag;
   let env: string | undefined;
   try {

@@ -9,6 +9,7 @@ import type { SparseVector } from "./types.ts";
 import { hashBucket, hashIndex, hashName, hashSign } from "./feature_hash.ts";
 import { RowBuilder } from "./sparse_row.ts";
 import type { FeatureSpace } from "../format/types.ts";
+import { booleanOption, checkOptionKeys } from "./option_check.ts";
 
 /**
  * Feature hashing settings.
@@ -80,19 +81,56 @@ export class FeatureHasher {
    * A hasher into `options.dim` columns.
    *
    * @param options dimension, seed and sign mode
+   * @throws {TypeError} for an unknown option or a value of the wrong type
+   * @throws {RangeError} for a dimension or seed out of range
    */
   constructor(options: HashingOptions) {
-    const dim = options?.dim;
+    if (options === undefined) {
+      throw new TypeError("FeatureHasher: options { dim } are required");
+    }
+    checkOptionKeys("FeatureHasher", options, ["dim", "seed", "signed"]);
+    const dim = options.dim;
     if (!(Number.isInteger(dim) && dim >= 1 && dim <= 2147483647)) {
-      throw new RangeError(`hashing: dim must be an integer in [1, 2^31-1], got ${dim}`);
+      const Err = typeof dim === "number" ? RangeError : TypeError;
+      throw new Err(`hashing: dim must be an integer in [1, 2^31-1], got ${dim}`);
     }
     const seed = options.seed ?? 0;
     if (!Number.isInteger(seed)) {
-      throw new RangeError(`hashing: seed must be an integer, got ${seed}`);
+      const Err = typeof seed === "number" ? RangeError : TypeError;
+      throw new Err(`hashing: seed must be an integer, got ${seed}`);
     }
     this.dim = dim;
     this.seed = seed >>> 0;
-    this.signed = options.signed ?? false;
+    this.signed = booleanOption("FeatureHasher", "signed", options.signed, false);
+  }
+
+  /**
+   * Rebuilds a hasher from {@linkcode FeatureHasher.toJSON} (checked like the constructor's
+   * options, plus `type` "hashing" and `hash` "murmur3_x86_32").
+   *
+   * @throws {TypeError} for JSON that is not a hasher's (another `type` or `hash`, a missing
+   * field, an unknown key)
+   *
+   * @example
+   * ```ts
+   * import { FeatureHasher } from "./hashing.ts";
+   * const h = FeatureHasher.fromJSON(new FeatureHasher({ dim: 32, seed: 2 }).toJSON());
+   * console.log(h.dim, h.seed, h.signed); // 32 2 false
+   * ```
+   */
+  static fromJSON(json: HashingJSON): FeatureHasher {
+    const { type, hash, ...options } = checkOptionKeys(
+      "FeatureHasher.fromJSON",
+      json,
+      ["type", "hash", "dim", "seed", "signed"],
+    );
+    if (type !== "hashing" || hash !== "murmur3_x86_32") {
+      throw new TypeError(
+        `FeatureHasher.fromJSON: expected {type: "hashing", hash: "murmur3_x86_32", dim, seed, ` +
+          `signed}, got type ${JSON.stringify(type)} and hash ${JSON.stringify(hash)}`,
+      );
+    }
+    return new FeatureHasher(options);
   }
 
   /** The column and sign of a named feature. */

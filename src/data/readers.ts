@@ -276,7 +276,7 @@ export async function readExamples(
   }
   const hasher = options.hashing ? new FeatureHasher(options.hashing) : undefined;
   const tfidf = options.tfidf === true
-    ? new TfIdf()
+    ? new TfIdf({ maxFeatures: hasher?.dim })
     : options.tfidf instanceof TfIdf
     ? options.tfidf
     : undefined;

@@ -20,6 +20,7 @@
  */
 import type { Example } from "./types.ts";
 import { Rng } from "../random/mod.ts";
+import { checkOptionKeys } from "./option_check.ts";
 
 /**
  * Options of the synthetic generator. Every field has a default.
@@ -77,9 +78,33 @@ function check(cond: boolean, what: string, value: unknown): void {
   if (!cond) throw new RangeError(`synthetic: ${what}, got ${value}`);
 }
 
+/** The options' names (every one a number). */
+const SYNTHETIC_KEYS = [
+  "rows",
+  "numFeatures",
+  "numLabels",
+  "avgNnz",
+  "avgLabels",
+  "labelExponent",
+  "topics",
+  "coherence",
+  "featuresPerLabel",
+  "noise",
+  "seed",
+  "rowSeed",
+] as const;
+
+/**
+ * Largest `numLabels` and `numLabels × featuresPerLabel` (the planted structure is built up
+ * front: about 40 bytes per label and 20 per prototype feature).
+ */
+const MAX_SYNTHETIC_LABELS = 2 ** 24, MAX_SYNTHETIC_PROTOTYPES = 2 ** 28;
+
 /**
  * Fills the defaults of {@linkcode SyntheticOptions} and validates every field.
  *
+ * @throws {TypeError} for options that are not an object, an unknown option or a value that is
+ * not a number
  * @throws {RangeError} naming the bad option
  *
  * @example
@@ -87,9 +112,21 @@ function check(cond: boolean, what: string, value: unknown): void {
  * import { resolveSyntheticOptions } from "./synthetic.ts";
  * const o = resolveSyntheticOptions({ numLabels: 49 });
  * console.log(o.topics, o.numFeatures); // 7 2000
+ * try {
+ *   resolveSyntheticOptions(JSON.parse('{"row": 5}')); // e.g. options read from a file
+ * } catch (e) {
+ *   console.log((e as Error).message); // synthetic: unknown option "row" (known: rows, numFeatures, …)
+ * }
  * ```
  */
 export function resolveSyntheticOptions(options: SyntheticOptions = {}): ResolvedSyntheticOptions {
+  checkOptionKeys("synthetic", options, SYNTHETIC_KEYS);
+  for (const key of SYNTHETIC_KEYS) {
+    const v = options[key];
+    if (v !== undefined && typeof v !== "number") {
+      throw new TypeError(`synthetic: option ${key} must be a number, got ${typeof v}`);
+    }
+  }
   const numLabels = options.numLabels ?? 100;
   const o: ResolvedSyntheticOptions = {
     rows: options.rows ?? 1000,
@@ -106,9 +143,18 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
     rowSeed: options.rowSeed ?? options.seed ?? 0,
   };
   const posInt = (v: number) => Number.isInteger(v) && v >= 1 && v <= 2147483647;
-  check(Number.isInteger(o.rows) && o.rows >= 0, "rows must be a non-negative integer", o.rows);
+  check(
+    Number.isInteger(o.rows) && o.rows >= 0 && o.rows < 2 ** 31,
+    "rows must be an integer in [0, 2^31)",
+    o.rows,
+  );
   check(posInt(o.numFeatures), "numFeatures must be a positive integer", o.numFeatures);
   check(posInt(o.numLabels), "numLabels must be a positive integer", o.numLabels);
+  check(
+    o.numLabels <= MAX_SYNTHETIC_LABELS,
+    `numLabels must be at most 2^24 (${MAX_SYNTHETIC_LABELS})`,
+    o.numLabels,
+  );
   check(o.avgNnz >= 1 && o.avgNnz <= 1e6, "avgNnz must be in [1, 1e6]", o.avgNnz);
   check(
     o.avgLabels >= 1 && o.avgLabels <= o.numLabels,
@@ -130,6 +176,11 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
     posInt(o.featuresPerLabel) && o.featuresPerLabel <= o.numFeatures,
     "featuresPerLabel must be an integer in [1, numFeatures]",
     o.featuresPerLabel,
+  );
+  check(
+    o.numLabels * o.featuresPerLabel <= MAX_SYNTHETIC_PROTOTYPES,
+    `numLabels × featuresPerLabel must be at most 2^28 (${MAX_SYNTHETIC_PROTOTYPES})`,
+    `${o.numLabels} × ${o.featuresPerLabel}`,
   );
   check(o.noise >= 0 && o.noise <= 1, "noise must be in [0, 1]", o.noise);
   check(Number.isFinite(o.seed), "seed must be a finite number", o.seed);
@@ -330,7 +381,9 @@ export class SyntheticGenerator {
 
 /**
  * `options.rows` synthetic rows (default 1000) as a lazy iterable; see the module doc for the
- * planted structure.
+ * planted structure. The options are checked when it is called, before the first row.
+ *
+ * @throws {TypeError | RangeError} for bad options (see {@linkcode resolveSyntheticOptions})
  *
  * @example
  * ```ts
@@ -343,9 +396,11 @@ export class SyntheticGenerator {
  * console.log(n, nnz / n > 10); // 200 true
  * ```
  */
-export function* syntheticExamples(options: SyntheticOptions = {}): Generator<Example> {
-  const g = new SyntheticGenerator(options);
-  for (let i = 0; i < g.options.rows; i++) yield g.next();
+export function syntheticExamples(options: SyntheticOptions = {}): Generator<Example> {
+  const g = new SyntheticGenerator(options); // bad options throw here, not at the first row
+  return (function* () {
+    for (let i = 0; i < g.options.rows; i++) yield g.next();
+  })();
 }
 
 /** Writes the decimal digits of a non-negative integer at `p`; returns the new position. */

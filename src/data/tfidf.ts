@@ -8,6 +8,10 @@
  * @module
  */
 import type { SparseVector } from "./types.ts";
+import { booleanOption, checkOptionKeys, numberOption } from "./option_check.ts";
+
+/** Default largest feature space of a {@linkcode TfIdf} (its counts take 8 bytes a column). */
+const DEFAULT_MAX_FEATURES = 2 ** 24;
 
 /**
  * The JSON (checkpoint) form of a {@linkcode TfIdf}.
@@ -45,14 +49,34 @@ export class TfIdf {
   #df = new Float64Array(64);
   #numDocs = 0;
   #fit: boolean;
+  readonly #maxFeatures: number;
 
   /**
    * Empty statistics.
    *
-   * @param options `fit` (default true): count the rows passed to {@linkcode TfIdf.apply}
+   * @param options `fit` (default true): count the rows passed to {@linkcode TfIdf.apply};
+   *   `maxFeatures` (default 2^24, at most 2^31 − 1): feature indices must be below it (the
+   *   counts take 8 bytes a column)
+   * @throws {TypeError} for an unknown option or a value of the wrong type
+   * @throws {RangeError} for a `maxFeatures` out of range
    */
-  constructor(options: { fit?: boolean } = {}) {
-    this.#fit = options.fit ?? true;
+  constructor(options: { fit?: boolean; maxFeatures?: number } = {}) {
+    checkOptionKeys("TfIdf", options, ["fit", "maxFeatures"]);
+    this.#fit = booleanOption("TfIdf", "fit", options.fit, true);
+    this.#maxFeatures = numberOption(
+      "TfIdf",
+      "maxFeatures",
+      options.maxFeatures,
+      DEFAULT_MAX_FEATURES,
+      1,
+      2 ** 31 - 1,
+      true,
+    );
+  }
+
+  /** Feature indices must be below it. */
+  get maxFeatures(): number {
+    return this.#maxFeatures;
   }
 
   /** Rows counted so far. */
@@ -70,13 +94,29 @@ export class TfIdf {
     this.#fit = false;
   }
 
-  /** Counts a row (its indices) without weighting it. */
+  /**
+   * Counts a row (its indices) without weighting it.
+   *
+   * @throws {RangeError} for an index that is not an integer in [0, maxFeatures) (nothing is
+   * counted then)
+   */
   observe(x: SparseVector): void {
-    const idx = x.indices;
-    if (idx.length > 0 && idx[idx.length - 1] >= this.#df.length) {
+    const idx = x.indices, max = this.#maxFeatures;
+    let top = -1;
+    for (let k = 0; k < idx.length; k++) {
+      const j = idx[k];
+      if (!(Number.isInteger(j) && j >= 0 && j < max)) {
+        throw new RangeError(
+          `TfIdf.observe: feature index ${j} (entry ${k}) is not an integer in [0, ${max}) ` +
+            `(maxFeatures)`,
+        );
+      }
+      if (j > top) top = j;
+    }
+    if (top >= this.#df.length) {
       let n = this.#df.length * 2;
-      while (n <= idx[idx.length - 1]) n *= 2;
-      const next = new Float64Array(n);
+      while (n <= top) n *= 2;
+      const next = new Float64Array(Math.min(n, max));
       next.set(this.#df);
       this.#df = next;
     }
@@ -94,6 +134,11 @@ export class TfIdf {
    * The weighted row (new values array, same indices); counts it first while fitting.
    */
   apply(x: SparseVector): SparseVector {
+    if (x.values.length !== x.indices.length) {
+      throw new RangeError(
+        `TfIdf.apply: x has ${x.indices.length} indices but ${x.values.length} values`,
+      );
+    }
     if (this.#fit) this.observe(x);
     const values = new Float32Array(x.values.length);
     for (let k = 0; k < values.length; k++) values[k] = x.values[k] * this.idf(x.indices[k]);
@@ -112,6 +157,7 @@ export class TfIdf {
    * ```
    */
   idfVector(numFeatures: number): Float32Array {
+    numberOption("TfIdf.idfVector", "numFeatures", numFeatures, 0, 0, this.#maxFeatures, true);
     const out = new Float32Array(numFeatures);
     for (let j = 0; j < numFeatures; j++) out[j] = this.idf(j);
     return out;
@@ -139,16 +185,30 @@ export class TfIdf {
    * ```
    */
   static fromJSON(json: TfIdfJSON): TfIdf {
-    if (
-      !json || !Number.isInteger(json.numDocs) || json.numDocs < 0 || !Array.isArray(json.df) ||
-      json.df.some((d) => !(Number.isInteger(d) && d >= 0 && d <= json.numDocs))
-    ) {
-      throw new TypeError("TfIdf.fromJSON: expected {numDocs, df: counts <= numDocs, fit}");
+    const where = "TfIdf.fromJSON";
+    const { numDocs, df, fit } = checkOptionKeys(where, json, ["numDocs", "df", "fit"]);
+    const expected = "(expected {numDocs, df: counts <= numDocs, fit})";
+    if (!Number.isSafeInteger(numDocs) || numDocs < 0) {
+      throw new TypeError(
+        `${where}: numDocs must be a non-negative integer, got ${numDocs} ${expected}`,
+      );
     }
-    const t = new TfIdf({ fit: json.fit !== false });
-    t.#numDocs = json.numDocs;
-    t.#df = new Float64Array(Math.max(64, json.df.length));
-    t.#df.set(json.df);
+    if (!Array.isArray(df) || df.length > DEFAULT_MAX_FEATURES) {
+      throw new TypeError(
+        `${where}: df must be an array of at most ${DEFAULT_MAX_FEATURES} counts ${expected}`,
+      );
+    }
+    const bad = df.findIndex((d) => !(Number.isInteger(d) && d >= 0 && d <= numDocs));
+    if (bad >= 0) {
+      throw new TypeError(
+        `${where}: df[${bad}] must be an integer count in [0, numDocs = ${numDocs}], got ` +
+          `${df[bad]} ${expected}`,
+      );
+    }
+    const t = new TfIdf({ fit: booleanOption(where, "fit", fit, true) });
+    t.#numDocs = numDocs;
+    t.#df = new Float64Array(Math.max(64, df.length));
+    t.#df.set(df);
     return t;
   }
 }

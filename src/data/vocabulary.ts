@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { checkOptionKeys, numberOption } from "./option_check.ts";
 
 /**
  * The JSON form of a {@linkcode Vocabulary} (for checkpoints): the names in index order.
@@ -124,11 +125,20 @@ export class Vocabulary {
    *   `maxSize`, are a {@linkcode VocabularyError})
    * @param maxSize largest number of names (default unbounded)
    * @param options what the names are and the limit's setting, for messages
+   * @throws {TypeError} for names that are not strings, or an unknown option
+   * @throws {RangeError} for a `maxSize` that is not an integer in [0, 2^31 − 1] or Infinity
    */
   constructor(names: Iterable<string> = [], maxSize = Infinity, options: VocabularyOptions = {}) {
+    if (maxSize !== Infinity) {
+      numberOption("Vocabulary", "maxSize", maxSize, 0, 0, 2 ** 31 - 1, true);
+    }
+    checkOptionKeys("Vocabulary", options, ["what", "limitName"]);
     this.maxSize = maxSize;
     this.#what = options.what;
     this.#limitName = options.limitName;
+    if (typeof names === "string" || typeof names?.[Symbol.iterator] !== "function") {
+      throw new TypeError(`Vocabulary: names must be an iterable of strings, got ${typeof names}`);
+    }
     const list = Array.isArray(names) ? names as readonly string[] : [...names];
     if (list.length > maxSize) {
       throw new VocabularyError(
@@ -138,6 +148,9 @@ export class Vocabulary {
     }
     for (let i = 0; i < list.length; i++) {
       const n = list[i];
+      if (typeof n !== "string") {
+        throw new TypeError(`Vocabulary: name ${i} must be a string, got ${typeof n}`);
+      }
       const first = this.#ids.get(n);
       if (first !== undefined) {
         throw new VocabularyError(

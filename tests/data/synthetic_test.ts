@@ -97,7 +97,7 @@ Deno.test("synthetic: bad options are RangeErrors naming the option", () => {
   assertThrowsMsg(
     () => resolveSyntheticOptions({ rows: 1.5 }),
     RangeError,
-    "rows must be a non-negative integer",
+    "rows must be an integer in [0, 2^31)",
   );
   assertThrowsMsg(
     () => resolveSyntheticOptions({ featuresPerLabel: 99, numFeatures: 10 }),

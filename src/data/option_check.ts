@@ -1,0 +1,123 @@
+/**
+ * Boundary checks of the data layer's option objects (readers' helpers, the synthetic generator,
+ * hashing, TF-IDF, minibatching) and of POP's, in the style of the models' typed settings: an
+ * options argument that is not an object, or a key that is not an option, is a `TypeError`
+ * (`FeatureHasher: unknown option "sigend" (known: dim, seed, signed)`); a value of the wrong
+ * type is a `TypeError` and one out of range a `RangeError`, both naming the function, the
+ * option and what is allowed (`Minibatcher: option batchSize must be an integer in [1, 16777216],
+ * got 0`). Every check is O(1) (the key check is one pass over the given keys).
+ *
+ * @module
+ */
+
+/**
+ * Checks that `options` is an object (or undefined) whose keys with a defined value are all in
+ * `known`; returns it (an empty object for undefined).
+ *
+ * @throws {TypeError} for a non-object or an unknown key, naming `where` and the known keys
+ *
+ * @example
+ * ```ts
+ * import { checkOptionKeys } from "./option_check.ts";
+ * console.log(checkOptionKeys("demo", { rows: 3 }, ["rows", "seed"])); // { rows: 3 }
+ * try {
+ *   checkOptionKeys("demo", { row: 3 }, ["rows", "seed"]);
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: unknown option "row" (known: rows, seed)
+ * }
+ * ```
+ */
+export function checkOptionKeys<T extends object>(
+  where: string,
+  options: T | undefined,
+  known: readonly string[],
+): T {
+  if (options === undefined) return {} as T;
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`${where}: options must be an object, got ${shown(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if ((options as Record<string, unknown>)[key] !== undefined && !known.includes(key)) {
+      throw new TypeError(`${where}: unknown option "${key}" (known: ${known.join(", ")})`);
+    }
+  }
+  return options;
+}
+
+/**
+ * Checks a number option in `[min, max]` and returns it (`fallback` when undefined): a finite
+ * number, or with `integer` an integer.
+ *
+ * @throws {TypeError} for a value that is not a number (e.g. the string "0.3")
+ * @throws {RangeError} for NaN, ±Infinity, a number out of range, or a fraction for an integer
+ *
+ * @example
+ * ```ts
+ * import { numberOption } from "./option_check.ts";
+ * console.log(numberOption("demo", "rows", undefined, 10, 0, 100, true)); // 10
+ * try {
+ *   numberOption("demo", "rows", 1.5, 10, 0, 100, true);
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option rows must be an integer in [0, 100], got 1.5
+ * }
+ * ```
+ */
+export function numberOption(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: number,
+  min: number,
+  max: number,
+  integer = false,
+): number {
+  if (value === undefined) return fallback;
+  const ok = typeof value === "number" && value >= min && value <= max &&
+    (integer ? Number.isInteger(value) : Number.isFinite(value));
+  if (ok) return value;
+  const what = `${integer ? "an integer" : "a finite number"} in [${min}, ${max}]`;
+  const Err = typeof value === "number" ? RangeError : TypeError;
+  throw new Err(`${where}: option ${name} must be ${what}, got ${shown(value)}`);
+}
+
+/**
+ * Checks a boolean option and returns it (`fallback` when undefined).
+ *
+ * @throws {TypeError} for a value that is not a boolean (e.g. the string "false")
+ *
+ * @example
+ * ```ts
+ * import { booleanOption } from "./option_check.ts";
+ * console.log(booleanOption("demo", "fit", undefined, true)); // true
+ * try {
+ *   booleanOption("demo", "fit", "false", true);
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option fit must be true or false, got "false"
+ * }
+ * ```
+ */
+export function booleanOption(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: boolean,
+): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") {
+    throw new TypeError(`${where}: option ${name} must be true or false, got ${shown(value)}`);
+  }
+  return value;
+}
+
+/** A value as shown in messages: strings quoted, objects as JSON. */
+function shown(v: unknown): string {
+  if (typeof v === "string") return `"${v}"`;
+  if (typeof v === "object" && v !== null) {
+    try {
+      return JSON.stringify(v);
+    } catch {
+      return String(v);
+    }
+  }
+  return String(v);
+}
