@@ -72,6 +72,7 @@ function leBytes(data: Tensor["data"]): Uint8Array {
 }
 
 function shapeSize(shape: readonly number[], where: string): number {
+  if (!Array.isArray(shape)) throw new TypeError(`${where}: shape must be an array of sizes`);
   let n = 1;
   for (const d of shape) {
     if (!Number.isSafeInteger(d) || d < 0) {
@@ -92,7 +93,8 @@ function checkCount(v: unknown, where: string): void {
 /**
  * Encodes a model as a model file of version {@linkcode formatVersionOf}(content).
  *
- * @throws {TypeError | RangeError} when the content is inconsistent (naming the field).
+ * @throws {TypeError | RangeError} when the content is inconsistent (naming the field), or for
+ * an unknown option or a value of the wrong type (e.g. `keepF32` not an array of names).
  *
  * @example
  * ```ts
@@ -117,6 +119,22 @@ export function encodeModelFile(
   options: EncodeOptions = {},
 ): Uint8Array {
   const where = "encodeModelFile";
+  if (typeof content !== "object" || content === null) {
+    throw new TypeError(`${where}: content must be a model file's content object`);
+  }
+  if (typeof content.tensors !== "object" || content.tensors === null) {
+    throw new TypeError(`${where}: tensors must be an object of named tensors`);
+  }
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`${where}: options must be an object`);
+  }
+  for (const key of Object.keys(options)) {
+    if (
+      key !== "quantize" && key !== "keepF32" && options[key as keyof EncodeOptions] !== undefined
+    ) {
+      throw new TypeError(`${where}: unknown option "${key}" (known: quantize, keepF32)`);
+    }
+  }
   if (typeof content.kind !== "string" || content.kind.length === 0) {
     throw new TypeError(`${where}: kind must be a non-empty string`);
   }
@@ -156,9 +174,16 @@ export function encodeModelFile(
   }
   const quantize = options.quantize ?? "f32";
   if (!["f32", "f16", "i8"].includes(quantize)) {
-    throw new RangeError(`${where}: quantize must be "f32", "f16" or "i8", got ${quantize}`);
+    const Err = typeof quantize === "string" ? RangeError : TypeError;
+    throw new Err(`${where}: quantize must be "f32", "f16" or "i8", got ${quantize}`);
   }
-  const keep = new Set(options.keepF32 ?? ["bias", "idf"]);
+  const keepF32 = options.keepF32 ?? ["bias", "idf"];
+  if (!Array.isArray(keepF32) || !keepF32.every((n) => typeof n === "string")) {
+    throw new TypeError(
+      `${where}: keepF32 must be an array of tensor names, got ${JSON.stringify(keepF32)}`,
+    );
+  }
+  const keep = new Set(keepF32);
 
   const w = new MsgpackWriter(1024 + estimateBytes(content));
   const entries: [string, unknown][] = [
@@ -202,7 +227,12 @@ export function encodeModelFile(
 
 function estimateBytes(content: ModelFileContent): number {
   let n = 0;
-  for (const t of Object.values(content.tensors)) n += t.data.byteLength + 64;
+  for (const [name, t] of Object.entries(content.tensors)) {
+    if (!ArrayBuffer.isView(t?.data)) {
+      throw new TypeError(`encodeModelFile: tensor ${name} must be { dtype, shape, data }`);
+    }
+    n += t.data.byteLength + 64;
+  }
   return n;
 }
 
