@@ -14,6 +14,7 @@
  */
 import type { LabelWeights } from "../models/br/label_weights.ts";
 import { validationPsp, type ValidationRows } from "./validation.ts";
+import { checkOptionKeys } from "../data/option_check.ts";
 
 /**
  * Performance impact wⱼuⱼ of each label: `count / propensity`.
@@ -271,8 +272,7 @@ export function labelOptimization(
   options: PopOptions = {},
   cache: CutCache = new Map(),
 ): LabelOptimization {
-  const { epsilon: eps, lambda, delta, ks } = popDefaults(options);
-  checkPopOptions(eps, lambda, delta);
+  const { epsilon: eps, delta, ks } = checkedPopOptions(options);
   if (order.length !== w.numLabels) {
     throw new RangeError(`POP: label order has ${order.length} entries for ${w.numLabels} labels`);
   }
@@ -298,14 +298,26 @@ export function labelOptimization(
   return { model, validation: evaluate(lo), numPrunedLabels: lo, baseline, evaluations };
 }
 
-function checkPopOptions(eps: number, lambda: number, delta: number): void {
-  if (!(eps >= 0 && eps < 1)) throw new RangeError(`POP: epsilon must be in [0, 1), got ${eps}`);
-  if (!(lambda >= 0 && Number.isFinite(lambda))) {
-    throw new RangeError(`POP: lambda must be a finite number >= 0, got ${lambda}`);
-  }
-  if (!(Number.isInteger(delta) && delta >= 0)) {
-    throw new RangeError(`POP: delta must be a non-negative integer, got ${delta}`);
-  }
+/**
+ * {@linkcode popDefaults} of options that hold only POP's keys, each checked: ε a number in
+ * [0, 1), λ a finite number ≥ 0, δ a non-negative integer (`ks` is checked by PSP@k). A value of
+ * the wrong type (e.g. the string "0.1") or an unknown key is a TypeError, one out of range a
+ * RangeError.
+ */
+function checkedPopOptions(options: PopOptions): Required<PopOptions> {
+  const o = popDefaults(checkOptionKeys("POP", options, ["epsilon", "lambda", "delta", "ks"]));
+  const check = (name: string, v: unknown, ok: boolean, allowed: string) => {
+    if (ok) return;
+    const Err = typeof v === "number" ? RangeError : TypeError;
+    throw new Err(
+      `POP: option ${name} must be ${allowed}, got ${typeof v === "string" ? `"${v}"` : v}`,
+    );
+  };
+  const { epsilon: e, lambda: l, delta: d } = o;
+  check("epsilon", e, typeof e === "number" && e >= 0 && e < 1, "in [0, 1)");
+  check("lambda", l, typeof l === "number" && l >= 0 && Number.isFinite(l), "a finite number >= 0");
+  check("delta", d, Number.isInteger(d) && d >= 0, "a non-negative integer");
+  return o;
 }
 
 /**
@@ -356,7 +368,7 @@ export function pop(
   options: PopOptions = {},
   cache?: CutCache,
 ): PopResult {
-  const { lambda, delta, ks } = popDefaults(options);
+  const { lambda, delta, ks } = checkedPopOptions(options);
   const order = impactOrder(labelImpact(labelCounts, propensities));
   const opt = labelOptimization(w, rows, propensities, order, options, cache);
   const model = thresholdWeights(opt.model, lambda, delta);
@@ -375,6 +387,9 @@ export function pop(
  * `order` to δ weights, then thresholds at √λ (for retraining on the full data after the
  * search ran on a held-out split).
  *
+ * @throws {TypeError | RangeError} for bad options (as {@linkcode pop}), an order that is not
+ * one entry per label or a `numPrunedLabels` outside [0, numLabels]
+ *
  * @example
  * ```ts
  * import { applyPop } from "./pop.ts";
@@ -389,7 +404,20 @@ export function applyPop(
   numPrunedLabels: number,
   options: PopOptions = {},
 ): LabelWeights {
-  const { lambda, delta } = popDefaults(options);
+  const { lambda, delta } = checkedPopOptions(options);
+  if (order.length !== w.numLabels) {
+    throw new RangeError(
+      `applyPop: label order has ${order.length} entries for ${w.numLabels} labels`,
+    );
+  }
+  if (
+    !(Number.isInteger(numPrunedLabels) && numPrunedLabels >= 0 && numPrunedLabels <= w.numLabels)
+  ) {
+    throw new RangeError(
+      `applyPop: numPrunedLabels must be an integer in [0, ${w.numLabels}] (the labels), got ` +
+        `${numPrunedLabels}`,
+    );
+  }
   const cut = keepTopDelta(w, prefixMask(order, numPrunedLabels, w.numLabels), delta);
   return thresholdWeights(cut, lambda, delta);
 }

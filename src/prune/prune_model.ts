@@ -162,7 +162,8 @@ export function pruneModel(
   const prepared: ValidationRows = { x: preprocessRows(rows.x, pre), y: rows.y };
   const { epsilon: eps, lambda, delta, ks } = popDefaults(options);
   const cache = options.cache ?? new Map();
-  const search = pop(weights, prepared, labelCounts, propensities, options, cache);
+  const popOptions = { epsilon: eps, lambda, delta, ks };
+  const search = pop(weights, prepared, labelCounts, propensities, popOptions, cache);
   const stored = roundWeights(search.model, storage.weightType);
   const storedPsp = storage.weightType === "f32"
     ? search.final

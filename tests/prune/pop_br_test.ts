@@ -38,7 +38,11 @@ Deno.test("popBr validates on held-out rows and prunes BR retrained on all rows"
   assert(r.validation.x.numRows === valid.x.numRows, "held-out rows");
   // the stored model is the full model with the found cut and threshold, rounded to f16
   const full = r.full.toLabelWeights();
-  const want = roundWeights(applyPop(full, r.order, r.search.numPrunedLabels, opts), "f16");
+  const { lambda, delta } = opts;
+  const want = roundWeights(
+    applyPop(full, r.order, r.search.numPrunedLabels, { lambda, delta }),
+    "f16",
+  );
   assert(r.weights.values.join() === want.values.join(), "pruned weights");
   assert(r.weights.featIdx.join() === want.featIdx.join(), "pruned indices");
   assert(want.labelPtr[10] < full.labelPtr[10], "nothing pruned");
