@@ -41,6 +41,9 @@ function mergeSorted(p: Int32Array, q: Int32Array): Int32Array {
  * (`labels ∪ negatives`) and `fullyObserved[i] = 0`; when no row has negatives there is no mask.
  * Event ids are kept in `ids` when any example has one.
  *
+ * @throws {TypeError} when `examples` is not an array or a size is not a number
+ * @throws {RangeError} for a size that is not an integer in [0, 2^31 − 1] (NaN gave a NaN width)
+ *
  * @example
  * ```ts
  * import { examplesToBatch } from "./batcher.ts";
@@ -56,6 +59,16 @@ export function examplesToBatch(
   numFeatures: number,
   numLabels: number,
 ): Batch {
+  const where = "examplesToBatch";
+  if (!Array.isArray(examples)) {
+    throw new TypeError(
+      `${where}: examples must be an array of examples, got ${
+        examples === null ? "null" : typeof examples
+      }`,
+    );
+  }
+  numFeatures = numberOption(where, "numFeatures", numFeatures, 0, 0, 2 ** 31 - 1, true);
+  numLabels = numberOption(where, "numLabels", numLabels, 0, 0, 2 ** 31 - 1, true);
   const n = examples.length;
   const xPtr = new Int32Array(n + 1);
   const yPtr = new Int32Array(n + 1);

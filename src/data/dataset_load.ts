@@ -9,7 +9,8 @@ import type { Dataset } from "./types.ts";
 import { baseName, openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { type OnError, type ParseReport, sourceError } from "./parse_report.ts";
-import { TextRowsParser } from "./xc_rows.ts";
+import { checkTextRowsOptions, type TextRowsOptions, TextRowsParser } from "./xc_rows.ts";
+import { checkOptionKeys, shown } from "./option_check.ts";
 import { SparseRowBuffer } from "./xc_line.ts";
 
 /**
@@ -28,7 +29,9 @@ export interface LoadedDataset extends Dataset {
 }
 
 /**
- * Options of {@link loadXcFile} and {@link loadXcBytes}.
+ * Options of {@link loadXcFile} and {@link loadXcBytes}, checked when they are called: an unknown
+ * key, a bad format or onError is a TypeError, a `featureIndexBase` that is not an integer in
+ * [0, 2^31 − 1] a RangeError.
  *
  * @example
  * ```ts
@@ -44,6 +47,14 @@ export interface LoadOptions {
   format?: "xc" | "libsvm";
   /** LIBSVM only: index of the first feature in the text (default 1). */
   featureIndexBase?: number;
+}
+
+/** The keys of {@linkcode LoadOptions}. */
+const LOAD_OPTION_KEYS: readonly (keyof LoadOptions)[] = ["onError", "format", "featureIndexBase"];
+
+/** `options` checked (keys and values, O(1)) for the parser, before anything is read. */
+function checkedLoadOptions(where: string, options: LoadOptions): TextRowsOptions {
+  return checkTextRowsOptions(where, checkOptionKeys(where, options, LOAD_OPTION_KEYS));
 }
 
 function stripExt(name: string): string {
@@ -105,13 +116,10 @@ export function loadXcBytes(
   source: string,
   options: LoadOptions = {},
 ): LoadedDataset {
+  const rowsOptions = checkedLoadOptions("loadXcBytes", options);
   const est = Math.max(1024, Math.ceil(bytes.length / 8));
   const out = new SparseRowBuffer(Math.ceil(est / 64), est, Math.ceil(est / 32));
-  const rows = new TextRowsParser(source, {
-    format: options.format ?? "xc",
-    onError: options.onError ?? "fail",
-    featureIndexBase: options.featureIndexBase,
-  }, out);
+  const rows = new TextRowsParser(source, rowsOptions, out);
   let p = 0, line = 0;
   const n = bytes.length;
   while (p < n) {
@@ -152,6 +160,7 @@ export async function loadXcFile(
   path: string,
   options: LoadOptions = {},
 ): Promise<LoadedDataset> {
+  const rowsOptions = checkedLoadOptions("loadXcFile", options);
   const src = await openSource(path, { name: baseName(path) });
   let size = 1 << 20;
   try {
@@ -161,11 +170,7 @@ export async function loadXcFile(
   }
   const est = Math.max(1024, Math.ceil(size / 8));
   const out = new SparseRowBuffer(Math.ceil(est / 64), est, Math.ceil(est / 32));
-  const rows = new TextRowsParser(src.name, {
-    format: options.format ?? "xc",
-    onError: options.onError ?? "fail",
-    featureIndexBase: options.featureIndexBase,
-  }, out);
+  const rows = new TextRowsParser(src.name, rowsOptions, out);
   const splitter = new LineSplitter((buf, s, e, n) => {
     rows.line(buf, s, e, n);
   });
@@ -217,6 +222,11 @@ export async function loadDataset(
 ): Promise<LoadedDataset> {
   if (split !== "train" && split !== "test") {
     throw new TypeError(`loadDataset: split must be "train" or "test", got '${split}'`);
+  }
+  for (const [what, v] of [["dataDir", dataDir], ["name", name]]) {
+    if (typeof v !== "string" || v === "") {
+      throw new TypeError(`loadDataset: ${what} must be a non-empty string, got ${shown(v)}`);
+    }
   }
   const ds = await loadXcFile(`${dataDir}/${name}.${split}.txt`);
   return { ...ds, name };

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Batch, BinaryCsr, CsrMatrix, Dataset, SparseVector } from "./types.ts";
+import { numberOption } from "./option_check.ts";
 
 /**
  * Row `i` of a CSR matrix as a {@link SparseVector} of subarray views (no copy).
@@ -89,7 +90,11 @@ export function rowsOf(data: { x: CsrMatrix; y: BinaryCsr }, from: number, to: n
 
 /**
  * Consecutive minibatches of `batchSize` rows in row order (the last one may be smaller), as
- * {@linkcode rowsOf} gives them (views; fully observed).
+ * {@linkcode rowsOf} gives them (views; fully observed). Checked when called, not at the first
+ * batch.
+ *
+ * @throws {TypeError} when `ds` has no CSR `x` and `y` or `batchSize` is not a number
+ * @throws {RangeError} for a `batchSize` that is not an integer in [1, 2^31 − 1]
  *
  * @example
  * ```ts
@@ -99,10 +104,17 @@ export function rowsOf(data: { x: CsrMatrix; y: BinaryCsr }, from: number, to: n
  * console.log([...batchesOf(ds, 2)].map((b) => b.x.numRows)); // [ 2, 1 ]
  * ```
  */
-export function* batchesOf(ds: Dataset, batchSize: number): IterableIterator<Batch> {
-  if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
-    throw new RangeError(`batchesOf: batchSize must be a positive integer, got ${batchSize}`);
+export function batchesOf(ds: Dataset, batchSize: number): IterableIterator<Batch> {
+  const where = "batchesOf";
+  if (typeof ds?.x?.numRows !== "number" || typeof ds?.y?.numRows !== "number") {
+    throw new TypeError(
+      `${where}: expected a dataset with CSR x and y, got ${ds === null ? "null" : typeof ds}`,
+    );
   }
+  if (batchSize === undefined) throw new TypeError(`${where}: batchSize is required`);
+  const size = numberOption(where, "batchSize", batchSize, 1, 1, 2 ** 31 - 1, true);
   const n = ds.x.numRows;
-  for (let s = 0; s < n; s += batchSize) yield rowsOf(ds, s, Math.min(n, s + batchSize));
+  return (function* () {
+    for (let s = 0; s < n; s += size) yield rowsOf(ds, s, Math.min(n, s + size));
+  })();
 }

@@ -9,6 +9,7 @@ import { Vocabulary } from "./vocabulary.ts";
 import { FeatureHasher } from "./hashing.ts";
 import type { HashingOptions } from "./hashing.ts";
 import { type TextSettings, textSettingsError } from "../../sdk/internal.ts";
+import { booleanOption, checkOptionKeys, numberOption, shown } from "./option_check.ts";
 
 /**
  * How NDJSON feature keys are read.
@@ -65,6 +66,35 @@ export interface NdjsonOptions {
 }
 
 /**
+ * The keys of {@linkcode NdjsonOptions} (what the NDJSON parser accepts; `readExamples` hands
+ * these on to it).
+ *
+ * @example
+ * ```ts
+ * import { NDJSON_OPTION_KEYS } from "./ndjson_options.ts";
+ * console.log(NDJSON_OPTION_KEYS.includes("growLabels")); // true
+ * ```
+ */
+export const NDJSON_OPTION_KEYS: readonly (keyof NdjsonOptions)[] = [
+  "featureKeys",
+  "labelKeys",
+  "features",
+  "labels",
+  "growFeatures",
+  "growLabels",
+  "hashing",
+  "numFeatures",
+  "numLabels",
+  "text",
+  "strictFields",
+  "maxNameLength",
+  "maxFeaturesPerEvent",
+];
+
+/** Exclusive bound on indices (int32): 2^31 admits every index. */
+const MAX_INDEX_BOUND = 2 ** 31;
+
+/**
  * {@linkcode NdjsonOptions} with the defaults filled in and checked (see
  * {@linkcode resolveNdjsonOptions}); bounds without a limit are `Infinity`.
  *
@@ -105,8 +135,10 @@ export interface NdjsonSettings {
 }
 
 /**
- * Checks `options` and fills in the defaults. Throws a TypeError naming a bad key mode or text
- * setting (or text without named feature keys).
+ * Checks `options` and fills in the defaults. Throws a TypeError naming an unknown key, a bad
+ * key mode or text setting (or text without named feature keys) or a value of the wrong type,
+ * and a RangeError naming a bound out of range (index bounds are integers in [0, 2^31], the
+ * name and feature limits integers in [1, 2^31 − 1]).
  *
  * @example
  * ```ts
@@ -120,6 +152,8 @@ export interface NdjsonSettings {
  * ```
  */
 export function resolveNdjsonOptions(options: NdjsonOptions = {}): NdjsonSettings {
+  const where = "ndjson";
+  checkOptionKeys(where, options, NDJSON_OPTION_KEYS);
   const featureKeys = options.featureKeys ?? "index";
   if (featureKeys !== "index" && featureKeys !== "name") {
     throw new TypeError(
@@ -130,14 +164,24 @@ export function resolveNdjsonOptions(options: NdjsonOptions = {}): NdjsonSetting
   if (labelKeys !== "index" && labelKeys !== "name") {
     throw new TypeError(`ndjson: labelKeys must be "index" or "name", got '${labelKeys}'`);
   }
+  for (const key of ["features", "labels"] as const) {
+    const v = options[key];
+    if (v !== undefined && !(v instanceof Vocabulary)) {
+      throw new TypeError(`${where}: option ${key} must be a Vocabulary, got ${shown(v)}`);
+    }
+  }
   const features = options.features ?? new Vocabulary();
   const labels = options.labels ?? new Vocabulary();
-  const growFeatures = options.growFeatures ?? true;
-  const growLabels = options.growLabels ?? true;
+  const growFeatures = booleanOption(where, "growFeatures", options.growFeatures, true);
+  const growLabels = booleanOption(where, "growLabels", options.growLabels, true);
   const hasher = options.hashing ? new FeatureHasher(options.hashing) : undefined;
-  const numFeatures = options.numFeatures ?? Infinity;
-  const numLabels = options.numLabels ?? Infinity;
-  const strictFields = options.strictFields ?? false;
+  const bound = (name: "numFeatures" | "numLabels") =>
+    numberOption(where, name, options[name], Infinity, 0, MAX_INDEX_BOUND, true);
+  const numFeatures = bound("numFeatures");
+  const numLabels = bound("numLabels");
+  const strictFields = booleanOption(where, "strictFields", options.strictFields, false);
+  const limit = (name: "maxNameLength" | "maxFeaturesPerEvent", fallback: number) =>
+    numberOption(where, name, options[name], fallback, 1, 2 ** 31 - 1, true);
   let text: TextSettings | undefined;
   if (options.text !== undefined) {
     const bad = textSettingsError(options.text);
@@ -161,7 +205,7 @@ export function resolveNdjsonOptions(options: NdjsonOptions = {}): NdjsonSetting
     numLabels,
     strictFields,
     text,
-    maxNameLength: options.maxNameLength ?? 1024,
-    maxFeaturesPerEvent: options.maxFeaturesPerEvent ?? Infinity,
+    maxNameLength: limit("maxNameLength", 1024),
+    maxFeaturesPerEvent: limit("maxFeaturesPerEvent", Infinity),
   };
 }

@@ -5,7 +5,8 @@
  * (`FeatureHasher: unknown option "sigend" (known: dim, seed, signed)`); a value of the wrong
  * type is a `TypeError` and one out of range a `RangeError`, both naming the function, the
  * option and what is allowed (`Minibatcher: option batchSize must be an integer in [1, 16777216],
- * got 0`). Every check is O(1) (the key check is one pass over the given keys).
+ * got 0`). Every check is O(1) (the key check is one pass over the given keys). The value
+ * formatter {@linkcode shown} is also the models' (`src/models/settings.ts`).
  *
  * @module
  */
@@ -109,8 +110,68 @@ export function booleanOption(
   return value;
 }
 
-/** A value as shown in messages: strings quoted, objects as JSON. */
-function shown(v: unknown): string {
+/**
+ * Checks a string option against its allowed values and returns it (`fallback` when undefined).
+ *
+ * @throws {TypeError} for any other value, naming `where`, the option and the allowed values
+ *
+ * @example
+ * ```ts
+ * import { oneOfOption } from "./option_check.ts";
+ * console.log(oneOfOption("demo", "mode", undefined, "auto", ["auto", "none"])); // auto
+ * try {
+ *   oneOfOption("demo", "mode", "nope", "auto", ["auto", "none"]);
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option mode must be "auto" or "none", got "nope"
+ * }
+ * ```
+ */
+export function oneOfOption<T extends string>(
+  where: string,
+  name: string,
+  value: unknown,
+  fallback: T,
+  allowed: readonly T[],
+): T {
+  if (value === undefined) return fallback;
+  if ((allowed as readonly unknown[]).includes(value)) return value as T;
+  const quoted = allowed.map((a) => `"${a}"`);
+  const what = quoted.length > 1
+    ? `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`
+    : quoted[0];
+  throw new TypeError(`${where}: option ${name} must be ${what}, got ${shown(value)}`);
+}
+
+/**
+ * The entries of `options` whose key is in `keys` (for handing one part of a combined options
+ * object to the function that owns those keys). One pass over `keys`.
+ *
+ * @example
+ * ```ts
+ * import { pickOptions } from "./option_check.ts";
+ * console.log(pickOptions({ name: "a", l2: true }, ["name"])); // { name: "a" }
+ * ```
+ */
+export function pickOptions<T extends object, K extends keyof T>(
+  options: T,
+  keys: readonly K[],
+): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) if (options[k] !== undefined) out[k] = options[k];
+  return out;
+}
+
+/**
+ * A value as shown in error messages: strings quoted, objects as JSON, anything else as
+ * `String` gives it.
+ *
+ * @example
+ * ```ts
+ * import { shown } from "./option_check.ts";
+ * console.log(shown("0.3"), shown({ a: 1 }), shown(NaN)); // "0.3" {"a":1} NaN
+ * ```
+ */
+export function shown(v: unknown): string {
   if (typeof v === "string") return `"${v}"`;
   if (typeof v === "object" && v !== null) {
     try {

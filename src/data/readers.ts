@@ -21,12 +21,13 @@
 import type { Example } from "./types.ts";
 import {
   type ByteSource,
+  OPEN_SOURCE_OPTION_KEYS,
   openSource,
   type OpenSourceOptions,
   type SourceInput,
 } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
-import { TextRowsParser } from "./xc_rows.ts";
+import { checkTextRowsOptions, TEXT_ROWS_OPTION_KEYS, TextRowsParser } from "./xc_rows.ts";
 import {
   lineError,
   type OnError,
@@ -35,6 +36,14 @@ import {
   sourceError,
 } from "./parse_report.ts";
 import { type NdjsonOptions, NdjsonParser } from "./ndjson.ts";
+import { NDJSON_OPTION_KEYS } from "./ndjson_options.ts";
+import {
+  booleanOption,
+  checkOptionKeys,
+  numberOption,
+  pickOptions,
+  shown,
+} from "./option_check.ts";
 import { FeatureHasher, type HashingOptions } from "./hashing.ts";
 import { TfIdf } from "./tfidf.ts";
 import { l2NormalizeInPlace } from "./normalize.ts";
@@ -94,6 +103,16 @@ export interface ReadExamplesOptions
   /** Scale every row to unit L2 norm (after hashing and TF-IDF). */
   l2?: boolean;
 }
+
+/** Every key of {@linkcode ReadExamplesOptions}: the source's, the parsers' and the reader's. */
+const READ_EXAMPLES_KEYS: readonly string[] = [
+  ...OPEN_SOURCE_OPTION_KEYS,
+  ...NDJSON_OPTION_KEYS,
+  ...TEXT_ROWS_OPTION_KEYS,
+  "maxLineBytes",
+  "tfidf",
+  "l2",
+];
 
 /**
  * What {@linkcode readExamples} returns.
@@ -242,10 +261,23 @@ function driveStream(
   }, { highWaterMark: 0 });
 }
 
+/** `make()`, closing the opened source when it throws (an option checked once it is open). */
+async function closingOnError<T>(src: ByteSource, make: () => T): Promise<T> {
+  try {
+    return make();
+  } catch (e) {
+    await src.stream.cancel().catch(() => {});
+    throw e;
+  }
+}
+
 /**
  * Opens `input` and streams its rows as {@linkcode Example}s (see the module doc for sources,
  * formats and errors). Missing files and failed HTTP requests reject here; parse errors error
- * the stream.
+ * the stream. Options are checked before the source is opened (those of the NDJSON parser and
+ * the hasher once it is, the source then being closed): an unknown key or a value of the wrong
+ * type (`l2: "false"`, `tfidf: "yes"`) is a TypeError, a value out of range (`maxErrors: -1`,
+ * `maxLineBytes: 0`) a RangeError, both naming the option and what is allowed.
  *
  * @example
  * ```ts
@@ -262,28 +294,52 @@ export async function readExamples(
   input: SourceInput,
   options: ReadExamplesOptions = {},
 ): Promise<ExampleReader> {
+  const where = "readExamples";
+  checkOptionKeys(where, options, READ_EXAMPLES_KEYS);
+  // the XC/LIBSVM parser's options but the format (which may be ndjson, checked below)
+  const rowsOptions = checkTextRowsOptions(
+    where,
+    pickOptions(options, TEXT_ROWS_OPTION_KEYS.filter((k) => k !== "format")),
+  );
   const onError = options.onError ?? "fail";
-  if (onError !== "fail" && onError !== "skip") {
-    throw new TypeError(`readExamples: onError must be "fail" or "skip", got '${onError}'`);
-  }
   const maxErrors = options.maxErrors ?? 10;
-  const maxLineBytes = options.maxLineBytes ?? 64 * 1024 * 1024;
-  const src = await openSource(input, options);
+  const maxLineBytes = numberOption(
+    where,
+    "maxLineBytes",
+    options.maxLineBytes,
+    64 * 1024 * 1024,
+    1,
+    2 ** 31 - 1,
+    true,
+  );
+  if (
+    options.tfidf !== undefined && typeof options.tfidf !== "boolean" &&
+    !(options.tfidf instanceof TfIdf)
+  ) {
+    throw new TypeError(
+      `${where}: option tfidf must be true, false or a TfIdf, got ${shown(options.tfidf)}`,
+    );
+  }
+  const l2 = booleanOption(where, "l2", options.l2, false);
+  const src = await openSource(input, pickOptions(options, OPEN_SOURCE_OPTION_KEYS));
   const format = options.format ?? formatFromName(nameForFormat(input, src.name));
   if (format !== "xc" && format !== "libsvm" && format !== "ndjson") {
     await src.stream.cancel();
-    throw new TypeError(`readExamples: unknown format '${format}' (expected xc, libsvm or ndjson)`);
+    throw new TypeError(`${where}: unknown format '${format}' (expected xc, libsvm or ndjson)`);
   }
-  const hasher = options.hashing ? new FeatureHasher(options.hashing) : undefined;
-  const tfidf = options.tfidf === true
-    ? new TfIdf({ maxFeatures: hasher?.dim })
-    : options.tfidf instanceof TfIdf
-    ? options.tfidf
-    : undefined;
-  const l2 = options.l2 ?? false;
+  const weighting = (dim: number | undefined) =>
+    options.tfidf === true
+      ? new TfIdf({ maxFeatures: dim })
+      : options.tfidf instanceof TfIdf
+      ? options.tfidf
+      : undefined;
 
   if (format === "ndjson") {
-    const parser = new NdjsonParser({ ...options, hashing: options.hashing });
+    const parser = await closingOnError(
+      src,
+      () => new NdjsonParser(pickOptions(options, NDJSON_OPTION_KEYS)),
+    );
+    const tfidf = weighting(parser.hasher?.dim);
     const post = makePost(undefined, tfidf, l2);
     const report: ParseReport = { source: src.name, accepted: 0, skipped: 0, errors: [] };
     const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -353,15 +409,10 @@ export async function readExamples(
   }
 
   // XC / LIBSVM: the shared byte parser
-  const rowsParser = new TextRowsParser(src.name, {
-    format,
-    onError,
-    maxErrors,
-    featureIndexBase: options.featureIndexBase,
-    labelIndexBase: options.labelIndexBase,
-    numFeatures: options.numFeatures,
-    numLabels: options.numLabels,
-  });
+  const hashing = options.hashing;
+  const hasher = hashing ? await closingOnError(src, () => new FeatureHasher(hashing)) : undefined;
+  const tfidf = weighting(hasher?.dim);
+  const rowsParser = new TextRowsParser(src.name, { ...rowsOptions, format });
   const out = rowsParser.out;
   const report = rowsParser.report;
   let lineNos = new Int32Array(1024);

@@ -7,6 +7,7 @@
  */
 import { gunzipStream, isGzip } from "./gzip.ts";
 import { concatBytes } from "./bytes.ts";
+import { checkOptionKeys, oneOfOption, shown } from "./option_check.ts";
 
 /**
  * One chunk of a source: bytes or text (text is encoded as UTF-8).
@@ -58,6 +59,23 @@ export interface OpenSourceOptions {
   /** Extra `fetch` options for URLs (headers...). */
   fetchInit?: RequestInit;
 }
+
+/**
+ * The keys of {@linkcode OpenSourceOptions} (what `openSource` accepts; `readExamples` hands
+ * these on to it).
+ *
+ * @example
+ * ```ts
+ * import { OPEN_SOURCE_OPTION_KEYS } from "./sources.ts";
+ * console.log(OPEN_SOURCE_OPTION_KEYS.includes("decompress")); // true
+ * ```
+ */
+export const OPEN_SOURCE_OPTION_KEYS: readonly (keyof OpenSourceOptions)[] = [
+  "name",
+  "decompress",
+  "signal",
+  "fetchInit",
+];
 
 /**
  * An opened byte source.
@@ -241,6 +259,7 @@ export async function openSource(
   input: SourceInput,
   options: OpenSourceOptions = {},
 ): Promise<ByteSource> {
+  checkOpenSourceOptions(options);
   let name: string;
   let raw: ReadableStream<Uint8Array>;
   if (typeof input === "string" || input instanceof URL) {
@@ -281,4 +300,21 @@ export async function openSource(
   const { head, stream } = await peek(raw);
   if (!isGzip(head)) return { name, stream, gzip: false };
   return { name, stream: gunzipStream(stream, name), gzip: true };
+}
+
+/** Keys and values of `openSource`'s options (O(1); before anything is opened). */
+function checkOpenSourceOptions(options: OpenSourceOptions): void {
+  const where = "openSource";
+  const { name, signal, fetchInit } = checkOptionKeys(where, options, OPEN_SOURCE_OPTION_KEYS);
+  oneOfOption(where, "decompress", options.decompress, "auto", ["auto", "none"]);
+  const fail = (option: string, what: string, v: unknown) => {
+    throw new TypeError(`${where}: option ${option} must be ${what}, got ${shown(v)}`);
+  };
+  if (name !== undefined && typeof name !== "string") fail("name", "a string", name);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    fail("signal", "an AbortSignal", signal);
+  }
+  if (fetchInit !== undefined && (typeof fetchInit !== "object" || fetchInit === null)) {
+    fail("fetchInit", "an object (fetch's RequestInit)", fetchInit);
+  }
 }

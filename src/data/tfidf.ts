@@ -124,8 +124,22 @@ export class TfIdf {
     this.#numDocs++;
   }
 
-  /** The IDF of column `j`. */
+  /**
+   * The IDF of column `j` (a column never counted has df 0).
+   *
+   * @throws {RangeError} unless `j` is a non-negative integer (-1 gave NaN)
+   *
+   * @example
+   * ```ts
+   * import { TfIdf } from "./tfidf.ts";
+   * const t = TfIdf.fromJSON({ numDocs: 1, df: [1], fit: false });
+   * console.log(t.idf(0), t.idf(5).toFixed(3)); // 1 "1.693"
+   * ```
+   */
   idf(j: number): number {
+    if (!(Number.isInteger(j) && j >= 0)) {
+      throw new RangeError(`TfIdf.idf: column ${j} is not a non-negative integer`);
+    }
     const df = j < this.#df.length ? this.#df[j] : 0;
     return Math.log((1 + this.#numDocs) / (1 + df)) + 1;
   }

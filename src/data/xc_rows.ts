@@ -13,6 +13,7 @@ import {
   type ParseReport,
   recordSkip,
 } from "./parse_report.ts";
+import { checkOptionKeys, numberOption } from "./option_check.ts";
 
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
@@ -47,6 +48,63 @@ export interface TextRowsOptions {
   numFeatures?: number;
   /** Bound on label indices for LIBSVM (default: none, grows). XC uses the header's L. */
   numLabels?: number;
+}
+
+/**
+ * The keys of {@linkcode TextRowsOptions}.
+ *
+ * @example
+ * ```ts
+ * import { TEXT_ROWS_OPTION_KEYS } from "./xc_rows.ts";
+ * console.log(TEXT_ROWS_OPTION_KEYS.includes("maxErrors")); // true
+ * ```
+ */
+export const TEXT_ROWS_OPTION_KEYS: readonly (keyof TextRowsOptions)[] = [
+  "format",
+  "onError",
+  "maxErrors",
+  "featureIndexBase",
+  "labelIndexBase",
+  "numFeatures",
+  "numLabels",
+];
+
+/**
+ * Checks {@linkcode TextRowsOptions} and returns them: known keys only (TypeError naming the
+ * known ones), format `"xc"` or `"libsvm"` and onError `"fail"` or `"skip"` (TypeError),
+ * `maxErrors` and the index bases integers in [0, 2^31 − 1], the index bounds `numFeatures` and
+ * `numLabels` integers in [0, 2^31] (RangeError, TypeError for a non-number). O(1). `where`
+ * names the caller in messages.
+ *
+ * @example
+ * ```ts
+ * import { checkTextRowsOptions } from "./xc_rows.ts";
+ * console.log(checkTextRowsOptions("demo", { maxErrors: 5 }).maxErrors); // 5
+ * try {
+ *   checkTextRowsOptions("demo", { maxErrors: -1 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option maxErrors must be an integer in [0, 2147483647], got -1
+ * }
+ * ```
+ */
+export function checkTextRowsOptions(where: string, options: TextRowsOptions): TextRowsOptions {
+  checkOptionKeys(where, options, TEXT_ROWS_OPTION_KEYS);
+  const format = options.format ?? "xc";
+  if (format !== "xc" && format !== "libsvm") {
+    throw new TypeError(`${where}: unknown format '${format}' (expected xc or libsvm)`);
+  }
+  const onError = options.onError ?? "fail";
+  if (onError !== "fail" && onError !== "skip") {
+    throw new TypeError(`${where}: onError must be "fail" or "skip", got '${onError}'`);
+  }
+  const MAX = 2 ** 31 - 1;
+  for (const name of ["maxErrors", "featureIndexBase", "labelIndexBase"] as const) {
+    numberOption(where, name, options[name], 0, 0, MAX, true);
+  }
+  for (const name of ["numFeatures", "numLabels"] as const) {
+    numberOption(where, name, options[name], 0, 0, MAX + 1, true);
+  }
+  return options;
 }
 
 /**
@@ -119,21 +177,15 @@ export class TextRowsParser {
    * @param source name used in error messages
    * @param options format, error policy, index bases
    * @param out buffer to fill (a fresh one by default)
+   * @throws {TypeError | RangeError} for bad options (see {@linkcode checkTextRowsOptions})
    */
   constructor(source: string, options: TextRowsOptions = {}, out?: SparseRowBuffer) {
     this.source = source;
     this.out = out ?? new SparseRowBuffer();
     this.report = newParseReport(source);
-    const format = options.format ?? "xc";
-    if (format !== "xc" && format !== "libsvm") {
-      throw new TypeError(`TextRowsParser: unknown format '${format}' (expected xc or libsvm)`);
-    }
-    const onError = options.onError ?? "fail";
-    if (onError !== "fail" && onError !== "skip") {
-      throw new TypeError(`TextRowsParser: onError must be "fail" or "skip", got '${onError}'`);
-    }
-    this.#xc = format === "xc";
-    this.#skip = onError === "skip";
+    checkTextRowsOptions("TextRowsParser", options);
+    this.#xc = (options.format ?? "xc") === "xc";
+    this.#skip = options.onError === "skip";
     this.#maxErrors = options.maxErrors ?? 10;
     this.#needHeader = this.#xc;
     this.#parser = new XcLineParser(this.out, {

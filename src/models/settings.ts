@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { shown } from "../data/option_check.ts";
 
 /** A setting's value: a number, a boolean or one of a few strings. */
 export type SettingValue = number | boolean | string;
@@ -262,7 +263,7 @@ export function parseSetting(
   value: unknown,
 ): SettingValue {
   const bad = (Err: new (message: string) => Error) =>
-    new Err(`${model}: option ${name} must be ${describeAllowed(spec)}, got ${show(value)}`);
+    new Err(`${model}: option ${name} must be ${describeAllowed(spec)}, got ${shown(value)}`);
   switch (spec.kind) {
     case "boolean":
       if (typeof value === "boolean") return value;
@@ -323,18 +324,6 @@ export function describeAllowed(spec: SettingSpec): string {
 
 /** A decimal number as text: "16", "-0.5", ".5", "1e-3" (not hex, "Infinity" or ""). */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
-function show(v: unknown): string {
-  if (typeof v === "string") return `"${v}"`;
-  if (typeof v === "object" && v !== null) {
-    try {
-      return JSON.stringify(v);
-    } catch {
-      return String(v);
-    }
-  }
-  return String(v);
-}
 
 function checkSpec(model: string, name: string, s: SettingSpec): void {
   const fail = (why: string) => {

@@ -18,9 +18,11 @@ import {
   impactOrder,
   labelImpact,
   labelOptimization,
+  POP_OPTION_KEYS,
   popDefaults,
 } from "./pop.ts";
-import { resolveStorage, type StorageOptions } from "./storage.ts";
+import { resolveStorage, STORAGE_OPTION_KEYS, type StorageOptions } from "./storage.ts";
+import { checkOptionKeys } from "../data/option_check.ts";
 import { validationPsp, type ValidationRows } from "./validation.ts";
 
 /**
@@ -83,10 +85,29 @@ export interface CurveOptions extends StorageOptions {
 }
 
 /**
+ * The keys of {@linkcode CurveOptions}.
+ *
+ * @example
+ * ```ts
+ * import { CURVE_OPTION_KEYS } from "./curve.ts";
+ * console.log(CURVE_OPTION_KEYS.includes("lambdas")); // true
+ * ```
+ */
+export const CURVE_OPTION_KEYS: readonly (keyof CurveOptions)[] = [
+  ...POP_OPTION_KEYS,
+  ...STORAGE_OPTION_KEYS,
+  "epsilons",
+  "lambdas",
+  "cache",
+  "sizeOf",
+];
+
+/**
  * Sweeps ε (at fixed λ) and λ (at fixed ε) over POP on `w`, measuring each pruned model's size
  * and validation PSP@k (of the weights rounded as stored). Points of a sweep come in the order
  * of its parameter values. `rows` must be preprocessed as the model expects.
  *
+ * @throws {TypeError} for an unknown option (e.g. `lambda` for `lambdas`)
  * @throws {RangeError} on an invalid ε, λ or δ
  *
  * @example
@@ -110,6 +131,7 @@ export function popCurve(
   propensities: ArrayLike<number>,
   options: CurveOptions = {},
 ): CurvePoint[] {
+  checkOptionKeys("popCurve", options, CURVE_OPTION_KEYS);
   const epsilons = options.epsilons ?? [0, 0.005, 0.01, 0.02, 0.05, 0.1];
   const lambdas = options.lambdas ?? [0, 0.0001, 0.001, 0.01, 0.03, 0.1];
   const { epsilon: fixedEps, lambda: fixedLambda, delta, ks } = popDefaults(options);

@@ -164,6 +164,17 @@ export interface PopOptions {
 }
 
 /**
+ * The keys of {@linkcode PopOptions}.
+ *
+ * @example
+ * ```ts
+ * import { POP_OPTION_KEYS } from "./pop.ts";
+ * console.log(POP_OPTION_KEYS); // [ "epsilon", "lambda", "delta", "ks" ]
+ * ```
+ */
+export const POP_OPTION_KEYS: readonly (keyof PopOptions)[] = ["epsilon", "lambda", "delta", "ks"];
+
+/**
  * {@linkcode PopOptions} with the defaults filled in: ε 0.01, λ 0.01, δ 5, ks [1, 3, 5] (the
  * values are checked where they are used).
  *
@@ -305,7 +316,7 @@ export function labelOptimization(
  * RangeError.
  */
 function checkedPopOptions(options: PopOptions): Required<PopOptions> {
-  const o = popDefaults(checkOptionKeys("POP", options, ["epsilon", "lambda", "delta", "ks"]));
+  const o = popDefaults(checkOptionKeys("POP", options, POP_OPTION_KEYS));
   const check = (name: string, v: unknown, ok: boolean, allowed: string) => {
     if (ok) return;
     const Err = typeof v === "number" ? RangeError : TypeError;

@@ -25,11 +25,13 @@ import {
   impactOrder,
   labelImpact,
   pop,
+  POP_OPTION_KEYS,
   popDefaults,
   type PopOptions,
   type PopResult,
 } from "./pop.ts";
-import { resolveStorage, type StorageOptions } from "./storage.ts";
+import { resolveStorage, STORAGE_OPTION_KEYS, type StorageOptions } from "./storage.ts";
+import { booleanOption, checkOptionKeys, shown } from "../data/option_check.ts";
 import type { ValidationRows } from "./validation.ts";
 
 /**
@@ -59,6 +61,21 @@ export interface PopBrOptions extends PopOptions, StorageOptions {
   /** Called as BR trains: phase, labels done, labels in all. */
   onProgress?: (phase: "fit" | "full", done: number, total: number) => void;
 }
+
+/** The keys of {@linkcode PopBrOptions} and of its `curve`. */
+const POP_BR_KEYS = [
+  ...POP_OPTION_KEYS,
+  ...STORAGE_OPTION_KEYS,
+  "dcd",
+  "l2Normalize",
+  "validationFraction",
+  "seed",
+  "labelNames",
+  "meta",
+  "curve",
+  "onProgress",
+];
+const POP_BR_CURVE_KEYS = ["epsilons", "lambdas", "epsilon", "lambda"];
 
 /**
  * The outcome of {@linkcode popBr}.
@@ -97,6 +114,7 @@ export interface PopBrResult {
  * and threshold, and encodes the pruned model (weights rounded to the stored type).
  *
  * @param propensities one per label of `train` (from the training label counts)
+ * @throws {TypeError} for an unknown option (also in `curve`) or a value of the wrong type
  * @throws {RangeError} on invalid options or mismatched sizes
  *
  * @example
@@ -127,12 +145,14 @@ export function popBr(
   propensities: ArrayLike<number>,
   options: PopBrOptions = {},
 ): PopBrResult {
+  checkOptionKeys("popBr", options, POP_BR_KEYS);
+  checkOptionKeys("popBr: curve", options.curve, POP_BR_CURVE_KEYS);
   const L = train.numLabels;
   if (propensities.length !== L) {
     throw new RangeError(`popBr: ${propensities.length} propensities for ${L} labels`);
   }
   const seed = options.seed ?? 0;
-  const l2Normalize = options.l2Normalize ?? true;
+  const l2Normalize = booleanOption("popBr", "l2Normalize", options.l2Normalize, true);
   const storage = resolveStorage(options, L);
   const popOpts: PopOptions = {
     epsilon: options.epsilon,
@@ -152,8 +172,9 @@ export function popBr(
 
   const t0 = performance.now();
   const f = options.validationFraction ?? 0.2;
-  if (!(f > 0 && f < 1)) {
-    throw new RangeError(`popBr: validationFraction must be in (0, 1), got ${f}`);
+  if (!(typeof f === "number" && f > 0 && f < 1)) {
+    const Err = typeof f === "number" ? RangeError : TypeError;
+    throw new Err(`popBr: validationFraction must be in (0, 1), got ${shown(f)}`);
   }
   const { train: fit, valid } = splitRows(train, f, seed);
   const probe = fitBr(fit, "fit").toLabelWeights();

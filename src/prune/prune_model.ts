@@ -17,6 +17,7 @@ import { preprocessRows } from "../data/preprocess.ts";
 import {
   type CutCache,
   pop,
+  POP_OPTION_KEYS,
   popDefaults,
   type PopOptions,
   type PopResult,
@@ -24,7 +25,8 @@ import {
 } from "./pop.ts";
 import { validationPsp, type ValidationRows } from "./validation.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "./model_weights.ts";
-import { resolveStorage, type StorageOptions } from "./storage.ts";
+import { resolveStorage, STORAGE_OPTION_KEYS, type StorageOptions } from "./storage.ts";
+import { checkOptionKeys } from "../data/option_check.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
 import { smallestWithin, thresholdingNote, toleranceShortfall } from "./tolerance.ts";
 
@@ -49,6 +51,10 @@ export interface PruneModelOptions extends PopOptions, StorageOptions {
    */
   curve?: Omit<CurveOptions, "delta" | "ks" | "cache" | "weightType" | "indexType">;
 }
+
+/** The keys of {@linkcode PruneModelOptions} and of its `curve`. */
+const PRUNE_MODEL_KEYS = [...POP_OPTION_KEYS, ...STORAGE_OPTION_KEYS, "meta", "cache", "curve"];
+const PRUNE_CURVE_KEYS = ["epsilons", "lambdas", "epsilon", "lambda", "sizeOf"];
 
 /**
  * The outcome of {@linkcode pruneModel}.
@@ -114,7 +120,7 @@ export interface PrunedModel {
  *
  * @param originalFile the input file's bytes, returned unchanged when the original is kept
  * (default: `content` re-encoded)
- * @throws {TypeError} for a model kind POP cannot prune
+ * @throws {TypeError} for a model kind POP cannot prune, or an unknown option (also in `curve`)
  * @throws {RangeError} when the rows, counts or propensities do not match the model
  *
  * @example
@@ -145,6 +151,8 @@ export function pruneModel(
   options: PruneModelOptions = {},
   originalFile?: Uint8Array,
 ): PrunedModel {
+  checkOptionKeys("pruneModel", options, PRUNE_MODEL_KEYS);
+  checkOptionKeys("pruneModel: curve", options.curve, PRUNE_CURVE_KEYS);
   const L = content.numLabels;
   if (labelCounts.length !== L || propensities.length !== L) {
     throw new RangeError(

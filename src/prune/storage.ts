@@ -25,6 +25,17 @@ export interface StorageOptions {
 }
 
 /**
+ * The keys of {@linkcode StorageOptions}.
+ *
+ * @example
+ * ```ts
+ * import { STORAGE_OPTION_KEYS } from "./storage.ts";
+ * console.log(STORAGE_OPTION_KEYS); // [ "weightType", "indexType" ]
+ * ```
+ */
+export const STORAGE_OPTION_KEYS: readonly (keyof StorageOptions)[] = ["weightType", "indexType"];
+
+/**
  * Resolved storage for a model with `numLabels` labels (u16 indices only when they fit).
  *
  * @example
