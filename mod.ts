@@ -80,12 +80,20 @@ export {
   type SettingValue,
   SIZE_SPECS,
 } from "./src/models/settings.ts";
+export {
+  DEFAULT_LIMITS,
+  LIMIT_SPECS,
+  type SpaceLimitSettings,
+  UNLIMITED,
+} from "./src/models/space_limits.ts";
+export type { SpaceLimits } from "./src/data/batch_check.ts";
 export * as leml from "./src/models/leml/mod.ts";
 export * as sleec from "./src/models/sleec/mod.ts";
 export * as coembed from "./src/models/coembed/mod.ts";
 export * as br from "./src/models/br/mod.ts";
 export * as knn from "./src/models/knn/mod.ts";
 export * as popularity from "./src/models/popularity/mod.ts";
+export * as ova from "./src/models/ova/mod.ts";
 
 // Evaluation.
 export * as metrics from "./src/metrics/mod.ts";
