@@ -52,6 +52,7 @@ import { ingestRoutes } from "./http/ingest_routes.ts";
 import { metricsRoutes } from "./http/metrics_routes.ts";
 import { predictRoutes } from "./http/predict_routes.ts";
 import { publishRoutes } from "./http/publish_routes.ts";
+import { checkAppOptions } from "./service_options.ts";
 
 export { prometheusText } from "./http/metrics_routes.ts";
 
@@ -165,7 +166,7 @@ function limitInFlight<R extends unknown[]>(
  * ```
  */
 export function createApp(options: AppOptions): ServiceApp {
-  const { service, token } = options;
+  const { service, token } = checkAppOptions(options);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30000;
   const readToken = options.publicRead ? undefined : token;
   const read = bearerAuth(readToken), write = bearerAuth(token);

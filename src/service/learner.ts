@@ -36,6 +36,7 @@ import {
   type StreamPosition,
 } from "./learner_types.ts";
 import { chainId, checkLabelCounts, newNames, pendingFrom } from "./learner_checks.ts";
+import { checkLearnerOptions } from "./service_options.ts";
 export type {
   IngestLineResult,
   LearnerCheckpoint,
@@ -157,6 +158,10 @@ export class StreamLearner {
   /**
    * A fresh learner with a new model.
    *
+   * @throws {TypeError} for an unknown option key or a value of the wrong type
+   * @throws {RangeError} for a value out of range (see `checkLearnerOptions` in
+   * `service_options.ts`)
+   *
    * @example
    * ```ts
    * import { factory } from "../models/popularity/mod.ts";
@@ -166,10 +171,8 @@ export class StreamLearner {
    * ```
    */
   static create(factory: EstimatorFactory, options: LearnerOptions = {}): StreamLearner {
+    checkLearnerOptions("StreamLearner.create", options);
     const batchSize = options.batchSize ?? 32;
-    if (!Number.isInteger(batchSize) || batchSize < 1) {
-      throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
-    }
     const limits = { ...(options.limits ?? {}) };
     const parser = new EventParser(options.featureNames, options.labelNames, limits);
     return new StreamLearner(

@@ -75,6 +75,7 @@ import type { IngestResult, LearningService, PublishedModel } from "./service.ts
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
 import { ReplicaIndexer, type ReplicaIndexOptions } from "./replica_index.ts";
+import { checkThreadOptions } from "./service_options.ts";
 
 /** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
 interface WorkerScope {
@@ -264,9 +265,16 @@ export class LearnerThread implements ServiceHandle {
 
   /**
    * Starts the worker, opens and starts its service (resume, write-ahead-log replay, sources)
-   * and waits for its first snapshot. Rejects with the worker's error when it cannot open.
+   * and waits for its first snapshot. Rejects with the worker's error when it cannot open, and
+   * before starting it with a TypeError or RangeError for a bad option (see
+   * `checkThreadOptions` in `service_options.ts`).
    */
   static open(options: LearnerThreadOptions): Promise<LearnerThread> {
+    try {
+      checkThreadOptions(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const worker = new Worker(options.workerUrl, { type: "module" });
     return new Promise<LearnerThread>((resolve, reject) => {
       let thread: LearnerThread | undefined;

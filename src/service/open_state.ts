@@ -11,6 +11,8 @@ import { CheckpointChain } from "./checkpoint_chain.ts";
 import { type LearnerCheckpoint, StreamLearner } from "./learner.ts";
 import type { RepairReport, ServiceOptions } from "./service_types.ts";
 import { readWal, tidyWal, type WalPosition, WriteAheadLog } from "./wal.ts";
+import { pickOptions } from "../data/option_check.ts";
+import { LEARNER_OPTION_KEYS } from "./service_options.ts";
 
 /**
  * A state directory, opened: the learner as the checkpoint and the log left it, the log to
@@ -59,7 +61,14 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
   // the model options are checked before anything else, also when a checkpoint is resumed
   // (which ignores them): a misspelt or bad option fails, naming it, instead of going unseen
   options.factory.settings?.parse(options.modelOptions ?? {});
-  await Deno.mkdir(options.stateDir, { recursive: true });
+  try {
+    await Deno.mkdir(options.stateDir, { recursive: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+    throw new TypeError(
+      `LearningService.open: option stateDir must be a directory, got the file '${options.stateDir}'`,
+    );
+  }
   const path = `${options.stateDir}/checkpoint.msgpack`;
   const bytes = await readFileIfExists(path);
   const at = new Date().toISOString();
@@ -112,7 +121,7 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
   } else {
     // no base (or a dropped one): deltas of an older chain are useless
     await CheckpointChain.discardDeltas(options.stateDir);
-    learner = StreamLearner.create(options.factory, options);
+    learner = StreamLearner.create(options.factory, pickOptions(options, LEARNER_OPTION_KEYS));
   }
   let wal: WriteAheadLog | undefined;
   let replayed = 0, replayedDuplicates = 0;

@@ -30,6 +30,7 @@ import {
   RedisConnectionError,
   type StreamEntry,
 } from "./redis_client.ts";
+import { checkRedisOptions } from "./service_options.ts";
 
 /**
  * Settings of a Redis Stream source.
@@ -165,8 +166,12 @@ export class RedisStreamSource {
   /**
    * Connects (two connections) and creates the group, reading the stream from its beginning,
    * when it does not exist yet.
+   *
+   * @throws {TypeError} for an unknown option key, a missing `url` or a value of the wrong type;
+   * {RangeError} for a value out of range (see `checkRedisOptions` in `service_options.ts`)
    */
   static async connect(o: RedisSourceOptions): Promise<RedisStreamSource> {
+    checkRedisOptions("RedisStreamSource.connect", o);
     const [reader, control] = await RedisStreamSource.#open(o);
     const s = new RedisStreamSource(o, reader, control);
     try {

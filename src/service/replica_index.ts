@@ -35,6 +35,7 @@ import type {
   LabelIndexPartition,
 } from "../models/label_index.ts";
 import type { IndexBuildReply, IndexBuildRequest } from "./index_worker.ts";
+import { checkIndexOptions } from "./service_options.ts";
 
 /**
  * A model that can hold a label index (LEML's `LowRankScorer`, `CoEmbedReplica`).
@@ -148,8 +149,13 @@ export class ReplicaIndexer {
   /** Why the last build failed, if it did (the replica then answers exactly). */
   error: string | undefined;
 
-  /** @param options see {@linkcode ReplicaIndexOptions}. */
+  /**
+   * @param options see {@linkcode ReplicaIndexOptions}.
+   * @throws {TypeError} for an unknown key or a value of the wrong type; {RangeError} for a
+   * value out of range (see `checkIndexOptions` in `service_options.ts`)
+   */
   constructor(options: ReplicaIndexOptions = {}) {
+    checkIndexOptions("ReplicaIndexer", options);
     this.#minLabels = options.minLabels ?? 4096;
     this.#minIntervalMs = options.minIntervalMs ?? 1000;
     this.#disabled = !(options.enabled ?? true);

@@ -45,6 +45,7 @@ import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
 import { lineTooLong } from "./event_limits.ts";
+import { checkServiceOptions } from "./service_options.ts";
 import type {
   IngestResult,
   ModelBuilder,
@@ -189,8 +190,13 @@ export class LearningService implements ServiceHandle {
   /**
    * Opens the state directory: resumes from its checkpoint (or starts a new model), replays the
    * write-ahead log segments the checkpoint does not cover, and loads the published model.
+   *
+   * @throws {TypeError} for an unknown option key, a missing `factory` or `stateDir`, or a value
+   * of the wrong type; {RangeError} for a value out of range (see `service_options.ts`): both
+   * before anything is opened
    */
   static async open(options: ServiceOptions): Promise<LearningService> {
+    checkServiceOptions(options);
     const st = await openState(options);
     const s = new LearningService(
       options,

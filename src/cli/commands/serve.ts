@@ -36,6 +36,7 @@ import {
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../service/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";
+import { MAX_TIMER_MS } from "../../service/service_options.ts";
 import { redactRedisUrl } from "../../service/redis_client.ts";
 import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
 import { PREDICT_LIMITS } from "../../../sdk/internal.ts";
@@ -213,8 +214,9 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
     factory: await loadFactory(stringFlag(f, "model", "leml")!),
     stateDir,
     checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
-    checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0),
-    flushMs: intFlag(f, "flush-ms", 200, 0),
+    // a delay must fit a timer (a longer one fires at once)
+    checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0, MAX_TIMER_MS / 1000),
+    flushMs: intFlag(f, "flush-ms", 200, 0, MAX_TIMER_MS),
     wal: !f.values["no-wal"],
     ...publishBuilder(f),
     redis: source === undefined ? undefined : {
@@ -223,7 +225,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
       group: stringFlag(f, "group"),
       consumer: stringFlag(f, "consumer"),
       caFile: stringFlag(f, "redis-ca-file"),
-      claimIdleMs: intFlag(f, "redis-claim-idle-ms", 60000, 0),
+      claimIdleMs: intFlag(f, "redis-claim-idle-ms", 60000, 0, MAX_TIMER_MS),
     },
     file: stringFlag(f, "follow"),
     followFile: true,
@@ -314,7 +316,7 @@ export const serveCommand: Command = {
       maxPredictBytes: intFlag(f, "max-predict-bytes", PREDICT_LIMITS.maxBodyBytes, 1),
       maxPredictRows: intFlag(f, "max-predict-rows", PREDICT_LIMITS.maxRows, 1),
       maxK: intFlag(f, "max-k", PREDICT_LIMITS.maxK, 1),
-      bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001)! * 1000,
+      bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001, MAX_TIMER_MS / 1000)! * 1000,
       maxInFlight: intFlag(f, "max-in-flight", 1024, 1),
       extraMetrics: () => frontStats ? { front: { ...frontStats } } : {},
     });

@@ -20,6 +20,7 @@ import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { showProgress } from "../../service/live_progress.ts";
 import { type Reject, StreamLearner } from "../../service/learner.ts";
 import { LearningService } from "../../service/service.ts";
+import { MAX_TIMER_MS } from "../../service/service_options.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
   checkInputFile,
@@ -306,7 +307,7 @@ async function trainEvents(
   // validated before the (temporary) state directory exists
   const publishing = temp ? { publishEvery: 0 } : publishBuilder(f);
   const checkpointEvery = intFlag(f, "checkpoint-every", 5000, 1);
-  const checkpointSeconds = numberFlag(f, "checkpoint-seconds", 5, 0);
+  const checkpointSeconds = numberFlag(f, "checkpoint-seconds", 5, 0, MAX_TIMER_MS / 1000);
   if (temp) stateDir = await Deno.makeTempDir({ prefix: "tagstream-train-" });
   const quiet = f.values.quiet === true;
   let service: LearningService;
