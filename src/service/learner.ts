@@ -37,6 +37,12 @@ import {
 } from "./learner_types.ts";
 import { chainId, checkLabelCounts, newNames, pendingFrom } from "./learner_checks.ts";
 import { checkLearnerOptions } from "./service_options.ts";
+import { numberOption } from "../data/option_check.ts";
+import {
+  checkCheckpointFields,
+  CheckpointFieldError,
+  checkpointPart,
+} from "./checkpoint_fields.ts";
 export type {
   IngestLineResult,
   LearnerCheckpoint,
@@ -45,6 +51,8 @@ export type {
   ReplicaDelta,
   StreamPosition,
 };
+
+const WHERE = "StreamLearner.fromCheckpoint";
 
 /** The prequential window's k (P@1 and P@5 come from each event's top 5). */
 const PREQUENTIAL_K = 5;
@@ -193,6 +201,12 @@ export class StreamLearner {
    * `dedupWindow` resizes the deduplication window (a smaller one keeps the newest ids; default:
    * the checkpoint's size, or 1,000,000 for a checkpoint without a window).
    *
+   * @throws {TypeError} when it is not a checkpoint, or one of another model kind
+   * @throws {RangeError} for a checkpoint version this code does not read
+   * @throws {CheckpointFieldError} (a SyntaxError) naming the field of a damaged or foreign
+   * checkpoint: missing, of the wrong type, or not agreeing with the others (see
+   * `checkpoint_fields.ts`)
+   *
    * @example
    * ```ts
    * import { factory } from "../models/popularity/mod.ts";
@@ -216,26 +230,38 @@ export class StreamLearner {
         `Checkpoint version ${ck.version} is not supported (expected ${CHECKPOINT_VERSION})`,
       );
     }
+    const labels = checkpointPart("labels", () => Vocabulary.fromJSON(ck.labels).names);
+    checkCheckpointFields(ck, labels.length);
     if (ck.kind !== factory.kind) {
       throw new TypeError(
         `Checkpoint holds a '${ck.kind}' model but '${factory.kind}' was asked for`,
       );
     }
-    const parser = new EventParser(
-      Vocabulary.fromJSON(ck.features).names,
-      Vocabulary.fromJSON(ck.labels).names,
-      ck.options.limits,
+    const features = checkpointPart("features", () => Vocabulary.fromJSON(ck.features).names);
+    const limits = ck.options.limits;
+    const parser = checkpointPart(
+      "options.limits",
+      () => new EventParser(features, labels, limits),
     );
+    const window = checkpointPart("window", () => PrequentialWindow.fromState(ck.window));
+    if (window.size !== ck.options.windowSize) {
+      throw new CheckpointFieldError(
+        "options.windowSize",
+        `must be the window's size (${window.size}), got ${ck.options.windowSize}`,
+      );
+    }
+    numberOption(WHERE, "dedupWindow", options.dedupWindow, 0, 0, 2 ** 28, true);
+    const ids = ck.ids === undefined
+      ? new IdWindow(options.dedupWindow ?? DEFAULT_ID_WINDOW)
+      : checkpointPart("ids", () => IdWindow.fromState(ck.ids!, options.dedupWindow));
     const l = new StreamLearner(
       factory,
-      factory.restore(ck.state, options),
+      checkpointPart("state", () => factory.restore(ck.state, options)),
       parser,
-      PrequentialWindow.fromState(ck.window),
+      window,
       ck.options.batchSize,
-      ck.options.limits,
-      ck.ids === undefined
-        ? new IdWindow(options.dedupWindow ?? DEFAULT_ID_WINDOW)
-        : IdWindow.fromState(ck.ids, options.dedupWindow),
+      limits,
+      ids,
     );
     l.#pending = pendingFrom(ck.pending);
     if (typeof ck.chain === "string") {

@@ -76,10 +76,17 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
   let learner: StreamLearner;
   let migrate = false;
   let ck: LearnerCheckpoint | undefined;
+  let restored: StreamLearner | undefined;
   if (bytes !== undefined) {
     try {
       ck = decodeCheckpoint(bytes) as LearnerCheckpoint;
+      restored = StreamLearner.fromCheckpoint(options.factory, ck, {
+        dedupWindow: options.dedupWindow,
+      });
     } catch (e) {
+      // damaged bytes or fields (SyntaxErrors); another model kind or version is no damage
+      if (!(e instanceof SyntaxError)) throw e;
+      ck = undefined;
       const reason = `Cannot read checkpoint ${path}: ${(e as Error).message}`;
       if (!options.repair) {
         throw new SyntaxError(
@@ -97,10 +104,8 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
       log(`${path} has no checksum (written by an older version): rewriting it with one`);
     }
   }
-  if (ck !== undefined) {
-    learner = StreamLearner.fromCheckpoint(options.factory, ck, {
-      dedupWindow: options.dedupWindow,
-    });
+  if (ck !== undefined && restored !== undefined) {
+    learner = restored;
     const chain = await CheckpointChain.load(options.stateDir, learner, ck, {
       repair: options.repair,
       at,

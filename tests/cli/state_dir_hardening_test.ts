@@ -46,7 +46,17 @@ Deno.test("offline commands: a foreign or incomplete checkpoint is refused namin
       ["an unknown model", encodeCheckpoint({ ...ck, kind: "toString" }), named("Unknown model")],
       ["no options", encodeCheckpoint({ ...ck, options: undefined }), named("")],
       ["no state", encodeCheckpoint({ ...ck, state: null }), named("")],
-      ["no labels", encodeCheckpoint({ ...ck, labels: undefined }), named("Vocabulary")],
+      [
+        "no labels",
+        encodeCheckpoint({ ...ck, labels: undefined }),
+        named("checkpoint: field labels is damaged: Vocabulary"),
+      ],
+      // it exported with undefined metadata
+      [
+        "no applied",
+        encodeCheckpoint({ ...ck, applied: undefined }),
+        named("checkpoint: field applied must be a non-negative integer, got undefined"),
+      ],
     ];
     for (const [what, bytes, re] of foreign) {
       await Deno.writeFile(ckPath, bytes);

@@ -1,0 +1,158 @@
+/**
+ * The checks of a decoded checkpoint's fields before a learner is restored from it: a checkpoint
+ * that decodes (right format and checksum) but whose fields are missing, of the wrong type or do
+ * not hold together (counters, queued events, label counts, sizes) is damaged or foreign, and is
+ * refused with a {@linkcode CheckpointFieldError} naming the field instead of restoring a learner
+ * with undefined metadata. Every check is O(1) or one pass over an array.
+ *
+ * @module
+ */
+import { shown } from "../data/option_check.ts";
+import type { LearnerCheckpoint } from "./learner_types.ts";
+
+/**
+ * A checkpoint field that is missing, of the wrong type or does not agree with the others.
+ *
+ * @example
+ * ```ts
+ * import { CheckpointFieldError } from "./checkpoint_fields.ts";
+ * const e = new CheckpointFieldError("applied", "must be a non-negative integer, got undefined");
+ * console.log(e.message, e.field); // checkpoint: field applied must be a non-negative integer, got undefined applied
+ * ```
+ */
+export class CheckpointFieldError extends SyntaxError {
+  /** The field (dotted path, e.g. `options.batchSize`). */
+  readonly field: string;
+
+  constructor(field: string, problem: string) {
+    super(`checkpoint: field ${field} ${problem}`);
+    this.name = "CheckpointFieldError";
+    this.field = field;
+  }
+}
+
+/**
+ * Runs `restore` (the part of a restore that reads `field`), turning what it throws into a
+ * {@linkcode CheckpointFieldError} naming the field.
+ *
+ * @example
+ * ```ts
+ * import { checkpointPart } from "./checkpoint_fields.ts";
+ * import { Vocabulary } from "../data/vocabulary.ts";
+ * try {
+ *   checkpointPart("labels", () => Vocabulary.fromJSON({ names: ["a", "a"] }));
+ * } catch (e) {
+ *   console.log((e as Error).message); // checkpoint: field labels is damaged: Vocabulary: duplicate name 'a' (names 1 and 2)
+ * }
+ * ```
+ */
+export function checkpointPart<T>(field: string, restore: () => T): T {
+  try {
+    return restore();
+  } catch (e) {
+    if (e instanceof CheckpointFieldError) throw e;
+    throw new CheckpointFieldError(field, `is damaged: ${(e as Error).message}`);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+function fail(field: string, what: string, v: unknown): never {
+  // a typed array by its type and length, anything else as the option checks show it
+  const got = ArrayBuffer.isView(v)
+    ? `${v.constructor.name}(${(v as Uint8Array).length})`
+    : shown(v).slice(0, 80);
+  throw new CheckpointFieldError(field, `must be ${what}, got ${got}`);
+}
+
+function count(field: string, v: unknown, optional = false): number {
+  if (optional && v === undefined) return 0;
+  if (!(Number.isSafeInteger(v) && (v as number) >= 0)) {
+    fail(field, "a non-negative integer", v);
+  }
+  return v as number;
+}
+
+function ints(field: string, v: unknown, below: number): void {
+  if (!(v instanceof Int32Array)) return fail(field, "an Int32Array", v);
+  for (let i = 0; i < v.length; i++) {
+    if (!(v[i] >= 0 && v[i] < below)) fail(`${field}[${i}]`, `in [0, ${below})`, v[i]);
+  }
+}
+
+/**
+ * Checks the fields of a checkpoint whose `format` and `version` are right, except the parts
+ * a restore reads with their own checks (`state`, `features`, `labels`, `window`, `ids`: run
+ * those in {@linkcode checkpointPart}). `numLabels` is the size of the checkpoint's label
+ * vocabulary (queued events' labels and the label counts must be within it).
+ *
+ * @throws {CheckpointFieldError} naming the first field that is wrong
+ *
+ * @example
+ * ```ts
+ * import { factory } from "../models/popularity/mod.ts";
+ * import { StreamLearner } from "./learner.ts";
+ * import { checkCheckpointFields } from "./checkpoint_fields.ts";
+ * const ck = StreamLearner.create(factory).toCheckpoint();
+ * checkCheckpointFields(ck, 0);
+ * try {
+ *   checkCheckpointFields({ ...ck, learned: 3 }, 0);
+ * } catch (e) {
+ *   console.log((e as Error).message); // checkpoint: field learned must be applied less the queued events (0 - 0), got 3
+ * }
+ * ```
+ */
+export function checkCheckpointFields(ck: LearnerCheckpoint, numLabels: number): void {
+  if (typeof ck.kind !== "string") fail("kind", "a string", ck.kind);
+  const o = ck.options;
+  if (!isObject(o)) fail("options", "an object", o);
+  if (!(Number.isSafeInteger(o.batchSize) && o.batchSize >= 1)) {
+    fail("options.batchSize", "a positive integer", o.batchSize);
+  }
+  if (!(Number.isSafeInteger(o.windowSize) && o.windowSize >= 1)) {
+    fail("options.windowSize", "a positive integer", o.windowSize);
+  }
+  if (!isObject(o.limits)) fail("options.limits", "an object", o.limits);
+  if (!isObject(ck.state)) fail("state", "an object", ck.state);
+  if (!Array.isArray(ck.pending)) fail("pending", "an array", ck.pending);
+  for (let i = 0; i < ck.pending.length; i++) {
+    const p = ck.pending[i], at = `pending[${i}]`;
+    if (!isObject(p)) fail(at, "an object", p);
+    if (p.id !== undefined && typeof p.id !== "string") fail(`${at}.id`, "a string", p.id);
+    ints(`${at}.indices`, p.indices, 2 ** 31 - 1);
+    if (!(p.values instanceof Float32Array && p.values.length === p.indices.length)) {
+      fail(`${at}.values`, `a Float32Array of ${p.indices.length} values`, p.values);
+    }
+    ints(`${at}.labels`, p.labels, numLabels);
+    if (p.negatives !== undefined) ints(`${at}.negatives`, p.negatives, numLabels);
+  }
+  const applied = count("applied", ck.applied), learned = count("learned", ck.learned);
+  count("rejected", ck.rejected);
+  count("duplicates", ck.duplicates, true);
+  // every applied event is learned or queued (a replica's snapshot leaves the queue out)
+  if (ck.replicaSeq !== undefined ? learned > applied : learned !== applied - ck.pending.length) {
+    const what = ck.replicaSeq !== undefined ? "at most applied" : "applied less the queued events";
+    fail("learned", `${what} (${applied} - ${ck.pending.length})`, learned);
+  }
+  const d = ck.idDigest;
+  if (!(Array.isArray(d) && d.length === 2 && d.every((x) => x >>> 0 === x))) {
+    fail("idDigest", "two 32-bit unsigned integers", d);
+  }
+  const lc = ck.labelCounts;
+  if (!(lc instanceof Float64Array && lc.length <= numLabels)) {
+    fail("labelCounts", `a Float64Array of at most ${numLabels} counts`, lc);
+  }
+  for (let i = 0; i < lc.length; i++) {
+    if (!(lc[i] >= 0 && lc[i] < Infinity)) fail(`labelCounts[${i}]`, "a count", lc[i]);
+  }
+  if (!isObject(ck.window)) fail("window", "an object", ck.window);
+  if (ck.position !== undefined && !isObject(ck.position)) {
+    fail("position", "an object", ck.position);
+  }
+  count("modelVersion", ck.modelVersion, true);
+  if (typeof ck.savedAt !== "string") fail("savedAt", "a string", ck.savedAt);
+  count("replicaSeq", ck.replicaSeq, true);
+  if (ck.chain !== undefined && typeof ck.chain !== "string") fail("chain", "a string", ck.chain);
+  count("chainSeq", ck.chainSeq, true);
+}
