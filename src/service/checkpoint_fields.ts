@@ -3,12 +3,17 @@
  * that decodes (right format and checksum) but whose fields are missing, of the wrong type or do
  * not hold together (counters, queued events, label counts, sizes) is damaged or foreign, and is
  * refused with a {@linkcode CheckpointFieldError} naming the field instead of restoring a learner
- * with undefined metadata. Every check is O(1) or one pass over an array.
+ * with undefined metadata. An incremental checkpoint (a delta) is checked the same way, and
+ * against the learner it is applied to (its counters must not go backwards, its names must be
+ * new). Every check is O(1) or one pass over an array.
  *
  * @module
  */
 import { shown } from "../data/option_check.ts";
+import type { Vocabulary } from "../data/vocabulary.ts";
 import type { LearnerCheckpoint } from "./learner_types.ts";
+import type { CheckpointDelta } from "./checkpoint_delta.ts";
+import { checkLabelCounts, newNames } from "./learner_checks.ts";
 
 /**
  * A checkpoint field that is missing, of the wrong type or does not agree with the others.
@@ -81,6 +86,64 @@ function ints(field: string, v: unknown, below: number): void {
   }
 }
 
+/** The fields a full checkpoint and a delta share. */
+type SharedFields = Pick<
+  LearnerCheckpoint,
+  | "state"
+  | "pending"
+  | "applied"
+  | "learned"
+  | "rejected"
+  | "duplicates"
+  | "idDigest"
+  | "window"
+  | "position"
+  | "modelVersion"
+  | "savedAt"
+>;
+
+/** Checks the shared fields; `queueLeftOut`: a replica's snapshot (its queue is left out). */
+function checkShared(ck: SharedFields, numLabels: number, queueLeftOut: boolean): void {
+  if (!isObject(ck.state)) fail("state", "an object", ck.state);
+  if (!Array.isArray(ck.pending)) fail("pending", "an array", ck.pending);
+  for (let i = 0; i < ck.pending.length; i++) {
+    const p = ck.pending[i], at = `pending[${i}]`;
+    if (!isObject(p)) fail(at, "an object", p);
+    if (p.id !== undefined && typeof p.id !== "string") fail(`${at}.id`, "a string", p.id);
+    ints(`${at}.indices`, p.indices, 2 ** 31 - 1);
+    if (!(p.values instanceof Float32Array && p.values.length === p.indices.length)) {
+      fail(`${at}.values`, `a Float32Array of ${p.indices.length} values`, p.values);
+    }
+    ints(`${at}.labels`, p.labels, numLabels);
+    if (p.negatives !== undefined) ints(`${at}.negatives`, p.negatives, numLabels);
+  }
+  const applied = count("applied", ck.applied), learned = count("learned", ck.learned);
+  count("rejected", ck.rejected);
+  count("duplicates", ck.duplicates, true);
+  // every applied event is learned or queued (a replica's snapshot leaves the queue out)
+  if (queueLeftOut ? learned > applied : learned !== applied - ck.pending.length) {
+    const what = queueLeftOut ? "at most applied" : "applied less the queued events";
+    fail("learned", `${what} (${applied} - ${ck.pending.length})`, learned);
+  }
+  const d = ck.idDigest;
+  if (!(Array.isArray(d) && d.length === 2 && d.every((x) => x >>> 0 === x))) {
+    fail("idDigest", "two 32-bit unsigned integers", d);
+  }
+  if (!isObject(ck.window)) fail("window", "an object", ck.window);
+  if (ck.position !== undefined && !isObject(ck.position)) {
+    fail("position", "an object", ck.position);
+  }
+  count("modelVersion", ck.modelVersion, true);
+  if (typeof ck.savedAt !== "string") fail("savedAt", "a string", ck.savedAt);
+}
+
+/** Checks that every label count of `counts` is a count. */
+function checkCounts(field: string, counts: Float64Array): void {
+  for (let i = 0; i < counts.length; i++) {
+    if (!(counts[i] >= 0 && counts[i] < Infinity)) fail(`${field}[${i}]`, "a count", counts[i]);
+  }
+}
+
 /**
  * Checks the fields of a checkpoint whose `format` and `version` are right, except the parts
  * a restore reads with their own checks (`state`, `features`, `labels`, `window`, `ids`: run
@@ -114,45 +177,98 @@ export function checkCheckpointFields(ck: LearnerCheckpoint, numLabels: number):
     fail("options.windowSize", "a positive integer", o.windowSize);
   }
   if (!isObject(o.limits)) fail("options.limits", "an object", o.limits);
-  if (!isObject(ck.state)) fail("state", "an object", ck.state);
-  if (!Array.isArray(ck.pending)) fail("pending", "an array", ck.pending);
-  for (let i = 0; i < ck.pending.length; i++) {
-    const p = ck.pending[i], at = `pending[${i}]`;
-    if (!isObject(p)) fail(at, "an object", p);
-    if (p.id !== undefined && typeof p.id !== "string") fail(`${at}.id`, "a string", p.id);
-    ints(`${at}.indices`, p.indices, 2 ** 31 - 1);
-    if (!(p.values instanceof Float32Array && p.values.length === p.indices.length)) {
-      fail(`${at}.values`, `a Float32Array of ${p.indices.length} values`, p.values);
-    }
-    ints(`${at}.labels`, p.labels, numLabels);
-    if (p.negatives !== undefined) ints(`${at}.negatives`, p.negatives, numLabels);
-  }
-  const applied = count("applied", ck.applied), learned = count("learned", ck.learned);
-  count("rejected", ck.rejected);
-  count("duplicates", ck.duplicates, true);
-  // every applied event is learned or queued (a replica's snapshot leaves the queue out)
-  if (ck.replicaSeq !== undefined ? learned > applied : learned !== applied - ck.pending.length) {
-    const what = ck.replicaSeq !== undefined ? "at most applied" : "applied less the queued events";
-    fail("learned", `${what} (${applied} - ${ck.pending.length})`, learned);
-  }
-  const d = ck.idDigest;
-  if (!(Array.isArray(d) && d.length === 2 && d.every((x) => x >>> 0 === x))) {
-    fail("idDigest", "two 32-bit unsigned integers", d);
-  }
+  checkShared(ck, numLabels, ck.replicaSeq !== undefined);
   const lc = ck.labelCounts;
   if (!(lc instanceof Float64Array && lc.length <= numLabels)) {
     fail("labelCounts", `a Float64Array of at most ${numLabels} counts`, lc);
   }
-  for (let i = 0; i < lc.length; i++) {
-    if (!(lc[i] >= 0 && lc[i] < Infinity)) fail(`labelCounts[${i}]`, "a count", lc[i]);
-  }
-  if (!isObject(ck.window)) fail("window", "an object", ck.window);
-  if (ck.position !== undefined && !isObject(ck.position)) {
-    fail("position", "an object", ck.position);
-  }
-  count("modelVersion", ck.modelVersion, true);
-  if (typeof ck.savedAt !== "string") fail("savedAt", "a string", ck.savedAt);
+  checkCounts("labelCounts", lc);
   count("replicaSeq", ck.replicaSeq, true);
   if (ck.chain !== undefined && typeof ck.chain !== "string") fail("chain", "a string", ck.chain);
   count("chainSeq", ck.chainSeq, true);
+}
+
+/**
+ * What a delta is checked against: the learner it is applied to, as it is before the delta.
+ *
+ * @example
+ * ```ts
+ * import type { DeltaTarget } from "./checkpoint_fields.ts";
+ * const applied = (t: DeltaTarget) => t.applied;
+ * console.log(typeof applied); // "function"
+ * ```
+ */
+export interface DeltaTarget {
+  /** The vocabularies. */
+  parser: { features: Vocabulary; labels: Vocabulary };
+  /** The counters (a delta's must not be smaller). */
+  applied: number;
+  learned: number;
+  rejected: number;
+  duplicates: number;
+  modelVersion: number;
+}
+
+const DELTA_COUNTERS = ["applied", "learned", "rejected", "duplicates", "modelVersion"] as const;
+
+/**
+ * Checks the fields of an incremental checkpoint (`StreamLearner.toCheckpointDelta`) whose
+ * `format`, `kind`, `chain` and `base` are right for `at`, except the parts the learner reads
+ * with their own checks (`state`, `window`, `ids.window`: run those in
+ * {@linkcode checkpointPart}): the same rules as {@linkcode checkCheckpointFields} for the
+ * fields they share, and against `at`: `seq` follows `base`, the vocabularies' names follow
+ * and are new strings, the counters do not go backwards. Returns the feature and label names
+ * the delta adds.
+ *
+ * @throws {CheckpointFieldError} naming the first field that is wrong
+ *
+ * @example
+ * ```ts
+ * import { factory } from "../models/popularity/mod.ts";
+ * import { StreamLearner } from "./learner.ts";
+ * import { checkCheckpointDeltaFields } from "./checkpoint_fields.ts";
+ * import type { CheckpointDelta } from "./checkpoint_delta.ts";
+ * const at = StreamLearner.create(factory);
+ * at.ingestLine('{"features": {"0": 1}, "labels": ["a"]}', "demo", 1);
+ * const d = {
+ *   base: 0, seq: 1, state: {}, pending: [], applied: 0, learned: 0, rejected: 0, duplicates: 0,
+ *   features: { from: 0, names: [] }, labels: { from: 1, names: ["b"] },
+ *   labelCounts: { labels: new Int32Array(0), counts: new Float64Array(0) },
+ *   idDigest: [0, 0], ids: { hashes: new Uint32Array(0) }, window: {}, position: {},
+ *   modelVersion: 0, savedAt: "",
+ * } as unknown as CheckpointDelta;
+ * try {
+ *   checkCheckpointDeltaFields(d, at);
+ * } catch (e) {
+ *   console.log((e as Error).message); // checkpoint: field applied must be at least 1 (as before the delta), got 0
+ * }
+ * ```
+ */
+export function checkCheckpointDeltaFields(
+  d: CheckpointDelta,
+  at: DeltaTarget,
+): { features: string[]; labels: string[] } {
+  if (d.seq !== d.base + 1) fail("seq", `${d.base + 1} (the one after base)`, d.seq);
+  const { features: fv, labels: lv } = at.parser;
+  const features = checkpointPart("features", () => newNames(fv, d.features, "feature"));
+  const labels = checkpointPart("labels", () => newNames(lv, d.labels, "label"));
+  const numLabels = lv.size + labels.length;
+  const lc = d.labelCounts;
+  checkpointPart("labelCounts", () => checkLabelCounts(lc, numLabels, "delta"));
+  checkCounts("labelCounts.counts", lc.counts);
+  checkShared(d, numLabels, false);
+  for (const f of DELTA_COUNTERS) {
+    const now = count(f, d[f], f === "modelVersion");
+    if (now < at[f]) fail(f, `at least ${at[f]} (as before the delta)`, now);
+  }
+  const ids = d.ids;
+  if (
+    !isObject(ids) ||
+    (ids.window !== undefined
+      ? !isObject(ids.window)
+      : !(ids.hashes instanceof Uint32Array && ids.hashes.length % 2 === 0))
+  ) {
+    fail("ids", "a window or a Uint32Array of hash pairs", ids);
+  }
+  return { features, labels };
 }

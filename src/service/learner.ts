@@ -7,9 +7,9 @@
  *
  * Why one file of more than 500 lines: `StreamLearner` is one class whose checkpoint, replica and
  * incremental-checkpoint methods all read its private state (model, vocabularies, queued events,
- * counts, id window); its types (learner_types.ts), the delta checks (learner_checks.ts), the
- * checkpoint delta (checkpoint_delta.ts) and the dirty-label sets (dirty_labels.ts) stand
- * alone.
+ * counts, id window); its types (learner_types.ts), the delta checks (learner_checks.ts,
+ * checkpoint_fields.ts), the checkpoint delta (checkpoint_delta.ts) and the dirty-label sets
+ * (dirty_labels.ts) stand alone.
  *
  * @module
  */
@@ -39,6 +39,7 @@ import { chainId, checkLabelCounts, newNames, pendingFrom } from "./learner_chec
 import { checkLearnerOptions } from "./service_options.ts";
 import { numberOption } from "../data/option_check.ts";
 import {
+  checkCheckpointDeltaFields,
   checkCheckpointFields,
   CheckpointFieldError,
   checkpointPart,
@@ -768,11 +769,15 @@ export class StreamLearner {
    * {@linkcode StreamLearner.toCheckpointBase} and the deltas before this one) to the learner
    * that made `d`, in place: the same model state, vocabularies, counts, queued events,
    * deduplication window and position, so that it learns on exactly as that one would.
-   * Everything is checked before anything changes.
+   * Everything is checked before anything changes: a delta that is refused leaves the learner as
+   * it was.
    *
    * @throws {TypeError} when it is not a checkpoint delta of this model kind
-   * @throws {RangeError} naming the problem when it is not the next delta of this learner's chain
-   * or does not fit it
+   * @throws {RangeError} when it is not the next delta of this learner's chain (`chain`, `base`)
+   * @throws {CheckpointFieldError} (a SyntaxError) naming the field of a damaged delta: missing,
+   * of the wrong type, or not agreeing with the others or with this learner (counters going
+   * backwards, names it has already, queued labels beyond the names; see
+   * `checkCheckpointDeltaFields` in `checkpoint_fields.ts`)
    */
   applyCheckpointDelta(d: CheckpointDelta): void {
     if (d === null || typeof d !== "object" || d.format !== CHECKPOINT_DELTA_FORMAT) {
@@ -790,28 +795,26 @@ export class StreamLearner {
         `Checkpoint delta ${d.chain}:${d.base} does not follow this learner (at ${this.#chain}:${this.#chainSeq})`,
       );
     }
-    const where = "Checkpoint delta";
-    const newFeatures = newNames(this.parser.features, d.features, `${where}: feature`);
-    const newLabels = newNames(this.parser.labels, d.labels, `${where}: label`);
-    checkLabelCounts(d.labelCounts, this.parser.labels.size + newLabels.length, where);
-    const window = PrequentialWindow.fromState(d.window);
+    const names = checkCheckpointDeltaFields(d, this);
+    const window = checkpointPart("window", () => PrequentialWindow.fromState(d.window));
     if (window.size !== this.window.size) {
-      throw new RangeError(`${where}: window of ${window.size}, not ${this.window.size}`);
+      throw new CheckpointFieldError(
+        "window",
+        `must be a window of ${this.window.size}, got one of ${window.size}`,
+      );
     }
-    const ids = d.ids?.window !== undefined
-      ? IdWindow.fromState(d.ids.window, this.#ids.capacity)
+    const idWindow = d.ids.window;
+    const ids = idWindow !== undefined
+      ? checkpointPart("ids", () => IdWindow.fromState(idWindow, this.#ids.capacity))
       : undefined;
-    const hashes = d.ids?.hashes;
-    if (ids === undefined && !(hashes instanceof Uint32Array && hashes.length % 2 === 0)) {
-      throw new RangeError(`${where}: ids must hold a window or hash pairs`);
-    }
-    if (!Array.isArray(d.pending)) throw new RangeError(`${where}: pending must be an array`);
-    est.applyStateDelta(d.state);
-    for (const n of newFeatures) this.parser.features.idOf(n, true);
-    for (const n of newLabels) this.parser.labels.idOf(n, true);
+    const position = structuredClone(d.position ?? {});
+    // the model checks its delta before it changes anything; nothing below throws
+    checkpointPart("state", () => est.applyStateDelta!(d.state));
+    for (const n of names.features) this.parser.features.idOf(n, true);
+    for (const n of names.labels) this.parser.labels.idOf(n, true);
     this.#setCounts(d.labelCounts);
     if (ids !== undefined) this.#ids = ids;
-    else this.#ids.pushHashes(hashes!);
+    else this.#ids.pushHashes(d.ids.hashes!);
     this.#pending = pendingFrom(d.pending);
     this.#window = window;
     this.applied = d.applied;
@@ -819,7 +822,7 @@ export class StreamLearner {
     this.rejected = d.rejected;
     this.duplicates = d.duplicates;
     this.#digest = [d.idDigest[0], d.idDigest[1]];
-    this.position = structuredClone(d.position ?? {});
+    this.position = position;
     this.modelVersion = d.modelVersion ?? 0;
     this.#chainSeq = d.seq;
   }

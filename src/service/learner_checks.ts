@@ -7,6 +7,7 @@
 import type { Example } from "../data/types.ts";
 import type { Vocabulary } from "../data/vocabulary.ts";
 import type { LearnerCheckpoint } from "./learner_types.ts";
+import { shown } from "../data/option_check.ts";
 
 /**
  * A new chain id: 64 random bits in hex.
@@ -77,7 +78,8 @@ export function newNames(
   const fresh = add.names.slice(known - add.from);
   const seen = new Set<string>();
   for (const n of fresh) {
-    if (typeof n !== "string" || v.idOf(n, false) >= 0 || seen.has(n)) {
+    if (typeof n !== "string") throw new RangeError(`${what} name ${shown(n)} is not a string`);
+    if (v.idOf(n, false) >= 0 || seen.has(n)) {
       throw new RangeError(`${what} name '${String(n).slice(0, 40)}' twice`);
     }
     seen.add(n);

@@ -1,7 +1,9 @@
 import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 import { LearningService } from "../../src/service/service.ts";
-import type { StreamLearner } from "../../src/service/learner.ts";
+import { type LearnerCheckpoint, StreamLearner } from "../../src/service/learner.ts";
 import { DELTA_DIR } from "../../src/service/checkpoint_chain.ts";
+import type { CheckpointDelta } from "../../src/service/checkpoint_delta.ts";
+import { decodeCheckpoint, encodeCheckpoint } from "../../src/service/checkpoint.ts";
 import { mulberry32 } from "../mulberry32.ts";
 import {
   assert,
@@ -161,5 +163,50 @@ Deno.test("incremental checkpoints: a damaged delta refuses the start; --repair 
     assert(report.eventsLost > 0, "the released log records are reported lost");
     await r.stop();
     await s.stop();
+  });
+});
+
+Deno.test("incremental checkpoints: a checksummed delta with a damaged field refuses the start naming the file and field; --repair resumes from the delta before it", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(options(dir, { wal: false }));
+    await s.ingestBody(events(1000), "http");
+    await s.checkpoint();
+    for (let k = 0; k < 3; k++) {
+      await s.ingestBody(events(5, 1000 + 5 * k), "http");
+      await s.checkpoint();
+    }
+    await s.stop(); // and a last delta
+    const files = await deltaFiles(dir);
+    assertEquals(files.length, 4);
+    const path = `${dir}/${DELTA_DIR}/${files[1]}`;
+    const d = decodeCheckpoint(await Deno.readFile(path)) as CheckpointDelta;
+    const { applied } = d;
+    delete (d as Partial<CheckpointDelta>).applied; // before: the learner took undefined
+    await Deno.writeFile(path, encodeCheckpoint(d));
+    await assertThrowsMsg(
+      () => LearningService.open(options(dir)),
+      SyntaxError,
+      `Cannot apply checkpoint delta ${path}: checkpoint: field applied must be a non-negative ` +
+        `integer, got undefined. Refusing to start; 'serve --repair' sets it and the deltas after it`,
+    );
+    assertEquals(await deltaFiles(dir), files, "nothing moved without --repair");
+    // before: the model took the delta, then its queue failed half-way through the learner
+    d.applied = applied;
+    (d.pending as unknown[])[0] = null;
+    await Deno.writeFile(path, encodeCheckpoint(d));
+    const r = await LearningService.open(options(dir, { repair: true, wal: false }));
+    const report = r.repairReport!.checkpointDeltas!;
+    assertEquals(report.movedTo.length, 3, "the damaged delta and the ones after");
+    assert(report.reason.includes("checkpoint: field pending[0] must be an object"), report.reason);
+    // the learner is the base and the first delta, nothing of the second
+    const ref = StreamLearner.fromCheckpoint(
+      ova,
+      decodeCheckpoint(await Deno.readFile(`${dir}/checkpoint.msgpack`)) as LearnerCheckpoint,
+    );
+    const first = `${dir}/${DELTA_DIR}/${files[0]}`;
+    ref.applyCheckpointDelta(decodeCheckpoint(await Deno.readFile(first)) as CheckpointDelta);
+    assertEquals(r.learner.applied, 1005);
+    assertSameLearner(ref, r.learner, "after the repair");
+    await r.stop();
   });
 });

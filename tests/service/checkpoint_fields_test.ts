@@ -7,7 +7,7 @@
  * start naming the file, and `--repair` sets it aside. Every checkpoint the code writes (full,
  * replica snapshot, base of a chain, older ones without an id window, format 1) is still read.
  */
-import { factory as ova } from "../../src/models/ova/mod.ts";
+import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 import { factory as pop } from "../../src/models/popularity/mod.ts";
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import type { EstimatorFactory } from "../../src/models/estimator.ts";
@@ -131,4 +131,104 @@ Deno.test("a service on a checksummed checkpoint missing applied refuses to star
     assert(r.repairReport?.checkpoint?.reason.includes("field applied") === true, "reported");
     await r.stop();
   });
+});
+
+/**
+ * An "ova" learner with a base and two deltas after it (new labels and features, queued
+ * events, a duplicate, a rejected line): the base and the deltas decoded, and the learner.
+ */
+function chainOf(): { base: LearnerCheckpoint; deltas: Mutable[]; l: StreamLearner } {
+  const l = StreamLearner.create(ova, { batchSize: 4, modelOptions: { seed: 1 } });
+  (l.estimator as OvaEstimator).stateDeltaMaxFraction = 1; // a tiny model: any delta is big
+  const ingest = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      l.ingestLine(`{"id":"e${i}","features":{"${i}":1},"labels":["l${i % (to - 3)}"]}`, "t", i);
+    }
+  };
+  ingest(0, 7);
+  const base = decodeCheckpoint(encodeCheckpoint(l.toCheckpointBase())) as LearnerCheckpoint;
+  const deltas: Mutable[] = [];
+  for (const [from, to] of [[7, 13], [13, 22]]) {
+    ingest(from, to);
+    l.ingestLine(`{"id":"e1","features":{"1":1},"labels":["l1"]}`, "t", to); // a duplicate
+    l.ingestLine("not json", "t", to + 1);
+    l.modelVersion++;
+    deltas.push(decodeCheckpoint(encodeCheckpoint(l.toCheckpointDelta()!)));
+  }
+  return { base, deltas, l };
+}
+
+/** The learner's checkpoint as comparable text (all but when it was taken). */
+function stateOf(l: StreamLearner): string {
+  const { savedAt: _, ...ck } = l.toCheckpoint();
+  return JSON.stringify(ck, (_k, v) => ArrayBuffer.isView(v) ? [...(v as Uint8Array)] : v);
+}
+
+const DAMAGED_DELTAS: [string, (d: Mutable) => void, string][] = [
+  ["no applied", (d) => delete d.applied, "applied must be a non-negative integer, got undefined"],
+  ["applied a string", (d) => d.applied = "22", `applied must be a non-negative integer, got "22"`],
+  [
+    "applied going backwards",
+    (d) => (d.applied = 10, d.learned = 10 - d.pending.length),
+    "applied must be at least 13 (as before the delta), got 10",
+  ],
+  ["no learned", (d) => delete d.learned, "learned must be a non-negative integer"],
+  ["learned > applied", (d) => d.learned = d.applied + 1, "learned must be applied less the"],
+  ["queued events lost", (d) => d.pending = [], "learned must be applied less the queued events"],
+  ["no rejected", (d) => delete d.rejected, "rejected must be a non-negative integer"],
+  ["rejected going backwards", (d) => d.rejected = 0, "rejected must be at least 1"],
+  ["no duplicates", (d) => delete d.duplicates, "duplicates must be a non-negative integer"],
+  ["duplicates going backwards", (d) => d.duplicates = 0, "duplicates must be at least 1"],
+  ["modelVersion going backwards", (d) => d.modelVersion = 0, "modelVersion must be at least 1"],
+  ["no seq", (d) => delete d.seq, "seq must be 2 (the one after base), got undefined"],
+  ["seq skipping", (d) => d.seq = 5, "seq must be 2"],
+  ["a label name a number", (d) => d.labels.names[0] = 5, "labels is damaged: label name 5 is"],
+  ["a label name it has", (d) => d.labels.names[0] = "l0", "labels is damaged: label name 'l0'"],
+  ["a feature name twice", (d) => d.features.names[1] = d.features.names[0], "features is"],
+  ["no labels", (d) => delete d.labels, "labels is damaged"],
+  ["a queued label beyond the names", (d) => d.pending[0].labels[0] = 99, "pending[0].labels[0]"],
+  ["a queued row of a plain array", (d) => d.pending[0].indices = [1], "pending[0].indices"],
+  ["a queued event null", (d) => d.pending[0] = null, "pending[0] must be an object, got null"],
+  ["no pending", (d) => delete d.pending, "pending must be an array"],
+  ["a model delta of another kind", (d) => d.state.kind = "popularity", "state is damaged"],
+  ["no state", (d) => delete d.state, "state must be an object"],
+  ["a NaN label count", (d) => d.labelCounts.counts[0] = NaN, "labelCounts.counts[0] must be"],
+  ["a count of a label beyond", (d) => d.labelCounts.labels[0] = 99, "labelCounts is damaged"],
+  ["idDigest of one", (d) => d.idDigest = [1], "idDigest must be two 32-bit"],
+  ["ids of numbers", (d) => d.ids = { hashes: [1, 2] }, "ids must be a window or a Uint32Array"],
+  ["no ids", (d) => delete d.ids, "ids must be"],
+  ["no window", (d) => delete d.window, "window must be an object"],
+  ["window without p1", (d) => delete d.window.p1, "window is damaged"],
+  ["position a string", (d) => d.position = "x", "position must be an object"],
+  ["no savedAt", (d) => delete d.savedAt, "savedAt must be a string"],
+];
+
+Deno.test("applyCheckpointDelta: a damaged field is refused naming it, and the learner is left as it was", () => {
+  for (const [what, damage, text] of DAMAGED_DELTAS) {
+    const { base, deltas, l } = chainOf();
+    const r = StreamLearner.fromCheckpoint(ova, base);
+    r.applyCheckpointDelta(deltas[0]);
+    const before = stateOf(r);
+    const good = structuredClone(deltas[1]);
+    damage(deltas[1]);
+    let err: unknown;
+    try {
+      r.applyCheckpointDelta(deltas[1]);
+    } catch (e) {
+      err = e;
+    }
+    assert(err instanceof SyntaxError, `${what}: accepted or ${err}`);
+    assert((err as Error).message.startsWith(`checkpoint: field ${text}`), `${what}: ${err}`);
+    assertEquals(stateOf(r), before, `${what}: the learner changed`);
+    r.applyCheckpointDelta(good); // the undamaged delta still applies after the refusal
+    assertEquals(stateOf(r), stateOf(l), `${what}: the good delta after the refused one`);
+  }
+});
+
+Deno.test("applyCheckpointDelta: every delta the code writes applies", () => {
+  const { base, deltas, l } = chainOf();
+  const r = StreamLearner.fromCheckpoint(ova, base);
+  for (const d of deltas) r.applyCheckpointDelta(d);
+  assertEquals([r.applied, r.duplicates, r.rejected, r.modelVersion], [22, 2, 2, 2]);
+  assertEquals(stateOf(r), stateOf(l));
 });
