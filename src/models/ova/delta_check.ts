@@ -7,6 +7,8 @@
  * @module
  */
 import type { ModelState } from "../estimator.ts";
+import type { SpaceLimits } from "../../data/batch_check.ts";
+import { spaceLimits } from "../space_limits.ts";
 
 /**
  * A checked delta: its sizes, counters and tensors (the state tensors only for a state delta).
@@ -48,19 +50,23 @@ export interface CheckedDelta {
 }
 
 /**
- * Checks `delta` against a model of `numFeatures` × `numLabels` at delta sequence `seq`;
- * `state` asks for a state delta (else a replica delta). `where` names the caller in messages.
+ * Checks `delta` against a model of `numFeatures` × `numLabels` at delta sequence `seq`, which
+ * grows to `limits` at the most; `state` asks for a state delta (else a replica delta). `where`
+ * names the caller in messages.
  *
  * @throws {TypeError} when it is not an "ova" state
- * @throws {RangeError} naming the problem (wrong base, sizes shrinking, a tensor of the wrong
- * type or length, an index out of range, blocks out of order, a label twice in a block, an entry
- * on a feature whose block the delta replaces)
+ * @throws {RangeError} naming the problem (wrong base, a `deltaSeq` other than `deltaBase + 1`,
+ * sizes shrinking or past the limits, a tensor of the wrong type or length, an index out of
+ * range, a weight or bias that is not finite, an AdaGrad sum that is negative or NaN, a count
+ * that is not a non-negative integer, blocks out of order, a label twice in a block, an entry on
+ * a feature whose block the delta replaces)
  *
  * @example
  * ```ts
  * import { checkDelta } from "./delta_check.ts";
  * try {
- *   checkDelta({ kind: "ova", config: {}, scalars: { delta: 1, deltaBase: 3 }, tensors: {} }, 0, 0, 0, false, "demo");
+ *   const limits = { maxFeatures: 10, maxLabels: 10 };
+ *   checkDelta({ kind: "ova", config: {}, scalars: { delta: 1, deltaBase: 3 }, tensors: {} }, 0, 0, 0, limits, false, "demo");
  * } catch (e) {
  *   console.log((e as Error).message); // demo: the delta follows replica 3, this replica is at 0
  * }
@@ -71,6 +77,7 @@ export function checkDelta(
   numFeatures: number,
   numLabels: number,
   seq: number,
+  limits: SpaceLimits,
   state: boolean,
   where: string,
 ): CheckedDelta {
@@ -99,7 +106,13 @@ export function checkDelta(
     );
   }
   const next = int("deltaSeq", base + 1);
+  if (next !== base + 1) {
+    throw new RangeError(
+      `${where}: scalar deltaSeq must be deltaBase + 1 = ${base + 1}, got ${next}`,
+    );
+  }
   const D = int("numFeatures", numFeatures), L = int("numLabels", numLabels);
+  spaceLimits(where, { numFeatures: D, numLabels: L, ...limits });
   const counters = ["rows", "prunes", "evictions", "updates"].map((name) => int(name, 0));
   // deno-lint-ignore no-explicit-any
   const take = <T>(name: string, type: any, len?: number): T => {
@@ -113,13 +126,16 @@ export function checkDelta(
     }
     return a as T;
   };
-  const inRange = (a: Int32Array, name: string, max: number) => {
+  const each = (a: ArrayLike<number>, name: string, ok: (v: number) => boolean, what: string) => {
     for (let i = 0; i < a.length; i++) {
-      if (!(a[i] >= 0 && a[i] < max)) {
-        throw new RangeError(`${where}: ${name}[${i}] = ${a[i]} is out of range [0, ${max})`);
-      }
+      if (!ok(a[i])) throw new RangeError(`${where}: ${name}[${i}] = ${a[i]} ${what}`);
     }
   };
+  const inRange = (a: Int32Array, name: string, max: number) =>
+    each(a, name, (v) => v >= 0 && v < max, `is out of range [0, ${max})`);
+  const finite = (a: Float32Array, name: string) => each(a, name, Number.isFinite, "is not finite");
+  // a sum may overflow to +Infinity in learning (huge feature values), never go below 0 or NaN
+  const sums = (a: Float32Array, name: string) => each(a, name, (v) => v >= 0, "is not a sum >= 0");
   const ef = take<Int32Array>("entryFeatures", Int32Array);
   const el = take<Int32Array>("entryLabels", Int32Array, ef.length);
   const ew = take<Float32Array>("entryWeights", Float32Array, ef.length);
@@ -134,6 +150,9 @@ export function checkDelta(
   inRange(bf, "blockFeatures", D);
   inRange(bl, "blockLabels", L);
   inRange(cl, "biasLabels", L);
+  finite(ew, "entryWeights");
+  finite(bw, "blockWeights");
+  finite(cv, "biasValues");
   if (bp[0] !== 0 || bp[bf.length] !== bl.length) {
     throw new RangeError(`${where}: blockPtr must run from 0 to ${bl.length}`);
   }
@@ -183,6 +202,10 @@ export function checkDelta(
     out.counts = take<Float64Array>("counts", Float64Array, cl.length);
     out.window = take<Int32Array>("window", Int32Array);
     inRange(out.window, "window", L);
+    sums(out.entrySums, "entrySums");
+    sums(out.blockSums, "blockSums");
+    sums(out.biasSums, "biasSums");
+    each(out.counts, "counts", (v) => Number.isInteger(v) && v >= 0, "is not a count");
   }
   return out;
 }

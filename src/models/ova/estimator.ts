@@ -982,8 +982,8 @@ export class OvaEstimator implements Estimator {
   applyReplicaDelta(delta: ModelState): void {
     const where = "ova.applyReplicaDelta";
     if (!this.#isReplica) throw new TypeError(`${where}: this model is not a replica`);
-    const d = checkDelta(delta, this.#d, this.#l, this.#dSeq, false, where);
-    this.#applyDelta(d, where);
+    const d = checkDelta(delta, this.#d, this.#l, this.#dSeq, this.config, false, where);
+    this.#applyDelta(d);
     this.#dSeq = d.seq;
   }
 
@@ -1011,21 +1011,34 @@ export class OvaEstimator implements Estimator {
   applyStateDelta(delta: ModelState): void {
     const where = "ova.applyStateDelta";
     if (this.#isReplica) throw new TypeError(`${where}: this model is a replica`);
-    const d = checkDelta(delta, this.#d, this.#l, this.#sSeq, true, where);
+    const d = checkDelta(delta, this.#d, this.#l, this.#sSeq, this.config, true, where);
     const sc = delta.scalars;
     const win = d.window!;
     if (win.length > this.#window.length) {
       throw new RangeError(`${where}: window of ${win.length} > ${this.#window.length}`);
     }
+    // the window fills from slot 0: until it is full, the next slot is its length
     if (
-      !(Number.isInteger(sc.windowPos) && sc.windowPos >= 0 && sc.windowPos < this.#window.length)
+      !(Number.isInteger(sc.windowPos) && sc.windowPos >= 0 && sc.windowPos < this.#window.length &&
+        (win.length === this.#window.length || sc.windowPos === win.length))
     ) {
       throw new RangeError(`${where}: scalar windowPos ${sc.windowPos} is out of range`);
     }
     if (!(sc.replayDebt >= 0 && sc.replayDebt < 1)) {
       throw new RangeError(`${where}: replayDebt ${sc.replayDebt}`);
     }
-    if (!Number.isInteger(sc.rng)) throw new RangeError(`${where}: scalar rng ${sc.rng}`);
+    const uint32 = (name: string) => {
+      if (!(Number.isInteger(sc[name]) && sc[name] >= 0 && sc[name] < 2 ** 32)) {
+        throw new RangeError(`${where}: scalar ${name} ${sc[name]} is not a generator state`);
+      }
+    };
+    uint32("rng");
+    if (this.config.replay > 0) {
+      uint32("reservoirRng");
+      if (!(Number.isInteger(sc.reservoirSeen) && sc.reservoirSeen >= 0)) {
+        throw new RangeError(`${where}: scalar reservoirSeen ${sc.reservoirSeen} is not a count`);
+      }
+    }
     const reservoir = this.config.replay > 0
       ? RowReservoir.fromState(
         this.config.replay,
@@ -1035,7 +1048,7 @@ export class OvaEstimator implements Estimator {
         where,
       )
       : undefined;
-    this.#applyDelta(d, where);
+    this.#applyDelta(d);
     const w = this.#w;
     for (let i = 0; i < d.entryFeatures.length; i++) {
       w.sums[w.find(d.entryFeatures[i], d.entryLabels[i])] = d.entrySums![i];
@@ -1060,15 +1073,12 @@ export class OvaEstimator implements Estimator {
   }
 
   /** Writes a checked delta's weights and biases (blocks first: whole, in their order). */
-  #applyDelta(d: CheckedDelta, where: string): void {
+  #applyDelta(d: CheckedDelta): void {
     this.#grow(d.numFeatures, d.numLabels);
     const w = this.#w, bf = d.blockFeatures, bp = d.blockPtr;
     for (let b = 0; b < bf.length; b++) {
       const j = bf[b];
-      if (w.countOf(j) > 0) w.evictSmallest(j, 1);
-      if (w.countOf(j) > 0) {
-        throw new RangeError(`${where}: the block of feature ${j} cannot be cleared (NaN weights)`);
-      }
+      w.evictSmallest(j, 1); // all of them, whatever their values
       for (let e = bp[b]; e < bp[b + 1]; e++) {
         const slot = w.findOrInsert(j, d.blockLabels[e]);
         w.weights[slot] = d.blockWeights[e];

@@ -248,6 +248,13 @@ export class InvertedWeights {
     if (n === 0) return 0;
     const off = this.#eOff[j];
     const drop = Math.max(1, Math.min(n, Math.floor(n * fraction)));
+    if (drop === n) {
+      // all of them (NaN weights too, which no threshold compares below)
+      this.#count[j] = 0;
+      this.#size -= n;
+      this.#reindex(j);
+      return n;
+    }
     const mags = new Float64Array(n);
     for (let e = 0; e < n; e++) mags[e] = Math.abs(this.weights[off + e]);
     mags.sort();
