@@ -1,6 +1,7 @@
 /**
  * Command-line plumbing of the benchmark tasks of deno.json (`deno task bench`, `scale`,
- * `chaos`, `sdk-scale`, `knn-fast-exact`, `topk-fast-exact`, `text`). Each script declares a
+ * `chaos`, `sdk-scale`, `knn-fast-exact`, `topk-fast-exact`, `text`) and of the scripts run by
+ * hand (`deno run -A bench/service_load.ts`, `bench/leml_memory.ts`, …). Each script declares a
  * {@linkcode BenchScript} (its flags, its usage and the function that reads and checks them) and
  * runs through {@linkcode runBench}: strict parsing with the CLI's `parseFlags` (unknown flags,
  * positional arguments and missing values refused, `--seed -1` read), `--help`, and bad input —
@@ -39,12 +40,21 @@ import { checkDataFiles } from "./repro/repro.ts";
  * ```
  */
 export interface BenchScript<T> {
-  /** The deno.json task (`sdk-scale`): names the errors and `deno task TASK --help`. */
+  /**
+   * The deno.json task (`sdk-scale`: `deno task sdk-scale`) or, for a script run by hand, its
+   * path (`bench/service_load.ts`: `deno run -A bench/service_load.ts`): names the errors and
+   * the command of `--help` ({@linkcode benchProgram}).
+   */
   readonly task: string;
   /** The text of `--help`. */
   readonly usage: string;
-  /** The flags it takes (no positional arguments). */
+  /** The flags it takes (no positional arguments, but see `afterDashes`). */
   readonly flags: FlagSpec;
+  /**
+   * What the arguments after `--` are (`serve flags`), for a script that hands them on: they
+   * are then the positional arguments, untouched. Without it, `--` and what follows are refused.
+   */
+  readonly afterDashes?: string;
   /**
    * Reads and checks every flag, before any work: a TypeError or RangeError naming the flag
    * (exit code 2) for bad input.
@@ -53,8 +63,23 @@ export interface BenchScript<T> {
 }
 
 /**
+ * How `task` is run: `deno run -A PATH` for a script's path (`bench/leml_memory.ts`), else
+ * `deno task TASK`.
+ *
+ * @example
+ * ```ts
+ * import { benchProgram } from "./args.ts";
+ * console.log(benchProgram("scale"), "|", benchProgram("bench/leml_memory.ts")); // deno task scale | deno run -A bench/leml_memory.ts
+ * ```
+ */
+export function benchProgram(task: string): string {
+  return task.endsWith(".ts") ? `deno run -A ${task}` : `deno task ${task}`;
+}
+
+/**
  * `args` parsed with `script`'s flags, strictly (`parseFlags`, no positional arguments; errors
- * point to `deno task TASK --help`).
+ * point to `PROGRAM --help`, {@linkcode benchProgram}). With `afterDashes`, the arguments after
+ * the first `--` are the positional arguments, unparsed.
  *
  * @example
  * ```ts
@@ -62,13 +87,18 @@ export interface BenchScript<T> {
  * const script = { task: "toy", usage: "", flags: { n: "string" as const }, options: () => 0 };
  * console.log(benchFlags(script, ["--n", "-1"]).values.n); // "-1"
  * try { benchFlags(script, ["x"]); } catch (e) { console.log((e as Error).message); } // unexpected argument 'x' (toy takes no positional arguments; see deno task toy --help)
+ * const passing = { ...script, afterDashes: "serve flags" };
+ * console.log(benchFlags(passing, ["--n", "1", "--", "--port", "0"]).positionals); // [ "--port", "0" ]
  * ```
  */
 export function benchFlags<T>(script: BenchScript<T>, args: readonly string[]): Flags {
-  return parseFlags(script.task, [...args], script.flags, {
+  const dashes = script.afterDashes === undefined ? -1 : args.indexOf("--");
+  const own = dashes < 0 ? [...args] : args.slice(0, dashes);
+  const f = parseFlags(script.task, own, script.flags, {
     maxPositionals: 0,
-    program: `deno task ${script.task}`,
+    program: benchProgram(script.task),
   });
+  return dashes < 0 ? f : { values: f.values, positionals: args.slice(dashes + 1) };
 }
 
 /**

@@ -8,16 +8,17 @@
  *
  * Prints one JSON line with the fit times: wall-clock seconds and, on Linux, the CPU seconds the
  * process spent (user + system, from /proc/self/stat), which a busy machine inflates much less.
- * Target: ColEmbed-NL on yeast < 10 s.
+ * Target: ColEmbed-NL on yeast < 10 s. Bad flags ({@linkcode COEMBED_SPEED}) are one line on
+ * stderr and exit code 2, before the data is read.
  *
  * @module
  */
-import { parseArgs } from "node:util";
+import { countFlag, stringFlag } from "../src/cli/commands/args.ts";
 import { concatRows, loadDataset } from "../src/data/dataset.ts";
-import { resolveDataDir } from "../src/data/data_dir.ts";
 import { Rng } from "../src/random/mod.ts";
 import { fitCoEmbed } from "../src/models/coembed/fit.ts";
 import { TUNED } from "./repro/experiments/coembed.ts";
+import { type BenchScript, checkXcDatasets, choiceFlag, runBench } from "./args.ts";
 
 /** CPU seconds (user + system) of this process so far, or NaN off Linux. */
 function cpuSeconds(): number {
@@ -29,21 +30,58 @@ function cpuSeconds(): number {
   }
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      dataset: { type: "string", default: "yeast" },
-      variant: { type: "string", default: "NL" },
-      epochs: { type: "string" },
-      repeats: { type: "string", default: "3" },
-      "data-dir": { type: "string" },
-    },
-  });
-  const dir = resolveDataDir(values["data-dir"]);
+/** The options of bench/coembed_speed.ts. */
+export interface CoEmbedSpeedOptions {
+  dataDir: string;
+  dataset: string;
+  variant: "L" | "NL";
+  epochs: number;
+  repeats: number;
+}
+
+/**
+ * The command line of bench/coembed_speed.ts, every flag checked before the data is read:
+ * counts in plain decimal within their limits, the variant L or NL, the dataset's training and
+ * test files there.
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { COEMBED_SPEED } from "./coembed_speed.ts";
+ * await benchOptions(COEMBED_SPEED, ["--variant", "nl"]).catch((e) => console.log(e.message)); // --variant must be L or NL, got 'nl'
+ * await benchOptions(COEMBED_SPEED, ["--repeats", "0"]).catch((e) => console.log(e.message)); // --repeats must be an integer in [1, 1000], got '0'
+ * ```
+ */
+export const COEMBED_SPEED: BenchScript<CoEmbedSpeedOptions> = {
+  task: "bench/coembed_speed.ts",
+  usage: `deno run -A bench/coembed_speed.ts [--dataset yeast] [--variant NL|L]
+  [--epochs N (default: the experiment's for the dataset, else 30; 1-100000)]
+  [--repeats 3 (1-1000)] [--data-dir DIR]
+Seconds of one CoEmbed fit (transductive, 60% of the feature entries masked); one JSON line.`,
+  flags: {
+    dataset: "string",
+    variant: "string",
+    epochs: "string",
+    repeats: "string",
+    "data-dir": "string",
+  },
+  async options(f) {
+    const dataset = stringFlag(f, "dataset", "yeast")!;
+    const variant = choiceFlag(f, "variant", "NL", ["NL", "L"]);
+    const epochs = countFlag(f, "epochs", TUNED[dataset]?.epochs ?? 30, 1, 100_000)!;
+    const repeats = countFlag(f, "repeats", 3, 1, 1000)!;
+    // the data directory last: every other flag is checked without it
+    const dataDir = await checkXcDatasets(f, [dataset], true);
+    return { dataDir, dataset, variant, epochs, repeats };
+  },
+};
+
+if (import.meta.main) await runBench(COEMBED_SPEED, main);
+
+async function main(o: CoEmbedSpeedOptions): Promise<void> {
   const ds = concatRows(
-    await loadDataset(dir, values.dataset!, "train"),
-    await loadDataset(dir, values.dataset!, "test"),
+    await loadDataset(o.dataDir, o.dataset, "train"),
+    await loadDataset(o.dataDir, o.dataset, "test"),
   );
   const N = ds.x.numRows, D = ds.numFeatures;
   const rng = new Rng(0);
@@ -81,18 +119,18 @@ if (import.meta.main) {
     indices: Int32Array.from(yi),
   };
   const observed = { numRows: N, numCols: D, indptr: x.indptr, indices: x.indices };
-  const epochs = Number(values.epochs ?? TUNED[values.dataset!]?.epochs ?? 30);
+  const epochs = o.epochs;
   const seconds: number[] = [], cpu: number[] = [];
-  for (let r = 0; r < Number(values.repeats); r++) {
+  for (let r = 0; r < o.repeats; r++) {
     const t0 = performance.now(), c0 = cpuSeconds();
-    fitCoEmbed({ x, y, observed }, { variant: values.variant, seed: r }, { epochs });
+    fitCoEmbed({ x, y, observed }, { variant: o.variant, seed: r }, { epochs });
     seconds.push((performance.now() - t0) / 1000);
     cpu.push(Math.round((cpuSeconds() - c0) * 100) / 100);
   }
   console.log(JSON.stringify({
     bench: "coembed_speed",
-    dataset: values.dataset,
-    variant: values.variant,
+    dataset: o.dataset,
+    variant: o.variant,
     rows: N,
     features: D,
     epochs,

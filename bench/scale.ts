@@ -79,6 +79,12 @@ const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
 
 const DEFAULT_SIZES = [1e3, 1e4, 1e5, 1e6];
 
+/**
+ * The learners whose models the workers prune (they have `toLabelWeights()`,
+ * bench/scale_worker.ts): the pruning flags are refused when none of them runs.
+ */
+const PRUNABLE = ["ova", "br"];
+
 /** Training rows for L labels when `--rows` is not given: 20·L within [50 000, 2 000 000]. */
 function defaultRows(numLabels: number): number {
   return Math.min(2_000_000, Math.max(50_000, 20 * numLabels));
@@ -355,7 +361,8 @@ const MAX_SECONDS = 86_400;
  * their `--options` accepted by them (and set for a learner that runs), each size's synthetic
  * stream possible, the datasets' files in the data directory, and no flag the run would ignore
  * (`--data-dir` without `--dataset`, the synthetic stream's flags without `--sizes` alongside
- * `--dataset`, the pruning flags with `--prune-max-bytes 0`).
+ * `--dataset`, the pruning flags with `--prune-max-bytes 0` or without a learner that can be
+ * pruned: ova or br).
  *
  * @example
  * ```ts
@@ -457,6 +464,13 @@ export const SCALE: BenchScript<ScaleOptions> = {
       } catch (e) {
         throw named(e, "--options");
       }
+    }
+    if (!learners.some((l) => PRUNABLE.includes(l))) {
+      refuseIgnored(
+        f,
+        ["prune-max-bytes", "prune-delta", "prune-eval-rows"],
+        `with --learners ${learners.join(",")}: only ${PRUNABLE.join(" and ")} can be pruned`,
+      );
     }
     const pruneMaxBytes = countFlag(f, "prune-max-bytes", 25 * 2 ** 20, 0, MAX_COUNT)!;
     if (pruneMaxBytes === 0) {

@@ -14,38 +14,79 @@
  *   [--passes 5] [--batch-size 32] [--option rank=32 ...]
  * ```
  *
+ * Bad flags ({@linkcode SERVICE_STAGES}) are one line on stderr and exit code 2.
+ *
  * @module
  */
-import { parseArgs } from "node:util";
-import { resolveDataDir } from "../src/data/data_dir.ts";
 import type { Example } from "../src/data/types.ts";
 import { examplesToBatch } from "../src/data/batcher.ts";
 import { factory } from "../src/models/leml/mod.ts";
 import { EventParser } from "../src/service/events.ts";
 import { LearningService } from "../src/service/service.ts";
-import { modelOptionFlags } from "../src/cli/commands/args.ts";
+import { countFlag, modelOptionFlags, stringFlag } from "../src/cli/commands/args.ts";
 import { cpuSecondsOf, loadAverage, xcEvents } from "./service/harness.ts";
+import { type BenchScript, checkXcDatasets, runBench } from "./args.ts";
 
 /** CPU seconds (user + system) of this process, or NaN. */
 const cpuSeconds = (): number => cpuSecondsOf(Deno.pid);
 
-if (import.meta.main) {
-  const { values: v } = parseArgs({
-    args: Deno.args,
-    strict: true,
-    options: {
-      dataset: { type: "string" },
-      "data-dir": { type: "string" },
-      passes: { type: "string" },
-      "batch-size": { type: "string" },
-      option: { type: "string", multiple: true },
-    },
-  });
-  const dataset = v.dataset ?? "bibtex";
-  const passes = Number(v.passes ?? 5);
-  const batchSize = Number(v["batch-size"] ?? 32);
-  const modelOptions = { seed: 0, ...modelOptionFlags({ values: v, positionals: [] }) };
-  const ev = await xcEvents(`${resolveDataDir(v["data-dir"])}/${dataset}.train.txt`);
+/** The options of bench/service_stages.ts. */
+export interface StagesOptions {
+  dataDir: string;
+  dataset: string;
+  passes: number;
+  batchSize: number;
+  /** LEML's options (`--option`), with seed 0 unless given. */
+  modelOptions: Record<string, unknown>;
+}
+
+/**
+ * The command line of bench/service_stages.ts, every flag checked before the data is read:
+ * counts in plain decimal within their limits, the `--option`s taken by LEML and the dataset's
+ * training file there.
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { SERVICE_STAGES } from "./service_stages.ts";
+ * await benchOptions(SERVICE_STAGES, ["--passes", "0"]).catch((e) => console.log(e.message)); // --passes must be an integer in [1, 1000], got '0'
+ * await benchOptions(SERVICE_STAGES, ["--option", "rnak=8"]).catch((e) => console.log(e.message)); // --option: leml: unknown option "rnak" (known: seed, …)
+ * ```
+ */
+export const SERVICE_STAGES: BenchScript<StagesOptions> = {
+  task: "bench/service_stages.ts",
+  usage: `deno run -A bench/service_stages.ts [--dataset bibtex] [--data-dir DIR]
+  [--passes 5 (1-1000)] [--batch-size 32 (1-65536)] [--option rank=32 ...]
+Microseconds per event of each stage of POST /events, in process; one JSON line on stdout.`,
+  flags: {
+    dataset: "string",
+    "data-dir": "string",
+    passes: "string",
+    "batch-size": "string",
+    option: "multiple",
+  },
+  async options(f) {
+    const dataset = stringFlag(f, "dataset", "bibtex")!;
+    const passes = countFlag(f, "passes", 5, 1, 1000)!;
+    const batchSize = countFlag(f, "batch-size", 32, 1, 1 << 16)!;
+    const modelOptions = { seed: 0, ...modelOptionFlags(f) };
+    try {
+      factory.settings?.parse(modelOptions);
+    } catch (e) {
+      const E = e instanceof RangeError ? RangeError : TypeError;
+      throw new E(`--option: ${(e as Error).message}`);
+    }
+    // the data directory last: every other flag is checked without it
+    const dataDir = await checkXcDatasets(f, [dataset], false);
+    return { dataDir, dataset, passes, batchSize, modelOptions };
+  },
+};
+
+if (import.meta.main) await runBench(SERVICE_STAGES, main);
+
+async function main(o: StagesOptions): Promise<void> {
+  const { dataset, passes, batchSize, modelOptions } = o;
+  const ev = await xcEvents(`${o.dataDir}/${dataset}.train.txt`);
   const enc = new TextEncoder();
   const lines = ev.lines.map((l) => enc.encode(l));
   const n = lines.length;

@@ -16,7 +16,15 @@ import { SDK_SCALE } from "../../bench/sdk_scale.ts";
 import { KNN_FAST_EXACT } from "../../bench/knn_fast_exact.ts";
 import { TOPK_FAST_EXACT } from "../../bench/topk_fast_exact.ts";
 import { TEXT } from "../../bench/text.ts";
+import { SERVICE_LOAD } from "../../bench/service_load.ts";
+import { SERVICE_CRASH } from "../../bench/service_crash.ts";
+import { SERVICE_BAD_INPUT } from "../../bench/service_bad_input.ts";
+import { SERVICE_STAGES } from "../../bench/service_stages.ts";
+import { LEML_MEMORY } from "../../bench/leml_memory.ts";
+import { COEMBED_SPEED } from "../../bench/coembed_speed.ts";
+import { loadFactory, MODEL_NAMES } from "../../src/models/registry.ts";
 import { assert, assertEquals, runDenoScript, tempDirWith } from "../cli/helpers.ts";
+import { assertRefusedEndToEnd, benchScript } from "./script_refusals.ts";
 
 const TRAIN = "4 3 4\n0 0:1\n0,1 1:1\n0 0:1 2:1\n2 2:1\n";
 const TEST = "3 3 4\n0 0:1\n1,2 2:1\n 2:1\n";
@@ -230,6 +238,143 @@ Deno.test("bench args: deno task scale refuses bad sizes, learners, options and 
   }
 });
 
+Deno.test("bench args: deno task scale refuses the pruning flags when no learner it runs can be pruned", async () => {
+  // before: accepted, and each worker skipped the pruned export without a word
+  await refuses(SCALE, [
+    [
+      ["--learners", "leml", "--prune-eval-rows", "200"],
+      /^--prune-eval-rows has no effect with --learners leml: only ova and br can be pruned$/,
+    ],
+    [["--learners", "leml,knn", "--prune-max-bytes", "1e6"], /^--prune-max-bytes has no effect/],
+    [["--learners", "popularity", "--prune-delta", "2"], /^--prune-delta has no effect/],
+    [["--learners", "leml", "--prune-max-bytes", "0"], /^--prune-max-bytes has no effect/],
+  ]);
+  const o = await benchOptions(SCALE, ["--learners", "leml,br", "--prune-delta", "2"]);
+  assertEquals([o.learners, o.pruneDelta], [["leml", "br"], 2]);
+  assertEquals((await benchOptions(SCALE, ["--prune-eval-rows", "9"])).pruneEvalRows, 9);
+  // the flags are taken for exactly the learners the workers prune (a model with toLabelWeights)
+  for (const name of MODEL_NAMES) {
+    const model = (await loadFactory(name)).create({}) as { toLabelWeights?: unknown };
+    const prunable = typeof model.toLabelWeights === "function";
+    const taken = await benchOptions(SCALE, ["--learners", name, "--prune-delta", "2"])
+      .then(() => true, () => false);
+    assertEquals(taken, prunable, `${name}: --prune-delta taken ${taken}, prunable ${prunable}`);
+  }
+});
+
+Deno.test("bench args: the scripts run by hand check every flag before any work", async () => {
+  const dir = await dataDir();
+  try {
+    await refuses(SERVICE_LOAD, [
+      [["--seconds", "0x10"], /^--seconds must be a number in \[0\.1, 86400\], got '0x10'$/],
+      [["--event-connections", "0"], /^--event-connections must be an integer in \[1, 1024\]/],
+      [["--phases", "events,,predict"], /^--phases has an empty entry/],
+      [["--phases", "events,predcit"], /^--phases: unknown 'predcit' \(give events, pred/],
+      [["--client", "curl"], /^--client must be wrk or deno, got 'curl'$/],
+      [["--predict-form", "list"], /^--predict-form must be one of object, compact, indices/],
+      [["--wait-minutes", "5"], /^--wait-minutes has no effect without --max-load$/],
+      [["--max-load", "0x1"], /^--max-load must be a number/],
+      [["stray"], /^unexpected argument 'stray' \(bench\/service_load\.ts takes no posit/],
+      [["--", "--batchsize", "8"], /^serve flags after --: .*unknown option '--batchsize'/],
+      [["--dataset", "trainonly", "--data-dir", `${dir}/none`], /^--data-dir .*none: no such/],
+      [["--dataset", "nope", "--data-dir", dir], /nope\.train\.txt does not exist/],
+    ]);
+    const load = await benchOptions(SERVICE_LOAD, [
+      "--dataset",
+      "trainonly",
+      "--data-dir",
+      dir,
+      "--deno-flag=--cpu-prof",
+      "--",
+      "--batch-size",
+      "64",
+    ]);
+    assertEquals(
+      [load.dataDir, load.seconds, load.phases, load.client, load.predictForm, load.waitMinutes],
+      [dir, 10, ["events", "predict", "mixed"], undefined, "object", 10],
+    );
+    assertEquals([load.serveArgs, load.denoFlags], [["--batch-size", "64"], ["--cpu-prof"]]);
+    await refuses(SERVICE_CRASH, [
+      [["--kills", "0x10"], /^--kills must be an integer in \[0, 1000\], got '0x10'$/],
+      [["--rows", "0"], /^--rows must be an integer in \[1, /],
+      [["--rate", "fast"], /^--rate must be an integer/],
+      [["--batch-size", "0"], /^--batch-size must be an integer in \[1, 65536\]/],
+      [["--dataset", "trainonly", "--data-dir", dir], /trainonly\.test\.txt does not exist/],
+    ]);
+    const crash = await benchOptions(SERVICE_CRASH, ["--dataset", "tiny", "--data-dir", dir]);
+    assertEquals([crash.kills, crash.rate, crash.seed, crash.rows, crash.serveArgs], [
+      5,
+      1500,
+      1,
+      undefined,
+      [],
+    ]);
+    const batch = await benchOptions(SERVICE_CRASH, [
+      "--data-dir",
+      dir,
+      "--dataset",
+      "tiny",
+      "--batch-size",
+      "64",
+      "--rows",
+      "1e3",
+    ]);
+    assertEquals([batch.serveArgs, batch.rows], [["--batch-size", "64"], 1000]);
+    await refuses(SERVICE_BAD_INPUT, [
+      [["--rounds", "0x10"], /^--rounds must be an integer in \[1, 1000\], got '0x10'$/],
+      [["--fuzz", "-1"], /^--fuzz must be an integer in \[0, 10000000\]/],
+      [["--seed", "1.5"], /^--seed must be an integer, got '1\.5'$/],
+    ]);
+    assertEquals(await benchOptions(SERVICE_BAD_INPUT, []), { rounds: 5, fuzz: 5000, seed: 1 });
+    await refuses(SERVICE_STAGES, [
+      [["--passes", "0"], /^--passes must be an integer in \[1, 1000\], got '0'$/],
+      [["--batch-size", "0x10"], /^--batch-size must be an integer/],
+      [["--option", "rnak=8"], /^--option: leml: unknown option "rnak"/],
+      [["--option", "rank"], /^--option must be key=value, got 'rank'$/],
+      [["--dataset", "nope", "--data-dir", dir], /nope\.train\.txt does not exist/],
+    ]);
+    const stages = await benchOptions(SERVICE_STAGES, [
+      "--dataset",
+      "trainonly",
+      "--data-dir",
+      dir,
+      "--option",
+      "rank=8",
+    ]);
+    assertEquals([stages.passes, stages.batchSize, stages.modelOptions], [5, 32, {
+      seed: 0,
+      rank: "8",
+    }]);
+    await refuses(LEML_MEMORY, [
+      [["--rows", "0x10"], /^--rows must be an integer in \[1, 1000000000000\], got '0x10'$/],
+      [["--batch", "0"], /^--batch must be an integer in \[1, 65536\]/],
+      [["--replay", "-1"], /^--replay must be an integer in \[0, /],
+      [["--replay-steps", "0"], /^--replay-steps must be an integer in \[1, 65536\]/],
+      [
+        ["--row", "5"],
+        /^unknown option '--row' \(see deno run -A bench\/leml_memory\.ts --help\)$/,
+      ],
+    ]);
+    assertEquals(await benchOptions(LEML_MEMORY, ["--rows", "2e6"]), {
+      rows: 2_000_000,
+      batch: 256,
+      replay: 2000,
+      replaySteps: 2,
+    });
+    await refuses(COEMBED_SPEED, [
+      [["--variant", "nl"], /^--variant must be NL or L, got 'nl'$/],
+      [["--epochs", "0x10"], /^--epochs must be an integer in \[1, 100000\], got '0x10'$/],
+      [["--repeats", "0"], /^--repeats must be an integer in \[1, 1000\]/],
+      [["--dataset", "trainonly", "--data-dir", dir], /trainonly\.test\.txt does not exist/],
+      [["--data-dir", ""], /^--data-dir is empty/],
+    ]);
+    const coembed = await benchOptions(COEMBED_SPEED, ["--dataset", "tiny", "--data-dir", dir]);
+    assertEquals([coembed.variant, coembed.epochs, coembed.repeats], ["NL", 30, 3]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("bench args: deno task chaos checks its counts before the service starts", async () => {
   await refuses(CHAOS, [
     [["--events", "0x10"], /^--events must be an integer in \[1, 1000000\], got '0x10'$/],
@@ -402,7 +547,6 @@ Deno.test("bench args: deno task text checks the model, the batch size and the N
 
 Deno.test("bench args: end to end, each task refuses bad input with one line and exit 2; --help exits 0", async () => {
   const dir = await dataDir();
-  const script = (name: string) => new URL(`../../bench/${name}`, import.meta.url).pathname;
   try {
     const cases: [string, string[], RegExp][] = [
       ["parse_bench.ts", ["--repeat", "0x10"], /^bench: --repeat must be an integer in \[1, 100\]/],
@@ -430,16 +574,9 @@ Deno.test("bench args: end to end, each task refuses bad input with one line and
         /^text: --dataset .*nope\.train\.ndjson: no such file$/,
       ],
     ];
-    for (const [name, args, re] of cases) {
-      const r = await runDenoScript(script(name), ["--allow-all"], args);
-      const what = `${name} ${args.join(" ")}`;
-      assertEquals(r.code, 2, `${what}: exit ${r.code}: ${r.stderr}`);
-      assertEquals(r.stdout, "", `${what} printed ${r.stdout}`);
-      assertEquals(r.stderr.trim().split("\n").length, 1, `${what}: not one line: ${r.stderr}`);
-      assert(re.test(r.stderr.trim()), `${what}: ${re} not in ${r.stderr}`);
-    }
+    await assertRefusedEndToEnd(cases);
     for (const [name, task] of [["parse_bench.ts", "bench"], ["service_chaos.ts", "chaos"]]) {
-      const help = await runDenoScript(script(name), ["--allow-all"], ["--help"]);
+      const help = await runDenoScript(benchScript(name), ["--allow-all"], ["--help"]);
       assertEquals(help.code, 0, help.stderr);
       assert(help.stdout.startsWith(`deno task ${task} [`), help.stdout);
     }
