@@ -34,7 +34,7 @@ export function checkOptionKeys<T extends object>(
   known: readonly string[],
 ): T {
   if (options === undefined) return {} as T;
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+  if (!isPlainObject(options)) {
     throw new TypeError(`${where}: options must be an object, got ${shown(options)}`);
   }
   for (const key of Object.keys(options)) {
@@ -181,4 +181,17 @@ export function shown(v: unknown): string {
     }
   }
   return String(v);
+}
+
+/**
+ * Whether `v` is an object that can hold options or fields: not null, not an array.
+ *
+ * @example
+ * ```ts
+ * import { isPlainObject } from "./option_check.ts";
+ * console.log(isPlainObject({ a: 1 }), isPlainObject([1]), isPlainObject(null)); // true false false
+ * ```
+ */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { shown } from "../data/option_check.ts";
+import { isPlainObject, shown } from "../data/option_check.ts";
 import type { Vocabulary } from "../data/vocabulary.ts";
 import type { LearnerCheckpoint } from "./learner_types.ts";
 import type { CheckpointDelta } from "./checkpoint_delta.ts";
@@ -60,9 +60,6 @@ export function checkpointPart<T>(field: string, restore: () => T): T {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
 function fail(field: string, what: string, v: unknown): never {
   // a typed array by its type and length, anything else as the option checks show it
   const got = ArrayBuffer.isView(v)
@@ -104,11 +101,11 @@ type SharedFields = Pick<
 
 /** Checks the shared fields; `queueLeftOut`: a replica's snapshot (its queue is left out). */
 function checkShared(ck: SharedFields, numLabels: number, queueLeftOut: boolean): void {
-  if (!isObject(ck.state)) fail("state", "an object", ck.state);
+  if (!isPlainObject(ck.state)) fail("state", "an object", ck.state);
   if (!Array.isArray(ck.pending)) fail("pending", "an array", ck.pending);
   for (let i = 0; i < ck.pending.length; i++) {
     const p = ck.pending[i], at = `pending[${i}]`;
-    if (!isObject(p)) fail(at, "an object", p);
+    if (!isPlainObject(p)) fail(at, "an object", p);
     if (p.id !== undefined && typeof p.id !== "string") fail(`${at}.id`, "a string", p.id);
     ints(`${at}.indices`, p.indices, 2 ** 31 - 1);
     if (!(p.values instanceof Float32Array && p.values.length === p.indices.length)) {
@@ -129,8 +126,8 @@ function checkShared(ck: SharedFields, numLabels: number, queueLeftOut: boolean)
   if (!(Array.isArray(d) && d.length === 2 && d.every((x) => x >>> 0 === x))) {
     fail("idDigest", "two 32-bit unsigned integers", d);
   }
-  if (!isObject(ck.window)) fail("window", "an object", ck.window);
-  if (ck.position !== undefined && !isObject(ck.position)) {
+  if (!isPlainObject(ck.window)) fail("window", "an object", ck.window);
+  if (ck.position !== undefined && !isPlainObject(ck.position)) {
     fail("position", "an object", ck.position);
   }
   count("modelVersion", ck.modelVersion, true);
@@ -169,14 +166,14 @@ function checkCounts(field: string, counts: Float64Array): void {
 export function checkCheckpointFields(ck: LearnerCheckpoint, numLabels: number): void {
   if (typeof ck.kind !== "string") fail("kind", "a string", ck.kind);
   const o = ck.options;
-  if (!isObject(o)) fail("options", "an object", o);
+  if (!isPlainObject(o)) fail("options", "an object", o);
   if (!(Number.isSafeInteger(o.batchSize) && o.batchSize >= 1)) {
     fail("options.batchSize", "a positive integer", o.batchSize);
   }
   if (!(Number.isSafeInteger(o.windowSize) && o.windowSize >= 1)) {
     fail("options.windowSize", "a positive integer", o.windowSize);
   }
-  if (!isObject(o.limits)) fail("options.limits", "an object", o.limits);
+  if (!isPlainObject(o.limits)) fail("options.limits", "an object", o.limits);
   checkShared(ck, numLabels, ck.replicaSeq !== undefined);
   const lc = ck.labelCounts;
   if (!(lc instanceof Float64Array && lc.length <= numLabels)) {
@@ -263,9 +260,9 @@ export function checkCheckpointDeltaFields(
   }
   const ids = d.ids;
   if (
-    !isObject(ids) ||
+    !isPlainObject(ids) ||
     (ids.window !== undefined
-      ? !isObject(ids.window)
+      ? !isPlainObject(ids.window)
       : !(ids.hashes instanceof Uint32Array && ids.hashes.length % 2 === 0))
   ) {
     fail("ids", "a window or a Uint32Array of hash pairs", ids);

@@ -15,6 +15,7 @@
 import {
   booleanOption,
   checkOptionKeys,
+  isPlainObject,
   numberOption,
   oneOfOption,
   pickOptions,
@@ -122,10 +123,6 @@ function typed(where: string, name: string, value: unknown, what: string, ok: bo
   if (value !== undefined && !ok) wrongType(where, name, what, value);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function stringOption(where: string, name: string, value: unknown, required = false): void {
   if (required && value === undefined) wrongType(where, name, "a non-empty string", value);
   typed(where, name, value, "a non-empty string", typeof value === "string" && value !== "");
@@ -136,7 +133,7 @@ function functionOption(where: string, name: string, value: unknown): void {
 }
 
 function factoryOption(where: string, value: unknown): void {
-  if (!isObject(value) || typeof value.create !== "function") {
+  if (!isPlainObject(value) || typeof value.create !== "function") {
     wrongType(where, "factory", "a model factory (e.g. factories.leml)", value);
   }
 }
@@ -167,16 +164,16 @@ export function checkLearnerOptions(where: string, options: unknown): LearnerOpt
   numberOption(where, "batchSize", o.batchSize, 32, 1, 1 << 16, true);
   numberOption(where, "windowSize", o.windowSize, 1000, 1, 1 << 24, true);
   numberOption(where, "dedupWindow", o.dedupWindow, 0, 0, 2 ** 28, true);
-  typed(where, "modelOptions", o.modelOptions, "an object", isObject(o.modelOptions));
-  typed(where, "limits", o.limits, "an object", isObject(o.limits));
+  typed(where, "modelOptions", o.modelOptions, "an object", isPlainObject(o.modelOptions));
+  typed(where, "limits", o.limits, "an object", isPlainObject(o.limits));
   const limits = checkOptionKeys(`${where}: limits`, o.limits, LIMIT_KEYS);
   oneOfOption(where, "limits.featureKeys", limits.featureKeys, "index", ["index", "name"]);
   for (const k of ["maxFeatures", "maxLabels", "maxLineBytes", "maxNameLength"] as const) {
     numberOption(where, `limits.${k}`, limits[k], 1, 1, INT32, true);
   }
   booleanOption(where, "limits.strictFields", limits.strictFields, false);
-  typed(where, "limits.hashing", limits.hashing, "an object", isObject(limits.hashing));
-  typed(where, "limits.text", limits.text, "an object", isObject(limits.text));
+  typed(where, "limits.hashing", limits.hashing, "an object", isPlainObject(limits.hashing));
+  typed(where, "limits.text", limits.text, "an object", isPlainObject(limits.text));
   return o;
 }
 
@@ -249,11 +246,11 @@ export function checkServiceOptions(options: unknown): ServiceOptions {
     "buildModel",
     o.buildModel,
     "a ModelBuilder ({ build })",
-    isObject(o.buildModel) && typeof o.buildModel.build === "function",
+    isPlainObject(o.buildModel) && typeof o.buildModel.build === "function",
   );
-  typed(where, "redis", o.redis, "an object with a url", isObject(o.redis));
+  typed(where, "redis", o.redis, "an object with a url", isPlainObject(o.redis));
   if (o.redis !== undefined) checkRedisOptions(`${where}: redis`, o.redis);
-  typed(where, "growth", o.growth, "an object", isObject(o.growth));
+  typed(where, "growth", o.growth, "an object", isPlainObject(o.growth));
   const growth = checkOptionKeys(`${where}: growth`, o.growth, GROWTH_KEYS);
   for (const k of GROWTH_KEYS as (keyof typeof growth)[]) {
     numberOption(where, `growth.${k}`, growth[k], 1, 1, INT32, true);
@@ -282,7 +279,7 @@ export function checkServiceOptions(options: unknown): ServiceOptions {
 export function checkAppOptions(options: unknown): AppOptions {
   const where = "createApp";
   const o = checkOptionKeys(where, options as AppOptions, APP_KEYS);
-  if (!isObject(o.service)) {
+  if (!isPlainObject(o.service)) {
     wrongType(where, "service", "a LearningService or a LearnerThread", o.service);
   }
   stringOption(where, "token", o.token);
@@ -354,7 +351,7 @@ export function checkThreadOptions(options: unknown): LearnerThreadOptions {
   }
   factoryOption(where, o.factory);
   functionOption(where, "onFailure", o.onFailure);
-  typed(where, "labelIndex", o.labelIndex, "an object", isObject(o.labelIndex));
+  typed(where, "labelIndex", o.labelIndex, "an object", isPlainObject(o.labelIndex));
   checkIndexOptions(`${where}: labelIndex`, o.labelIndex);
   return o;
 }
