@@ -45,7 +45,7 @@ import {
   linearSparseContentOf,
 } from "../br/label_weights.ts";
 import { SmallRng } from "../../random/mod.ts";
-import { OVA_SETTINGS, type OvaConfig, resolveOvaConfig } from "./config.ts";
+import { OVA_SETTINGS, type OvaConfig } from "./config.ts";
 import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
 import { InvertedWeights } from "./inverted_weights.ts";
 import { BiasHeap } from "./bias_heap.ts";
@@ -166,7 +166,13 @@ export class OvaEstimator implements Estimator {
    * @throws {TypeError|RangeError} for an unknown or invalid setting
    */
   constructor(options: Record<string, unknown> = {}) {
-    this.config = resolveOvaConfig(options);
+    // one resolve: the settings, and the initial sizes checked against their limits
+    const resolved = OVA_SETTINGS.resolve(options) as Required<
+      OvaConfig & { numFeatures: number; numLabels: number }
+    >;
+    const { numFeatures, numLabels, ...config } = resolved;
+    spaceLimits("ova", resolved);
+    this.config = config as OvaConfig;
     this.#hinge = this.config.loss === "squared-hinge";
     this.#w = new InvertedWeights();
     this.#biasHeap = new BiasHeap(this.#bias, 0);
@@ -175,9 +181,7 @@ export class OvaEstimator implements Estimator {
     if (this.config.replay > 0) {
       this.#reservoir = new RowReservoir(this.config.replay, this.config.seed);
     }
-    const sizes = OVA_SETTINGS.resolve(options);
-    spaceLimits("ova", sizes as Required<typeof sizes>);
-    this.#grow(sizes.numFeatures!, sizes.numLabels!);
+    this.#grow(numFeatures, numLabels);
   }
 
   /** Current feature-space size. */
