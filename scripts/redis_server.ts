@@ -141,7 +141,15 @@ export async function makeTlsFiles(
   return { ca: f("ca.crt"), cert: f("server.crt"), key: f("server.key") };
 }
 
-async function answersPing(port: number, caFile: string | undefined): Promise<boolean> {
+/**
+ * Whether the server answers PING with PONG (after AUTH when it has a password): a server still
+ * loading its append-only file accepts connections but answers `-LOADING`.
+ */
+async function answersPing(
+  port: number,
+  caFile: string | undefined,
+  password: string | undefined,
+): Promise<boolean> {
   try {
     const c = caFile !== undefined
       ? await Deno.connectTls({
@@ -151,11 +159,19 @@ async function answersPing(port: number, caFile: string | undefined): Promise<bo
       })
       : await Deno.connect({ hostname: "127.0.0.1", port });
     try {
-      await c.write(new TextEncoder().encode("PING\r\n"));
-      const buf = new Uint8Array(64);
-      const n = await c.read(buf);
-      const text = n === null ? "" : new TextDecoder().decode(buf.subarray(0, n));
-      return text.startsWith("+PONG") || text.startsWith("-NOAUTH");
+      const auth = password !== undefined
+        ? `*2\r\n$4\r\nAUTH\r\n$${new TextEncoder().encode(password).length}\r\n${password}\r\n`
+        : "";
+      await c.write(new TextEncoder().encode(`${auth}PING\r\n`));
+      const replies = password !== undefined ? 2 : 1;
+      const buf = new Uint8Array(256);
+      let text = "";
+      while (text.split("\r\n").length <= replies) {
+        const n = await c.read(buf);
+        if (n === null) return false;
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+      return text.split("\r\n")[replies - 1] === "+PONG";
     } finally {
       c.close();
     }
@@ -232,7 +248,7 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
   const waitReady = async (port: number) => {
     for (let i = 0; i < 150; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      if (await answersPing(port, tlsFiles?.ca)) return true;
+      if (await answersPing(port, tlsFiles?.ca, o.requirePass)) return true;
     }
     return false;
   };

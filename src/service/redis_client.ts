@@ -237,7 +237,9 @@ function describeTarget(o: RedisConnectOptions): string {
 
 /**
  * The connection to the server failed or was closed (a command in flight may or may not have
- * run). Error replies (`WRONGTYPE`, `NOGROUP`, ...) are plain `Error`s.
+ * run), or the server answered that it cannot serve now (`LOADING` its data after a restart,
+ * `BUSY` in a long script, `MASTERDOWN`, `TRYAGAIN`): either way, try again later. Other error
+ * replies (`WRONGTYPE`, `NOGROUP`, ...) are plain `Error`s.
  *
  * @example
  * ```ts
@@ -246,6 +248,16 @@ function describeTarget(o: RedisConnectOptions): string {
  * ```
  */
 export class RedisConnectionError extends Error {}
+
+/** Error replies meaning "not now": the command did not run and can be sent again later. */
+const TRANSIENT_REPLIES = new Set(["LOADING", "BUSY", "MASTERDOWN", "TRYAGAIN"]);
+
+function replyError(label: string, error: string): Error {
+  const space = error.indexOf(" ");
+  const code = space < 0 ? error : error.slice(0, space);
+  const message = `Redis ${label}: ${error}`;
+  return TRANSIENT_REPLIES.has(code) ? new RedisConnectionError(message) : new Error(message);
+}
 
 /**
  * Compares two stream ids `"<ms>-<seq>"` numerically: negative, zero or positive.
@@ -368,7 +380,7 @@ export class RedisClient {
         for (let r = this.#parser.next(); r !== undefined; r = this.#parser.next()) {
           const w = this.#waiting.shift();
           if (w === undefined) continue;
-          if ("error" in r) w.reject(new Error(`Redis ${this.#label}: ${r.error}`));
+          if ("error" in r) w.reject(replyError(this.#label, r.error));
           else w.resolve(r.value);
         }
       }

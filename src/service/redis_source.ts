@@ -14,6 +14,10 @@
  * ids handed over and not yet acknowledged), so nothing is lost or applied twice. Acknowledgements
  * that failed are retried after the reconnect.
  *
+ * A server that answers "not now" (`LOADING` its data after a restart, `BUSY` in a long script)
+ * is treated like a dropped connection: reads reject and are retried, acknowledgements are kept
+ * and sent again by the next `read` or `ack`, and `connect` waits for it up to 30 s.
+ *
  * Reclaim: entries pending with another consumer (one that died) for longer than `claimIdleMs`
  * are taken over in one server-side script: XPENDING ... IDLE finds them (this consumer's own
  * pending entries are never taken: they wait for a checkpoint), XCLAIM takes each, XADD appends a
@@ -65,6 +69,9 @@ export interface RedisSourceOptions {
    */
   claimIdleMs?: number;
 }
+
+/** How long {@linkcode RedisStreamSource.connect} waits for a server loading its data. */
+const CONNECT_WAIT_MS = 30_000;
 
 /** Server-side reclaim: KEYS[1] stream; ARGV group, self, min idle ms, count, start id. */
 const CLAIM_SCRIPT = `
@@ -175,7 +182,22 @@ export class RedisStreamSource {
     const [reader, control] = await RedisStreamSource.#open(o);
     const s = new RedisStreamSource(o, reader, control);
     try {
-      await control.xgroupCreate(s.key, s.group, "0");
+      // A server still loading its data (or busy in a script) answers "not now": wait for it.
+      const deadline = Date.now() + CONNECT_WAIT_MS;
+      for (let delay = 100;; delay = Math.min(2000, delay * 2)) {
+        try {
+          await control.xgroupCreate(s.key, s.group, "0");
+          break;
+        } catch (e) {
+          if (!(e instanceof RedisConnectionError) || control.closed) throw e;
+          if (Date.now() + delay > deadline) {
+            throw new RedisConnectionError(
+              `${(e as Error).message} (still after ${CONNECT_WAIT_MS / 1000} s)`,
+            );
+          }
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
     } catch (e) {
       s.close();
       throw e;
@@ -216,8 +238,7 @@ export class RedisStreamSource {
         this.#backoffMs = 0;
         this.#resync = true;
         this.reconnects++;
-        const retry = this.#ackRetry.splice(0);
-        if (retry.length > 0) await this.#ackNow(retry);
+        await this.#retryAcks();
       } catch (e) {
         this.#backoffMs = Math.min(5000, this.#backoffMs === 0 ? 100 : this.#backoffMs * 2);
         this.#retryAt = Date.now() + this.#backoffMs;
@@ -269,6 +290,7 @@ export class RedisStreamSource {
   async read(): Promise<StreamEntry[]> {
     if (this.#broken || this.#reconnecting !== undefined) await this.#reconnect();
     try {
+      await this.#retryAcks();
       if (this.#resync) {
         const lost = await this.#lostEntries();
         this.#resync = false;
@@ -347,17 +369,32 @@ export class RedisStreamSource {
     return n;
   }
 
+  /** Sends the acknowledgements that failed before; those failing again are kept again. */
+  async #retryAcks(): Promise<void> {
+    const ids = this.#ackRetry.splice(0);
+    if (ids.length === 0) return;
+    try {
+      await this.#ackNow(ids);
+    } catch (e) {
+      if (e instanceof RedisConnectionError && !this.#closed) this.#ackRetry.unshift(...ids);
+      throw e;
+    }
+  }
+
   /**
-   * Acknowledges entries (after the checkpoint covering them is durable). When the connection
-   * is down the ids are kept and acknowledged after the reconnect (the promise still rejects).
+   * Acknowledges entries (after the checkpoint covering them is durable), with any whose
+   * acknowledgement failed before. When the connection is down or the server cannot serve
+   * (loading its data, busy), the ids are kept and sent again by the next `ack` or `read`
+   * (the promise still rejects).
    */
   async ack(ids: readonly string[]): Promise<number> {
-    if (ids.length === 0) return 0;
+    if (ids.length === 0 && this.#ackRetry.length === 0) return 0;
+    const all = [...this.#ackRetry.splice(0), ...ids];
     try {
       if (this.#broken) await this.#reconnect();
-      return await this.#ackNow(ids);
+      return await this.#ackNow(all);
     } catch (e) {
-      if (e instanceof RedisConnectionError && !this.#closed) this.#ackRetry.push(...ids);
+      if (e instanceof RedisConnectionError && !this.#closed) this.#ackRetry.unshift(...all);
       throw e;
     }
   }
