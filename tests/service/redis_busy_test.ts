@@ -60,17 +60,31 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "RedisStreamSource keeps acknowledgements refused as BUSY and sends them on the next read",
-  async fn() {
-    const server = await startRedisServer();
-    const admin = await RedisClient.connect(server.url);
-    const src = await RedisStreamSource.connect({ url: server.url, key: "ev", blockMs: 20 });
-    try {
-      const ids: string[] = [];
-      for (let i = 0; i < 6; i++) ids.push(await admin.xadd("ev", { event: `{"n":${i}}` }));
-      assertEquals((await src.read()).length, 6);
-      const busy = await makeBusy(server.url);
+/** A source that has read `n` fresh entries (their ids), against a throwaway server. */
+async function withDelivered(
+  n: number,
+  fn: (src: RedisStreamSource, ids: string[], url: string) => Promise<void>,
+): Promise<void> {
+  const server = await startRedisServer();
+  const admin = await RedisClient.connect(server.url);
+  const src = await RedisStreamSource.connect({ url: server.url, key: "ev", blockMs: 20 });
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await admin.xadd("ev", { event: `{"n":${i}}` }));
+    assertEquals((await src.read()).length, n);
+    await fn(src, ids, server.url);
+  } finally {
+    src.close();
+    admin.close();
+    await server.stop();
+  }
+}
+
+Deno.test(
+  "RedisStreamSource keeps acknowledgements refused as BUSY and sends them on the next read",
+  () =>
+    withDelivered(6, async (src, ids, url) => {
+      const busy = await makeBusy(url);
       const failed = await src.ack(ids.slice(0, 4)).then(() => false, () => true);
       const readFailed = await src.read().then(
         () => false,
@@ -85,36 +99,20 @@ Deno.test({
       // A later ack carries on normally.
       assertEquals(await src.ack(ids.slice(4)), 2);
       assertEquals(await src.pending(), 0);
-    } finally {
-      src.close();
-      admin.close();
-      await server.stop();
-    }
-  },
-});
+    }),
+);
 
-Deno.test({
-  name: "RedisStreamSource keeps a refused acknowledgement and sends it with the next ack",
-  async fn() {
-    const server = await startRedisServer();
-    const admin = await RedisClient.connect(server.url);
-    const src = await RedisStreamSource.connect({ url: server.url, key: "ev", blockMs: 20 });
-    try {
-      const ids: string[] = [];
-      for (let i = 0; i < 4; i++) ids.push(await admin.xadd("ev", { event: `{"n":${i}}` }));
-      assertEquals((await src.read()).length, 4);
-      const busy = await makeBusy(server.url);
+Deno.test(
+  "RedisStreamSource keeps a refused acknowledgement and sends it with the next ack",
+  () =>
+    withDelivered(4, async (src, ids, url) => {
+      const busy = await makeBusy(url);
       await src.ack(ids.slice(0, 2)).catch(() => {});
       await busy.release();
       assertEquals(await src.ack(ids.slice(2)), 4);
       assertEquals(await src.pending(), 0);
-    } finally {
-      src.close();
-      admin.close();
-      await server.stop();
-    }
-  },
-});
+    }),
+);
 
 Deno.test({
   name: "RedisStreamSource.connect waits for a busy server instead of failing",
