@@ -188,7 +188,11 @@ export interface EstimatorFactory {
   /**
    * Rebuilds an estimator from {@linkcode Estimator.toState}, bit-for-bit. With `adopt`, the
    * estimator may keep the state's typed arrays instead of copying them (the caller gives them
-   * up); factories without zero-copy restore ignore it.
+   * up); factories without zero-copy restore ignore it. The state is checked before anything
+   * of it is taken (./state_check.ts): a value the model never writes — a weight that is not
+   * finite, a negative second moment, a count that is not a non-negative integer, sizes past
+   * the limits, a replay row past the sizes — is a RangeError naming the field (a TypeError
+   * for a value of the wrong type).
    */
   restore(state: ModelState, options?: { adopt?: boolean }): Estimator;
 }

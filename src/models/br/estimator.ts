@@ -18,6 +18,7 @@ import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
 import { BR_SETTINGS, type BrSettings } from "./settings.ts";
+import { checkFinite, checkSums } from "../state_check.ts";
 
 /**
  * Hyper-parameters of the streaming BR estimator (all optional): the declared
@@ -459,7 +460,9 @@ export class BrEstimator implements Estimator {
 
   /**
    * Rebuilds a model from {@linkcode BrEstimator.toState}, bit-for-bit (or from
-   * {@linkcode BrEstimator.toReplicaState}: zero Adam moments).
+   * {@linkcode BrEstimator.toReplicaState}: zero Adam moments). Every value is checked first:
+   * a weight, bias or first moment that is not finite, or a second moment below 0 or NaN, is a
+   * `RangeError` naming the field.
    */
   static restore(state: ModelState): BrEstimator {
     if (state.kind !== "br") {
@@ -472,25 +475,35 @@ export class BrEstimator implements Estimator {
       numFeatures: D,
       numLabels: L,
     });
-    const take = (name: string, len: number): Float32Array => {
+    // every tensor is checked before any is taken: finite weights, biases and first moments,
+    // second moments >= 0 (a NaN would be served, or spread by the next Adam step)
+    const take = (name: string, len: number, sums = false): Float32Array => {
       const t = state.tensors[name];
       if (!(t instanceof Float32Array) || t.length !== len) {
         throw new RangeError(`br.restore: tensor ${name} must be a Float32Array of length ${len}`);
       }
+      if (sums) checkSums(t, name, "br.restore");
+      else checkFinite(t, name, "br.restore");
       return t;
     };
+    const adam = m.#cfg.optimizer === "adam" && state.scalars.replica !== 1;
+    const w = take("w", D * L), b = take("b", L);
+    const moments = adam
+      ? [take("mw", D * L), take("vw", D * L, true), take("mb", L), take("vb", L, true)]
+      : [];
+    const step = checkSize("state step", state.scalars.step);
     const fill = (dst: Float32Array, src: Float32Array) => {
       for (let j = 0; j < D; j++) dst.set(src.subarray(j * L, j * L + L), j * m.#lCap);
     };
-    fill(m.#w, take("w", D * L));
-    m.#b.set(take("b", L));
-    if (m.#cfg.optimizer === "adam" && state.scalars.replica !== 1) {
-      fill(m.#mw, take("mw", D * L));
-      fill(m.#vw, take("vw", D * L));
-      m.#mb.set(take("mb", L));
-      m.#vb.set(take("vb", L));
+    fill(m.#w, w);
+    m.#b.set(b);
+    if (adam) {
+      fill(m.#mw, moments[0]);
+      fill(m.#vw, moments[1]);
+      m.#mb.set(moments[2]);
+      m.#vb.set(moments[3]);
     }
-    m.#step = checkSize("state step", state.scalars.step);
+    m.#step = step;
     return m;
   }
 }

@@ -15,6 +15,13 @@
 import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
 import { DEFAULT_LIMITS, storedLimits } from "../space_limits.ts";
+import {
+  checkFinite,
+  checkGeneratorState,
+  checkReservoirRows,
+  checkScalar,
+  checkSums,
+} from "../state_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
@@ -458,7 +465,22 @@ export class CoEmbedLearner {
  * Rebuilds the core, the row count, the replay reservoir and the warm-start flag of a
  * {@linkcode CoEmbedLearner.toState} snapshot (a state without reservoir tensors, e.g. one made
  * from a batch fit, gets an empty reservoir; a state without the flag counts as warm-started
- * once it has seen rows).
+ * once it has seen rows). Every value is checked before it is taken: sizes within the stored
+ * limits (before anything is allocated), finite factors and first moments, second moments
+ * >= 0, replay rows within the sizes (sorted, finite); a `RangeError` names the field.
+ *
+ * @example
+ * ```ts
+ * import { CoEmbedLearner, restoreCore } from "./learner.ts";
+ * const s = CoEmbedLearner.create({ variant: "L", seed: 1 }, 3, 2).toState();
+ * console.log(restoreCore(s).core.numLabels); // 2
+ * (s.tensors.P as Float64Array)[0] = NaN;
+ * try {
+ *   restoreCore(s);
+ * } catch (e) {
+ *   console.log((e as Error).message); // CoEmbed restore: P[0] = NaN is not finite
+ * }
+ * ```
  */
 export function restoreCore(
   state: ModelState,
@@ -479,22 +501,36 @@ export function restoreCore(
       throw new RangeError(`CoEmbed restore: scalar ${k} is ${s[k]}, not an integer >= 0`);
     }
   }
+  const where = "CoEmbed restore";
+  // the limits first: sizes past them are refused before the factors are allocated
+  const limits = storedLimits("coembed", state.config, s.numFeatures, s.numLabels);
+  const t = state.tensors;
+  if (t.resXIndptr !== undefined) {
+    // the replay rows were learned from: within the sizes, sorted, finite
+    checkReservoirRows(t, s.numFeatures, s.numLabels, where);
+    if (s.replaySeen !== undefined) checkScalar(s, "replaySeen", where, t.resXIndptr.length - 1);
+    if (s.replayRng !== undefined) checkGeneratorState(s, "replayRng", where);
+  }
   const core = new CoEmbedCore(config, s.numFeatures, s.numLabels);
   core.step = s.step;
+  const moves: [Float64Array, Float64Array][] = [];
   for (const name of GLOBAL_NAMES) {
     for (const [prefix, target] of [["", core], ["m_", core.m], ["v_", core.v]] as const) {
-      const t = state.tensors[`${prefix}${name}`];
+      const field = `${prefix}${name}`, a = t[field];
       const dst = (target as Record<string, Float64Array>)[name];
-      if (!(t instanceof Float64Array) || t.length !== dst.length) {
+      if (!(a instanceof Float64Array) || a.length !== dst.length) {
         throw new RangeError(
-          `CoEmbed restore: tensor ${prefix}${name} must be a Float64Array of ${dst.length}`,
+          `CoEmbed restore: tensor ${field} must be a Float64Array of ${dst.length}`,
         );
       }
-      dst.set(t);
+      // factors and first moments finite, second moments >= 0 (a NaN would be served)
+      if (prefix === "v_") checkSums(a, field, where);
+      else checkFinite(a, field, where);
+      moves.push([dst, a]);
     }
   }
+  for (const [dst, a] of moves) dst.set(a);
   core.changed();
-  const t = state.tensors;
   const reservoir = t.resXIndptr === undefined
     ? new RowReservoir(config.replay, config.seed)
     : RowReservoir.fromState(
@@ -508,6 +544,5 @@ export function restoreCore(
       "CoEmbed",
     );
   const warmStarted = s.warmStarted === undefined ? s.rowsSeen > 0 : s.warmStarted === 1;
-  const limits = storedLimits("coembed", state.config, s.numFeatures, s.numLabels);
   return { core, rowsSeen: s.rowsSeen, reservoir, warmStarted, limits };
 }

@@ -16,6 +16,7 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
+import { checkFinite } from "../state_check.ts";
 import { predictorFileContent } from "./learner.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 import {
@@ -125,7 +126,8 @@ export class CoEmbedReplica extends PredictionReplica {
 
   /**
    * The replica of a {@linkcode replicaState} (with `adopt`, its arrays are used as they are;
-   * otherwise copied). Throws a `TypeError`/`RangeError` naming the bad field.
+   * otherwise copied). Throws a `TypeError`/`RangeError` naming the bad field (a tensor that
+   * is not finite, a size or `lambdaX` out of range) before anything is taken.
    */
   static fromState(state: ModelState, adopt = false): CoEmbedReplica {
     if (!isReplicaState(state)) {
@@ -148,7 +150,13 @@ export class CoEmbedReplica extends PredictionReplica {
       if (!(a instanceof Float32Array)) {
         throw new TypeError(`CoEmbed replica: tensor ${name} must be a Float32Array`);
       }
+      // every score is a sum over these: one NaN would be served to every query
+      checkFinite(a, name, "CoEmbed replica");
       arrays[name] = adopt ? a : a.slice();
+    }
+    const lambdaX = Number(c.lambdaX);
+    if (!(lambdaX >= 0) || !Number.isFinite(lambdaX)) {
+      throw new RangeError(`CoEmbed replica: config.lambdaX is ${c.lambdaX}, not a number >= 0`);
     }
     for (const name of ["Q", "P", "bias", "V"] as const) {
       if (arrays[name] === undefined) {
@@ -162,7 +170,7 @@ export class CoEmbedReplica extends PredictionReplica {
       rankS: s.rankS,
       rankX: s.rankX,
       numRff: s.numRff,
-      lambdaX: Number(c.lambdaX),
+      lambdaX,
       absent: oneOf(c.absent, ABSENT, "absent"),
       input: oneOf(c.input, INPUTS, "input"),
       Q: arrays.Q!,

@@ -17,6 +17,7 @@ import { LowRankScorer } from "./lowrank.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import { spaceLimits, withStoredLimits } from "../space_limits.ts";
+import { checkFinite, checkScalar } from "../state_check.ts";
 
 /**
  * Options of {@linkcode LemlBatch}: the declared {@linkcode LEML_BATCH_SETTINGS}.
@@ -278,7 +279,9 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   }
 
   /**
-   * Rebuilds from {@linkcode toState}.
+   * Rebuilds from {@linkcode toState}. Every value is checked first: sizes (non-negative
+   * integers within the limits), finite factors, and the stored rows as `learnMany` checked
+   * them (a `RangeError` naming the field or the row).
    *
    * @example
    * ```ts
@@ -293,12 +296,39 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     }
     const { trainer: _t, ...config } = withStoredLimits(state.config);
     const m = new LemlBatch(config);
-    const t = state.tensors;
-    const k = m.rank, D = state.scalars.numFeatures, L = state.scalars.numLabels;
+    const t = state.tensors, where = "leml batch restore";
+    const D = checkScalar(state.scalars, "numFeatures", where);
+    const L = checkScalar(state.scalars, "numLabels", where);
+    spaceLimits(where, { ...m.config, numFeatures: D, numLabels: L });
+    const k = m.rank;
     for (const [name, len] of [["W", D * k], ["H", L * k], ["bias", L]] as const) {
       if (!t[name] || t[name].length !== len) {
         throw new RangeError(`leml batch restore: tensor ${name} should have length ${len}`);
       }
+      checkFinite(t[name], name, where);
+    }
+    // the stored rows, which every later learnMany refits on: checked as learnMany checked them
+    // (sorted indices, finite values), and within the sizes
+    const rows = (t.xIndptr?.length ?? 1) - 1;
+    const csr = (ptr: string, idx: string, fallbackPtr: ArrayLike<number>) => ({
+      numRows: rows,
+      numCols: 0,
+      indptr: (t[ptr] ?? fallbackPtr) as Int32Array,
+      indices: (t[idx] ?? new Int32Array(0)) as Int32Array,
+    });
+    const stored: Batch = {
+      x: {
+        ...csr("xIndptr", "xIndices", [0]),
+        values: (t.xValues ?? new Float32Array(0)) as Float32Array,
+      },
+      y: csr("yIndptr", "yIndices", [0]),
+      observed: csr("oIndptr", "oIndices", new Int32Array(rows + 1)),
+    };
+    const [needD, needL] = checkBatch(stored, `${where} (stored rows)`);
+    if (needD > D || needL > L) {
+      throw new RangeError(
+        `${where}: the stored rows need ${needD} features and ${needL} labels, the state declares ${D} and ${L}`,
+      );
     }
     m.w.load(t.W);
     m.h.load(t.H);

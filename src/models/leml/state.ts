@@ -16,6 +16,16 @@ import type { GrowableRows } from "./lowrank.ts";
 import { type LocalMode, POOL_SIZE } from "./local_mode.ts";
 import type { LemlOptimizer } from "./optimizer.ts";
 import type { LemlStreamConfig } from "./settings.ts";
+import { spaceLimits } from "../space_limits.ts";
+import {
+  checkCounts,
+  checkFinite,
+  checkGeneratorState,
+  checkIndices,
+  checkReservoirRows,
+  checkScalar,
+  checkSums,
+} from "../state_check.ts";
 
 /**
  * The parts of a streaming LEML model that make up its state.
@@ -143,7 +153,15 @@ export function lemlReplicaState(p: LemlStreamParts): ModelState {
  * keep the state's Float32Arrays) and returns the replay reservoir to use: the state's, or the
  * model's own when the state has none. The caller sets the step to `state.scalars.step`.
  *
- * @throws {RangeError} when a tensor is missing or has the wrong length
+ * Every value is checked before any is loaded: the sizes (non-negative integers within the
+ * model's `maxFeatures`/`maxLabels`), the step and the local mode's counters (non-negative
+ * integers), the generator states, the factors and Adam's first moments (finite), its second
+ * moments (sums >= 0), the replay rows (features and labels within the sizes, sorted, finite)
+ * and the label pool (labels within the sizes).
+ *
+ * @throws {TypeError} when a scalar is missing or not a number
+ * @throws {RangeError} naming the field when a tensor is missing, has the wrong length or holds
+ * a value out of range
  *
  * @example
  * ```ts
@@ -158,7 +176,10 @@ export function loadLemlStreamState(
   state: ModelState,
   adopt: boolean,
 ): RowReservoir {
-  const D = state.scalars.numFeatures, L = state.scalars.numLabels, k = p.config.rank;
+  const where = "leml.restore", sc = state.scalars;
+  const D = checkScalar(sc, "numFeatures", where), L = checkScalar(sc, "numLabels", where);
+  spaceLimits(where, { numFeatures: D, numLabels: L, ...p.limits });
+  const k = p.config.rank;
   const t = state.tensors;
   const need = (name: string, len: number): ArrayLike<number> => {
     const a = t[name];
@@ -169,6 +190,45 @@ export function loadLemlStreamState(
     }
     return a;
   };
+  // checked whole before anything is loaded
+  checkScalar(sc, "step", where);
+  checkGeneratorState(sc, "rngState", where);
+  checkFinite(need("W", D * k), "W", where);
+  checkFinite(need("H", L * k), "H", where);
+  checkFinite(need("bias", L), "bias", where);
+  if (p.config.optimizer === "adam") {
+    for (const [name, len] of [["mW", D * k], ["mH", L * k], ["mb", L]] as const) {
+      checkFinite(need(name, len), name, where);
+    }
+    for (const [name, len] of [["vW", D * k], ["vH", L * k], ["vb", L]] as const) {
+      checkSums(need(name, len), name, where);
+    }
+  }
+  if (p.config.replay > 0 && t.resXIndptr !== undefined) {
+    checkReservoirRows(t, D, L, where);
+    const kept = t.resXIndptr.length - 1;
+    if (sc.replaySeen !== undefined) checkScalar(sc, "replaySeen", where, kept);
+    if (sc.replayRng !== undefined) checkGeneratorState(sc, "replayRng", where);
+  }
+  if (p.local) {
+    if (t.lastTouch !== undefined) checkCounts(need("lastTouch", L), "lastTouch", where);
+    if (t.gram !== undefined) {
+      checkFinite(need("gram", k * k), "gram", where);
+      checkFinite(need("gramHb", k), "gramHb", where);
+    }
+    for (const name of ["gramUpdates", "gramRecomputes", "refreshRowsSince", "refreshCount"]) {
+      if (sc[name] !== undefined) checkScalar(sc, name, where);
+    }
+    if (t.labelPool !== undefined) {
+      const pool = need("labelPool", POOL_SIZE);
+      const size = sc.labelPoolSize === undefined
+        ? 0
+        : checkScalar(sc, "labelPoolSize", where, 0, POOL_SIZE);
+      if (sc.labelPoolPos !== undefined) checkScalar(sc, "labelPoolPos", where, 0, POOL_SIZE - 1);
+      // the ring fills from slot 0: its first `size` slots hold labels
+      checkIndices(Array.prototype.slice.call(pool, 0, size), "labelPool", L, where);
+    }
+  }
   for (
     const [rows, name, len] of [[p.w, "W", D * k], [p.h, "H", L * k], [
       p.bias,

@@ -42,6 +42,7 @@ import { hashUniform, SmallRng } from "../../random/mod.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
 import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
 import { withStoredLimits } from "../space_limits.ts";
+import { checkFinite } from "../state_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import { learnWithReplay } from "./replay.ts";
 import type { RefreshResult, RefreshStats } from "./refresh.ts";
@@ -530,7 +531,9 @@ export class LemlStream extends LowRankScorer implements Estimator {
 
   /**
    * Rebuilds a streaming estimator from {@linkcode toState}, bit-for-bit (with `adopt`, W, H
-   * and bias keep the state's Float32Arrays instead of copies).
+   * and bias keep the state's Float32Arrays instead of copies). Every value is checked first
+   * (./state.ts, `loadLemlStreamState`): a NaN factor, a negative moment, a fractional step or
+   * sizes past the limits are a `RangeError` naming the field.
    *
    * @example
    * ```ts
@@ -555,6 +558,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
           `leml.restore: tensor calibration has length ${queries.length}, not a multiple of the rank ${m.config.rank}`,
         );
       }
+      checkFinite(queries, "calibration", "leml.restore");
       m.calibration = adopt && queries instanceof Float32Array
         ? queries
         : Float32Array.from(queries);

@@ -9,6 +9,15 @@
 import type { ModelState } from "../estimator.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
 import { spaceLimits } from "../space_limits.ts";
+import {
+  checkCounts,
+  checkFinite,
+  checkGeneratorState,
+  checkIndices,
+  checkReservoirRows,
+  checkScalar,
+  checkSums,
+} from "../state_check.ts";
 
 /**
  * A checked delta: its sizes, counters and tensors (the state tensors only for a state delta).
@@ -52,11 +61,13 @@ export interface CheckedDelta {
 /**
  * Checks `delta` against a model of `numFeatures` × `numLabels` at delta sequence `seq`, which
  * grows to `limits` at the most; `state` asks for a state delta (else a replica delta). `where`
- * names the caller in messages.
+ * names the caller in messages; `counters` are the model's `rows`, `prunes`, `evictions` and
+ * `updates`, which the delta's may not go below (the learner's only grow).
  *
  * @throws {TypeError} when it is not an "ova" state
+ * @throws {TypeError} when a scalar is missing or not a number
  * @throws {RangeError} naming the problem (wrong base, a `deltaSeq` other than `deltaBase + 1`,
- * sizes shrinking or past the limits, a tensor of the wrong type or length, an index out of
+ * sizes or counters shrinking, sizes past the limits, a tensor of the wrong type or length, an index out of
  * range, a weight or bias that is not finite, an AdaGrad sum that is negative or NaN, a count
  * that is not a non-negative integer, blocks out of order, a label twice in a block, an entry on
  * a feature whose block the delta replaces)
@@ -80,6 +91,7 @@ export function checkDelta(
   limits: SpaceLimits,
   state: boolean,
   where: string,
+  counters: readonly number[] = [0, 0, 0, 0],
 ): CheckedDelta {
   if (delta === null || typeof delta !== "object" || delta.kind !== "ova") {
     throw new TypeError(`${where}: state kind is ${delta?.kind}, not "ova"`);
@@ -91,13 +103,7 @@ export function checkDelta(
       `${where}: not a ${state ? "state" : "replica"} delta (scalar delta is ${sc.delta})`,
     );
   }
-  const int = (name: string, min: number): number => {
-    const v = sc[name];
-    if (!Number.isInteger(v) || v < min) {
-      throw new RangeError(`${where}: scalar ${name} must be an integer >= ${min}, got ${v}`);
-    }
-    return v;
-  };
+  const int = (name: string, min: number): number => checkScalar(sc, name, where, min);
   const base = int("deltaBase", 0);
   if (base !== seq) {
     const what = state ? "state" : "replica";
@@ -113,7 +119,10 @@ export function checkDelta(
   }
   const D = int("numFeatures", numFeatures), L = int("numLabels", numLabels);
   spaceLimits(where, { numFeatures: D, numLabels: L, ...limits });
-  const counters = ["rows", "prunes", "evictions", "updates"].map((name) => int(name, 0));
+  // the learner's counters only grow: a delta's are at least the model's
+  const next4 = ["rows", "prunes", "evictions", "updates"].map((name, i) =>
+    int(name, counters[i] ?? 0)
+  );
   // deno-lint-ignore no-explicit-any
   const take = <T>(name: string, type: any, len?: number): T => {
     const a = t[name];
@@ -126,16 +135,9 @@ export function checkDelta(
     }
     return a as T;
   };
-  const each = (a: ArrayLike<number>, name: string, ok: (v: number) => boolean, what: string) => {
-    for (let i = 0; i < a.length; i++) {
-      if (!ok(a[i])) throw new RangeError(`${where}: ${name}[${i}] = ${a[i]} ${what}`);
-    }
-  };
-  const inRange = (a: Int32Array, name: string, max: number) =>
-    each(a, name, (v) => v >= 0 && v < max, `is out of range [0, ${max})`);
-  const finite = (a: Float32Array, name: string) => each(a, name, Number.isFinite, "is not finite");
-  // a sum may overflow to +Infinity in learning (huge feature values), never go below 0 or NaN
-  const sums = (a: Float32Array, name: string) => each(a, name, (v) => v >= 0, "is not a sum >= 0");
+  const inRange = (a: Int32Array, name: string, max: number) => checkIndices(a, name, max, where);
+  const finite = (a: Float32Array, name: string) => checkFinite(a, name, where);
+  const sums = (a: Float32Array, name: string) => checkSums(a, name, where);
   const ef = take<Int32Array>("entryFeatures", Int32Array);
   const el = take<Int32Array>("entryLabels", Int32Array, ef.length);
   const ew = take<Float32Array>("entryWeights", Float32Array, ef.length);
@@ -184,7 +186,7 @@ export function checkDelta(
     numFeatures: D,
     numLabels: L,
     seq: next,
-    counters,
+    counters: next4,
     entryFeatures: ef,
     entryLabels: el,
     entryWeights: ew,
@@ -201,11 +203,72 @@ export function checkDelta(
     out.biasSums = take<Float32Array>("biasSums", Float32Array, cl.length);
     out.counts = take<Float64Array>("counts", Float64Array, cl.length);
     out.window = take<Int32Array>("window", Int32Array);
-    inRange(out.window, "window", L);
     sums(out.entrySums, "entrySums");
     sums(out.blockSums, "blockSums");
     sums(out.biasSums, "biasSums");
-    each(out.counts, "counts", (v) => Number.isInteger(v) && v >= 0, "is not a count");
+    checkCounts(out.counts, "counts", where);
   }
   return out;
+}
+
+/**
+ * The learner's own part of an "ova" state or state delta, which a prediction replica does
+ * not hold, checked before anything of it is applied (by `OvaEstimator.restore` and
+ * `OvaEstimator.applyStateDelta` alike): the frequency window `window` (at most
+ * `windowCapacity` labels, each below `numLabels`), the scalars `windowPos` (the window fills
+ * from slot 0: until it is full, its next slot is its length), `replayDebt` (in [0, 1)), `rng`
+ * and, with `replay`, `reservoirRng` (generator states), `reservoirSeen` (a count, at least the
+ * rows kept) and the replay reservoir's rows (features below `numFeatures`, labels below
+ * `numLabels`, sorted, finite: see `checkReservoirRows`).
+ *
+ * @throws {TypeError} when the window or a reservoir tensor has the wrong array type
+ * @throws {RangeError} naming the field and the entry at fault
+ *
+ * @example
+ * ```ts
+ * import { checkLearnerFields } from "./delta_check.ts";
+ * const scalars = { windowPos: 2, replayDebt: 0, rng: 1 };
+ * checkLearnerFields(scalars, { window: Int32Array.of(0, 1) }, 4, 2, 8, false, "demo"); // fine
+ * try {
+ *   checkLearnerFields(scalars, { window: Int32Array.of(0, 9) }, 4, 2, 8, false, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: window[1] = 9 is out of range [0, 2)
+ * }
+ * ```
+ */
+export function checkLearnerFields(
+  sc: Readonly<Record<string, number>>,
+  t: ModelState["tensors"],
+  numFeatures: number,
+  numLabels: number,
+  windowCapacity: number,
+  replay: boolean,
+  where: string,
+): void {
+  const win = t.window;
+  if (!(win instanceof Int32Array)) {
+    throw new TypeError(`${where}: tensor window must be a Int32Array`);
+  }
+  if (win.length > windowCapacity) {
+    throw new RangeError(`${where}: window of ${win.length} > ${windowCapacity}`);
+  }
+  checkIndices(win, "window", numLabels, where);
+  if (
+    !(Number.isInteger(sc.windowPos) && sc.windowPos >= 0 && sc.windowPos < windowCapacity &&
+      (win.length === windowCapacity || sc.windowPos === win.length))
+  ) {
+    throw new RangeError(`${where}: scalar windowPos ${sc.windowPos} is out of range`);
+  }
+  if (!(sc.replayDebt >= 0 && sc.replayDebt < 1)) {
+    throw new RangeError(`${where}: replayDebt ${sc.replayDebt}`);
+  }
+  checkGeneratorState(sc, "rng", where);
+  if (!replay) return;
+  checkGeneratorState(sc, "reservoirRng", where);
+  const kept = t.resXIndptr === undefined ? 0 : t.resXIndptr.length - 1;
+  if (!(Number.isInteger(sc.reservoirSeen) && sc.reservoirSeen >= kept)) {
+    throw new RangeError(`${where}: scalar reservoirSeen ${sc.reservoirSeen} is not a count`);
+  }
+  // the replay rows were learned from: features and labels within the model
+  checkReservoirRows(t, numFeatures, numLabels, where);
 }

@@ -51,7 +51,8 @@ import { InvertedWeights } from "./inverted_weights.ts";
 import { BiasHeap } from "./bias_heap.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
 import { ChangeLog } from "./change_log.ts";
-import { checkDelta, type CheckedDelta } from "./delta_check.ts";
+import { checkDelta, type CheckedDelta, checkLearnerFields } from "./delta_check.ts";
+import { checkCounts, checkFinite, checkGeneratorState, checkSums } from "../state_check.ts";
 
 /**
  * Counters of the learner's work, for benchmarks and `/metrics`.
@@ -963,6 +964,11 @@ export class OvaEstimator implements Estimator {
     return { kind: "ova", config: {}, scalars, tensors };
   }
 
+  /** `rows`, `prunes`, `evictions`, `updates`: the counters a delta may not go below. */
+  #counterValues(): number[] {
+    return [this.#rows, this.#prunes, this.#evictions, this.#updates];
+  }
+
   #counters(): Record<string, number> {
     return {
       numFeatures: this.#d,
@@ -986,7 +992,16 @@ export class OvaEstimator implements Estimator {
   applyReplicaDelta(delta: ModelState): void {
     const where = "ova.applyReplicaDelta";
     if (!this.#isReplica) throw new TypeError(`${where}: this model is not a replica`);
-    const d = checkDelta(delta, this.#d, this.#l, this.#dSeq, this.config, false, where);
+    const d = checkDelta(
+      delta,
+      this.#d,
+      this.#l,
+      this.#dSeq,
+      this.config,
+      false,
+      where,
+      this.#counterValues(),
+    );
     this.#applyDelta(d);
     this.#dSeq = d.seq;
   }
@@ -1015,34 +1030,28 @@ export class OvaEstimator implements Estimator {
   applyStateDelta(delta: ModelState): void {
     const where = "ova.applyStateDelta";
     if (this.#isReplica) throw new TypeError(`${where}: this model is a replica`);
-    const d = checkDelta(delta, this.#d, this.#l, this.#sSeq, this.config, true, where);
+    const d = checkDelta(
+      delta,
+      this.#d,
+      this.#l,
+      this.#sSeq,
+      this.config,
+      true,
+      where,
+      this.#counterValues(),
+    );
     const sc = delta.scalars;
     const win = d.window!;
-    if (win.length > this.#window.length) {
-      throw new RangeError(`${where}: window of ${win.length} > ${this.#window.length}`);
-    }
-    // the window fills from slot 0: until it is full, the next slot is its length
-    if (
-      !(Number.isInteger(sc.windowPos) && sc.windowPos >= 0 && sc.windowPos < this.#window.length &&
-        (win.length === this.#window.length || sc.windowPos === win.length))
-    ) {
-      throw new RangeError(`${where}: scalar windowPos ${sc.windowPos} is out of range`);
-    }
-    if (!(sc.replayDebt >= 0 && sc.replayDebt < 1)) {
-      throw new RangeError(`${where}: replayDebt ${sc.replayDebt}`);
-    }
-    const uint32 = (name: string) => {
-      if (!(Number.isInteger(sc[name]) && sc[name] >= 0 && sc[name] < 2 ** 32)) {
-        throw new RangeError(`${where}: scalar ${name} ${sc[name]} is not a generator state`);
-      }
-    };
-    uint32("rng");
-    if (this.config.replay > 0) {
-      uint32("reservoirRng");
-      if (!(Number.isInteger(sc.reservoirSeen) && sc.reservoirSeen >= 0)) {
-        throw new RangeError(`${where}: scalar reservoirSeen ${sc.reservoirSeen} is not a count`);
-      }
-    }
+    const replay = this.config.replay > 0;
+    checkLearnerFields(
+      sc,
+      delta.tensors,
+      d.numFeatures,
+      d.numLabels,
+      this.#window.length,
+      replay,
+      where,
+    );
     const reservoir = this.config.replay > 0
       ? RowReservoir.fromState(
         this.config.replay,
@@ -1165,22 +1174,24 @@ export class OvaEstimator implements Estimator {
   /**
    * Rebuilds a model from {@linkcode OvaEstimator.toState} bit for bit (or a predict-only
    * replica from {@linkcode OvaEstimator.toReplicaState}: learning on from it starts the
-   * AdaGrad sums afresh).
+   * AdaGrad sums afresh). Every value is checked before the model takes it.
    *
-   * @throws {TypeError} when the state is not an "ova" state
-   * @throws {RangeError} when its arrays do not fit together
+   * @throws {TypeError} when the state is not an "ova" state (or a field has the wrong type)
+   * @throws {RangeError} naming the field when its arrays do not fit together or hold a value
+   * the learner never writes (a weight or bias that is not finite, a negative or NaN AdaGrad
+   * sum, a count that is not a non-negative integer, a window label or a replay row past the
+   * model's labels or features, a generator state or `windowPos` out of range)
    */
   static restore(state: ModelState): OvaEstimator {
+    const where = "ova.restore";
     if (state.kind !== "ova") {
-      throw new TypeError(`ova.restore: state kind is ${state.kind}, not "ova"`);
+      throw new TypeError(`${where}: state kind is ${state.kind}, not "ova"`);
     }
     const sc = state.scalars;
     const size = (name: string): number => {
       const v = sc[name];
       if (!Number.isInteger(v) || v < 0) {
-        throw new RangeError(
-          `ova.restore: scalar ${name} must be a non-negative integer, got ${v}`,
-        );
+        throw new RangeError(`${where}: scalar ${name} must be a non-negative integer, got ${v}`);
       }
       return v;
     };
@@ -1193,33 +1204,57 @@ export class OvaEstimator implements Estimator {
       const a = t[name];
       if (!(a instanceof type) || (len !== undefined && a.length !== len)) {
         throw new RangeError(
-          `ova.restore: tensor ${name} must be a ${type.name}${
+          `${where}: tensor ${name} must be a ${type.name}${
             len === undefined ? "" : ` of length ${len}`
           }`,
         );
       }
       return a as T;
     };
+    // every value is checked before the model takes any (the rules of the deltas'
+    // ./delta_check.ts and ../state_check.ts): a NaN weight or bias, a negative sum, a window
+    // label past the labels or a replay row past the features is refused, not served or learned
     const labels = take<Int32Array>("labels", Int32Array);
     for (let e = 0; e < labels.length; e++) {
-      if (labels[e] >= L) throw new RangeError(`ova.restore: label ${labels[e]} >= ${L}`);
+      if (labels[e] >= L) throw new RangeError(`${where}: label ${labels[e]} >= ${L}`);
     }
+    const weights = take<Float32Array>("weights", Float32Array);
+    checkFinite(weights, "weights", where);
+    const sums = replica ? undefined : take<Float32Array>("sums", Float32Array);
+    if (sums) checkSums(sums, "sums", where);
+    const bias = take<Float32Array>("bias", Float32Array, L);
+    checkFinite(bias, "bias", where);
+    let biasSums: Float32Array | undefined, counts: Float64Array | undefined;
+    if (!replica) {
+      biasSums = take<Float32Array>("biasSums", Float32Array, L);
+      checkSums(biasSums, "biasSums", where);
+      counts = take<Float64Array>("counts", Float64Array, L);
+      checkCounts(counts, "counts", where);
+      checkLearnerFields(sc, t, D, L, m.#window.length, m.config.replay > 0, where);
+    } else {
+      if (!(sc.replayDebt >= 0 && sc.replayDebt < 1)) {
+        throw new RangeError(`${where}: replayDebt ${sc.replayDebt}`);
+      }
+      checkGeneratorState(sc, "rng", where);
+    }
+    const counters = ["rows", "prunes", "evictions", "updates"].map(size);
+    const windowPos = size("windowPos");
+    const seq = replica
+      ? (sc.deltaSeq === undefined ? 0 : size("deltaSeq"))
+      : (sc.stateSeq === undefined ? 0 : size("stateSeq"));
     m.#w = InvertedWeights.fromCompact(
       take<Int32Array>("featPtr", Int32Array, D + 1),
-      take<Int32Array>("labels", Int32Array),
-      take<Float32Array>("weights", Float32Array),
-      replica ? undefined : take<Float32Array>("sums", Float32Array),
+      labels,
+      weights,
+      sums,
       take<Uint8Array>("tableLogs", Uint8Array, D),
     );
-    m.#bias.set(take<Float32Array>("bias", Float32Array, L));
+    m.#bias.set(bias);
     m.#biasHeap = new BiasHeap(m.#bias, L);
     if (!replica) {
-      m.#biasSum.set(take<Float32Array>("biasSums", Float32Array, L));
-      m.#counts.set(take<Float64Array>("counts", Float64Array, L));
-      const win = take<Int32Array>("window", Int32Array);
-      if (win.length > m.#window.length) {
-        throw new RangeError(`ova.restore: window of ${win.length} > ${m.#window.length}`);
-      }
+      m.#biasSum.set(biasSums!);
+      m.#counts.set(counts!);
+      const win = t.window as Int32Array;
       m.#window.set(win);
       m.#windowN = win.length;
       if (m.config.replay > 0) {
@@ -1228,22 +1263,17 @@ export class OvaEstimator implements Estimator {
           m.config.seed,
           { seen: sc.reservoirSeen, rngState: sc.reservoirRng },
           t,
-          "ova.restore",
+          where,
         );
       }
     }
-    const debt = sc.replayDebt;
-    if (!(debt >= 0 && debt < 1)) throw new RangeError(`ova.restore: replayDebt ${debt}`);
-    m.#replayDebt = debt;
-    m.#rows = size("rows");
-    m.#prunes = size("prunes");
-    m.#evictions = size("evictions");
-    m.#updates = size("updates");
-    m.#windowPos = size("windowPos");
-    m.#rng.state = size("rng");
+    m.#replayDebt = sc.replayDebt;
+    [m.#rows, m.#prunes, m.#evictions, m.#updates] = counters;
+    m.#windowPos = windowPos;
+    m.#rng.state = sc.rng;
     m.#isReplica = replica;
-    if (replica && sc.deltaSeq !== undefined) m.#dSeq = size("deltaSeq");
-    if (!replica && sc.stateSeq !== undefined) m.#sSeq = size("stateSeq");
+    if (replica) m.#dSeq = seq;
+    else m.#sSeq = seq;
     return m;
   }
 }

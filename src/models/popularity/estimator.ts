@@ -16,6 +16,7 @@ import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { applyModelFileOptions, checkModelFileOptions } from "../file_options.ts";
 import { POPULARITY_SETTINGS, type PopularitySettings } from "./settings.ts";
+import { checkCounts, checkScalar } from "../state_check.ts";
 
 /**
  * Options of {@linkcode PopularityEstimator}.
@@ -182,7 +183,9 @@ export class PopularityEstimator implements Estimator {
   }
 
   /**
-   * Rebuilds an estimator from {@linkcode PopularityEstimator.toState}.
+   * Rebuilds an estimator from {@linkcode PopularityEstimator.toState}. The counts are checked
+   * first: `rows` and every label count a non-negative integer, no count above `rows` (a
+   * `RangeError` naming the field).
    *
    * @example
    * ```ts
@@ -202,11 +205,22 @@ export class PopularityEstimator implements Estimator {
     if (!(counts instanceof Float64Array)) {
       throw new TypeError("popularity.restore: tensor 'counts' is missing or not a Float64Array");
     }
-    const { numFeatures, numLabels, rows } = state.scalars;
+    const { numFeatures, numLabels } = state.scalars;
     if (counts.length !== numLabels) {
       throw new RangeError(
         `popularity.restore: ${counts.length} counts for numLabels ${numLabels}`,
       );
+    }
+    // a label is counted once per row that carries it: every count is a whole number of rows
+    // (a NaN or fractional count, or one above the rows, would be served as a score)
+    const rows = checkScalar(state.scalars, "rows", "popularity.restore");
+    checkCounts(counts, "counts", "popularity.restore");
+    for (let l = 0; l < counts.length; l++) {
+      if (counts[l] > rows) {
+        throw new RangeError(
+          `popularity.restore: counts[${l}] = ${counts[l]} is above the rows seen (${rows})`,
+        );
+      }
     }
     const { threshold, maxFeatures, maxLabels } = withStoredLimits(state.config);
     const m = new PopularityEstimator({

@@ -14,6 +14,7 @@ import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
+import { checkFinite, checkScalar } from "../state_check.ts";
 import { encodeKnnModel, knnModelContent, knnModelFromContent } from "./model_file.ts";
 import { type KnnModel, KnnPredictor } from "./predictor.ts";
 
@@ -90,18 +91,26 @@ export class SleecReplica extends PredictionReplica {
 
   /**
    * The replica of a {@linkcode sleecReplicaState} (with `adopt`, its arrays are used as they
-   * are; otherwise copied). Throws a `TypeError`/`RangeError` naming the bad entry.
+   * are; otherwise copied). Throws a `TypeError`/`RangeError` naming the bad entry (sizes
+   * that are not non-negative integers, a float tensor that is not finite, an index out of
+   * range) before anything is taken.
    */
   static fromState(state: ModelState, adopt = false): SleecReplica {
     if (!isSleecReplicaState(state)) {
       throw new TypeError("SLEEC replica: the state is not a SLEEC replica state");
     }
     const s = state.scalars;
+    // the sizes size every answer (a fractional or negative count of labels would fail at the
+    // first query, not here)
+    checkScalar(s, "numFeatures", "SLEEC replica");
+    checkScalar(s, "numLabels", "SLEEC replica");
     const tensors: Record<string, Tensor> = {};
     for (const [name, data] of Object.entries(state.tensors)) {
       if (!(data instanceof Float32Array || data instanceof Int32Array)) {
         throw new TypeError(`SLEEC replica: tensor ${name} must be a Float32Array or Int32Array`);
       }
+      // centroids, V and the points: a NaN would be served (the indices are checked below)
+      if (data instanceof Float32Array) checkFinite(data, name, "SLEEC replica");
       const d = adopt ? data : data.slice();
       tensors[name] = {
         dtype: d instanceof Float32Array ? "f32" : "i32",

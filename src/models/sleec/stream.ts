@@ -343,7 +343,14 @@ export class SleecStream implements Estimator {
       const count = scalar(`l${t}.clusters`);
       for (let i = 0; i < count; i++) {
         m.#learners[t].push(
-          StreamCluster.fromState(m.#cfg, t * 65536 + i, m.#numFeatures, `l${t}.c${i}`, state),
+          StreamCluster.fromState(
+            m.#cfg,
+            t * 65536 + i,
+            m.#numFeatures,
+            `l${t}.c${i}`,
+            state,
+            m.#numLabels,
+          ),
         );
       }
     }

@@ -14,6 +14,8 @@
  */
 import type { CsrMatrix } from "../../data/types.ts";
 import type { ModelState } from "../estimator.ts";
+import { checkRowEntries } from "../../data/batch_check.ts";
+import { checkFinite, checkIndices, checkScalar, checkSums } from "../state_check.ts";
 import { adamUpdateRows } from "../../optim/adam.ts";
 import { hashUniform } from "../../random/mod.ts";
 import type { SleecConfig } from "./config.ts";
@@ -350,9 +352,16 @@ export class StreamCluster {
   }
 
   /**
-   * Rebuilds a cluster from {@linkcode StreamCluster.saveState}.
+   * Rebuilds a cluster from {@linkcode StreamCluster.saveState}, in a model of `numFeatures`
+   * features and `numLabels` labels. Every value is checked before the cluster takes it: the
+   * counters (`size` at most `reservoirSize`, `seen` at least `size`, `adamStep`, `sinceEmbed`:
+   * non-negative integers), finite centroid, V, Adam's first moments, embeddings and points,
+   * second moments >= 0, and the kept rows as `learnMany` checked them
+   * (row pointers that fit, features sorted and within `numFeatures`, finite values, labels
+   * within `numLabels`).
    *
-   * @throws {TypeError | RangeError} when an entry is missing or mis-sized (naming it).
+   * @throws {TypeError | RangeError} when an entry is missing, mis-sized or out of range
+   * (naming it).
    */
   static fromState(
     cfg: SleecConfig,
@@ -360,6 +369,7 @@ export class StreamCluster {
     numFeatures: number,
     prefix: string,
     state: ModelState,
+    numLabels: number = Infinity,
   ): StreamCluster {
     const c = new StreamCluster(cfg, seedKey, numFeatures);
     const r = cfg.rank;
@@ -382,29 +392,64 @@ export class StreamCluster {
       }
       return t.slice() as unknown as T;
     };
-    const m = scalar("size");
-    c.#seen = scalar("seen");
-    c.#size = m;
-    c.#adamStep = scalar("adamStep");
-    c.#sinceEmbed = scalar("sinceEmbed");
-    c.#refreshed = scalar("refreshed") === 1;
-    c.#centroidNormSq = scalar("centroidNormSq");
-    c.#centroid = tensor("centroid", Float64Array, numFeatures);
-    c.#v = tensor("V", Float32Array, numFeatures * r);
-    c.#adamM = tensor("adamM", Float32Array, numFeatures * r);
-    c.#adamV = tensor("adamV", Float32Array, numFeatures * r);
+    const where = "SLEEC state", sc = state.scalars;
+    const count = (name: string, min = 0, max = Infinity) => {
+      scalar(name); // missing: a TypeError
+      return checkScalar(sc, `${prefix}.${name}`, where, min, max);
+    };
+    const m = count("size", 0, cfg.reservoirSize);
+    const seen = count("seen", m);
+    const adamStep = count("adamStep"), sinceEmbed = count("sinceEmbed");
+    const normSq = scalar("centroidNormSq"); // finite (rounding may leave it just below 0)
+    const name = (n: string) => `${prefix}.${n}`;
+    const centroid = tensor("centroid", Float64Array, numFeatures);
+    const v = tensor("V", Float32Array, numFeatures * r);
+    const adamM = tensor("adamM", Float32Array, numFeatures * r);
+    const adamV = tensor("adamV", Float32Array, numFeatures * r);
+    checkFinite(centroid, name("centroid"), where);
+    checkFinite(v, name("V"), where);
+    checkFinite(adamM, name("adamM"), where);
+    checkSums(adamV, name("adamV"), where);
     const xPtr = tensor("xPtr", Int32Array, m + 1);
+    const labelPtr = tensor("labelPtr", Int32Array, m + 1);
+    for (const [ptr, field] of [[xPtr, "xPtr"], [labelPtr, "labelPtr"]] as const) {
+      for (let s = 0; s < m; s++) {
+        if (!(ptr[s + 1] >= ptr[s]) || ptr[0] !== 0) {
+          throw new RangeError(`${where}: tensor ${name(field)} is not a row pointer (at ${s})`);
+        }
+      }
+    }
     const xIdx = tensor("xIdx", Int32Array, xPtr[m]);
     const xVal = tensor("xVal", Float32Array, xPtr[m]);
-    const labelPtr = tensor("labelPtr", Int32Array, m + 1);
     const labels = tensor("labels", Int32Array, labelPtr[m]);
+    for (let s = 0; s < m; s++) {
+      const at = () => `${where}: ${name("xIdx")} row ${s}`; // built only for an error
+      const last = checkRowEntries(xIdx, xVal, xPtr[s], xPtr[s + 1], at, "feature");
+      if (last >= numFeatures) {
+        throw new RangeError(`${at()}: feature index ${last} is out of range [0, ${numFeatures})`);
+      }
+    }
+    checkIndices(labels, name("labels"), numLabels, where);
+    const z = tensor("z", Float64Array, m * r), points = tensor("points", Float32Array, m * r);
+    checkFinite(z, name("z"), where);
+    checkFinite(points, name("points"), where);
+    c.#seen = seen;
+    c.#size = m;
+    c.#adamStep = adamStep;
+    c.#sinceEmbed = sinceEmbed;
+    c.#refreshed = scalar("refreshed") === 1;
+    c.#centroidNormSq = normSq;
+    c.#centroid = centroid;
+    c.#v = v;
+    c.#adamM = adamM;
+    c.#adamV = adamV;
     for (let s = 0; s < m; s++) {
       c.#xIdx.push(xIdx.slice(xPtr[s], xPtr[s + 1]));
       c.#xVal.push(xVal.slice(xPtr[s], xPtr[s + 1]));
       c.#labels.push(labels.slice(labelPtr[s], labelPtr[s + 1]));
     }
-    c.#z = tensor("z", Float64Array, m * r);
-    c.#points = tensor("points", Float32Array, m * r);
+    c.#z = z;
+    c.#points = points;
     return c;
   }
 }

@@ -2,8 +2,7 @@
  * A state or replica delta is applied whole or refused with a RangeError naming the part, the
  * model left exactly as it was: deltas that pass the structural check but carry values the
  * learner never sends (non-finite weights, NaN sums, a skipping sequence number, sizes past the
- * limits, generator states out of range), and a model holding NaN weights, which a delta's
- * whole block must replace all the same.
+ * limits, generator states out of range); a base holding NaN weights is refused at restore.
  *
  * @module
  */
@@ -83,7 +82,9 @@ for (const state of [true, false]) {
     apply(r, delta); // the delta itself still applies
   });
 
-  Deno.test(`ova ${what} deltas: a whole block replaces a block of NaN weights (applied whole, not stopped half-way)`, () => {
+  // a model never holds NaN weights: the base a delta applies to refuses them at restore (it
+  // used to take them, and the delta's whole blocks had to replace them)
+  Deno.test(`ova ${what} deltas: a base with NaN weights in a delta's blocks is refused at restore; a clean one takes the delta`, () => {
     const { m, base, delta, snapshot, apply } = setUp(state);
     const bf = delta.tensors.blockFeatures;
     const nan = structuredClone(base), p = nan.tensors.featPtr;
@@ -91,12 +92,21 @@ for (const state of [true, false]) {
       assert(p[j + 1] > p[j], `feature ${j} has no weights in the base`);
       nan.tensors.weights.fill(NaN, p[j], p[j + 1]);
     }
-    const r = OvaEstimator.restore(nan);
-    apply(r, delta);
+    let msg = "restored";
+    try {
+      OvaEstimator.restore(nan);
+    } catch (e) {
+      assert(e instanceof RangeError, String(e));
+      msg = e.message;
+    }
+    assert(/^ova\.restore: weights\[\d+\] = NaN is not finite$/.test(msg), msg);
     const clean = OvaEstimator.restore(structuredClone(base));
     apply(clean, delta);
-    assertEquals(stateDifference(snapshot(r), snapshot(clean)), undefined);
-    if (state) assertEquals(stateDifference(r.toState(), m.toState()), undefined, "the learner's");
+    const again = OvaEstimator.restore(snapshot(clean));
+    assertEquals(stateDifference(snapshot(again), snapshot(clean)), undefined);
+    if (state) {
+      assertEquals(stateDifference(clean.toState(), m.toState()), undefined, "the learner's");
+    }
   });
 }
 
