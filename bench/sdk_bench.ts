@@ -16,26 +16,101 @@
  * `$TAGSTREAM_DATA`, else `./data`). The 10 MB models are synthetic `linear-sparse` files
  * (f32 weights, and f16 weights with u16 label indices).
  *
+ * The command line goes through the bench runner ({@linkcode SDK_BENCH}, `bench/args.ts`):
+ * `--help`, and an unknown flag, a missing value, a model file or data file that is not there
+ * refused before any work with one line `bench/sdk_bench.ts: message` and exit code 2 (it was
+ * read loosely: `--modle x` was ignored and the prune started; a missing model file was a stack
+ * trace).
+ *
  * @module
  */
-import { parseArgs } from "node:util";
-import { resolveDataDir } from "../src/data/data_dir.ts";
+import { type Flags, statOrUndefined, stringFlag } from "../src/cli/commands/args.ts";
 import { loadDataset } from "../src/data/dataset.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
 import { float32ToFloat16 } from "../src/format/quantize.ts";
 import type { ModelFileContent } from "../src/format/types.ts";
 import { loadModel } from "../sdk/mod.ts";
+import { type BenchScript, checkXcDatasets, dataDirOf, runBench } from "./args.ts";
 
-const { values: flags } = parseArgs({
-  args: Deno.args,
-  options: { model: { type: "string" }, "data-dir": { type: "string" } },
-  strict: false,
-});
-const dataDir = resolveDataDir(flags["data-dir"] as string | undefined);
 const root = new URL("../", import.meta.url).pathname;
 
-async function prunedModel(): Promise<{ bytes: Uint8Array; path: string }> {
-  let path = (flags.model as string | undefined) ?? Deno.env.get("SDK_BENCH_MODEL");
+/** The options of bench/sdk_bench.ts. */
+export interface SdkBenchOptions {
+  /** The data directory (holds bibtex.test.txt, and bibtex.train.txt when no model is given). */
+  dataDir: string;
+  /** The pruned model file (`--model`, else `$SDK_BENCH_MODEL`); none: made by `deno task prune`. */
+  model?: string;
+}
+
+/** `--model`, else `$SDK_BENCH_MODEL` (empty: unset), checked to be a file: a TypeError naming it. */
+async function modelFileOf(f: Flags): Promise<string | undefined> {
+  const flag = stringFlag(f, "model");
+  if (flag === "") throw new RangeError("--model is empty: give a model file");
+  const env = flag === undefined ? Deno.env.get("SDK_BENCH_MODEL") : undefined;
+  const path = flag ?? (env === "" ? undefined : env);
+  if (path === undefined) return undefined;
+  const source = flag !== undefined ? "--model" : "$SDK_BENCH_MODEL";
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = await statOrUndefined(path);
+  } catch (e) {
+    throw new TypeError(`${source} ${path}: ${(e as Error).message}`);
+  }
+  if (info === undefined) throw new TypeError(`${source} ${path}: no such file`);
+  if (!info.isFile) throw new TypeError(`${source} ${path} is not a file`);
+  return path;
+}
+
+/**
+ * The command line of bench/sdk_bench.ts (`deno run -A bench/sdk_bench.ts`, and `deno task
+ * bench:sdk` with flags after `--`), checked before any work: only `--model FILE` and
+ * `--data-dir DIR`, the model a file, the data directory holding bibtex.test.txt (and
+ * bibtex.train.txt when the model is to be made).
+ *
+ * @example
+ * ```ts
+ * import { benchOptions } from "./args.ts";
+ * import { SDK_BENCH } from "./sdk_bench.ts";
+ * await benchOptions(SDK_BENCH, ["--bogus"]).catch((e) => console.log(e.message)); // unknown option '--bogus' (see deno run -A bench/sdk_bench.ts --help)
+ * await benchOptions(SDK_BENCH, ["--model", "/no/such.tsm"]).catch((e) => console.log(e.message)); // --model /no/such.tsm: no such file
+ * ```
+ */
+export const SDK_BENCH: BenchScript<SdkBenchOptions> = {
+  task: "bench/sdk_bench.ts",
+  usage: `deno run -A bench/sdk_bench.ts [--model FILE] [--data-dir DIR]
+  (deno task bench:sdk [-- --model FILE --data-dir DIR]: the deno bench tables)
+SDK benchmarks: top-5 latency on the POP-pruned bibtex model (--model FILE, else
+$SDK_BENCH_MODEL, else made by deno task prune --dataset bibtex --train br), the decode time of
+10 MB models and the bundle sizes; one JSON line. Queries are the first 500 rows of
+bibtex.test.txt in --data-dir (else $TAGSTREAM_DATA, else ./data).`,
+  flags: { model: "string", "data-dir": "string" },
+  async options(f) {
+    const model = await modelFileOf(f);
+    // the data directory last: every other flag is checked without it
+    let dataDir: string;
+    if (model === undefined) {
+      dataDir = await checkXcDatasets(f, ["bibtex"], true);
+    } else {
+      // only the queries are read: the test file is needed, not the training file
+      const { dir, source, hint } = dataDirOf(f);
+      const info = await statOrUndefined(dir);
+      if (info === undefined || !info.isDirectory) {
+        const what = info === undefined ? ": no such directory" : " is not a directory";
+        throw new TypeError(`${source} ${dir}${what} (it should hold bibtex.test.txt)${hint}`);
+      }
+      const test = await statOrUndefined(`${dir}/bibtex.test.txt`);
+      if (!test?.isFile) {
+        throw new TypeError(`${source} ${dir}: no bibtex.test.txt there (the queries)${hint}`);
+      }
+      dataDir = dir;
+    }
+    return { dataDir, model };
+  },
+};
+
+async function prunedModel(o: SdkBenchOptions): Promise<{ bytes: Uint8Array; path: string }> {
+  const dataDir = o.dataDir;
+  let path = o.model;
   let made: string | undefined;
   if (!path) {
     const dir = made = await Deno.makeTempDir();
@@ -93,50 +168,6 @@ function bigModel(mb: number, half: boolean): Uint8Array {
   return encodeModelFile(content);
 }
 
-const pruned = await prunedModel();
-const model = loadModel(pruned.bytes);
-const test = await loadDataset(dataDir, "bibtex", "test");
-const rows = Array.from({ length: Math.min(500, test.x.numRows) }, (_, i) => {
-  const s = test.x.indptr[i], e = test.x.indptr[i + 1];
-  return { indices: test.x.indices.slice(s, e), values: test.x.values.slice(s, e) };
-});
-const space = model.featureSpace;
-const records = rows.slice(0, 100).map((r) => {
-  const rec: Record<string, number> = {};
-  r.indices.forEach((j, p) => {
-    rec[space?.type === "vocabulary" ? space.names[j] : String(j)] = r.values[p];
-  });
-  return rec;
-});
-const big32 = bigModel(10, false), big16 = bigModel(10, true);
-
-let q = 0;
-Deno.bench(`top-5, pruned bibtex (${(pruned.bytes.length / 1e6).toFixed(2)} MB), one query`, {
-  group: "query",
-  baseline: true,
-}, () => {
-  model.predictTopK(rows[q++ % rows.length], 5);
-});
-Deno.bench("top-5, pruned bibtex, {name: value} record", { group: "query" }, () => {
-  model.predictTopK(records[q++ % records.length], 5);
-});
-Deno.bench("top-5 batch of 100 rows (per batch)", () => {
-  model.predictBatch(rows.slice(0, 100), 5);
-});
-Deno.bench(`loadModel pruned bibtex`, { group: "decode" }, () => {
-  loadModel(pruned.bytes);
-});
-Deno.bench(`loadModel ${(big32.length / 1e6).toFixed(1)} MB (f32)`, { group: "decode" }, () => {
-  loadModel(big32);
-});
-Deno.bench(
-  `loadModel ${(big16.length / 1e6).toFixed(1)} MB (f16, u16)`,
-  { group: "decode" },
-  () => {
-    loadModel(big16);
-  },
-);
-
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -184,7 +215,56 @@ async function sizes(): Promise<Record<string, number | boolean>> {
   return out;
 }
 
-if (import.meta.main) {
+/**
+ * Loads the models and queries, registers the `deno bench` tables and, run as the main module
+ * (`deno run`), prints one JSON line.
+ */
+async function main(o: SdkBenchOptions): Promise<void> {
+  const pruned = await prunedModel(o);
+  const model = loadModel(pruned.bytes);
+  const test = await loadDataset(o.dataDir, "bibtex", "test");
+  const rows = Array.from({ length: Math.min(500, test.x.numRows) }, (_, i) => {
+    const s = test.x.indptr[i], e = test.x.indptr[i + 1];
+    return { indices: test.x.indices.slice(s, e), values: test.x.values.slice(s, e) };
+  });
+  const space = model.featureSpace;
+  const records = rows.slice(0, 100).map((r) => {
+    const rec: Record<string, number> = {};
+    r.indices.forEach((j, p) => {
+      rec[space?.type === "vocabulary" ? space.names[j] : String(j)] = r.values[p];
+    });
+    return rec;
+  });
+  const big32 = bigModel(10, false), big16 = bigModel(10, true);
+
+  let q = 0;
+  Deno.bench(`top-5, pruned bibtex (${(pruned.bytes.length / 1e6).toFixed(2)} MB), one query`, {
+    group: "query",
+    baseline: true,
+  }, () => {
+    model.predictTopK(rows[q++ % rows.length], 5);
+  });
+  Deno.bench("top-5, pruned bibtex, {name: value} record", { group: "query" }, () => {
+    model.predictTopK(records[q++ % records.length], 5);
+  });
+  Deno.bench("top-5 batch of 100 rows (per batch)", () => {
+    model.predictBatch(rows.slice(0, 100), 5);
+  });
+  Deno.bench(`loadModel pruned bibtex`, { group: "decode" }, () => {
+    loadModel(pruned.bytes);
+  });
+  Deno.bench(`loadModel ${(big32.length / 1e6).toFixed(1)} MB (f32)`, { group: "decode" }, () => {
+    loadModel(big32);
+  });
+  Deno.bench(
+    `loadModel ${(big16.length / 1e6).toFixed(1)} MB (f16, u16)`,
+    { group: "decode" },
+    () => {
+      loadModel(big16);
+    },
+  );
+
+  if (!import.meta.main) return;
   // per-query latency: single queries timed in batches of 32 (performance.now resolution)
   const perQuery: number[] = [];
   for (let rep = 0; rep < 300; rep++) {
@@ -219,3 +299,7 @@ if (import.meta.main) {
     ...(await sizes()),
   }));
 }
+
+// the main module under `deno run` and `deno bench` (where import.meta.main is false), not when
+// imported (the tests, the doc example)
+if (Deno.mainModule === import.meta.url) await runBench(SDK_BENCH, main);

@@ -30,8 +30,8 @@ export interface LoadedDataset extends Dataset {
 
 /**
  * Options of {@link loadXcFile} and {@link loadXcBytes}, checked when they are called: an unknown
- * key, a bad format or onError is a TypeError, a `featureIndexBase` that is not an integer in
- * [0, 2^31 − 1] a RangeError.
+ * key, a bad format or onError, or a `featureIndexBase` with XC input (its indices are 0-based)
+ * is a TypeError, a `featureIndexBase` that is not an integer in [0, 2^31 − 1] a RangeError.
  *
  * @example
  * ```ts
@@ -45,7 +45,7 @@ export interface LoadOptions {
   onError?: OnError;
   /** Text format: `"xc"` (default, header line) or `"libsvm"`. */
   format?: "xc" | "libsvm";
-  /** LIBSVM only: index of the first feature in the text (default 1). */
+  /** LIBSVM only: index of the first feature in the text (default 1); a TypeError with XC. */
   featureIndexBase?: number;
 }
 

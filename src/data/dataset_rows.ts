@@ -5,10 +5,22 @@
  * @module
  */
 import type { Batch, BinaryCsr, CsrMatrix, Dataset, SparseVector } from "./types.ts";
-import { numberOption } from "./option_check.ts";
+import { numberOption, shown } from "./option_check.ts";
+
+/** Throws unless `i` is a row of a matrix of `n` rows: a TypeError for a non-number, else a RangeError. */
+function checkRow(where: string, i: unknown, n: number): void {
+  if (typeof i !== "number") {
+    throw new TypeError(`${where}: row must be an integer in [0, ${n}), got ${shown(i)}`);
+  }
+  // (a fraction read indptr[0.5], undefined: the whole matrix)
+  if (!(Number.isInteger(i) && i >= 0 && i < n)) {
+    throw new RangeError(`${where}: row ${i} is out of range [0, ${n})`);
+  }
+}
 
 /**
- * Row `i` of a CSR matrix as a {@link SparseVector} of subarray views (no copy).
+ * Row `i` of a CSR matrix as a {@link SparseVector} of subarray views (no copy). A row that is not
+ * an integer in [0, numRows) is a RangeError (a TypeError for a non-number).
  *
  * @example
  * ```ts
@@ -18,15 +30,14 @@ import { numberOption } from "./option_check.ts";
  * ```
  */
 export function rowView(m: CsrMatrix, i: number): SparseVector {
-  if (!(i >= 0 && i < m.numRows)) {
-    throw new RangeError(`rowView: row ${i} is out of range [0, ${m.numRows})`);
-  }
+  checkRow("rowView", i, m.numRows);
   const a = m.indptr[i], b = m.indptr[i + 1];
   return { indices: m.indices.subarray(a, b), values: m.values.subarray(a, b) };
 }
 
 /**
- * The label indices of row `i` (a subarray view, no copy).
+ * The label indices of row `i` (a subarray view, no copy). A row that is not an integer in
+ * [0, numRows) is a RangeError (a TypeError for a non-number).
  *
  * @example
  * ```ts
@@ -36,9 +47,7 @@ export function rowView(m: CsrMatrix, i: number): SparseVector {
  * ```
  */
 export function labelsOf(y: BinaryCsr, i: number): Int32Array {
-  if (!(i >= 0 && i < y.numRows)) {
-    throw new RangeError(`labelsOf: row ${i} is out of range [0, ${y.numRows})`);
-  }
+  checkRow("labelsOf", i, y.numRows);
   return y.indices.subarray(y.indptr[i], y.indptr[i + 1]);
 }
 

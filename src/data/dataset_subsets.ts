@@ -6,6 +6,7 @@
  */
 import type { Dataset } from "./types.ts";
 import { Rng } from "../random/mod.ts";
+import { shown } from "./option_check.ts";
 
 function gatherRows<T extends Int32Array | Float32Array>(
   indptr: Int32Array,
@@ -67,7 +68,8 @@ export function subsetRows(ds: Dataset, rows: ArrayLike<number>): Dataset {
 
 /**
  * Seeded random split: `round(n * validationFraction)` rows (chosen by a seeded shuffle) go to
- * `valid`, the rest to `train`; both keep the original relative row order.
+ * `valid`, the rest to `train`; both keep the original relative row order. A fraction that is
+ * not a number is a TypeError, one outside [0, 1] (or NaN) a RangeError.
  *
  * @example
  * ```ts
@@ -83,10 +85,11 @@ export function splitRows(
   validationFraction: number,
   seed: number,
 ): { train: Dataset; valid: Dataset } {
-  if (!(validationFraction >= 0 && validationFraction <= 1)) {
-    throw new RangeError(
-      `splitRows: validationFraction must be in [0, 1], got ${validationFraction}`,
-    );
+  const f: unknown = validationFraction;
+  // (a string "0.5" was coerced: numbers only)
+  if (!(typeof f === "number" && f >= 0 && f <= 1)) {
+    const Err = typeof f === "number" ? RangeError : TypeError;
+    throw new Err(`splitRows: validationFraction must be a number in [0, 1], got ${shown(f)}`);
   }
   const n = ds.x.numRows;
   const perm = new Int32Array(n);

@@ -9,6 +9,7 @@
 import { isGzip } from "./gzip.ts";
 import { openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
+import { checkOptionKeys, isPlainObject, numberOption, shown } from "./option_check.ts";
 
 /**
  * True when the file at `path` starts with the gzip magic bytes `1f 8b`; false when it does not
@@ -128,17 +129,44 @@ export class FileLines {
    * @param path the file (plain or gzip)
    * @param start where to resume: byte offset (decompressed) and the number of the line before
    * @param options line-length limit and its message
+   * @throws {TypeError} for a `start` that is not an object, an unknown option or a value of the
+   *   wrong type
+   * @throws {RangeError} for an offset or line that is not a non-negative safe integer (a
+   *   negative or NaN offset read from the start and reported wrong offsets), a limit that is not
+   *   an integer >= 1
    */
   constructor(
     path: string,
     start: { offset: number; line: number } = { offset: 0, line: 0 },
     options: FileLinesOptions = {},
   ) {
+    const where = "FileLines";
+    if (!isPlainObject(start)) {
+      throw new TypeError(`${where}: start must be {offset, line}, got ${shown(start)}`);
+    }
+    const safe = Number.MAX_SAFE_INTEGER;
+    const offset = numberOption(where, "start.offset", start.offset, 0, 0, safe, true);
+    const line = numberOption(where, "start.line", start.line, 0, 0, safe, true);
+    checkOptionKeys(where, options, ["maxLineBytes", "tooLong"]);
+    const maxLine = numberOption(
+      where,
+      "maxLineBytes",
+      options.maxLineBytes,
+      65536,
+      1,
+      safe,
+      true,
+    );
+    if (options.tooLong !== undefined && typeof options.tooLong !== "function") {
+      throw new TypeError(
+        `${where}: option tooLong must be a function, got ${shown(options.tooLong)}`,
+      );
+    }
     this.path = path;
-    this.offset = start.offset;
-    this.line = start.line;
-    this.#toSkip = start.offset;
-    this.#maxLine = options.maxLineBytes ?? 65536;
+    this.offset = offset;
+    this.line = line;
+    this.#toSkip = offset;
+    this.#maxLine = maxLine;
     this.#tooLong = options.tooLong ?? ((n) => `line is longer than ${n} bytes`);
     this.#splitter = new LineSplitter((buf, s, e) => this.#onLine(buf, s, e), {
       maxLineBytes: this.#maxLine,

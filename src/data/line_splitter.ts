@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { checkOptionKeys, numberOption, shown } from "./option_check.ts";
 
 /**
  * Called for each line `buf[start, end)` (without its `\n`), numbered from 1.
@@ -70,14 +71,24 @@ export class LineSplitter {
   /**
    * @param onLine receives each complete line
    * @param options line-length limit
+   * @throws {TypeError} for an unknown option, a non-number limit or an `onTooLong` that is not
+   *   a function
+   * @throws {RangeError} for a limit that is not an integer >= 1 (nor Infinity)
    */
   constructor(onLine: LineHandler, options: LineSplitterOptions = {}) {
+    const where = "LineSplitter";
+    checkOptionKeys(where, options, ["maxLineBytes", "onTooLong"]);
     this.#onLine = onLine;
-    this.#max = options.maxLineBytes ?? Infinity;
-    if (!(this.#max >= 1)) {
-      throw new RangeError(`LineSplitter: maxLineBytes must be >= 1, got ${options.maxLineBytes}`);
+    // an integer (1.5 and "10" were taken as bounds), or Infinity: unbounded
+    const max = options.maxLineBytes;
+    this.#max = max === Infinity
+      ? Infinity
+      : numberOption(where, "maxLineBytes", max, Infinity, 1, Number.MAX_SAFE_INTEGER, true);
+    const onTooLong = options.onTooLong;
+    if (onTooLong !== undefined && typeof onTooLong !== "function") {
+      throw new TypeError(`${where}: option onTooLong must be a function, got ${shown(onTooLong)}`);
     }
-    this.#onTooLong = options.onTooLong;
+    this.#onTooLong = onTooLong;
   }
 
   /** True when a partial line is waiting for more bytes. */

@@ -34,23 +34,40 @@ export type FeatureKeys = "index" | "name";
  * ```
  */
 export interface NdjsonOptions {
-  /** `"index"` (default): keys are non-negative integers; `"name"`: names. Ignored with hashing. */
+  /**
+   * `"index"` (default): keys are non-negative integers; `"name"`: names. With hashing every key
+   * is hashed as written, whichever mode is given.
+   */
   featureKeys?: FeatureKeys;
   /** `"name"` (default): labels go through the label vocabulary; `"index"`: label indices. */
   labelKeys?: "name" | "index";
-  /** Feature-name vocabulary to use and grow (default: a new one). */
+  /**
+   * Feature-name vocabulary to use and grow (default: a new one): named features only
+   * (`featureKeys: "name"`, no hashing). The parser keeps one given in another mode as
+   * `parser.features`, unused (a caller may hand the same vocabulary whatever the mode);
+   * `readExamples` refuses it there.
+   */
   features?: Vocabulary;
-  /** Label-name vocabulary to use and grow (default: a new one). */
+  /** Label-name vocabulary to use and grow (default: a new one): named labels only. */
   labels?: Vocabulary;
-  /** Add new feature names (default true); when false unknown feature names are dropped. */
+  /**
+   * Add new feature names (default true); when false unknown feature names are dropped. Named
+   * features only (`featureKeys: "name"`, no hashing): a TypeError otherwise.
+   */
   growFeatures?: boolean;
-  /** Add new label names (default true); when false an unknown label is an error. */
+  /**
+   * Add new label names (default true); when false an unknown label is an error. Named labels
+   * only (`labelKeys: "name"`): a TypeError otherwise.
+   */
   growLabels?: boolean;
   /** Hash feature keys into a fixed dimension instead of indexing them. */
   hashing?: HashingOptions;
-  /** Exclusive bound on index keys (`featureKeys: "index"`); default none. */
+  /**
+   * Exclusive bound on index keys (`featureKeys: "index"`, no hashing); default none. A
+   * TypeError with named or hashed features.
+   */
   numFeatures?: number;
-  /** Exclusive bound on label indices (`labelKeys: "index"`); default none. */
+  /** Exclusive bound on label indices (`labelKeys: "index"`; a TypeError with named labels); default none. */
   numLabels?: number;
   /**
    * Tokenize the `text` field with these settings (`sdk/tokenizer.ts`) into named features
@@ -90,6 +107,53 @@ export const NDJSON_OPTION_KEYS: readonly (keyof NdjsonOptions)[] = [
   "maxNameLength",
   "maxFeaturesPerEvent",
 ];
+
+/**
+ * Why an option of `options` (an object whose key modes are valid) means nothing in the key
+ * modes it gives — `option growFeatures applies to named features only (featureKeys "name"); this
+ * input has indexed features` — or `undefined` when each one given is used: the feature
+ * vocabulary and `growFeatures` need named features without hashing, `numFeatures` indexed
+ * features without hashing, `labels` and `growLabels` named labels, `numLabels` indexed labels.
+ * With `shared` (the parser's own check) a `features` vocabulary in another mode is let
+ * through: a caller such as the learning service hands its vocabulary whatever the mode. O(1).
+ *
+ * @example
+ * ```ts
+ * import { unusedNdjsonOption } from "./ndjson_options.ts";
+ * import { Vocabulary } from "./vocabulary.ts";
+ * console.log(unusedNdjsonOption({ features: new Vocabulary() }, false));
+ * // option features applies to named features only (featureKeys "name"); this input has indexed features
+ * console.log(unusedNdjsonOption({ features: new Vocabulary() }, true)); // undefined
+ * console.log(unusedNdjsonOption({ labelKeys: "index", numLabels: 5 }, false)); // undefined
+ * ```
+ */
+export function unusedNdjsonOption(options: NdjsonOptions, shared: boolean): string | undefined {
+  const given = (k: keyof NdjsonOptions) => options[k] !== undefined;
+  const hashed = !!options.hashing;
+  const namedFeatures = (options.featureKeys ?? "index") === "name";
+  const namedLabels = (options.labelKeys ?? "name") === "name";
+  const featureMode = hashed
+    ? "with hashing, feature keys are hashed, not looked up or bounded"
+    : namedFeatures
+    ? "this input has named features"
+    : "this input has indexed features";
+  for (const k of ["features", "growFeatures"] as const) {
+    if (!given(k) || (!hashed && namedFeatures) || (shared && k === "features")) continue;
+    return `option ${k} applies to named features only (featureKeys "name"); ${featureMode}`;
+  }
+  if (given("numFeatures") && (namedFeatures || hashed)) {
+    return `option numFeatures applies to indexed features only (featureKeys "index"); ${featureMode}`;
+  }
+  for (const k of ["labels", "growLabels"] as const) {
+    if (given(k) && !namedLabels) {
+      return `option ${k} applies to named labels only (labelKeys "name"); this input has indexed labels`;
+    }
+  }
+  if (given("numLabels") && namedLabels) {
+    return `option numLabels applies to indexed labels only (labelKeys "index"); this input has named labels`;
+  }
+  return undefined;
+}
 
 /** Exclusive bound on indices (int32): 2^31 admits every index. */
 const MAX_INDEX_BOUND = 2 ** 31;
@@ -136,9 +200,10 @@ export interface NdjsonSettings {
 
 /**
  * Checks `options` and fills in the defaults. Throws a TypeError naming an unknown key, a bad
- * key mode or text setting (or text without named feature keys) or a value of the wrong type,
- * and a RangeError naming a bound out of range (index bounds are integers in [0, 2^31], the
- * name and feature limits integers in [1, 2^31 − 1]).
+ * key mode or text setting (or text without named feature keys), a value of the wrong type or
+ * an option the key modes leave unused ({@linkcode unusedNdjsonOption}, `shared`), and a
+ * RangeError naming a bound out of range (index bounds are integers in [0, 2^31], the name and
+ * feature limits integers in [1, 2^31 − 1]).
  *
  * @example
  * ```ts
@@ -179,6 +244,8 @@ export function resolveNdjsonOptions(options: NdjsonOptions = {}): NdjsonSetting
     numberOption(where, name, options[name], Infinity, 0, MAX_INDEX_BOUND, true);
   const numFeatures = bound("numFeatures");
   const numLabels = bound("numLabels");
+  const unused = unusedNdjsonOption(options, true);
+  if (unused !== undefined) throw new TypeError(`${where}: ${unused}`);
   const strictFields = booleanOption(where, "strictFields", options.strictFields, false);
   const limit = (name: "maxNameLength" | "maxFeaturesPerEvent", fallback: number) =>
     numberOption(where, name, options[name], fallback, 1, 2 ** 31 - 1, true);

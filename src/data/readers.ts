@@ -27,7 +27,12 @@ import {
   type SourceInput,
 } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
-import { checkTextRowsOptions, TEXT_ROWS_OPTION_KEYS, TextRowsParser } from "./xc_rows.ts";
+import {
+  checkTextRowsFormat,
+  checkTextRowsValues,
+  TEXT_ROWS_OPTION_KEYS,
+  TextRowsParser,
+} from "./xc_rows.ts";
 import {
   lineError,
   type OnError,
@@ -36,7 +41,7 @@ import {
   sourceError,
 } from "./parse_report.ts";
 import { type NdjsonOptions, NdjsonParser } from "./ndjson.ts";
-import { NDJSON_OPTION_KEYS } from "./ndjson_options.ts";
+import { NDJSON_OPTION_KEYS, unusedNdjsonOption } from "./ndjson_options.ts";
 import {
   booleanOption,
   checkOptionKeys,
@@ -63,7 +68,15 @@ import type { TextSettings } from "../../sdk/mod.ts";
 export type StreamFormat = "xc" | "libsvm" | "ndjson";
 
 /**
- * Options of {@linkcode readExamples}.
+ * Options of {@linkcode readExamples}. Each one must be used by the input it is given with,
+ * else it is a TypeError naming it and why (the format is known once the source is open): the
+ * NDJSON parser's options (`featureKeys`, `labelKeys`, `features`, `labels`, `growFeatures`,
+ * `growLabels`, `text`, `strictFields`, `maxNameLength`, `maxFeaturesPerEvent`) apply to NDJSON
+ * input only, and there only in the key modes that use them (a feature vocabulary needs named
+ * features without hashing, `numFeatures` indexed ones: `unusedNdjsonOption`); the index bases
+ * apply to XC/LIBSVM input (`featureIndexBase` to LIBSVM only); XC takes its sizes from its
+ * header (no `numFeatures`, `numLabels`). A {@linkcode TfIdf} given must cover the hashed
+ * columns (`maxFeatures` ≥ `hashing.dim`, a RangeError).
  *
  * @example
  * ```ts
@@ -76,12 +89,12 @@ export interface ReadExamplesOptions
   extends OpenSourceOptions, Omit<NdjsonOptions, "hashing" | "numFeatures" | "numLabels"> {
   /**
    * LIBSVM and NDJSON index keys: exclusive bound on feature indices (default none: the space
-   * grows). XC always uses the header's D.
+   * grows). Not with XC (its header's D is the bound) nor NDJSON names or hashed keys.
    */
   numFeatures?: number;
   /**
-   * LIBSVM and NDJSON label indices: exclusive bound on label indices (default none). XC always
-   * uses the header's L.
+   * LIBSVM and NDJSON label indices: exclusive bound on label indices (default none). Not with
+   * XC (its header's L is the bound) nor NDJSON label names.
    */
   numLabels?: number;
   /** Format (default: from the name: `.ndjson`/`.jsonl` → ndjson, `.svm`/`.libsvm` → libsvm, else xc). */
@@ -90,7 +103,7 @@ export interface ReadExamplesOptions
   onError?: OnError;
   /** Errors kept in the report (default 10; all skipped lines are counted). */
   maxErrors?: number;
-  /** LIBSVM: index of the first feature in the text (default 1). */
+  /** LIBSVM only: index of the first feature in the text (default 1; XC indices are 0-based). */
   featureIndexBase?: number;
   /** XC/LIBSVM: index of the first label in the text (default 0). */
   labelIndexBase?: number;
@@ -98,7 +111,11 @@ export interface ReadExamplesOptions
   maxLineBytes?: number;
   /** Hash features into a fixed number of columns. */
   hashing?: HashingOptions;
-  /** TF-IDF weighting: `true` for online statistics, or a {@linkcode TfIdf} to use (and update while it is fitting). */
+  /**
+   * TF-IDF weighting: `true` for online statistics, or a {@linkcode TfIdf} to use (and update
+   * while it is fitting). A row with a feature past its `maxFeatures` (2^24 for `true`) is a bad
+   * line (`onError`).
+   */
   tfidf?: boolean | TfIdf;
   /** Scale every row to unit L2 norm (after hashing and TF-IDF). */
   l2?: boolean;
@@ -113,6 +130,26 @@ const READ_EXAMPLES_KEYS: readonly string[] = [
   "tfidf",
   "l2",
 ];
+
+/** The NDJSON parser's options that XC/LIBSVM input leaves unused (hashing and the bounds are shared). */
+const NDJSON_ONLY_KEYS: readonly string[] = NDJSON_OPTION_KEYS.filter(
+  (k) => k !== "hashing" && k !== "numFeatures" && k !== "numLabels",
+);
+
+/**
+ * Throws a TypeError naming the first option of `options` that input in `format` leaves unused
+ * (the NDJSON key modes are checked by the caller, once the parser has checked the values).
+ */
+function checkFormatUse(where: string, format: StreamFormat, options: ReadExamplesOptions): void {
+  checkTextRowsFormat(where, format, options);
+  if (format === "ndjson") return;
+  const given = NDJSON_ONLY_KEYS.find((k) => (options as Record<string, unknown>)[k] !== undefined);
+  if (given !== undefined) {
+    throw new TypeError(
+      `${where}: option ${given} applies to NDJSON input only; this input is ${format.toUpperCase()}`,
+    );
+  }
+}
 
 /**
  * What {@linkcode readExamples} returns.
@@ -275,9 +312,11 @@ async function closingOnError<T>(src: ByteSource, make: () => T): Promise<T> {
  * Opens `input` and streams its rows as {@linkcode Example}s (see the module doc for sources,
  * formats and errors). Missing files and failed HTTP requests reject here; parse errors error
  * the stream. Options are checked before the source is opened (those of the NDJSON parser and
- * the hasher once it is, the source then being closed): an unknown key or a value of the wrong
- * type (`l2: "false"`, `tfidf: "yes"`) is a TypeError, a value out of range (`maxErrors: -1`,
- * `maxLineBytes: 0`) a RangeError, both naming the option and what is allowed.
+ * the hasher, and whether the input's format uses each one, once it is, the source then being
+ * closed): an unknown key, a value of the wrong type (`l2: "false"`, `tfidf: "yes"`) or an
+ * option the input leaves unused (`featureKeys` with XC, `numFeatures` with named NDJSON
+ * features: see {@linkcode ReadExamplesOptions}) is a TypeError, a value out of range
+ * (`maxErrors: -1`, `maxLineBytes: 0`) a RangeError, each naming the option and what is allowed.
  *
  * @example
  * ```ts
@@ -288,6 +327,8 @@ async function closingOnError<T>(src: ByteSource, make: () => T): Promise<T> {
  * // 3 [] [ 2 ]
  * // 4 [ 1 ] [ 0, 3 ]
  * console.log(r.report.accepted, r.numFeatures); // 3 4
+ * await readExamples(["1 4 2\n0 1:1\n"], { featureKeys: "name" }).catch((e) => console.log(e.message));
+ * // readExamples: option featureKeys applies to NDJSON input only; this input is XC
  * ```
  */
 export async function readExamples(
@@ -296,8 +337,9 @@ export async function readExamples(
 ): Promise<ExampleReader> {
   const where = "readExamples";
   checkOptionKeys(where, options, READ_EXAMPLES_KEYS);
-  // the XC/LIBSVM parser's options but the format (which may be ndjson, checked below)
-  const rowsOptions = checkTextRowsOptions(
+  // the XC/LIBSVM parser's option values but the format (which may be ndjson, checked below);
+  // whether the format uses them once it is known
+  const rowsOptions = checkTextRowsValues(
     where,
     pickOptions(options, TEXT_ROWS_OPTION_KEYS.filter((k) => k !== "format")),
   );
@@ -327,6 +369,17 @@ export async function readExamples(
     await src.stream.cancel();
     throw new TypeError(`${where}: unknown format '${format}' (expected xc, libsvm or ndjson)`);
   }
+  await closingOnError(src, () => checkFormatUse(where, format, options));
+  /** The given TfIdf must take every hashed column (else rows fail at random). */
+  const checkTfIdfCovers = (hasher: FeatureHasher | undefined) => {
+    const t = options.tfidf;
+    if (hasher && t instanceof TfIdf && t.maxFeatures < hasher.dim) {
+      throw new RangeError(
+        `${where}: option tfidf: the TfIdf's maxFeatures (${t.maxFeatures}) is below ` +
+          `hashing.dim (${hasher.dim}), the columns it weights`,
+      );
+    }
+  };
   const weighting = (dim: number | undefined) =>
     options.tfidf === true
       ? new TfIdf({ maxFeatures: dim })
@@ -335,10 +388,14 @@ export async function readExamples(
       : undefined;
 
   if (format === "ndjson") {
-    const parser = await closingOnError(
-      src,
-      () => new NdjsonParser(pickOptions(options, NDJSON_OPTION_KEYS)),
-    );
+    const parser = await closingOnError(src, () => {
+      const p = new NdjsonParser(pickOptions(options, NDJSON_OPTION_KEYS));
+      // stricter than the parser: no vocabulary nor index bound the key modes leave unused
+      const unused = unusedNdjsonOption(options, false);
+      if (unused !== undefined) throw new TypeError(`${where}: ${unused}`);
+      checkTfIdfCovers(p.hasher);
+      return p;
+    });
     const tfidf = weighting(parser.hasher?.dim);
     const post = makePost(undefined, tfidf, l2);
     const report: ParseReport = { source: src.name, accepted: 0, skipped: 0, errors: [] };
@@ -357,6 +414,8 @@ export async function readExamples(
           throw new TypeError("the line is not valid UTF-8");
         }
         ex = parser.parse(text);
+        // (a feature past a given TfIdf's maxFeatures: a bad line)
+        if (post) ex = post(ex);
       } catch (err) {
         const wrapped = lineError(err, lineNo, src.name);
         if (onError === "fail") throw wrapped;
@@ -364,7 +423,7 @@ export async function readExamples(
         return;
       }
       (ex as { line?: number }).line = lineNo;
-      rows.push(post ? post(ex) : ex);
+      rows.push(ex);
       report.accepted++;
     }, {
       maxLineBytes,
@@ -411,14 +470,49 @@ export async function readExamples(
   // XC / LIBSVM: the shared byte parser
   const hashing = options.hashing;
   const hasher = hashing ? await closingOnError(src, () => new FeatureHasher(hashing)) : undefined;
+  await closingOnError(src, () => checkTfIdfCovers(hasher));
   const tfidf = weighting(hasher?.dim);
+  // unhashed rows are checked against the TfIdf's columns as they are read: a row past them is
+  // a bad line (hashed columns are below hashing.dim, checked above)
+  const tfidfLimit = tfidf && !hasher ? tfidf.maxFeatures : Infinity;
+  const indexBase = format === "libsvm" ? (rowsOptions.featureIndexBase ?? 1) : 0;
   const rowsParser = new TextRowsParser(src.name, { ...rowsOptions, format });
   const out = rowsParser.out;
   const report = rowsParser.report;
   let lineNos = new Int32Array(1024);
   const splitter = new LineSplitter((buf, s, e, lineNo) => {
+    const maxFeature = out.maxFeature, maxLabel = out.maxLabel;
     if (rowsParser.line(buf, s, e, lineNo)) {
       const r = out.numRows - 1;
+      if (tfidfLimit !== Infinity) {
+        let j = -1;
+        for (let p = out.featPtr[r]; p < out.featPtr[r + 1]; p++) {
+          if (out.featIdx[p] >= tfidfLimit) {
+            j = out.featIdx[p];
+            break;
+          }
+        }
+        if (j >= 0) {
+          // take the row back: not delivered, not counted, sizes as before it
+          out.numRows = r;
+          out.rollback();
+          out.maxFeature = maxFeature;
+          out.maxLabel = maxLabel;
+          report.accepted--;
+          const err = lineError(
+            new RangeError(
+              `feature index ${j + indexBase} is out of range [${indexBase}, ${
+                tfidfLimit + indexBase
+              }) of the TF-IDF weighting (the TfIdf's maxFeatures)`,
+            ),
+            lineNo,
+            src.name,
+          );
+          if (onError === "fail") throw err;
+          recordSkip(report, lineNo, err, maxErrors);
+          return;
+        }
+      }
       if (r >= lineNos.length) {
         const next = new Int32Array(lineNos.length * 2);
         next.set(lineNos);

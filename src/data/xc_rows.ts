@@ -40,13 +40,13 @@ export interface TextRowsOptions {
   onError?: OnError;
   /** How many errors the report keeps (default 10). */
   maxErrors?: number;
-  /** Feature index of the first feature in the text: XC 0 (fixed); LIBSVM default 1. */
+  /** LIBSVM only: feature index of the first feature in the text (default 1; XC's are 0-based). */
   featureIndexBase?: number;
   /** Label index of the first label in the text (default 0). */
   labelIndexBase?: number;
-  /** Bound on feature indices for LIBSVM (default: none, grows). XC uses the header's D. */
+  /** LIBSVM only: bound on feature indices (default: none, grows). XC uses the header's D. */
   numFeatures?: number;
-  /** Bound on label indices for LIBSVM (default: none, grows). XC uses the header's L. */
+  /** LIBSVM only: bound on label indices (default: none, grows). XC uses the header's L. */
   numLabels?: number;
 }
 
@@ -73,8 +73,9 @@ export const TEXT_ROWS_OPTION_KEYS: readonly (keyof TextRowsOptions)[] = [
  * Checks {@linkcode TextRowsOptions} and returns them: known keys only (TypeError naming the
  * known ones), format `"xc"` or `"libsvm"` and onError `"fail"` or `"skip"` (TypeError),
  * `maxErrors` and the index bases integers in [0, 2^31 − 1], the index bounds `numFeatures` and
- * `numLabels` integers in [0, 2^31] (RangeError, TypeError for a non-number). O(1). `where`
- * names the caller in messages.
+ * `numLabels` integers in [0, 2^31] (RangeError, TypeError for a non-number), and none the format
+ * leaves unused (TypeError, {@linkcode checkTextRowsFormat}: XC, the default, takes no
+ * `featureIndexBase`, `numFeatures` or `numLabels`). O(1). `where` names the caller in messages.
  *
  * @example
  * ```ts
@@ -85,9 +86,36 @@ export const TEXT_ROWS_OPTION_KEYS: readonly (keyof TextRowsOptions)[] = [
  * } catch (e) {
  *   console.log((e as Error).message); // demo: option maxErrors must be an integer in [0, 2147483647], got -1
  * }
+ * try {
+ *   checkTextRowsOptions("demo", { featureIndexBase: 1 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option featureIndexBase applies to LIBSVM input only; XC feature indices are 0-based
+ * }
  * ```
  */
 export function checkTextRowsOptions(where: string, options: TextRowsOptions): TextRowsOptions {
+  checkTextRowsValues(where, options);
+  checkTextRowsFormat(where, options.format ?? "xc", options);
+  return options;
+}
+
+/**
+ * The value checks of {@linkcode checkTextRowsOptions}, whatever the format (for a caller that
+ * learns the format later, e.g. from the file name, and then calls
+ * {@linkcode checkTextRowsFormat}). Returns `options`.
+ *
+ * @example
+ * ```ts
+ * import { checkTextRowsValues } from "./xc_rows.ts";
+ * console.log(checkTextRowsValues("demo", { numFeatures: 10 }).numFeatures); // 10
+ * try {
+ *   checkTextRowsValues("demo", { onError: "ignore" as "skip" });
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: onError must be "fail" or "skip", got 'ignore'
+ * }
+ * ```
+ */
+export function checkTextRowsValues(where: string, options: TextRowsOptions): TextRowsOptions {
   checkOptionKeys(where, options, TEXT_ROWS_OPTION_KEYS);
   const format = options.format ?? "xc";
   if (format !== "xc" && format !== "libsvm") {
@@ -105,6 +133,45 @@ export function checkTextRowsOptions(where: string, options: TextRowsOptions): T
     numberOption(where, name, options[name], 0, 0, MAX + 1, true);
   }
   return options;
+}
+
+/**
+ * Throws a TypeError naming the first option of `options` that input in `format` leaves unused:
+ * XC takes its sizes from the header `N D L` and its feature indices are 0-based (no
+ * `featureIndexBase`, `numFeatures`, `numLabels`); NDJSON has no index bases (no
+ * `featureIndexBase`, `labelIndexBase`); LIBSVM uses them all. Only the keys of
+ * {@linkcode TextRowsOptions} are looked at. O(1).
+ *
+ * @example
+ * ```ts
+ * import { checkTextRowsFormat } from "./xc_rows.ts";
+ * checkTextRowsFormat("demo", "libsvm", { featureIndexBase: 0, numFeatures: 10 }); // fine
+ * try {
+ *   checkTextRowsFormat("demo", "xc", { numFeatures: 10 });
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option numFeatures applies to LIBSVM and NDJSON input only; XC input takes its sizes from the header 'N D L'
+ * }
+ * ```
+ */
+export function checkTextRowsFormat(
+  where: string,
+  format: "xc" | "libsvm" | "ndjson",
+  options: Omit<TextRowsOptions, "format">,
+): void {
+  const refuse = (key: Exclude<keyof TextRowsOptions, "format">, applies: string, why: string) => {
+    if (options[key] !== undefined) {
+      throw new TypeError(`${where}: option ${key} applies to ${applies} input only; ${why}`);
+    }
+  };
+  if (format === "xc") {
+    refuse("featureIndexBase", "LIBSVM", "XC feature indices are 0-based");
+    for (const key of ["numFeatures", "numLabels"] as const) {
+      refuse(key, "LIBSVM and NDJSON", "XC input takes its sizes from the header 'N D L'");
+    }
+  } else if (format === "ndjson") {
+    refuse("featureIndexBase", "LIBSVM", "this input is NDJSON");
+    refuse("labelIndexBase", "XC/LIBSVM", "this input is NDJSON");
+  }
 }
 
 /**
