@@ -81,8 +81,9 @@ export class PrequentialWindow {
 
   /**
    * Records one scored event: `predicted` in decreasing score order (integers >= 0; only the
-   * first 5 are read; a label listed twice counts twice, so pass a proper top-k list), `truth` strictly increasing integers >= 0 (an event
-   * without true labels scores 0, as in the metrics). Nothing is recorded when it throws.
+   * first 5 are read; a label listed again counts once, as a miss at its later rank), `truth`
+   * strictly increasing integers >= 0 (an event without true labels scores 0, as in the
+   * metrics). Nothing is recorded when it throws.
    *
    * @throws {RangeError} on a bad predicted or true label, naming it
    */
@@ -92,7 +93,10 @@ export class PrequentialWindow {
     let hits = 0, first = 0;
     const k = Math.min(5, predicted.length);
     for (let r = 0; r < k; r++) {
-      if (containsSorted(truth, predicted[r])) {
+      const l = predicted[r];
+      let again = false;
+      for (let q = 0; q < r && !again; q++) again = predicted[q] === l;
+      if (!again && containsSorted(truth, l)) {
         hits++;
         if (r === 0) first = 1;
       }

@@ -24,10 +24,10 @@ function randomRows(seed: number, n: number): Row[] {
   });
 }
 
-/** P@k (percent) of one row: hits among the first k predictions, divided by k. */
+/** P@k (percent) of one row: distinct hits among the first k predictions, divided by k. */
 function precision(r: Row, k: number): number {
-  const top = [...r.predicted.subarray(0, k)];
-  return (100 * top.filter((l) => r.truth.includes(l)).length) / k;
+  const top = new Set(r.predicted.subarray(0, k));
+  return (100 * [...top].filter((l) => r.truth.includes(l)).length) / k;
 }
 
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
@@ -94,4 +94,13 @@ Deno.test("PrequentialP1: the top label's running and windowed P@1, 0 before any
     msg = (e as Error).message;
   }
   assert(msg.includes("PrequentialP1: window must be a positive integer"), msg);
+});
+
+Deno.test("PrequentialWindow: a label listed again counts once (P@5 stays within [0, 1])", () => {
+  const w = new PrequentialWindow(3);
+  w.record([2, 2, 2, 2, 2], [2]); // one true label: P@1 = 1, P@5 = 1/5, not 5/5
+  w.record([4, 1, 4, 1, 3], [1, 3, 4]); // hits at ranks 1, 2 and 5: P@5 = 3/5
+  assert(Math.abs(w.precisionAt1 - 100) < 1e-9, `P@1 ${w.precisionAt1}`);
+  assert(Math.abs(w.precisionAt5 - 40) < 1e-5, `P@5 ${w.precisionAt5}`);
+  assert(Math.abs(w.cumulativeP5 - 40) < 1e-5, `cumulative P@5 ${w.cumulativeP5}`);
 });
