@@ -24,8 +24,11 @@ import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { columnSquares } from "./rotated_w_step.ts";
 import { defineSettings } from "../settings.ts";
 import { checkTrainingSet } from "../training_check.ts";
-import { LEML_BATCH_SETTINGS, LEML_BATCH_SOLVER_KEYS } from "./settings.ts";
-import type { LemlLoss } from "./loss.ts";
+import {
+  LEML_BATCH_SETTINGS,
+  LEML_BATCH_SOLVER_KEYS,
+  type LemlBatchSolverSettings,
+} from "./settings.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { buildOmega, type Omega } from "./omega.ts";
 import {
@@ -47,25 +50,9 @@ import {
  * console.log(o.rank); // 8
  * ```
  */
-export interface LemlBatchOptions {
+export interface LemlBatchOptions extends LemlBatchSolverSettings {
   /** Rank k. */
   rank: number;
-  /** Regularisation λ of the summed objective (default 1). */
-  lambda?: number;
-  /** Loss (default "squared"). */
-  loss?: LemlLoss;
-  /** Alternating iterations (W step then H step; default 10). */
-  iterations?: number;
-  /** CG iteration cap per Newton system (default 30). */
-  cgIterations?: number;
-  /** CG relative tolerance (default 1e-4). */
-  cgTolerance?: number;
-  /** Newton steps per W step and per label row for non-squared losses (default 2). */
-  newtonSteps?: number;
-  /** Learn a per-label bias (default true). */
-  bias?: boolean;
-  /** Seed of the initial H (default 0). */
-  seed?: number;
   /** Observed entries per row (positives are always observed); absent: all observed. */
   observed?: BinaryCsr;
   /** With `observed`: 1 where a row is fully observed. */

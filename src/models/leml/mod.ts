@@ -21,6 +21,7 @@ export {
   LEML_BATCH_SETTINGS,
   LEML_SETTINGS,
   type LemlBatchSettings,
+  type LemlBatchSolverSettings,
   type LemlStreamConfig,
   type LemlStreamOptions,
   LOCAL_KEYS,

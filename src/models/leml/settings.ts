@@ -10,7 +10,6 @@ import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
 import { LIMIT_SPECS, spaceLimits, type SpaceLimitSettings } from "../space_limits.ts";
 import { defaultThreshold, type LemlLoss } from "./loss.ts";
-import type { LemlBatchOptions } from "./batch.ts";
 
 /**
  * Options of the streaming estimator (all optional).
@@ -411,9 +410,42 @@ export const LEML_BATCH_SOLVER_KEYS = [
 ] as const;
 
 /**
+ * The batch solver's settings ({@linkcode LEML_BATCH_SOLVER_KEYS}; the defaults and ranges are
+ * in {@linkcode LEML_BATCH_SETTINGS}), all optional: shared by `trainLemlBatch`'s options
+ * (./batch.ts, where `rank` is required) and the batch-trained estimator's.
+ *
+ * @example
+ * ```ts
+ * import type { LemlBatchSolverSettings } from "./settings.ts";
+ * const o: LemlBatchSolverSettings = { loss: "logistic", newtonSteps: 3 };
+ * console.log(o.loss); // "logistic"
+ * ```
+ */
+export interface LemlBatchSolverSettings {
+  /** Seed of the initial H (default 0). */
+  seed?: number;
+  /** Rank k. */
+  rank?: number;
+  /** Regularisation λ of the summed objective (default 1). */
+  lambda?: number;
+  /** Loss (default "squared"). */
+  loss?: LemlLoss;
+  /** Alternating iterations (W step then H step; default 10). */
+  iterations?: number;
+  /** CG iteration cap per Newton system (default 30). */
+  cgIterations?: number;
+  /** CG relative tolerance (default 1e-4). */
+  cgTolerance?: number;
+  /** Newton steps per W step and per label row for non-squared losses (default 2). */
+  newtonSteps?: number;
+  /** Learn a per-label bias (default true). */
+  bias?: boolean;
+}
+
+/**
  * Options of the batch-trained estimator `LemlBatch` (./batch_estimator.ts), all optional: the
- * solver's ({@linkcode LEML_BATCH_SOLVER_KEYS} of {@linkcode LemlBatchOptions}; the defaults are
- * in {@linkcode LEML_BATCH_SETTINGS}), the initial sizes, the threshold and the row scaling.
+ * solver's ({@linkcode LemlBatchSolverSettings}), the initial sizes, the threshold and the row
+ * scaling.
  *
  * @example
  * ```ts
@@ -422,10 +454,7 @@ export const LEML_BATCH_SOLVER_KEYS = [
  * console.log(o.iterations); // 5
  * ```
  */
-export interface LemlBatchSettings
-  extends
-    Partial<Pick<LemlBatchOptions, (typeof LEML_BATCH_SOLVER_KEYS)[number]>>,
-    SpaceLimitSettings {
+export interface LemlBatchSettings extends LemlBatchSolverSettings, SpaceLimitSettings {
   /** Initial feature-space size (default 0). */
   numFeatures?: number;
   /** Initial label-space size (default 0). */
