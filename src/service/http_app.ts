@@ -52,7 +52,19 @@ import { ingestRoutes } from "./http/ingest_routes.ts";
 import { metricsRoutes } from "./http/metrics_routes.ts";
 import { predictRoutes } from "./http/predict_routes.ts";
 import { publishRoutes } from "./http/publish_routes.ts";
-import { checkAppOptions } from "./service_options.ts";
+import {
+  booleanOption,
+  checkOptionKeys,
+  isPlainObject,
+  numberOption,
+} from "../data/option_check.ts";
+import {
+  functionOption,
+  MAX_INT32 as INT32,
+  MAX_TIMER_MS,
+  stringOption,
+  wrongType,
+} from "./option_rules.ts";
 
 export { prometheusText } from "./http/metrics_routes.ts";
 
@@ -220,4 +232,53 @@ async function headOf(
     if (res.status !== 204 && res.status !== 304) headers.set("content-length", String(length));
   }
   return new Response(null, { status: res.status, headers });
+}
+
+const APP_KEYS = [
+  "service",
+  "token",
+  "publicRead",
+  "maxBodyBytes",
+  "maxPredictBytes",
+  "maxPredictRows",
+  "maxK",
+  "bodyTimeoutMs",
+  "maxInFlight",
+  "extraMetrics",
+] as const satisfies readonly (keyof AppOptions)[];
+
+/**
+ * Checks the options of `createApp` ({@linkcode AppOptions}) and returns them.
+ *
+ * @throws {TypeError} for a non-object, an unknown key, a missing `service` or a value of the
+ * wrong type (e.g. `publicRead: "false"`, which would let reads through without the token)
+ * @throws {RangeError} for a size or count that is not an integer ≥ 1, or a `bodyTimeoutMs`
+ * outside (0, 2^31 − 1]
+ *
+ * @example
+ * ```ts
+ * import { checkAppOptions } from "./http_app.ts";
+ * try {
+ *   checkAppOptions({ service: {}, maxInFlight: NaN });
+ * } catch (e) {
+ *   console.log((e as Error).message); // createApp: option maxInFlight must be an integer in [1, 2147483647], got NaN
+ * }
+ * ```
+ */
+export function checkAppOptions(options: unknown): AppOptions {
+  const where = "createApp";
+  const o = checkOptionKeys(where, options as AppOptions, APP_KEYS);
+  if (!isPlainObject(o.service)) {
+    wrongType(where, "service", "a LearningService or a LearnerThread", o.service);
+  }
+  stringOption(where, "token", o.token);
+  booleanOption(where, "publicRead", o.publicRead, false);
+  for (
+    const k of ["maxBodyBytes", "maxPredictBytes", "maxPredictRows", "maxK", "maxInFlight"] as const
+  ) {
+    numberOption(where, k, o[k], 1, 1, INT32, true);
+  }
+  numberOption(where, "bodyTimeoutMs", o.bodyTimeoutMs, 30000, 1e-3, MAX_TIMER_MS);
+  functionOption(where, "extraMetrics", o.extraMetrics);
+  return o;
 }

@@ -74,8 +74,9 @@ import { type LearnerCheckpoint, type ReplicaDelta, StreamLearner } from "./lear
 import type { IngestResult, LearningService, PublishedModel } from "./service.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
-import { ReplicaIndexer, type ReplicaIndexOptions } from "./replica_index.ts";
-import { checkThreadOptions } from "./service_options.ts";
+import { checkIndexOptions, ReplicaIndexer, type ReplicaIndexOptions } from "./replica_index.ts";
+import { checkOptionKeys, isPlainObject } from "../data/option_check.ts";
+import { factoryOption, functionOption, typed, wrongType } from "./option_rules.ts";
 
 /** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
 interface WorkerScope {
@@ -622,4 +623,45 @@ export function serveLearnerThread(
     }
     scope.postMessage({ id: m.id, ok: true, value, applied: s.applied });
   };
+}
+
+const THREAD_KEYS = [
+  "workerUrl",
+  "init",
+  "factory",
+  "onFailure",
+  "labelIndex",
+] as const satisfies readonly (keyof LearnerThreadOptions)[];
+
+/**
+ * Checks the options of `LearnerThread.open` ({@linkcode LearnerThreadOptions}, its
+ * `labelIndex` included) before the worker starts, and returns them.
+ *
+ * @throws {TypeError} for a non-object, an unknown key, a missing `workerUrl` or `factory`, or a
+ * value of the wrong type
+ * @throws {RangeError} for a `labelIndex` value out of range
+ *
+ * @example
+ * ```ts
+ * import { factory } from "../models/leml/mod.ts";
+ * import { checkThreadOptions } from "./learner_thread.ts";
+ * try {
+ *   checkThreadOptions({ workerUrl: "./w.ts", init: [], factory, labelIndex: { minLabel: 9 } });
+ * } catch (e) {
+ *   console.log((e as Error).message.startsWith('LearnerThread.open: labelIndex: unknown option "minLabel"')); // true
+ * }
+ * ```
+ */
+export function checkThreadOptions(options: unknown): LearnerThreadOptions {
+  const where = "LearnerThread.open";
+  const o = checkOptionKeys(where, options as LearnerThreadOptions, THREAD_KEYS);
+  const url = o.workerUrl;
+  if (!(url instanceof URL) && (typeof url !== "string" || url === "")) {
+    wrongType(where, "workerUrl", "a URL or a non-empty string", url);
+  }
+  factoryOption(where, o.factory);
+  functionOption(where, "onFailure", o.onFailure);
+  typed(where, "labelIndex", o.labelIndex, "an object", isPlainObject(o.labelIndex));
+  checkIndexOptions(`${where}: labelIndex`, o.labelIndex);
+  return o;
 }

@@ -34,7 +34,8 @@ import {
   RedisConnectionError,
   type StreamEntry,
 } from "./redis_client.ts";
-import { checkRedisOptions } from "./service_options.ts";
+import { checkOptionKeys, numberOption } from "../data/option_check.ts";
+import { MAX_TIMER_MS, stringOption, typed } from "./option_rules.ts";
 
 /**
  * Settings of a Redis Stream source.
@@ -433,4 +434,44 @@ export class RedisStreamSource {
     this.#reader.close();
     this.#control.close();
   }
+}
+
+const REDIS_KEYS = [
+  "url",
+  "key",
+  "group",
+  "consumer",
+  "count",
+  "blockMs",
+  "deadLetterKey",
+  "caFile",
+  "claimIdleMs",
+] as const satisfies readonly (keyof RedisSourceOptions)[];
+
+/**
+ * Checks a Redis source's options ({@linkcode RedisSourceOptions}) and returns them.
+ *
+ * @throws {TypeError} for a non-object, an unknown key, a missing `url` or a value of the wrong type
+ * @throws {RangeError} for a count or delay out of range (`blockMs` and `claimIdleMs` in
+ * [0, 2^31 − 1] ms)
+ *
+ * @example
+ * ```ts
+ * import { checkRedisOptions } from "./redis_source.ts";
+ * try {
+ *   checkRedisOptions("demo", { url: "redis://127.0.0.1:6379", kye: "events" });
+ * } catch (e) {
+ *   console.log((e as Error).message.startsWith('demo: unknown option "kye"')); // true
+ * }
+ * ```
+ */
+export function checkRedisOptions(where: string, options: unknown): RedisSourceOptions {
+  const o = checkOptionKeys(where, options as RedisSourceOptions, REDIS_KEYS);
+  stringOption(where, "url", o.url, true);
+  for (const k of ["key", "group", "consumer", "caFile"] as const) stringOption(where, k, o[k]);
+  typed(where, "deadLetterKey", o.deadLetterKey, "a string", typeof o.deadLetterKey === "string");
+  numberOption(where, "count", o.count, 512, 1, 1 << 20, true);
+  numberOption(where, "blockMs", o.blockMs, 100, 0, MAX_TIMER_MS, true);
+  numberOption(where, "claimIdleMs", o.claimIdleMs, 60000, 0, MAX_TIMER_MS, true);
+  return o;
 }

@@ -35,7 +35,8 @@ import type {
   LabelIndexPartition,
 } from "../models/label_index.ts";
 import type { IndexBuildReply, IndexBuildRequest } from "./index_worker.ts";
-import { checkIndexOptions } from "./service_options.ts";
+import { booleanOption, checkOptionKeys, numberOption } from "../data/option_check.ts";
+import { MAX_INT32 as INT32, MAX_TIMER_MS, typed } from "./option_rules.ts";
 
 /**
  * A model that can hold a label index (LEML's `LowRankScorer`, `CoEmbedReplica`).
@@ -389,4 +390,41 @@ export class ReplicaIndexer {
       error: this.error ?? null,
     };
   }
+}
+
+const INDEX_KEYS = [
+  "minLabels",
+  "minIntervalMs",
+  "enabled",
+  "worker",
+  "workerUrl",
+] as const satisfies readonly (keyof ReplicaIndexOptions)[];
+
+/**
+ * Checks the replica's label-index options ({@linkcode ReplicaIndexOptions}) and returns them
+ * (an empty object for undefined).
+ *
+ * @throws {TypeError} for a non-object, an unknown key or a value of the wrong type (e.g.
+ * `enabled: "false"`)
+ * @throws {RangeError} for `minLabels` outside [0, 2^31 − 1] or `minIntervalMs` outside
+ * [0, 2^31 − 1] ms
+ *
+ * @example
+ * ```ts
+ * import { checkIndexOptions } from "./replica_index.ts";
+ * try {
+ *   checkIndexOptions("demo", { enabled: "false" });
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option enabled must be true or false, got "false"
+ * }
+ * ```
+ */
+export function checkIndexOptions(where: string, options: unknown): ReplicaIndexOptions {
+  const o = checkOptionKeys(where, options as ReplicaIndexOptions, INDEX_KEYS);
+  numberOption(where, "minLabels", o.minLabels, 4096, 0, INT32, true);
+  numberOption(where, "minIntervalMs", o.minIntervalMs, 1000, 0, MAX_TIMER_MS);
+  booleanOption(where, "enabled", o.enabled, true);
+  booleanOption(where, "worker", o.worker, true);
+  typed(where, "workerUrl", o.workerUrl, "a URL", o.workerUrl instanceof URL);
+  return o;
 }

@@ -1,14 +1,16 @@
 /**
- * Boundary checks of the learning service's options objects, for a program that embeds the
- * service instead of running `tagstream serve` (whose flags are checked in
- * `src/cli/commands/serve.ts`): {@linkcode StreamLearner.create}'s `LearnerOptions`,
- * `LearningService.open`'s `ServiceOptions` (with its Redis source and growth limits),
- * `createApp`'s `AppOptions`, `LearnerThread.open`'s options and the replica's
- * `ReplicaIndexOptions`. In the style of `src/data/option_check.ts`: an unknown key is a
- * `TypeError` naming the known keys; a value of the wrong type (the string "false" for a
- * boolean, "32" for a number) a `TypeError`, one out of range (NaN, Infinity, a fraction for a
- * count, a delay longer than a timer takes) a `RangeError`, both naming the function, the
- * option and what is allowed. Every check is O(number of keys); nothing is allocated.
+ * Boundary checks of the learner's and the service's options objects, for a program that embeds
+ * the service instead of running `tagstream serve` (whose flags are checked in
+ * `src/cli/commands/serve.ts`): {@linkcode StreamLearner.create}'s `LearnerOptions` and
+ * `LearningService.open`'s `ServiceOptions` (with its Redis source, checked by
+ * `checkRedisOptions` in `redis_source.ts`, and growth limits). The other modules check their own
+ * (`createApp` in `http_app.ts`, the replica's index in `replica_index.ts`, `LearnerThread.open`
+ * in `learner_thread.ts`) with the same rules (`option_rules.ts`). In the style of
+ * `src/data/option_check.ts`: an unknown key is a `TypeError` naming the known keys; a value of
+ * the wrong type (the string "false" for a boolean, "32" for a number) a `TypeError`, one out of
+ * range (NaN, Infinity, a fraction for a count, a delay longer than a timer takes) a
+ * `RangeError`, both naming the function, the option and what is allowed. Every check is
+ * O(number of keys); nothing is allocated.
  *
  * @module
  */
@@ -19,18 +21,19 @@ import {
   numberOption,
   oneOfOption,
   pickOptions,
-  shown,
 } from "../data/option_check.ts";
 import type { LearnerOptions } from "./learner_types.ts";
 import type { ServiceOptions } from "./service_types.ts";
-import type { RedisSourceOptions } from "./redis_source.ts";
-import type { AppOptions } from "./http_app.ts";
-import type { ReplicaIndexOptions } from "./replica_index.ts";
-import type { LearnerThreadOptions } from "./learner_thread.ts";
+import { checkRedisOptions } from "./redis_source.ts";
+import {
+  factoryOption,
+  functionOption,
+  MAX_INT32 as INT32,
+  MAX_TIMER_MS,
+  stringOption,
+  typed,
+} from "./option_rules.ts";
 
-/** The longest delay a timer keeps (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
-const INT32 = 2 ** 31 - 1;
 const SAFE = Number.MAX_SAFE_INTEGER;
 
 /** The keys of `LearnerOptions` (also the learner's part of `ServiceOptions`). */
@@ -75,69 +78,6 @@ const SERVICE_KEYS = [
   "growth",
   "retryAfterSeconds",
 ] as const satisfies readonly (keyof ServiceOptions)[];
-const REDIS_KEYS = [
-  "url",
-  "key",
-  "group",
-  "consumer",
-  "count",
-  "blockMs",
-  "deadLetterKey",
-  "caFile",
-  "claimIdleMs",
-] as const satisfies readonly (keyof RedisSourceOptions)[];
-const APP_KEYS = [
-  "service",
-  "token",
-  "publicRead",
-  "maxBodyBytes",
-  "maxPredictBytes",
-  "maxPredictRows",
-  "maxK",
-  "bodyTimeoutMs",
-  "maxInFlight",
-  "extraMetrics",
-] as const satisfies readonly (keyof AppOptions)[];
-const INDEX_KEYS = [
-  "minLabels",
-  "minIntervalMs",
-  "enabled",
-  "worker",
-  "workerUrl",
-] as const satisfies readonly (keyof ReplicaIndexOptions)[];
-const THREAD_KEYS = [
-  "workerUrl",
-  "init",
-  "factory",
-  "onFailure",
-  "labelIndex",
-] as const satisfies readonly (keyof LearnerThreadOptions)[];
-
-/** Throws the TypeError of a value that is not what `name` takes. */
-function wrongType(where: string, name: string, what: string, value: unknown): never {
-  throw new TypeError(`${where}: option ${name} must be ${what}, got ${shown(value)}`);
-}
-
-/** `value` when it is undefined or passes `ok`, else the TypeError naming `what`. */
-function typed(where: string, name: string, value: unknown, what: string, ok: boolean): void {
-  if (value !== undefined && !ok) wrongType(where, name, what, value);
-}
-
-function stringOption(where: string, name: string, value: unknown, required = false): void {
-  if (required && value === undefined) wrongType(where, name, "a non-empty string", value);
-  typed(where, name, value, "a non-empty string", typeof value === "string" && value !== "");
-}
-
-function functionOption(where: string, name: string, value: unknown): void {
-  typed(where, name, value, "a function", typeof value === "function");
-}
-
-function factoryOption(where: string, value: unknown): void {
-  if (!isPlainObject(value) || typeof value.create !== "function") {
-    wrongType(where, "factory", "a model factory (e.g. factories.leml)", value);
-  }
-}
-
 /**
  * Checks a {@linkcode LearnerOptions} object (the learner's options, or the learner's part of
  * the service's) and returns it. `labelNames` and `featureNames` are checked by the
@@ -174,34 +114,6 @@ export function checkLearnerOptions(where: string, options: unknown): LearnerOpt
   booleanOption(where, "limits.strictFields", limits.strictFields, false);
   typed(where, "limits.hashing", limits.hashing, "an object", isPlainObject(limits.hashing));
   typed(where, "limits.text", limits.text, "an object", isPlainObject(limits.text));
-  return o;
-}
-
-/**
- * Checks a Redis source's options ({@linkcode RedisSourceOptions}) and returns them.
- *
- * @throws {TypeError} for a non-object, an unknown key, a missing `url` or a value of the wrong type
- * @throws {RangeError} for a count or delay out of range (`blockMs` and `claimIdleMs` in
- * [0, 2^31 − 1] ms)
- *
- * @example
- * ```ts
- * import { checkRedisOptions } from "./service_options.ts";
- * try {
- *   checkRedisOptions("demo", { url: "redis://127.0.0.1:6379", kye: "events" });
- * } catch (e) {
- *   console.log((e as Error).message.startsWith('demo: unknown option "kye"')); // true
- * }
- * ```
- */
-export function checkRedisOptions(where: string, options: unknown): RedisSourceOptions {
-  const o = checkOptionKeys(where, options as RedisSourceOptions, REDIS_KEYS);
-  stringOption(where, "url", o.url, true);
-  for (const k of ["key", "group", "consumer", "caFile"] as const) stringOption(where, k, o[k]);
-  typed(where, "deadLetterKey", o.deadLetterKey, "a string", typeof o.deadLetterKey === "string");
-  numberOption(where, "count", o.count, 512, 1, 1 << 20, true);
-  numberOption(where, "blockMs", o.blockMs, 100, 0, MAX_TIMER_MS, true);
-  numberOption(where, "claimIdleMs", o.claimIdleMs, 60000, 0, MAX_TIMER_MS, true);
   return o;
 }
 
@@ -255,103 +167,5 @@ export function checkServiceOptions(options: unknown): ServiceOptions {
   for (const k of GROWTH_KEYS as (keyof typeof growth)[]) {
     numberOption(where, `growth.${k}`, growth[k], 1, 1, INT32, true);
   }
-  return o;
-}
-
-/**
- * Checks the options of `createApp` ({@linkcode AppOptions}) and returns them.
- *
- * @throws {TypeError} for a non-object, an unknown key, a missing `service` or a value of the
- * wrong type (e.g. `publicRead: "false"`, which would let reads through without the token)
- * @throws {RangeError} for a size or count that is not an integer ≥ 1, or a `bodyTimeoutMs`
- * outside (0, 2^31 − 1]
- *
- * @example
- * ```ts
- * import { checkAppOptions } from "./service_options.ts";
- * try {
- *   checkAppOptions({ service: {}, maxInFlight: NaN });
- * } catch (e) {
- *   console.log((e as Error).message); // createApp: option maxInFlight must be an integer in [1, 2147483647], got NaN
- * }
- * ```
- */
-export function checkAppOptions(options: unknown): AppOptions {
-  const where = "createApp";
-  const o = checkOptionKeys(where, options as AppOptions, APP_KEYS);
-  if (!isPlainObject(o.service)) {
-    wrongType(where, "service", "a LearningService or a LearnerThread", o.service);
-  }
-  stringOption(where, "token", o.token);
-  booleanOption(where, "publicRead", o.publicRead, false);
-  for (
-    const k of ["maxBodyBytes", "maxPredictBytes", "maxPredictRows", "maxK", "maxInFlight"] as const
-  ) {
-    numberOption(where, k, o[k], 1, 1, INT32, true);
-  }
-  numberOption(where, "bodyTimeoutMs", o.bodyTimeoutMs, 30000, 1e-3, MAX_TIMER_MS);
-  functionOption(where, "extraMetrics", o.extraMetrics);
-  return o;
-}
-
-/**
- * Checks the replica's label-index options ({@linkcode ReplicaIndexOptions}) and returns them
- * (an empty object for undefined).
- *
- * @throws {TypeError} for a non-object, an unknown key or a value of the wrong type (e.g.
- * `enabled: "false"`)
- * @throws {RangeError} for `minLabels` outside [0, 2^31 − 1] or `minIntervalMs` outside
- * [0, 2^31 − 1] ms
- *
- * @example
- * ```ts
- * import { checkIndexOptions } from "./service_options.ts";
- * try {
- *   checkIndexOptions("demo", { enabled: "false" });
- * } catch (e) {
- *   console.log((e as Error).message); // demo: option enabled must be true or false, got "false"
- * }
- * ```
- */
-export function checkIndexOptions(where: string, options: unknown): ReplicaIndexOptions {
-  const o = checkOptionKeys(where, options as ReplicaIndexOptions, INDEX_KEYS);
-  numberOption(where, "minLabels", o.minLabels, 4096, 0, INT32, true);
-  numberOption(where, "minIntervalMs", o.minIntervalMs, 1000, 0, MAX_TIMER_MS);
-  booleanOption(where, "enabled", o.enabled, true);
-  booleanOption(where, "worker", o.worker, true);
-  typed(where, "workerUrl", o.workerUrl, "a URL", o.workerUrl instanceof URL);
-  return o;
-}
-
-/**
- * Checks the options of `LearnerThread.open` ({@linkcode LearnerThreadOptions}, its
- * `labelIndex` included) before the worker starts, and returns them.
- *
- * @throws {TypeError} for a non-object, an unknown key, a missing `workerUrl` or `factory`, or a
- * value of the wrong type
- * @throws {RangeError} for a `labelIndex` value out of range
- *
- * @example
- * ```ts
- * import { factory } from "../models/leml/mod.ts";
- * import { checkThreadOptions } from "./service_options.ts";
- * try {
- *   checkThreadOptions({ workerUrl: "./w.ts", init: [], factory, labelIndex: { minLabel: 9 } });
- * } catch (e) {
- *   console.log((e as Error).message.startsWith('LearnerThread.open: labelIndex: unknown option "minLabel"')); // true
- * }
- * ```
- */
-export function checkThreadOptions(options: unknown): LearnerThreadOptions {
-  const where = "LearnerThread.open";
-  const o = checkOptionKeys(where, options as LearnerThreadOptions, THREAD_KEYS);
-  const url = o.workerUrl;
-  if (!(url instanceof URL) && (typeof url !== "string" || url === "")) {
-    wrongType(where, "workerUrl", "a URL or a non-empty string", url);
-  }
-  factoryOption(where, o.factory);
-  functionOption(where, "onFailure", o.onFailure);
-  typed(where, "labelIndex", o.labelIndex, "an object", isPlainObject(o.labelIndex));
-  checkIndexOptions(`${where}: labelIndex`, o.labelIndex);
   return o;
 }

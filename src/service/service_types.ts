@@ -8,7 +8,7 @@
 import type { Example } from "../data/types.ts";
 import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
 import type { FeatureSpace } from "../format/types.ts";
-import type { LearnerOptions } from "./learner.ts";
+import type { LearnerOptions } from "./learner_types.ts";
 import type { RedisSourceOptions } from "./redis_source.ts";
 import type { WalLoss } from "./wal.ts";
 import type { GrowthLimits } from "./events.ts";

@@ -36,7 +36,7 @@ import {
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../service/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";
-import { MAX_TIMER_MS } from "../../service/service_options.ts";
+import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { redactRedisUrl } from "../../service/redis_client.ts";
 import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
 import { PREDICT_LIMITS } from "../../../sdk/internal.ts";

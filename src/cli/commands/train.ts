@@ -20,7 +20,7 @@ import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { showProgress } from "../../service/live_progress.ts";
 import { type Reject, StreamLearner } from "../../service/learner.ts";
 import { LearningService } from "../../service/service.ts";
-import { MAX_TIMER_MS } from "../../service/service_options.ts";
+import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
   checkInputFile,
