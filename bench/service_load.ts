@@ -24,7 +24,7 @@
  * @module
  */
 import { countFlag, numberFlag, parseFlags, stringFlag } from "../src/cli/commands/args.ts";
-import { SERVE_FLAGS } from "../src/cli/commands/serve.ts";
+import { SERVE_FLAGS } from "../src/cli/commands/serve_flags.ts";
 import { type LoadOptions, runLoadCheck } from "./service/load.ts";
 import { loadAverage } from "./service/harness.ts";
 import {

@@ -184,6 +184,30 @@ Deno.test("src/ folders import only lower layers, and no folder cycle exists", a
   assert(problems.length === 0, problems.join("\n"));
 });
 
+/** The imports between files of src/ (type-only ones too: they tie the files' designs). */
+async function fileEdges(): Promise<{ from: string; to: string }[]> {
+  const edges: { from: string; to: string }[] = [];
+  for await (const file of tsFiles(SRC)) {
+    const from = file.href.slice(SRC.href.length);
+    for (const s of relativeSpecifiers(await Deno.readTextFile(file))) {
+      const target = new URL(s, file);
+      if (!target.href.startsWith(SRC.href) || target.href === file.href) continue;
+      edges.push({ from, to: target.href.slice(SRC.href.length) });
+    }
+  }
+  return edges;
+}
+
+Deno.test("no import cycle between files of src/", async () => {
+  const edges = await fileEdges();
+  assert(edges.length >= 500, `only ${edges.length} imports between files found`);
+  const cycles = folderCycles(edges);
+  assert(
+    cycles.length === 0,
+    cycles.map((c) => `import cycle between ${c.join(", ")}`).join("\n"),
+  );
+});
+
 Deno.test("the layer check finds upward imports, same-layer imports, cycles and new folders", () => {
   const layers = [["random"], ["data"], ["models"], ["cli"]];
   assertEquals(layerViolation({ from: "models", to: "data" }, layers), undefined);

@@ -8,7 +8,7 @@
 import { serveLearnerThread } from "../../service/learner_thread.ts";
 import { LearningService } from "../../service/service.ts";
 import { parseFlags } from "./args.ts";
-import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve.ts";
+import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
 
 serveLearnerThread(async (init) => {
   const f = parseFlags("serve", init as string[], SERVE_FLAGS, { maxPositionals: 0 });

@@ -1,0 +1,147 @@
+/**
+ * The flags of `tagstream serve` and the service options they ask for: parsed on the serving
+ * thread (`serve.ts`) and again on the learning thread (`serve_learner.ts`), so both open the
+ * same service.
+ *
+ * @module
+ */
+import { loadFactory } from "../../models/registry.ts";
+import type { ServiceOptions } from "../../service/service.ts";
+import {
+  checkSizeOptions,
+  type Flags,
+  type FlagSpec,
+  intFlag,
+  LEARNER_FLAGS,
+  learnerOptionFlags,
+  numberFlag,
+  requiredFlag,
+  stringFlag,
+} from "./args.ts";
+import { PUBLISH_FLAGS, publishBuilder } from "./publish.ts";
+import { installFaultFromEnv } from "../../service/storage_faults.ts";
+import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";
+import { MAX_TIMER_MS } from "../../service/option_rules.ts";
+import { redactRedisUrl } from "../../service/redis_client.ts";
+
+/**
+ * The service's log lines (stderr).
+ *
+ * @example
+ * ```ts
+ * import { log } from "./serve_flags.ts";
+ * log("started"); // [tagstream] started (on stderr)
+ * ```
+ */
+export const log = (m: string) => console.error(`[tagstream] ${m}`);
+
+/**
+ * The flags of `serve` (parsed with `parseFlags` on the serving thread and again by the learner
+ * thread).
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * import { SERVE_FLAGS } from "./serve_flags.ts";
+ * const f = parseFlags("serve", ["--state-dir", "s", "--same-thread"], SERVE_FLAGS);
+ * console.log(f.values["same-thread"]); // true
+ * ```
+ */
+export const SERVE_FLAGS: FlagSpec = {
+  ...LEARNER_FLAGS,
+  ...PUBLISH_FLAGS,
+  "state-dir": "string",
+  port: "string",
+  hostname: "string",
+  "no-auth": "boolean",
+  "public-read": "boolean",
+  "max-body-bytes": "string",
+  quiet: "boolean",
+  source: "string",
+  "redis-ca-file": "string",
+  "redis-claim-idle-ms": "string",
+  "stream-key": "string",
+  group: "string",
+  consumer: "string",
+  follow: "string",
+  "checkpoint-every": "string",
+  "checkpoint-seconds": "string",
+  "flush-ms": "string",
+  "no-wal": "boolean",
+  "same-thread": "boolean",
+  repair: "boolean",
+  "dedup-window": "string",
+  "max-feature-growth": "string",
+  "max-new-labels": "string",
+  "body-timeout": "string",
+  "max-in-flight": "string",
+  "max-predict-bytes": "string",
+  "max-predict-rows": "string",
+  "max-k": "string",
+  "header-timeout": "string",
+  "max-connections": "string",
+  "no-front": "boolean",
+  "no-label-index": "boolean",
+};
+
+/** `serve`'s default `--max-features` (`train` keeps the parser's 2^20). */
+const SERVE_MAX_FEATURES = 1 << 18;
+
+/**
+ * The {@linkcode ServiceOptions} that `serve` flags ask for (the same on the serving thread
+ * and on the learning thread).
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
+ * const f = parseFlags("serve", ["--state-dir", "s", "--checkpoint-every", "100"], SERVE_FLAGS);
+ * const o = await serviceOptionsFromFlags(f);
+ * console.log(o.factory.kind, o.checkpointEvery); // leml 100
+ * ```
+ */
+export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions> {
+  const stateDir = requiredFlag(f, "state-dir", "serve");
+  const source = stringFlag(f, "source");
+  if (source !== undefined && !/^rediss?:\/\//.test(source)) {
+    throw new TypeError(
+      `--source must be a redis:// or rediss:// URL, got '${redactRedisUrl(source)}'`,
+    );
+  }
+  // fault injection for tests and bench/service_chaos.ts (see storage_faults.ts)
+  installFaultFromEnv(Deno.env.toObject());
+  const learner = learnerOptionFlags(f);
+  const maxFeatures = intFlag(f, "max-features", SERVE_MAX_FEATURES, 1, 2 ** 31 - 1)!;
+  const maxLabels = intFlag(f, "max-labels", 65536, 1, 2 ** 31 - 1)!;
+  checkSizeOptions(learner.modelOptions ?? {}, { maxFeatures, maxLabels });
+  return {
+    ...learner,
+    repair: f.values.repair === true,
+    dedupWindow: intFlag(f, "dedup-window", DEFAULT_ID_WINDOW, 0, 2 ** 28),
+    growth: {
+      maxFeatures,
+      maxLabels,
+      maxFeatureGrowth: intFlag(f, "max-feature-growth", 131072, 1, 2 ** 31 - 1),
+      maxNewLabels: intFlag(f, "max-new-labels", 1024, 1, 2 ** 31 - 1),
+    },
+    factory: await loadFactory(stringFlag(f, "model", "leml")!),
+    stateDir,
+    checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
+    // a delay must fit a timer (a longer one fires at once)
+    checkpointSeconds: numberFlag(f, "checkpoint-seconds", 5, 0, MAX_TIMER_MS / 1000),
+    flushMs: intFlag(f, "flush-ms", 200, 0, MAX_TIMER_MS),
+    wal: !f.values["no-wal"],
+    ...publishBuilder(f),
+    redis: source === undefined ? undefined : {
+      url: source,
+      key: stringFlag(f, "stream-key"),
+      group: stringFlag(f, "group"),
+      consumer: stringFlag(f, "consumer"),
+      caFile: stringFlag(f, "redis-ca-file"),
+      claimIdleMs: intFlag(f, "redis-claim-idle-ms", 60000, 0, MAX_TIMER_MS),
+    },
+    file: stringFlag(f, "follow"),
+    followFile: true,
+    log,
+  };
+}
