@@ -31,6 +31,8 @@ export interface RedisServerOptions {
   tls?: boolean;
   /** Keep data across {@linkcode RedisServer.restart} (append-only file, fsync always). */
   persist?: boolean;
+  /** Try this port first (default: one free a moment before); a taken one gives way to another. */
+  port?: number;
 }
 
 /**
@@ -142,11 +144,55 @@ export async function makeTlsFiles(
 }
 
 /**
- * Whether the server answers PING with PONG (after AUTH when it has a password): a server still
- * loading its append-only file accepts connections but answers `-LOADING`.
+ * Reads `n` replies of the kinds a readiness probe gets (`+`, `-`, `:` lines and `$` bulk
+ * strings) from `c`; undefined when the connection ends first.
+ */
+async function readReplies(c: Deno.Conn, n: number): Promise<string[] | undefined> {
+  const buf = new Uint8Array(4096);
+  let data = new Uint8Array(0);
+  const replies: string[] = [];
+  let at = 0;
+  while (replies.length < n) {
+    const text = new TextDecoder().decode(data.subarray(at));
+    const eol = text.indexOf("\r\n");
+    if (eol >= 0 && text[0] !== "$") {
+      replies.push(text.slice(0, eol));
+      at += new TextEncoder().encode(text.slice(0, eol + 2)).length;
+      continue;
+    }
+    if (eol >= 0) {
+      const len = Number(text.slice(1, eol));
+      const head = eol + 2;
+      if (len < 0) {
+        replies.push("");
+        at += head;
+        continue;
+      }
+      if (data.length - at >= head + len + 2) {
+        replies.push(new TextDecoder().decode(data.subarray(at + head, at + head + len)));
+        at += head + len + 2;
+        continue;
+      }
+    }
+    const got = await c.read(buf);
+    if (got === null) return undefined;
+    const next = new Uint8Array(data.length + got);
+    next.set(data);
+    next.set(buf.subarray(0, got), data.length);
+    data = next;
+  }
+  return replies;
+}
+
+/**
+ * Whether the redis-server of process `pid` answers on `port`: PING answered PONG (after AUTH
+ * when it has a password; a server still loading its append-only file accepts connections but
+ * answers `-LOADING`), and `INFO server` names `pid` (the port was free a moment before the
+ * server was started: another process may have taken it, and must not count as ours).
  */
 async function answersPing(
   port: number,
+  pid: number,
   caFile: string | undefined,
   password: string | undefined,
 ): Promise<boolean> {
@@ -158,27 +204,30 @@ async function answersPing(
         caCerts: [await Deno.readTextFile(caFile)],
       })
       : await Deno.connect({ hostname: "127.0.0.1", port });
+    // a peer that never answers (not a redis-server) ends the probe, not the wait
+    const timer = setTimeout(() => c.close(), 2000);
     try {
       const auth = password !== undefined
         ? `*2\r\n$4\r\nAUTH\r\n$${new TextEncoder().encode(password).length}\r\n${password}\r\n`
         : "";
-      await c.write(new TextEncoder().encode(`${auth}PING\r\n`));
-      const replies = password !== undefined ? 2 : 1;
-      const buf = new Uint8Array(256);
-      let text = "";
-      while (text.split("\r\n").length <= replies) {
-        const n = await c.read(buf);
-        if (n === null) return false;
-        text += new TextDecoder().decode(buf.subarray(0, n));
-      }
-      return text.split("\r\n")[replies - 1] === "+PONG";
+      await c.write(new TextEncoder().encode(`${auth}PING\r\nINFO server\r\n`));
+      const replies = await readReplies(c, password !== undefined ? 3 : 2);
+      if (replies === undefined) return false;
+      const [pong, info] = replies.slice(-2);
+      return pong === "+PONG" && new RegExp(`^process_id:${pid}\r?$`, "m").test(info);
     } finally {
-      c.close();
+      clearTimeout(timer);
+      try {
+        c.close();
+      } catch { /* closed by the timer */ }
     }
   } catch {
     return false;
   }
 }
+
+/** How long a starting (or restarted) redis-server may take to answer PONG. */
+const READY_WAIT_MS = 30_000;
 
 /**
  * Starts `redis-server` on 127.0.0.1 (without persistence unless `persist`; with a password
@@ -245,17 +294,25 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
     }
     await child.status;
   };
-  const waitReady = async (port: number) => {
-    for (let i = 0; i < 150; i++) {
+  /**
+   * Waits until `child` answers on `port` (true), or exits (false: the port was taken, or it
+   * failed), or READY_WAIT_MS pass (false).
+   */
+  const waitReady = async (port: number, child: Deno.ChildProcess) => {
+    let exited = false;
+    child.status.then(() => exited = true);
+    const deadline = Date.now() + READY_WAIT_MS;
+    while (!exited && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
-      if (await answersPing(port, tlsFiles?.ca, o.requirePass)) return true;
+      if (exited) break;
+      if (await answersPing(port, child.pid, tlsFiles?.ca, o.requirePass)) return true;
     }
     return false;
   };
   for (let attempt = 0; attempt < 5; attempt++) {
-    const port = freePort();
+    const port = attempt === 0 && o.port !== undefined ? o.port : freePort();
     let child = spawn(port);
-    if (await waitReady(port)) {
+    if (await waitReady(port, child)) {
       return {
         port,
         url: `${o.tls ? "rediss" : "redis"}://127.0.0.1:${port}`,
@@ -264,7 +321,8 @@ export async function startRedisServer(o: RedisServerOptions = {}): Promise<Redi
           await kill(child);
           if (whileDown !== undefined) await whileDown();
           child = spawn(port);
-          if (!(await waitReady(port))) {
+          if (!(await waitReady(port, child))) {
+            await kill(child);
             throw new Error(`Cannot restart redis-server on 127.0.0.1:${port}`);
           }
         },

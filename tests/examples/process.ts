@@ -69,16 +69,21 @@ export function start(cmd: string, args: string[], env: Record<string, string> =
           );
         }, ms);
         waiters.push({ re, resolve: (m) => (clearTimeout(timer), resolve(m)) });
-        process.status.then(() => {
-          // exited without the line: fail now rather than at the timeout
-          setTimeout(() => {
-            if (waiters.some((w) => w.re === re)) {
-              clearTimeout(timer);
-              reject(
-                new Error(`${cmd} exited before printing ${re}; output:\n${lines.join("\n")}`),
-              );
-            }
-          }, 50);
+        process.status.then(async () => {
+          // exited without the line: fail now rather than at the timeout, once its output is
+          // read to the end (a line printed just before the exit may still be in the pipe; a
+          // grandchild holding the pipe open bounds the wait instead)
+          let late: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([pumps, new Promise((r) => late = setTimeout(r, 5000))]);
+          clearTimeout(late);
+          const i = waiters.findIndex((w) => w.re === re);
+          if (i >= 0) {
+            waiters.splice(i, 1);
+            clearTimeout(timer);
+            reject(
+              new Error(`${cmd} exited before printing ${re}; output:\n${lines.join("\n")}`),
+            );
+          }
         });
       });
     },

@@ -9,7 +9,7 @@ import { EventParser } from "../../src/service/events.ts";
 import { createApp } from "../../src/service/http_app.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { TcpFront } from "../../src/service/tcp_front.ts";
-import { getJson, startService } from "../../bench/service/harness.ts";
+import { getJson, startService, waitFor } from "../../bench/service/harness.ts";
 import { assert, assertEquals, serviceOptions, withTempDir } from "./helpers.ts";
 
 const enc = new TextEncoder();
@@ -42,6 +42,16 @@ async function rawExchange(port: number, request: string, boundMs = 3000): Promi
     c.close();
   } catch { /* closed */ }
   return out;
+}
+
+/** `/metrics` once `n` events are learned (polled: a minibatch is learned after an idle wait). */
+async function learned(url: string, n: number): Promise<Record<string, unknown>> {
+  let m: Record<string, unknown> = {};
+  await waitFor(async () => {
+    m = await getJson(`${url}/metrics`);
+    return (m.events as { learned: number }).learned >= n;
+  }, `${n} events learned`);
+  return m;
 }
 
 function bodyOf(response: string): string {
@@ -80,10 +90,13 @@ Deno.test({
         assert(reasons[0].reason.includes("code unit 1"), reasons[0].reason);
         assert(/^labels\[0\]: name .* is not well-formed Unicode/.test(reasons[1].reason));
         assert(reasons[2].reason.includes("code unit 1"), reasons[2].reason);
-        const before = await getJson(`${svc.url}/metrics`);
+        // the label and feature spaces grow when the minibatch is learned (after --flush-ms
+        // idle, or at the restart's replay): compare them once both events are learned
+        const before = await learned(svc.url, 2);
+        assertEquals([before.numLabels, before.numFeatures], [3, 3]);
         assertEquals(await svc.stop(), 0);
         svc = await startService({ stateDir: dir, args });
-        const after = await getJson(`${svc.url}/metrics`);
+        const after = await learned(svc.url, 2);
         assertEquals(
           [after.numLabels, after.numFeatures, (after.events as { applied: number }).applied],
           [before.numLabels, before.numFeatures, 2],

@@ -22,9 +22,20 @@ Deno.test({
       a.close(); // A dies without acknowledging anything
       for (let i = 8; i < 12; i++) await admin.xadd("ev", { event: `{"n":${i}}` });
       // B applies what it reads and (like the service waiting for a checkpoint) does not ack.
+      // Reads until A's entries are taken over and everything was handed over (bounded
+      // generously: on a loaded machine the 300 ms idle time and the claim turns stretch), then
+      // for one more second, past B's own entries' idle time and several claim turns: nothing
+      // more may come (B's own entries are not taken over again, A's not twice).
       const applied: StreamEntry[] = [];
-      const t0 = Date.now();
-      while (Date.now() - t0 < 1500) applied.push(...await b.read());
+      const deadline = Date.now() + 30_000;
+      while (applied.length < 12 || b.claimed < 8) {
+        if (Date.now() > deadline) {
+          throw new Error(`${applied.length} entries handed over, ${b.claimed} claimed in 30 s`);
+        }
+        applied.push(...await b.read());
+      }
+      const settled = Date.now();
+      while (Date.now() - settled < 1000) applied.push(...await b.read());
       const lines = applied.map((e) => entryLine(e)!).sort();
       const want = Array.from({ length: 12 }, (_, i) => `{"n":${i}}`).sort();
       // A's 8 entries once each (B's own unacknowledged entries, idle for longer than 300 ms,

@@ -121,10 +121,12 @@ Deno.test("learner thread: the replica is indexed from the threshold on, /metric
       ).join("\n");
       await t.ingestBody(body, "http");
       await t.checkpoint(); // refreshes the replica
-      // the build is on the index worker: a bounded number of turns until it is back
+      // the build is on the index worker: wait until it is back (bounded in time, not in turns:
+      // 500 turns of 10 ms ran out on a loaded machine while the index worker was starting)
       let m = (await t.metrics()).learnerThread as Record<string, Record<string, unknown>>;
-      for (let turn = 0; turn < 500 && m.labelIndex.indexed !== true; turn++) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      const deadline = performance.now() + 60_000;
+      while (m.labelIndex.indexed !== true && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
         m = (await t.metrics()).learnerThread as Record<string, Record<string, unknown>>;
       }
       assertEquals([m.labelIndex.inFlight, m.labelIndex.error], [false, null]);

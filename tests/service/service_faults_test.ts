@@ -262,18 +262,19 @@ Deno.test("deeply nested JSON is refused before parsing", async () => {
 
 async function withServer(
   options: { bodyTimeoutMs?: number; maxInFlight?: number },
-  fn: (port: number) => Promise<void>,
+  fn: (port: number, started: () => number) => Promise<void>,
 ): Promise<void> {
   await withTempDir(async (dir) => {
     const s = await LearningService.open(serviceOptions(dir));
     const app = createApp({ service: s, ...options });
     const ac = new AbortController();
+    let started = 0; // requests handed to the app so far
     const server = Deno.serve(
       { port: 0, hostname: "127.0.0.1", signal: ac.signal, onListen() {} },
-      app.fetch,
+      (req) => (started++, app.fetch(req)),
     );
     try {
-      await fn(server.addr.port);
+      await fn(server.addr.port, () => started);
     } finally {
       ac.abort();
       await server.finished;
@@ -302,7 +303,10 @@ async function readAll(c: Deno.Conn, ms: number): Promise<string> {
 }
 
 Deno.test("slow clients: a body that does not arrive in time gets a 408; over the in-flight cap a 503", async () => {
-  await withServer({ bodyTimeoutMs: 300, maxInFlight: 2 }, async (port) => {
+  // The 503 needs both slow requests in flight: wait until both reached the app (not a fixed
+  // 100 ms), with a body timeout that outlasts that wait and the third request on a loaded
+  // machine (with 300 ms, a stall of 200 ms let the 408s free both slots first).
+  await withServer({ bodyTimeoutMs: 1500, maxInFlight: 2 }, async (port, started) => {
     const slow = await Deno.connect({ hostname: "127.0.0.1", port });
     await slow.write(enc.encode(
       "POST /events HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{",
@@ -311,14 +315,14 @@ Deno.test("slow clients: a body that does not arrive in time gets a 408; over th
     await slow2.write(enc.encode(
       "POST /events HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n",
     ));
-    await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(() => started() === 2, "both slow requests in the app");
     const busy = await fetch(`http://127.0.0.1:${port}/events`, post("{}\n"));
     assertEquals(busy.status, 503);
     assertEquals(busy.headers.get("retry-after"), "1");
     await busy.body?.cancel();
-    const answer = await readAll(slow, 3000);
+    const answer = await readAll(slow, 15000);
     assert(answer.startsWith("HTTP/1.1 408"), answer);
-    assert((await readAll(slow2, 3000)).startsWith("HTTP/1.1 408"), "chunked too");
+    assert((await readAll(slow2, 15000)).startsWith("HTTP/1.1 408"), "chunked too");
     slow.close();
     try {
       slow2.close();
