@@ -14,7 +14,6 @@
  * @module
  */
 import type { TextSettings } from "../../sdk/mod.ts";
-import { parseArgs } from "node:util";
 import type { Example } from "../data/types.ts";
 import type { Estimator } from "../models/estimator.ts";
 import { loadFactory } from "../models/registry.ts";
@@ -29,6 +28,16 @@ import { propensities } from "../metrics/propensity.ts";
 import { linePlot } from "../plot/line_plot.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
+import {
+  checkOutFile,
+  type Flags,
+  type FlagSpec,
+  intFlag,
+  numberFlag,
+  parseFlags,
+  stringFlag,
+} from "./commands/args.ts";
+import { writeFileAtomic } from "../service/checkpoint.ts";
 
 /**
  * The model the demo runs by default: streaming LEML.
@@ -162,8 +171,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   if (!Number.isInteger(batchSize) || batchSize < 1) {
     throw new RangeError(`demo: --batch-size must be a positive integer, got ${batchSize}`);
   }
-  if (!(holdout >= 0 && holdout < 1)) {
-    throw new RangeError(`demo: --holdout must be in [0, 1), got ${holdout}`);
+  if (!(holdout > 0 && holdout < 1)) {
+    // no held-out row would leave nothing to evaluate
+    throw new RangeError(`demo: --holdout must be in (0, 1), got ${holdout}`);
   }
   const limit = options.rows ?? (options.data ? Infinity : DEFAULT_SYNTHETIC_ROWS);
   if (!(limit >= 1) || (limit !== Infinity && !Number.isInteger(limit))) {
@@ -245,6 +255,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     seen = rows;
   }
   progress.done();
+  if (held.length === 0) {
+    throw new RangeError(
+      `demo: ${sourceName} gave ${rows} row${rows === 1 ? "" : "s"}, and --holdout ${holdout} ` +
+        `holds out about 1 row in ${Math.round(1 / holdout)}: no held-out row to evaluate on ` +
+        `(give more rows or a larger --holdout)`,
+    );
+  }
 
   // held-out evaluation, with propensities from the streamed (training) label counts
   const test = examplesToBatch(
@@ -286,19 +303,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       yLabel: "P@1 (%)",
       yMin: 0,
     });
-    await Deno.writeTextFile(options.plot, svg);
+    // atomic: a failed write leaves neither a partial curve nor its temporary file
+    await writeFileAtomic(options.plot, new TextEncoder().encode(svg));
     result.plot = options.plot;
   }
   return result;
-}
-
-function intFlag(v: string | boolean | undefined, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== "string" || !Number.isInteger(n)) {
-    throw new TypeError(`--${name} must be an integer, got '${v}'`);
-  }
-  return n;
 }
 
 const USAGE = `Usage: deno task demo [options]
@@ -318,95 +327,143 @@ const USAGE = `Usage: deno task demo [options]
   --holdout F             share of rows held out for evaluation (default 0.2)
   --plot FILE.svg         write the prequential P@1 curve`;
 
+/** The flags of `deno task demo`. */
+const DEMO_FLAGS: FlagSpec = {
+  data: "string",
+  format: "string",
+  "on-error": "string",
+  "feature-keys": "string",
+  "hash-dim": "string",
+  text: "boolean",
+  "text-only": "boolean",
+  tfidf: "boolean",
+  l2: "boolean",
+  rows: "string",
+  features: "string",
+  labels: "string",
+  "avg-nnz": "string",
+  model: "string",
+  "batch-size": "string",
+  seed: "string",
+  holdout: "string",
+  plot: "string",
+};
+
+/** Flags that only apply to `--data` / only to the synthetic rows. */
+const DATA_ONLY = [
+  "format",
+  "on-error",
+  "feature-keys",
+  "hash-dim",
+  "text",
+  "text-only",
+  "tfidf",
+  "l2",
+];
+const SYNTHETIC_ONLY = ["features", "labels", "avg-nnz"];
+
+/** Refuses the given flags (the run would ignore them), naming them and why. */
+function refuseFlags(f: Flags, names: readonly string[], why: string): void {
+  const given = names.filter((n) => f.values[n] !== undefined).map((n) => `--${n}`);
+  if (given.length > 0) {
+    throw new TypeError(
+      `${given.join(", ")} ${given.length > 1 ? "have" : "has"} no effect ${why}`,
+    );
+  }
+}
+
 async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      data: { type: "string" },
-      format: { type: "string" },
-      "on-error": { type: "string" },
-      "feature-keys": { type: "string" },
-      "hash-dim": { type: "string" },
-      text: { type: "boolean" },
-      "text-only": { type: "boolean" },
-      tfidf: { type: "boolean" },
-      l2: { type: "boolean" },
-      rows: { type: "string" },
-      features: { type: "string" },
-      labels: { type: "string" },
-      "avg-nnz": { type: "string" },
-      model: { type: "string" },
-      "batch-size": { type: "string" },
-      seed: { type: "string" },
-      holdout: { type: "string" },
-      plot: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+  // every flag (and the --plot path) is checked before any row is read
+  const f = parseFlags("demo", args, DEMO_FLAGS, {
+    maxPositionals: 0,
+    program: "deno task demo",
   });
-  if (values.help) {
+  if (f.values.help) {
     console.log(USAGE);
     return;
   }
-  const format = values.format;
+  const data = stringFlag(f, "data");
+  if (data === "") throw new TypeError("--data is empty: give a file, a URL or - (stdin)");
+  const format = stringFlag(f, "format");
   if (format !== undefined && format !== "xc" && format !== "libsvm" && format !== "ndjson") {
     throw new TypeError(`--format must be xc, libsvm or ndjson, got '${format}'`);
   }
-  const onError = values["on-error"];
+  const onError = stringFlag(f, "on-error");
   if (onError !== undefined && onError !== "fail" && onError !== "skip") {
     throw new TypeError(`--on-error must be fail or skip, got '${onError}'`);
   }
-  const featureKeys = values["feature-keys"];
+  const featureKeys = stringFlag(f, "feature-keys");
   if (featureKeys !== undefined && featureKeys !== "index" && featureKeys !== "name") {
     throw new TypeError(`--feature-keys must be index or name, got '${featureKeys}'`);
   }
-  let holdout: number | undefined;
-  if (values.holdout !== undefined) {
-    holdout = Number(values.holdout);
-    if (!Number.isFinite(holdout)) throw new TypeError(`--holdout must be a number`);
-  }
-  let avgNnz: number | undefined;
-  if (values["avg-nnz"] !== undefined) {
-    avgNnz = Number(values["avg-nnz"]);
-    if (!Number.isFinite(avgNnz)) throw new TypeError(`--avg-nnz must be a number`);
+  // values first, then whether the run would use them
+  if (data === undefined) {
+    refuseFlags(f, DATA_ONLY, "without --data (the synthetic rows are generated, not read)");
+  } else refuseFlags(f, SYNTHETIC_ONLY, "with --data (the shape of the synthetic rows)");
+  const holdout = numberFlag(f, "holdout", undefined);
+  if (holdout !== undefined && !(holdout > 0 && holdout < 1)) {
+    throw new RangeError(
+      `--holdout must be a number in (0, 1) (the share of rows held out), got '${f.values.holdout}'`,
+    );
   }
   const synthetic: Omit<SyntheticOptions, "rows" | "seed"> = {};
-  const d = intFlag(values.features, "features"), l = intFlag(values.labels, "labels");
+  const d = intFlag(f, "features", undefined, 1, 2 ** 31 - 1);
+  const l = intFlag(f, "labels", undefined, 1, 1 << 24);
+  const avgNnz = numberFlag(f, "avg-nnz", undefined, 1, 1e6);
   if (d !== undefined) synthetic.numFeatures = d;
-  if (l !== undefined) synthetic.numLabels = l;
+  if (l !== undefined) {
+    synthetic.numLabels = l;
+    // the default labels per row (3) cannot exceed the labels asked for
+    synthetic.avgLabels = Math.min(DEFAULT_SYNTHETIC.avgLabels!, l);
+  }
   if (avgNnz !== undefined) synthetic.avgNnz = avgNnz;
-  const r = await runDemo({
-    data: values.data,
+  const plot = stringFlag(f, "plot");
+  const options: DemoOptions = {
+    data,
     format,
     onError,
     featureKeys,
-    hashDim: intFlag(values["hash-dim"], "hash-dim"),
-    ...(values.text || values["text-only"]
-      ? { text: { ngrams: 2, ...(values["text-only"] ? { ignoreFeatures: true } : {}) } }
+    hashDim: intFlag(f, "hash-dim", undefined, 1, 2 ** 31 - 1),
+    ...(f.values.text || f.values["text-only"]
+      ? { text: { ngrams: 2, ...(f.values["text-only"] ? { ignoreFeatures: true } : {}) } }
       : {}),
-    tfidf: values.tfidf,
-    l2: values.l2,
-    rows: intFlag(values.rows, "rows"),
+    tfidf: f.values.tfidf === true ? true : undefined,
+    l2: f.values.l2 === true ? true : undefined,
+    rows: intFlag(f, "rows", undefined, 1, 2 ** 31 - 1),
     synthetic,
-    model: values.model,
-    batchSize: intFlag(values["batch-size"], "batch-size"),
-    seed: intFlag(values.seed, "seed"),
+    model: stringFlag(f, "model"),
+    batchSize: intFlag(f, "batch-size", undefined, 1, 1 << 16),
+    seed: intFlag(f, "seed", undefined),
     holdout,
-    plot: values.plot,
-  });
+    plot,
+  };
+  if (options.model !== undefined) await loadFactory(options.model);
+  if (plot !== undefined) {
+    const inputs = data === undefined ? [] : [{ what: `--data ${data}`, path: data }];
+    await checkOutFile(plot, "plot", { inputs, kind: "svg" });
+  }
+  const r = await runDemo(options);
   const m = r.metrics;
-  const f = (v: number) => v.toFixed(2);
+  const fixed = (v: number) => v.toFixed(2);
   console.log(
     `${r.model} on ${r.source}: ${r.trainRows} rows streamed test-then-train in batches of ` +
       `${r.batchSize} (${r.trainSeconds.toFixed(2)} s learning), ${r.testRows} held out` +
       (r.skipped > 0 ? `, ${r.skipped} malformed lines skipped` : ""),
   );
-  console.log(`prequential P@1 ${f(r.prequentialP1)}%`);
+  console.log(`prequential P@1 ${fixed(r.prequentialP1)}%`);
   console.log(
-    `held-out P@1 ${f(m["P@1"])}  P@3 ${f(m["P@3"])}  P@5 ${f(m["P@5"])}  nDCG@5 ` +
-      `${f(m["nDCG@5"])}  PSP@5 ${f(m["PSP@5"])}  AUC ${m.instanceAUC.toFixed(4)}` +
+    `held-out P@1 ${fixed(m["P@1"])}  P@3 ${fixed(m["P@3"])}  P@5 ${fixed(m["P@5"])}  nDCG@5 ` +
+      `${fixed(m["nDCG@5"])}  PSP@5 ${fixed(m["PSP@5"])}  AUC ${m.instanceAUC.toFixed(4)}` +
       (r.plot ? `  (curve: ${r.plot})` : ""),
   );
   console.log(JSON.stringify(r));
 }
 
-if (import.meta.main) await runScript("demo", () => main(Deno.args));
+if (import.meta.main) {
+  await runScript("demo", () =>
+    main(Deno.args).catch((e) => {
+      // runScript names the script: not "demo: demo: …"
+      if (e instanceof Error) e.message = e.message.replace(/^demo: /, "");
+      throw e;
+    }));
+}

@@ -394,10 +394,19 @@ export async function checkPruneFiles(cmd: PruneCommand): Promise<PruneFiles> {
   }
   if (cmd.valid !== undefined) await checkInputFile(cmd.valid, "valid");
   files.out = defaultOut(cmd);
-  await checkOutFile(files.out, "out");
+  // an output never replaces an input (the unpruned model, the data)
+  const inputs = [
+    ...(cmd.model !== undefined ? [{ what: `--model ${cmd.model}`, path: cmd.model }] : []),
+    ...[files.train, files.test].filter((p) => p !== undefined).map((path) => ({
+      what: `--dataset ${cmd.dataset}'s ${path}`,
+      path,
+    })),
+    ...(cmd.valid !== undefined ? [{ what: `--valid ${cmd.valid}`, path: cmd.valid }] : []),
+  ];
+  await checkOutFile(files.out, "out", { inputs, kind: "model" });
   if (cmd.plot !== false) {
     files.plot = cmd.plot ?? files.out.replace(/(\.tsm)?$/, ".svg");
-    await checkOutFile(files.plot, "plot");
+    await checkOutFile(files.plot, "plot", { inputs, kind: "svg" });
     if (files.plot === files.out) {
       throw new TypeError(`--plot and --out are the same file ${files.out}`);
     }

@@ -112,7 +112,10 @@ Deno.test("prune: paths are checked before anything is read or written", async (
       [[...base, ...out, "--no-plot", "--valid", ""], /--valid is empty/],
       [[...base, ...out, "--no-plot", "--valid", dir], /--valid .* is a directory, not a file/],
       [[...base, ...out, "--no-plot", "--valid", `${dir}/v.txt`], /--valid .*v\.txt: no such/],
-      [[...base, ...out, "--data-dir", ""], /--data-dir is empty/],
+      [
+        ["--dataset", "good", "--model", `${dir}/good.tsm`, ...out, "--data-dir", ""],
+        /--data-dir is empty/,
+      ],
     ];
     for (const [args, re] of cases) await expectPrune(dir, args, 2, re);
   });

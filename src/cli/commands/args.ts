@@ -65,7 +65,8 @@ export interface Flags {
 /**
  * Parses `args` strictly (unknown flags are a TypeError naming the command and the flag).
  * `--help`/`-h` is always accepted as `values.help`; a negative number after a flag that takes a
- * value is that value (`--seed -1`). `maxPositionals` (default: any number)
+ * value is that value (`--seed -1`); a flag that takes one value given twice with different
+ * values is a TypeError naming it (one of them would be ignored). `maxPositionals` (default: any number)
  * bounds the positional arguments: more is a TypeError naming the extra ones. `program` is how
  * the user runs a script other than `tagstream COMMAND` (`deno task bench`): the errors then
  * point to `PROGRAM --help` and are not prefixed with `tagstream COMMAND:` (the script's
@@ -85,6 +86,11 @@ export interface Flags {
  *   parseFlags("train", ["--quiet", "junk"], { quiet: "boolean" }, { maxPositionals: 0 });
  * } catch (e) {
  *   console.log((e as Error).message); // tagstream train: unexpected argument 'junk' (train takes no positional arguments; see tagstream train --help)
+ * }
+ * try {
+ *   parseFlags("train", ["--data", "a.txt", "--data", "b.txt"], { data: "string" });
+ * } catch (e) {
+ *   console.log((e as Error).message); // tagstream train: --data is given twice ('a.txt' and 'b.txt'): give it once
  * }
  * try {
  *   parseFlags("bench", ["--nope"], {}, { program: "deno task bench" });
@@ -133,9 +139,12 @@ export function parseFlags(
       options: flagOptions,
       strict: true,
       allowPositionals: true,
+      tokens: true,
     });
     flags = { values: r.values as Flags["values"], positionals: r.positionals };
+    refuseRepeats(r.tokens, flagOptions, prefix);
   } catch (e) {
+    if (e instanceof RepeatedFlagError) throw new TypeError(e.message);
     const m = /Unknown option '([^']+)'/.exec((e as Error).message);
     if (m) {
       throw new TypeError(`${prefix}unknown option '${m[1]}' (see ${program} --help)`);
@@ -164,6 +173,33 @@ export function parseFlags(
     );
   }
   return flags;
+}
+
+/** A single-valued flag given twice with different values (see {@linkcode refuseRepeats}). */
+class RepeatedFlagError extends Error {}
+
+/**
+ * Refuses a flag that takes one value given again with another (`--data a.txt --data b.txt`):
+ * one of the two would be ignored without a word. The same value repeated is harmless.
+ */
+function refuseRepeats(
+  tokens: readonly { kind: string; name?: string; value?: string }[] | undefined,
+  options: Record<string, { type: "string" | "boolean"; multiple?: boolean }>,
+  prefix: string,
+): void {
+  const seen = new Map<string, string>();
+  for (const t of tokens ?? []) {
+    if (t.kind !== "option" || t.name === undefined || t.value === undefined) continue;
+    const o = options[t.name];
+    if (o === undefined || o.type !== "string" || o.multiple) continue;
+    const first = seen.get(t.name);
+    if (first === undefined) seen.set(t.name, t.value);
+    else if (first !== t.value) {
+      throw new RepeatedFlagError(
+        `${prefix}--${t.name} is given twice ('${first}' and '${t.value}'): give it once`,
+      );
+    }
+  }
 }
 
 /**
@@ -539,9 +575,74 @@ export async function statOrUndefined(path: string): Promise<Deno.FileInfo | und
 }
 
 /**
- * Checks, before any work, that `path` (the value of `--FLAG`) can be written as a file: not
- * empty, not a directory, in a directory that exists. Throws a TypeError naming the flag and
- * the path.
+ * What an existing file at an output path must already be for {@linkcode checkOutFile} to
+ * replace it: a Tagstream model file (`"model"`) or an SVG image (`"svg"`).
+ *
+ * @example
+ * ```ts
+ * import type { OutKind } from "./args.ts";
+ * const kind: OutKind = "model";
+ * console.log(kind); // "model"
+ * ```
+ */
+export type OutKind = "model" | "svg";
+
+/** `"magic": "TAGSTREAM"`, the first entry of every model file (two msgpack fixstrs). */
+const MODEL_MAGIC = Uint8Array.of(
+  0xa5,
+  ...new TextEncoder().encode("magic"),
+  0xa9,
+  ...new TextEncoder().encode("TAGSTREAM"),
+);
+
+/** Whether `head` (the first bytes of a file) is the start of a file of `kind`. */
+function looksLike(head: Uint8Array, kind: OutKind): boolean {
+  if (kind === "svg") {
+    const t = new TextDecoder().decode(head).replace(/^\uFEFF/, "").trimStart();
+    return t.startsWith("<svg") || t.startsWith("<?xml");
+  }
+  // after the map tag: 1, 3 or 5 bytes (fixmap, map16, map32)
+  return [1, 3, 5].some((at) => MODEL_MAGIC.every((b, i) => head[at + i] === b));
+}
+
+/** An OS error's message without its `(os error N)` and the call after it. */
+function osReason(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s*\(os error \d+\).*$/s, "");
+}
+
+/** The first `n` bytes of the file `path`. */
+async function readHead(path: string, n: number): Promise<Uint8Array> {
+  const f = await Deno.open(path, { read: true });
+  try {
+    const buf = new Uint8Array(n);
+    let got = 0;
+    while (got < n) {
+      const r = await f.read(buf.subarray(got));
+      if (r === null) break;
+      got += r;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    f.close();
+  }
+}
+
+/** Whether `a` and `b` (both existing) are the same file (a hard or symbolic link included). */
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([statOrUndefined(a), statOrUndefined(b)]);
+  if (sa === undefined || sb === undefined) return false;
+  if (sa.ino !== null && sb.ino !== null && sa.dev === sb.dev) return sa.ino === sb.ino;
+  return await Deno.realPath(a) === await Deno.realPath(b);
+}
+
+/**
+ * Checks, before any work, that `path` (the value of `--FLAG`) can be written as a file, so that
+ * no work is lost to a write that fails at the end: not empty, not `-` (the summary goes to
+ * stdout), not a directory or a device, in a directory that exists and where a file can be
+ * created (tried, then removed). With `inputs`, it must not be one of the files the run reads
+ * (`what` names each: `--out` the same as `--data` would destroy the data); with `kind`, an existing file is only
+ * replaced when it already is a file of that kind (a model file, an SVG image) or empty: a data
+ * file given as `--out` by mistake is kept. Throws a TypeError naming the flag and the path.
  *
  * @example
  * ```ts
@@ -550,14 +651,34 @@ export async function statOrUndefined(path: string): Promise<Deno.FileInfo | und
  * await checkOutFile(`${dir}/model.tsm`); // fine
  * await checkOutFile(dir).catch((e) => console.log(e.message)); // --out /tmp/... is a directory: give a file path
  * await checkOutFile(`${dir}/nodir/m.tsm`).catch((e) => console.log(e.message)); // --out /tmp/.../nodir/m.tsm: directory ... does not exist
- * await Deno.remove(dir);
+ * await Deno.writeTextFile(`${dir}/train.txt`, "1 1 1\n0 0:1\n");
+ * const data = { what: "--data train.txt", path: `${dir}/train.txt` };
+ * await checkOutFile(`${dir}/train.txt`, "out", { inputs: [data] })
+ *   .catch((e) => console.log(e.message)); // --out /tmp/.../train.txt is the same file as --data train.txt: ...
+ * await checkOutFile(`${dir}/train.txt`, "out", { kind: "model" })
+ *   .catch((e) => console.log(e.message)); // --out /tmp/.../train.txt exists and is not a Tagstream model file: ...
+ * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function checkOutFile(path: string, flag = "out"): Promise<void> {
+export async function checkOutFile(
+  path: string,
+  flag = "out",
+  options: { inputs?: readonly { what: string; path: string }[]; kind?: OutKind } = {},
+): Promise<void> {
   if (path === "") throw new TypeError(`--${flag} is empty: give the file to write`);
+  if (path === "-") {
+    throw new TypeError(
+      `--${flag} -: the file cannot be written to stdout (the summary goes there): give a file path`,
+    );
+  }
   const info = await statOrUndefined(path);
   if (info?.isDirectory) {
     throw new TypeError(`--${flag} ${path} is a directory: give a file path`);
+  }
+  if (info !== undefined && !info.isFile) {
+    throw new TypeError(
+      `--${flag} ${path} is not a regular file (a device, pipe or socket): give a file path`,
+    );
   }
   const parent = parentOf(path);
   const dir = await statOrUndefined(parent);
@@ -565,6 +686,42 @@ export async function checkOutFile(path: string, flag = "out"): Promise<void> {
     throw new TypeError(`--${flag} ${path}: directory ${parent} does not exist`);
   }
   if (!dir.isDirectory) throw new TypeError(`--${flag} ${path}: ${parent} is not a directory`);
+  if (info !== undefined) {
+    for (const input of options.inputs ?? []) {
+      if (input.path === "-" || /^(https?|file):\/\//.test(input.path)) continue;
+      if (await sameFile(path, input.path)) {
+        throw new TypeError(
+          `--${flag} ${path} is the same file as ${input.what}: writing it would destroy the ` +
+            `input; give another path`,
+        );
+      }
+    }
+    if (options.kind !== undefined && info.size > 0) {
+      let head: Uint8Array;
+      try {
+        head = await readHead(path, 64);
+      } catch (e) {
+        throw new TypeError(
+          `--${flag} ${path}: cannot read the file it would replace (${osReason(e)})`,
+        );
+      }
+      if (!looksLike(head, options.kind)) {
+        const what = options.kind === "model" ? "a Tagstream model file" : "an SVG image";
+        throw new TypeError(
+          `--${flag} ${path} exists and is not ${what}: not replacing it (remove it first, or ` +
+            `give another path)`,
+        );
+      }
+    }
+  }
+  // a file can be created there: tried now rather than after the work
+  const probe = `${parent}/.tagstream-probe-${crypto.randomUUID()}`;
+  try {
+    (await Deno.open(probe, { write: true, createNew: true })).close();
+  } catch (e) {
+    throw new TypeError(`--${flag} ${path}: cannot create a file in ${parent} (${osReason(e)})`);
+  }
+  await Deno.remove(probe).catch(() => {});
 }
 
 /**
@@ -601,6 +758,32 @@ export async function checkInputFile(
   }
   if (info.isDirectory) throw new TypeError(`--${flag} ${path} is a directory, not a file`);
   return true;
+}
+
+/**
+ * Refuses, before any work, an NDJSON event file (`--data` or `--follow` of `train`, `--follow`
+ * of `serve`) that is stdin (`-`), a URL or, when it exists, not a regular file (a pipe such as
+ * `<(zcat …)`, a device): the learning service reads events by position and keeps an offset into
+ * the file to resume from (and a pipe would block it when it stops). A TypeError naming the flag.
+ *
+ * @example
+ * ```ts
+ * import { checkEventFile } from "./args.ts";
+ * await checkEventFile("-", "follow").catch((e) => console.log(e.message)); // --follow -: NDJSON events are read from a regular file ...
+ * await checkEventFile("/dev/null", "data").catch((e) => console.log(e.message)); // --data /dev/null is not a regular file ...
+ * await checkEventFile("/no/such/events.ndjson", "follow"); // fine: a followed file may appear later
+ * ```
+ */
+export async function checkEventFile(path: string, flag: string): Promise<void> {
+  const why = "NDJSON events are read from a regular file (the state keeps an offset into it)";
+  const fix = "save the events to a file and give its path";
+  if (path === "-" || /^(https?|file):\/\//.test(path)) {
+    throw new TypeError(`--${flag} ${path}: ${why}; ${fix}`);
+  }
+  const info = await statOrUndefined(path).catch(() => undefined);
+  if (info !== undefined && !info.isFile && !info.isDirectory) {
+    throw new TypeError(`--${flag} ${path} is not a regular file (a pipe?): ${why}; ${fix}`);
+  }
 }
 
 /**

@@ -33,15 +33,15 @@ a labelled XC test file, and the standard errors of the ranking metrics over the
 (stdErr); prints one JSON object.
 
   --state-dir DIR       the model of a serve/train state directory (its checkpoint)
-  --model-file FILE     a model file, scored through the SDK
+  --model-file FILE     a model file, scored through the SDK (-: stdin)
   --dataset NAME        test on DATA_DIR/NAME.test.txt, propensities from NAME.train.txt,
                         label names from NAME.labels.txt
   --data-dir DIR        data directory (default $TAGSTREAM_DATA, else ./data)
-  --data FILE           test on this XC file instead
+  --data FILE           test on this XC file instead (gzip too; -: stdin)
   --train FILE          propensities from this XC training file (with --data; it must have
-                        the test file's number of labels)
+                        the test file's number of labels; -: stdin)
   --labels FILE         label names of the test file, one per line
-  --k K                 largest cut-off (default 5)
+  --k K                 largest cut-off (default 5; at most the model's number of labels)
   --predictions FILE    evaluate a predictions file (label:score pairs per test row) instead;
                         labels a line does not list are not predicted (never ranked)
 
@@ -183,8 +183,15 @@ function refuseFlags(f: Flags, names: string[], mode: string): void {
   }
 }
 
-/** `path` (given as `what`, e.g. "--data x.txt") is an existing file, else a TypeError. */
-async function checkFile(what: string, path: string): Promise<void> {
+/**
+ * `path` (given as `what`, e.g. "--data x.txt") is an existing file, or `-` (stdin) when
+ * `stdin`, else a TypeError.
+ */
+async function checkFile(what: string, path: string, stdin = false): Promise<void> {
+  if (path === "-") {
+    if (stdin) return;
+    throw new TypeError(`${what}: this flag cannot read stdin (-): give a file`);
+  }
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(path);
@@ -269,8 +276,16 @@ export const evalCommand: Command = {
       testWhat = `--data ${testPath}`;
       if (trainPath !== undefined) trainWhat = `--train ${trainPath}`;
     }
-    await checkFile(testWhat, testPath!);
-    if (trainPath !== undefined) await checkFile(trainWhat!, trainPath);
+    // one of --data, --train and --model-file may be `-`: stdin is read once
+    const fromStdin = [["data", testPath], ["train", trainPath], ["model-file", modelFile]]
+      .filter(([, p]) => p === "-").map(([flag]) => `--${flag}`);
+    if (fromStdin.length > 1) {
+      throw new TypeError(
+        `tagstream eval: ${fromStdin.join(" and ")} cannot both read stdin (-): give files`,
+      );
+    }
+    await checkFile(testWhat, testPath!, true);
+    if (trainPath !== undefined) await checkFile(trainWhat!, trainPath, true);
     const labelsFlag = stringFlag(f, "labels");
     if (labelsFlag !== undefined) await checkFile(`--labels ${labelsFlag}`, labelsFlag);
     let model: NamedModel;
@@ -288,6 +303,13 @@ export const evalCommand: Command = {
       model = await sdkModel(modelFile!);
     }
     const modelName = stateDir ?? modelFile!;
+    if (f.values.k !== undefined && k > model.numLabels) {
+      // P@k past the labels the model can rank measures nothing (as prune's --ks)
+      throw new RangeError(
+        `--k ${k} is above the ${model.numLabels} labels of the model ${modelName}: give ` +
+          `--k ${Math.max(1, model.numLabels)} or less`,
+      );
+    }
     const test = await loadXcFile(testPath!);
     if (test.x.numRows === 0) {
       throw new RangeError(`${testPath} has no rows: nothing to evaluate`);

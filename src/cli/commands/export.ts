@@ -92,7 +92,7 @@ export const exportCommand: Command = {
       throw new TypeError(`--quantize must be f32, f16 or i8, got '${q}'`);
     }
     await checkStateDir(stateDir);
-    await checkOutFile(out);
+    await checkOutFile(out, "out", { kind: "model" });
     const l = await openState(stateDir, stringFlag(f, "model"));
     const bytes = modelFileOf(l, { quantize: q === "f32" ? undefined : q });
     await writeFileAtomic(out, bytes);

@@ -13,6 +13,7 @@ import { checkStateDir, type Command, intFlag, parseFlags, stringFlag } from "./
 import { openStateChain } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
+tagstream inspect - [--json] [--labels N]       (the model file on stdin)
 tagstream inspect --state-dir DIR [--json]
 
 Prints a model file's header (format version, kind, numbers of features and labels, feature
@@ -26,10 +27,11 @@ metrics, model version); or a state directory's checkpoint and published model.
                 Worker's 128 MB and a KV value's 25 MiB (a fresh Deno process measures it)`;
 
 /**
- * Reads a model file named on the command line, with errors that name the flag and the path
- * (`--model-file nope.tsm: no such file`; `flag` "" names the path alone).
+ * Reads a model file named on the command line (`-`: all of stdin), with errors that name the
+ * flag and the path (`--model-file nope.tsm: no such file`; `flag` "" names the path alone).
  *
- * @throws {TypeError} when the path does not exist, is a directory or cannot be read
+ * @throws {TypeError} when the path does not exist, is a directory or cannot be read, when stdin
+ * is empty, or when the file is gzip-compressed (decompress it first)
  *
  * @example
  * ```ts
@@ -42,21 +44,34 @@ metrics, model version); or a state directory's checkpoint and published model.
  */
 export async function readModelArg(flag: string, path: string): Promise<Uint8Array> {
   const what = flag === "" ? path : `${flag} ${path}`;
+  let bytes: Uint8Array;
   try {
-    return await Deno.readFile(path);
+    if (path === "-") {
+      bytes = new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer());
+      if (bytes.length === 0) throw new TypeError(`${what}: stdin is empty, no model file on it`);
+    } else bytes = await Deno.readFile(path);
   } catch (e) {
+    if (e instanceof TypeError) throw e;
     if (e instanceof Deno.errors.NotFound) throw new TypeError(`${what}: no such file`);
     if (e instanceof Deno.errors.IsADirectory) {
       throw new TypeError(`${what}: is a directory, not a model file`);
     }
     throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
   }
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    // model files are read as they are (the SDK gets the bytes of the file)
+    throw new TypeError(
+      `${what}: is gzip-compressed, not a model file: decompress it first (gunzip)`,
+    );
+  }
+  return bytes;
 }
 
 /**
  * Names `path` in an error found while reading it as a model file: the SDK's `Cannot read model
  * file (reason) at byte N: …` becomes `Cannot read model file PATH (reason) at byte N: …`, any
- * other message gets `PATH: ` in front. Returns `e` itself (same class and fields), to rethrow.
+ * other message gets `PATH: ` in front (`-`, stdin, is named `(stdin)`). Returns `e` itself (same
+ * class and fields), to rethrow.
  *
  * @example
  * ```ts
@@ -70,11 +85,18 @@ export async function readModelArg(flag: string, path: string): Promise<Uint8Arr
  * ```
  */
 export function namedModelError(e: unknown, path: string): unknown {
-  if (!(e instanceof Error) || e.message.includes(path)) return e;
   const prefix = "Cannot read model file";
+  const name = path === "-" ? "(stdin)" : path;
+  // already named (a message that merely contains the path's letters is not)
+  if (
+    !(e instanceof Error) || e.message.startsWith(`${prefix} ${name}`) ||
+    e.message.startsWith(`${name}: `)
+  ) {
+    return e;
+  }
   e.message = e.message.startsWith(prefix)
-    ? `${prefix} ${path}${e.message.slice(prefix.length)}`
-    : `${path}: ${e.message}`;
+    ? `${prefix} ${name}${e.message.slice(prefix.length)}`
+    : `${name}: ${e.message}`;
   return e;
 }
 
@@ -276,6 +298,11 @@ export const inspectCommand: Command = {
       if (path === "") throw new TypeError("tagstream inspect: the model file path is empty");
       // flags first: a bad value is reported before the file is read
       const maxLabels = intFlag(f, "labels", 10, 0);
+      if (path === "-" && f.values.edge) {
+        throw new TypeError(
+          "tagstream inspect: --edge loads the model file in a fresh process: give a file, not -",
+        );
+      }
       const bytes = await readModelArg("", path);
       try {
         d = { file: path, ...describeModelFile(bytes, maxLabels) };

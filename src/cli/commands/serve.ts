@@ -17,6 +17,7 @@ import { createApp } from "../../service/http_app.ts";
 import { showProgress } from "../../service/live_progress.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
+  checkEventFile,
   checkInputFile,
   checkStateDir,
   type Command,
@@ -30,6 +31,7 @@ import {
   usageWithModelOptions,
 } from "./args.ts";
 import { PUBLISH_USAGE } from "./publish.ts";
+import { namedCheckpointError } from "./state.ts";
 import { log, SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
 import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
@@ -144,7 +146,10 @@ export const serveCommand: Command = {
     const stateDir = requiredFlag(f, "state-dir", "serve");
     await checkStateDir(stateDir);
     const followed = stringFlag(f, "follow");
-    if (followed !== undefined) await checkInputFile(followed, "follow", true);
+    if (followed !== undefined) {
+      await checkEventFile(followed, "follow");
+      await checkInputFile(followed, "follow", true);
+    }
     const token = Deno.env.get("TAGSTREAM_TOKEN") || undefined;
     if (token === undefined && !f.values["no-auth"]) {
       throw new TypeError(
@@ -162,7 +167,9 @@ export const serveCommand: Command = {
     if (f.values["same-thread"]) {
       const options = await serviceOptionsFromFlags(f);
       factory = options.factory;
-      const s = await LearningService.open(options);
+      const s = await LearningService.open(options).catch((e) => {
+        throw namedCheckpointError(e, stateDir);
+      });
       try {
         await s.start();
       } catch (e) {

@@ -8,9 +8,13 @@
 import { serveLearnerThread } from "../../service/learner_thread.ts";
 import { LearningService } from "../../service/service.ts";
 import { parseFlags } from "./args.ts";
+import { namedCheckpointError } from "./state.ts";
 import { SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
 
 serveLearnerThread(async (init) => {
   const f = parseFlags("serve", init as string[], SERVE_FLAGS, { maxPositionals: 0 });
-  return LearningService.open(await serviceOptionsFromFlags(f));
+  const options = await serviceOptionsFromFlags(f);
+  return await LearningService.open(options).catch((e) => {
+    throw namedCheckpointError(e, options.stateDir);
+  });
 });

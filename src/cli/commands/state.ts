@@ -15,6 +15,26 @@ function checkpointPath(stateDir: string): string {
 }
 
 /**
+ * Names the checkpoint file in an error found while opening the state directory `stateDir` (a
+ * learner's `Not a Tagstream checkpoint (…)`, which does not know the file: e.g. a model file
+ * copied to `checkpoint.msgpack`): a SyntaxError `Cannot read checkpoint DIR/checkpoint.msgpack:
+ * …`, as {@linkcode readCheckpoint} reports it. Any other error is returned as it is.
+ *
+ * @example
+ * ```ts
+ * import { namedCheckpointError } from "./state.ts";
+ * const e = namedCheckpointError(new TypeError("Not a Tagstream checkpoint (format field missing)"), "st");
+ * console.log((e as Error).message); // Cannot read checkpoint st/checkpoint.msgpack: not a Tagstream checkpoint (format field missing)
+ * ```
+ */
+export function namedCheckpointError(e: unknown, stateDir: string): unknown {
+  if (!(e instanceof Error) || !/^Not a Tagstream checkpoint\b/.test(e.message)) return e;
+  return new SyntaxError(
+    `Cannot read checkpoint ${checkpointPath(stateDir)}: n${e.message.slice(1)}`,
+  );
+}
+
+/**
  * The decoded checkpoint of a state directory. Throws a TypeError naming the path when there is
  * none, a SyntaxError naming it when it cannot be decoded or is not a Tagstream checkpoint (a
  * model file, another program's msgpack).

@@ -9,7 +9,10 @@
  * the model file at the end. The last stdout line is one JSON summary: with the rejected count,
  * the first reasons (`rejects`) and the fields the events carried that were ignored
  * (`ignoredFields`). A run that rejects most of its lines says so on stderr; one that learned
- * nothing writes no model and exits with status 1.
+ * nothing writes no model and exits with status 1. SIGINT or SIGTERM during a `--data` run
+ * stops it cleanly (status 130 / 143, `"interrupted"` in the summary): no model file (it would
+ * hold part of the data), no temporary state left behind; with `--state-dir` an NDJSON run
+ * saves a last checkpoint and resumes from it.
  *
  * @module
  */
@@ -23,6 +26,7 @@ import { LearningService } from "../../service/service.ts";
 import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
+  checkEventFile,
   checkInputFile,
   checkOutFile,
   checkSizeOptions,
@@ -45,6 +49,7 @@ import type { EstimatorFactory } from "../../models/estimator.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { modelFileOf } from "./export.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
+import { namedCheckpointError } from "./state.ts";
 
 const USAGE =
   `tagstream train (--data FILE | --follow FILE) [--state-dir DIR] [--out FILE.tsm] [options]
@@ -66,7 +71,9 @@ Input:
 Output:
   --state-dir DIR         resume from and save to this state directory (as serve does; an
                           NDJSON file is read on from its checkpointed offset)
-  --out FILE              write the (unpruned) model file at the end
+  --out FILE              write the (unpruned) model file at the end (checked first: it must
+                          be writable, and an existing file there must be a model file, not
+                          an input)
   --checkpoint-every N    NDJSON with --state-dir: checkpoint after N events (default 5000)
   --checkpoint-seconds T  NDJSON with --state-dir: checkpoint at least every T seconds
                           (default 5)
@@ -74,6 +81,10 @@ Output:
 
 ${PUBLISH_USAGE}
   (publishing applies to --follow and NDJSON --data runs with a --state-dir)
+
+Ctrl-C (SIGINT) or SIGTERM during a --data run stops it cleanly (exit status 130 / 143): no
+model file is written (it would hold part of the data); an NDJSON run with --state-dir saves
+what it learned there and resumes after the last line read when run again.
 
 Every flag is checked before any data is read; a flag the run would ignore (publishing and
 checkpoint flags of an XC/LIBSVM run or of a run without --state-dir, --labels of an NDJSON
@@ -110,6 +121,60 @@ async function labelNamesFor(path: string, flag: string | undefined, L: number):
 
 interface TrainSummary {
   [key: string]: unknown;
+}
+
+/** SIGINT and SIGTERM as a `train` run sees them (see {@linkcode interruptions}). */
+interface Interruptions {
+  /** The first signal received, if any. */
+  readonly signal: Deno.Signal | undefined;
+  /** Resolves when a signal arrives (at once if one did). */
+  next(): Promise<void>;
+  /** Stops listening: the signals end the process again. */
+  dispose(): void;
+}
+
+/**
+ * SIGINT and SIGTERM, listened for until `dispose()`: the default action, ending the process at
+ * once, is off meanwhile, so that a run stops cleanly, says what it kept and never dies in the
+ * middle of writing a checkpoint or a model file (a signal then is held until the write ends).
+ */
+function interruptions(): Interruptions {
+  let signal: Deno.Signal | undefined;
+  let wake = () => {};
+  const arrived = new Promise<void>((resolve) => wake = resolve);
+  const added: [Deno.Signal, () => void][] = [];
+  for (const s of ["SIGINT", "SIGTERM"] as const) {
+    const handler = () => {
+      if (signal !== undefined) return;
+      signal = s;
+      wake();
+    };
+    try {
+      Deno.addSignalListener(s, handler);
+      added.push([s, handler]);
+    } catch {
+      // a signal this platform does not deliver (SIGTERM on Windows)
+    }
+  }
+  return {
+    get signal() {
+      return signal;
+    },
+    next: () => arrived,
+    dispose() {
+      for (const [s, h] of added) Deno.removeSignalListener(s, h);
+    },
+  };
+}
+
+/** The exit status of a run ended by `signal`: 128 + its number, as a shell reports it. */
+function signalStatus(signal: string): number {
+  return signal === "SIGINT" ? 130 : 143;
+}
+
+/** Lets pending events (a signal) run: the XC loop is otherwise synchronous. */
+function yieldToEvents(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** How many rejected lines the summary lists (the first ones). */
@@ -198,6 +263,7 @@ async function trainXc(
   format: "xc" | "libsvm",
   learnerOptions: LearnerOptions,
   factory: EstimatorFactory,
+  sig: Interruptions,
 ): Promise<TrainSummary> {
   const ds = await loadXcFile(data, { format, onError: onErrorFlag(f) ?? "fail" });
   checkDataSizes(data, ds, sizeLimits(learnerOptions));
@@ -218,6 +284,8 @@ async function trainXc(
     stateDir,
     publishEvery: 0,
     log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
+  }).catch((e) => {
+    throw namedCheckpointError(e, stateDir);
   });
   const l = service?.learner ??
     StreamLearner.create(factory, { ...learnerOptions, modelOptions, labelNames: names });
@@ -229,21 +297,49 @@ async function trainXc(
   const progress = quiet ? Progress.silent() : new Progress();
   progress.start(ds.x.numRows, `${factory.kind} on ${ds.name}`);
   const t0 = performance.now();
-  for (let i = 0; i < ds.x.numRows; i++) {
+  // Ctrl-C / SIGTERM end the pass cleanly: nothing written from a partial pass
+  let rowsDone = 0, yieldedAt = t0;
+  for (let i = 0; i < ds.x.numRows && sig.signal === undefined; i++) {
     const y = ds.y.indices.subarray(ds.y.indptr[i], ds.y.indptr[i + 1]);
     const labels = identity ? y : Int32Array.from(y, (v) => map[v]).sort();
     const e: Example = { id: `${ds.name}:${i + 2}`, x: rowView(ds.x, i), labels };
     l.ingest(e);
+    rowsDone = i + 1;
     if ((i & 255) === 255) {
       progress.tick(256, { "P@1": l.window.precisionAt1, "P@5": l.window.precisionAt5 });
+      if (performance.now() - yieldedAt > 50) {
+        await yieldToEvents();
+        yieldedAt = performance.now();
+      }
     }
+  }
+  const out = stringFlag(f, "out");
+  if (sig.signal !== undefined) {
+    progress.done();
+    // the state directory keeps its checkpoint from before the run: a partial pass is not
+    // saved (a new run passes over the whole file again)
+    console.error(
+      `[tagstream] interrupted by ${sig.signal} after ${rowsDone} of ${ds.x.numRows} rows of ` +
+        `${data}: nothing written${out ? ` to ${out}` : ""}${
+          stateDir ? `; ${stateDir} keeps the state it had before this run` : ""
+        }`,
+    );
+    return {
+      ...summary(l, {}),
+      interrupted: sig.signal,
+      data,
+      rows: ds.x.numRows,
+      rowsLearned: rowsDone,
+      stateDir: stateDir ?? null,
+      out: null,
+      modelBytes: null,
+    };
   }
   l.flush();
   const seconds = (performance.now() - t0) / 1000;
   progress.tick(ds.x.numRows & 255, { "P@1": l.window.precisionAt1 });
   progress.done();
   await service?.stop();
-  const out = stringFlag(f, "out");
   const applied = l.applied - applied0;
   // lines the loader skipped (--on-error skip) are rejected lines too, listed first
   const skipped = ds.report.skipped;
@@ -285,6 +381,16 @@ async function trainXc(
   };
 }
 
+/**
+ * A hint after the first reasons of a run that rejected most of its lines, when they are events
+ * with named features read as indices (`--feature-keys index`, the default): the flag to give.
+ */
+function featureKeysHint(rejects: readonly Reject[]): string {
+  return rejects.length > 0 && rejects.every((r) => /is not a feature index/.test(r.reason))
+    ? "\n  (the events name their features: give --feature-keys name or --feature-keys hash)"
+    : "";
+}
+
 /** `--on-error fail|skip`, or undefined when not given. */
 function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
   const v = stringFlag(f, "on-error");
@@ -301,6 +407,7 @@ async function trainEvents(
   follow: boolean,
   learnerOptions: LearnerOptions,
   factory: EstimatorFactory,
+  sig: Interruptions,
 ): Promise<TrainSummary> {
   let stateDir = stringFlag(f, "state-dir");
   const temp = stateDir === undefined;
@@ -326,29 +433,21 @@ async function trainEvents(
     });
   } catch (e) {
     if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
-    throw e;
+    throw namedCheckpointError(e, stateDir!);
   }
   const t0 = performance.now(), applied0 = service.learner.applied;
   const rejected0 = service.learner.rejected, rejects = keepFirstRejects(service.learner);
   const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
-  let onSignal: (() => void) | undefined;
+  let interrupted: Deno.Signal | undefined;
   try {
     await service.start();
-    if (follow) {
-      await new Promise<void>((resolve) => {
-        onSignal = resolve;
-        Deno.addSignalListener("SIGINT", resolve);
-        Deno.addSignalListener("SIGTERM", resolve);
-      });
-    } else {
-      await service.fileDone();
-      service.learner.flush();
-    }
+    // --follow: until a signal; --data: until the end of the file, or a signal
+    await (follow ? sig.next() : Promise.race([service.fileDone(), sig.next()]));
+    interrupted = follow ? undefined : sig.signal;
+    if (!follow && interrupted === undefined) service.learner.flush();
   } finally {
-    if (onSignal !== undefined) {
-      Deno.removeSignalListener("SIGINT", onSignal);
-      Deno.removeSignalListener("SIGTERM", onSignal);
-    }
+    // with --state-dir, the last checkpoint (a signal now waits for it): an interrupted --data
+    // run resumes where it stopped
     await service.stop();
     endProgress?.();
     if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
@@ -363,8 +462,32 @@ async function trainEvents(
         rejected + applied
       } lines of ${file}; first reasons:\n${
         rejects.map((r) => `  line ${r.line}: ${r.reason}`).join("\n")
-      }`,
+      }${featureKeysHint(rejects)}`,
     );
+  }
+  if (interrupted !== undefined) {
+    const out = stringFlag(f, "out");
+    const at = l.position.file?.line;
+    console.error(
+      `[tagstream] interrupted by ${interrupted} after ${applied} events of ${file}: no model ` +
+        `written${out ? ` to ${out}` : ""} (it would hold part of the file)${
+          temp
+            ? "; give --state-dir DIR to keep what was learned and resume"
+            : `; ${stateDir} keeps what was learned${
+              at !== undefined ? ` and resumes after line ${at}` : ""
+            }: run the same command again`
+        }`,
+    );
+    return summary(l, {
+      interrupted,
+      data: file,
+      follow,
+      position: l.position.file ?? null,
+      trainSeconds: seconds,
+      stateDir: temp ? null : stateDir,
+      out: null,
+      modelBytes: null,
+    }, rejects);
   }
   const modelBytes = learnedNothing ? undefined : await writeOut(l, stringFlag(f, "out"));
   if (learnedNothing) {
@@ -470,6 +593,13 @@ export const trainCommand: Command = {
       "checkpoint-seconds",
     ];
     if (format !== "ndjson") {
+      if (learnerOptions.limits?.text !== undefined) {
+        throw new TypeError(
+          `tagstream train: --${
+            f.values["text-only"] === true ? "text-only" : "text"
+          } reads the "text" of NDJSON events: an XC/LIBSVM file has none (its features are indices)`,
+        );
+      }
       if (learnerOptions.limits?.featureKeys === "name") {
         throw new TypeError(
           "XC and LIBSVM files carry feature indices: use --feature-keys index",
@@ -505,20 +635,36 @@ export const trainCommand: Command = {
         console.error(`[tagstream] ${follow} does not exist yet: waiting for it`);
       }
     } else await checkInputFile(data!, "data");
+    if (format === "ndjson") await checkEventFile(follow ?? data!, follow ? "follow" : "data");
     if (stateDir !== undefined) await checkStateDir(stateDir);
-    if (out !== undefined) await checkOutFile(out);
     const labels = stringFlag(f, "labels");
     if (labels !== undefined) await checkInputFile(labels, "labels");
+    if (out !== undefined) {
+      const inputs = [
+        follow !== undefined
+          ? { what: `--follow ${follow}`, path: follow }
+          : { what: `--data ${data}`, path: data! },
+        ...(labels !== undefined ? [{ what: `--labels ${labels}`, path: labels }] : []),
+      ];
+      await checkOutFile(out, "out", { inputs, kind: "model" });
+    }
 
     let result: TrainSummary;
-    if (follow !== undefined) {
-      result = await trainEvents(f, follow, true, learnerOptions, factory);
-    } else {
-      result = format === "ndjson"
-        ? await trainEvents(f, data!, false, learnerOptions, factory)
-        : await trainXc(f, data!, format, learnerOptions, factory);
+    // from here to the summary, SIGINT / SIGTERM stop the run cleanly (see interruptions)
+    const sig = interruptions();
+    try {
+      if (follow !== undefined) {
+        result = await trainEvents(f, follow, true, learnerOptions, factory, sig);
+      } else {
+        result = format === "ndjson"
+          ? await trainEvents(f, data!, false, learnerOptions, factory, sig)
+          : await trainXc(f, data!, format, learnerOptions, factory, sig);
+      }
+    } finally {
+      sig.dispose();
     }
     console.log(JSON.stringify(result));
+    if (typeof result.interrupted === "string") return signalStatus(result.interrupted);
     if (result.learnedNothing === true) return 1;
     // NDJSON with --on-error fail: rejected lines fail the run (what was learned is kept)
     if (onErrorFlag(f) === "fail" && typeof result.rejected === "number" && result.rejected > 0) {
