@@ -213,7 +213,12 @@ export function ridgeCg(
 }
 
 /**
- * Learns `V` with `XV ≈ Z` (elastic-net style: L2 on V, L1 on XV) by ADMM.
+ * Learns `V` with `XV ≈ Z` (elastic-net style: L2 on V, L1 on XV) by ADMM. A `Z` with values
+ * beyond 1e±150 is solved scaled (with μ scaled alike: the problem is homogeneous).
+ *
+ * @throws {RangeError} on a mis-sized `Z` or `init`, a value in them that is not finite, or an
+ * option out of range (`lambda`, `rho` finite > 0, `mu` finite >= 0, `iterations` and
+ * `cgIterations` integers >= 0, `cgTol` >= 0).
  *
  * @example
  * ```ts
@@ -243,6 +248,44 @@ export function admmRegressor(
   if (!(lambda > 0) || !(rho > 0) || !(mu >= 0)) {
     throw new RangeError(`admmRegressor: need lambda > 0, rho > 0, mu >= 0`);
   }
+  if (!(lambda < Infinity && rho < Infinity && mu < Infinity)) {
+    throw new RangeError(
+      `admmRegressor: lambda, rho and mu must be finite, got ${lambda}, ${rho} and ${mu}`,
+    );
+  }
+  if (!Number.isSafeInteger(iterations) || iterations < 0) {
+    throw new RangeError(`admmRegressor: iterations must be an integer >= 0, got ${iterations}`);
+  }
+  if (!Number.isSafeInteger(cgIterations) || cgIterations < 0) {
+    throw new RangeError(
+      `admmRegressor: cgIterations must be an integer >= 0, got ${cgIterations}`,
+    );
+  }
+  if (!(cgTol >= 0)) {
+    throw new RangeError(`admmRegressor: cgTol must be a number >= 0, got ${cgTol}`);
+  }
+  let zMax = 0;
+  for (let e = 0; e < z.length; e++) {
+    if (!Number.isFinite(z[e])) {
+      throw new RangeError(
+        `admmRegressor: Z has ${z[e]} at row ${Math.floor(e / k)}, column ${e % k}: ` +
+          `it must be finite`,
+      );
+    }
+    zMax = Math.max(zMax, Math.abs(z[e]));
+  }
+  if (zMax > 1e150 || (zMax > 0 && zMax < 1e-150)) {
+    // the problem is homogeneous (Z, μ, V → Z/s, μ/s, V/s): solve it scaled when ‖Z‖² would
+    // overflow or underflow (the CG's convergence test would stop it at once, leaving V = 0)
+    const r = admmRegressor(x, z.map((v) => v / zMax), k, {
+      ...options,
+      mu: mu / zMax,
+      init: options.init?.map((v) => v / zMax),
+    });
+    for (let e = 0; e < r.v.length; e++) r.v[e] *= zMax;
+    for (let e = 0; e < r.xv.length; e++) r.xv[e] *= zMax;
+    return r;
+  }
   const v = new Float64Array(d * k);
   if (options.init) {
     if (options.init.length !== d * k) {
@@ -251,6 +294,11 @@ export function admmRegressor(
       );
     }
     v.set(options.init);
+    for (let e = 0; e < v.length; e++) {
+      if (!Number.isFinite(v[e])) {
+        throw new RangeError(`admmRegressor: init value ${e} is ${v[e]}, not a finite number`);
+      }
+    }
   }
   const xv = new Float64Array(n * k);
   const alpha = new Float64Array(n * k);

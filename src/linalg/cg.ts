@@ -26,7 +26,14 @@ export interface CgOptions {
 /**
  * Solves A x = b by conjugate gradient, A given by `apply(v, out)` (out = A v). `x` holds the
  * starting point (warm start) and receives the solution. Returns the iterations used and the
- * final relative residual. Allocates three work vectors per call.
+ * final relative residual. Allocates three work vectors per call. A `b` whose entries reach
+ * beyond 1e±150 (so that ‖b‖² would overflow or underflow) is solved as the scaled system
+ * A (x/s) = b/s. CG stops early where A is not positive definite along its search direction
+ * (a singular or indefinite A): `x` then holds the last iterate, and the relative residual says
+ * how far it is from a solution.
+ *
+ * @throws {RangeError} when `x` and `b` differ in length, a value of `b` or `x` is not finite,
+ * `maxIterations` is not an integer >= 0 or `tolerance` not a number >= 0.
  *
  * @example
  * ```ts
@@ -50,6 +57,9 @@ export function conjugateGradient(
   if (x.length !== n) throw new RangeError(`conjugateGradient: x has length ${x.length}, b ${n}`);
   const maxIt = options.maxIterations ?? n;
   const tol = options.tolerance ?? 1e-6;
+  checkCgOptions(maxIt, tol, "conjugateGradient");
+  const s = scaleOf(b, x, "conjugateGradient");
+  if (s !== 1) return scaledSolve(s, b, x, (bs) => conjugateGradient(apply, bs, x, options));
   const r = new Float64Array(n), p = new Float64Array(n), ap = new Float64Array(n);
   apply(x, ap);
   let bn = 0, rr = 0;
@@ -112,7 +122,12 @@ export interface ColumnCgOptions extends CgOptions {
  * vector shares one step size and is as slow as the worst column); a column stops once
  * ‖r_c‖ ≤ tolerance·‖b_c‖, and a stopped column is not updated any more. One `apply` per
  * iteration serves all columns. `x` holds the warm start and receives the solution. Returns the
- * iterations used and the largest final relative residual.
+ * iterations used and the largest final relative residual. A `b` beyond 1e±150 is solved scaled,
+ * and a column stops early where its operator is not positive definite, as in
+ * {@linkcode conjugateGradient}.
+ *
+ * @throws {RangeError} on mis-sized `b`, `x` or `diagonal`, a value of `b` or `x` that is not
+ * finite, a diagonal entry that is not a finite number > 0, or an option out of range.
  *
  * @example
  * ```ts
@@ -146,8 +161,29 @@ export function conjugateGradientColumns(
       `conjugateGradientColumns: diagonal must have ${rows}×${cols} entries, got ${diag.length}`,
     );
   }
+  if (diag) {
+    for (let e = 0; e < n; e++) {
+      const d = diag[e];
+      if (!(d > 0 && d < Infinity)) {
+        throw new RangeError(
+          `conjugateGradientColumns: diagonal entry (${Math.floor(e / cols)}, ${e % cols}) is ` +
+            `${d}: every entry must be a finite number > 0`,
+        );
+      }
+    }
+  }
   const maxIt = options.maxIterations ?? rows;
   const tol = options.tolerance ?? 1e-6;
+  checkCgOptions(maxIt, tol, "conjugateGradientColumns");
+  const s = scaleOf(b, x, "conjugateGradientColumns");
+  if (s !== 1) {
+    return scaledSolve(
+      s,
+      b,
+      x,
+      (bs) => conjugateGradientColumns(apply, bs, x, rows, cols, options),
+    );
+  }
   const r = new Float64Array(n), z = diag ? new Float64Array(n) : r;
   const p = new Float64Array(n), ap = new Float64Array(n);
   const rz = new Float64Array(cols), rr = new Float64Array(cols), bn = new Float64Array(cols);
@@ -238,4 +274,45 @@ export function conjugateGradientColumns(
   let worst = 0;
   for (let c = 0; c < cols; c++) if (bn[c] > 0) worst = Math.max(worst, Math.sqrt(rr[c]) / bn[c]);
   return { iterations: it, relativeResidual: worst };
+}
+
+/** Throws a RangeError naming `where` unless the iteration cap and tolerance are usable. */
+function checkCgOptions(maxIt: number, tol: number, where: string): void {
+  if (!Number.isSafeInteger(maxIt) || maxIt < 0) {
+    throw new RangeError(`${where}: maxIterations must be an integer >= 0, got ${maxIt}`);
+  }
+  if (!(tol >= 0)) throw new RangeError(`${where}: tolerance must be a number >= 0, got ${tol}`);
+}
+
+/**
+ * 1 when the largest |b_i| is within [1e-150, 1e150] (or b is 0), else that largest |b_i|
+ * (the scale to solve with); throws a RangeError naming `where` on a value of `b` or `x` that
+ * is not finite.
+ */
+function scaleOf(b: Float64Array, x: Float64Array, where: string): number {
+  let big = 0;
+  for (let i = 0; i < b.length; i++) {
+    const v = Math.abs(b[i]);
+    if (!(v < Infinity)) throw new RangeError(`${where}: b[${i}] is ${b[i]}, not a finite number`);
+    if (!Number.isFinite(x[i])) {
+      throw new RangeError(`${where}: the starting point x[${i}] is ${x[i]}, not a finite number`);
+    }
+    if (v > big) big = v;
+  }
+  return big > 1e150 || (big > 0 && big < 1e-150) ? big : 1;
+}
+
+/** Solves A (x/s) = b/s with `solve` (which works on `x` in place), then scales x back. */
+function scaledSolve<T>(
+  s: number,
+  b: Float64Array,
+  x: Float64Array,
+  solve: (bs: Float64Array) => T,
+): T {
+  const bs = new Float64Array(b.length);
+  for (let i = 0; i < b.length; i++) bs[i] = b[i] / s;
+  for (let i = 0; i < x.length; i++) x[i] /= s;
+  const result = solve(bs);
+  for (let i = 0; i < x.length; i++) x[i] *= s;
+  return result;
 }

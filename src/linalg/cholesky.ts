@@ -8,7 +8,9 @@
 /**
  * Factors the SPD matrix `a` (n×n, row-major; only the lower triangle is read) as L·Lᵀ,
  * writing L into `out` (lower triangle; the strict upper triangle is zeroed). `out` may be `a`.
- * Throws a RangeError when `a` is not (numerically) positive definite.
+ * Throws a RangeError when `a` is not (numerically) positive definite (a pivot that is not a
+ * finite positive number, e.g. from an infinite or NaN entry) or `n` is not a size; for a
+ * singular positive semi-definite matrix, {@linkcode choleskyFactorShifted} factors it anyway.
  *
  * @example
  * ```ts
@@ -18,19 +20,95 @@
  * ```
  */
 export function choleskyFactor(a: Float64Array, n: number, out?: Float64Array): Float64Array {
-  if (a.length < n * n) {
-    throw new RangeError(`choleskyFactor: matrix has ${a.length} < ${n * n} entries`);
-  }
+  checkSize(a, n, "choleskyFactor");
   const l = out ?? new Float64Array(n * n);
+  const bad = factorShifted(a, n, l, 0);
+  if (bad >= 0) {
+    throw new RangeError(
+      `choleskyFactor: matrix is not positive definite (pivot ${bad} = ${failedPivot})`,
+    );
+  }
+  return l;
+}
+
+/**
+ * Factors the symmetric positive semi-definite matrix `a` (n×n, row-major; only the lower
+ * triangle is read) like {@linkcode choleskyFactor}, but when `a` is singular (or, by rounding,
+ * slightly indefinite), as the Gram matrix of rank-deficient rows with no ridge is, factors
+ * `a + δI` instead, with the smallest δ of `δ₀, 100·δ₀, …` (δ₀ = 1e-8, about √ε, times the
+ * largest diagonal entry, or 1e-8 when the diagonal is zero) that factors: solving with it gives
+ * the ridge-limit (minimum-norm) solution for a right-hand side in the range of `a`, to about
+ * 1e-8 relative. Returns δ (0 when `a` itself factors, and then the factor is exactly
+ * {@linkcode choleskyFactor}'s). `a` is not modified; `out` must not be `a`.
+ *
+ * @throws {RangeError} when `a` has a non-finite entry on or below the diagonal, or is not
+ * positive semi-definite (no δ up to 1e-2 times the largest diagonal entry factors it).
+ *
+ * @example
+ * ```ts
+ * import { choleskyFactorShifted, choleskySolve } from "./cholesky.ts";
+ * const a = Float64Array.of(1, 1, 1, 1); // singular: [1 1; 1 1]
+ * const l = new Float64Array(4);
+ * const delta = choleskyFactorShifted(a, 2, l);
+ * const x = choleskySolve(l, 2, Float64Array.of(2, 2)); // minimum-norm solution of x₀ + x₁ = 2
+ * console.log(delta > 0 && delta < 1e-7, x[0].toFixed(6), x[1].toFixed(6)); // true "1.000000" "1.000000"
+ * ```
+ */
+export function choleskyFactorShifted(a: Float64Array, n: number, out: Float64Array): number {
+  checkSize(a, n, "choleskyFactorShifted");
+  if (out === a) throw new TypeError("choleskyFactorShifted: out must not be the input matrix");
+  if (out.length < n * n) {
+    throw new RangeError(`choleskyFactorShifted: out has ${out.length} < ${n * n} entries`);
+  }
+  if (factorShifted(a, n, out, 0) < 0) return 0;
+  let scale = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      const v = a[i * n + j];
+      if (!Number.isFinite(v)) {
+        throw new RangeError(`choleskyFactorShifted: entry (${i}, ${j}) of the matrix is ${v}`);
+      }
+    }
+    scale = Math.max(scale, Math.abs(a[i * n + i]));
+  }
+  if (scale === 0) scale = 1;
+  let delta = 1e-8 * scale;
+  for (; delta <= 1e-2 * scale; delta *= 100) {
+    if (factorShifted(a, n, out, delta) < 0) return delta;
+  }
+  throw new RangeError(
+    `choleskyFactorShifted: matrix is not positive semi-definite (pivot ${failedPivot} with a ` +
+      `shift of ${delta / 100}, 1e-2 times its largest diagonal entry ${scale})`,
+  );
+}
+
+/** The pivot value of the last failed factorisation (for the error message). */
+let failedPivot = 0;
+
+/** Throws a RangeError unless `n` is a size and `a` holds an n×n matrix. */
+function checkSize(a: Float64Array, n: number, where: string): void {
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RangeError(`${where}: size must be an integer >= 0, got ${n}`);
+  }
+  if (a.length < n * n) {
+    throw new RangeError(`${where}: matrix has ${a.length} < ${n * n} entries`);
+  }
+}
+
+/**
+ * L·Lᵀ = a + shift·I into `l`; returns -1, or the row whose pivot is not a finite positive
+ * number (its value in `failedPivot`).
+ */
+function factorShifted(a: Float64Array, n: number, l: Float64Array, shift: number): number {
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
       let s = a[i * n + j];
       for (let p = 0; p < j; p++) s -= l[i * n + p] * l[j * n + p];
       if (i === j) {
-        if (!(s > 0)) {
-          throw new RangeError(
-            `choleskyFactor: matrix is not positive definite (pivot ${i} = ${s})`,
-          );
+        if (shift !== 0) s += shift;
+        if (!(s > 0 && s < Infinity)) {
+          failedPivot = s;
+          return i;
         }
         l[i * n + i] = Math.sqrt(s);
       } else {
@@ -39,7 +117,7 @@ export function choleskyFactor(a: Float64Array, n: number, out?: Float64Array): 
     }
     for (let j = i + 1; j < n; j++) l[i * n + j] = 0;
   }
-  return l;
+  return -1;
 }
 
 /**

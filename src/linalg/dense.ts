@@ -75,19 +75,47 @@ export function matMul(
  * const { values } = symmetricEigen(Float64Array.of(2, 0, 0, 3), 2);
  * console.log(Array.from(values).sort().join()); // "2,3"
  * ```
+ *
+ * A matrix with entries beyond 1e±100 is decomposed scaled (ml-matrix would overflow inside).
+ *
+ * @throws {RangeError} when `n` is not a size, `a` holds fewer than n×n values, or an entry is
+ * not finite (ml-matrix would fail deep inside on NaN or an infinity).
  */
 export function symmetricEigen(
   a: ArrayLike<number>,
   n: number,
 ): { values: Float64Array; vectors: Float64Array } {
+  if (!Number.isInteger(n) || n < 0) {
+    throw new RangeError(`symmetricEigen: size must be an integer >= 0, got ${n}`);
+  }
+  if (a.length < n * n) {
+    throw new RangeError(`symmetricEigen: matrix has ${a.length} < ${n} x ${n} entries`);
+  }
+  if (n === 0) return { values: new Float64Array(0), vectors: new Float64Array(0) };
   const rows: number[][] = [];
+  let big = 0;
   for (let i = 0; i < n; i++) {
     const r: number[] = new Array(n);
-    for (let j = 0; j < n; j++) r[j] = 0.5 * (a[i * n + j] + a[j * n + i]);
+    for (let j = 0; j < n; j++) {
+      const v = 0.5 * (a[i * n + j] + a[j * n + i]);
+      if (!Number.isFinite(v)) {
+        throw new RangeError(
+          `symmetricEigen: entries (${i}, ${j}) = ${a[i * n + j]} and (${j}, ${i}) = ` +
+            `${a[j * n + i]} do not average to a finite number`,
+        );
+      }
+      r[j] = v;
+      if (Math.abs(v) > big) big = Math.abs(v);
+    }
     rows.push(r);
   }
+  // ml-matrix squares entries along the way (overflowing into NaN beyond about 1e150):
+  // decompose A/s, whose eigenvalues are those of A divided by s and whose vectors are A's
+  const scale = big > 1e100 || (big > 0 && big < 1e-100) ? big : 1;
+  if (scale !== 1) { for (const r of rows) for (let j = 0; j < n; j++) r[j] /= scale; }
   const evd = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
   const values = Float64Array.from(evd.realEigenvalues);
+  if (scale !== 1) { for (let c = 0; c < n; c++) values[c] *= scale; }
   const v = evd.eigenvectorMatrix;
   const vectors = new Float64Array(n * n);
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) vectors[i * n + j] = v.get(i, j);

@@ -64,7 +64,8 @@ export function sortedSymmetricEigen(
  * repeated until the columns are orthonormal to 1e-10 (two passes when well conditioned; a
  * shifted factorisation rescues ill-conditioned blocks). Columns that are zero or numerically
  * dependent are replaced by seeded random directions first, so the result always has `b`
- * orthonormal columns.
+ * orthonormal columns. A block whose entries are so large or small (beyond 1e±150) that their
+ * squares would overflow or underflow is rescaled first, so its span is kept.
  *
  * @throws {RangeError} when `b > n`, or when no orthonormal block is reached.
  *
@@ -80,6 +81,16 @@ export function sortedSymmetricEigen(
 export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed = 1): void {
   if (b > n) throw new RangeError(`orthonormalizeBlock: ${b} columns exceed dimension ${n}`);
   if (b === 0) return;
+  // the Gram matrix squares the entries: rescale a block whose entries would overflow (or
+  // underflow) there first, which leaves its span, and so the result, unchanged
+  let big = 0;
+  for (let i = 0; i < n * b; i++) {
+    const v = Math.abs(q[i]);
+    if (v > big) big = v;
+  }
+  if (big > 1e150 && big < Infinity || big > 0 && big < 1e-150) {
+    for (let i = 0; i < n * b; i++) q[i] /= big;
+  }
   const g = new Float64Array(b * b);
   const l = new Float64Array(b * b);
   const row = new Float64Array(b);
@@ -248,7 +259,9 @@ export interface TopEigenResult {
  * Rayleigh-Ritz. Converges to the eigenvalues largest in magnitude, so the block should be wide
  * enough to hold the negative eigenvalues that compete with the wanted positive ones.
  *
- * @throws {RangeError} when `k` is not in `[1, n]`.
+ * @throws {RangeError} when `k` is not in `[1, n]`, `oversample` is not a number >= 0,
+ * `iterations` not a finite number >= 1, or the operator returns a value that is not finite
+ * (e.g. from an overflow), naming the entry.
  *
  * @example
  * ```ts
@@ -270,8 +283,15 @@ export function topEigen(
   if (!Number.isInteger(k) || k < 1 || k > n) {
     throw new RangeError(`topEigen: k must be an integer in [1, ${n}], got ${k}`);
   }
-  const b = Math.min(n, k + Math.max(0, Math.floor(options.oversample ?? 10)));
-  const iterations = Math.max(1, Math.floor(options.iterations ?? 8));
+  const oversample = options.oversample ?? 10, steps = options.iterations ?? 8;
+  if (!(oversample >= 0)) {
+    throw new RangeError(`topEigen: oversample must be a number >= 0, got ${oversample}`);
+  }
+  if (!(steps >= 1 && steps < Infinity)) {
+    throw new RangeError(`topEigen: iterations must be a finite number >= 1, got ${steps}`);
+  }
+  const b = Math.min(n, k + Math.floor(oversample));
+  const iterations = Math.floor(steps);
   const seed = options.seed ?? 1;
   let q = new Float64Array(n * b);
   const init = options.init;
@@ -300,6 +320,14 @@ export function topEigen(
     q = y;
     y = t;
     orthonormalizeBlock(q, n, b, seed + it + 1);
+  }
+  for (let e = 0; e < n * b; e++) {
+    if (!Number.isFinite(y[e])) {
+      throw new RangeError(
+        `topEigen: the operator returned ${y[e]} at row ${Math.floor(e / b)} of a ` +
+          `unit-norm block: its entries must be finite (an overflow?)`,
+      );
+    }
   }
   const { values, vectors } = rayleighRitz(q, y, n, b, k);
   return { values, vectors, blockSize: b, image: y };

@@ -71,7 +71,11 @@ export function nearestCentroid(
  * {@linkcode Rng}), then
  * Lloyd iterations (assign to the most similar centroid, re-normalise the mean) until no row
  * moves or `iterations` is reached. A cluster left empty takes over the row least similar to
- * its own centroid, so every centroid keeps at least one row.
+ * its own centroid, so every centroid keeps at least one row (with fewer distinct rows than
+ * clusters, some centroids coincide).
+ *
+ * @throws {RangeError} when `clusters` is not an integer >= 1 or `iterations` not an integer
+ * >= 1.
  *
  * @example
  * ```ts
@@ -93,8 +97,15 @@ export function sphericalKMeans(
   if (!(clusters >= 1)) {
     throw new RangeError(`sphericalKMeans: clusters must be >= 1, got ${clusters}`);
   }
+  if (!Number.isSafeInteger(clusters)) {
+    throw new RangeError(`sphericalKMeans: clusters must be an integer, got ${clusters}`);
+  }
   const C = Math.min(clusters, Math.max(1, n));
   const maxIter = options.iterations ?? 10;
+  if (!Number.isSafeInteger(maxIter) || maxIter < 1) {
+    // with no iteration no row would be assigned: every row would be left in cluster 0
+    throw new RangeError(`sphericalKMeans: iterations must be an integer >= 1, got ${maxIter}`);
+  }
   const { indptr, indices, values } = x;
   const centroids = new Float64Array(C * d);
   const assignment = new Int32Array(n);

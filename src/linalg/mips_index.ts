@@ -252,7 +252,7 @@ function summarize(v: Float64Array, w: number, order: Int32Array, ptr: Int32Arra
     for (let e = ptr[c]; e < ptr[c + 1]; e++) {
       for (let a = 0; a < r; a++) ss += (v[order[e] * w + a] - mean[a]) ** 2;
     }
-    spread[c] = alpha * Math.sqrt(ss / (n * r));
+    spread[c] = r > 0 ? alpha * Math.sqrt(ss / (n * r)) : 0;
   }
   return { centroids, spread };
 }
@@ -427,10 +427,44 @@ function calibrate(
 }
 
 /**
+ * Throws a RangeError naming the option unless `options` are usable by
+ * {@linkcode withLabelIndex}: `minLabels` a number, `clusters`, `groups`, `probes` and
+ * `groupProbes` integers >= 1, `recall` in (0, 1].
+ *
+ * @example
+ * ```ts
+ * import { checkLabelIndexOptions } from "./mips_index.ts";
+ * checkLabelIndexOptions({ clusters: 8, recall: 0.99 }); // fine
+ * try {
+ *   checkLabelIndexOptions({ clusters: NaN });
+ * } catch (e) {
+ *   console.log((e as Error).message); // "label index: option clusters must be an integer >= 1, got NaN"
+ * }
+ * ```
+ */
+export function checkLabelIndexOptions(options: LabelIndexOptions): void {
+  const { minLabels, recall } = options;
+  if (minLabels !== undefined && (typeof minLabels !== "number" || Number.isNaN(minLabels))) {
+    throw new RangeError(`label index: option minLabels must be a number, got ${minLabels}`);
+  }
+  for (const key of ["clusters", "groups", "probes", "groupProbes"] as const) {
+    const v = options[key];
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 1)) {
+      throw new RangeError(`label index: option ${key} must be an integer >= 1, got ${v}`);
+    }
+  }
+  if (recall !== undefined && !(recall > 0 && recall <= 1)) {
+    throw new RangeError(`label index: option recall must be a number in (0, 1], got ${recall}`);
+  }
+}
+
+/**
  * Adds a label index over the rows of tensor `rows` ([L, r], with the content's `bias`) to a
  * `linear-lowrank` (`H`) or `random-features` (`P`) content: tensors `mipsCentroids` f32 [C, r+1],
  * `mipsOrder` i32 [L], `mipsPtr` i32 [C+1] and param `mipsProbes`. Returns the content unchanged
  * below `minLabels` labels. Readers that do not know the index answer exactly without it.
+ *
+ * @throws {RangeError} on an option out of range (checked by {@linkcode checkLabelIndexOptions}).
  *
  * @example
  * ```ts
@@ -451,6 +485,7 @@ export function withLabelIndex(
   rows: string,
   options: LabelIndexOptions = {},
 ): ModelFileContent {
+  checkLabelIndexOptions(options);
   const L = content.numLabels, M = content.tensors[rows], b = content.tensors.bias;
   if (L < (options.minLabels ?? LABEL_INDEX_MIN_LABELS) || L < 2 || !M || M.dtype !== "f32") {
     return content;

@@ -121,7 +121,23 @@ export function seededNormals(
 }
 
 /**
+ * The largest γ {@linkcode RandomFourierFeatures} takes: the directions' scale √(2γ) stays below
+ * 1e150, so neither a direction nor the projection of float32 feature values on it overflows
+ * (beyond about 9e307 the scale itself is infinite, and every feature NaN).
+ *
+ * @example
+ * ```ts
+ * import { MAX_GAMMA } from "./rff.ts";
+ * console.log(MAX_GAMMA); // 1e+299
+ * ```
+ */
+export const MAX_GAMMA = 1e299;
+
+/**
  * A random Fourier feature map for the RBF kernel exp(-γ‖x − y‖²).
+ *
+ * @throws {RangeError} (constructor) when `numInputs` is not an integer >= 0, `numRff` not an
+ * integer >= 1, `gamma` not in (0, {@linkcode MAX_GAMMA}] or `w` mis-sized.
  *
  * @example
  * ```ts
@@ -153,8 +169,12 @@ export class RandomFourierFeatures {
     if (!Number.isInteger(numRff) || numRff < 1) {
       throw new RangeError(`RandomFourierFeatures: numRff ${numRff} must be an integer >= 1`);
     }
-    if (!(gamma > 0) || !Number.isFinite(gamma)) {
-      throw new RangeError(`RandomFourierFeatures: gamma ${gamma} must be a finite number > 0`);
+    if (!(gamma > 0) || !(gamma <= MAX_GAMMA)) {
+      // beyond MAX_GAMMA the directions' scale √(2γ) overflows: infinite directions, NaN
+      // features and scores
+      throw new RangeError(
+        `RandomFourierFeatures: gamma ${gamma} must be a number in (0, ${MAX_GAMMA}]`,
+      );
     }
     this.numInputs = numInputs;
     this.numRff = numRff;
@@ -191,8 +211,16 @@ export class RandomFourierFeatures {
     }
   }
 
-  /** Grows the input space to `numInputs` (new rows drawn from their own seeded streams). */
+  /**
+   * Grows the input space to `numInputs` (new rows drawn from their own seeded streams); a
+   * smaller size changes nothing. Throws a RangeError when `numInputs` is not an integer.
+   */
   grow(numInputs: number): void {
+    if (!Number.isSafeInteger(numInputs)) {
+      throw new RangeError(
+        `RandomFourierFeatures.grow: numInputs ${numInputs} must be an integer`,
+      );
+    }
     if (numInputs <= this.numInputs) return;
     const w = new Float64Array(numInputs * this.numRff);
     w.set(this.W);

@@ -87,8 +87,8 @@ export interface SvpResult {
 }
 
 /**
- * Checks that `g` is a well-formed CSR matrix (sizes, index ranges); throws a RangeError naming
- * the problem.
+ * Checks that `g` is a well-formed CSR matrix (sizes, index ranges, finite values); throws a
+ * RangeError naming the problem.
  *
  * @example
  * ```ts
@@ -114,15 +114,21 @@ export function checkSymSparse(g: SymSparse): void {
       if (!(j >= 0 && j < n)) {
         throw new RangeError(`svp: row ${i} has column ${j} outside [0, ${n})`);
       }
+      if (!Number.isFinite(values[e])) {
+        throw new RangeError(`svp: entry (${i}, ${j}) is ${values[e]}, not a finite number`);
+      }
     }
   }
 }
 
 /**
  * Runs SVP on `P_Ω(G)` (the sparse matrix `g`, whose pattern is Ω) for a PSD M of rank at most
- * `rank`.
+ * `rank`. A `g` with values beyond 1e±150 is solved scaled (the iteration is homogeneous).
  *
- * @throws {RangeError} on a bad rank, a malformed `g` or a mis-sized warm start.
+ * @throws {RangeError} on a bad rank, a malformed `g` (or a value in it that is not finite), a
+ * mis-sized or non-finite warm start, an option out of range (`iterations` an integer >= 0,
+ * `eta` a finite number > 0, `tol` a number, `oversample` a number >= 0, `firstIterations` a
+ * finite number >= 1), or a step size `eta` so large that M overflows (naming it).
  *
  * @example
  * ```ts
@@ -160,6 +166,38 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
   const tol = options.tol ?? 1e-3;
   const seed = options.seed ?? 1;
   const oversample = options.oversample ?? 10;
+  const firstIterations = options.firstIterations ?? 4;
+  if (!Number.isSafeInteger(iterations) || iterations < 0) {
+    throw new RangeError(`svp: iterations must be an integer >= 0, got ${iterations}`);
+  }
+  if (!(eta > 0 && eta < Infinity)) {
+    throw new RangeError(`svp: eta must be a finite number > 0, got ${eta}`);
+  }
+  if (typeof tol !== "number" || Number.isNaN(tol)) {
+    throw new RangeError(`svp: tol must be a number, got ${tol}`);
+  }
+  if (!(oversample >= 0)) {
+    throw new RangeError(`svp: oversample must be a number >= 0, got ${oversample}`);
+  }
+  if (!(firstIterations >= 1 && firstIterations < Infinity)) {
+    throw new RangeError(
+      `svp: firstIterations must be a finite number >= 1, got ${firstIterations}`,
+    );
+  }
+  // the iteration is homogeneous (G → G/s gives M → M/s): run it on G/s when ‖G‖² would
+  // overflow or underflow (the residual would be NaN and M lost), and scale M back
+  let gMax = 0;
+  for (let e = 0; e < g.indptr[n]; e++) gMax = Math.max(gMax, Math.abs(g.values[e]));
+  if (gMax > 1e150 || (gMax > 0 && gMax < 1e-150)) {
+    const root = Math.sqrt(gMax);
+    const scaled = svp({ ...g, values: g.values.map((v) => v / gMax) }, rank, {
+      ...options,
+      init: options.init?.map((v) => v / root),
+    });
+    for (let e = 0; e < scaled.embedding.length; e++) scaled.embedding[e] *= root;
+    for (let a = 0; a < scaled.values.length; a++) scaled.values[a] *= gMax;
+    return scaled;
+  }
   const { indptr, indices, values: gv } = g;
   const nnz = indptr[n];
   let gNorm = 0;
@@ -180,6 +218,11 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
       throw new RangeError(
         `svp: init has ${z0.length} values, expected n x initRank = ${n} x ${r0}`,
       );
+    }
+    for (let e = 0; e < z0.length; e++) {
+      if (!Number.isFinite(z0[e])) {
+        throw new RangeError(`svp: init value ${e} is ${z0[e]}, not a finite number`);
+      }
     }
     // Z0 = (Z0 W μ^-½) μ^½ Wᵀ with Z0ᵀZ0 = W μ Wᵀ: U = Z0 W μ^-½ has orthonormal columns.
     const c = new Float64Array(r0 * r0);
@@ -279,7 +322,7 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
     if (residual < 1e-12 || (prev - residual) < tol * prev) break;
     const result = topEigen(op, k, {
       oversample,
-      iterations: warmBlock ? 1 : Math.max(1, options.firstIterations ?? 4),
+      iterations: warmBlock ? 1 : Math.max(1, firstIterations),
       init: warmBlock,
       seed: seed + it,
     });
@@ -298,6 +341,13 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
     }
     prev = residual;
     residual = computeS();
+    if (!Number.isFinite(residual)) {
+      // M's entries (or their squares) overflowed: only a step η far too large does that
+      throw new RangeError(
+        `svp: the step size eta = ${eta} made M overflow in iteration ${it + 1} ` +
+          `(largest eigenvalue ${result.values[0]}); use a smaller eta (about 1 converges)`,
+      );
+    }
   }
   return { embedding: z, values: lam, rank: k, iterations: it, residual };
 }

@@ -340,8 +340,36 @@ export class CoEmbedCore {
       if (all) shared.full = A.slice();
     }
     for (let k = 0; k < kX; k++) for (let l = k + 1; l < kX; l++) A[k * kX + l] = A[l * kX + k];
-    solveSpd(A, r, kX);
+    try {
+      solveSpd(A, r, kX);
+    } catch (e) {
+      throw this.#foldInError(i, e);
+    }
     U.set(r, uo);
+  }
+
+  /**
+   * The error of a fold-in whose λ_X I + V_OᵀV_O did not factor: that only happens when V holds
+   * values that are not finite or so large that λ_X is lost to rounding (training diverged, or
+   * the features are enormous), which the error names with the settings to change.
+   */
+  #foldInError(row: number, cause: unknown): Error {
+    let big = 0, bad = Number.NaN, badAt = -1;
+    for (let e = 0; e < this.V.length; e++) {
+      const v = this.V[e];
+      if (!Number.isFinite(v) && badAt < 0) bad = v, badAt = e;
+      else if (Math.abs(v) > big) big = Math.abs(v);
+    }
+    const what = badAt >= 0
+      ? `V holds ${bad} (feature ${Math.floor(badAt / this.config.rankX)})`
+      : `the largest |V| is ${big.toPrecision(3)}`;
+    return new RangeError(
+      `coembed: the fold-in of row ${row} failed, ${what}: the factors diverged or the ` +
+        `features are too large for lambdaX = ${this.config.lambdaX}; lower learningRate ` +
+        `(${this.config.learningRate}) or initScale (${this.config.initScale}), or scale the ` +
+        `features (e.g. L2-normalise the rows)`,
+      { cause },
+    );
   }
 
   /**

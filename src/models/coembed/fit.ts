@@ -286,6 +286,9 @@ export const FIT_SETTINGS: ModelSettings<Omit<FitOptions, "onEpoch">> = defineSe
 /**
  * Fits CoEmbed on a fixed data set (transductive and inductive outputs).
  *
+ * @throws {RangeError} on bad settings or data, or when the fit diverges (a global factor not
+ * finite after an epoch, or a row's fold-in failing on them), naming the settings to lower.
+ *
  * @example
  * ```ts
  * import { fitCoEmbed } from "./fit.ts";
@@ -323,8 +326,27 @@ export function fitCoEmbed(
   const fit = new CoEmbedFit(core, block, rowUpdate);
   for (let e = 0; e < epochs; e++) {
     fit.runEpoch(batchSize);
+    checkFiniteFactors(core, e);
     onEpoch?.(e, fit);
   }
   if (rowUpdate === "fold-in" && epochs > 0) fit.refoldAll();
   return fit;
+}
+
+/**
+ * Throws a RangeError naming the epoch, the factor and the step-size settings when a global
+ * factor of `core` holds a value that is not finite (the fit diverged: its scores would be NaN).
+ */
+function checkFiniteFactors(core: CoEmbedCore, epoch: number): void {
+  for (const name of ["V", "P", "Q", "H", "b"] as const) {
+    const a = core[name];
+    for (let e = 0; e < a.length; e++) {
+      if (Number.isFinite(a[e])) continue;
+      const c = core.config;
+      throw new RangeError(
+        `fitCoEmbed: the fit diverged in epoch ${epoch}: factor ${name} holds ${a[e]}; lower ` +
+          `learningRate (${c.learningRate}) or initScale (${c.initScale}), or scale the features`,
+      );
+    }
+  }
 }

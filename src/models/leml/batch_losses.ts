@@ -31,7 +31,7 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
-import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
+import { choleskyFactorShifted, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
 import { columnSquares, rotatedSolve, xTimes, xtTimesAdd } from "./rotated_w_step.ts";
 import { hashUniform } from "../../random/mod.ts";
@@ -196,7 +196,8 @@ export function lemlLossObjective(
  * p for the squared loss; p the label's training frequency). Every MM step decreases the
  * objective (up to rounding).
  *
- * @throws {RangeError} on mismatched rows, a bad rank or an index out of range.
+ * @throws {RangeError} on mismatched rows, a bad rank, an index out of range, a `lambda` that
+ * is not a finite number >= 0 or `iterations`/`mmSteps` that are not integers >= 0.
  *
  * @example
  * ```ts
@@ -245,6 +246,14 @@ export function trainLemlLosses(
     maxIterations: options.cgIterations ?? 10,
     tolerance: options.cgTolerance ?? 1e-4,
   };
+  if (!(lambda >= 0 && lambda < Infinity)) {
+    throw new RangeError(`trainLemlLosses: lambda must be a finite number >= 0, got ${lambda}`);
+  }
+  for (const [name, v] of [["iterations", iterations], ["mmSteps", mmSteps]] as const) {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw new RangeError(`trainLemlLosses: ${name} must be an integer >= 0, got ${v}`);
+    }
+  }
   const useBias = options.bias ?? true;
   const seed = options.seed ?? 0;
   const c = curvatureBound(loss);
@@ -269,6 +278,22 @@ export function trainLemlLosses(
   const wStep = (): void => {
     const M = gram(H, L, k);
     const { values: lam, vectors: P } = symmetricEigen(M, k);
+    // a direction p_a with λ_a numerically 0 has H p_a = 0: there the step is exactly
+    // Δ'_a = −W p_a (the ridge shrinks it to 0); solving for it would instead amplify the
+    // rounding noise of b_a by c/λ, without bound for a tiny λ. Take that step now and leave
+    // the direction out of the solves (b_a = 0).
+    let lamMax = 0;
+    for (let a = 0; a < k; a++) lamMax = Math.max(lamMax, lam[a]);
+    const nullTol = k * 2.220446049250313e-16 * lamMax;
+    const nullDirs: number[] = [];
+    for (let a = 0; a < k; a++) if (lam[a] <= nullTol) nullDirs.push(a);
+    for (const a of nullDirs) {
+      for (let j = 0; j < D; j++) {
+        let wp = 0;
+        for (let c2 = 0; c2 < k; c2++) wp += W[j * k + c2] * P[c2 * k + a];
+        for (let c2 = 0; c2 < k; c2++) W[j * k + c2] -= wp * P[c2 * k + a];
+      }
+    }
     for (let s = 0; s < mmSteps; s++) {
       xTimes(x, W, k, U);
       V.fill(0);
@@ -287,6 +312,7 @@ export function trainLemlLosses(
       xtTimesAdd(x, V, k, grad);
       for (let a = 0; a < grad.length; a++) grad[a] = -grad[a] / c;
       const B = matMul(grad, P, D, k, k);
+      for (const a of nullDirs) for (let j = 0; j < D; j++) B[j * k + a] = 0;
       const delta = new Float64Array(D * k);
       // (λ_a XᵀX + (λ/c) I) Δ'_a = b_a, then W += Δ' Pᵀ
       cgTotal += rotatedSolve(x, colSq, lam, P, lc, B, delta, S, W, cgOpts);
@@ -309,7 +335,7 @@ export function trainLemlLosses(
       for (let a = 0; a < k; a++) A[k * k1 + a] = A[a * k1 + k];
       A[k * k1 + k] = c * n + 1e-9;
     }
-    choleskyFactor(A, k1, Lf);
+    choleskyFactorShifted(A, k1, Lf);
     for (let s = 0; s < mmSteps; s++) {
       R.fill(0);
       scorePass(U, H, bias, y, k, loss, false, (i, g) => {

@@ -8,7 +8,7 @@
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { conjugateGradient } from "../../linalg/cg.ts";
-import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
+import { choleskyFactorShifted, choleskySolve } from "../../linalg/cholesky.ts";
 import { gram, matMul, symmetricEigen } from "../../linalg/dense.ts";
 import { rotatedSolve, xTimes, xtTimesAdd } from "./rotated_w_step.ts";
 import { type LemlLoss, lossCurvature, lossGrad, lossValue } from "./loss.ts";
@@ -167,6 +167,17 @@ export function wStepGram(prob: BatchProblem): number {
   const B = new Float64Array(D * k);
   xtTimesAdd(x, V, k, B);
   const Wr = matMul(W, P, D, k, k); // warm start W' = W P
+  // a direction p_a with λ_a numerically 0 (HᵀH singular: fewer labels than the rank, labels
+  // no row has, every row with the same labels) has H p_a = 0, so b_a = 0 and w'_a = 0 exactly;
+  // what B holds there is rounding noise, which 1/λ would amplify without bound for a tiny λ
+  // (each alternating step multiplying W, until it overflowed into NaN scores)
+  let lamMax = 0;
+  for (let a = 0; a < k; a++) lamMax = Math.max(lamMax, lam[a]);
+  const nullTol = k * 2.220446049250313e-16 * lamMax;
+  for (let a = 0; a < k; a++) {
+    if (lam[a] > nullTol) continue;
+    for (let j = 0; j < D; j++) B[j * k + a] = Wr[j * k + a] = 0;
+  }
   // the rotated system is block-diagonal by column: (λ_a XᵀX + λI) w'_a = b_a, solved by
   // column-wise CG with the Jacobi preconditioner λ_a Σ_i x_ij² + λ; then W = W' Pᵀ
   W.fill(0);
@@ -303,7 +314,7 @@ export function hStepGram(prob: BatchProblem): void {
     for (let a = 0; a < k; a++) A[k * k1 + a] = A[a * k1 + k];
     A[k * k1 + k] = n + 1e-9;
   }
-  choleskyFactor(A, k1, Lf);
+  choleskyFactorShifted(A, k1, Lf);
   // R_l = Σ_{i: l∈y_i} ũ_i
   const R = new Float64Array(L * k1);
   for (let i = 0; i < n; i++) {
@@ -377,7 +388,7 @@ export function hStepGeneral(prob: BatchProblem): void {
       for (let a = 0; a < k1; a++) for (let c = 0; c < a; c++) A[a * k1 + c] = A[c * k1 + a];
       for (let a = 0; a < k; a++) A[a * k1 + a] += lambda;
       if (useBias) A[k * k1 + k] += 1e-9;
-      choleskyFactor(A, k1, Lf);
+      choleskyFactorShifted(A, k1, Lf);
       if (loss === "squared") {
         // exact: (Σũũᵀ + λ) θ = Σ y ũ
         choleskySolve(Lf, k1, rhs, theta);
