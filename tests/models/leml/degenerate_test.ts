@@ -7,6 +7,7 @@ import { LemlBatch } from "../../../src/models/leml/batch_estimator.ts";
 import { trainLemlLosses } from "../../../src/models/leml/batch_losses.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { assert, assertBadInput } from "../../helpers.ts";
+import { csrBatch } from "./helpers.ts";
 
 type Row = { f: [number, number][]; l: number[] };
 
@@ -18,17 +19,7 @@ function data(rows: Row[], D: number, L: number): { x: CsrMatrix; y: BinaryCsr }
     yi.push(...r.l);
     yp.push(yi.length);
   }
-  const n = rows.length;
-  return {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
+  return csrBatch(D, L, xp, xi, xv, yp, yi);
 }
 
 /** Row i: features i mod D and (7i + 3) mod D, label i mod L. */

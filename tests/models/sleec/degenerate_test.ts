@@ -6,6 +6,7 @@
 import { trainSleec } from "../../../src/models/sleec/batch.ts";
 import type { BinaryCsr, CsrMatrix } from "../../../src/data/types.ts";
 import { assert, assertBadInput } from "../../helpers.ts";
+import { csrBatch } from "../leml/helpers.ts";
 
 /** n rows over D features (row i: features i mod D and (i + 1) mod D), label i mod L. */
 function rows(n: number, D: number, L: number, same = false): { x: CsrMatrix; y: BinaryCsr } {
@@ -18,16 +19,7 @@ function rows(n: number, D: number, L: number, same = false): { x: CsrMatrix; y:
     yi.push(same ? 1 : i % L);
     yp.push(yi.length);
   }
-  return {
-    x: {
-      numRows: n,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: n, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-  };
+  return csrBatch(D, L, xp, xi, xv, yp, yi);
 }
 
 const queries = [
