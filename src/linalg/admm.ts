@@ -16,6 +16,7 @@
  * @module
  */
 import type { CsrMatrix } from "../data/types.ts";
+import { overflowScale } from "./overflow_scale.ts";
 
 /**
  * Options of {@linkcode admmRegressor}.
@@ -274,7 +275,7 @@ export function admmRegressor(
     }
     zMax = Math.max(zMax, Math.abs(z[e]));
   }
-  if (zMax > 1e150 || (zMax > 0 && zMax < 1e-150)) {
+  if (overflowScale(zMax) !== 1) {
     // the problem is homogeneous (Z, μ, V → Z/s, μ/s, V/s): solve it scaled when ‖Z‖² would
     // overflow or underflow (the CG's convergence test would stop it at once, leaving V = 0)
     const r = admmRegressor(x, z.map((v) => v / zMax), k, {

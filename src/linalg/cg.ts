@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { overflowScale } from "./overflow_scale.ts";
 
 /**
  * Options of {@linkcode conjugateGradient}.
@@ -299,7 +300,7 @@ function scaleOf(b: Float64Array, x: Float64Array, where: string): number {
     }
     if (v > big) big = v;
   }
-  return big > 1e150 || (big > 0 && big < 1e-150) ? big : 1;
+  return overflowScale(big);
 }
 
 /** Solves A (x/s) = b/s with `solve` (which works on `x` in place), then scales x back. */

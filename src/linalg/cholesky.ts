@@ -23,9 +23,9 @@ export function choleskyFactor(a: Float64Array, n: number, out?: Float64Array): 
   checkSize(a, n, "choleskyFactor");
   const l = out ?? new Float64Array(n * n);
   const bad = factorShifted(a, n, l, 0);
-  if (bad >= 0) {
+  if (bad !== undefined) {
     throw new RangeError(
-      `choleskyFactor: matrix is not positive definite (pivot ${bad} = ${failedPivot})`,
+      `choleskyFactor: matrix is not positive definite (pivot ${bad.row} = ${bad.pivot})`,
     );
   }
   return l;
@@ -60,7 +60,7 @@ export function choleskyFactorShifted(a: Float64Array, n: number, out: Float64Ar
   if (out.length < n * n) {
     throw new RangeError(`choleskyFactorShifted: out has ${out.length} < ${n * n} entries`);
   }
-  if (factorShifted(a, n, out, 0) < 0) return 0;
+  if (factorShifted(a, n, out, 0) === undefined) return 0;
   let scale = 0;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
@@ -72,18 +72,22 @@ export function choleskyFactorShifted(a: Float64Array, n: number, out: Float64Ar
     scale = Math.max(scale, Math.abs(a[i * n + i]));
   }
   if (scale === 0) scale = 1;
-  let delta = 1e-8 * scale;
+  let delta = 1e-8 * scale, bad: FailedPivot | undefined;
   for (; delta <= 1e-2 * scale; delta *= 100) {
-    if (factorShifted(a, n, out, delta) < 0) return delta;
+    bad = factorShifted(a, n, out, delta);
+    if (bad === undefined) return delta;
   }
   throw new RangeError(
-    `choleskyFactorShifted: matrix is not positive semi-definite (pivot ${failedPivot} with a ` +
+    `choleskyFactorShifted: matrix is not positive semi-definite (pivot ${bad?.pivot} with a ` +
       `shift of ${delta / 100}, 1e-2 times its largest diagonal entry ${scale})`,
   );
 }
 
-/** The pivot value of the last failed factorisation (for the error message). */
-let failedPivot = 0;
+/** Where a factorisation failed: the row and its pivot, not a finite positive number. */
+interface FailedPivot {
+  row: number;
+  pivot: number;
+}
 
 /** Throws a RangeError unless `n` is a size and `a` holds an n×n matrix. */
 function checkSize(a: Float64Array, n: number, where: string): void {
@@ -96,20 +100,22 @@ function checkSize(a: Float64Array, n: number, where: string): void {
 }
 
 /**
- * L·Lᵀ = a + shift·I into `l`; returns -1, or the row whose pivot is not a finite positive
- * number (its value in `failedPivot`).
+ * L·Lᵀ = a + shift·I into `l`; returns undefined, or the row whose pivot is not a finite
+ * positive number, with that pivot.
  */
-function factorShifted(a: Float64Array, n: number, l: Float64Array, shift: number): number {
+function factorShifted(
+  a: Float64Array,
+  n: number,
+  l: Float64Array,
+  shift: number,
+): FailedPivot | undefined {
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
       let s = a[i * n + j];
       for (let p = 0; p < j; p++) s -= l[i * n + p] * l[j * n + p];
       if (i === j) {
         if (shift !== 0) s += shift;
-        if (!(s > 0 && s < Infinity)) {
-          failedPivot = s;
-          return i;
-        }
+        if (!(s > 0 && s < Infinity)) return { row: i, pivot: s };
         l[i * n + i] = Math.sqrt(s);
       } else {
         l[i * n + j] = s / l[j * n + j];
@@ -117,7 +123,7 @@ function factorShifted(a: Float64Array, n: number, l: Float64Array, shift: numbe
     }
     for (let j = i + 1; j < n; j++) l[i * n + j] = 0;
   }
-  return -1;
+  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@
  * @module
  */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
+import { overflowScale } from "./overflow_scale.ts";
 
 /**
  * Gram matrix AᵀA of the row-major `a` (rows × cols), written into `out` (cols × cols).
@@ -111,7 +112,7 @@ export function symmetricEigen(
   }
   // ml-matrix squares entries along the way (overflowing into NaN beyond about 1e150):
   // decompose A/s, whose eigenvalues are those of A divided by s and whose vectors are A's
-  const scale = big > 1e100 || (big > 0 && big < 1e-100) ? big : 1;
+  const scale = overflowScale(big, 1e100);
   if (scale !== 1) { for (const r of rows) for (let j = 0; j < n; j++) r[j] /= scale; }
   const evd = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
   const values = Float64Array.from(evd.realEigenvalues);

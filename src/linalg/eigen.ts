@@ -13,6 +13,7 @@
 import { Rng } from "../random/mod.ts";
 import { choleskyFactor } from "./cholesky.ts";
 import { gram, symmetricEigen } from "./dense.ts";
+import { overflowScale } from "./overflow_scale.ts";
 
 /**
  * A symmetric linear operator on `R^n`, applied to a row-major `n × cols` block.
@@ -88,7 +89,7 @@ export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed 
     const v = Math.abs(q[i]);
     if (v > big) big = v;
   }
-  if (big > 1e150 && big < Infinity || big > 0 && big < 1e-150) {
+  if (big < Infinity && overflowScale(big) !== 1) {
     for (let i = 0; i < n * b; i++) q[i] /= big;
   }
   const g = new Float64Array(b * b);

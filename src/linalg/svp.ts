@@ -11,6 +11,7 @@
  * @module
  */
 import { sortedSymmetricEigen, topEigen } from "./eigen.ts";
+import { overflowScale } from "./overflow_scale.ts";
 
 /**
  * A symmetric sparse matrix in CSR form (both (i, j) and (j, i) stored, columns increasing
@@ -188,7 +189,7 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
   // overflow or underflow (the residual would be NaN and M lost), and scale M back
   let gMax = 0;
   for (let e = 0; e < g.indptr[n]; e++) gMax = Math.max(gMax, Math.abs(g.values[e]));
-  if (gMax > 1e150 || (gMax > 0 && gMax < 1e-150)) {
+  if (overflowScale(gMax) !== 1) {
     const root = Math.sqrt(gMax);
     const scaled = svp({ ...g, values: g.values.map((v) => v / gMax) }, rank, {
       ...options,
