@@ -104,9 +104,7 @@ export function booleanOption(
   fallback: boolean,
 ): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== "boolean") {
-    throw new TypeError(`${where}: option ${name} must be true or false, got ${shown(value)}`);
-  }
+  if (typeof value !== "boolean") wrongType(where, name, "true or false", value);
   return value;
 }
 
@@ -139,7 +137,7 @@ export function oneOfOption<T extends string>(
   const what = quoted.length > 1
     ? `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`
     : quoted[0];
-  throw new TypeError(`${where}: option ${name} must be ${what}, got ${shown(value)}`);
+  wrongType(where, name, what, value);
 }
 
 /**
@@ -194,4 +192,77 @@ export function shown(v: unknown): string {
  */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Throws the TypeError of a value that is not what option `name` takes.
+ *
+ * @example
+ * ```ts
+ * import { wrongType } from "./option_check.ts";
+ * try {
+ *   wrongType("demo", "token", "a non-empty string", 42);
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option token must be a non-empty string, got 42
+ * }
+ * ```
+ */
+export function wrongType(where: string, name: string, what: string, value: unknown): never {
+  throw new TypeError(`${where}: option ${name} must be ${what}, got ${shown(value)}`);
+}
+
+/**
+ * Nothing when `value` is undefined or `ok`; else the TypeError naming `what` it must be.
+ *
+ * @example
+ * ```ts
+ * import { typed } from "./option_check.ts";
+ * const v: unknown = 3;
+ * typed("demo", "limits", undefined, "an object", false); // fine: not given
+ * try {
+ *   typed("demo", "limits", v, "an object", typeof v === "object");
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option limits must be an object, got 3
+ * }
+ * ```
+ */
+export function typed(where: string, name: string, value: unknown, what: string, ok: boolean) {
+  if (value !== undefined && !ok) wrongType(where, name, what, value);
+}
+
+/**
+ * A non-empty string, or undefined unless `required`.
+ *
+ * @example
+ * ```ts
+ * import { stringOption } from "./option_check.ts";
+ * stringOption("demo", "key", "events"); // fine
+ * try {
+ *   stringOption("demo", "url", undefined, true);
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option url must be a non-empty string, got undefined
+ * }
+ * ```
+ */
+export function stringOption(where: string, name: string, value: unknown, required = false) {
+  if (required && value === undefined) wrongType(where, name, "a non-empty string", value);
+  typed(where, name, value, "a non-empty string", typeof value === "string" && value !== "");
+}
+
+/**
+ * A function, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { functionOption } from "./option_check.ts";
+ * functionOption("demo", "log", console.log); // fine
+ * try {
+ *   functionOption("demo", "log", "console");
+ * } catch (e) {
+ *   console.log((e as Error).message); // demo: option log must be a function, got "console"
+ * }
+ * ```
+ */
+export function functionOption(where: string, name: string, value: unknown): void {
+  typed(where, name, value, "a function", typeof value === "function");
 }

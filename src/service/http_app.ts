@@ -55,16 +55,13 @@ import { publishRoutes } from "./http/publish_routes.ts";
 import {
   booleanOption,
   checkOptionKeys,
+  functionOption,
   isPlainObject,
   numberOption,
-} from "../data/option_check.ts";
-import {
-  functionOption,
-  MAX_INT32 as INT32,
-  MAX_TIMER_MS,
   stringOption,
   wrongType,
-} from "./option_rules.ts";
+} from "../data/option_check.ts";
+import { MAX_INT32 as INT32, MAX_TIMER_MS } from "./option_rules.ts";
 
 export { prometheusText } from "./http/metrics_routes.ts";
 

@@ -75,8 +75,14 @@ import type { IngestResult, LearningService, PublishedModel } from "./service.ts
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
 import { checkIndexOptions, ReplicaIndexer, type ReplicaIndexOptions } from "./replica_index.ts";
-import { checkOptionKeys, isPlainObject } from "../data/option_check.ts";
-import { factoryOption, functionOption, typed, wrongType } from "./option_rules.ts";
+import {
+  checkOptionKeys,
+  functionOption,
+  isPlainObject,
+  typed,
+  wrongType,
+} from "../data/option_check.ts";
+import { factoryOption } from "./option_rules.ts";
 
 /** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
 interface WorkerScope {

@@ -34,8 +34,8 @@ import {
   RedisConnectionError,
   type StreamEntry,
 } from "./redis_client.ts";
-import { checkOptionKeys, numberOption } from "../data/option_check.ts";
-import { MAX_TIMER_MS, stringOption, typed } from "./option_rules.ts";
+import { checkOptionKeys, numberOption, stringOption, typed } from "../data/option_check.ts";
+import { MAX_TIMER_MS } from "./option_rules.ts";
 
 /**
  * Settings of a Redis Stream source.

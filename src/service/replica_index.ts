@@ -35,8 +35,8 @@ import type {
   LabelIndexPartition,
 } from "../models/label_index.ts";
 import type { IndexBuildReply, IndexBuildRequest } from "./index_worker.ts";
-import { booleanOption, checkOptionKeys, numberOption } from "../data/option_check.ts";
-import { MAX_INT32 as INT32, MAX_TIMER_MS, typed } from "./option_rules.ts";
+import { booleanOption, checkOptionKeys, numberOption, typed } from "../data/option_check.ts";
+import { MAX_INT32 as INT32, MAX_TIMER_MS } from "./option_rules.ts";
 
 /**
  * A model that can hold a label index (LEML's `LowRankScorer`, `CoEmbedReplica`).

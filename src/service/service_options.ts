@@ -17,22 +17,18 @@
 import {
   booleanOption,
   checkOptionKeys,
+  functionOption,
   isPlainObject,
   numberOption,
   oneOfOption,
   pickOptions,
+  stringOption,
+  typed,
 } from "../data/option_check.ts";
 import type { LearnerOptions } from "./learner_types.ts";
 import type { ServiceOptions } from "./service_types.ts";
 import { checkRedisOptions } from "./redis_source.ts";
-import {
-  factoryOption,
-  functionOption,
-  MAX_INT32 as INT32,
-  MAX_TIMER_MS,
-  stringOption,
-  typed,
-} from "./option_rules.ts";
+import { factoryOption, MAX_INT32 as INT32, MAX_TIMER_MS } from "./option_rules.ts";
 
 const SAFE = Number.MAX_SAFE_INTEGER;
 
