@@ -1,7 +1,8 @@
 /**
  * The pair-counting core shared by the per-instance and the macro AUC: given the scores of the
  * positives and of the negatives of one ranking problem, the fraction of (positive, negative)
- * pairs ordered correctly, ties counting one half.
+ * pairs ordered correctly, ties counting one half: the Mann-Whitney statistic with tied scores
+ * given their average rank.
  *
  * @module
  */

@@ -181,7 +181,10 @@ export class Evaluator {
    * top-k list it ranked. `scored` (default `numLabels`) says which labels the model scores:
    * labels `[0, scored)`, from the first `scored` entries of `scores`; the labels from `scored`
    * on are ones it does not know, never ranked (see the module doc). No score may be NaN
-   * (±Infinity are fine).
+   * (±Infinity are fine). With the default `scored`, entries past `numLabels` (a model that knows
+   * more labels than the evaluator's label space) are labels like any other: ranked (never true,
+   * so misses), negatives in the AUCs and in the Hamming loss, whose row then spans all
+   * `scores.length` labels; with a smaller `scored` only the first `scored` entries are read.
    *
    * @throws {RangeError} on too few scores, a NaN score, a bad `scored` or a bad true label,
    *   naming the row; nothing is counted then

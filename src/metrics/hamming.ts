@@ -2,7 +2,9 @@
  * Hamming loss: the fraction of (row, label) entries where the prediction differs from the
  * truth, a label counting as predicted when its score is > 0. Averaged per row over the row's
  * label space, then over rows (equal to mismatches / (rows × L) for a fixed label space); NaN
- * before any row.
+ * before any row. The threshold is fixed at 0 (a score of exactly 0 is a negative); for another
+ * threshold t, subtract t from the scores first (as the LEML experiments do with 0.5 for 0/1
+ * squared-loss scores).
  *
  * @module
  */

@@ -2,7 +2,9 @@
  * Propensity-scored nDCG, PSnDCG@k (Extreme Classification Repository convention): per row,
  * psDCG@k = Σ_{j<k} rel_j / (p_{top_j} log2(j + 2)) divided by the plain ideal DCG of
  * min(k, |y|) labels; the metric is Σ_rows of that over Σ_rows of the same quantity for the best
- * attainable ranking (true labels by decreasing 1/p), in percent, so it lies in [0, 100].
+ * attainable ranking (true labels by decreasing 1/p), in percent, so it lies in [0, 100]. As
+ * pyxclib's `psndcg`: a ratio of sums over rows, not the mean of per-row ratios; rows with no
+ * true label add 0 to both sums.
  *
  * @module
  */

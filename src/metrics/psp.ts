@@ -2,7 +2,10 @@
  * Propensity-scored precision PSP@k (Jain et al. 2016, Extreme Classification Repository
  * convention): Σ_rows Σ_{j<k} rel_j / p_{top_j} divided by Σ_rows of the best attainable value
  * (the row's true labels ranked by 1/p, at most k of them), in percent, so it lies in [0, 100].
- * (The 1/k factors of both sides cancel.) Rows with no true label add 0 to both sums.
+ * (The 1/k factors of both sides cancel.) Rows with no true label add 0 to both sums. This is
+ * pyxclib's `psprecision` (the mean over rows of the gains divided by the mean over rows of the
+ * best gains), not the mean of per-row ratios: a row weighs by its best attainable gain, so rows
+ * with rare true labels count more.
  *
  * @module
  */
