@@ -59,8 +59,8 @@ export interface Model extends DecodedModel {
    *
    * @throws {TypeError} when `x` is malformed (a NaN or infinite value among them, as the
    * trainers' `predictTopK` refuses it); {RangeError} when `k` is not an integer in
-   * [0, 2³²), or when a `random-features` model cannot fold the row in (its ridge system is
-   * numerically singular: the trainer's predictor fails on the same row).
+   * [0, 2³²), or when a `random-features` model cannot fold the row in (its V holds a value
+   * that is not finite: the trainer's predictor refuses the same row).
    */
   predictTopK(x: ModelInput, k: number, options?: TopKOptions): TopK;
   /** {@linkcode Model.predictTopK} for each row. */

@@ -6,7 +6,9 @@
  * score(x) = bias + (f(x̃) Q) Pᵀ with f = φ (NL: φ(x) = (1/√K)[cos(xW), sin(xW)]) or the identity
  * (L); x̃ is the row, or its fold-in u Vᵀ (u = ridge fit of the observed entries, λ_X) when the
  * input is "projected", or the row with its missing entries filled from the fold-in when the
- * input is "raw" and absent features are "missing".
+ * input is "raw" and absent features are "missing". A fold-in whose λ_X is lost to rounding is
+ * solved again with λ_X + 1e-8·trace(V_OᵀV_O), and a query t past norm 1e30 is scaled down to
+ * it, as the trainer does (`retryRidge`, `QUERY_LIMIT`): every finite row gets finite scores.
  *
  * With the file's optional label index (`mipsCentroids`, `mipsOrder`, `mipsPtr`, optionally
  * spreads and groups, over the rows of P and bias), the scorer's `topK` scores only the labels of
@@ -16,15 +18,15 @@
  */
 import { bad, floats, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory } from "./types.ts";
-import { cos, f32s, matVec, sin, sqrt, u8s, vecMat, zeros } from "../vector.ts";
+import { cos, f32s, invNorm, matVec, max, sin, sqrt, vecMat, zeros } from "../vector.ts";
 import { indexedScorer } from "./mips_index.ts";
 
 /**
  * Solves A x = b (A symmetric positive definite, n × n, row-major; only its lower triangle is
  * read) in place, `a` holding A's n rows then b (x replaces b): row-wise Cholesky A = LLᵀ, whose
  * row n (b) is the forward solve, then the back solve. The same arithmetic, entry by entry, as
- * the trainer's `solveSpd`. False when A is not numerically positive definite (the trainer's
- * solve throws then).
+ * the trainer's `solveSpd` (src/models/coembed/predictor.ts). False when a pivot times 1e12 is
+ * not above its diagonal entry: A is numerically singular (or not finite).
  */
 const solveSpd = (a: Float64Array, n: number): boolean => {
   for (let i = 0; i <= n; i++) {
@@ -32,15 +34,14 @@ const solveSpd = (a: Float64Array, n: number): boolean => {
       let s = a[i * n + j];
       for (let k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
       if (j < i) a[i * n + j] = s / a[j * n + j];
-      else if (s > 0) a[i * n + i] = sqrt(s);
+      else if (s * 1e12 > a[i * n + i]) a[i * n + i] = sqrt(s);
       else return false;
     }
   }
-  const b = a.subarray(n * n);
-  for (let i = n - 1; i >= 0; i--) {
-    let t = b[i];
-    for (let k = i + 1; k < n; k++) t -= a[k * n + i] * b[k];
-    b[i] = t / a[i * n + i];
+  for (let i = n; i--;) {
+    let t = a[n * n + i];
+    for (let k = i + 1; k < n; k++) t -= a[k * n + i] * a[n * n + k];
+    a[n * n + i] = t / a[i * n + i];
   }
   return true;
 };
@@ -71,60 +72,67 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
   const D = m.numFeatures, L = m.numLabels;
   const kS = intParam(m, "rankS"), kX = intParam(m, "rankX");
   const K = nl ? intParam(m, "numRff") : 0, F = nl ? 2 * K : D;
-  const lambdaX = +(params.lambdaX as number ?? 0);
+  const lambdaX = max(+params.lambdaX!, 0) || 1e-8;
   const W = nl && floats(m, "W", D * K);
   const Q = floats(m, "Q", F * kS), P = floats(m, "P", L * kS);
   const bias = floats(m, "bias", L), V = floats(m, "V", D * kX);
-  const xt = zeros(D), present = u8s(D);
-  const a = zeros(K), hBuf = zeros(F), tv = zeros(kS);
+  const xt = zeros(D);
+  const hBuf = zeros(F), tv = zeros(kS), rffScale = 1 / sqrt(K);
   const gram = zeros(kX * kX + kX), u = gram.subarray(kX * kX); // the ridge system [A; b]
   const scores = f32s(L);
 
   // t = f(x̃) Q: the query of the label vectors (rows of P)
-  const embed = (indices: Int32Array, values: Float32Array | Float64Array) => {
-    // x̃ = x and h = x̃ (L, raw, absent = zero): t = Σ x_j Q_j over the row's columns in
-    // increasing order, the sums of the dense product below without its O(D) passes
+  const embed = (indices: Int32Array, values: Float32Array | Float64Array, e = 0): Float64Array => {
     if (!nl && !project && !missing && indices.every((j, p) => !p || j > indices[p - 1])) {
-      return vecMat(tv, values, Q, kS, indices);
-    }
-    // x̃: the row (the first value of a repeated column, written last); completed or replaced by
-    // its fold-in
-    const observe = () => {
-      for (let n = indices.length; n--;) xt[indices[n]] = values[n], present[indices[n]] = 1;
-    };
-    xt.fill(0);
-    present.fill(0);
-    observe();
-    if (project || missing && present.includes(0)) {
-      // u = ridge fit of the observed entries (all entries, absent = 0, when not "missing")
-      if (project && !missing) present.fill(1);
-      gram.fill(0);
-      for (let k = kX; k--;) gram[k * kX + k] = lambdaX > 0 ? lambdaX : 1e-8;
-      for (let d = 0; d < D; d++) {
-        if (!present[d]) continue;
-        const base = d * kX, x = xt[d];
-        for (let k = 0; k < kX; k++) {
-          const vk = V[base + k];
-          u[k] += vk * x;
-          for (let l = 0; l <= k; l++) gram[k * kX + l] += vk * V[base + l];
+      // x̃ = x and h = x̃ (L, raw, absent = zero): t = Σ x_j Q_j over the row's columns in
+      // increasing order, the sums of the dense product below without its O(D) passes
+      vecMat(tv, values, Q, kS, indices);
+    } else {
+      // x̃: the row (the first value of a repeated column, written last), its absent entries 0,
+      // or NaN while "missing"; completed or replaced by its fold-in
+      const observe = () => {
+        for (let n = indices.length; n--;) xt[indices[n]] = values[n];
+      };
+      xt.fill(missing ? NaN : 0);
+      observe();
+      let h = xt, tr = 0; // tr: the trace of V_OᵀV_O
+      if (project || xt.includes(NaN)) {
+        // u = ridge fit of the observed entries (all entries, absent = 0, when not "missing"),
+        // of (λ_X + e) I + V_OᵀV_O
+        gram.fill(0);
+        for (let k = kX; k--;) gram[k * kX + k] = lambdaX + e;
+        for (let d = 0; d < D; d++) {
+          const base = d * kX, x = xt[d];
+          if (x !== x) continue;
+          for (let k = 0; k < kX; k++) {
+            const vk = V[base + k];
+            u[k] += vk * x;
+            tr += vk * vk;
+            for (let l = 0; l <= k; l++) gram[k * kX + l] += vk * V[base + l];
+          }
+        }
+        // numerically singular (λ_X lost to rounding beside V_OᵀV_O): again with e = 1e-8·tr, as
+        // the trainer's predictor; still (A not finite): refused, as there
+        if (!solveSpd(gram, kX)) {
+          e ? bad(m, "fold-in failed") : embed(indices, values, 1e-8 * tr || 1);
+        }
+        // x̃ = u Vᵀ, keeping the observed entries of a "raw" row (the first of a repeated column)
+        matVec(xt, V, u, kX);
+        if (!project) observe();
+      }
+      if (W) {
+        // h = φ(x̃): the angles x̃W in its first half, then (1/√K)[cos, sin] of them
+        vecMat(h = hBuf, xt, W, K);
+        for (let k = 0; k < K; k++) {
+          h[K + k] = rffScale * sin(h[k]);
+          h[k] = rffScale * cos(h[k]);
         }
       }
-      if (!solveSpd(gram, kX)) bad(m, "fold-in failed");
-      // x̃ = u Vᵀ, keeping the observed entries of a "raw" row (the first of a repeated column)
-      matVec(xt, V, u, kX);
-      if (!project) observe();
+      vecMat(tv, h, Q, kS);
     }
-    let h = xt;
-    if (W) {
-      vecMat(a, xt, W, K);
-      h = hBuf;
-      const c = 1 / sqrt(K);
-      for (let k = 0; k < K; k++) {
-        h[k] = c * cos(a[k]);
-        h[K + k] = c * sin(a[k]);
-      }
-    }
-    return vecMat(tv, h, Q, kS);
+    // t scaled down to a norm of 1e30 beyond it (the trainer's QUERY_LIMIT)
+    const c = invNorm(tv, kS) * 1e30;
+    return c < 1 ? tv.map((x) => x * c) : tv;
   };
   return indexedScorer(m, P, bias, kS, (i, v) => matVec(scores, P, embed(i, v), kS, bias), embed);
 };

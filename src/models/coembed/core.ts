@@ -26,7 +26,7 @@
 import { cosSinInto, RandomFourierFeatures, seededNormals } from "../../linalg/rff.ts";
 import { adamUpdate, adamUpdateRows } from "../../optim/adam.ts";
 import type { CoEmbedConfig } from "./config.ts";
-import { type PredictorTensors, solveSpd } from "./predictor.ts";
+import { type PredictorTensors, solveRidge } from "./predictor.ts";
 
 /**
  * A block of B dense rows: values `x` `[B, D]`, observed-entry mask `[B, D]` (1 = observed) and
@@ -341,7 +341,7 @@ export class CoEmbedCore {
     }
     for (let k = 0; k < kX; k++) for (let l = k + 1; l < kX; l++) A[k * kX + l] = A[l * kX + k];
     try {
-      solveSpd(A, r, kX);
+      solveRidge(A, r, kX);
     } catch (e) {
       throw this.#foldInError(i, e);
     }
@@ -349,9 +349,10 @@ export class CoEmbedCore {
   }
 
   /**
-   * The error of a fold-in whose λ_X I + V_OᵀV_O did not factor: that only happens when V holds
-   * values that are not finite or so large that λ_X is lost to rounding (training diverged, or
-   * the features are enormous), which the error names with the settings to change.
+   * The error of a fold-in whose λ_X I + V_OᵀV_O did not factor even with the larger ridge of
+   * `solveRidge` (./predictor.ts, which answers when λ_X alone is lost to rounding beside
+   * enormous features): that only happens when V holds values that are not finite or whose
+   * squares overflow (training diverged), which the error names with the settings to change.
    */
   #foldInError(row: number, cause: unknown): Error {
     let big = 0, bad = Number.NaN, badAt = -1;

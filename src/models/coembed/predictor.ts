@@ -7,7 +7,10 @@
  * the input is "raw" and the row is complete; the row with its missing entries filled from the
  * fold-in u = argmin ‖x_O − u V_Oᵀ‖² + λ_X‖u‖² (x̃_d = u·V_d) when "raw" and `absent` is
  * "missing"; and x̃ = u Vᵀ everywhere when the input is "projected" (O = the observed entries:
- * all of them when `absent` is "zero", the present ones when "missing").
+ * all of them when `absent` is "zero", the present ones when "missing"). Every finite row gets
+ * finite scores: a fold-in whose λ_X is lost to rounding is solved again with a larger ridge
+ * ({@linkcode retryRidge}), and a query t = f(x̃) Q past {@linkcode QUERY_LIMIT} is scaled down
+ * to it.
  *
  * @module
  */
@@ -15,24 +18,32 @@ import { cosSinInto } from "../../linalg/rff.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 
 /**
- * Solves A x = b for a symmetric positive definite `n × n` matrix A (row-major) by Cholesky,
- * overwriting A with its factor and writing x into `b`. (Not `src/linalg/cholesky.ts`: this is
- * the exact arithmetic, operation by operation, of the SDK's copy in
- * sdk/kinds/random_features.ts, so that the trainer and the SDK fold rows in identically.)
+ * Solves A x = b for a symmetric positive definite `n × n` matrix A (row-major, only its lower
+ * triangle read) by Cholesky, overwriting A with its factor and writing x into `b`. (Not
+ * `src/linalg/cholesky.ts`: this is the exact arithmetic, operation by operation, of the SDK's
+ * copy in sdk/kinds/random_features.ts, so that the trainer and the SDK fold rows in
+ * identically.) False, with `b` untouched and A's lower triangle partly overwritten, when a
+ * pivot times 1e12 is not above its diagonal entry A_jj: A is then numerically singular (a
+ * factorisation's rounding errors are about n·2⁻⁵³ times the diagonal, so such a pivot is
+ * noise, and so would x be), or not finite. A fold-in's A = λ_X I + V_OᵀV_O has pivots of at
+ * least λ_X, far above that unless V_OᵀV_O is so large that λ_X is lost to rounding (V fitted
+ * to features near 1e20, a row observing fewer features than A has columns):
+ * {@linkcode solveRidge} then solves it again with a larger ridge.
  *
  * @example
  * ```ts
  * import { solveSpd } from "./predictor.ts";
  * const a = Float64Array.of(4, 2, 2, 3), b = Float64Array.of(2, 1);
- * solveSpd(a, b, 2);
- * console.log(b[0].toFixed(3), b[1].toFixed(3)); // 0.500 0.000
+ * console.log(solveSpd(a, b, 2), b[0].toFixed(3), b[1].toFixed(3)); // true 0.500 0.000
+ * // λ = 0.1 lost beside 1e20: 0.1·I + [1e20, 1e20; 1e20, 1e20] is singular in float64
+ * console.log(solveSpd(Float64Array.of(1e20 + 0.1, 0, 1e20, 1e20 + 0.1), b, 2)); // false
  * ```
  */
-export function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
+export function solveSpd(a: Float64Array, b: Float64Array, n: number): boolean {
   for (let j = 0; j < n; j++) {
     let s = a[j * n + j];
     for (let k = 0; k < j; k++) s -= a[j * n + k] * a[j * n + k];
-    if (!(s > 0)) throw new RangeError(`solveSpd: matrix is not positive definite at pivot ${j}`);
+    if (!(s * 1e12 > a[j * n + j])) return false;
     const l = Math.sqrt(s);
     a[j * n + j] = l;
     for (let i = j + 1; i < n; i++) {
@@ -51,7 +62,73 @@ export function solveSpd(a: Float64Array, b: Float64Array, n: number): void {
     for (let k = i + 1; k < n; k++) t -= a[k * n + i] * b[k];
     b[i] = t / a[i * n + i];
   }
+  return true;
 }
+
+/**
+ * The extra ridge e a numerically singular fold-in system λ_X I + V_OᵀV_O is solved with again:
+ * 1e-8 times `trace`, the trace of V_OᵀV_O (at least its largest diagonal entry). Every pivot of
+ * (λ_X + e) I + V_OᵀV_O is at least e, far above the rounding errors (about n·2⁻⁵³ times the
+ * largest diagonal entry), and its solution is finite and, to about 1e-7, the minimum-norm
+ * least-squares fit that λ_X (lost to rounding) would have given. 1 when the trace is not a
+ * number (V holds NaN: the second solve fails as well, and the fold-in is refused).
+ *
+ * @example
+ * ```ts
+ * import { retryRidge } from "./predictor.ts";
+ * console.log(retryRidge(2e20), retryRidge(NaN)); // 2000000000000 1
+ * ```
+ */
+export function retryRidge(trace: number): number {
+  return 1e-8 * trace || 1;
+}
+
+/**
+ * Solves the ridge system A x = b of a fold-in (A = λ_X I + V_OᵀV_O, only its lower triangle
+ * read) in place: {@linkcode solveSpd}'s answer whenever A factors (bit for bit); when A is
+ * numerically singular, the answer of A + e·I with e = {@linkcode retryRidge} of A's trace.
+ * Returns e (0 when A factored). The fold-in of the streaming learner and the batch fit (the
+ * predictor and the SDK rebuild their system with λ_X + e on the diagonal instead, e from the
+ * trace of V_OᵀV_O, which the SDK computes as it builds the system).
+ *
+ * @throws {RangeError} when A + e·I does not factor either (A holds a value that is not finite).
+ *
+ * @example
+ * ```ts
+ * import { solveRidge } from "./predictor.ts";
+ * // λ = 0.1 lost beside 1e20: x is the minimum-norm solution of x₀ + x₁ = 1e-10
+ * const b = Float64Array.of(1e10, 1e10);
+ * const e = solveRidge(Float64Array.of(1e20 + 0.1, 1e20, 1e20, 1e20 + 0.1), b, 2);
+ * console.log(e, b.map((v) => +v.toPrecision(3))); // 2000000000000 Float64Array(2) [ 5e-11, 5e-11 ]
+ * ```
+ */
+export function solveRidge(a: Float64Array, b: Float64Array, n: number): number {
+  const a0 = a.slice();
+  if (solveSpd(a, b, n)) return 0;
+  let trace = 0;
+  for (let k = 0; k < n; k++) trace += a0[k * n + k];
+  const e = retryRidge(trace);
+  for (let k = 0; k < n; k++) a0[k * n + k] += e;
+  a.set(a0);
+  if (solveSpd(a, b, n)) return e;
+  throw new RangeError(
+    `solveRidge: the fold-in system does not factor with a ridge of ${e} either (not finite?)`,
+  );
+}
+
+/**
+ * The largest norm ‖t‖ of a query t = f(x̃) Q that {@linkcode RandomFeaturesPredictor.query}
+ * leaves as it is (1e30; the SDK's scorer uses the same): the scores bias_l + t·P_l of a trained
+ * model (‖P_l‖ far below 3e8) then stay inside float32's range (3.4e38), and ordinary queries
+ * are many orders of magnitude below it.
+ *
+ * @example
+ * ```ts
+ * import { QUERY_LIMIT } from "./predictor.ts";
+ * console.log(QUERY_LIMIT); // 1e+30
+ * ```
+ */
+export const QUERY_LIMIT = 1e30;
 
 /**
  * Tensors and parameters of the inductive predictor (the content of a `random-features` file).
@@ -166,21 +243,33 @@ export class RandomFeaturesPredictor {
     } else if (t.absent === "zero") {
       present.fill(1);
     }
-    const A = this.gram, u = this.u;
-    A.fill(0);
-    u.fill(0);
-    for (let k = 0; k < kX; k++) A[k * kX + k] = t.lambdaX > 0 ? t.lambdaX : 1e-8;
-    for (let d = 0; d < D; d++) {
-      if (present[d] === 0) continue;
-      const base = d * kX, x = xt[d];
-      for (let k = 0; k < kX; k++) {
-        const vk = V[base + k];
-        u[k] += vk * x;
-        for (let l = 0; l <= k; l++) A[k * kX + l] += vk * V[base + l];
+    // u = the ridge fit of the observed entries with (λ_X + e) I + V_OᵀV_O: e = 0, then, when
+    // that is numerically singular, e = retryRidge(trace(V_OᵀV_O)) (the SDK's steps exactly)
+    const A = this.gram, u = this.u, lam = t.lambdaX > 0 ? t.lambdaX : 1e-8;
+    for (let e = 0;;) {
+      A.fill(0);
+      u.fill(0);
+      let trace = 0;
+      for (let k = 0; k < kX; k++) A[k * kX + k] = lam + e;
+      for (let d = 0; d < D; d++) {
+        if (present[d] === 0) continue;
+        const base = d * kX, x = xt[d];
+        for (let k = 0; k < kX; k++) {
+          const vk = V[base + k];
+          u[k] += vk * x;
+          trace += vk * vk;
+          for (let l = 0; l <= k; l++) A[k * kX + l] += vk * V[base + l];
+        }
       }
+      if (solveSpd(A, u, kX)) break;
+      if (e !== 0) {
+        throw new RangeError(
+          `CoEmbed predictor: the fold-in does not factor with a ridge of ${e} either: V is ` +
+            "not finite",
+        );
+      }
+      e = retryRidge(trace);
     }
-    for (let k = 0; k < kX; k++) for (let l = k + 1; l < kX; l++) A[k * kX + l] = A[l * kX + k];
-    solveSpd(A, u, kX);
     for (let d = 0; d < D; d++) {
       if (present[d] === 1 && !project) continue;
       const base = d * kX;
@@ -216,7 +305,11 @@ export class RandomFeaturesPredictor {
   /**
    * The query of the label rows for a sparse row: t = f(x̃) Q (length rankS; a scratch vector
    * the next call overwrites), so that score_l = bias_l + t·P_l, summed serially from the bias
-   * in float64 and rounded to float32 ({@linkcode RandomFeaturesPredictor.scores}).
+   * in float64 and rounded to float32 ({@linkcode RandomFeaturesPredictor.scores}). A t whose
+   * norm ‖t‖ exceeds {@linkcode QUERY_LIMIT} (ColEmbed-L, features near 1e30 or more: t grows
+   * with them, and its scores overflowed float32 to ±Infinity) is multiplied by
+   * (1/‖t‖)·QUERY_LIMIT: the query of the same direction at that size, whose ranking is the
+   * row's own but for the biases, which a query that large outweighs anyway.
    *
    * @example
    * ```ts
@@ -256,6 +349,12 @@ export class RandomFeaturesPredictor {
       const base = f * kS;
       for (let s = 0; s < kS; s++) tv[s] += hf * Q[base + s];
     }
+    // a query whose norm exceeds QUERY_LIMIT (ColEmbed-L, features near 1e30 and more) is
+    // scaled down to it, so that its scores stay finite in float32
+    let ss = 0;
+    for (let s = 0; s < kS; s++) ss += tv[s] * tv[s];
+    const c = (ss > 0 ? 1 / Math.sqrt(ss) : 0) * QUERY_LIMIT;
+    if (c < 1) { for (let s = 0; s < kS; s++) tv[s] *= c; }
     return tv;
   }
 }
