@@ -72,6 +72,13 @@ export interface Estimator {
   /** Full training state for checkpoints. */
   toState(): ModelState;
   /**
+   * Optional: why `learnMany` would refuse a row with features `x` under this model's settings
+   * (e.g. a raw value past what its loss or optimiser can learn), or undefined when it would
+   * learn it. Reads `x` only. The service asks before it accepts an event, so that it never
+   * accepts one it cannot learn.
+   */
+  learnRefusal?(x: SparseVector): string | undefined;
+  /**
    * Optional: the state of a prediction replica — only what prediction needs (no optimizer
    * moments, no replay rows), as fresh arrays the caller owns (they may be transferred to
    * another thread). `factory.restore(state, { adopt: true })` of it predicts exactly like this

@@ -3,8 +3,14 @@
  * touched by a minibatch have their moments and parameters updated (the bias correction uses the
  * global step), which keeps a step's cost proportional to the batch, not to the model.
  *
+ * Every gradient element is clipped to ±{@linkcode GRADIENT_LIMIT} (1e18) first (./limits.ts):
+ * the moments are stored in float32, and a gradient of 1e30 (raw feature values near 1e30) made
+ * the second moment Infinity, the next step Infinity/Infinity = NaN. Ordinary gradients never
+ * reach the limit, so their steps are unchanged bit for bit.
+ *
  * @module
  */
+import { GRADIENT_LIMIT } from "./limits.ts";
 
 /**
  * Adam's hyper-parameters.
@@ -58,8 +64,9 @@ export function adamUpdate(
   const c1 = 1 - Math.pow(b1, t), c2 = 1 - Math.pow(b2, t);
   const step = options.lr * Math.sqrt(c2) / c1;
   const epsHat = (options.eps ?? 1e-8) * Math.sqrt(c2);
+  const lim = GRADIENT_LIMIT;
   for (let i = 0; i < param.length; i++) {
-    const g = grad[i];
+    const g = Math.min(Math.max(grad[i], -lim), lim);
     const mi = b1 * m[i] + (1 - b1) * g;
     const vi = b2 * v[i] + (1 - b2) * g * g;
     m[i] = mi;
@@ -97,6 +104,7 @@ export function adamUpdateRows(
   const c1 = 1 - Math.pow(b1, t), c2 = 1 - Math.pow(b2, t);
   const step = options.lr * Math.sqrt(c2) / c1;
   const epsHat = (options.eps ?? 1e-8) * Math.sqrt(c2);
+  const lim = GRADIENT_LIMIT;
   for (let q = 0; q < count; q++) {
     const base = rows[q] * rowLen;
     if (rows[q] < 0 || base + rowLen > param.length) {
@@ -105,7 +113,8 @@ export function adamUpdateRows(
     const gb = q * rowLen;
     for (let j = 0; j < rowLen; j++) {
       const i = base + j;
-      const g = grad[gb + j];
+      // Math.min/max: about a tenth of the loop's time, where if/else took half (measured)
+      const g = Math.min(Math.max(grad[gb + j], -lim), lim);
       const mi = b1 * m[i] + (1 - b1) * g;
       const vi = b2 * v[i] + (1 - b2) * g * g;
       m[i] = mi;

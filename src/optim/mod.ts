@@ -1,5 +1,6 @@
 /**
- * Optimisers over flat typed arrays: Adam (dense and lazy row-sparse) and SGD.
+ * Optimisers over flat typed arrays: Adam (dense and lazy row-sparse) and SGD, both clipping
+ * every gradient element to ±GRADIENT_LIMIT (./limits.ts).
  *
  * @example
  * ```ts
@@ -10,4 +11,11 @@
  * @module
  */
 export { type AdamOptions, adamUpdate, adamUpdateRows } from "./adam.ts";
+export {
+  checkRawValues,
+  clipGradient,
+  FLOAT32_MAX,
+  GRADIENT_LIMIT,
+  RAW_VALUE_LIMIT,
+} from "./limits.ts";
 export { sgdRate, sgdUpdate, sgdUpdateRows } from "./sgd.ts";

@@ -1,9 +1,13 @@
 /**
  * Plain stochastic gradient descent over flat typed arrays, dense or row-sparse, with an
- * optional 1/(1 + decay·t) learning-rate schedule.
+ * optional 1/(1 + decay·t) learning-rate schedule. Every gradient element is clipped to
+ * ±{@linkcode GRADIENT_LIMIT} (./limits.ts), as in Adam: a step moves a parameter by at most
+ * lr·1e18, so a float32 parameter cannot jump to Infinity in one step (ordinary gradients are
+ * far below the limit: their steps are unchanged bit for bit).
  *
  * @module
  */
+import { GRADIENT_LIMIT } from "./limits.ts";
 
 /**
  * The learning rate at 1-based step `t`: `lr / (1 + decay·(t-1))`.
@@ -37,7 +41,10 @@ export function sgdUpdate(
   if (grad.length < param.length) {
     throw new RangeError(`sgdUpdate: gradient shorter than the parameters (${param.length})`);
   }
-  for (let i = 0; i < param.length; i++) param[i] -= lr * grad[i];
+  const lim = GRADIENT_LIMIT;
+  for (let i = 0; i < param.length; i++) {
+    param[i] -= lr * Math.min(Math.max(grad[i], -lim), lim);
+  }
 }
 
 /**
@@ -60,12 +67,15 @@ export function sgdUpdateRows(
   rowLen: number,
   lr: number,
 ): void {
+  const lim = GRADIENT_LIMIT;
   for (let q = 0; q < count; q++) {
     const base = rows[q] * rowLen;
     if (rows[q] < 0 || base + rowLen > param.length) {
       throw new RangeError(`sgdUpdateRows: row ${rows[q]} is out of range`);
     }
     const gb = q * rowLen;
-    for (let j = 0; j < rowLen; j++) param[base + j] -= lr * grad[gb + j];
+    for (let j = 0; j < rowLen; j++) {
+      param[base + j] -= lr * Math.min(Math.max(grad[gb + j], -lim), lim);
+    }
   }
 }

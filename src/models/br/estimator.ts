@@ -19,6 +19,7 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
 import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkSums } from "../state_check.ts";
+import { checkRawValues, GRADIENT_LIMIT, rawValueRefusal } from "../../optim/limits.ts";
 
 /**
  * Hyper-parameters of the streaming BR estimator (all optional): the declared
@@ -202,10 +203,35 @@ export class BrEstimator implements Estimator {
     return s;
   }
 
+  /** What limits raw values ("SGD" without `l2Normalize`), or undefined: see learnMany. */
+  #valueLimit(): string | undefined {
+    return !this.#cfg.l2Normalize && this.#cfg.optimizer === "sgd" ? "SGD" : undefined;
+  }
+
+  /**
+   * Why {@linkcode BrEstimator.learnMany} would refuse a row with features `x`, or undefined:
+   * with SGD and without `l2Normalize`, a raw value past 1e15 (`RAW_VALUE_LIMIT` of
+   * ../../optim/limits.ts). Reads `x` only; the service asks before it accepts an event.
+   *
+   * @example
+   * ```ts
+   * import { BrEstimator } from "./estimator.ts";
+   * const x = { indices: Int32Array.of(4), values: Float32Array.of(1e30) };
+   * const sgd = new BrEstimator({ optimizer: "sgd", l2Normalize: false });
+   * console.log(sgd.learnRefusal(x)?.slice(0, 34), new BrEstimator().learnRefusal(x)); // feature 4 has value 1e+30, above undefined
+   * ```
+   */
+  learnRefusal(x: SparseVector): string | undefined {
+    return rawValueRefusal(x, this.#valueLimit());
+  }
+
   /** Learns from a minibatch (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
     const { x, y } = batch;
     const [maxF, maxL] = checkBatch(batch, "br.learnMany", this.#cfg);
+    // SGD on raw values: weights grow by lr·value a step and scores by lr·value², past float32
+    // from about 1e19 (../../optim/limits.ts); Adam's steps stay near lr and need no limit
+    checkRawValues(batch, "br.learnMany", this.#valueLimit());
     this.#grow(maxF, maxL);
     const n = x.numRows;
     if (n === 0) return;
@@ -217,6 +243,9 @@ export class BrEstimator implements Estimator {
     const obs = batch.observed, full = batch.fullyObserved;
     gb.fill(0, 0, L);
     const inv = 1 / n;
+    // a bound on every gradient element of the batch, Σ_i max(1, max|x_i·f_i|) · max_l |deriv_il|
+    // (see #clipGradients)
+    let bound = 0;
     for (let i = 0; i < n; i++) {
       const xs = x.indptr[i], xe = x.indptr[i + 1];
       const s = this.#score(x.indices, x.values, xs, xe);
@@ -230,6 +259,7 @@ export class BrEstimator implements Estimator {
           if (l < L && mark[l] === 0) mark[l] = -1;
         }
       }
+      let dMax = 0;
       for (let l = 0; l < L; l++) {
         const m = mark[l];
         if (partial && m === 0) {
@@ -244,6 +274,8 @@ export class BrEstimator implements Estimator {
         g *= inv;
         deriv[l] = g;
         gb[l] += g;
+        if (g > dMax) dMax = g;
+        else if (-g > dMax) dMax = -g;
       }
       for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 0;
       if (partial) {
@@ -252,9 +284,12 @@ export class BrEstimator implements Estimator {
         }
       }
       const f = this.#rowScale(x.indices, x.values, xs, xe);
+      let xMax = 0;
       for (let p = xs; p < xe; p++) {
         const j = x.indices[p];
         const v = x.values[p] * f;
+        if (v > xMax) xMax = v;
+        else if (-v > xMax) xMax = -v;
         if (touched[j] === 0) {
           touched[j] = 1;
           touchedList.push(j);
@@ -262,11 +297,39 @@ export class BrEstimator implements Estimator {
         const row = j * stride;
         for (let l = 0; l < L; l++) grad[row + l] += v * deriv[l];
       }
+      bound += (xMax > 1 ? xMax : 1) * dMax; // also bounds the bias gradients, Σ_i dMax_i
     }
     touchedList.sort((a, b) => a - b);
+    if (!(bound <= GRADIENT_LIMIT / 2)) this.#clipGradients(touchedList);
     this.#step++;
     this.#apply(touchedList);
     for (const j of touchedList) touched[j] = 0;
+  }
+
+  /**
+   * Clips the batch's gradient elements (the touched rows and the biases) to ±GRADIENT_LIMIT
+   * (../../optim/limits.ts), run only when the batch's bound on them passes half the limit: the
+   * weights and Adam moments are float32, and raw values near 1e30 made the second moments
+   * Infinity (the weights stopped learning) and, with SGD and the squared hinge, could make the
+   * weights ±Infinity. The λw term is added afterwards: Adam moves a weight by about lr per step
+   * and the SGD step lr·(g + λw) only shrinks it, so it stays far below the limit. Ordinary
+   * batches never come near the bound: their steps are unchanged, bit for bit and in cost.
+   */
+  #clipGradients(rows: readonly number[]): void {
+    const L = this.#l, stride = this.#lCap, grad = this.#grad, gb = this.#gb;
+    const lim = GRADIENT_LIMIT;
+    for (const j of rows) {
+      const row = j * stride;
+      for (let l = 0; l < L; l++) {
+        const g = grad[row + l];
+        if (g > lim) grad[row + l] = lim;
+        else if (g < -lim) grad[row + l] = -lim;
+      }
+    }
+    for (let l = 0; l < L; l++) {
+      if (gb[l] > lim) gb[l] = lim;
+      else if (gb[l] < -lim) gb[l] = -lim;
+    }
   }
 
   #apply(rows: readonly number[]): void {

@@ -24,7 +24,7 @@
  * @module
  */
 import type { Batch } from "../../data/types.ts";
-import { choleskyFactor, choleskySolve } from "../../linalg/cholesky.ts";
+import { choleskyFactor, choleskyFactorShifted, choleskySolve } from "../../linalg/cholesky.ts";
 import type { GramCache } from "./gram_cache.ts";
 
 /**
@@ -288,7 +288,7 @@ export function refreshFactors(input: RefreshInput): RefreshResult {
     for (let a = 0; a < k; a++) A[a * k1 + k] = A[k * k1 + a] = s[a] * inv;
     A[k * k1 + k] = 1 + prox + 1e-9;
   }
-  const Lf = choleskyFactor(A, k1);
+  const [Lf, colScale] = factorRidge(A, k1);
   const R = new Float64Array(nt * k1); // (1/n) Σ_{i∋l} ũ_i
   for (let q = 0; q < n; q++) {
     const ub = q * k;
@@ -312,7 +312,9 @@ export function refreshFactors(input: RefreshInput): RefreshResult {
     if (!useBias) { // the bias stays fixed (it is 0 when not learned)
       for (let a = 0; a < k; a++) rhs[a] -= bias[l] * s[a] * inv;
     }
+    if (colScale !== undefined) { for (let a = 0; a < k1; a++) rhs[a] *= colScale[a]; }
     choleskySolve(Lf, k1, rhs, theta);
+    if (colScale !== undefined) { for (let a = 0; a < k1; a++) theta[a] *= colScale[a]; }
     for (let a = 0; a < k; a++) H[hb + a] = theta[a];
     if (useBias) bias[l] = theta[k];
   }
@@ -342,4 +344,33 @@ export interface RefreshStats {
   rowsSinceLast: number;
   /** What the last refresh of this instance did. */
   last?: RefreshResult;
+}
+
+/**
+ * The Cholesky factor of the H step's k1×k1 system `A`, and undefined: the plain factor, as
+ * always when it exists. When rounding makes it fail (raw rows of 1e10 and more whose latent
+ * rows span fewer than k directions: A's eigenvalues then run from about value² down to λ + μ,
+ * past float64's 1e16, and a pivot came out zero or negative, "choleskyFactor: matrix is not
+ * positive definite" thrown from inside learnMany), the factor of the equilibrated D⁻¹AD⁻¹
+ * (unit diagonal, D = √diag A; the bias column no longer 1e20 times smaller than the others)
+ * with the smallest ridge shift that factors (`choleskyFactorShifted`), and D⁻¹: solve with
+ * rhs·D⁻¹, then scale the solution by D⁻¹.
+ */
+function factorRidge(A: Float64Array, k1: number): [Float64Array, Float64Array | undefined] {
+  try {
+    return [choleskyFactor(A, k1), undefined];
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    const inv = new Float64Array(k1), As = new Float64Array(k1 * k1);
+    for (let a = 0; a < k1; a++) {
+      const d = A[a * k1 + a];
+      inv[a] = d > 0 && d < Infinity ? 1 / Math.sqrt(d) : 1;
+    }
+    for (let a = 0; a < k1; a++) {
+      for (let c = 0; c < k1; c++) As[a * k1 + c] = A[a * k1 + c] * inv[a] * inv[c];
+    }
+    const Lf = new Float64Array(k1 * k1);
+    choleskyFactorShifted(As, k1, Lf);
+    return [Lf, inv];
+  }
 }

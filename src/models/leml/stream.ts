@@ -25,7 +25,9 @@
  *
  * The parts: the settings (./settings.ts), the gradients (./gradients.ts), the optimiser
  * (./optimizer.ts), replay (./replay.ts), the local mode (./local_mode.ts), the training state
- * (./state.ts) and batch validation (../../data/batch_check.ts); this file ties them together.
+ * (./state.ts), batch validation (../../data/batch_check.ts) and the raw-value limit of the
+ * squared loss and of SGD without `l2Normalize` (./value_limit.ts: a row with a value past 1e15
+ * is refused, naming it, before anything changes); this file ties them together.
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
@@ -52,6 +54,8 @@ import {
   resolveLemlStreamOptions,
 } from "./settings.ts";
 import { GradientScratch } from "./gradients.ts";
+import { valueLimitReason } from "./value_limit.ts";
+import { checkRawValues, rawValueRefusal } from "../../optim/limits.ts";
 import { LemlOptimizer } from "./optimizer.ts";
 import {
   afterLocalStep,
@@ -106,6 +110,8 @@ export class LemlStream extends LowRankScorer implements Estimator {
   #scoreBuf = new Float32Array(0);
   /** The local update mode's state (undefined in the full mode). */
   #local: LocalMode | undefined;
+  /** Why raw values are limited under this configuration (undefined: they are not). */
+  #valueLimit: string | undefined;
 
   /**
    * @param options see {@linkcode LemlStreamOptions}; validated against
@@ -122,6 +128,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#reservoir = new RowReservoir(config.replay, Math.floor(config.seed));
     this.#opt = new LemlOptimizer(config);
     this.#sc = new GradientScratch(config.rank);
+    this.#valueLimit = valueLimitReason(config);
     if (config.update === "local") this.#local = newLocalMode(config.rank);
     this.grow(numFeatures, numLabels);
   }
@@ -197,6 +204,23 @@ export class LemlStream extends LowRankScorer implements Estimator {
       // new labels count as touched now (no missed gradient) and enter the cached Gram
       if (this.#local) growLocalLabels(this.#local, from, numLabels, this.step, H, this.bias.data);
     }
+  }
+
+  /**
+   * Why {@linkcode LemlStream.learnMany} would refuse a row with features `x`, or undefined: a
+   * raw value past the limit of ./value_limit.ts when this configuration has one (the squared
+   * loss or SGD without `l2Normalize`). Reads `x` only; the service asks before it accepts an
+   * event.
+   *
+   * @example
+   * ```ts
+   * import { LemlStream } from "./stream.ts";
+   * const x = { indices: Int32Array.of(4), values: Float32Array.of(1e30) };
+   * console.log(new LemlStream().learnRefusal(x)?.slice(0, 34), new LemlStream({ l2Normalize: true }).learnRefusal(x)); // feature 4 has value 1e+30, above undefined
+   * ```
+   */
+  learnRefusal(x: SparseVector): string | undefined {
+    return rawValueRefusal(x, this.#valueLimit);
   }
 
   /**
@@ -280,9 +304,13 @@ export class LemlStream extends LowRankScorer implements Estimator {
     return tops;
   }
 
-  /** Validates a batch and grows the spaces to hold it. */
+  /**
+   * Validates a batch (and, where the configuration needs it, its raw values against the limit
+   * of ./value_limit.ts) and grows the spaces to hold it.
+   */
   #grow(batch: Batch, where = "leml.learnMany"): void {
     const [needD, needL] = checkBatch(batch, where, this.limits);
+    checkRawValues(batch, where, this.#valueLimit);
     this.grow(needD, needL);
   }
 

@@ -53,6 +53,7 @@ import { RowReservoir } from "../../data/reservoir.ts";
 import { ChangeLog } from "./change_log.ts";
 import { checkDelta, type CheckedDelta, checkLearnerFields } from "./delta_check.ts";
 import { checkCounts, checkFinite, checkGeneratorState, checkSums } from "../state_check.ts";
+import { FLOAT32_MAX, GRADIENT_LIMIT } from "../../optim/limits.ts";
 
 /**
  * Counters of the learner's work, for benchmarks and `/metrics`.
@@ -419,11 +420,17 @@ export class OvaEstimator implements Estimator {
     const lr = cfg.learningRate, g0 = cfg.adagradInit, cap = cfg.maxLabelsPerFeature;
     const growNeg = cfg.negativeGrowth, logs = this.#logs;
     this.#updates += k;
+    // float32 state stays finite on any finite row (../../optim/limits.ts): each gradient is
+    // clipped to ±GRADIENT_LIMIT and each AdaGrad sum saturates at the largest float32, so a step
+    // moves a weight by at most lr (raw values near 1e20 used to make the sums Infinity, and the
+    // weights stop learning). Ordinary gradients and sums are far below both: unchanged.
+    const lim = GRADIENT_LIMIT, top = FLOAT32_MAX;
     for (let q = 0; q < k; q++) {
       const l = this.#upd[q], score = this.#updScore[q];
-      const g = this.#gradient(score, q < positives ? 1 : 0);
+      let g = this.#gradient(score, q < positives ? 1 : 0);
       if (g === 0) continue;
-      const bs = this.#biasSum[l] + g * g;
+      g = Math.min(Math.max(g, -lim), lim);
+      const bs = Math.min(this.#biasSum[l] + g * g, top);
       this.#biasSum[l] = bs;
       this.#bias[l] -= lr * g / Math.sqrt(bs + g0);
       this.#biasHeap.update(l);
@@ -442,8 +449,8 @@ export class OvaEstimator implements Estimator {
           slot = w.find(j, l);
           if (slot < 0) continue;
         }
-        const gj = g * xv[p];
-        const sum = w.sums[slot] + gj * gj;
+        const gj = Math.min(Math.max(g * xv[p], -lim), lim);
+        const sum = Math.min(w.sums[slot] + gj * gj, top);
         w.sums[slot] = sum;
         w.weights[slot] -= lr * gj / Math.sqrt(sum + g0);
         for (let i = 0; i < logs.length; i++) {

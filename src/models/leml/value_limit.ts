@@ -1,0 +1,56 @@
+/**
+ * The bound on raw feature values that streaming LEML can learn from
+ * ({@linkcode LEML_VALUE_LIMIT}), and which configurations it binds ({@linkcode valueLimitReason}:
+ * the stream refuses a row past it before anything changes, with `checkRawValues` of
+ * ../../optim/limits.ts).
+ *
+ * Without `l2Normalize`, a row's latent vector is u = xᵀW. Adam keeps the optimiser's state
+ * finite on any finite row (gradients clipped to ±1e18, ../../optim/limits.ts), and with the
+ * logistic and squared-hinge losses, which only need the sign structure of the scores, the true
+ * label still ranks first on rows of 1e38. The squared loss cannot learn such rows (in the full
+ * mode or the local one): it needs u·h ≈ 1, so W entries near 1/value, while an Adam step moves
+ * them by about lr; its scores stay near lr·value² and rank at random, and in the local mode
+ * the refresh's ridge systems lose a pivot to rounding from about 1e10 (./refresh.ts now
+ * recovers). Nor can SGD, whose step is lr·value² times the residual and diverges: its scores
+ * overflowed float32 (±Infinity, ties). Past 1e15 no learning rate a stream would use helps, so
+ * those configurations refuse such rows, naming them, before anything changes, instead of
+ * learning garbage. (Between about 100 and 1e15 the squared loss with the default learning rate
+ * also ranks poorly on raw values: a matter of scale and learning rate, which `l2Normalize`
+ * settles, not of arithmetic.)
+ *
+ * @module
+ */
+import type { LemlStreamConfig } from "./settings.ts";
+import { RAW_VALUE_LIMIT } from "../../optim/limits.ts";
+
+/**
+ * The largest raw feature magnitude (1e15, `RAW_VALUE_LIMIT` of ../../optim/limits.ts) that the
+ * squared loss and SGD learn from without `l2Normalize` (see the module doc); Adam with the
+ * logistic or squared-hinge loss has no limit.
+ *
+ * @example
+ * ```ts
+ * import { LEML_VALUE_LIMIT } from "./value_limit.ts";
+ * console.log(LEML_VALUE_LIMIT); // 1000000000000000
+ * ```
+ */
+export const LEML_VALUE_LIMIT = RAW_VALUE_LIMIT;
+
+/**
+ * What limits the raw values under `config`: a phrase for the error message, or undefined when
+ * values are not limited (`l2Normalize`, or Adam with the logistic or squared-hinge loss).
+ *
+ * @example
+ * ```ts
+ * import { valueLimitReason } from "./value_limit.ts";
+ * import { resolveLemlStreamOptions } from "./settings.ts";
+ * const of = (o: Record<string, unknown>) => valueLimitReason(resolveLemlStreamOptions(o).config);
+ * console.log(of({}), of({ l2Normalize: true }), of({ loss: "logistic" })); // the squared loss undefined undefined
+ * ```
+ */
+export function valueLimitReason(config: Readonly<LemlStreamConfig>): string | undefined {
+  if (config.l2Normalize) return undefined;
+  if (config.optimizer === "sgd") return "SGD";
+  if (config.loss === "squared") return "the squared loss";
+  return undefined;
+}

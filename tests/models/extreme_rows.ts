@@ -1,0 +1,79 @@
+/**
+ * A separable toy stream whose feature values have any magnitude, for the extreme-value tests of
+ * the streaming learners: the rows of label c carry features 3c, 3c + 1 and 3c + 2 (values
+ * `magnitude` times 1, 1.25 or 1.5, odd features negated with `mixedSigns`), so every learner
+ * should rank c first for them whatever the magnitude.
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../../src/data/types.ts";
+import type { ModelState } from "../../src/models/estimator.ts";
+
+/** Labels of the toy stream. */
+export const TOY_LABELS = 6;
+/** Features of the toy stream. */
+export const TOY_FEATURES = 3 * TOY_LABELS;
+
+/** Batch `seed` of the toy stream: `rows` rows, labels cycling from `seed`. */
+export function toyBatch(seed: number, magnitude: number, mixedSigns = false, rows = 32): Batch {
+  const xp = [0], xi: number[] = [], xv: number[] = [], yp = [0], yi: number[] = [];
+  for (let i = 0; i < rows; i++) {
+    const c = (i * 7 + seed) % TOY_LABELS;
+    for (const j of [3 * c, 3 * c + 1, 3 * c + 2]) {
+      xi.push(j);
+      xv.push(magnitude * (mixedSigns && j % 2 === 1 ? -1 : 1) * (1 + ((i + j) % 3) * 0.25));
+    }
+    xp.push(xi.length);
+    yi.push(c);
+    yp.push(yi.length);
+  }
+  return {
+    x: {
+      numRows: rows,
+      numCols: TOY_FEATURES,
+      indptr: Int32Array.from(xp),
+      indices: Int32Array.from(xi),
+      values: Float32Array.from(xv),
+    },
+    y: {
+      numRows: rows,
+      numCols: TOY_LABELS,
+      indptr: Int32Array.from(yp),
+      indices: Int32Array.from(yi),
+    },
+  };
+}
+
+/** The query row of label c at the given magnitude. */
+export function toyQuery(c: number, magnitude: number, mixedSigns = false): SparseVector {
+  const idx = [3 * c, 3 * c + 1, 3 * c + 2];
+  return {
+    indices: Int32Array.from(idx),
+    values: Float32Array.from(idx, (j) => magnitude * (mixedSigns && j % 2 === 1 ? -1 : 1)),
+  };
+}
+
+/** The names of the state's tensors holding a non-finite entry (empty: all finite). */
+export function nonFiniteTensors(state: ModelState): string[] {
+  return Object.entries(state.tensors)
+    .filter(([, t]) =>
+      (t as ArrayLike<number> & Iterable<number>) && [...t].some((v) => !Number.isFinite(v))
+    )
+    .map(([k]) => k);
+}
+
+/** Labels ranked first wrongly for the toy queries at the given magnitude (empty: all right). */
+export function toyMisses(
+  model: { predictTopK(x: SparseVector, k: number): { labels: Int32Array; scores: Float32Array } },
+  magnitude: number,
+  mixedSigns = false,
+): string[] {
+  const misses: string[] = [];
+  for (let c = 0; c < TOY_LABELS; c++) {
+    const top = model.predictTopK(toyQuery(c, magnitude, mixedSigns), 3);
+    if (top.labels[0] !== c || !top.scores.every(Number.isFinite)) {
+      misses.push(`label ${c}: top ${[...top.labels]} scores ${[...top.scores]}`);
+    }
+  }
+  return misses;
+}
