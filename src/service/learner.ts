@@ -123,7 +123,10 @@ export class StreamLearner {
   recentCapacity = 0;
   /** Events accepted and applied (learned, or queued for the next batch). */
   applied = 0;
-  /** Events learned by the model (applied minus queued). */
+  /**
+   * Events taken from the queue and learned (applied minus queued). One the model refused when
+   * its batch was learned counts here too, and as a rejection from source "learner".
+   */
   learned = 0;
   /** Lines rejected since the stream began. */
   rejected = 0;
@@ -391,12 +394,36 @@ export class StreamLearner {
       this.reject(source, lineNo, r.reason);
       return r;
     }
+    const refusal = this.refusal(r.event);
+    if (refusal !== undefined) {
+      this.reject(source, lineNo, refusal);
+      return { ok: false, reason: refusal };
+    }
     return this.ingest(r.event) ? r : { ok: true, event: r.event, duplicate: true };
   }
 
   /** The deduplication window (ids held, capacity, bytes). */
   get idWindow(): IdWindow {
     return this.#ids;
+  }
+
+  /**
+   * Why the model would refuse to learn `ev` (e.g. a raw feature value past what its loss can
+   * learn: `Estimator.learnRefusal`), or undefined. The service asks before it accepts an event,
+   * so that it never accepts one it cannot learn; {@linkcode StreamLearner.ingestLine} rejects
+   * such a line with this reason.
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/leml/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * const l = StreamLearner.create(factory); // the squared loss on raw values: limited to 1e15
+   * const r = l.ingestLine('{"features": {"0": 1e30}, "labels": ["a"]}', "demo", 1);
+   * console.log(r.ok, l.applied, l.rejected); // false 0 1
+   * ```
+   */
+  refusal(ev: Example): string | undefined {
+    return this.#estimator.learnRefusal?.(ev.x);
   }
 
   /**
@@ -410,8 +437,19 @@ export class StreamLearner {
    * An event with an `id` among the last distinct ids applied (the deduplication window,
    * `dedupWindow`) is a duplicate: it is counted in {@linkcode StreamLearner.duplicates} and
    * nothing else changes. Returns whether the event was applied.
+   *
+   * @throws {RangeError} when the model would refuse to learn the event
+   *   ({@linkcode StreamLearner.refusal}); nothing changes then
    */
   ingest(ev: Example): boolean {
+    const refusal = this.refusal(ev);
+    if (refusal !== undefined) {
+      throw new RangeError(
+        `Cannot learn event${
+          ev.id === undefined ? "" : ` ${ev.id}`
+        }: ${refusal}; nothing was applied`,
+      );
+    }
     if (ev.id !== undefined && !this.#ids.add(ev.id)) {
       this.duplicates++;
       return false;
@@ -447,30 +485,53 @@ export class StreamLearner {
   flush(): void {
     const pending = this.#pending;
     if (pending.length === 0) return;
+    this.#pending = [];
+    try {
+      this.#learn(pending);
+    } catch {
+      // A model refuses a batch before it changes anything. Learning its events one by one sets
+      // aside only the one it cannot learn (a rejection naming it) instead of leaving the batch
+      // queued, to be refused again before every later batch.
+      for (const ev of pending) {
+        try {
+          this.#learn([ev]);
+        } catch (err) {
+          this.reject(
+            "learner",
+            ev.id ?? `applied event ${this.learned + 1}`,
+            (err as Error).message,
+          );
+        }
+        this.learned++;
+      }
+      return;
+    }
+    this.learned += pending.length;
+  }
+
+  /** Scores (into the prequential window, once learning succeeded) and learns `events`. */
+  #learn(events: Example[]): void {
     const est = this.#estimator;
     const p = this.parser;
     const batch = examplesToBatch(
-      pending,
+      events,
       Math.max(est.numFeatures, p.featureKeys === "name" ? p.features.size : 0),
       Math.max(est.numLabels, p.labels.size),
     );
+    let tops: ArrayLike<number>[];
     if (hasScoreThenLearn(est)) {
-      const tops = est.scoreThenLearn(batch, PREQUENTIAL_K);
-      for (let i = 0; i < pending.length; i++) {
-        if (pending[i].labels.length > 0) this.window.record(tops[i].labels, pending[i].labels);
-      }
+      tops = est.scoreThenLearn(batch, PREQUENTIAL_K).map((t) => t.labels);
     } else {
-      for (const ev of pending) {
-        if (ev.labels.length === 0) continue;
-        const predicted = est.numLabels === 0
+      tops = events.map((ev) =>
+        ev.labels.length === 0 || est.numLabels === 0
           ? new Int32Array(0)
-          : est.predictTopK(this.#clip(ev.x), PREQUENTIAL_K).labels;
-        this.window.record(predicted, ev.labels);
-      }
+          : est.predictTopK(this.#clip(ev.x), PREQUENTIAL_K).labels
+      );
       est.learnMany(batch);
     }
-    this.learned += pending.length;
-    this.#pending = [];
+    for (let i = 0; i < events.length; i++) {
+      if (events[i].labels.length > 0) this.window.record(tops[i], events[i].labels);
+    }
   }
 
   /** Restricts a row to the model's current feature space (the row itself when inside). */

@@ -404,6 +404,12 @@ export class LearningService implements ServiceHandle {
         }
         ev = r.event;
       }
+      const refusal = l.refusal(ev);
+      if (refusal !== undefined) {
+        endRun();
+        reject(refusal);
+        continue;
+      }
       events.push(ev);
       if (e === end && end < bytes.length) {
         // the line and its newline, as received
