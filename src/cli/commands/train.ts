@@ -265,7 +265,8 @@ async function trainXc(
   factory: EstimatorFactory,
   sig: Interruptions,
 ): Promise<TrainSummary> {
-  const ds = await loadXcFile(data, { format, onError: onErrorFlag(f) ?? "fail" });
+  const onError = onErrorFlag(f) ?? "fail", skipping = onError !== "fail";
+  const ds = await loadXcFile(data, { format, onError });
   checkDataSizes(data, ds, sizeLimits(learnerOptions));
   const names = await labelNamesFor(data, stringFlag(f, "labels"), ds.numLabels);
   const quiet = f.values.quiet === true;
@@ -303,6 +304,12 @@ async function trainXc(
     const y = ds.y.indices.subarray(ds.y.indptr[i], ds.y.indptr[i + 1]);
     const labels = identity ? y : Int32Array.from(y, (v) => map[v]).sort();
     const e: Example = { id: `${ds.name}:${i + 2}`, x: rowView(ds.x, i), labels };
+    const refusal = l.refusal(e);
+    if (refusal !== undefined) {
+      // rows are lines (after XC's header) unless bad lines were skipped: then name the row
+      const where = skipping ? `row ${i + 1}` : `line ${i + (format === "xc" ? 2 : 1)}`;
+      throw new RangeError(`Cannot learn ${where} of ${data}: ${refusal}; nothing written`);
+    }
     l.ingest(e);
     rowsDone = i + 1;
     if ((i & 255) === 255) {

@@ -1,0 +1,39 @@
+// `tagstream train` on a file with a row its model cannot learn (a raw value past the limit of
+// the squared loss, src/optim/limits.ts) stops with exit 2 naming the file's line and the feature,
+// and writes no model; with `l2Normalize` the same file trains.
+import { assert, expectRun, tempDirWith } from "./helpers.ts";
+
+Deno.test("train names the line of an unlearnable row and writes nothing", async () => {
+  const dir = await tempDirWith("unlearnable-", {
+    "big.txt": "3 4 2\n0 0:1 1:0.5\n1 2:1e30\n0,1 3:1\n",
+  });
+  try {
+    const out = `${dir}/m.tsm`;
+    await expectRun(
+      ["train", "--model", "leml", "--data", `${dir}/big.txt`, "--out", out, "--quiet"],
+      2,
+      /Cannot learn line 3 of .*big\.txt: feature 2 has value 1e\+30, above the limit 1e\+15/,
+      /set l2Normalize: true/,
+    );
+    const written = await Deno.stat(out).then(() => true, () => false);
+    assert(!written, "no model file");
+    await expectRun(
+      [
+        "train",
+        "--model",
+        "leml",
+        "--data",
+        `${dir}/big.txt`,
+        "--out",
+        out,
+        "--quiet",
+        "--option",
+        "l2Normalize=true",
+      ],
+      0,
+    );
+    assert((await Deno.stat(out)).size > 0, "the model file");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
