@@ -1,5 +1,5 @@
 // `tagstream train` on a file with a row its model cannot learn (a raw value past the limit of
-// the squared loss, src/optim/limits.ts) stops with exit 2 naming the file's line and the feature,
+// the squared loss, src/models/raw_value_limit.ts) stops with exit 2 naming the file's line and the feature,
 // and writes no model; with `l2Normalize` the same file trains.
 import { assert, expectRun, tempDirWith } from "./helpers.ts";
 

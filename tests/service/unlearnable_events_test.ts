@@ -1,5 +1,5 @@
 // An event the model cannot learn (a raw feature value past what streaming LEML's squared loss
-// can learn, src/optim/limits.ts) is rejected when it arrives, naming the line and the feature,
+// can learn, src/models/raw_value_limit.ts) is rejected when it arrives, naming the line and the feature,
 // and never accepted; a batch the model refuses anyway never blocks the learner: its events are
 // learned one by one and only the refused one is set aside, as a rejection.
 import { factory as leml } from "../../src/models/leml/mod.ts";

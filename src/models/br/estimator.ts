@@ -19,7 +19,8 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
 import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkSums } from "../state_check.ts";
-import { checkRawValues, GRADIENT_LIMIT, rawValueRefusal } from "../../optim/limits.ts";
+import { GRADIENT_LIMIT } from "../../optim/limits.ts";
+import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
 
 /**
  * Hyper-parameters of the streaming BR estimator (all optional): the declared
@@ -211,7 +212,7 @@ export class BrEstimator implements Estimator {
   /**
    * Why {@linkcode BrEstimator.learnMany} would refuse a row with features `x`, or undefined:
    * with SGD and without `l2Normalize`, a raw value past 1e15 (`RAW_VALUE_LIMIT` of
-   * ../../optim/limits.ts). Reads `x` only; the service asks before it accepts an event.
+   * ../raw_value_limit.ts). Reads `x` only; the service asks before it accepts an event.
    *
    * @example
    * ```ts

@@ -55,7 +55,7 @@ import {
 } from "./settings.ts";
 import { GradientScratch } from "./gradients.ts";
 import { valueLimitReason } from "./value_limit.ts";
-import { checkRawValues, rawValueRefusal } from "../../optim/limits.ts";
+import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
 import { LemlOptimizer } from "./optimizer.ts";
 import {
   afterLocalStep,

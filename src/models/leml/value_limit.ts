@@ -2,7 +2,7 @@
  * The bound on raw feature values that streaming LEML can learn from
  * ({@linkcode LEML_VALUE_LIMIT}), and which configurations it binds ({@linkcode valueLimitReason}:
  * the stream refuses a row past it before anything changes, with `checkRawValues` of
- * ../../optim/limits.ts).
+ * ../raw_value_limit.ts).
  *
  * Without `l2Normalize`, a row's latent vector is u = xᵀW. Adam keeps the optimiser's state
  * finite on any finite row (gradients clipped to ±1e18, ../../optim/limits.ts), and with the
@@ -21,10 +21,10 @@
  * @module
  */
 import type { LemlStreamConfig } from "./settings.ts";
-import { RAW_VALUE_LIMIT } from "../../optim/limits.ts";
+import { RAW_VALUE_LIMIT } from "../raw_value_limit.ts";
 
 /**
- * The largest raw feature magnitude (1e15, `RAW_VALUE_LIMIT` of ../../optim/limits.ts) that the
+ * The largest raw feature magnitude (1e15, `RAW_VALUE_LIMIT` of ../raw_value_limit.ts) that the
  * squared loss and SGD learn from without `l2Normalize` (see the module doc); Adam with the
  * logistic or squared-hinge loss has no limit.
  *

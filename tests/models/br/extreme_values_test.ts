@@ -1,5 +1,5 @@
 import { BrEstimator } from "../../../src/models/br/estimator.ts";
-import { RAW_VALUE_LIMIT } from "../../../src/optim/limits.ts";
+import { RAW_VALUE_LIMIT } from "../../../src/models/raw_value_limit.ts";
 import { loadModel } from "../../../sdk/mod.ts";
 import { assert, messageOf } from "../../helpers.ts";
 import {
