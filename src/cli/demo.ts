@@ -463,7 +463,15 @@ if (import.meta.main) {
   await runScript("demo", () =>
     main(Deno.args).catch((e) => {
       // runScript names the script: not "demo: demo: …"
-      if (e instanceof Error) e.message = e.message.replace(/^demo: /, "");
+      if (e instanceof Error) {
+        e.message = e.message.replace(/^demo: /, "");
+        // NDJSON events with named features read as column indices (the default)
+        const keys = Deno.args.some((a) => /^--(feature-keys|hash-dim|text|text-only)\b/.test(a));
+        if (!keys && /is not a feature index/.test(e.message)) {
+          e.message +=
+            " (the events name their features: give --feature-keys name or --hash-dim N)";
+        }
+      }
       throw e;
     }));
 }

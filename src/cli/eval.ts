@@ -16,13 +16,13 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { labelCounts, labelsOf, loadDataset } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
 import { propensities } from "../metrics/propensity.ts";
 import { Evaluator } from "../metrics/evaluate.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
+import { intFlag, parseFlags, stringFlag } from "./commands/args.ts";
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
@@ -208,29 +208,40 @@ export async function evaluatePredictionsFile(
   };
 }
 
+/** `deno task eval --help`. */
+const USAGE =
+  `usage: deno task eval --dataset NAME --predictions FILE [--data-dir DIR] [--k K (1-1000)]
+Evaluates a predictions file against DIR/NAME.test.txt (propensities from NAME.train.txt; DIR:
+--data-dir, else $TAGSTREAM_DATA, else ./data). FILE has one line per test row, in test-file
+order, of space-separated label:score pairs (0-based labels, any order). Prints one JSON line:
+P@k, nDCG@k, PSP@k, PSnDCG@k (percent) and coverage@k for the k of 1, 3, 5, K up to K (default
+5), instanceAUC, macroAUC and hamming (fractions), and stdErr.`;
+
 async function main(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      dataset: { type: "string" },
-      predictions: { type: "string" },
-      "data-dir": { type: "string" },
-      k: { type: "string" },
-    },
-  });
-  const usage = "usage: deno task eval --dataset NAME --predictions FILE [--data-dir DIR] [--k K]";
-  if (typeof values.dataset !== "string" || typeof values.predictions !== "string") {
-    throw new TypeError(`--dataset and --predictions are required; ${usage}`);
+  const f = parseFlags("eval", args, {
+    dataset: "string",
+    predictions: "string",
+    "data-dir": "string",
+    k: "string",
+  }, { maxPositionals: 0, program: "deno task eval" });
+  if (f.values.help) {
+    console.log(USAGE);
+    return;
   }
-  let k = 5;
-  if (values.k !== undefined) {
-    k = Number(values.k);
-    if (!Number.isInteger(k) || k < 1) throw new TypeError(`--k must be a positive integer`);
+  const dataset = stringFlag(f, "dataset"), predictions = stringFlag(f, "predictions");
+  if (!dataset || !predictions) {
+    throw new TypeError(
+      `--dataset and --predictions are required; usage: deno task eval --dataset NAME ` +
+        `--predictions FILE [--data-dir DIR] [--k K]`,
+    );
   }
+  const dataDir = stringFlag(f, "data-dir");
+  if (dataDir === "") throw new TypeError("--data-dir is empty: give a directory");
+  const k = intFlag(f, "k", 5, 1, 1000)!;
   const out = await evaluatePredictionsFile({
-    dataset: values.dataset,
-    predictions: values.predictions,
-    dataDir: typeof values["data-dir"] === "string" ? values["data-dir"] : undefined,
+    dataset,
+    predictions,
+    dataDir,
     k,
     progress: new Progress(),
   });

@@ -347,9 +347,15 @@ export const evalCommand: Command = {
     }
     const r = evaluateByName(model, test, names, counts, numTrain, k);
     if (model.numLabels > 0 && r.unknownLabels === test.numLabels) {
+      // a model of named labels against a test file known only by indices (stdin, or no
+      // NAME.labels.txt beside it): most likely the names were not given
+      const hint = !indexLabelled(model) && names.every((n, i) => n === String(i))
+        ? ` the model's labels have names ('${model.labelName(0)}', ...) and the test file's ` +
+          `are indices: give their names with --labels FILE, or is it another dataset?`
+        : " is it another dataset?";
       warnings.push(
-        `none of the ${test.numLabels} labels of ${testPath} is known to the model ${modelName}: ` +
-          `is it another dataset?`,
+        `none of the ${test.numLabels} labels of ${testPath} is known to the model ` +
+          `${modelName}:${hint}`,
       );
     }
     for (const w of warnings) console.error(`tagstream eval: warning: ${w}`);

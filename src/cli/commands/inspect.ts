@@ -9,7 +9,14 @@ import { decodeModelFile } from "../../../sdk/internal.ts";
 import { readFileIfExists } from "../../service/checkpoint.ts";
 import { listSegments } from "../../service/wal.ts";
 import { edgeFootprint } from "../edge_footprint.ts";
-import { checkStateDir, type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
+import {
+  checkStateDir,
+  type Command,
+  intFlag,
+  parseFlags,
+  statOrUndefined,
+  stringFlag,
+} from "./args.ts";
 import { openStateChain } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
@@ -54,7 +61,12 @@ export async function readModelArg(flag: string, path: string): Promise<Uint8Arr
     if (e instanceof TypeError) throw e;
     if (e instanceof Deno.errors.NotFound) throw new TypeError(`${what}: no such file`);
     if (e instanceof Deno.errors.IsADirectory) {
-      throw new TypeError(`${what}: is a directory, not a model file`);
+      // inspect, eval and prune all read a serve/train state directory with --state-dir
+      const state = (await statOrUndefined(`${path}/checkpoint.msgpack`))?.isFile === true;
+      throw new TypeError(
+        `${what}: is a directory, not a model file` +
+          (state ? ` (a state directory: give --state-dir ${path})` : ""),
+      );
     }
     throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
   }

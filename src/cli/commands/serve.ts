@@ -144,6 +144,12 @@ export const serveCommand: Command = {
       return 0;
     }
     const stateDir = requiredFlag(f, "state-dir", "serve");
+    if (f.values["same-thread"] && f.values["no-label-index"]) {
+      throw new TypeError(
+        "tagstream serve: --no-label-index has no effect with --same-thread (the label index " +
+          "answers /predict from the learner thread's replica)",
+      );
+    }
     await checkStateDir(stateDir);
     const followed = stringFlag(f, "follow");
     if (followed !== undefined) {

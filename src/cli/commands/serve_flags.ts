@@ -87,6 +87,38 @@ export const SERVE_FLAGS: FlagSpec = {
 /** `serve`'s default `--max-features` (`train` keeps the parser's 2^20). */
 const SERVE_MAX_FEATURES = 1 << 18;
 
+/** The flags of the Redis Stream source: they configure `--source`, and nothing without it. */
+const REDIS_FLAGS = [
+  "stream-key",
+  "group",
+  "consumer",
+  "redis-ca-file",
+  "redis-claim-idle-ms",
+] as const;
+
+/**
+ * Refuses the Redis source's flags without a `--source` (they would be ignored, unchecked:
+ * `--stream-key K` alone left the service listening on HTTP only) and `--redis-ca-file` with a
+ * `redis://` source, which does not use TLS.
+ */
+function refuseIdleRedisFlags(f: Flags, source: string | undefined): void {
+  if (source === undefined) {
+    const given = REDIS_FLAGS.filter((n) => f.values[n] !== undefined).map((n) => `--${n}`);
+    if (given.length > 0) {
+      throw new TypeError(
+        `${given.join(", ")} ${given.length > 1 ? "have" : "has"} no effect without ` +
+          `--source redis://HOST:PORT (${
+            given.length > 1 ? "they configure" : "it configures"
+          } the Redis Stream source)`,
+      );
+    }
+  } else if (f.values["redis-ca-file"] !== undefined && !source.startsWith("rediss://")) {
+    throw new TypeError(
+      "--redis-ca-file has no effect with a redis:// --source (no TLS): use rediss://",
+    );
+  }
+}
+
 /**
  * The {@linkcode ServiceOptions} that `serve` flags ask for (the same on the serving thread
  * and on the learning thread).
@@ -108,6 +140,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
       `--source must be a redis:// or rediss:// URL, got '${redactRedisUrl(source)}'`,
     );
   }
+  refuseIdleRedisFlags(f, source);
   // fault injection for tests and bench/service_chaos.ts (see storage_faults.ts)
   installFaultFromEnv(Deno.env.toObject());
   const learner = learnerOptionFlags(f);
