@@ -18,8 +18,7 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
-import { statOrUndefined } from "../src/cli/commands/args.ts";
+import { parseFlags, statOrUndefined, stringFlag } from "../src/cli/commands/args.ts";
 import { runScript } from "../src/cli/run_script.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -181,16 +180,28 @@ export async function buildSdkNpm(out: string, root = ROOT): Promise<{
   return { name: c.name, version: c.version, files: await listFiles(out) };
 }
 
+/** `deno task sdk:npm --help`. */
+const USAGE = `deno task sdk:npm [--out DIR (default out/sdk-npm)] [--pack]
+Builds the npm package of the SDK into DIR (emptied first: it must be new, empty or a previous
+build): ES modules and .d.ts of sdk/ only, package.json, README; --pack also runs npm pack there.
+One JSON line on stdout: out, name, version, files (and tarball).`;
+
 if (import.meta.main) {
   await runScript("sdk:npm", async () => {
-    const { values } = parseArgs({
-      args: Deno.args,
-      options: { out: { type: "string" }, pack: { type: "boolean" } },
+    const f = parseFlags("sdk:npm", Deno.args, { out: "string", pack: "boolean" }, {
+      maxPositionals: 0,
+      program: "deno task sdk:npm",
     });
-    const out = values.out ?? `${ROOT}out/sdk-npm`;
+    if (f.values.help) {
+      console.log(USAGE);
+      return;
+    }
+    const given = stringFlag(f, "out");
+    if (given === "") throw new TypeError("--out is empty: give a directory");
+    const out = given ?? `${ROOT}out/sdk-npm`;
     const built = await buildSdkNpm(out);
     let tarball: string | undefined;
-    if (values.pack) {
+    if (f.values.pack) {
       const packed = JSON.parse(
         await run("npm", ["pack", "--json", "--pack-destination", out], out),
       );

@@ -11,7 +11,15 @@
 // asset) and answers {"put": PATH}. Exits, stopping workerd, at the end of stdin or on
 // SIGINT/SIGTERM.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -21,19 +29,46 @@ import { Miniflare } from "miniflare";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const project = resolve(here, "..");
-const { values } = parseArgs({
-  options: {
-    model: { type: "string" },
-    source: { type: "string", default: "kv" },
-    key: { type: "string", default: "bibtex.tsm" },
-    port: { type: "string", default: "0" },
-    "refresh-ms": { type: "string", default: "0" },
-    bundle: { type: "string" },
-  },
-});
-if (!values.model || !["kv", "r2", "asset"].includes(values.source)) {
-  console.error("usage: local.mjs --model FILE [--source kv|r2|asset] [--key K] [--port P]");
+const USAGE =
+  "usage: node examples/cloudflare-worker/scripts/local.mjs --model FILE [--source kv|r2|asset]\n" +
+  "  [--key bibtex.tsm] [--port 0] [--refresh-ms 0] [--bundle dist/worker.js]";
+/** A usage error: one line naming the problem, then the usage, exit status 2. */
+function refuse(message) {
+  console.error(`local.mjs: ${message}\n${USAGE}`);
   process.exit(2);
+}
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      model: { type: "string" },
+      source: { type: "string", default: "kv" },
+      key: { type: "string", default: "bibtex.tsm" },
+      port: { type: "string", default: "0" },
+      "refresh-ms": { type: "string", default: "0" },
+      bundle: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  }));
+} catch (e) {
+  refuse(e.message);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!values.model) refuse("--model FILE is required");
+if (!["kv", "r2", "asset"].includes(values.source)) {
+  refuse(`--source must be kv, r2 or asset, got '${values.source}'`);
+}
+if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
+  refuse(`--port must be an integer in [0, 65535], got '${values.port}'`);
+}
+// checked before the worker is bundled (a missing model used to fail after it, with a stack)
+for (const [flag, path] of [["model", values.model], ["bundle", values.bundle]]) {
+  if (path !== undefined && !statSync(path, { throwIfNoEntry: false })?.isFile()) {
+    refuse(`--${flag} ${path}: no such file`);
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), "tagstream-worker-"));
