@@ -14,17 +14,23 @@ import { KV_CHUNK_BYTES, type KvLike, saveModelToKv } from "../../sdk/deno_deplo
 import { loadModel } from "../../sdk/mod.ts";
 import { runScript } from "../../src/cli/run_script.ts";
 
+const USAGE = `usage: seed_kv.ts --key part1,part2 [--kv path] model.tsm
+Checks that the SDK loads model.tsm, then stores it in Deno KV under the key (chunked; the manifest
+switches versions atomically) and prints the manifest as JSON. Needs --unstable-kv.`;
+
 if (import.meta.main) {
   await runScript("seed_kv.ts", async () => {
     const { values, positionals } = parseArgs({
       args: Deno.args,
-      options: { key: { type: "string" }, kv: { type: "string" } },
+      options: { key: { type: "string" }, kv: { type: "string" }, help: { type: "boolean" } },
       allowPositionals: true,
     });
+    if (values.help) {
+      console.log(USAGE);
+      return;
+    }
     if (!values.key || positionals.length !== 1) {
-      throw new TypeError(
-        "give --key and one model file (usage: seed_kv.ts --key part1,part2 [--kv path] model.tsm)",
-      );
+      throw new TypeError(`give --key and one model file (${USAGE.split("\n")[0]})`);
     }
     const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
     if (!openKv) throw new TypeError("Deno KV is needed: run with --unstable-kv");

@@ -39,7 +39,9 @@ export function checkOptionKeys<T extends object>(
   }
   for (const key of Object.keys(options)) {
     if ((options as Record<string, unknown>)[key] !== undefined && !known.includes(key)) {
-      throw new TypeError(`${where}: unknown option "${key}" (known: ${known.join(", ")})`);
+      // a key list joined from several option sets may hold a key twice: name it once
+      const names = [...new Set(known)].join(", ");
+      throw new TypeError(`${where}: unknown option "${key}" (known: ${names})`);
     }
   }
   return options;

@@ -201,3 +201,20 @@ Deno.test("TextRowsParser: unknown keys and bad bounds are refused", async () =>
     "maxErrors",
   );
 });
+
+Deno.test("an unknown readExamples option lists every known option once", async () => {
+  const { readExamples } = await import("../../src/data/readers.ts");
+  let message = "";
+  try {
+    await readExamples(["1 4 2\n0 1:1\n"], { onErorr: "skip" } as never);
+  } catch (e) {
+    message = (e as Error).message;
+  }
+  const known = /\(known: (.*)\)$/.exec(message)?.[1].split(", ") ?? [];
+  if (!/unknown option "onErorr"/.test(message) || known.length === 0) {
+    throw new Error(`unexpected message: ${message}`);
+  }
+  const twice = known.filter((k, i) => known.indexOf(k) !== i);
+  if (twice.length > 0) throw new Error(`named twice: ${twice.join(", ")} in ${message}`);
+  if (!known.includes("onError") || !known.includes("numLabels")) throw new Error(message);
+});

@@ -85,3 +85,16 @@ Deno.test("Deno Deploy example: seed_kv.ts refuses a file that is not a model; t
     assert(out === "linear-sparse", `${out} ${new TextDecoder().decode(read.stderr)}`);
   });
 });
+
+Deno.test("Deno Deploy example: seed_kv.ts --help prints its usage; no arguments name what is missing", async () => {
+  const help = await runDenoScript(SEED, ["--unstable-kv"], ["--help"]);
+  assert(
+    help.code === 0 && /^usage: seed_kv\.ts --key/.test(help.stdout),
+    `${help.code}: ${help.stderr}`,
+  );
+  const none = await runDenoScript(SEED, ["--unstable-kv"], []);
+  assert(
+    none.code === 2 && /give --key and one model file \(usage: seed_kv\.ts/.test(none.stderr),
+    none.stderr,
+  );
+});
