@@ -11,11 +11,5 @@
  * @module
  */
 export { type AdamOptions, adamUpdate, adamUpdateRows } from "./adam.ts";
-export {
-  checkRawValues,
-  clipGradient,
-  FLOAT32_MAX,
-  GRADIENT_LIMIT,
-  RAW_VALUE_LIMIT,
-} from "./limits.ts";
+export { clipGradient, FLOAT32_MAX, GRADIENT_LIMIT } from "./limits.ts";
 export { sgdRate, sgdUpdate, sgdUpdateRows } from "./sgd.ts";
