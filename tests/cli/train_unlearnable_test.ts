@@ -6,6 +6,7 @@ import { assert, expectRun, tempDirWith } from "./helpers.ts";
 Deno.test("train names the line of an unlearnable row and writes nothing", async () => {
   const dir = await tempDirWith("unlearnable-", {
     "big.txt": "3 4 2\n0 0:1 1:0.5\n1 2:1e30\n0,1 3:1\n",
+    "big.svm": "0 1:1 2:0.5\n1 3:1e30\n0,1 4:1\n",
   });
   try {
     const out = `${dir}/m.tsm`;
@@ -14,6 +15,23 @@ Deno.test("train names the line of an unlearnable row and writes nothing", async
       2,
       /Cannot learn line 3 of .*big\.txt: feature 2 has value 1e\+30, above the limit 1e\+15/,
       /set l2Normalize: true/,
+    );
+    // LIBSVM numbers features from 1: the message says the file's number
+    await expectRun(
+      [
+        "train",
+        "--model",
+        "leml",
+        "--data",
+        `${dir}/big.svm`,
+        "--format",
+        "libsvm",
+        "--out",
+        out,
+        "--quiet",
+      ],
+      2,
+      /Cannot learn line 2 of .*big\.svm: feature 3 has value 1e\+30/,
     );
     const written = await Deno.stat(out).then(() => true, () => false);
     assert(!written, "no model file");

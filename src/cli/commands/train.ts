@@ -308,7 +308,11 @@ async function trainXc(
     if (refusal !== undefined) {
       // rows are lines (after XC's header) unless bad lines were skipped: then name the row
       const where = skipping ? `row ${i + 1}` : `line ${i + (format === "xc" ? 2 : 1)}`;
-      throw new RangeError(`Cannot learn ${where} of ${data}: ${refusal}; nothing written`);
+      // the model counts columns from 0; a LIBSVM file numbers its features from 1
+      const why = format === "libsvm"
+        ? refusal.replace(/^feature (\d+)/, (_, j) => `feature ${Number(j) + 1}`)
+        : refusal;
+      throw new RangeError(`Cannot learn ${where} of ${data}: ${why}; nothing written`);
     }
     l.ingest(e);
     rowsDone = i + 1;
