@@ -11,7 +11,17 @@
 import { Unpackr } from "msgpackr/unpack";
 import { formatError, type ModelFormatErrorReason } from "./errors.ts";
 import { checkFrame, LITTLE_ENDIAN, TENSOR_ARRAYS } from "./frame.ts";
-import { f32s } from "./vector.ts";
+import {
+  entries,
+  F32,
+  f32s,
+  hasOwn,
+  isArray,
+  isNumber,
+  isSafeInteger,
+  isString,
+  U8,
+} from "./vector.ts";
 import { KINDS } from "./kinds/mod.ts";
 import { isMap, textSettingsError } from "./tokenizer.ts";
 import type { DecodedModel, SdkTensor } from "./kinds/types.ts";
@@ -44,7 +54,7 @@ export const halfFloats = (bits: Uint16Array): Float32Array => {
 };
 
 type Obj = Record<string, unknown>;
-const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const isCount = (v: unknown): v is number => isSafeInteger(v) && (v as number) >= 0;
 
 /** A typed-array view of a bin (zero-copy when aligned, else a copy). */
 const view = (C: Typed, bin: Uint8Array) => {
@@ -70,9 +80,8 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   let version = 0;
   const unsupported = "unsupported";
   // a field's problem is reported at offset 0 (msgpackr gives no offsets)
-  const check = (ok: unknown, detail: string, reason: ModelFormatErrorReason = "corrupt") => {
-    if (!ok) formatError(reason, detail, version);
-  };
+  const check = (ok: unknown, detail: string, reason: ModelFormatErrorReason = "corrupt") =>
+    ok || formatError(reason, detail, version);
   // typed-array views are little-endian
   check(LITTLE_ENDIAN, "big-endian", unsupported);
   version = checkFrame(bytes);
@@ -89,40 +98,40 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   const m: Obj = { ...root as Obj, formatVersion: version, params: (root as Obj).params ?? {} };
   const { kind, numFeatures: D, numLabels: L, labelNames: names } = m;
   check(
-    typeof kind === "string" && Object.hasOwn(KINDS, kind),
+    isString(kind) && hasOwn(KINDS, kind),
     `unknown model kind "${kind}"`,
     unsupported,
   );
   check(isCount(D) && isCount(L), "numFeatures, numLabels");
   check(
     names === undefined ||
-      Array.isArray(names) && names.length === L && names.every((s) => typeof s === "string"),
+      isArray(names) && names.length === L && names.every(isString),
     `labelNames must be ${L} strings`,
   );
   for (const f of ["featureSpace", "preprocess", "params", "meta", "tensors"]) {
     check(isMap(m[f]) || m[f] === undefined && f !== "tensors", f);
   }
   const tensors: Record<string, SdkTensor> = {};
-  for (const [name, t] of Object.entries(m.tensors as Obj)) {
+  for (const [name, t] of entries(m.tensors as Obj)) {
     const { dtype, shape, data: bin, scale } = (isMap(t) ? t : {}) as {
       dtype: string;
       shape: number[];
       data: Uint8Array;
       scale?: number | Uint8Array;
     };
-    const C: Typed = TENSOR_ARRAYS[dtype as "f32"];
-    check(Object.hasOwn(TENSOR_ARRAYS, dtype), `tensor ${name}: dtype ${dtype}`, unsupported);
-    const n = Array.isArray(shape) && shape.every(isCount) ? shape.reduce((a, d) => a * d, 1) : NaN;
-    check(bin instanceof Uint8Array && bin.length === n * C.BYTES_PER_ELEMENT, `tensor ${name}`);
+    const C: Typed = TENSOR_ARRAYS[dtype as "f32"], what = `tensor ${name}`;
+    check(hasOwn(TENSOR_ARRAYS, dtype), `${what}: dtype ${dtype}`, unsupported);
+    const n = isArray(shape) && shape.every(isCount) ? shape.reduce((a, d) => a * d, 1) : NaN;
+    check(bin instanceof U8 && bin.length === n * C.BYTES_PER_ELEMENT, what);
     let data: ArrayLike<number> = view(C, bin);
     // to float32, once: f16 through a table of all 65536 values (built once); i8 as q × scale,
     // one scale or one float32 per row; f64 rounded
     if (dtype === "f16") data = halfFloats(data as Uint16Array);
     else if (dtype === "i8" || dtype === "f64") {
       const rows = shape[0] ?? 1, w = n / rows, f = f32s(n);
-      const s = scale instanceof Uint8Array && scale.length === rows * 4 &&
-        view(Float32Array, scale);
-      check(dtype === "f64" || typeof scale === "number" || s, `tensor ${name}: i8 scale`);
+      const s = scale instanceof U8 && scale.length === rows * 4 &&
+        view(F32, scale);
+      check(dtype === "f64" || isNumber(scale) || s, what + ": i8 scale");
       // row by row (a division per value took a third of a large knn file's load)
       for (let i = 0, k = 0, q; i < rows; i++) {
         for (q = s ? s[i] : scale as number ?? 1; k < i * w + w;) f[k] = data[k++] * q;
@@ -132,14 +141,14 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
     tensors[name] = { shape, data: data as SdkTensor["data"] };
   }
   const { preprocess: pre, featureSpace: fs } = m as Partial<DecodedModel>, idf = tensors.idf?.data;
-  check(fs?.type !== "vocabulary" || Array.isArray(fs.names), "featureSpace names");
+  check(fs?.type !== "vocabulary" || isArray(fs.names), "featureSpace names");
   const text = (fs as { text?: unknown } | undefined)?.text, bad = text && textSettingsError(text);
   check(
     text === undefined || fs?.type !== "index" && !bad,
     `featureSpace.text: ${bad || "needs names"}`,
   );
   check(
-    !pre?.tfidf || idf instanceof Float32Array && idf.length === D,
+    !pre?.tfidf || idf instanceof F32 && idf.length === D,
     "idf must be a float tensor",
   );
   m.tensors = tensors;

@@ -38,6 +38,8 @@ export type ModelFormatErrorReason =
  * ```
  */
 export class ModelFormatError extends Error {
+  /** "ModelFormatError". */
+  override name = "ModelFormatError";
   /** Why the file could not be read. */
   declare readonly reason: ModelFormatErrorReason;
   /** Format version found in the file, 0 if it could not be read. */
@@ -53,7 +55,6 @@ export class ModelFormatError extends Error {
   ) {
     const offset = options.offset ?? 0;
     super(`Cannot read model file (${reason}) at byte ${offset}: ${detail}`, options);
-    this.name = "ModelFormatError";
     this.reason = reason;
     this.formatVersion = options.formatVersion ?? 0;
     this.offset = offset;

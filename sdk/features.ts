@@ -11,7 +11,7 @@
  * @module
  */
 import type { DecodedModel } from "./kinds/types.ts";
-import { fround, i32s, imul, invNorm, zeros } from "./vector.ts";
+import { entries, fround, i32s, imul, invNorm, isNumber, isString, zeros } from "./vector.ts";
 import { textFeatures, type TextSettings } from "./tokenizer.ts";
 
 /**
@@ -118,7 +118,7 @@ export const murmur3 = (
     h = (imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
   }
   for (let s = 0; i < end; s += 8) k |= bytes[i++] << s;
-  if (length & 3) h ^= mix(k);
+  h ^= mix(k); // without tail bytes k = 0, and mix(0) = 0
   h ^= length;
   h = imul(h ^ (h >>> 16), 0x85ebca6b);
   h = imul(h ^ (h >>> 13), 0xc2b2ae35);
@@ -179,10 +179,10 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     let { indices: cols, values: vs } = x as SparseInput;
     if (typeof cols !== "object") {
       // named features: sorted by column, collisions added up, zero sums dropped
-      let rec: Iterable<[string, unknown]> = Object.entries(x);
+      let rec: Iterable<[string, unknown]> = entries(x);
       const { text, features } = x as TextInput;
-      if (text !== undefined && typeof (text as unknown) !== "number") {
-        if (typeof text !== "string") badInput("text must be a string");
+      if (text !== undefined && !isNumber(text)) {
+        if (!isString(text)) badInput("text must be a string");
         if (!settings) badInput("this model was not trained on text");
         // (textFeatures adds the numeric values of `features`: a non-object has none)
         rec = textFeatures(text, settings, features);
@@ -191,7 +191,7 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       for (const [name, raw] of rec) {
         // the column in an index space (a plain decimal: "01", " 1", "1e0" name no column); a
         // value that is not a number fails the finiteness check below
-        let j = +name + "" === name ? +name : -1, v = typeof raw == "number" ? raw : NaN;
+        let j = +name + "" === name ? +name : -1, v = isNumber(raw) ? raw : NaN;
         if (fs?.type === "vocabulary") {
           j = (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
         } else if (fs?.type === "hashing") {

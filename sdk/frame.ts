@@ -8,6 +8,7 @@
 import { crc32 } from "./crc32.ts";
 import { enc } from "./features.ts";
 import { formatError, type ModelFormatErrorReason } from "./errors.ts";
+import { F32, I32, U16, U8 } from "./vector.ts";
 
 /**
  * The newest model-file format version: what this SDK reads and the trainer writes. Version 2
@@ -45,7 +46,7 @@ export const MAGIC = "TAGSTREAM";
  * console.log(LITTLE_ENDIAN); // true
  * ```
  */
-export const LITTLE_ENDIAN: boolean = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+export const LITTLE_ENDIAN: boolean = new U8(U16.of(1).buffer)[0] === 1;
 
 /**
  * The typed array of each tensor element type as stored (`f16` as raw bits in a `Uint16Array`).
@@ -57,13 +58,13 @@ export const LITTLE_ENDIAN: boolean = new Uint8Array(Uint16Array.of(1).buffer)[0
  * ```
  */
 export const TENSOR_ARRAYS = {
-  f32: Float32Array,
+  f32: F32,
   f64: Float64Array,
-  i32: Int32Array,
-  u8: Uint8Array,
+  i32: I32,
+  u8: U8,
   i8: Int8Array,
-  f16: Uint16Array,
-  u16: Uint16Array,
+  f16: U16,
+  u16: U16,
 } as const;
 
 /**
@@ -90,11 +91,11 @@ export const TENSOR_ARRAYS = {
 export const checkFrame = (bytes: Uint8Array): number => {
   const len = bytes.length, notModel = "not a Tagstream model file";
   const badVersion = "bad formatVersion", noCrc = "no crc32 entry";
-  const corrupt = "corrupt", badMagic = "bad-magic";
+  const corrupt = "corrupt", badMagic = "bad-magic", truncated = "truncated";
   let version = 0, pos = 0;
   const fail = (reason: ModelFormatErrorReason, detail: string, offset = pos) =>
     formatError(reason, detail, version, offset);
-  const cut = (need: number) => pos + need > len && fail("truncated", "ends in the header", len);
+  const cut = (need: number) => pos + need > len && fail(truncated, "ends in the header", len);
   /** The uint32 (big-endian) at `pos`, then past it. */
   const u32 = () => {
     cut(4);
@@ -116,7 +117,7 @@ export const checkFrame = (bytes: Uint8Array): number => {
   expect("formatVersion", corrupt, badVersion);
   cut(1);
   const v = bytes[pos];
-  if (v < 1 || v > 127) fail(corrupt, badVersion);
+  if (!v || v > 127) fail(corrupt, badVersion);
   version = v;
   if (v > FORMAT_VERSION) {
     fail("newer-version", `format version ${v} is newer than ${FORMAT_VERSION}`);
@@ -124,7 +125,7 @@ export const checkFrame = (bytes: Uint8Array): number => {
   pos++;
   expect("byteLength", corrupt, "bad byteLength", 0xce);
   const size = u32();
-  if (len < size) fail("truncated", `has ${len} of its ${size} bytes`, len);
+  if (len < size) fail(truncated, `has ${len} of its ${size} bytes`, len);
   if (len > size) fail(corrupt, "trailing bytes", size);
   if (len - 11 < pos) fail(corrupt, noCrc);
   pos = len - 11;

@@ -9,6 +9,7 @@ import { decodeModel } from "./decode.ts";
 import { formatError } from "./errors.ts";
 import { badInput, featurizer, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
+import { U8 } from "./vector.ts";
 import type { DecodedModel, KindFactory } from "./kinds/types.ts";
 import type { TopK } from "./topk.ts";
 
@@ -90,7 +91,7 @@ export interface Model extends DecodedModel {
  * ```
  */
 export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
-  const m = decodeModel(bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes);
+  const m = decodeModel(bytes instanceof ArrayBuffer ? new U8(bytes) : bytes);
   const rows = featurizer(m);
   let scorer: ReturnType<KindFactory>;
   try {
@@ -100,8 +101,7 @@ export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
   }
   const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {
     if (k >>> 0 !== k) badInput("bad k " + k, RangeError); // an integer in [0, 2³²)
-    const [i, v] = rows(x);
-    return scorer.topK(i, v, k, o?.exact, o?.probes);
+    return scorer.topK(...rows(x), k, o?.exact, o?.probes);
   };
   return {
     ...m,

@@ -27,6 +27,7 @@
  *
  * @module
  */
+import { isArray, isInteger, isNumber, U8 } from "./vector.ts";
 
 /**
  * Tokenizer settings (all optional; see the module doc for the definition).
@@ -64,7 +65,7 @@ const WORD = /\p{Ideographic}|\p{Extended_Pictographic}|[[\p{L}\p{N}\p{M}]--\p{I
  * ```
  */
 export const isMap = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array);
+  !!v && typeof v === "object" && !isArray(v) && !(v instanceof U8);
 
 /**
  * Why `s` is not valid tokenizer settings (a message naming the field), or `undefined`.
@@ -88,9 +89,10 @@ export const textSettingsError = (s: unknown): string | undefined => {
       ["minLength", 64],
     ] as const
   ) {
-    const v = s[k], hi = typeof ok === "number" && ok; // an integer field's largest value
+    // an integer field's largest value (NaN, falsy, for a list of values)
+    const v = s[k], hi = +ok;
     const valid = hi
-      ? Number.isInteger(v) && (v as number) >= 1 && (v as number) <= hi
+      ? isInteger(v) && (v as number) >= 1 && (v as number) <= hi
       : (ok as unknown[]).includes(v);
     if (v !== undefined && !valid) {
       return `${k} must be ${hi ? `an integer in [1, ${hi}]` : (ok as unknown[]).join(" or ")}`;
@@ -141,7 +143,7 @@ export const textFeatures = (
   if (features && !s.ignoreFeatures) {
     for (const k in features) {
       const v = features[k];
-      if (typeof v === "number") add(k, v);
+      if (isNumber(v)) add(k, v);
     }
   }
   words.forEach((g, i) => {

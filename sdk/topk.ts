@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { i32s, rankable, zeros } from "./vector.ts";
+import { F32, i32s, rankable, zeros } from "./vector.ts";
 
 /**
  * A top-k answer: label indices in decreasing score order and their scores.
@@ -84,7 +84,7 @@ export const pushTop = (
  */
 export const answer = (labels: Int32Array, top: Float64Array): TopK => ({
   labels,
-  scores: Float32Array.from(top),
+  scores: F32.from(top),
 });
 
 /**

@@ -19,6 +19,54 @@
 export const { sqrt, min, max, floor, fround, imul, ceil, cos, sin } = Math;
 
 /**
+ * The classes `Float32Array`, `Int32Array`, `Uint8Array` and `Uint16Array` under short local
+ * names, as `Math`'s functions above (a minifier renames these, not the global names).
+ *
+ * @example
+ * ```ts
+ * import { F32, I32, U16, U8 } from "./vector.ts";
+ * console.log(F32 === Float32Array, I32.name, U8.of(1), new U16(1)); // true Int32Array Uint8Array(1) [ 1 ] Uint16Array(1) [ 0 ]
+ * ```
+ */
+export const { Float32Array: F32, Int32Array: I32, Uint8Array: U8, Uint16Array: U16 } = globalThis;
+
+/**
+ * `Array.isArray`, `Number.isInteger`, `Number.isSafeInteger`, `Object.entries` and
+ * `Object.hasOwn` under short local names (as above).
+ *
+ * @example
+ * ```ts
+ * import { entries, hasOwn, isArray, isInteger, isSafeInteger } from "./vector.ts";
+ * console.log(isArray([]), isInteger(1.5), isSafeInteger(2 ** 53), entries({ a: 1 }), hasOwn({ a: 1 }, "a")); // true false false [ [ "a", 1 ] ] true
+ * ```
+ */
+export const { isArray } = Array,
+  { isInteger, isSafeInteger } = Number,
+  { entries, hasOwn } = Object;
+
+/**
+ * Whether `v` is a number (NaN included).
+ *
+ * @example
+ * ```ts
+ * import { isNumber } from "./vector.ts";
+ * console.log(isNumber(1), isNumber(NaN), isNumber("1")); // true true false
+ * ```
+ */
+export const isNumber = (v: unknown): v is number => typeof v == "number";
+
+/**
+ * Whether `v` is a string.
+ *
+ * @example
+ * ```ts
+ * import { isString } from "./vector.ts";
+ * console.log(isString(""), isString(1)); // true false
+ * ```
+ */
+export const isString = (v: unknown): v is string => typeof v == "string";
+
+/**
  * A zero-filled float64 vector of length `n` (scratch and accumulators).
  *
  * @example
@@ -123,7 +171,7 @@ export const matVec = <T extends Float32Array | Float64Array>(
  * console.log(i32s(2)); // Int32Array(2) [ 0, 0 ]
  * ```
  */
-export const i32s = (n: number): Int32Array<ArrayBuffer> => new Int32Array(n);
+export const i32s = (n: number): Int32Array<ArrayBuffer> => new I32(n);
 
 /**
  * 0, 1, …, `n` − 1 as an `Int32Array` (an identity order).
@@ -145,7 +193,7 @@ export const iota = (n: number): Int32Array<ArrayBuffer> => i32s(n).map((_, i) =
  * console.log(u8s(2)); // Uint8Array(2) [ 0, 0 ]
  * ```
  */
-export const u8s = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
+export const u8s = (n: number): Uint8Array<ArrayBuffer> => new U8(n);
 
 /**
  * A zero-filled `Float32Array` of length `n`.
@@ -156,7 +204,7 @@ export const u8s = (n: number): Uint8Array<ArrayBuffer> => new Uint8Array(n);
  * console.log(f32s(2)); // Float32Array(2) [ 0, 0 ]
  * ```
  */
-export const f32s = (n: number): Float32Array<ArrayBuffer> => new Float32Array(n);
+export const f32s = (n: number): Float32Array<ArrayBuffer> => new F32(n);
 
 /**
  * `x` as a ranking score: NaN ranks below every number (-Infinity).

@@ -66,8 +66,7 @@ export const knnEmbedding: KindFactory = (m) => {
     values: Float32Array | Float64Array,
     probes?: number,
   ) => {
-    for (let i = 0; i < n; i++) acc[touched[i]] = mark[touched[i]] = 0;
-    n = 0;
+    while (n) acc[touched[--n]] = mark[touched[n]] = 0;
     const inv = invNorm(values, indices.length);
     for (let t = 0; t < NL; t++) {
       let best = -1, bestDot = -Infinity;
@@ -125,7 +124,7 @@ export const knnEmbedding: KindFactory = (m) => {
   ): TopK => {
     accumulate(indices, values, dense ? undefined : p ?? defaultProbes);
     // the touched labels' float32 scores (acc is reset by the next query)
-    for (let i = 0; i < n; i++) acc[touched[i]] = fround(acc[touched[i]] / NL);
+    for (let i = n; i--;) acc[touched[i]] = fround(acc[touched[i]] / NL);
     return topKTouched(k, L, acc, touched, n, mark);
   };
   return scores;

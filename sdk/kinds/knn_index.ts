@@ -121,7 +121,7 @@ export const knnSearch = (
   // ‖v[o + a … o + r)‖ into out[at + a/8] for a = 0, 8, …; returns ‖v[o … o + r)‖
   const tails = (v: ArrayLike<number>, o: number, out: Float32Array | Float64Array, at = 0) => {
     let ss = 0;
-    for (let a = r - 1; a >= 0; a--) {
+    for (let a = r; a--;) {
       ss += v[o + a] * v[o + a];
       if (!(a & 7)) out[at + a / 8] = sqrt(ss) * 1.000001;
     }

@@ -12,7 +12,7 @@
  */
 import { floats, intParam } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { f32s, matVec, vecMat, zeros } from "../vector.ts";
+import { vecMat, zeros } from "../vector.ts";
 import { indexedScorer } from "./mips_index.ts";
 
 /**
@@ -36,8 +36,6 @@ export const linearLowrank: KindFactory = (m) => {
   const r = intParam(m, "rank");
   const W = floats(m, "W", D * r), H = floats(m, "H", L * r);
   const bias = floats(m, "bias", L, true);
-  const u = zeros(r), s = f32s(L);
-  const query = (i: Int32Array, v: Float32Array | Float64Array) =>
-    vecMat(u, v, W, r, i, 1, 0, true);
-  return indexedScorer(m, H, bias, r, (i, v) => matVec(s, H, query(i, v), r, bias), query);
+  const u = zeros(r);
+  return indexedScorer(m, H, bias, r, (i, v) => vecMat(u, v, W, r, i, 1, 0, true));
 };

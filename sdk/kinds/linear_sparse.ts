@@ -19,7 +19,7 @@
 import { type TopK, topK as topKDense, topKTouched } from "../topk.ts";
 import { floats, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { i32s, iota, rankable, u8s, zeros } from "../vector.ts";
+import { I32, i32s, iota, rankable, U16, u8s, zeros } from "../vector.ts";
 
 /**
  * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): for files
@@ -58,13 +58,13 @@ export const biasOrder = (bias: Float32Array): Int32Array =>
  * ```
  */
 export const linearSparse: KindFactory = (m) => {
-  const L = m.numLabels, idx = ints(m, "labelIdx", L - 1, undefined, "u16");
+  const L = m.numLabels, idx = ints(m, "labelIdx", L - 1, undefined, false, U16);
   const ptr = ptrs(m, "featPtr", idx.length, m.numFeatures + 1);
   const w = floats(m, "weights", idx.length), bias = floats(m, "bias", L, true);
   const s = zeros(L), mark = u8s(L), touched = i32s(L);
   // the file's order when it is one of the decoded bias (strictly ordered, so a permutation)
   let order = bias && m.tensors.biasOrder?.data as Int32Array | undefined, last = Infinity;
-  if (!(order instanceof Int32Array && order.length === L)) order = undefined;
+  if (!(order instanceof I32 && order.length === L)) order = undefined;
   for (let i = 0, p = -1; order && i < L; i++) {
     const l = order[i], x = rankable(bias![l]); // an untouched label's score
     if (!(l >>> 0 < L && (x < last || x === last && l > p))) order = undefined;
@@ -73,8 +73,7 @@ export const linearSparse: KindFactory = (m) => {
   let n = 0; // the labels the last row touched: touched[0..n), marked
   // s_l = bias_l + the row's postings of l, for the n labels the row touches (in posting order)
   const add = (indices: Int32Array, values: Float32Array | Float64Array) => {
-    for (let i = n; i--;) mark[touched[i]] = 0;
-    n = 0;
+    while (n) mark[touched[--n]] = 0;
     for (let p = 0; p < indices.length; p++) {
       const j = indices[p], v = values[p], end = ptr[j + 1];
       for (let e = ptr[j]; e < end; e++) {

@@ -17,7 +17,9 @@ import {
   f32s,
   floor,
   fround,
+  I32,
   i32s,
+  matVec,
   max,
   min,
   rankable,
@@ -76,7 +78,7 @@ export const mipsIndex = (
   const L = m.numLabels, w = r + 1, order = ints(m, "mipsOrder", L - 1, L) as Int32Array;
   const ptr = ptrs(m, "mipsPtr", L), C = ptr.length - 1;
   const grouped = !!m.tensors.mipsGroupPtr;
-  const gptr = grouped ? ptrs(m, "mipsGroupPtr", C) : Int32Array.of(0, C);
+  const gptr = grouped ? ptrs(m, "mipsGroupPtr", C) : I32.of(0, C);
   const G = gptr.length - 1, cen = floats(m, "mipsCentroids", C * w);
   const spread = floats(m, "mipsSpread", C, true);
   const gcen = grouped ? floats(m, "mipsGroupCentroids", G * w) : cen;
@@ -193,16 +195,18 @@ export const span = (ptr: Int32Array, ids: Int32Array, n: number): number => {
 export const probeCount = (p: number, n: number): number => min(n, max(1, floor(p)));
 
 /**
- * `score`, the dense scorer of a kind whose label vectors are the rows of `M` [L, r] with `bias`,
- * given a `topK` that searches the file's label index (./mips_index.ts) for the query vector
- * `query(indices, values)`, and scores every label when the search gives up, when the file has no
- * index, or when `dense` (the caller's `exact`) asks for it.
+ * The dense scorer of a kind whose label vectors are the rows of `M` [L, r] with `bias`, for the
+ * query vector `query(indices, values)`: score = bias + M · query (float64 sums, float32 scores,
+ * in a buffer reused by the next call), with a `topK` that searches the file's label index
+ * (./mips_index.ts) and scores every label when the search gives up, when the file has no index,
+ * or when `dense` (the caller's `exact`) asks for it.
  *
  * @example
  * ```ts
  * import { indexedScorer } from "./mips_index.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 1, numLabels: 2, params: {}, tensors: {} };
- * const s = indexedScorer(m, Float32Array.of(1, 2), undefined, 1, () => Float32Array.of(1, 2), () => Float64Array.of(1));
+ * const s = indexedScorer(m, Float32Array.of(1, 2), undefined, 1, () => Float64Array.of(1));
+ * console.log(s(Int32Array.of(0), Float64Array.of(1))); // Float32Array(2) [ 1, 2 ]
  * console.log(s.topK(Int32Array.of(0), Float64Array.of(1), 1)); // { labels: Int32Array(1) [ 1 ], scores: Float32Array(1) [ 2 ] }
  * ```
  */
@@ -211,12 +215,17 @@ export const indexedScorer = (
   M: Float32Array,
   bias: Float32Array | undefined,
   r: number,
-  score: KindScorer,
   query: (indices: Int32Array, values: Float32Array | Float64Array) => Float64Array,
 ): KindScorer & TopKScorer => {
-  const search = mipsIndex(m, M, bias, r), L = m.numLabels;
-  return Object.assign(score, {
-    topK: (i: Int32Array, v: Float32Array | Float64Array, k: number, dense?: boolean, p?: number) =>
-      !dense && search?.(query(i, v), k, p) || topK(score(i, v), L, k),
-  });
+  const search = mipsIndex(m, M, bias, r), L = m.numLabels, out = f32s(L);
+  const score = (i: Int32Array, v: Float32Array | Float64Array) =>
+    matVec(out, M, query(i, v), r, bias);
+  score.topK = (
+    i: Int32Array,
+    v: Float32Array | Float64Array,
+    k: number,
+    dense?: boolean,
+    p?: number,
+  ) => !dense && search?.(query(i, v), k, p) || topK(score(i, v), L, k);
+  return score;
 };

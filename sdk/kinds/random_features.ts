@@ -18,7 +18,7 @@
  */
 import { bad, floats, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory } from "./types.ts";
-import { cos, f32s, invNorm, matVec, max, sin, sqrt, vecMat, zeros } from "../vector.ts";
+import { cos, invNorm, matVec, max, sin, sqrt, vecMat, zeros } from "../vector.ts";
 import { indexedScorer } from "./mips_index.ts";
 
 /**
@@ -79,7 +79,6 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
   const xt = zeros(D);
   const hBuf = zeros(F), tv = zeros(kS), rffScale = 1 / sqrt(K);
   const gram = zeros(kX * kX + kX), u = gram.subarray(kX * kX); // the ridge system [A; b]
-  const scores = f32s(L);
 
   // t = f(x̃) Q: the query of the label vectors (rows of P)
   const embed = (indices: Int32Array, values: Float32Array | Float64Array, e = 0): Float64Array => {
@@ -134,5 +133,5 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
     const c = invNorm(tv, kS) * 1e30;
     return c < 1 ? tv.map((x) => x * c) : tv;
   };
-  return indexedScorer(m, P, bias, kS, (i, v) => matVec(scores, P, embed(i, v), kS, bias), embed);
+  return indexedScorer(m, P, bias, kS, embed);
 };

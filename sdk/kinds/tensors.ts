@@ -6,6 +6,7 @@
  * @module
  */
 import type { DecodedModel } from "./types.ts";
+import { F32, I32, isInteger } from "../vector.ts";
 
 /**
  * Throws a `RangeError` "<kind> model: <what>".
@@ -20,6 +21,24 @@ export const bad: (m: { kind: string }, what: string) => never = (m, what) => {
   throw new RangeError(`${m.kind} model: ${what}`);
 };
 
+// The tensor `name` of class T or U (with `length` values when given; `undefined` when it is
+// absent and `optional`).
+const tensor = (
+  m: DecodedModel,
+  name: string,
+  length?: number,
+  optional?: boolean,
+  T: typeof Float32Array | typeof Int32Array = F32,
+  U: typeof Uint16Array | typeof T = T,
+) => {
+  const d = m.tensors[name]?.data;
+  if (optional && !d) return d;
+  if (!(d instanceof T || d instanceof U) || d.length !== (length ?? d.length)) {
+    bad(m, `tensor "${name}" missing or of wrong type or size`);
+  }
+  return d;
+};
+
 /**
  * The float tensor `name` (with `length` values when given; `undefined` when it is absent and
  * `optional`).
@@ -32,76 +51,49 @@ export const bad: (m: { kind: string }, what: string) => never = (m, what) => {
  * console.log(floats(m, "b", 2), floats(m, "bias", 2, true)); // Float32Array(2) [ 1, 2 ] undefined
  * ```
  */
-export const floats: {
+export const floats = tensor as {
   (m: DecodedModel, name: string, length?: number): Float32Array;
   (m: DecodedModel, name: string, length: number, optional: true): Float32Array | undefined;
-} = (m: DecodedModel, name: string, length?: number, optional?: boolean) =>
-  optional && !m.tensors[name] ? undefined! : tensor(m, name, length, Float32Array) as Float32Array;
+};
 
 /**
- * The integer tensor `name` (i32, or also u16 when `mode` is "u16"), with `length` values when
- * given and every value in [0, `max`] when `max` is given. With `mode` "ptr" it is an offsets
- * array: starting at 0, never decreasing, ending at `max`.
+ * The integer tensor `name` (i32, or also u16 when `U` is `Uint16Array`), with `length` values
+ * when given and every value in [0, `max`]. With `ptr` it is an offsets array: starting at 0,
+ * never decreasing, ending at `max`.
  *
  * @example
  * ```ts
  * import { ints } from "./tensors.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: {},
  *   tensors: { p: { shape: [3], data: Int32Array.of(0, 3, 3) } } };
- * console.log(ints(m, "p", 3)[1], ints(m, "p", 3, 3, "ptr").length); // 3 3
+ * console.log(ints(m, "p", 3)[1], ints(m, "p", 3, 3, true).length); // 3 3
  * try { ints(m, "p", 2); } catch (e) { console.log((e as Error).message); } // "k model: p[1] = 3 is out of range or order"
- * try { ints(m, "p", 5, 3, "ptr"); } catch (e) { console.log((e as Error).message); } // "k model: p must end at 5"
+ * try { ints(m, "p", 5, 3, true); } catch (e) { console.log((e as Error).message); } // "k model: p must end at 5"
  * ```
  */
 export const ints = (
   m: DecodedModel,
   name: string,
-  max?: number,
+  max: number,
   length?: number,
-  mode?: "ptr" | "u16",
+  ptr?: boolean,
+  U?: typeof Uint16Array,
 ): Int32Array | Uint16Array => {
-  const ptr = mode === "ptr";
-  const a = tensor(
-    m,
-    name,
-    length,
-    Int32Array,
-    mode === "u16" ? Uint16Array : Int32Array,
-  ) as Int32Array;
-  const i = max === undefined ? -1 : outOf(a, max, ptr);
-  if (i >= 0) bad(m, `${name}[${i}] = ${a[i]} is out of range or order`);
+  const a = tensor(m, name, length, false, I32, U) as Int32Array;
+  // every value in [0, max] (with `ptr`, in [previous value, max], the first in [0, 0]). One
+  // loop for i32 and u16 tensors: loading a u16 file and then a 24 MB i32 one took as long as
+  // with a loop per type (`deno task sdk-scale`).
+  for (let i = 0, lo = 0, hi = ptr ? 0 : max; i < a.length; i++, hi = max) {
+    if (a[i] < lo || a[i] > hi) bad(m, `${name}[${i}] = ${a[i]} is out of range or order`);
+    if (ptr) lo = a[i];
+  }
   if (ptr && a[a.length - 1] !== max) bad(m, `${name} must end at ${max}`);
   return a;
 };
 
-// The first index whose value is outside [0, max] (with `ptr`, outside [previous value, max],
-// the first outside [0, 0]), or -1. One loop for i32 and u16 tensors: loading a u16 file and
-// then a 24 MB i32 one took as long as with a loop per type (`deno task sdk-scale`).
-const outOf = (a: Int32Array | Uint16Array, max: number, ptr: boolean) => {
-  for (let i = 0, lo = 0, hi = ptr ? 0 : max; i < a.length; i++, hi = max) {
-    if (a[i] < lo || a[i] > hi) return i;
-    if (ptr) lo = a[i];
-  }
-  return -1;
-};
-
-const tensor = (
-  m: DecodedModel,
-  name: string,
-  length: number | undefined,
-  T: typeof Float32Array | typeof Int32Array,
-  U: typeof Uint16Array | typeof T = T,
-) => {
-  const d = m.tensors[name]?.data;
-  if (!(d instanceof T || d instanceof U) || d.length !== (length ?? d.length)) {
-    bad(m, `tensor "${name}" missing or of wrong type or size`);
-  }
-  return d!;
-};
-
 /**
  * The offsets tensor `name` (i32, `length` values when given): starting at 0, never decreasing,
- * ending at `end` ({@linkcode ints} in mode "ptr").
+ * ending at `end` ({@linkcode ints} with `ptr`).
  *
  * @example
  * ```ts
@@ -112,7 +104,7 @@ const tensor = (
  * ```
  */
 export const ptrs = (m: DecodedModel, name: string, end: number, length?: number): Int32Array =>
-  ints(m, name, end, length, "ptr") as Int32Array;
+  ints(m, name, end, length, true) as Int32Array;
 
 /**
  * The parameter `name`, a positive integer.
@@ -141,4 +133,4 @@ export const count: {
   (v: unknown): number | undefined;
   (v: unknown, otherwise: number): number;
 } = (v: unknown, otherwise?: number) =>
-  Number.isInteger(v) && (v as number) > 0 ? v as number : otherwise!;
+  isInteger(v) && (v as number) > 0 ? v as number : otherwise!;

@@ -26,7 +26,17 @@
  * with i8 and f64 points dequantized row by row: 14,973; no vote from a knn query embedded at 0
  * (+19): 14,992; then (SDK 0.5.0, the same 14,992) knn labels checked in [0, L) at load instead of
  * skipped per vote, `{indices}` without values read as ones, a non-number record value made NaN
- * (then refused as not finite) instead of skipped, and index names only as plain decimals.
+ * (then refused as not finite) instead of skipped, and index names only as plain decimals; then
+ * 15,000. The fourth trim (15,000 → 14,500, the same answers, scores, errors
+ * and messages; model digests unchanged): the typed-array classes, `Array.isArray`,
+ * `Number.isInteger`/`isSafeInteger` and `Object.entries`/`hasOwn` under short local names in
+ * vector.ts, as `Math`'s functions were (−170), one tensor reader for float and integer tensors
+ * with the range check inline and a `ptr` flag instead of a mode string (−129), the dense scorer of
+ * `linear-lowrank` and `random-features` built once by `indexedScorer` (−52), `isNumber` and
+ * `isString` (−46), and folds: the tokenizer's integer fields told by `+ok` (−19), `predictTopK`
+ * spreading the row into the scorer (−17), the touched labels reset by `while (n)` (−25), one
+ * "tensor <name>" prefix in decode.ts (−12), murmur3's tail mixed unconditionally (mix(0) = 0, −7),
+ * the error's `name` a class field (−5), and smaller ones (−18).
  */
 import { assert } from "./helpers.ts";
 
