@@ -23,6 +23,7 @@ import { type Command, type Flags, intFlag, parseFlags, stringFlag } from "./arg
 import { namedModelError, readModelArg } from "./inspect.ts";
 import { openState } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
+import { propensityFlags } from "./propensity_flags.ts";
 
 const USAGE =
   `tagstream eval (--state-dir DIR | --model-file FILE.tsm) (--dataset NAME | --data FILE) [options]
@@ -44,6 +45,8 @@ a labelled XC test file, and the standard errors of the ranking metrics over the
   --k K                 largest cut-off (default 5; at most the model's number of labels)
   --predictions FILE    evaluate a predictions file (label:score pairs per test row) instead;
                         labels a line does not list are not predicted (never ranked)
+  --propensity-a A      the propensities of PSP@k and PSnDCG@k, 1/(1 + C·(N_l + B)^-A)
+  --propensity-b B      (default 0.55 and 1.5; Wikipedia-LSHTC 0.5 and 0.4, Amazon 0.6 and 2.6)
 
 Labels the model never saw are misses. A test file whose number of labels differs from an
 index-labelled model's is refused (another dataset); a different number of features is
@@ -64,7 +67,8 @@ interface NamedModel extends ScoringModel {
  * (`testLabelNames[i]` names label `i`): test labels are mapped to the model's labels by name,
  * unknown ones get new indices the model does not score (never ranked: misses, see
  * `Evaluator.addScores`); features beyond the model's are dropped.
- * Propensities use `trainCounts` (indexed like the test labels) over `numTrain` rows.
+ * Propensities use `trainCounts` (indexed like the test labels) over `numTrain` rows, with the
+ * propensity model's `propensity.A` and `.B` (default 0.55 and 1.5).
  *
  * @example
  * ```ts
@@ -85,6 +89,7 @@ export function evaluateByName(
   trainCounts: ArrayLike<number>,
   numTrain: number,
   k = 5,
+  propensity: { A: number; B: number } = { A: 0.55, B: 1.5 },
 ): {
   rows: number;
   metrics: Record<string, number>;
@@ -120,7 +125,11 @@ export function evaluateByName(
   const { metrics, stdErr } = evaluateModel(
     model,
     { numLabels, x: rows.x, y: rows.y },
-    { propensities: propensities(counts, Math.max(1, numTrain)), k, timingRows: 0 },
+    {
+      propensities: propensities(counts, Math.max(1, numTrain), propensity.A, propensity.B),
+      k,
+      timingRows: 0,
+    },
   );
   return { rows: test.x.numRows, metrics, stdErr, unknownLabels: unknown };
 }
@@ -230,12 +239,15 @@ export const evalCommand: Command = {
       labels: "string",
       k: "string",
       predictions: "string",
+      "propensity-a": "string",
+      "propensity-b": "string",
     });
     if (f.values.help) {
       console.log(USAGE);
       return 0;
     }
     const k = intFlag(f, "k", 5, 1, 1000)!;
+    const propensity = propensityFlags(f);
     const dataset = stringFlag(f, "dataset");
     const predictions = stringFlag(f, "predictions");
     if (predictions !== undefined) {
@@ -249,6 +261,7 @@ export const evalCommand: Command = {
         predictions,
         dataDir: stringFlag(f, "data-dir"),
         k,
+        propensity,
         progress: new Progress(),
       });
       console.log(JSON.stringify(r));
@@ -345,7 +358,7 @@ export const evalCommand: Command = {
           `${model.numFeatures}: is it another dataset?`,
       );
     }
-    const r = evaluateByName(model, test, names, counts, numTrain, k);
+    const r = evaluateByName(model, test, names, counts, numTrain, k, propensity);
     if (model.numLabels > 0 && r.unknownLabels === test.numLabels) {
       // a model of named labels against a test file known only by indices (stdin, or no
       // NAME.labels.txt beside it): most likely the names were not given
@@ -366,6 +379,7 @@ export const evalCommand: Command = {
       unknownLabels: r.unknownLabels,
       features: { model: model.numFeatures, test: test.numFeatures },
       propensitiesFrom: trainPath ?? testPath,
+      propensity,
       metrics: r.metrics,
       stdErr: r.stdErr,
       ...(warnings.length > 0 ? { warnings } : {}),
