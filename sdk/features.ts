@@ -66,16 +66,31 @@ export interface TextInput {
 }
 
 /**
+ * A binary sparse row: column indices only, every value 1 (as in the `/predict` protocol).
+ *
+ * @example
+ * ```ts
+ * import type { BinaryInput } from "./features.ts";
+ * const x: BinaryInput = { indices: [3, 7] };
+ * console.log(x.indices.length); // 2
+ * ```
+ */
+export interface BinaryInput {
+  /** Model column indices, each with the value 1. */
+  readonly indices: ArrayLike<number>;
+}
+
+/**
  * Any input form.
  *
  * @example
  * ```ts
  * import type { ModelInput } from "./features.ts";
- * const rows: ModelInput[] = [{ indices: [0], values: [1] }, { "0": 1 }, { text: "hello" }];
- * console.log(rows.length); // 3
+ * const rows: ModelInput[] = [{ indices: [0], values: [1] }, { indices: [2] }, { "0": 1 }, { text: "hello" }];
+ * console.log(rows.length); // 4
  * ```
  */
-export type ModelInput = SparseInput | FeatureRecord | TextInput;
+export type ModelInput = SparseInput | BinaryInput | FeatureRecord | TextInput;
 
 /**
  * The SDK's UTF-8 encoder.

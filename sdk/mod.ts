@@ -18,7 +18,7 @@
 export { loadModel, type Model, type TopKOptions } from "./model.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { FORMAT_VERSION } from "./frame.ts";
-export type { FeatureRecord, ModelInput, SparseInput, TextInput } from "./features.ts";
+export type { BinaryInput, FeatureRecord, ModelInput, SparseInput, TextInput } from "./features.ts";
 export type { TextSettings } from "./tokenizer.ts";
 export type { TopK } from "./topk.ts";
 export type { DecodedModel, FeatureSpace, SdkTensor } from "./kinds/types.ts";
