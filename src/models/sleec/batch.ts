@@ -19,6 +19,7 @@ import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 import { inverseDocumentFrequency } from "../../data/inverse_document_frequency.ts";
 import { emptyLabels, learnerView } from "./learner_view.ts";
+import { tfidfRowScale, tfidfSafeRows } from "./tfidf_scale.ts";
 
 /**
  * A trained (batch) SLEEC model: predicts and exports; it does not learn further (the
@@ -94,7 +95,11 @@ export class SleecModel {
     return new SleecModel({ ...this.knn, k, weighted }, this.idf);
   }
 
-  /** The row's values with the IDF weights (in a scratch buffer), or the row's own values. */
+  /**
+   * The row's values with the IDF weights (in a scratch buffer), or the row's own values. A row
+   * whose weighted values would overflow a float32 is scaled by a power of two first, as in
+   * training (./tfidf_scale.ts): prediction does not depend on the row's scale.
+   */
   #values(x: SparseVector): Float32Array {
     const idf = this.idf, n = x.values.length;
     if (idf === undefined) return x.values;
@@ -103,9 +108,17 @@ export class SleecModel {
       this.#weighted = new Float32Array(Math.max(n, 2 * this.#weighted.length));
     }
     const out = this.#weighted.subarray(0, n);
+    let finite = true;
     for (let e = 0; e < n; e++) {
       const j = x.indices[e];
       out[e] = j >= 0 && j < idf.length ? x.values[e] * idf[j] : 0;
+      if (out[e] === Infinity || out[e] === -Infinity) finite = false;
+    }
+    if (finite) return out;
+    const f = tfidfRowScale(x.indices, x.values, 0, n, idf);
+    for (let e = 0; e < n; e++) {
+      const j = x.indices[e];
+      out[e] = j >= 0 && j < idf.length ? Math.fround(x.values[e] * f) * idf[j] : 0;
     }
     return out;
   }
@@ -207,7 +220,9 @@ export function sortedLabels(
 
 /**
  * Trains SLEEC on rows `x` with labels `y` (Algorithm 1 per learner; learner t clusters with
- * seed `seed + t`). Rows are L2-normalised first (a copy: the inputs are not mutated).
+ * seed `seed + t`). Rows are L2-normalised first (a copy: the inputs are not mutated); with
+ * `featureWeighting: "tfidf"`, IDF-weighted first (a row whose weighted values would overflow a
+ * float32 is scaled by a power of two before: ./tfidf_scale.ts).
  *
  * @throws {RangeError} on mismatched row counts, a malformed row of `x` (indices negative, not
  * increasing or beyond `x.numCols`, values not finite; naming the row) or a bad label.
@@ -233,7 +248,12 @@ export function trainSleec(
   const cfg = resolveConfig(options as Record<string, unknown>);
   const D = x.numCols, L = y.numCols;
   const idf = cfg.featureWeighting === "tfidf" ? inverseDocumentFrequency(x) : undefined;
-  const xn = preprocessRows(x, { l2Normalize: true, tfidf: idf !== undefined, idf });
+  // a row whose weighted values would overflow a float32 is scaled first (./tfidf_scale.ts)
+  const xn = preprocessRows(idf ? tfidfSafeRows(x, idf) : x, {
+    l2Normalize: true,
+    tfidf: idf !== undefined,
+    idf,
+  });
   const labels = labelLists(y);
   const clusters: KnnCluster[] = [];
   for (let learner = 0; learner < cfg.numLearners; learner++) {
