@@ -5,13 +5,25 @@
  * the trainer's row builder); `{text, features?}` (models trained on text) goes through the
  * model's tokenizer (`./tokenizer.ts`) into named features first. Values are rounded to float32 (what the trainers see); features
  * unknown to the model are dropped. Then the model's preprocessing: TF-IDF (value × idf, rounded
- * to float32 as the trainer's pipeline does) and L2 normalisation (in float64, as the BR trainer
+ * to float32 as the trainer's pipeline does; before L2 normalisation, a row whose weighted values
+ * would overflow float32 is scaled by a power of two first, as the trainer's) and L2 normalisation (in float64, as the BR trainer
  * does).
  *
  * @module
  */
 import type { DecodedModel } from "./kinds/types.ts";
-import { entries, fround, i32s, imul, invNorm, isNumber, isString, zeros } from "./vector.ts";
+import {
+  ceil,
+  entries,
+  fround,
+  i32s,
+  imul,
+  invNorm,
+  isNumber,
+  isString,
+  max,
+  zeros,
+} from "./vector.ts";
 import { textFeatures, type TextSettings } from "./tokenizer.ts";
 
 /**
@@ -228,8 +240,16 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       isFinite(fround(vs[p])) || badInput("x values must be finite, got " + vs[p]); // as float32
       if (j >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;
-        val[n++] = fround(fround(vs[p]) * (idf ? idf[j] : 1));
+        val[n++] = fround(vs[p]);
       }
+    }
+    if (idf) {
+      // value × idf, rounded to float32; before L2, a row whose weighted values would pass
+      // float32 is scaled by a power of two, its largest at most 1 (src/data/tfidf_overflow.ts)
+      let m = 0, s = 1, p = n;
+      while (p--) m = max(m, val[p] * idf[idx[p]], -val[p] * idf[idx[p]]);
+      if (pre?.l2Normalize && !isFinite(fround(m))) s = 2 ** -ceil(Math.log2(m));
+      for (p = n; p--;) val[p] = fround(fround(val[p] * s) * idf[idx[p]]);
     }
     const f = pre?.l2Normalize ? invNorm(val, n) : 1;
     for (let p = n; p--;) val[p] *= f;

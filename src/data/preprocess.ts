@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { tfidfRowScale } from "./tfidf_overflow.ts";
 import type { CsrMatrix } from "./types.ts";
 
 /**
@@ -26,7 +27,8 @@ export interface RowPreprocess {
 /**
  * A copy of `x` with TF-IDF weighting (features at or beyond `idf.length` are dropped from the
  * weighting, i.e. get weight 0) and/or unit-L2 rows; returns `x` itself when there is nothing to
- * do. Empty rows stay empty. Never mutates `x`.
+ * do. With both, a row whose weighted values would overflow a float32 is scaled by a power of two
+ * first (./tfidf_overflow.ts: the same unit row, finite). Empty rows stay empty. Never mutates `x`.
  *
  * @throws {TypeError} when `tfidf` is set without `idf`
  *
@@ -45,9 +47,19 @@ export function preprocessRows(x: CsrMatrix, pre: RowPreprocess | undefined): Cs
   for (let i = 0; i < x.numRows; i++) {
     const s = x.indptr[i], e = x.indptr[i + 1];
     if (idf) {
+      let finite = true;
       for (let p = s; p < e; p++) {
         const j = x.indices[p];
         values[p] *= j < idf.length ? idf[j] : 0;
+        if (values[p] === Infinity || values[p] === -Infinity) finite = false;
+      }
+      if (!finite && pre.l2Normalize) {
+        // only the direction counts: scaled by a power of two first (./tfidf_overflow.ts)
+        const f = tfidfRowScale(x.indices, x.values, s, e, idf);
+        for (let p = s; p < e; p++) {
+          const j = x.indices[p];
+          values[p] = Math.fround(x.values[p] * f) * (j < idf.length ? idf[j] : 0);
+        }
       }
     }
     if (pre.l2Normalize) {

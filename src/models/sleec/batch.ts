@@ -19,7 +19,7 @@ import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 import { inverseDocumentFrequency } from "../../data/inverse_document_frequency.ts";
 import { emptyLabels, learnerView } from "./learner_view.ts";
-import { tfidfRowScale, tfidfSafeRows } from "./tfidf_scale.ts";
+import { tfidfRowScale } from "../../data/tfidf_overflow.ts";
 
 /**
  * A trained (batch) SLEEC model: predicts and exports; it does not learn further (the
@@ -98,7 +98,7 @@ export class SleecModel {
   /**
    * The row's values with the IDF weights (in a scratch buffer), or the row's own values. A row
    * whose weighted values would overflow a float32 is scaled by a power of two first, as in
-   * training (./tfidf_scale.ts): prediction does not depend on the row's scale.
+   * training (../../data/tfidf_overflow.ts): prediction does not depend on the row's scale.
    */
   #values(x: SparseVector): Float32Array {
     const idf = this.idf, n = x.values.length;
@@ -222,7 +222,7 @@ export function sortedLabels(
  * Trains SLEEC on rows `x` with labels `y` (Algorithm 1 per learner; learner t clusters with
  * seed `seed + t`). Rows are L2-normalised first (a copy: the inputs are not mutated); with
  * `featureWeighting: "tfidf"`, IDF-weighted first (a row whose weighted values would overflow a
- * float32 is scaled by a power of two before: ./tfidf_scale.ts).
+ * float32 is scaled by a power of two before: ../../data/tfidf_overflow.ts).
  *
  * @throws {RangeError} on mismatched row counts, a malformed row of `x` (indices negative, not
  * increasing or beyond `x.numCols`, values not finite; naming the row) or a bad label.
@@ -248,12 +248,8 @@ export function trainSleec(
   const cfg = resolveConfig(options as Record<string, unknown>);
   const D = x.numCols, L = y.numCols;
   const idf = cfg.featureWeighting === "tfidf" ? inverseDocumentFrequency(x) : undefined;
-  // a row whose weighted values would overflow a float32 is scaled first (./tfidf_scale.ts)
-  const xn = preprocessRows(idf ? tfidfSafeRows(x, idf) : x, {
-    l2Normalize: true,
-    tfidf: idf !== undefined,
-    idf,
-  });
+  // (a row whose weighted values would overflow a float32 is scaled first: tfidf_overflow.ts)
+  const xn = preprocessRows(x, { l2Normalize: true, tfidf: idf !== undefined, idf });
   const labels = labelLists(y);
   const clusters: KnnCluster[] = [];
   for (let learner = 0; learner < cfg.numLearners; learner++) {

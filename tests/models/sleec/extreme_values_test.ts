@@ -8,7 +8,7 @@ import { SleecStream, trainSleec } from "../../../src/models/sleec/mod.ts";
 import type { SleecModel } from "../../../src/models/sleec/batch.ts";
 import type { SleecConfig } from "../../../src/models/sleec/config.ts";
 import type { Estimator } from "../../../src/models/estimator.ts";
-import { tfidfSafeRows } from "../../../src/models/sleec/tfidf_scale.ts";
+import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { inverseDocumentFrequency } from "../../../src/data/inverse_document_frequency.ts";
 import type { Batch, SparseVector } from "../../../src/data/types.ts";
 import { loadModel } from "../../../sdk/mod.ts";
@@ -120,9 +120,11 @@ Deno.test("sleec batch: raw values from denormals to 3e38 give finite clusters, 
       const scaled = scaleMisses(m, magnitude, mixed);
       assert(scaled.length === 0, `${what}: ${scaled.join("; ")}`);
       const edge = loadModel(m.toModelFile());
-      // queries at 1 (the SDK's own TF-IDF weighting of a 3e38 query overflows: see the report)
-      const sdk = sdkMisses(m, edge, 1, mixed);
-      assert(sdk.length === 0, `${what}: ${sdk.join("; ")}`);
+      // the SDK weighs a query whose IDF-weighted values overflow as the trainer does
+      for (const q of [1, magnitude]) {
+        const sdk = sdkMisses(m, edge, q, mixed);
+        assert(sdk.length === 0, `${what}, query at ${q}: ${sdk.join("; ")}`);
+      }
     }
   }
 });
@@ -167,16 +169,23 @@ Deno.test("sleec batch tfidf: rows mixing 3e38 and denormal values train like th
   }
 });
 
-Deno.test("sleec tfidfSafeRows: rows that do not overflow are the input itself (training unchanged bit for bit)", () => {
+Deno.test("preprocessRows with TF-IDF and L2: only rows that overflow are scaled, to the same unit row", () => {
   for (const magnitude of [1, 1e30, 1e-44]) {
     const data = toySet(magnitude, true);
     const idf = inverseDocumentFrequency(data.x);
-    assert(tfidfSafeRows(data.x, idf) === data.x, `${magnitude}: rows copied`);
+    // the plain weighting, as before: fround(v · idf), then the unit row
+    const plain = preprocessRows(data.x, { tfidf: true, idf });
+    const unit = preprocessRows(plain, { l2Normalize: true });
+    const both = preprocessRows(data.x, { tfidf: true, idf, l2Normalize: true });
+    assert(both.values.every((v, p) => Object.is(v, unit.values[p])), `${magnitude}: changed`);
   }
   const data = toySet(2.2e38, true), copy = data.x.values.slice();
-  const safe = tfidfSafeRows(data.x, inverseDocumentFrequency(data.x));
-  assert(safe !== data.x && copy.every((v, i) => Object.is(v, data.x.values[i])), "input mutated");
-  assert(safe.values.every((v) => Number.isFinite(v) && Math.abs(v) <= 1), "not scaled to <= 1");
+  const idf = inverseDocumentFrequency(data.x);
+  const both = preprocessRows(data.x, { tfidf: true, idf, l2Normalize: true });
+  assert(copy.every((v, i) => Object.is(v, data.x.values[i])), "input mutated");
+  // the rows at 2.2e38 weigh into the unit rows of the same rows at 1
+  const ref = preprocessRows(toySet(1, true).x, { tfidf: true, idf, l2Normalize: true });
+  assert(both.values.every((v, p) => Math.abs(v - ref.values[p]) <= 1e-6), "not the unit rows");
 });
 
 Deno.test("sleec stream: raw values from denormals to 3e38 keep the state finite, the toy labels first and the SDK's answers", () => {
