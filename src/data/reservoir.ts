@@ -177,6 +177,30 @@ export class RowReservoir {
   }
 
   /**
+   * The state of the generator {@linkcode sample} and {@linkcode addRows} draw from (what
+   * {@linkcode toState} saves as `rngState`). Setting a saved value back undoes the draws made
+   * since: a learner that refuses a batch after sampling its replay rows leaves the reservoir as
+   * it was.
+   *
+   * @example
+   * ```ts
+   * import { RowReservoir } from "./reservoir.ts";
+   * const r = new RowReservoir(2, 1);
+   * const s = r.rngState;
+   * r.sample(1);
+   * r.rngState = s;
+   * console.log(r.rngState === s); // true
+   * ```
+   */
+  get rngState(): number {
+    return this.#rng.state;
+  }
+
+  set rngState(state: number) {
+    this.#rng.state = state >>> 0;
+  }
+
+  /**
    * Offers every row of `batch` (copies are kept; the batch is not mutated). Each row ends up
    * kept with probability capacity/seen, independently of when it came.
    *

@@ -67,6 +67,9 @@ export type GlobalName = typeof GLOBAL_NAMES[number];
  */
 export type GlobalGrads = Record<GlobalName, Float64Array>;
 
+/** The largest finite float32 (the model file's tensors are float32). */
+const FLOAT32_MAX = 3.4028234663852886e38;
+
 const TAGS: Record<GlobalName, number> = { V: 101, P: 102, Q: 103, H: 104, b: 105 };
 
 function grown(a: Float64Array, length: number): Float64Array<ArrayBuffer> {
@@ -223,6 +226,66 @@ export class CoEmbedCore {
       this.gau = new Float64Array(K * kX);
     }
     this.changed();
+  }
+
+  /**
+   * Saves what learning changes in the core (the sizes, the globals and their Adam moments, the
+   * step count, the random features' directions) and returns the function that puts all of it
+   * back exactly: how a learner refuses a batch that diverged midway (./learner.ts). Costs a copy
+   * of the globals and their moments, about one global Adam step's memory traffic; arrays that
+   * growing replaces are kept by reference, not copied.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedCore } from "./core.ts";
+   * import { resolveConfig } from "./config.ts";
+   * const core = new CoEmbedCore(resolveConfig({ variant: "L" }), 2, 1);
+   * const restore = core.save(), v0 = core.V[0];
+   * core.V[0] = NaN;
+   * core.grow(5, 3);
+   * restore();
+   * console.log(core.V[0] === v0, core.numFeatures, core.numLabels); // true 2 1
+   * ```
+   */
+  save(): () => void {
+    const fields = { ...this, m: { ...this.m }, v: { ...this.v }, grads: { ...this.grads } };
+    const rff = this.rff && { W: this.rff.W, numInputs: this.rff.numInputs };
+    const copies: [Float64Array, Float64Array][] = [];
+    for (const name of GLOBAL_NAMES) {
+      for (const a of [this[name], this.m[name], this.v[name]]) copies.push([a, a.slice()]);
+    }
+    return () => {
+      for (const [a, copy] of copies) a.set(copy);
+      Object.assign(this, fields);
+      if (this.rff && rff) Object.assign(this.rff, rff);
+      this.changed();
+    };
+  }
+
+  /**
+   * The first global factor entry that the model file's float32 tensors cannot hold (not
+   * finite, or beyond float32's largest value), as "V[3] = NaN"; undefined when there is none.
+   * One pass over the globals.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedCore } from "./core.ts";
+   * import { resolveConfig } from "./config.ts";
+   * const core = new CoEmbedCore(resolveConfig({ variant: "L" }), 2, 1);
+   * console.log(core.unstorableFactor()); // undefined
+   * core.P[1] = 1e39;
+   * console.log(core.unstorableFactor()); // P[1] = 1e+39
+   * ```
+   */
+  unstorableFactor(): string | undefined {
+    for (const name of GLOBAL_NAMES) {
+      const a = this[name];
+      for (let i = 0; i < a.length; i++) {
+        // !(|x| <= max) is also true for NaN
+        if (!(Math.abs(a[i]) <= FLOAT32_MAX)) return `${name}[${i}] = ${a[i]}`;
+      }
+    }
+    return undefined;
   }
 
   /** Marks the globals as changed (invalidates caches). */

@@ -335,18 +335,15 @@ export function fitCoEmbed(
 
 /**
  * Throws a RangeError naming the epoch, the factor and the step-size settings when a global
- * factor of `core` holds a value that is not finite (the fit diverged: its scores would be NaN).
+ * factor of `core` holds a value that is not finite or that the float32 model cannot hold (the
+ * fit diverged: its scores would be NaN, or its predictor's fold-in would fail).
  */
 function checkFiniteFactors(core: CoEmbedCore, epoch: number): void {
-  for (const name of ["V", "P", "Q", "H", "b"] as const) {
-    const a = core[name];
-    for (let e = 0; e < a.length; e++) {
-      if (Number.isFinite(a[e])) continue;
-      const c = core.config;
-      throw new RangeError(
-        `fitCoEmbed: the fit diverged in epoch ${epoch}: factor ${name} holds ${a[e]}; lower ` +
-          `learningRate (${c.learningRate}) or initScale (${c.initScale}), or scale the features`,
-      );
-    }
-  }
+  const bad = core.unstorableFactor();
+  if (bad === undefined) return;
+  const c = core.config, name = bad.slice(0, bad.indexOf("[")), value = bad.split(" = ")[1];
+  throw new RangeError(
+    `fitCoEmbed: the fit diverged in epoch ${epoch}: factor ${name} holds ${value}; lower ` +
+      `learningRate (${c.learningRate}) or initScale (${c.initScale}), or scale the features`,
+  );
 }

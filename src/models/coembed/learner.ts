@@ -97,6 +97,33 @@ export function predictorFileContent(
 }
 
 /**
+ * The error of a learning step whose globals came out beyond what the float32 model holds
+ * (`bad`, e.g. "V[3] = NaN"): it names the step-size settings that make Adam overshoot, the
+ * row step size only when row steps are taken.
+ */
+function divergedError(
+  c: CoEmbedConfig,
+  where: string,
+  bad: string,
+  cause?: unknown,
+): RangeError {
+  const rowSteps = c.foldInSteps + c.streamRowSteps > 0;
+  const settings = [
+    `learningRate (${c.learningRate})`,
+    ...(rowSteps ? [`rowLearningRate (${c.rowLearningRate})`] : []),
+    `initScale (${c.initScale})`,
+  ];
+  return new DivergedError(
+    `${where}: the update diverged (${bad}, beyond float32); the batch is refused and the ` +
+      `model is unchanged: lower ${settings.join(" or ")}, or scale the features`,
+    { cause },
+  );
+}
+
+/** {@linkcode divergedError}'s class (a RangeError), so that it is not wrapped twice. */
+class DivergedError extends RangeError {}
+
+/**
  * The streaming CoEmbed learner: everything of the estimator except the model-file export
  * (see {@linkcode CoEmbedEstimator} in ./estimator.ts, which adds `toModelFile`).
  *
@@ -176,7 +203,6 @@ export class CoEmbedLearner {
 
   learnMany(batch: Batch): void {
     const where = "CoEmbed learnMany";
-    const B = batch.x.numRows;
     checkBatch(batch, where, this.limits);
     const core = this.core, c = core.config;
     // validates the new rows (throws before anything changes)
@@ -191,6 +217,43 @@ export class CoEmbedLearner {
       where,
     );
     this.#dropIndex(); // learning (even growing the spaces) invalidates the label index
+    // A step can still diverge midway (an extreme learningRate, rowLearningRate or initScale):
+    // the batch is then refused and the model put back as it was, bit for bit (the copy is one
+    // global step's memory traffic; the rare path only restores it).
+    const restore = this.#save();
+    try {
+      this.#learn(batch, where);
+      const bad = core.unstorableFactor();
+      if (bad !== undefined) throw divergedError(c, where, bad);
+    } catch (e) {
+      // a step that diverged midway (a fold-in failing on the diverged V, say) is named as such
+      const bad = core.unstorableFactor();
+      restore();
+      throw bad === undefined || e instanceof DivergedError ? e : divergedError(c, where, bad, e);
+    }
+    this.reservoir.addRows(batch);
+  }
+
+  /**
+   * What {@linkcode learnMany} may change before the batch is known to be good (the core, the
+   * row count, the warm-start flag, the replay sampler's draws), and the function that puts it
+   * back.
+   */
+  #save(): () => void {
+    const restoreCore = this.core.save();
+    const rowsSeen = this.rowsSeen, warmStarted = this.warmStarted;
+    const rng = this.reservoir.rngState;
+    return () => {
+      restoreCore();
+      this.rowsSeen = rowsSeen;
+      this.warmStarted = warmStarted;
+      this.reservoir.rngState = rng;
+    };
+  }
+
+  /** The update of {@linkcode learnMany} on a checked batch, before the reservoir takes it. */
+  #learn(batch: Batch, where: string): void {
+    const core = this.core, c = core.config, B = batch.x.numRows;
     core.grow(batch.x.numCols, batch.y.numCols);
     if (B === 0) return;
     this.warmStart(batch);
@@ -224,7 +287,6 @@ export class CoEmbedLearner {
       core.rowSteps(block, U, G, mom, tRow, c.streamRowSteps);
       core.globalStep(block, U, G, this.rowsSeen);
     }
-    this.reservoir.addRows(batch);
   }
 
   /** Rows in the model's current feature and label space as a CoEmbed row block. */
@@ -289,9 +351,21 @@ export class CoEmbedLearner {
     this.#dropIndex();
     const rows = this.reservoir.rows();
     const block = this.blockOf(rows, "CoEmbed consolidate");
-    const fit = new CoEmbedFit(core, block);
-    for (let e = 0; e < epochs; e++) {
-      fit.runEpoch(batchSize, { refold: true, rowSteps: c.streamRowSteps });
+    const restore = this.#save();
+    try {
+      const fit = new CoEmbedFit(core, block);
+      for (let e = 0; e < epochs; e++) {
+        fit.runEpoch(batchSize, { refold: true, rowSteps: c.streamRowSteps });
+      }
+      const bad = core.unstorableFactor();
+      if (bad !== undefined) throw divergedError(c, "CoEmbed consolidate", bad);
+    } catch (e) {
+      // a step that diverged midway (a fold-in failing on the diverged V, say) is named as such
+      const bad = core.unstorableFactor();
+      restore();
+      throw bad === undefined || e instanceof DivergedError
+        ? e
+        : divergedError(c, "CoEmbed consolidate", bad, e);
     }
   }
 

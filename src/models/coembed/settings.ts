@@ -35,15 +35,46 @@ function int(key: keyof CoEmbedConfig, min: number, doc: string, max = MAX_STEPS
   return { kind: "int", default: DEFAULT_CONFIG[key] as number, min, max, doc };
 }
 
-function positive(key: keyof CoEmbedConfig, doc: string): SettingSpec {
+function positive(key: keyof CoEmbedConfig, doc: string, max?: number): SettingSpec {
   return {
     kind: "number",
     default: DEFAULT_CONFIG[key] as number,
     min: 0,
     minExclusive: true,
+    ...(max === undefined ? {} : { max }),
     doc,
   };
 }
+
+/**
+ * The largest RBF γ (1e74): the model file stores the random Fourier directions, normals scaled
+ * by √(2γ), as float32. The seeded normals reach about 6.8 in magnitude, so at γ = 1e74 the
+ * largest direction is about 1e38, just inside float32 (3.4e38); past it a direction is
+ * Infinity in the file and every score NaN. (The kernel itself would then treat feature rows
+ * differing by 1e-37 as unrelated.)
+ *
+ * @example
+ * ```ts
+ * import { MAX_STORED_GAMMA } from "./settings.ts";
+ * console.log(MAX_STORED_GAMMA); // 1e+74
+ * ```
+ */
+export const MAX_STORED_GAMMA = 1e74;
+
+/**
+ * The largest `initScale` (1e3), the standard deviation of the random initial factors. The
+ * scores start at about initScale² times the features' scale (P and Q both start at it): at 1e3
+ * a million times, every logistic term saturated; Adam moves a factor by about `learningRate`
+ * per step, so a start that far off is never undone. Past 1e19 the first scores overflow float32
+ * (±Infinity), past about 1e153 the first fold-in's V_OᵀV_O overflows float64.
+ *
+ * @example
+ * ```ts
+ * import { MAX_INIT_SCALE } from "./settings.ts";
+ * console.log(MAX_INIT_SCALE); // 1000
+ * ```
+ */
+export const MAX_INIT_SCALE = 1e3;
 
 function nonNegative(key: keyof CoEmbedConfig, doc: string): SettingSpec {
   return { kind: "number", default: DEFAULT_CONFIG[key] as number, min: 0, doc };
@@ -73,7 +104,11 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
     rankS: int("rankS", 1, "k_S: rank of S = PQᵀ.", 4096),
     rankE: int("rankE", 1, "k_E: rank of E = GHᵀ.", 4096),
     numRff: int("numRff", 1, "K: random Fourier directions (ColEmbed-NL).", 1 << 16),
-    gamma: positive("gamma", "γ of the RBF kernel exp(-γ‖x − y‖²)."),
+    gamma: positive(
+      "gamma",
+      "γ of the RBF kernel exp(-γ‖x − y‖²); at most 1e74: the directions (√(2γ) scale) are float32.",
+      MAX_STORED_GAMMA,
+    ),
     alpha: {
       kind: "number",
       default: DEFAULT_CONFIG.alpha,
@@ -123,7 +158,11 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
       default: DEFAULT_CONFIG.inductiveInput,
       doc: "Input of the inductive predictor for a new row.",
     },
-    initScale: positive("initScale", "Standard deviation of the random initial factors."),
+    initScale: positive(
+      "initScale",
+      "Standard deviation of the random initial factors; at most 1e3: scores start at ~initScale².",
+      MAX_INIT_SCALE,
+    ),
     seed: { kind: "int", default: DEFAULT_CONFIG.seed, doc: "Seed of every random draw." },
     ...SIZE_SPECS,
     ...LIMIT_SPECS,
@@ -144,7 +183,44 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
  */
 export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): CoEmbedConfig {
   COEMBED_SETTINGS.parse(options);
-  return resolveConfig(options as Record<string, unknown>);
+  const c = resolveConfig(options as Record<string, unknown>);
+  checkFixedSizes(c);
+  return c;
+}
+
+/**
+ * The most entries (2²⁴) of a ColEmbed-NL tensor whose size the settings alone fix, before any
+ * data: Q `[2·numRff, rankS]` (with its two Adam moments and its gradient: four float64 arrays,
+ * 512 MiB at the limit) and Vᵀ W `[rankX, numRff]` (with its gradient accumulator). Each
+ * setting's own maximum allows far more (numRff 65536 with rankS 4096: Q alone 4.3 GB per array,
+ * about 17 GB at `create`, and one row took 10 s at rankS 256); within this limit are the
+ * paper's K = 700 with any rank up to 4096, and K = 65536 with ranks up to 128.
+ *
+ * @example
+ * ```ts
+ * import { checkedConfig, MAX_FIXED_ENTRIES } from "./settings.ts";
+ * console.log(MAX_FIXED_ENTRIES); // 16777216
+ * try { checkedConfig({ numRff: 65536, rankS: 4096 }); } catch (e) { console.log((e as Error).message); }
+ * // coembed: options numRff (65536) and rankS (4096) give Q 2·numRff × rankS = 536870912 entries, more than 16777216: lower numRff or rankS
+ * ```
+ */
+export const MAX_FIXED_ENTRIES = 2 ** 24;
+
+/** Refuses ColEmbed-NL sizes past {@linkcode MAX_FIXED_ENTRIES}, naming the options. */
+function checkFixedSizes(c: CoEmbedConfig): void {
+  if (c.variant !== "NL") return;
+  const sizes: [string, string, number, number][] = [
+    ["rankS", "Q 2·numRff × rankS", c.rankS, 2 * c.numRff * c.rankS],
+    ["rankX", "Vᵀ W rankX × numRff", c.rankX, c.numRff * c.rankX],
+  ];
+  for (const [rank, what, value, entries] of sizes) {
+    if (entries > MAX_FIXED_ENTRIES) {
+      throw new RangeError(
+        `coembed: options numRff (${c.numRff}) and ${rank} (${value}) give ${what} = ` +
+          `${entries} entries, more than ${MAX_FIXED_ENTRIES}: lower numRff or ${rank}`,
+      );
+    }
+  }
 }
 
 /**
