@@ -25,6 +25,7 @@
  */
 import { cosSinInto, RandomFourierFeatures, seededNormals } from "../../linalg/rff.ts";
 import { adamUpdate, adamUpdateRows } from "../../optim/adam.ts";
+import { FLOAT32_MAX } from "../../optim/limits.ts"; // the model file's tensors are float32
 import type { CoEmbedConfig } from "./config.ts";
 import { type PredictorTensors, solveRidge } from "./predictor.ts";
 
@@ -66,9 +67,6 @@ export type GlobalName = typeof GLOBAL_NAMES[number];
  * ```
  */
 export type GlobalGrads = Record<GlobalName, Float64Array>;
-
-/** The largest finite float32 (the model file's tensors are float32). */
-const FLOAT32_MAX = 3.4028234663852886e38;
 
 const TAGS: Record<GlobalName, number> = { V: 101, P: 102, Q: 103, H: 104, b: 105 };
 
