@@ -18,6 +18,7 @@ import type { ModelInput } from "./features.ts";
 import type { Model } from "./model.ts";
 import {
   jsonResponse,
+  jsonScore,
   parsePredictBody,
   predictBody,
   PredictError,
@@ -85,7 +86,7 @@ export function predictHandler(
         const top = model.predictTopK(x as ModelInput, req.k);
         return {
           labels: Array.from(top.labels, (l) => model.labelName(l)),
-          scores: Array.from(top.scores),
+          scores: Array.from(top.scores, jsonScore),
         };
       });
       const v = model.meta?.modelVersion;

@@ -39,6 +39,7 @@ export {
 } from "./model_file.ts";
 export type { MsgpackValue } from "./msgpack_reader.ts";
 export {
+  jsonScore,
   parsePredictBody,
   PREDICT_LIMITS,
   predictBody,

@@ -336,6 +336,21 @@ export interface PredictAnswer {
 }
 
 /**
+ * A score as JSON carries it: ±Infinity (a float32 score that overflowed, e.g. a raw query near
+ * 3e38 on a model without L2 normalisation) as ±3.4028234663852886e38, the largest float32
+ * (JSON has no Infinity: it wrote null, which the answer's schema refuses); any other score as it
+ * is. The order of an answer's scores is kept (ties may appear where both overflowed).
+ *
+ * @example
+ * ```ts
+ * import { jsonScore } from "./predict_protocol.ts";
+ * console.log(jsonScore(0.5), jsonScore(Infinity), jsonScore(-Infinity)); // 0.5 3.4028234663852886e+38 -3.4028234663852886e+38
+ * ```
+ */
+export const jsonScore = (s: number): number =>
+  s === Infinity ? 3.4028234663852886e38 : s === -Infinity ? -3.4028234663852886e38 : s;
+
+/**
  * The answer's JSON body: `{modelVersion?, labels, scores}` for one row, `{modelVersion?,
  * results}` for a batch.
  *

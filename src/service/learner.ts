@@ -38,6 +38,7 @@ import {
 import { chainId, checkLabelCounts, newNames, pendingFrom } from "./learner_checks.ts";
 import { checkLearnerOptions } from "./service_options.ts";
 import { numberOption } from "../data/option_check.ts";
+import { jsonScore } from "../../sdk/internal.ts";
 import {
   checkCheckpointDeltaFields,
   checkCheckpointFields,
@@ -588,7 +589,7 @@ export class StreamLearner {
     const scores: number[] = new Array(t.labels.length);
     for (let i = 0; i < t.labels.length; i++) {
       labels[i] = names[t.labels[i]] ?? String(t.labels[i]);
-      scores[i] = t.scores[i];
+      scores[i] = jsonScore(t.scores[i]); // JSON has no Infinity
     }
     return { labels, scores };
   }
