@@ -123,7 +123,7 @@ export class PrequentialWindow {
 
   /** P@5 over the window, percent (NaN when empty). */
   get precisionAt5(): number {
-    return this.#mean(this.#p5);
+    return this.#mean(this.#p5, 5);
   }
 
   /** Events scored since the beginning of the stream. */
@@ -138,14 +138,20 @@ export class PrequentialWindow {
 
   /** P@5 since the beginning of the stream, percent (NaN when nothing was scored). */
   get cumulativeP5(): number {
-    return this.#totalScored === 0 ? NaN : (100 * this.#totalP5) / this.#totalScored;
+    // the sum of hits/5 recounted as hits (its float64 rounding dropped): exactly 20 for one hit
+    const hits = Math.round(5 * this.#totalP5);
+    return this.#totalScored === 0 ? NaN : (100 * hits) / (5 * this.#totalScored);
   }
 
-  #mean(a: Float32Array): number {
+  /**
+   * The window's mean of `a`, percent. Each entry is a count over `per` (P@5: hits/5, stored as
+   * float32): the counts are summed as integers, so that one hit in five reads 20, not 20.0000003.
+   */
+  #mean(a: Float32Array, per = 1): number {
     if (this.#filled === 0) return NaN;
     let s = 0;
-    for (let i = 0; i < this.#filled; i++) s += a[i];
-    return (100 * s) / this.#filled;
+    for (let i = 0; i < this.#filled; i++) s += Math.round(a[i] * per);
+    return (100 * s) / (per * this.#filled);
   }
 
   /**

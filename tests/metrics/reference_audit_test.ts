@@ -442,3 +442,16 @@ Deno.test("deno task eval: a predictions file against the metrics recomputed fro
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("prequential P@5 reads exact percentages (one hit in five is 20, not 20.0000003)", async () => {
+  const { PrequentialWindow } = await import("../../src/metrics/prequential.ts");
+  const w = new PrequentialWindow(10);
+  for (let i = 0; i < 3; i++) w.record(Int32Array.of(7, 1, 2, 3, 4), Int32Array.of(4));
+  const [a, b]: number[] = [w.precisionAt5, w.cumulativeP5];
+  assert(a === 20 && b === 20, `${a} ${b}`);
+  w.record(Int32Array.of(0, 1, 2, 3, 4), Int32Array.of(0, 1, 2));
+  // (3 · 1 + 3) hits over 4 · 5 places
+  assert(w.precisionAt5 === 30 && w.cumulativeP5 === 30, `${w.precisionAt5} ${w.cumulativeP5}`);
+  const back = PrequentialWindow.fromState(w.toState());
+  assert(back.precisionAt5 === 30 && back.cumulativeP5 === 30, "after a checkpoint");
+});
