@@ -19,7 +19,7 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
 import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkSums } from "../state_check.ts";
-import { GRADIENT_LIMIT } from "../../optim/limits.ts";
+import { clipGradient, GRADIENT_LIMIT } from "../../optim/limits.ts";
 import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
 
 /**
@@ -318,19 +318,11 @@ export class BrEstimator implements Estimator {
    */
   #clipGradients(rows: readonly number[]): void {
     const L = this.#l, stride = this.#lCap, grad = this.#grad, gb = this.#gb;
-    const lim = GRADIENT_LIMIT;
     for (const j of rows) {
       const row = j * stride;
-      for (let l = 0; l < L; l++) {
-        const g = grad[row + l];
-        if (g > lim) grad[row + l] = lim;
-        else if (g < -lim) grad[row + l] = -lim;
-      }
+      for (let l = 0; l < L; l++) grad[row + l] = clipGradient(grad[row + l]);
     }
-    for (let l = 0; l < L; l++) {
-      if (gb[l] > lim) gb[l] = lim;
-      else if (gb[l] < -lim) gb[l] = -lim;
-    }
+    for (let l = 0; l < L; l++) gb[l] = clipGradient(gb[l]);
   }
 
   #apply(rows: readonly number[]): void {
