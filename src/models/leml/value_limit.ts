@@ -1,8 +1,7 @@
 /**
- * The bound on raw feature values that streaming LEML can learn from
- * ({@linkcode LEML_VALUE_LIMIT}), and which configurations it binds ({@linkcode valueLimitReason}:
- * the stream refuses a row past it before anything changes, with `checkRawValues` of
- * ../raw_value_limit.ts).
+ * The configurations of streaming LEML that can learn raw feature values only up to a bound
+ * (`RAW_VALUE_LIMIT`, 1e15, of ../raw_value_limit.ts): {@linkcode valueLimitReason}. The stream
+ * refuses a row past it before anything changes (`checkRawValues` of the same file).
  *
  * Without `l2Normalize`, a row's latent vector is u = xᵀW. Adam keeps the optimiser's state
  * finite on any finite row (gradients clipped to ±1e18, ../../optim/limits.ts), and with the
@@ -21,20 +20,6 @@
  * @module
  */
 import type { LemlStreamConfig } from "./settings.ts";
-import { RAW_VALUE_LIMIT } from "../raw_value_limit.ts";
-
-/**
- * The largest raw feature magnitude (1e15, `RAW_VALUE_LIMIT` of ../raw_value_limit.ts) that the
- * squared loss and SGD learn from without `l2Normalize` (see the module doc); Adam with the
- * logistic or squared-hinge loss has no limit.
- *
- * @example
- * ```ts
- * import { LEML_VALUE_LIMIT } from "./value_limit.ts";
- * console.log(LEML_VALUE_LIMIT); // 1000000000000000
- * ```
- */
-export const LEML_VALUE_LIMIT = RAW_VALUE_LIMIT;
 
 /**
  * What limits the raw values under `config`: a phrase for the error message, or undefined when

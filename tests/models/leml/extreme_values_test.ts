@@ -1,5 +1,5 @@
 import { LemlStream } from "../../../src/models/leml/stream.ts";
-import { LEML_VALUE_LIMIT } from "../../../src/models/leml/value_limit.ts";
+import { RAW_VALUE_LIMIT } from "../../../src/models/raw_value_limit.ts";
 import { loadModel } from "../../../sdk/mod.ts";
 import { assert, messageOf } from "../../helpers.ts";
 import { nonFiniteTensors, toyBatch, toyMisses } from "../extreme_rows.ts";
@@ -72,7 +72,7 @@ Deno.test("leml: the squared loss (full and local modes) and SGD refuse a raw va
 Deno.test("leml: the limit is only where it is needed: at the limit, with l2Normalize, tiny and denormal values", () => {
   // a value at the limit is learned
   const at = new LemlStream({ rank: 4, seed: 1 });
-  at.learnOne({ indices: Int32Array.of(2), values: Float32Array.of(LEML_VALUE_LIMIT) }, [1]);
+  at.learnOne({ indices: Int32Array.of(2), values: Float32Array.of(RAW_VALUE_LIMIT) }, [1]);
   assert(at.step === 1 && nonFiniteTensors(at.toState()).length === 0, "at the limit");
   for (const magnitude of [1e38, 1e-30, 1e-44]) {
     for (const options of [{}, { optimizer: "sgd" }, { loss: "sqhinge" }]) {
@@ -90,7 +90,7 @@ Deno.test("leml: the local mode's refresh solves raw rows of 1e10 up to the limi
   // two features, always together: the latent rows span at most two of the four directions, and
   // the H step's system, with eigenvalues from about value² down to λ + μ, lost a pivot to
   // rounding: "choleskyFactor: matrix is not positive definite" thrown from inside learnMany
-  for (const magnitude of [1e10, 1e14, LEML_VALUE_LIMIT / 2]) {
+  for (const magnitude of [1e10, 1e14, RAW_VALUE_LIMIT / 2]) {
     const m = new LemlStream({ rank: 4, seed: 1, update: "local", replay: 32, refreshEvery: 32 });
     for (let i = 0; i < 200; i++) {
       const v = Float32Array.of(magnitude, i % 2 ? magnitude : 2 * magnitude);
