@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { tfidfRowScale } from "./tfidf_overflow.ts";
+import { weightRow } from "./tfidf_overflow.ts";
 import type { CsrMatrix } from "./types.ts";
 
 /**
@@ -46,22 +46,8 @@ export function preprocessRows(x: CsrMatrix, pre: RowPreprocess | undefined): Cs
   const idf = pre.tfidf ? pre.idf! : undefined;
   for (let i = 0; i < x.numRows; i++) {
     const s = x.indptr[i], e = x.indptr[i + 1];
-    if (idf) {
-      let finite = true;
-      for (let p = s; p < e; p++) {
-        const j = x.indices[p];
-        values[p] *= j < idf.length ? idf[j] : 0;
-        if (values[p] === Infinity || values[p] === -Infinity) finite = false;
-      }
-      if (!finite && pre.l2Normalize) {
-        // only the direction counts: scaled by a power of two first (./tfidf_overflow.ts)
-        const f = tfidfRowScale(x.indices, x.values, s, e, idf);
-        for (let p = s; p < e; p++) {
-          const j = x.indices[p];
-          values[p] = Math.fround(x.values[p] * f) * (j < idf.length ? idf[j] : 0);
-        }
-      }
-    }
+    // (a row that overflows float32 is scaled first when it is normalised: ./tfidf_overflow.ts)
+    if (idf) weightRow(x.indices, x.values, s, e, idf, values, pre.l2Normalize === true);
     if (pre.l2Normalize) {
       let ss = 0;
       for (let p = s; p < e; p++) ss += values[p] * values[p];

@@ -42,3 +42,43 @@ export function tfidfRowScale(
   }
   return overflow ? 2 ** -Math.ceil(Math.log2(largest)) : 1;
 }
+
+/**
+ * Writes the TF-IDF weighted values `values[p] · idf[indices[p]]` of the entries `[start, end)` of
+ * a row into `out` at the same positions, rounded to float32 (features outside the IDF weigh 0).
+ * With `unitRow` (the row is L2-normalised next, so only its direction counts), a row whose
+ * weighted values overflow a float32 is weighted again after scaling by its
+ * {@linkcode tfidfRowScale}. `out` may be `values` itself.
+ *
+ * @example
+ * ```ts
+ * import { weightRow } from "./tfidf_overflow.ts";
+ * const idf = Float32Array.of(2, 3), out = new Float32Array(2);
+ * weightRow(Int32Array.of(0, 1), Float32Array.of(1, 5), 0, 2, idf, out, true);
+ * console.log([...out]); // [ 2, 15 ]
+ * weightRow(Int32Array.of(0, 1), Float32Array.of(1, 3e38), 0, 2, idf, out, true);
+ * console.log(out.every(Number.isFinite)); // true
+ * ```
+ */
+export function weightRow(
+  indices: ArrayLike<number>,
+  values: ArrayLike<number>,
+  start: number,
+  end: number,
+  idf: ArrayLike<number>,
+  out: Float32Array,
+  unitRow: boolean,
+): void {
+  let finite = true;
+  for (let p = start; p < end; p++) {
+    const j = indices[p];
+    out[p] = values[p] * (j >= 0 && j < idf.length ? idf[j] : 0);
+    if (out[p] === Infinity || out[p] === -Infinity) finite = false;
+  }
+  if (finite || !unitRow) return;
+  const f = tfidfRowScale(indices, values, start, end, idf);
+  for (let p = start; p < end; p++) {
+    const j = indices[p];
+    out[p] = Math.fround(values[p] * f) * (j >= 0 && j < idf.length ? idf[j] : 0);
+  }
+}

@@ -19,7 +19,7 @@ import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
 import { inverseDocumentFrequency } from "../../data/inverse_document_frequency.ts";
 import { emptyLabels, learnerView } from "./learner_view.ts";
-import { tfidfRowScale } from "../../data/tfidf_overflow.ts";
+import { weightRow } from "../../data/tfidf_overflow.ts";
 
 /**
  * A trained (batch) SLEEC model: predicts and exports; it does not learn further (the
@@ -108,18 +108,7 @@ export class SleecModel {
       this.#weighted = new Float32Array(Math.max(n, 2 * this.#weighted.length));
     }
     const out = this.#weighted.subarray(0, n);
-    let finite = true;
-    for (let e = 0; e < n; e++) {
-      const j = x.indices[e];
-      out[e] = j >= 0 && j < idf.length ? x.values[e] * idf[j] : 0;
-      if (out[e] === Infinity || out[e] === -Infinity) finite = false;
-    }
-    if (finite) return out;
-    const f = tfidfRowScale(x.indices, x.values, 0, n, idf);
-    for (let e = 0; e < n; e++) {
-      const j = x.indices[e];
-      out[e] = j >= 0 && j < idf.length ? Math.fround(x.values[e] * f) * idf[j] : 0;
-    }
+    weightRow(x.indices, x.values, 0, n, idf, out, true);
     return out;
   }
 
