@@ -247,8 +247,10 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       // value × idf, rounded to float32; before L2, a row whose weighted values would pass
       // float32 is scaled by a power of two, its largest at most 1 (src/data/tfidf_overflow.ts)
       let m = 0, s = 1, p = n;
-      while (p--) m = max(m, val[p] * idf[idx[p]], -val[p] * idf[idx[p]]);
-      if (pre?.l2Normalize && !isFinite(fround(m))) s = 2 ** -ceil(Math.log2(m));
+      if (pre.l2Normalize) {
+        while (p--) m = max(m, val[p] * idf[idx[p]], -val[p] * idf[idx[p]]);
+        if (!isFinite(fround(m))) s = 2 ** -ceil(Math.log2(m));
+      }
       for (p = n; p--;) val[p] = fround(fround(val[p] * s) * idf[idx[p]]);
     }
     const f = pre?.l2Normalize ? invNorm(val, n) : 1;
