@@ -27,7 +27,7 @@ import { cosSinInto, RandomFourierFeatures, seededNormals } from "../../linalg/r
 import { adamUpdate, adamUpdateRows } from "../../optim/adam.ts";
 import { FLOAT32_MAX } from "../../optim/limits.ts"; // the model file's tensors are float32
 import type { CoEmbedConfig } from "./config.ts";
-import { type PredictorTensors, solveRidge } from "./predictor.ts";
+import { type PredictorTensors, solveRidge, worstScore } from "./predictor.ts";
 
 /**
  * A block of B dense rows: values `x` `[B, D]`, observed-entry mask `[B, D]` (1 = observed) and
@@ -284,6 +284,33 @@ export class CoEmbedCore {
       }
     }
     return undefined;
+  }
+
+  /**
+   * The first problem that makes the inductive predictor unable to answer every finite row
+   * finitely, as {@linkcode unstorableFactor} does for the factors: a factor beyond float32, or
+   * a label whose scores can reach beyond float32's largest value (./predictor.ts
+   * `worstScore`, "label 3 can score ±1.2e+45"): factors each within float32 can still give
+   * ±Infinity scores (a learningRate near 1e20 makes P, Q and V near 1e20). Undefined when there
+   * is none. One pass over the globals.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedCore } from "./core.ts";
+   * import { resolveConfig } from "./config.ts";
+   * const core = new CoEmbedCore(resolveConfig({ variant: "L", rankS: 1 }), 2, 2);
+   * console.log(core.unservableModel()); // undefined
+   * core.P[1] = 1e20;
+   * console.log(core.unservableModel()); // label 1 can score ±1.00e+50
+   * ```
+   */
+  unservableModel(): string | undefined {
+    const bad = this.unstorableFactor();
+    if (bad !== undefined) return bad;
+    const c = this.config;
+    const w = worstScore(c.variant, this.numLabels, c.rankS, this.P, this.Q, this.b);
+    if (w.bound <= FLOAT32_MAX) return undefined;
+    return `label ${w.label} can score ±${w.bound.toPrecision(3)}`;
   }
 
   /** Marks the globals as changed (invalidates caches). */

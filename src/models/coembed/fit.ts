@@ -340,8 +340,17 @@ export function fitCoEmbed(
  */
 function checkFiniteFactors(core: CoEmbedCore, epoch: number): void {
   const bad = core.unstorableFactor();
-  if (bad === undefined) return;
-  const c = core.config, name = bad.slice(0, bad.indexOf("[")), value = bad.split(" = ")[1];
+  const c = core.config;
+  if (bad === undefined) {
+    // factors within float32 whose scores are not (the streaming learner refuses them too)
+    const unservable = core.unservableModel();
+    if (unservable === undefined) return;
+    throw new RangeError(
+      `fitCoEmbed: the fit diverged in epoch ${epoch}: ${unservable}, beyond float32; lower ` +
+        `learningRate (${c.learningRate}) or initScale (${c.initScale}), or scale the features`,
+    );
+  }
+  const name = bad.slice(0, bad.indexOf("[")), value = bad.split(" = ")[1];
   throw new RangeError(
     `fitCoEmbed: the fit diverged in epoch ${epoch}: factor ${name} holds ${value}; lower ` +
       `learningRate (${c.learningRate}) or initScale (${c.initScale}), or scale the features`,

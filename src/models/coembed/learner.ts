@@ -29,8 +29,8 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 import { withLabelIndex } from "../../linalg/mips_index.ts";
 import { blockFromCsr } from "./blocks.ts";
-import { type CoEmbedConfig, resolveConfig } from "./config.ts";
-import { checkedConfig, checkedLimits } from "./settings.ts";
+import type { CoEmbedConfig } from "./config.ts";
+import { checkedConfig, checkedLimits, MAX_STEPS, restoredConfig } from "./settings.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "./core.ts";
 import { CoEmbedFit } from "./fit.ts";
 import { spectralInit } from "./spectral.ts";
@@ -217,13 +217,14 @@ export class CoEmbedLearner {
       where,
     );
     this.#dropIndex(); // learning (even growing the spaces) invalidates the label index
-    // A step can still diverge midway (an extreme learningRate, rowLearningRate or initScale):
-    // the batch is then refused and the model put back as it was, bit for bit (the copy is one
+    // A step can still diverge midway (an extreme learningRate, rowLearningRate or initScale),
+    // or end with factors within float32 whose scores are not (a learningRate near 1e20): the
+    // batch is then refused and the model put back as it was, bit for bit (the copy is one
     // global step's memory traffic; the rare path only restores it).
     const restore = this.#save();
     try {
       this.#learn(batch, where);
-      const bad = core.unstorableFactor();
+      const bad = core.unservableModel();
       if (bad !== undefined) throw divergedError(c, where, bad);
     } catch (e) {
       // a step that diverged midway (a fold-in failing on the diverged V, say) is named as such
@@ -340,8 +341,10 @@ export class CoEmbedLearner {
    * ```
    */
   consolidate(epochs = this.config.consolidateEpochs, batchSize = 64): void {
-    if (!Number.isInteger(epochs) || epochs < 0) {
-      throw new RangeError(`CoEmbed consolidate: epochs ${epochs} must be an integer >= 0`);
+    if (!Number.isInteger(epochs) || epochs < 0 || epochs > MAX_STEPS) {
+      throw new RangeError(
+        `CoEmbed consolidate: epochs ${epochs} must be an integer in [0, ${MAX_STEPS}]`,
+      );
     }
     if (!Number.isInteger(batchSize) || batchSize < 1) {
       throw new RangeError(`CoEmbed consolidate: batchSize ${batchSize} must be an integer >= 1`);
@@ -357,7 +360,7 @@ export class CoEmbedLearner {
       for (let e = 0; e < epochs; e++) {
         fit.runEpoch(batchSize, { refold: true, rowSteps: c.streamRowSteps });
       }
-      const bad = core.unstorableFactor();
+      const bad = core.unservableModel();
       if (bad !== undefined) throw divergedError(c, "CoEmbed consolidate", bad);
     } catch (e) {
       // a step that diverged midway (a fold-in failing on the diverged V, say) is named as such
@@ -539,9 +542,13 @@ export class CoEmbedLearner {
  * Rebuilds the core, the row count, the replay reservoir and the warm-start flag of a
  * {@linkcode CoEmbedLearner.toState} snapshot (a state without reservoir tensors, e.g. one made
  * from a batch fit, gets an empty reservoir; a state without the flag counts as warm-started
- * once it has seen rows). Every value is checked before it is taken: sizes within the stored
- * limits (before anything is allocated), finite factors and first moments, second moments
- * >= 0, replay rows within the sizes (sorted, finite); a `RangeError` names the field.
+ * once it has seen rows). Every value is checked before it is taken: the settings with the rules
+ * of `create` (./settings.ts `restoredConfig`: each within its declared range, the ColEmbed-NL
+ * sizes, the stream's passes; the error `create` gives), sizes within the stored limits, every
+ * tensor of the shape the settings and sizes give (all before anything is allocated), finite
+ * factors and first moments, second moments >= 0, replay rows within the sizes (sorted,
+ * finite), and factors whose scores stay within float32 for every finite row (what `learnMany`
+ * guarantees); a `RangeError` names the field.
  *
  * @example
  * ```ts
@@ -568,7 +575,9 @@ export function restoreCore(
   if (state.kind !== "coembed") {
     throw new TypeError(`CoEmbed restore: state kind "${state.kind}" is not "coembed"`);
   }
-  const config = resolveConfig(state.config);
+  // the settings with the rules of `create` (ranges, NL sizes, stream passes) before anything
+  // is allocated from them
+  const config = restoredConfig(state.config);
   const s = state.scalars;
   for (const k of ["numFeatures", "numLabels", "step", "rowsSeen"]) {
     if (!Number.isInteger(s[k]) || s[k] < 0) {
@@ -579,6 +588,31 @@ export function restoreCore(
   // the limits first: sizes past them are refused before the factors are allocated
   const limits = storedLimits("coembed", state.config, s.numFeatures, s.numLabels);
   const t = state.tensors;
+  // every tensor of the shape the settings and sizes give, before the core is allocated: the
+  // core is then no larger than what the state itself holds
+  const D = s.numFeatures, L = s.numLabels, F = config.variant === "NL" ? 2 * config.numRff : D;
+  const shapes: Record<string, [number, string, number, string]> = {
+    V: [D, "numFeatures", config.rankX, "rankX"],
+    P: [L, "numLabels", config.rankS, "rankS"],
+    Q: [F, config.variant === "NL" ? "2·numRff" : "numFeatures", config.rankS, "rankS"],
+    H: [L, "numLabels", config.rankE, "rankE"],
+    b: [L, "numLabels", 1, ""],
+  };
+  for (const name of GLOBAL_NAMES) {
+    const [rows, rowsOf, cols, colsOf] = shapes[name];
+    const shape = colsOf === "" ? `[${rowsOf}]` : `[${rowsOf}, ${colsOf}]`;
+    for (const field of [name, `m_${name}`, `v_${name}`]) {
+      const a = t[field];
+      if (!(a instanceof Float64Array) || a.length !== rows * cols) {
+        throw new RangeError(
+          `CoEmbed restore: tensor ${field} must be a Float64Array of ${rows * cols} ` +
+            `(${shape} = ${colsOf === "" ? rows : `${rows} × ${cols}`}), got ${
+              a instanceof Float64Array ? a.length : a?.constructor.name ?? "none"
+            }`,
+        );
+      }
+    }
+  }
   if (t.resXIndptr !== undefined) {
     // the replay rows were learned from: within the sizes, sorted, finite
     checkReservoirRows(t, s.numFeatures, s.numLabels, where);
@@ -590,13 +624,8 @@ export function restoreCore(
   const moves: [Float64Array, Float64Array][] = [];
   for (const name of GLOBAL_NAMES) {
     for (const [prefix, target] of [["", core], ["m_", core.m], ["v_", core.v]] as const) {
-      const field = `${prefix}${name}`, a = t[field];
+      const field = `${prefix}${name}`, a = t[field] as Float64Array;
       const dst = (target as Record<string, Float64Array>)[name];
-      if (!(a instanceof Float64Array) || a.length !== dst.length) {
-        throw new RangeError(
-          `CoEmbed restore: tensor ${field} must be a Float64Array of ${dst.length}`,
-        );
-      }
       // factors and first moments finite, second moments >= 0 (a NaN would be served)
       if (prefix === "v_") checkSums(a, field, where);
       else checkFinite(a, field, where);
@@ -605,6 +634,14 @@ export function restoreCore(
   }
   for (const [dst, a] of moves) dst.set(a);
   core.changed();
+  // finite factors whose scores are not (as learning refuses them: see `learnMany`)
+  const unservable = core.unservableModel();
+  if (unservable !== undefined) {
+    throw new RangeError(
+      `${where}: the factors give scores beyond float32 (${unservable}), which learning ` +
+        `refuses: retrain with a lower learningRate (${config.learningRate})`,
+    );
+  }
   const reservoir = t.resXIndptr === undefined
     ? new RowReservoir(config.replay, config.seed)
     : RowReservoir.fromState(

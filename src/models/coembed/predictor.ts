@@ -131,6 +131,49 @@ export function solveRidge(a: Float64Array, b: Float64Array, n: number): number 
 export const QUERY_LIMIT = 1e30;
 
 /**
+ * The largest magnitude any finite query can score, label by label, for the inductive predictor
+ * with these P `[numLabels, rankS]`, Q `[F, rankS]` and biases (float64 factors are taken as
+ * the float32 values the model file stores): |bias_l| + T·‖P_l‖, with T the largest norm of a
+ * query t = f(x̃) Q, which is {@linkcode QUERY_LIMIT} (ColEmbed-L: t grows with the row until it
+ * is scaled down to that) or, for ColEmbed-NL, min(QUERY_LIMIT, ‖Q‖_F) (the random features have
+ * norm 1). By Cauchy–Schwarz no score exceeds it, so when it is at most float32's largest value
+ * every finite row scores finitely (the float64 sums' rounding is far below the half ulp that
+ * rounds to float32's largest value). Returns the label with the largest bound and the bound
+ * (label -1 and 0 without labels). One pass over P, bias and (NL) Q.
+ *
+ * @example
+ * ```ts
+ * import { worstScore } from "./predictor.ts";
+ * const w = worstScore("L", 2, 1, Float32Array.of(1e-30, 1e9), new Float32Array(0), Float32Array.of(5, 0));
+ * console.log(w.label, w.bound.toPrecision(3)); // 1 1.00e+39
+ * ```
+ */
+export function worstScore(
+  variant: "L" | "NL",
+  numLabels: number,
+  rankS: number,
+  P: ArrayLike<number>,
+  Q: ArrayLike<number>,
+  bias: ArrayLike<number>,
+): { label: number; bound: number } {
+  let limit = QUERY_LIMIT;
+  if (variant === "NL") {
+    let qq = 0;
+    for (let i = 0; i < Q.length; i++) qq += Math.fround(Q[i]) ** 2;
+    limit = Math.min(limit, Math.sqrt(qq));
+  }
+  let label = -1, bound = 0;
+  for (let j = 0; j < numLabels; j++) {
+    let pp = 0;
+    for (let s = j * rankS; s < (j + 1) * rankS; s++) pp += Math.fround(P[s]) ** 2;
+    // NaN (a NaN factor) counts as unbounded
+    const b = Math.abs(Math.fround(bias[j])) + limit * Math.sqrt(pp);
+    if (!(b <= bound)) label = j, bound = Number.isNaN(b) ? Infinity : b;
+  }
+  return { label, bound };
+}
+
+/**
  * Tensors and parameters of the inductive predictor (the content of a `random-features` file).
  *
  * @example

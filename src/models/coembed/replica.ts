@@ -18,7 +18,9 @@ import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
 import { checkFinite } from "../state_check.ts";
 import { predictorFileContent } from "./learner.ts";
-import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
+import { restoredConfig } from "./settings.ts";
+import { type PredictorTensors, RandomFeaturesPredictor, worstScore } from "./predictor.ts";
+import { FLOAT32_MAX } from "../../optim/limits.ts";
 import {
   LabelIndex,
   type LabelIndexBuildOptions,
@@ -127,7 +129,9 @@ export class CoEmbedReplica extends PredictionReplica {
   /**
    * The replica of a {@linkcode replicaState} (with `adopt`, its arrays are used as they are;
    * otherwise copied). Throws a `TypeError`/`RangeError` naming the bad field (a tensor that
-   * is not finite, a size or `lambdaX` out of range) before anything is taken.
+   * is not finite, a size or `lambdaX` out of range, a rank, `numRff` or `gamma` past what
+   * `create` allows, a tensor of another shape, a label whose scores can reach beyond float32)
+   * before anything is taken.
    */
   static fromState(state: ModelState, adopt = false): CoEmbedReplica {
     if (!isReplicaState(state)) {
@@ -179,8 +183,25 @@ export class CoEmbedReplica extends PredictionReplica {
       V: arrays.V!,
       ...(arrays.W === undefined ? {} : { W: arrays.W }),
     };
+    // the settings it carries with the rules of `create` (ranks, numRff and the NL sizes, γ
+    // within their declared ranges) before the predictor allocates from them
+    restoredConfig({
+      variant: t.variant,
+      rankS: t.rankS,
+      rankX: t.rankX,
+      ...(t.variant === "NL" ? { numRff: t.numRff } : {}),
+      gamma,
+    });
     // the predictor checks every tensor's size against the sizes
-    return new CoEmbedReplica(t, gamma);
+    const replica = new CoEmbedReplica(t, gamma);
+    // finite tensors whose scores are not (the learner never serves such a model)
+    const w = worstScore(t.variant, t.numLabels, t.rankS, t.P, t.Q, t.bias);
+    if (w.bound > FLOAT32_MAX) {
+      throw new RangeError(
+        `CoEmbed replica: label ${w.label} can score ±${w.bound.toPrecision(3)}, beyond float32`,
+      );
+    }
+    return replica;
   }
 
   /** Feature-space size. */

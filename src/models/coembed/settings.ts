@@ -29,7 +29,45 @@ export type CoEmbedOptions =
   & { numFeatures?: number; numLabels?: number }
   & SpaceLimitSettings;
 
-const MAX_STEPS = 1 << 20;
+/**
+ * The most steps or epochs (1000) any step-count setting allows: `foldInSteps`, `rowSteps`,
+ * `streamRowSteps`, `globalSteps`, `streamSteps`, `consolidateEpochs` (and the `epochs` of
+ * `CoEmbedLearner.consolidate`). A global step is a pass over the minibatch and its replayed rows
+ * (about 23 ms for the default ColEmbed-NL on 64 rows with 256 replayed, 300 features, 100
+ * labels; a row step about half that): 1000 of them take about 25 s, where the earlier limit,
+ * 2²⁰, took about 7 hours for one batch. The repository's largest uses are 60 (`streamSteps`),
+ * 40 (`consolidateEpochs`) and 10 (`foldInSteps`). The stream's steps multiply: see
+ * {@linkcode MAX_STREAM_PASSES}.
+ *
+ * @example
+ * ```ts
+ * import { checkedConfig, MAX_STEPS } from "./settings.ts";
+ * console.log(MAX_STEPS); // 1000
+ * try { checkedConfig({ streamSteps: 5000 }); } catch (e) { console.log((e as Error).message); }
+ * // coembed: option streamSteps must be an integer in [0, 1000], got 5000
+ * ```
+ */
+export const MAX_STEPS = 1000;
+
+/**
+ * The most row and global passes (2¹⁴ = 16384) one streaming minibatch may take:
+ * `streamSteps × (1 + streamRowSteps)` plus `foldInSteps` at every fresh replay sample (each
+ * stream step with `replayPerStep`, else once). Each factor's own maximum ({@linkcode MAX_STEPS})
+ * allows about a million (streamSteps and streamRowSteps both 1000: about 3 hours per batch for
+ * the default ColEmbed-NL on 64 rows); at the limit a batch takes about 6 minutes. Each
+ * setting at its own maximum, the others at their defaults, is within it (10010), and so is
+ * the largest combination of the repository's uses (streamSteps 60, streamRowSteps 1,
+ * foldInSteps 10: 720).
+ *
+ * @example
+ * ```ts
+ * import { checkedConfig, MAX_STREAM_PASSES } from "./settings.ts";
+ * console.log(MAX_STREAM_PASSES); // 16384
+ * try { checkedConfig({ streamSteps: 1000, streamRowSteps: 20 }); } catch (e) { console.log((e as Error).message); }
+ * // coembed: options streamSteps (1000), streamRowSteps (20) and foldInSteps (0) give 21000 passes per minibatch, more than 16384: lower them
+ * ```
+ */
+export const MAX_STREAM_PASSES = 2 ** 14;
 
 function int(key: keyof CoEmbedConfig, min: number, doc: string, max = MAX_STEPS): SettingSpec {
   return { kind: "int", default: DEFAULT_CONFIG[key] as number, min, max, doc };
@@ -184,7 +222,42 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
 export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): CoEmbedConfig {
   COEMBED_SETTINGS.parse(options);
   const c = resolveConfig(options as Record<string, unknown>);
-  checkFixedSizes(c);
+  checkCombined(c);
+  return c;
+}
+
+/**
+ * The configuration a saved state carries (`ModelState.config`, as `CoEmbedLearner.toState`
+ * writes it), checked with the rules of {@linkcode checkedConfig} (what `create` applies): every
+ * declared setting within its declared range ({@linkcode MAX_INIT_SCALE},
+ * {@linkcode MAX_STORED_GAMMA}, {@linkcode MAX_STEPS}, …), the ColEmbed-NL sizes within
+ * {@linkcode MAX_FIXED_ENTRIES}, the stream's passes within {@linkcode MAX_STREAM_PASSES}; a
+ * value of the type `toState` never writes (a string for a number) is a TypeError. So a state
+ * written by hand or by an older version with settings that are now refused is refused at
+ * restore, before anything is allocated, with the message `create` gives (naming the setting and
+ * its range), not accepted to allocate gigabytes or overflow later. Keys that are not settings
+ * are ignored (as `resolveConfig` does), so that a state of a version with other keys restores.
+ *
+ * @throws {RangeError} naming the setting and its limit
+ * @throws {TypeError} for a value of the wrong type
+ *
+ * @example
+ * ```ts
+ * import { restoredConfig } from "./settings.ts";
+ * console.log(restoredConfig({ variant: "L", rankX: 5, retired: true }).rankX); // 5
+ * try { restoredConfig({ initScale: 1e5 }); } catch (e) { console.log((e as Error).message); }
+ * // coembed: option initScale must be a finite number in (0, 1000], got 100000
+ * ```
+ */
+export function restoredConfig(config: Readonly<Record<string, unknown>>): CoEmbedConfig {
+  const known: Record<string, unknown> = {};
+  for (const key of COEMBED_SETTINGS.names) {
+    if (Object.hasOwn(config, key)) known[key] = config[key];
+  }
+  // the declared ranges first (as `create`), then the types as the learner writes them
+  COEMBED_SETTINGS.parse(known);
+  const c = resolveConfig(config as Record<string, unknown>);
+  checkCombined(c);
   return c;
 }
 
@@ -206,8 +279,20 @@ export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): 
  */
 export const MAX_FIXED_ENTRIES = 2 ** 24;
 
-/** Refuses ColEmbed-NL sizes past {@linkcode MAX_FIXED_ENTRIES}, naming the options. */
-function checkFixedSizes(c: CoEmbedConfig): void {
+/**
+ * Refuses ColEmbed-NL sizes past {@linkcode MAX_FIXED_ENTRIES} and stream passes past
+ * {@linkcode MAX_STREAM_PASSES}, naming the options.
+ */
+function checkCombined(c: CoEmbedConfig): void {
+  const passes = c.streamSteps * (1 + c.streamRowSteps) +
+    (c.replayPerStep ? c.streamSteps : Math.min(c.streamSteps, 1)) * c.foldInSteps;
+  if (passes > MAX_STREAM_PASSES) {
+    throw new RangeError(
+      `coembed: options streamSteps (${c.streamSteps}), streamRowSteps (${c.streamRowSteps}) ` +
+        `and foldInSteps (${c.foldInSteps}) give ${passes} passes per minibatch, more than ` +
+        `${MAX_STREAM_PASSES}: lower them`,
+    );
+  }
   if (c.variant !== "NL") return;
   const sizes: [string, string, number, number][] = [
     ["rankS", "Q 2·numRff × rankS", c.rankS, 2 * c.numRff * c.rankS],
