@@ -22,6 +22,14 @@ import type { GrowableRows } from "./lowrank.ts";
 import type { LabelPool } from "./label_pool.ts";
 import type { LocalStep } from "./local_step.ts";
 import type { LemlStreamConfig } from "./settings.ts";
+import {
+  curvatureBound,
+  latentMoment,
+  momentForm,
+  StepCurvature,
+  symmetricTop,
+  UNIT_NORM_SQ,
+} from "./step_cap.ts";
 
 /**
  * What the gradients read of the model: its sizes, factors and configuration (a `LemlStream`).
@@ -99,6 +107,32 @@ export class GradientScratch {
   gU = new Float64Array(0);
   /** Each row's scale (1, or 1/‖x_i‖ with `l2Normalize`). */
   rowScale = new Float64Array(0);
+  /** Each row's squared norm as learned (‖x_i‖², times rowScale² with `l2Normalize`). */
+  rowNormSq = new Float64Array(0);
+  /** The step-size cap's explicit entries (./step_cap.ts; only while capping): their rows. */
+  capER = new Int32Array(0);
+  /** Their labels. */
+  capEL = new Int32Array(0);
+  /** Their weights w. */
+  capEW = new Float64Array(0);
+  /** 1 for a sampled negative. */
+  capES = new Uint8Array(0);
+  /** [u_i; 1]·[g_l; g_b] of the H step at each entry (set before #finishCap). */
+  capEA = new Float64Array(0);
+  /** 1 where a row's u curvature also has the Gram term HᵀH (only while capping). */
+  rowGram = new Uint8Array(0);
+  /** The step-size cap's x_iᵀ gW (k). */
+  capT: Float64Array;
+  /** The step-size cap's Σ [u_i; 1][u_i; 1]ᵀ ((k + 1)²), of the Gram rows. */
+  capM: Float64Array;
+  /** The same of the masked rows (local mode) or of the sampled rows. */
+  capM2: Float64Array;
+  /** The step-size cap's power-iteration vectors (k + 1; ./step_cap.ts symmetricTop). */
+  eigV: Float64Array;
+  /** {@linkcode GradientScratch.eigV}'s partner. */
+  eigW: Float64Array;
+  /** The curvature bounds of the last step, for the SGD step-size cap (./step_cap.ts). */
+  readonly curv: StepCurvature = new StepCurvature();
   /** Slot of each feature in `wRows` (-1: none). */
   wSlot = new Int32Array(0);
   /** The features of the slots. */
@@ -138,6 +172,11 @@ export class GradientScratch {
     this.HtH = new Float64Array(k * k);
     this.Htb = new Float64Array(k);
     this.s = new Float64Array(k);
+    this.capT = new Float64Array(k);
+    this.capM = new Float64Array((k + 1) * (k + 1));
+    this.capM2 = new Float64Array((k + 1) * (k + 1));
+    this.eigV = new Float64Array(k + 1);
+    this.eigW = new Float64Array(k + 1);
   }
 
   /**
@@ -160,6 +199,8 @@ export class GradientScratch {
     }
     if (this.rowScale.length < n) {
       this.rowScale = new Float64Array(n * 2);
+      this.rowNormSq = new Float64Array(n * 2);
+      this.rowGram = new Uint8Array(n * 2);
       this.fullRows = new Int32Array(n * 2);
     }
     if (this.wSlot.length < D) {
@@ -246,25 +287,52 @@ export class GradientScratch {
     });
     const nw = this.featureSlots(x);
     this.wGradient(m, x, n, nw, 1 / n);
+    if (this.#beginCap(m, n)) {
+      // W: every row's u curvature is at most HᵀH (masked rows: a subset of the labels);
+      // [h; b]: the catch-up weight times the Gram rows' moment, plus the masked rows' (each
+      // label sees a subset of them)
+      const obs = batch.observed, full = batch.fullyObserved, rows = this.fullRows;
+      let nFull = 0, nMask = n;
+      for (let i = 0; i < n; i++) {
+        this.rowGram[i] = 1;
+        if (!obs || (full !== undefined && full[i] === 1)) rows[nFull++] = i;
+        else rows[--nMask] = i;
+      }
+      const U = this.U, M = this.capM, M2 = this.capM2, cw = loc.step.maxWeight;
+      latentMoment(U, k, rows, 0, nFull, M);
+      latentMoment(U, k, rows, nMask, n, M2);
+      const gH = loc.step.gH, gb = loc.step.gb;
+      let num = 0, den = 0;
+      for (let q = 0; q < nh; q++) {
+        num += cw * momentForm(M, k, gH, q * k, gb[q]) + momentForm(M2, k, gH, q * k, gb[q]);
+        for (let c = 0; c < k; c++) den += gH[q * k + c] * gH[q * k + c];
+        den += gb[q] * gb[q];
+      }
+      this.#finishCap(m, x, n, nw, loc.gram.gram, 0, num, den, cfg.lambda * cw);
+    }
     return [nw, nh];
   }
 
   /**
    * Rows [from, to) of U = X W into `U` (each row scaled to unit L2 norm when configured; the
-   * scale goes to `rowScale`). Two features at a time: each U entry still
+   * scale goes to `rowScale`, the squared norm as learned to `rowNormSq`: with SGD or
+   * `l2Normalize`, else 0). Two features at a time: each U entry still
    * receives its terms one by one in feature order, so the sums are bit-identical to a plain
    * loop, with half the loads and stores of U.
    */
   latent(m: GradientModel, x: CsrMatrix, from: number, to: number): void {
-    const k = m.rank, U = this.U, W = m.w.data, scale = this.rowScale;
+    const k = m.rank, U = this.U, W = m.w.data, scale = this.rowScale, nsq = this.rowNormSq;
     const l2 = m.config.l2Normalize, ip = x.indptr, ix = x.indices, xv = x.values;
+    // the squared norm: for l2Normalize, and for SGD's step-size cap (./step_cap.ts)
+    const needSs = l2 || m.config.optimizer === "sgd";
     U.fill(0, from * k, to * k);
     for (let i = from; i < to; i++) {
       const p0 = ip[i], p1 = ip[i + 1];
       let ss = 0;
-      if (l2) { for (let p = p0; p < p1; p++) ss += xv[p] * xv[p]; }
+      if (needSs) { for (let p = p0; p < p1; p++) ss += xv[p] * xv[p]; }
       const f = l2 ? (ss > 0 ? 1 / Math.sqrt(ss) : 0) : 1;
       scale[i] = f;
+      nsq[i] = l2 ? ss * f * f : ss;
       const ub = i * k;
       let p = p0;
       for (; p + 1 < p1; p += 2) {
@@ -365,6 +433,9 @@ export class GradientScratch {
     // U = X_b W (rows scaled to unit norm when configured); the first `haveU` rows are there
     this.latent(m, x, haveU, n);
     gU.fill(0, 0, n * k);
+    // the SGD step-size cap's curvature (./step_cap.ts): only for a batch with an over-unit row
+    const cap = this.#beginCap(m, n);
+    let ne = 0;
     const hSlot = this.hSlot, hRows = this.hRows, gH = this.gH, gb = this.gb;
     let nh = 0;
     const touchH = (l: number): number => {
@@ -412,6 +483,11 @@ export class GradientScratch {
         for (let a = 0; a < k; a++) hs += H[hb + a] * s[a];
         gb[sl] += hs + nFull * bl;
       }
+      if (cap) {
+        // every Gram row's u curvature is HᵀH; every label's [h; b] one the rows' moment
+        for (let q = 0; q < nFull; q++) this.rowGram[fullRows[q]] = 1;
+        latentMoment(U, k, fullRows, 0, nFull, this.capM);
+      }
       // ∂/∂u_i = HᵀH u_i + Hᵀb − Σ_{l∈y_i} h_l
       for (let q = 0; q < nFull; q++) {
         const i = fullRows[q], ub = i * k;
@@ -427,13 +503,21 @@ export class GradientScratch {
       }
     }
     // ---- explicit entries: masked rows, and sampled negatives for other losses ----
-    const entry = (i: number, l: number, target: number, weight: number) => {
+    const entry = (i: number, l: number, target: number, weight: number, sampled = false) => {
       const ub = i * k, hb = l * k;
       let z = b[l];
       for (let c = 0; c < k; c++) z += U[ub + c] * H[hb + c];
       const d = weight * lossGrad(cfg.loss, z, target);
       if (d === 0) return;
       const sl = touchH(l), gb0 = sl * k;
+      if (cap) {
+        // the entry, for its curvature along the step (#finishCap)
+        if (ne === this.capER.length) this.#growEntries();
+        this.capER[ne] = i;
+        this.capEL[ne] = l;
+        this.capEW[ne] = weight;
+        this.capES[ne++] = sampled ? 1 : 0;
+      }
       for (let c = 0; c < k; c++) {
         gU[ub + c] += d * H[hb + c];
         gH[gb0 + c] += d * U[ub + c];
@@ -476,7 +560,7 @@ export class GradientScratch {
           // rejection: positives are few; give up after a few tries on dense rows
           for (let tries = 0; mark[l] === 1 && tries < 32; tries++) l = rng.nextInt(L);
           if (mark[l] === 1) continue;
-          entry(i, l, 0, wgt);
+          entry(i, l, 0, wgt, true);
         }
       }
       for (let p = y0; p < y1; p++) mark[y.indices[p]] = 0;
@@ -491,6 +575,120 @@ export class GradientScratch {
       for (let c = 0; c < k; c++) gH[sb + c] = gH[sb + c] * inv + lam * H[hb + c];
       gb[q] = useBias ? gb[q] * inv : 0;
     }
+    if (cap) {
+      // along the H step: the Gram rows' moment (every label), the explicit entries' terms
+      let num = 0, den = 0;
+      if (nFull > 0) {
+        for (let q = 0; q < nh; q++) num += momentForm(this.capM, k, gH, q * k, gb[q]);
+      }
+      for (let q = 0; q < nh; q++) {
+        den += gb[q] * gb[q];
+        for (let c = 0; c < k; c++) den += gH[q * k + c] * gH[q * k + c];
+      }
+      // the sampled negatives' [h; b] curvature in expectation: every label is a negative of
+      // about every sampled row, with weight 1 on average: c·λ_max((1/n) Σ [u_i; 1][u_i; 1]ᵀ)
+      let ns = 0;
+      if (cfg.loss !== "squared") {
+        for (let i = 0; i < n; i++) if (isFull(i)) fullRows[ns++] = i;
+      }
+      let negH = 0;
+      if (ns > 0) {
+        latentMoment(U, k, fullRows, 0, ns, this.capM2);
+        negH = curvatureBound(cfg.loss) * symmetricTop(this.capM2, k + 1, this.eigV, this.eigW) / n;
+      }
+      // each entry's [u_i; 1]·[g_l; g_b] (its curvature along the step: #finishCap)
+      const ER = this.capER, EL = this.capEL, EA = this.capEA;
+      for (let e = 0; e < ne; e++) {
+        const ub = ER[e] * k, sl = hSlot[EL[e]];
+        let a = gb[sl];
+        for (let c = 0; c < k; c++) a += U[ub + c] * gH[sl * k + c];
+        EA[e] = a;
+      }
+      this.#finishCap(m, x, n, nw, this.HtH, ne, num, den, lam + negH);
+    }
     return [nw, nh];
+  }
+
+  /**
+   * Starts the SGD step-size cap's curvature of a batch of n rows (./step_cap.ts): active with
+   * SGD on raw rows when a row's squared norm exceeds `UNIT_NORM_SQ`; then every row's Gram
+   * flag (`rowGram`) starts at 0.
+   */
+  #beginCap(m: GradientModel, n: number): boolean {
+    const cfg = m.config, curv = this.curv, nsq = this.rowNormSq;
+    curv.active = false;
+    if (cfg.optimizer !== "sgd" || cfg.l2Normalize) return false;
+    let over = false;
+    for (let i = 0; i < n && !over; i++) over = nsq[i] > UNIT_NORM_SQ;
+    if (!over) return false;
+    this.rowGram.fill(0, 0, n);
+    curv.active = true;
+    return true;
+  }
+
+  /** Doubles the step-size cap's entry buffers. */
+  #growEntries(): void {
+    const cap = Math.max(256, 2 * this.capER.length);
+    const grow = <T extends Int32Array | Float64Array | Uint8Array>(a: T, b: T): T => {
+      b.set(a);
+      return b;
+    };
+    this.capER = grow(this.capER, new Int32Array(cap));
+    this.capEL = grow(this.capEL, new Int32Array(cap));
+    this.capEW = grow(this.capEW, new Float64Array(cap));
+    this.capES = grow(this.capES, new Uint8Array(cap));
+    this.capEA = grow(this.capEA, new Float64Array(cap));
+  }
+
+  /**
+   * The batch's Gauss-Newton curvatures along its step (./step_cap.ts): β_W = (1/n) Σ_i
+   * t_iᵀ A_i t_i / ‖gW‖² + λ with t_i = x_iᵀ gW (over the `nw` W slots) and A_i = `gram` (when
+   * `rowGram`) plus the row's explicit entries' (`ne` in all) c w h_l h_lᵀ; β_H = (`numH` + the
+   * entries' c w ([u_i; 1]·g_l)², sampled negatives excepted)/(n·`denH`) + `lamH` (`numH`: the
+   * moments' part; `lamH`: λ and the sampled negatives' expectation, from the caller).
+   */
+  #finishCap(
+    m: GradientModel,
+    x: CsrMatrix,
+    n: number,
+    nw: number,
+    gram: Float64Array,
+    ne: number,
+    numH: number,
+    denH: number,
+    lamH: number,
+  ): void {
+    const k = m.rank, gW = this.gW, slot = this.wSlot, t = this.capT, H = m.h.data;
+    const ip = x.indptr, ix = x.indices, xv = x.values, rg = this.rowGram;
+    const ER = this.capER, EL = this.capEL, EW = this.capEW, ES = this.capES, EA = this.capEA;
+    const cb = curvatureBound(m.config.loss);
+    let den = 0, num = 0, e = 0, nh = numH;
+    for (let q = 0; q < nw * k; q++) den += gW[q] * gW[q];
+    for (let i = 0; i < n; i++) {
+      t.fill(0);
+      for (let p = ip[i]; p < ip[i + 1]; p++) {
+        const v = xv[p], sb = slot[ix[p]] * k;
+        for (let c = 0; c < k; c++) t[c] += v * gW[sb + c];
+      }
+      if (rg[i] === 1) {
+        for (let a = 0; a < k; a++) {
+          let ga = 0;
+          for (let b = 0; b < k; b++) ga += gram[a * k + b] * t[b];
+          num += t[a] * ga;
+        }
+      }
+      for (; e < ne && ER[e] === i; e++) {
+        const hb = EL[e] * k;
+        let a = 0;
+        for (let c = 0; c < k; c++) a += H[hb + c] * t[c];
+        const cw = EW[e] * cb;
+        num += cw * a * a;
+        // a sampled negative's [h; b] term: its expectation, added by the caller
+        if (ES[e] === 0) nh += cw * EA[e] * EA[e];
+      }
+    }
+    const curv = this.curv;
+    curv.betaW = (den > 0 ? num / (n * den) : 0) + m.config.lambda;
+    curv.betaH = (denH > 0 ? nh / (n * denH) : 0) + lamH;
   }
 }

@@ -107,6 +107,8 @@ export class LocalStep {
   gH = new Float64Array(0);
   /** Bias gradient of the touched labels. */
   gb = new Float64Array(0);
+  /** The largest catch-up weight of the last gradient's touched labels (1 when none). */
+  maxWeight = 1;
   /** Slot of each label (−1: untouched); reset by {@linkcode release}. */
   #slot = new Int32Array(0);
   #C = new Float64Array(0);
@@ -194,9 +196,12 @@ export class LocalStep {
       }
     }
     const weight = this.#weight;
+    let maxWeight = 1;
     for (let q = 0; q < nh; q++) {
       weight[q] = Math.min(Math.max(1, input.step - input.lastTouch[this.rows[q]]), input.catchUp);
+      if (weight[q] > maxWeight) maxWeight = weight[q];
     }
+    this.maxWeight = maxWeight;
     // ---- fully observed rows: C = Σ u uᵀ, s = Σ u; touched rows c_l(C h_l + b_l s) ----
     const gH = this.gH, gb = this.gb;
     if (nFull > 0) {

@@ -10,6 +10,7 @@ import { adamUpdateRows } from "../../optim/adam.ts";
 import { sgdRate, sgdUpdateRows } from "../../optim/sgd.ts";
 import { GrowableRows } from "./lowrank.ts";
 import type { LemlStreamConfig } from "./settings.ts";
+import type { StepCurvature } from "./step_cap.ts";
 
 /**
  * One optimiser step's rows: the parameters, their gradients by slot and the rows of the slots.
@@ -118,9 +119,11 @@ export class LemlOptimizer {
 
   /**
    * Step `t` (1-based) on the touched rows of W (`w`), H (`h`) and the bias (`b`, same rows as
-   * `h`; left alone without a bias).
+   * `h`; left alone without a bias). With SGD, `cap` (the curvatures along the step,
+   * ./step_cap.ts) cuts the W step and the H and bias step of a batch with rows above unit norm
+   * to the minimum along each when lr·β > 2 (a factor of exactly 1 otherwise).
    */
-  update(t: number, w: RowUpdate, h: RowUpdate, b: RowUpdate): void {
+  update(t: number, w: RowUpdate, h: RowUpdate, b: RowUpdate, cap?: StepCurvature): void {
     const cfg = this.#config, k = cfg.rank, useBias = cfg.bias;
     if (cfg.optimizer === "adam") {
       const ow = { lr: cfg.lr }, oh = { lr: cfg.lrH };
@@ -130,7 +133,12 @@ export class LemlOptimizer {
         adamUpdateRows(b.param, this.mb.data, this.vb.data, b.grad, b.rows, b.count, 1, t, oh);
       }
     } else {
-      const lw = sgdRate(cfg.lr, cfg.lrDecay, t), lh = sgdRate(cfg.lrH, cfg.lrDecay, t);
+      let lw = sgdRate(cfg.lr, cfg.lrDecay, t), lh = sgdRate(cfg.lrH, cfg.lrDecay, t);
+      if (cap?.active) {
+        // normalised-LMS style cap on raw rows: docs/deviations.md (LEML streaming)
+        lw *= cap.scaleW(lw);
+        lh *= cap.scaleH(lh);
+      }
       sgdUpdateRows(w.param, w.grad, w.rows, w.count, k, lw);
       sgdUpdateRows(h.param, h.grad, h.rows, h.count, k, lh);
       if (useBias) sgdUpdateRows(b.param, b.grad, b.rows, b.count, 1, lh);

@@ -27,7 +27,10 @@
  * (./optimizer.ts), replay (./replay.ts), the local mode (./local_mode.ts), the training state
  * (./state.ts), batch validation (../../data/batch_check.ts) and the raw-value limit of the
  * squared loss and of SGD without `l2Normalize` (./value_limit.ts: a row with a value past 1e15
- * is refused, naming it, before anything changes); this file ties them together.
+ * is refused, naming it, before anything changes), and SGD's step-size cap on raw rows above
+ * unit norm (./step_cap.ts: a block's step whose curvature along it makes lr·β > 2, a step that
+ * would raise the batch's loss, is cut to the minimum along it; other steps, and every batch of
+ * rows with ‖x‖ ≤ 1, are stepped exactly as without it); this file ties them together.
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).
@@ -425,6 +428,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
       { param: this.w.data, grad: sc.gW, rows: wRows, count: nw },
       { param: this.h.data, grad: sc.gH, rows: hRows, count: nh },
       { param: this.bias.data, grad: sc.gb, rows: hRows, count: nh },
+      sc.curv,
     );
     for (let q = 0; q < nw; q++) wSlot[wRows[q]] = -1;
     for (let q = 0; q < nh; q++) hSlot[hRows[q]] = -1;
@@ -442,6 +446,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
       { param: this.w.data, grad: sc.gW, rows: wRows, count: nw },
       { param: H, grad: st.gH, rows: st.rows, count: nh },
       { param: b, grad: st.gb, rows: st.rows, count: nh },
+      sc.curv,
     );
     afterLocalStep(loc, nh, t, H, b, this.numLabels, this.config.gramRecompute!);
     for (let q = 0; q < nw; q++) wSlot[wRows[q]] = -1;

@@ -10,12 +10,13 @@
  * mode or the local one): it needs u·h ≈ 1, so W entries near 1/value, while an Adam step moves
  * them by about lr; its scores stay near lr·value² and rank at random, and in the local mode
  * the refresh's ridge systems lose a pivot to rounding from about 1e10 (./refresh.ts now
- * recovers). Nor can SGD, whose step is lr·value² times the residual and diverges: its scores
- * overflowed float32 (±Infinity, ties). Past 1e15 no learning rate a stream would use helps, so
- * those configurations refuse such rows, naming them, before anything changes, instead of
- * learning garbage. (Between about 100 and 1e15 the squared loss with the default learning rate
- * also ranks poorly on raw values: a matter of scale and learning rate, which `l2Normalize`
- * settles, not of arithmetic.)
+ * recovers). Nor could SGD, whose step is lr·value² times the residual and diverged: its scores
+ * overflowed float32 (±Infinity, ties) from values of about 30 on. Below the limit, the
+ * step-size cap of ./step_cap.ts now cuts such steps to the minimum along them (measured up to
+ * 5e14); the limit itself is kept. Those configurations refuse a row past it, naming it, before
+ * anything changes, instead of learning garbage. (Between about 100 and 1e15 the squared loss
+ * with the default learning rate also ranks poorly on raw values: a matter of scale and
+ * learning rate, which `l2Normalize` settles, not of arithmetic.)
  *
  * @module
  */

@@ -1,0 +1,269 @@
+/**
+ * The step-size safeguard of streaming LEML's SGD on raw (not L2-normalised) rows (see
+ * docs/deviations.md, LEML streaming).
+ *
+ * For a row x with latent row u = xᵀW, the W block's curvature scales with ‖x‖² and the H
+ * block's with ‖u‖² (itself ∝ ‖x‖²): with raw count features a fixed `lr` overshoots, and the
+ * scores blow up (to ±Infinity from about 1e6, silently). On a quadratic of curvature β along a
+ * gradient step g (β = gᵀ∇²g/‖g‖²), the step lr·g lowers it only while lr·β < 2, and lands on the
+ * minimum along g at lr·β = 1. The cap measures β of each block along the step the batch is
+ * about to take (its Gauss-Newton curvature, with c the loss's curvature bound: 1 squared, ¼
+ * logistic, 2 squared hinge, {@linkcode curvatureBound}; n rows, entry weights w):
+ *
+ * - W: β_W = (1/n) Σ_i t_iᵀ A_i t_i / ‖g_W‖² + λ with t_i = x_iᵀ g_W (the change of u_i per unit
+ *   step) and A_i the curvature in u_i: HᵀH for the squared loss's Gram rows (the cached Gram in
+ *   the local mode, which also bounds a masked row's subset of labels), c Σ_{entries l} w h_l h_lᵀ
+ *   for explicit entries (t_iᵀ A_i t_i = Σ c w (h_l·t_i)², k per entry). O(nnz·k + n·k² +
+ *   entries·k): about one more pass of the gradient, never L.
+ * - [h_l; b_l]: β_H = Σ_l g_lᵀ B_l g_l / Σ_l ‖g_l‖² + λ over the touched labels' steps
+ *   g_l = [∂h_l; ∂b_l], with B_l = (1/n) Σ [u_i; 1][u_i; 1]ᵀ of the Gram rows ({@linkcode
+ *   latentMoment}, {@linkcode momentForm}; times the catch-up weight bound in the local mode,
+ *   plus the masked rows' moment) and c w [u_i; 1][u_i; 1]ᵀ per explicit entry. A sampled
+ *   negative (weight (L − positives)/draws) counts by its expectation instead: each label is a
+ *   negative of about every sampled row with weight 1 on average, so all labels share
+ *   c·λ_max((1/n) Σ_i [u_i; 1][u_i; 1]ᵀ) ({@linkcode symmetricTop}). Its own sampled term, up to
+ *   L/draws times that, would cap nearly every step of the margin losses on real data while
+ *   their one-sided losses do not oscillate on it (the overshoot of one sampled negative leaves
+ *   it deeper on its target's side).
+ *
+ * A block whose lr·β exceeds {@linkcode STEP_CAP_TRIGGER} (2: the step would raise the batch's
+ * loss along it) is scaled to lr·β = {@linkcode STEP_CAP_TARGET} (1: the minimum along the
+ * step), {@linkcode stepScale}; below the trigger the step is not touched. Both blocks at
+ * lr·β ≤ 1 keep the joint step a descent step (its Gauss-Newton curvature, rates included, is
+ * at most lr_W·β_W + lr_H·β_H ≤ 2). The curvatures are exact along the step (no power
+ * iteration, nothing to underestimate) except the sampled negatives' expectation; they are
+ * computed only for a batch with a row above unit norm ({@linkcode UNIT_NORM_SQ}): a batch of
+ * rows with ‖x‖ ≤ 1 is stepped exactly as without the cap, bit for bit. Adam is not capped (its
+ * step is about lr whatever the gradient's scale).
+ *
+ * @module
+ */
+import type { LemlLoss } from "./loss.ts";
+
+/**
+ * The squared row norm up to which a row counts as a unit row and never triggers the cap:
+ * 1 + 2⁻¹⁰ (unit-norm rows stored as float32 round to a squared norm within about 1e-7 of 1).
+ *
+ * @example
+ * ```ts
+ * import { UNIT_NORM_SQ } from "./step_cap.ts";
+ * console.log(UNIT_NORM_SQ > 1, UNIT_NORM_SQ < 1.001); // true true
+ * ```
+ */
+export const UNIT_NORM_SQ = 1 + 1 / 1024;
+
+/**
+ * The lr·β above which a block's step is capped: 2, where a gradient step on a quadratic of
+ * curvature β along the step stops lowering it (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import { STEP_CAP_TRIGGER } from "./step_cap.ts";
+ * console.log(STEP_CAP_TRIGGER); // 2
+ * ```
+ */
+export const STEP_CAP_TRIGGER = 2;
+
+/**
+ * The lr·β a capped step is set to: 1, the exact minimum along the step on that quadratic.
+ *
+ * @example
+ * ```ts
+ * import { STEP_CAP_TARGET } from "./step_cap.ts";
+ * console.log(STEP_CAP_TARGET); // 1
+ * ```
+ */
+export const STEP_CAP_TARGET = 1;
+
+/** Power iterations of a top-eigenvalue estimate ({@linkcode symmetricTop}). */
+export const POWER_ITERATIONS = 8;
+
+/**
+ * The loss's global curvature bound c ≥ ∂²ℓ/∂z²: 1 (squared), ¼ (logistic), 2 (squared hinge).
+ *
+ * @example
+ * ```ts
+ * import { curvatureBound } from "./step_cap.ts";
+ * console.log(curvatureBound("squared"), curvatureBound("logistic"), curvatureBound("sqhinge")); // 1 0.25 2
+ * ```
+ */
+export function curvatureBound(loss: LemlLoss): number {
+  return loss === "squared" ? 1 : loss === "logistic" ? 0.25 : 2;
+}
+
+/**
+ * The factor of an SGD step of rate `lr` on a block whose curvature along the step is `beta`:
+ * 1 while lr·beta ≤ {@linkcode STEP_CAP_TRIGGER}, else {@linkcode STEP_CAP_TARGET}/(lr·beta)
+ * (the step to the minimum along it); never 0 for a finite `beta`.
+ *
+ * @example
+ * ```ts
+ * import { stepScale } from "./step_cap.ts";
+ * console.log(stepScale(0.05, 4), stepScale(0.05, 40), stepScale(0.05, 41), stepScale(0.05, 1e6)); // 1 1 0.4878048780487805 0.00002
+ * ```
+ */
+export function stepScale(lr: number, beta: number): number {
+  if (!(lr * beta > STEP_CAP_TRIGGER)) return 1;
+  return STEP_CAP_TARGET / (lr * beta);
+}
+
+/** The deterministic start of the power iterations: entry a of a vector (in [1, 2)). */
+function start(a: number): number {
+  return 1 + ((a * 0.6180339887498949) % 1);
+}
+
+/**
+ * The top eigenvalue of the symmetric positive semidefinite d×d matrix `A` (row-major, both
+ * triangles), by {@linkcode POWER_ITERATIONS} power iterations from a fixed start; never below
+ * its largest diagonal entry. `v` and `w` are scratch of at least d.
+ *
+ * @example
+ * ```ts
+ * import { symmetricTop } from "./step_cap.ts";
+ * const s = new Float64Array(2), t = new Float64Array(2);
+ * console.log(symmetricTop(Float64Array.of(2, 1, 1, 2), 2, s, t).toFixed(6)); // 3.000000
+ * ```
+ */
+export function symmetricTop(A: Float64Array, d: number, v: Float64Array, w: Float64Array): number {
+  let est = 0;
+  for (let a = 0; a < d; a++) {
+    v[a] = start(a);
+    if (A[a * d + a] > est) est = A[a * d + a];
+  }
+  for (let it = 0; it < POWER_ITERATIONS; it++) {
+    let vv = 0, ww = 0;
+    for (let a = 0; a < d; a++) {
+      let t = 0;
+      for (let b = 0; b < d; b++) t += A[a * d + b] * v[b];
+      w[a] = t;
+      vv += v[a] * v[a];
+      ww += t * t;
+    }
+    if (!(ww > 0) || !(vv > 0)) break;
+    const r = Math.sqrt(ww / vv);
+    if (r > est) est = r;
+    const f = 1 / Math.sqrt(ww);
+    for (let a = 0; a < d; a++) v[a] = w[a] * f;
+  }
+  return est;
+}
+
+/**
+ * Adds Σ_q [u_i; 1][u_i; 1]ᵀ over the rows i = rows[q], from ≤ q < to (u_i: row i of the
+ * row-major `U` of rank k), into `M` ((k + 1)×(k + 1), row-major, both triangles) after zeroing
+ * it; O((to − from)·k²).
+ *
+ * @example
+ * ```ts
+ * import { latentMoment } from "./step_cap.ts";
+ * const M = new Float64Array(4);
+ * latentMoment(Float64Array.of(2, 3), 1, Int32Array.of(0, 1), 0, 2, M);
+ * console.log([...M]); // [ 13, 5, 5, 2 ]
+ * ```
+ */
+export function latentMoment(
+  U: Float64Array,
+  k: number,
+  rows: Int32Array,
+  from: number,
+  to: number,
+  M: Float64Array,
+  weight?: Float64Array,
+): void {
+  const d = k + 1;
+  M.fill(0, 0, d * d);
+  for (let q = from; q < to; q++) {
+    const ub = rows[q] * k, r = weight === undefined ? 1 : weight[rows[q]];
+    if (r === 0) continue;
+    for (let a = 0; a < k; a++) {
+      const ua = U[ub + a] * r;
+      if (ua === 0) continue;
+      for (let b = a; b < k; b++) M[a * d + b] += ua * U[ub + b];
+      M[a * d + k] += ua;
+    }
+    M[k * d + k] += r;
+  }
+  for (let a = 0; a < d; a++) for (let b = 0; b < a; b++) M[a * d + b] = M[b * d + a];
+}
+
+/**
+ * gᵀ M g for g = [h; b] with h = `g[off .. off + k)` and b = `gb`, M as from
+ * {@linkcode latentMoment}; O(k²).
+ *
+ * @example
+ * ```ts
+ * import { momentForm } from "./step_cap.ts";
+ * console.log(momentForm(Float64Array.of(13, 5, 5, 2), 1, Float64Array.of(1), 0, 1)); // 25
+ * ```
+ */
+export function momentForm(
+  M: Float64Array,
+  k: number,
+  g: Float64Array,
+  off: number,
+  gb: number,
+): number {
+  const d = k + 1;
+  let r = gb * gb * M[k * d + k];
+  for (let a = 0; a < k; a++) {
+    const ga = g[off + a];
+    if (ga === 0) continue;
+    let s = 2 * gb * M[a * d + k];
+    for (let b = 0; b < k; b++) s += M[a * d + b] * g[off + b];
+    r += ga * s;
+  }
+  return r;
+}
+
+/**
+ * The curvatures along one step of its blocks (see the module doc); `active` is false when no
+ * row of the batch exceeds {@linkcode UNIT_NORM_SQ} (or with Adam or `l2Normalize`): the step
+ * is then not capped and the curvatures are not computed.
+ *
+ * @example
+ * ```ts
+ * import { StepCurvature } from "./step_cap.ts";
+ * const c = new StepCurvature();
+ * console.log(c.active, c.scaleW(0.05), c.scaleH(0.05)); // false 1 1
+ * ```
+ */
+export class StepCurvature {
+  /** Whether the step may be capped (some row above unit norm, SGD on raw rows). */
+  active = false;
+  /** β of the W block: its Gauss-Newton curvature along the W step. */
+  betaW = 0;
+  /** β of the [h_l; b_l] blocks: their curvature along the H and bias step. */
+  betaH = 0;
+
+  /**
+   * The factor of the W step at rate `lr` (1 when inactive).
+   *
+   * @example
+   * ```ts
+   * import { StepCurvature } from "./step_cap.ts";
+   * const c = new StepCurvature();
+   * c.active = true;
+   * c.betaW = 1e4;
+   * console.log(c.scaleW(0.05)); // 0.002
+   * ```
+   */
+  scaleW(lr: number): number {
+    return this.active ? stepScale(lr, this.betaW) : 1;
+  }
+
+  /**
+   * The factor of the H and bias step at rate `lr` (1 when inactive).
+   *
+   * @example
+   * ```ts
+   * import { StepCurvature } from "./step_cap.ts";
+   * const c = new StepCurvature();
+   * c.active = true;
+   * c.betaH = 80;
+   * console.log(c.scaleH(0.05)); // 0.25
+   * ```
+   */
+  scaleH(lr: number): number {
+    return this.active ? stepScale(lr, this.betaH) : 1;
+  }
+}
