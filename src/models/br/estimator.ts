@@ -3,7 +3,9 @@
  * L2-regularised squared hinge or logistic loss, with sparse (lazy) updates that touch only the
  * weight rows of the features present in a minibatch. Weights are kept feature-major in a dense
  * float32 block that grows with the feature and label spaces; the model file stores only the
- * non-zero weights (`linear-sparse`).
+ * non-zero weights (`linear-sparse`). With SGD on raw rows (no `l2Normalize`), a batch with a
+ * row above unit norm has each label's step measured along it and cut to the minimum along it
+ * where it would overshoot (./step_cap.ts); unit rows are stepped at the fixed rate.
  *
  * @module
  */
@@ -21,6 +23,7 @@ import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkSums } from "../state_check.ts";
 import { clipGradient, GRADIENT_LIMIT } from "../../optim/limits.ts";
 import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
+import { curvatureBound, LabelStepScratch, stepScale, UNIT_NORM_SQ } from "./step_cap.ts";
 
 /**
  * Hyper-parameters of the streaming BR estimator (all optional): the declared
@@ -92,6 +95,7 @@ export class BrEstimator implements Estimator {
   #deriv: Float64Array = new Float64Array(0);
   #mark: Int8Array = new Int8Array(0);
   #touched: Uint8Array = new Uint8Array(0);
+  #cap: LabelStepScratch = new LabelStepScratch();
 
   /** A new (all-zero) model with the given initial sizes and configuration. */
   constructor(options: BrConfig & { numFeatures?: number; numLabels?: number } = {}) {
@@ -228,7 +232,7 @@ export class BrEstimator implements Estimator {
 
   /** Learns from a minibatch (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
-    const { x, y } = batch;
+    const { x } = batch;
     const [maxF, maxL] = checkBatch(batch, "br.learnMany", this.#cfg);
     // SGD on raw values: weights grow by lr·value a step and scores by lr·value², past float32
     // from about 1e19 (../../optim/limits.ts); Adam's steps stay near lr and need no limit
@@ -241,25 +245,16 @@ export class BrEstimator implements Estimator {
     const touched = this.#touched;
     const touchedList: number[] = [];
     const logistic = this.#cfg.loss === "logistic";
-    const obs = batch.observed, full = batch.fullyObserved;
     gb.fill(0, 0, L);
     const inv = 1 / n;
     // a bound on every gradient element of the batch, Σ_i max(1, max|x_i·f_i|) · max_l |deriv_il|
     // (see #clipGradients)
     let bound = 0;
+    let xxMax = 0; // the largest squared row norm (after l2Normalize's scaling)
     for (let i = 0; i < n; i++) {
       const xs = x.indptr[i], xe = x.indptr[i + 1];
       const s = this.#score(x.indices, x.values, xs, xe);
-      for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 1;
-      // partially observed row: only observed entries (and positives) contribute
-      const partial = obs !== undefined &&
-        (full ? full[i] === 0 : obs.indptr[i + 1] > obs.indptr[i]);
-      if (partial) {
-        for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
-          const l = obs!.indices[p];
-          if (l < L && mark[l] === 0) mark[l] = -1;
-        }
-      }
+      const partial = this.#markRow(batch, i);
       let dMax = 0;
       for (let l = 0; l < L; l++) {
         const m = mark[l];
@@ -278,17 +273,13 @@ export class BrEstimator implements Estimator {
         if (g > dMax) dMax = g;
         else if (-g > dMax) dMax = -g;
       }
-      for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 0;
-      if (partial) {
-        for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
-          if (obs!.indices[p] < L) mark[obs!.indices[p]] = 0;
-        }
-      }
+      this.#unmarkRow(batch, i, partial);
       const f = this.#rowScale(x.indices, x.values, xs, xe);
-      let xMax = 0;
+      let xMax = 0, xx = 0;
       for (let p = xs; p < xe; p++) {
         const j = x.indices[p];
         const v = x.values[p] * f;
+        xx += v * v;
         if (v > xMax) xMax = v;
         else if (-v > xMax) xMax = -v;
         if (touched[j] === 0) {
@@ -299,12 +290,115 @@ export class BrEstimator implements Estimator {
         for (let l = 0; l < L; l++) grad[row + l] += v * deriv[l];
       }
       bound += (xMax > 1 ? xMax : 1) * dMax; // also bounds the bias gradients, Σ_i dMax_i
+      if (xx > xxMax) xxMax = xx;
     }
     touchedList.sort((a, b) => a - b);
     if (!(bound <= GRADIENT_LIMIT / 2)) this.#clipGradients(touchedList);
     this.#step++;
-    this.#apply(touchedList);
+    // SGD on raw rows: a batch with a row above unit norm has each label's step measured and
+    // capped where it would overshoot (./step_cap.ts); every other batch is stepped as before
+    if (this.#valueLimit() !== undefined && xxMax > UNIT_NORM_SQ) {
+      this.#capSteps(batch, touchedList);
+      this.#applyCapped(touchedList);
+    } else this.#apply(touchedList);
     for (const j of touchedList) touched[j] = 0;
+  }
+
+  /**
+   * Marks row `i`'s labels in the scratch `mark`: 1 for a positive, -1 for an observed negative
+   * of a partially observed row; returns whether the row is partially observed (then only its
+   * marked entries contribute).
+   */
+  #markRow(batch: Batch, i: number): boolean {
+    const y = batch.y, obs = batch.observed, full = batch.fullyObserved;
+    const mark = this.#mark, L = this.#l;
+    for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 1;
+    const partial = obs !== undefined &&
+      (full ? full[i] === 0 : obs.indptr[i + 1] > obs.indptr[i]);
+    if (partial) {
+      for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
+        const l = obs!.indices[p];
+        if (l < L && mark[l] === 0) mark[l] = -1;
+      }
+    }
+    return partial;
+  }
+
+  /** Clears what `#markRow` marked for row `i`. */
+  #unmarkRow(batch: Batch, i: number, partial: boolean): void {
+    const y = batch.y, obs = batch.observed, mark = this.#mark, L = this.#l;
+    for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 0;
+    if (partial) {
+      for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
+        if (obs!.indices[p] < L) mark[obs!.indices[p]] = 0;
+      }
+    }
+  }
+
+  /**
+   * Each label's SGD rate for this batch (into the cap scratch's `rate`), by the curvature of its
+   * own batch loss along its step (./step_cap.ts): lr, or 1/β_l where lr·β_l > 2. Turns the touched
+   * gradient rows into the step's weight part, ∂w + λw (what `#apply`
+   * computes inline), so that x_iᵀ d_l costs what the gradient's own loop did; O(nnz·L +
+   * touched·L), no allocation once the scratch has grown.
+   */
+  #capSteps(batch: Batch, rows: readonly number[]): void {
+    const c = this.#cfg, L = this.#l, stride = this.#lCap, x = batch.x, n = x.numRows;
+    const w = this.#w, grad = this.#grad, gb = this.#gb, mark = this.#mark, lam = c.lambda;
+    const cap = this.#cap;
+    cap.ensure(L);
+    const along = cap.along, curv = cap.curv, norm = cap.norm, rate = cap.rate;
+    curv.fill(0, 0, L);
+    norm.fill(0, 0, L);
+    for (const j of rows) {
+      const row = j * stride;
+      for (let l = 0; l < L; l++) {
+        const q = row + l;
+        const d = grad[q] + lam * w[q];
+        grad[q] = d;
+        norm[l] += d * d;
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      if (c.bias) { for (let l = 0; l < L; l++) along[l] = gb[l]; }
+      else along.fill(0, 0, L);
+      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
+        const v = x.values[p], row = x.indices[p] * stride;
+        for (let l = 0; l < L; l++) along[l] += v * grad[row + l];
+      }
+      const partial = this.#markRow(batch, i);
+      if (partial) {
+        for (let l = 0; l < L; l++) if (mark[l] !== 0) curv[l] += along[l] * along[l];
+      } else for (let l = 0; l < L; l++) curv[l] += along[l] * along[l];
+      this.#unmarkRow(batch, i, partial);
+    }
+    const k = curvatureBound(c.loss) / n, lr = c.learningRate;
+    for (let l = 0; l < L; l++) {
+      const gg = norm[l] + (c.bias ? gb[l] * gb[l] : 0);
+      rate[l] = lr * stepScale(lr, (k * curv[l] + lam * norm[l]) / gg);
+    }
+  }
+
+  /**
+   * The SGD step at each label's rate from `#capSteps` (whose gradient rows
+   * already hold ∂w + λw); a label at the full rate moves exactly as in
+   * `#apply`.
+   */
+  #applyCapped(rows: readonly number[]): void {
+    const L = this.#l, stride = this.#lCap, w = this.#w, grad = this.#grad;
+    const rate = this.#cap.rate;
+    for (const j of rows) {
+      const row = j * stride;
+      for (let l = 0; l < L; l++) {
+        const q = row + l;
+        w[q] -= rate[l] * grad[q];
+        grad[q] = 0;
+      }
+    }
+    if (this.#cfg.bias) {
+      const b = this.#b, gb = this.#gb;
+      for (let l = 0; l < L; l++) b[l] -= rate[l] * gb[l];
+    }
   }
 
   /**
