@@ -503,21 +503,23 @@ export class GradientScratch {
       }
     }
     // ---- explicit entries: masked rows, and sampled negatives for other losses ----
+    const squared = cfg.loss === "squared";
     const entry = (i: number, l: number, target: number, weight: number, sampled = false) => {
       const ub = i * k, hb = l * k;
       let z = b[l];
       for (let c = 0; c < k; c++) z += U[ub + c] * H[hb + c];
       const d = weight * lossGrad(cfg.loss, z, target);
-      if (d === 0) return;
-      const sl = touchH(l), gb0 = sl * k;
-      if (cap) {
-        // the entry, for its curvature along the step (#finishCap)
+      // the entry, for its curvature along the step (#finishCap): the squared loss's curvature
+      // is 1 even at a zero residual (an inactive squared hinge entry's is 0)
+      if (cap && (d !== 0 || squared)) {
         if (ne === this.capER.length) this.#growEntries();
         this.capER[ne] = i;
         this.capEL[ne] = l;
         this.capEW[ne] = weight;
         this.capES[ne++] = sampled ? 1 : 0;
       }
+      if (d === 0) return;
+      const sl = touchH(l), gb0 = sl * k;
       for (let c = 0; c < k; c++) {
         gU[ub + c] += d * H[hb + c];
         gH[gb0 + c] += d * U[ub + c];
@@ -593,13 +595,21 @@ export class GradientScratch {
       }
       let negH = 0;
       if (ns > 0) {
-        latentMoment(U, k, fullRows, 0, ns, this.capM2);
+        const M2 = this.capM2, d = k + 1;
+        latentMoment(U, k, fullRows, 0, ns, M2);
+        // without a bias only h_l moves: the moment of u_i alone
+        if (!useBias) { for (let a = 0; a < d; a++) M2[a * d + k] = M2[k * d + a] = 0; }
         negH = curvatureBound(cfg.loss) * symmetricTop(this.capM2, k + 1, this.eigV, this.eigW) / n;
       }
       // each entry's [u_i; 1]·[g_l; g_b] (its curvature along the step: #finishCap)
       const ER = this.capER, EL = this.capEL, EA = this.capEA;
       for (let e = 0; e < ne; e++) {
         const ub = ER[e] * k, sl = hSlot[EL[e]];
+        // a label whose every entry had a zero residual takes no step: no [h; b] term
+        if (sl < 0) {
+          EA[e] = 0;
+          continue;
+        }
         let a = gb[sl];
         for (let c = 0; c < k; c++) a += U[ub + c] * gH[sl * k + c];
         EA[e] = a;

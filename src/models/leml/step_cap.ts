@@ -13,15 +13,17 @@
  * - W: β_W = (1/n) Σ_i t_iᵀ A_i t_i / ‖g_W‖² + λ with t_i = x_iᵀ g_W (the change of u_i per unit
  *   step) and A_i the curvature in u_i: HᵀH for the squared loss's Gram rows (the cached Gram in
  *   the local mode, which also bounds a masked row's subset of labels), c Σ_{entries l} w h_l h_lᵀ
- *   for explicit entries (t_iᵀ A_i t_i = Σ c w (h_l·t_i)², k per entry). O(nnz·k + n·k² +
- *   entries·k): about one more pass of the gradient, never L.
+ *   for explicit entries (t_iᵀ A_i t_i = Σ c w (h_l·t_i)², k per entry; with the squared loss
+ *   also an entry at zero residual, whose gradient is 0 but whose curvature is not).
+ *   O(nnz·k + n·k² + entries·k): about one more pass of the gradient, never L.
  * - [h_l; b_l]: β_H = Σ_l g_lᵀ B_l g_l / Σ_l ‖g_l‖² + λ over the touched labels' steps
  *   g_l = [∂h_l; ∂b_l], with B_l = (1/n) Σ [u_i; 1][u_i; 1]ᵀ of the Gram rows ({@linkcode
  *   latentMoment}, {@linkcode momentForm}; times the catch-up weight bound in the local mode,
  *   plus the masked rows' moment) and c w [u_i; 1][u_i; 1]ᵀ per explicit entry. A sampled
  *   negative (weight (L − positives)/draws) counts by its expectation instead: each label is a
  *   negative of about every sampled row with weight 1 on average, so all labels share
- *   c·λ_max((1/n) Σ_i [u_i; 1][u_i; 1]ᵀ) ({@linkcode symmetricTop}). Its own sampled term, up to
+ *   c·λ_max((1/n) Σ_i [u_i; 1][u_i; 1]ᵀ) ({@linkcode symmetricTop}; of u_i alone without a
+ *   bias, whose direction then does not move). Its own sampled term, up to
  *   L/draws times that, would cap nearly every step of the margin losses on real data while
  *   their one-sided losses do not oscillate on it (the overshoot of one sampled negative leaves
  *   it deeper on its target's side).
