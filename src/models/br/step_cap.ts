@@ -31,40 +31,13 @@
  * @module
  */
 
-/**
- * The squared row norm up to which a row counts as a unit row and never triggers the cap:
- * 1 + 2⁻¹⁰ (unit-norm rows stored as float32 round to a squared norm within about 1e-7 of 1).
- *
- * @example
- * ```ts
- * import { UNIT_NORM_SQ } from "./step_cap.ts";
- * console.log(UNIT_NORM_SQ > 1, UNIT_NORM_SQ < 1.001); // true true
- * ```
- */
-export const UNIT_NORM_SQ = 1 + 1 / 1024;
-
-/**
- * The lr·β above which a label's step is capped: 2, where a gradient step on a quadratic of
- * curvature β along the step stops lowering it (see the module doc).
- *
- * @example
- * ```ts
- * import { STEP_CAP_TRIGGER } from "./step_cap.ts";
- * console.log(STEP_CAP_TRIGGER); // 2
- * ```
- */
-export const STEP_CAP_TRIGGER = 2;
-
-/**
- * The lr·β a capped step is set to: 1, the exact minimum along the step on that quadratic.
- *
- * @example
- * ```ts
- * import { STEP_CAP_TARGET } from "./step_cap.ts";
- * console.log(STEP_CAP_TARGET); // 1
- * ```
- */
-export const STEP_CAP_TARGET = 1;
+// the rule that turns a curvature into a step, shared with streaming LEML's SGD
+export {
+  STEP_CAP_TARGET,
+  STEP_CAP_TRIGGER,
+  stepScale,
+  UNIT_NORM_SQ,
+} from "../../optim/step_cap.ts";
 
 /**
  * The loss's global curvature bound c ≥ ∂²ℓ/∂z²: 2 (squared hinge), ¼ (logistic).
@@ -77,22 +50,6 @@ export const STEP_CAP_TARGET = 1;
  */
 export function curvatureBound(loss: "squared-hinge" | "logistic"): number {
   return loss === "logistic" ? 0.25 : 2;
-}
-
-/**
- * The factor of an SGD step of rate `lr` on a label whose curvature along the step is `beta`:
- * 1 while lr·beta ≤ {@linkcode STEP_CAP_TRIGGER} (or `beta` is NaN: a zero step), else
- * {@linkcode STEP_CAP_TARGET}/(lr·beta) (the step to the minimum along it).
- *
- * @example
- * ```ts
- * import { stepScale } from "./step_cap.ts";
- * console.log(stepScale(0.5, 4), stepScale(0.5, 5), stepScale(0.5, 1e6)); // 1 0.4 0.000002
- * ```
- */
-export function stepScale(lr: number, beta: number): number {
-  if (!(lr * beta > STEP_CAP_TRIGGER)) return 1;
-  return STEP_CAP_TARGET / (lr * beta);
 }
 
 /**

@@ -41,41 +41,15 @@
  * @module
  */
 import type { LemlLoss } from "./loss.ts";
+import { stepScale } from "../../optim/step_cap.ts";
 
-/**
- * The squared row norm up to which a row counts as a unit row and never triggers the cap:
- * 1 + 2⁻¹⁰ (unit-norm rows stored as float32 round to a squared norm within about 1e-7 of 1).
- *
- * @example
- * ```ts
- * import { UNIT_NORM_SQ } from "./step_cap.ts";
- * console.log(UNIT_NORM_SQ > 1, UNIT_NORM_SQ < 1.001); // true true
- * ```
- */
-export const UNIT_NORM_SQ = 1 + 1 / 1024;
-
-/**
- * The lr·β above which a block's step is capped: 2, where a gradient step on a quadratic of
- * curvature β along the step stops lowering it (see the module doc).
- *
- * @example
- * ```ts
- * import { STEP_CAP_TRIGGER } from "./step_cap.ts";
- * console.log(STEP_CAP_TRIGGER); // 2
- * ```
- */
-export const STEP_CAP_TRIGGER = 2;
-
-/**
- * The lr·β a capped step is set to: 1, the exact minimum along the step on that quadratic.
- *
- * @example
- * ```ts
- * import { STEP_CAP_TARGET } from "./step_cap.ts";
- * console.log(STEP_CAP_TARGET); // 1
- * ```
- */
-export const STEP_CAP_TARGET = 1;
+// the rule that turns a curvature into a step, shared with BR's SGD
+export {
+  STEP_CAP_TARGET,
+  STEP_CAP_TRIGGER,
+  stepScale,
+  UNIT_NORM_SQ,
+} from "../../optim/step_cap.ts";
 
 /** Power iterations of a top-eigenvalue estimate ({@linkcode symmetricTop}). */
 export const POWER_ITERATIONS = 8;
@@ -91,22 +65,6 @@ export const POWER_ITERATIONS = 8;
  */
 export function curvatureBound(loss: LemlLoss): number {
   return loss === "squared" ? 1 : loss === "logistic" ? 0.25 : 2;
-}
-
-/**
- * The factor of an SGD step of rate `lr` on a block whose curvature along the step is `beta`:
- * 1 while lr·beta ≤ {@linkcode STEP_CAP_TRIGGER}, else {@linkcode STEP_CAP_TARGET}/(lr·beta)
- * (the step to the minimum along it); never 0 for a finite `beta`.
- *
- * @example
- * ```ts
- * import { stepScale } from "./step_cap.ts";
- * console.log(stepScale(0.05, 4), stepScale(0.05, 40), stepScale(0.05, 41), stepScale(0.05, 1e6)); // 1 1 0.4878048780487805 0.00002
- * ```
- */
-export function stepScale(lr: number, beta: number): number {
-  if (!(lr * beta > STEP_CAP_TRIGGER)) return 1;
-  return STEP_CAP_TARGET / (lr * beta);
 }
 
 /** The deterministic start of the power iterations: entry a of a vector (in [1, 2)). */
