@@ -252,11 +252,15 @@ export class CoEmbedCore {
     for (const name of GLOBAL_NAMES) {
       for (const a of [this[name], this.m[name], this.v[name]]) copies.push([a, a.slice()]);
     }
+    // the predictor tensors of the saved globals (new arrays, never written in place): the
+    // same object back, so that what was built on them (a label index) still holds
+    const predictor = this.predictorCache;
     return () => {
       for (const [a, copy] of copies) a.set(copy);
       Object.assign(this, fields);
       if (this.rff && rff) Object.assign(this.rff, rff);
       this.changed();
+      this.predictorCache = predictor;
     };
   }
 

@@ -216,12 +216,14 @@ export class CoEmbedLearner {
       undefined,
       where,
     );
-    this.#dropIndex(); // learning (even growing the spaces) invalidates the label index
+    // learning (even growing the spaces) invalidates the label index; a refused batch puts it
+    // back with the model
+    const restore = this.#save();
+    this.#dropIndex();
     // A step can still diverge midway (an extreme learningRate, rowLearningRate or initScale),
     // or end with factors within float32 whose scores are not (a learningRate near 1e20): the
     // batch is then refused and the model put back as it was, bit for bit (the copy is one
     // global step's memory traffic; the rare path only restores it).
-    const restore = this.#save();
     try {
       this.#learn(batch, where);
       const bad = core.unservableModel();
@@ -237,18 +239,21 @@ export class CoEmbedLearner {
 
   /**
    * What {@linkcode learnMany} may change before the batch is known to be good (the core, the
-   * row count, the warm-start flag, the replay sampler's draws), and the function that puts it
-   * back.
+   * row count, the warm-start flag, the replay sampler's draws, the label index), and the
+   * function that puts it back.
    */
   #save(): () => void {
     const restoreCore = this.core.save();
     const rowsSeen = this.rowsSeen, warmStarted = this.warmStarted;
     const rng = this.reservoir.rngState;
+    const index = this.#index, indexOf = this.#indexOf;
     return () => {
       restoreCore();
       this.rowsSeen = rowsSeen;
       this.warmStarted = warmStarted;
       this.reservoir.rngState = rng;
+      this.#index = index;
+      this.#indexOf = indexOf;
     };
   }
 
@@ -351,10 +356,10 @@ export class CoEmbedLearner {
     }
     const core = this.core, c = core.config;
     if (epochs === 0 || this.reservoir.size === 0) return;
-    this.#dropIndex();
     const rows = this.reservoir.rows();
     const block = this.blockOf(rows, "CoEmbed consolidate");
     const restore = this.#save();
+    this.#dropIndex();
     try {
       const fit = new CoEmbedFit(core, block);
       for (let e = 0; e < epochs; e++) {
