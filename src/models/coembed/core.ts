@@ -27,7 +27,7 @@ import { cosSinInto, RandomFourierFeatures, seededNormals } from "../../linalg/r
 import { adamUpdate, adamUpdateRows } from "../../optim/adam.ts";
 import { FLOAT32_MAX } from "../../optim/limits.ts"; // the model file's tensors are float32
 import type { CoEmbedConfig } from "./config.ts";
-import { type PredictorTensors, solveRidge, worstScore } from "./predictor.ts";
+import { type PredictorTensors, scoreOverflow, solveRidge } from "./predictor.ts";
 
 /**
  * A block of B dense rows: values `x` `[B, D]`, observed-entry mask `[B, D]` (1 = observed) and
@@ -309,12 +309,25 @@ export class CoEmbedCore {
    * ```
    */
   unservableModel(): string | undefined {
-    const bad = this.unstorableFactor();
-    if (bad !== undefined) return bad;
+    return this.unstorableFactor() ?? this.overflowingScores();
+  }
+
+  /**
+   * The score half of {@linkcode unservableModel} (./predictor.ts `scoreOverflow`): for factors
+   * already known to be within float32.
+   *
+   * @example
+   * ```ts
+   * import { CoEmbedCore } from "./core.ts";
+   * import { resolveConfig } from "./config.ts";
+   * const core = new CoEmbedCore(resolveConfig({ variant: "L", rankS: 1 }), 2, 2);
+   * core.P[0] = 1e10;
+   * console.log(core.overflowingScores()); // label 0 can score ±1.00e+40
+   * ```
+   */
+  overflowingScores(): string | undefined {
     const c = this.config;
-    const w = worstScore(c.variant, this.numLabels, c.rankS, this.P, this.Q, this.b);
-    if (w.bound <= FLOAT32_MAX) return undefined;
-    return `label ${w.label} can score ±${w.bound.toPrecision(3)}`;
+    return scoreOverflow(c.variant, this.numLabels, c.rankS, this.P, this.Q, this.b);
   }
 
   /** Marks the globals as changed (invalidates caches). */

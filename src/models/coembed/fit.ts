@@ -343,7 +343,7 @@ function checkFiniteFactors(core: CoEmbedCore, epoch: number): void {
   const c = core.config;
   if (bad === undefined) {
     // factors within float32 whose scores are not (the streaming learner refuses them too)
-    const unservable = core.unservableModel();
+    const unservable = core.overflowingScores();
     if (unservable === undefined) return;
     throw new RangeError(
       `fitCoEmbed: the fit diverged in epoch ${epoch}: ${unservable}, beyond float32; lower ` +

@@ -16,6 +16,7 @@
  */
 import { cosSinInto } from "../../linalg/rff.ts";
 import { topKDense } from "../../../sdk/internal.ts";
+import { FLOAT32_MAX } from "../../optim/limits.ts";
 
 /**
  * Solves A x = b for a symmetric positive definite `n × n` matrix A (row-major, only its lower
@@ -171,6 +172,33 @@ export function worstScore(
     if (!(b <= bound)) label = j, bound = Number.isNaN(b) ? Infinity : b;
   }
   return { label, bound };
+}
+
+/**
+ * Why these factors cannot serve every finite row finitely: "label 3 can score ±1.20e+45" when
+ * {@linkcode worstScore}'s bound passes float32's largest value, else undefined. The one check
+ * that learning, restore and replicas apply.
+ *
+ * @example
+ * ```ts
+ * import { scoreOverflow } from "./predictor.ts";
+ * const P = Float32Array.of(1, 1e9), none = new Float32Array(0), b = new Float32Array(2);
+ * console.log(scoreOverflow("L", 2, 1, P, none, b)); // label 1 can score ±1.00e+39
+ * console.log(scoreOverflow("L", 1, 1, P, none, b)); // undefined
+ * ```
+ */
+export function scoreOverflow(
+  variant: "L" | "NL",
+  numLabels: number,
+  rankS: number,
+  P: ArrayLike<number>,
+  Q: ArrayLike<number>,
+  bias: ArrayLike<number>,
+): string | undefined {
+  const w = worstScore(variant, numLabels, rankS, P, Q, bias);
+  return w.bound <= FLOAT32_MAX
+    ? undefined
+    : `label ${w.label} can score ±${w.bound.toPrecision(3)}`;
 }
 
 /**

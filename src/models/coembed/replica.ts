@@ -19,8 +19,7 @@ import { PredictionReplica } from "../replica.ts";
 import { checkFinite } from "../state_check.ts";
 import { predictorFileContent } from "./learner.ts";
 import { restoredConfig } from "./settings.ts";
-import { type PredictorTensors, RandomFeaturesPredictor, worstScore } from "./predictor.ts";
-import { FLOAT32_MAX } from "../../optim/limits.ts";
+import { type PredictorTensors, RandomFeaturesPredictor, scoreOverflow } from "./predictor.ts";
 import {
   LabelIndex,
   type LabelIndexBuildOptions,
@@ -195,11 +194,9 @@ export class CoEmbedReplica extends PredictionReplica {
     // the predictor checks every tensor's size against the sizes
     const replica = new CoEmbedReplica(t, gamma);
     // finite tensors whose scores are not (the learner never serves such a model)
-    const w = worstScore(t.variant, t.numLabels, t.rankS, t.P, t.Q, t.bias);
-    if (w.bound > FLOAT32_MAX) {
-      throw new RangeError(
-        `CoEmbed replica: label ${w.label} can score ±${w.bound.toPrecision(3)}, beyond float32`,
-      );
+    const overflow = scoreOverflow(t.variant, t.numLabels, t.rankS, t.P, t.Q, t.bias);
+    if (overflow !== undefined) {
+      throw new RangeError(`CoEmbed replica: ${overflow}, beyond float32`);
     }
     return replica;
   }

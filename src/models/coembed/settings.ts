@@ -254,11 +254,8 @@ export function restoredConfig(config: Readonly<Record<string, unknown>>): CoEmb
   for (const key of COEMBED_SETTINGS.names) {
     if (Object.hasOwn(config, key)) known[key] = config[key];
   }
-  // the declared ranges first (as `create`), then the types as the learner writes them
-  COEMBED_SETTINGS.parse(known);
-  const c = resolveConfig(config as Record<string, unknown>);
-  checkCombined(c);
-  return c;
+  // `create`'s own check on the settings alone (resolveConfig reads no other key)
+  return checkedConfig(known);
 }
 
 /**
