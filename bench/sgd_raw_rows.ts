@@ -22,6 +22,7 @@ import { LemlStream } from "../src/models/leml/mod.ts";
 import { BrEstimator } from "../src/models/br/mod.ts";
 import { PrecisionAtK } from "../src/metrics/precision.ts";
 import type { Estimator } from "../src/models/estimator.ts";
+import { UNIT_NORM_SQ } from "../src/optim/step_cap.ts";
 
 /** What `deno task sgd-raw-rows` runs with (see {@linkcode SGD_RAW_ROWS}). */
 export interface SgdRawRowsOptions {
@@ -96,7 +97,7 @@ export function sgdRawRows(
   for (let i = 0; i < train.x.numRows; i++) {
     let ss = 0;
     for (let p = train.x.indptr[i]; p < train.x.indptr[i + 1]; p++) ss += train.x.values[p] ** 2;
-    if (ss > 1 + 1 / 1024) over++;
+    if (ss > UNIT_NORM_SQ) over++;
   }
   const out: Record<string, number | string>[] = [];
   for (const model of models) {

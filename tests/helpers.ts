@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Batch } from "../src/data/types.ts";
 
 /**
  * Throws `msg` unless `cond` holds.
@@ -121,4 +122,37 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
   } finally {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
+}
+
+/**
+ * The batch of rows built as CSR arrays row by row: features `xi` with values `xv` and labels
+ * `yi`, each row ending at `xp[i + 1]` and `yp[i + 1]` (both start with 0).
+ *
+ * @example
+ * ```ts
+ * import { csrBatch } from "./helpers.ts";
+ * const b = csrBatch(3, 2, [0, 1, 3], [2, 0, 1], [5, 1, 1], [0, 1, 2], [1, 0]);
+ * console.log(b.x.numRows, [...b.x.values], [...b.y.indices]); // 2 [ 5, 1, 1 ] [ 1, 0 ]
+ * ```
+ */
+export function csrBatch(
+  numFeatures: number,
+  numLabels: number,
+  xp: ArrayLike<number>,
+  xi: ArrayLike<number>,
+  xv: ArrayLike<number>,
+  yp: ArrayLike<number>,
+  yi: ArrayLike<number>,
+): Batch {
+  const numRows = xp.length - 1;
+  return {
+    x: {
+      numRows,
+      numCols: numFeatures,
+      indptr: Int32Array.from(xp),
+      indices: Int32Array.from(xi),
+      values: Float32Array.from(xv),
+    },
+    y: { numRows, numCols: numLabels, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
+  };
 }

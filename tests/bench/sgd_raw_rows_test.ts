@@ -6,10 +6,11 @@
 import { benchOptions } from "../../bench/args.ts";
 import { SGD_RAW_ROWS, sgdRawRows } from "../../bench/sgd_raw_rows.ts";
 import { assert, assertEquals, tempDirWith } from "../cli/helpers.ts";
-import type { BinaryCsr, CsrMatrix } from "../../src/data/types.ts";
+import { csrBatch } from "../helpers.ts";
+import type { Batch } from "../../src/data/types.ts";
 
 /** Rows of raw counts 30–60: label c has words 3c, 3c+1 and 3c+2, plus one shared word. */
-function countRows(rows: number, labels: number, offset: number): { x: CsrMatrix; y: BinaryCsr } {
+function countRows(rows: number, labels: number, offset: number): Batch {
   const xp = [0], xi: number[] = [], xv: number[] = [], yp = [0], yi: number[] = [];
   for (let i = 0; i < rows; i++) {
     const c = (i * 7 + offset) % labels;
@@ -21,21 +22,7 @@ function countRows(rows: number, labels: number, offset: number): { x: CsrMatrix
     yi.push(c);
     yp.push(yi.length);
   }
-  return {
-    x: {
-      numRows: rows,
-      numCols: 3 * labels + 1,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: {
-      numRows: rows,
-      numCols: labels,
-      indptr: Int32Array.from(yp),
-      indices: Int32Array.from(yi),
-    },
-  };
+  return csrBatch(3 * labels + 1, labels, xp, xi, xv, yp, yi);
 }
 
 Deno.test("sgd-raw-rows: every loss of LEML and BR learns raw count rows: finite scores, true labels first", () => {

@@ -8,6 +8,7 @@
  */
 import type { Batch, SparseVector } from "../../src/data/types.ts";
 import type { ModelState } from "../../src/models/estimator.ts";
+import { csrBatch } from "../helpers.ts";
 
 /** Labels of the toy stream. */
 export const TOY_LABELS = 6;
@@ -27,21 +28,7 @@ export function toyBatch(seed: number, magnitude: number, mixedSigns = false, ro
     yi.push(c);
     yp.push(yi.length);
   }
-  return {
-    x: {
-      numRows: rows,
-      numCols: TOY_FEATURES,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: {
-      numRows: rows,
-      numCols: TOY_LABELS,
-      indptr: Int32Array.from(yp),
-      indices: Int32Array.from(yi),
-    },
-  };
+  return csrBatch(TOY_FEATURES, TOY_LABELS, xp, xi, xv, yp, yi);
 }
 
 /** The query row of label c at the given magnitude. */

@@ -5,7 +5,7 @@
 import { BrEstimator } from "../../../src/models/br/estimator.ts";
 import type { Batch, SparseVector } from "../../../src/data/types.ts";
 import { loadModel } from "../../../sdk/mod.ts";
-import { assert } from "../../helpers.ts";
+import { assert, csrBatch } from "../../helpers.ts";
 import { nonFiniteTensors, TOY_FEATURES, TOY_LABELS, toyBatch, toyQuery } from "../extreme_rows.ts";
 
 type Loss = "squared-hinge" | "logistic";
@@ -43,21 +43,7 @@ function countBatch(seed: number, rows = 16): Batch {
     yi.push(c);
     yp.push(yi.length);
   }
-  return {
-    x: {
-      numRows: rows,
-      numCols: WORDS,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: {
-      numRows: rows,
-      numCols: TOY_LABELS,
-      indptr: Int32Array.from(yp),
-      indices: Int32Array.from(yi),
-    },
-  };
+  return csrBatch(WORDS, TOY_LABELS, xp, xi, xv, yp, yi);
 }
 
 Deno.test("br sgd: one step on a raw row stops at the minimum along it (squared hinge: the margin), not 100 times past it", () => {

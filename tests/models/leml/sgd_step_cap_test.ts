@@ -8,7 +8,7 @@ import {
   stepScale,
   UNIT_NORM_SQ,
 } from "../../../src/models/leml/step_cap.ts";
-import { assert } from "../../helpers.ts";
+import { assert, csrBatch } from "../../helpers.ts";
 import { toyBatch } from "../extreme_rows.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
 import type { Batch } from "../../../src/data/types.ts";
@@ -96,16 +96,7 @@ Deno.test("leml step cap: sparse binary rows of squared norm 50 that plain SGD l
       yi.push(c);
       yp.push(yi.length);
     }
-    return {
-      x: {
-        numRows: rows,
-        numCols: D,
-        indptr: Int32Array.from(xp),
-        indices: Int32Array.from(xi),
-        values: new Float32Array(xi.length).fill(1),
-      },
-      y: { numRows: rows, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
-    };
+    return csrBatch(D, L, xp, xi, new Float32Array(xi.length).fill(1), yp, yi);
   };
   const objective = (m: LemlStream, b: Batch) => {
     let sum = 0;

@@ -6,7 +6,7 @@ import { lossValue } from "../../../src/models/leml/loss.ts";
 import { curvatureBound } from "../../../src/models/leml/step_cap.ts";
 import { SmallRng } from "../../../src/random/mod.ts";
 import type { Batch, BinaryCsr } from "../../../src/data/types.ts";
-import { assert } from "../../helpers.ts";
+import { assert, csrBatch } from "../../helpers.ts";
 
 const D = 12, L = 7, N = 5;
 
@@ -36,14 +36,7 @@ function maskedBatch(seed: number): Batch & { observed: BinaryCsr } {
     op.push(oi.length);
   }
   return {
-    x: {
-      numRows: N,
-      numCols: D,
-      indptr: Int32Array.from(xp),
-      indices: Int32Array.from(xi),
-      values: Float32Array.from(xv),
-    },
-    y: { numRows: N, numCols: L, indptr: Int32Array.from(yp), indices: Int32Array.from(yi) },
+    ...csrBatch(D, L, xp, xi, xv, yp, yi),
     observed: { numRows: N, numCols: L, indptr: Int32Array.from(op), indices: Int32Array.from(oi) },
   };
 }
