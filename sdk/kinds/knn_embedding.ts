@@ -15,9 +15,9 @@
  * @module
  */
 import { type TopK, topKTouched } from "../topk.ts";
-import { f32s, fround, i32s, invNorm, min, u8s, vecMat, zeros } from "../vector.ts";
+import { f32s, fround, I32, i32s, invNorm, min, u8s, vecMat, zeros } from "../vector.ts";
 import { knnSearch } from "./knn_index.ts";
-import { floats, intParam, ints, ptrs } from "./tensors.ts";
+import { bad, floats, intParam, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
 
 /**
@@ -47,7 +47,10 @@ import type { KindFactory } from "./types.ts";
 export const knnEmbedding: KindFactory = (m) => {
   const D = m.numFeatures, L = m.numLabels;
   const r = intParam(m, "rank"), kNN = intParam(m, "k");
-  const NL = intParam(m, "numLearners"), weighted = m.params.weighted === true;
+  const NL = intParam(m, "numLearners"), weighted = m.params.weighted;
+  // a boolean when present, as the trainer's reader requires (1 was served as unweighted; absent:
+  // unweighted, as before)
+  if (weighted !== undefined && weighted !== !!weighted) bad(m, `param "weighted"`);
   // the vote's power π, a positive integer (format version 4; 1 when absent)
   const power = m.params.votePower === undefined ? 1 : intParam(m, "votePower");
   const learner = ints(m, "clusterLearner", NL - 1), C = learner.length;
@@ -55,7 +58,12 @@ export const knnEmbedding: KindFactory = (m) => {
   const P = labelPtr.length - 1, pointPtr = ptrs(m, "pointPtr", P, C + 1);
   const cen = floats(m, "centroids", C * D), V = floats(m, "V", C * D * r);
   const pts = floats(m, "points", P * r);
-  const z = zeros(r), nnIdx = i32s(kNN), nnSim = zeros(kNN);
+  // at most P neighbours are kept (k' = min(k, points)): a larger k is valid, and k = 2^33 failed
+  // to allocate these
+  const z = zeros(r), nnIdx = i32s(min(kNN, P)), nnSim = zeros(min(kNN, P));
+  // the learners that own a cluster, increasing: the others cast no vote (and a file may declare
+  // far more learners than clusters: numLearners 2^53 hung every query)
+  const voters = I32.from(new Set(learner)).sort();
   const acc = zeros(L), out = f32s(L), mark = u8s(L), touched = i32s(L);
   let n = 0;
   // acc[l] = Σ_t Σ_{p : l ∈ labels_p} w_p over the labels the neighbours carry (`touched`)
@@ -68,7 +76,7 @@ export const knnEmbedding: KindFactory = (m) => {
   ) => {
     while (n) acc[touched[--n]] = mark[touched[n]] = 0;
     const inv = invNorm(values, indices.length);
-    for (let t = 0; t < NL; t++) {
+    for (const t of voters) {
       let best = -1, bestDot = -Infinity;
       for (let c = 0; c < C; c++) {
         if (learner[c] !== t || pointPtr[c + 1] === pointPtr[c]) continue;

@@ -128,6 +128,9 @@ export const knnSearch = (
     return sqrt(ss);
   };
   for (let e = P; e--;) big = max(big, tails(pts, order[e] * r, norms, e * w));
+  // a NaN similarity beats nothing and nothing beats it: the neighbours found then depended on
+  // the visiting order (the trainer's and the indexed searches disagreed)
+  if (!(big < Infinity)) bad(m, `tensor "points" holds a value that is not finite`);
   const h = r & ~7; // the checks cover the coordinates a < h
   let kk = 0, zinv = 0, zn = 0;
   // pushes the points at list positions e … end − 1 but those a bound shows the exact sums would reject;

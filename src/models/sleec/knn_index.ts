@@ -328,7 +328,9 @@ function calibrate(
   rng: SmallRng,
 ): number {
   const C = pointPtr.length - 1, recallAt = new Float64Array(maxLists + 1);
-  const ids = new Int32Array(kNN), sim = new Float64Array(kNN);
+  // at most n − 1 neighbours (a k past every cluster is valid: k = 2^33 failed to allocate these)
+  const most = Math.min(kNN, pointPtr[C]);
+  const ids = new Int32Array(most), sim = new Float64Array(most);
   const lids = new Int32Array(maxLists), ls = new Float64Array(maxLists);
   const acc = new Map<number, number>();
   let queries = 0;

@@ -202,8 +202,23 @@ export function knnModelFromContent(content: ModelFileContent): KnnModel {
     }
   }
   const points = dequantize(tensorOf(content, "points", P * r));
+  // (a NaN similarity beats nothing and nothing beats it: the neighbours found depended on the
+  // order the points were visited in, and the SDK's indexed search visits them in another)
+  for (let e = 0; e < points.length; e++) {
+    if (!Number.isFinite(points[e])) {
+      throw new RangeError(
+        `knn-embedding model: tensor "points" holds ${points[e]} at point ${
+          Math.floor(e / r)
+        }, coordinate ${e % r}: the points must be finite`,
+      );
+    }
+  }
   const labelPtr = int32Of(content, "labelPtr", P + 1);
   const labels = int32Of(content, "labels", labelPtr[P]);
+  // (a first offset below 0 gave point 0 the labels of a slice from the end of the tensor)
+  if (labelPtr[0] !== 0) {
+    throw new RangeError(`knn-embedding model: labelPtr starts at ${labelPtr[0]}, not 0`);
+  }
   for (let p = 0; p < P; p++) {
     if (!(labelPtr[p] <= labelPtr[p + 1])) {
       throw new RangeError(`knn-embedding model: labelPtr decreases at point ${p}`);

@@ -142,6 +142,8 @@ export class KnnPredictor {
   readonly #nnSim: Float64Array;
   readonly #acc: Float64Array;
   readonly #scores: Float32Array;
+  /** The learners that own a cluster, increasing (the others cast no vote). */
+  readonly #voters: number[];
   #sims = new Float64Array(0);
 
   constructor(model: KnnModel) {
@@ -153,9 +155,22 @@ export class KnnPredictor {
       throw new RangeError(`KnnPredictor: votePower must be a positive integer, got ${power}`);
     }
     this.#m = model;
+    // a learner without clusters casts no vote, so only the learners that own one are visited: a
+    // file may declare far more learners than it has clusters (numLearners 2^53 hung each query)
+    const voters = new Set<number>();
+    let points = 0;
+    for (const cl of model.clusters) {
+      const t = cl.learner;
+      if (Number.isInteger(t) && t >= 0 && t < model.numLearners) voters.add(t);
+      points += cl.numPoints;
+    }
+    this.#voters = [...voters].sort((a, b) => a - b);
+    // no cluster has more than `points` neighbours to keep: a k past every cluster is valid
+    // (k' = min(k, points)), and a k of 2^33 failed to allocate its buffers
+    const kept = Math.min(model.k, points);
     this.#z = new Float64Array(model.rank);
-    this.#nnIdx = new Int32Array(model.k);
-    this.#nnSim = new Float64Array(model.k);
+    this.#nnIdx = new Int32Array(kept);
+    this.#nnSim = new Float64Array(kept);
     this.#acc = new Float64Array(model.numLabels);
     this.#scores = new Float32Array(model.numLabels);
   }
@@ -297,7 +312,7 @@ export class KnnPredictor {
     const acc = this.#acc, nnIdx = this.#nnIdx, nnSim = this.#nnSim;
     acc.fill(0);
     const inv = this.#inv(indices, values), power = m.votePower ?? 1;
-    for (let learner = 0; learner < m.numLearners; learner++) {
+    for (const learner of this.#voters) {
       const best = this.#nearestCluster(learner, indices, values, inv);
       if (best < 0) continue;
       const cl = m.clusters[best];
