@@ -154,6 +154,12 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
 /** The most learners an ensemble may have. */
 const MAX_LEARNERS = 1024;
 
+/**
+ * The largest streaming `learningRate` (1e6): fewer than 2³¹ Adam steps between refreshes then
+ * move V by less than 1e16, far inside float32.
+ */
+const MAX_LEARNING_RATE = 1e6;
+
 function count(key: keyof SleecConfig, doc: string, max = 1 << 20): SettingSpec {
   return { kind: "int", default: DEFAULT_CONFIG[key] as number, min: 1, max, doc };
 }
@@ -272,10 +278,14 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
   ),
   refreshSvpIterations: count("refreshSvpIterations", "Streaming: SVP iterations of a refresh."),
   refreshAdmmIterations: count("refreshAdmmIterations", "Streaming: ADMM iterations of a refresh."),
+  // an Adam step moves an entry of V by at most about 3.2 × learningRate (β1 0.9, β2 0.999),
+  // and V maps unit rows to embeddings of norm about 1, so rates past 1 only scramble it; at
+  // 1e300 V overflowed float32 at once: the estimator served zeros and its state did not restore
   learningRate: {
     kind: "number",
     default: DEFAULT_CONFIG.learningRate,
     min: 0,
+    max: MAX_LEARNING_RATE,
     doc: "Streaming: Adam learning rate of V between refreshes (0: off).",
   },
   reembedEvery: count("reembedEvery", "Streaming: Adam steps of a cluster between re-embeddings."),
