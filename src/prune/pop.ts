@@ -36,9 +36,13 @@ export function labelImpact(
   }
   const out = new Float64Array(labelCounts.length);
   for (let l = 0; l < out.length; l++) {
-    const p = propensities[l];
+    const p = propensities[l], c = labelCounts[l];
     if (!(p > 0)) throw new RangeError(`labelImpact: propensity of label ${l} is ${p}`);
-    out[l] = labelCounts[l] / p;
+    // (a NaN count made the impact NaN, which the impact order sorted anywhere)
+    if (!(c >= 0 && c < Infinity)) {
+      throw new RangeError(`labelImpact: count of label ${l} is ${c}, not a finite number >= 0`);
+    }
+    out[l] = c / p;
   }
   return out;
 }
@@ -234,6 +238,28 @@ export interface LabelOptimization {
   evaluations: number;
 }
 
+/**
+ * Checks that `order` holds each of the `numLabels` labels once (a label out of range was
+ * ignored by the mask, a repeated one counted twice: fewer labels cut than asked, silently).
+ */
+function checkOrder(order: Int32Array, numLabels: number, where: string): void {
+  if (order.length !== numLabels) {
+    throw new RangeError(
+      `${where}: label order has ${order.length} entries for ${numLabels} labels`,
+    );
+  }
+  const seen = new Uint8Array(numLabels);
+  for (let i = 0; i < order.length; i++) {
+    const l = order[i];
+    if (!(l >= 0 && l < numLabels) || seen[l]++) {
+      throw new RangeError(
+        `${where}: label order entry ${i} is ${l}: the order must hold each label of ` +
+          `[0, ${numLabels}) once`,
+      );
+    }
+  }
+}
+
 /** Mask of the first `m` labels of `order`. */
 function prefixMask(order: Int32Array, m: number, numLabels: number): Uint8Array {
   const mask = new Uint8Array(numLabels);
@@ -284,9 +310,7 @@ export function labelOptimization(
   cache: CutCache = new Map(),
 ): LabelOptimization {
   const { epsilon: eps, delta, ks } = checkedPopOptions(options);
-  if (order.length !== w.numLabels) {
-    throw new RangeError(`POP: label order has ${order.length} entries for ${w.numLabels} labels`);
-  }
+  checkOrder(order, w.numLabels, "POP");
   let evaluations = 0;
   const evaluate = (m: number): number[] => {
     let psp = cache.get(m);
@@ -416,11 +440,7 @@ export function applyPop(
   options: PopOptions = {},
 ): LabelWeights {
   const { lambda, delta } = checkedPopOptions(options);
-  if (order.length !== w.numLabels) {
-    throw new RangeError(
-      `applyPop: label order has ${order.length} entries for ${w.numLabels} labels`,
-    );
-  }
+  checkOrder(order, w.numLabels, "applyPop");
   if (
     !(Number.isInteger(numPrunedLabels) && numPrunedLabels >= 0 && numPrunedLabels <= w.numLabels)
   ) {
