@@ -10,7 +10,14 @@ import { checkpointFormat, decodeCheckpoint, readFileIfExists } from "./checkpoi
 import { CheckpointChain } from "./checkpoint_chain.ts";
 import { type LearnerCheckpoint, StreamLearner } from "./learner.ts";
 import type { RepairReport, ServiceOptions } from "./service_types.ts";
-import { readWal, tidyWal, type WalPosition, WriteAheadLog } from "./wal.ts";
+import {
+  readWal,
+  tidyWal,
+  WalDamageError,
+  type WalPosition,
+  type WalReadResult,
+  WriteAheadLog,
+} from "./wal.ts";
 import { pickOptions } from "../data/option_check.ts";
 import { LEARNER_OPTION_KEYS } from "./service_options.ts";
 
@@ -124,8 +131,6 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
       }: ${learner.applied} events applied, position ${JSON.stringify(learner.position)}`,
     );
   } else {
-    // no base (or a dropped one): deltas of an older chain are useless
-    await CheckpointChain.discardDeltas(options.stateDir);
     learner = StreamLearner.create(options.factory, pickOptions(options, LEARNER_OPTION_KEYS));
   }
   let wal: WriteAheadLog | undefined;
@@ -135,9 +140,22 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
     const pos = learner.position.wal as WalPosition | undefined;
     // after a dropped checkpoint every segment left is replayed
     const from = report.checkpoint !== undefined ? 0 : pos?.segment ?? 0;
-    const r = await readWal(dir, from, report.checkpoint !== undefined ? undefined : pos?.seq, {
-      repair: options.repair,
-    });
+    // Without a checkpoint the log starts at record 0: a log starting later lost the checkpoint
+    // that covered (and released) its first records, and with it their events.
+    const expectSeq = report.checkpoint !== undefined
+      ? undefined
+      : bytes === undefined
+      ? 0
+      : pos?.seq;
+    let r: WalReadResult;
+    try {
+      r = await readWal(dir, from, expectSeq, { repair: options.repair });
+    } catch (e) {
+      if (bytes === undefined && e instanceof WalDamageError && /^records 0\.\./.test(e.reason)) {
+        throw new WalDamageError(e.file, e.offset, `${e.reason}; there is no checkpoint (${path})`);
+      }
+      throw e;
+    }
     const decoder = new TextDecoder();
     for (const l of r.lines) {
       // the replayed ids join the deduplication window as they are applied again, in log
@@ -173,6 +191,11 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
     wal = await WriteAheadLog.open(dir, from, { nextSeq: r.nextSeq });
     const p: WalPosition = { segment: wal.segment, seq: wal.nextSeq };
     learner.position.wal = p;
+  }
+  if (ck === undefined) {
+    // no base (or a dropped one): deltas of an older chain are useless (removed only now, once
+    // the log did not refuse the start: they tell what was there)
+    await CheckpointChain.discardDeltas(options.stateDir);
   }
   const repaired = report.checkpoint !== undefined || report.checkpointDeltas !== undefined ||
     report.wal.length > 0;

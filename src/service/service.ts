@@ -341,7 +341,7 @@ export class LearningService implements ServiceHandle {
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const maxLine = parser.maxLineBytes;
     const rejects: { line: number; reason: string }[] = [];
-    let lineNo = 0, start = 0, ignoredFields = 0;
+    let lineNo = 0, start = 0, ignoredFields = 0, stopped = false;
     const reject = (reason: string) => rejects.push({ line: lineNo, reason });
     const events: Example[] = [];
     // Accepted lines go to the log as they were received, less a trailing CR: runs of
@@ -367,9 +367,10 @@ export class LearningService implements ServiceHandle {
       let e = end;
       if (e > lineStart && bytes[e - 1] === 13) e--;
       if (this.#stopping) {
-        endRun();
-        reject("the service is stopping");
-        continue;
+        // refuse the whole body (503, resend it), not its lines one by one: a 400 would tell
+        // the client that good events are bad
+        stopped = true;
+        break;
       }
       if (e === lineStart) {
         endRun();
@@ -427,8 +428,22 @@ export class LearningService implements ServiceHandle {
       }
     }
     endRun();
+    if (stopped) {
+      return {
+        accepted: 0,
+        duplicates: 0,
+        rejectedCount: rejects.length,
+        rejected: rejects.slice(0, MAX_REPORTED_REJECTS),
+        durable: false,
+        ignoredFields,
+        unavailable: {
+          reason: "the service is stopping; nothing of this body was applied",
+          retryAfterSeconds: this.options.retryAfterSeconds ?? 2,
+        },
+      };
+    }
     // an empty body (or only blank lines) is a client error, not a successful no-op
-    if (events.length === 0 && rejects.length === 0 && !this.#stopping) {
+    if (events.length === 0 && rejects.length === 0) {
       return {
         accepted: 0,
         duplicates: 0,

@@ -246,7 +246,8 @@ export interface IngestResult {
   ignoredFields?: number;
   /**
    * Set when the body was refused because the write-ahead log could not be written (a full
-   * disk): nothing of it was applied; retry after `retryAfterSeconds` (`/events`: 503).
+   * disk) or the service was stopping: nothing of it was applied; retry after
+   * `retryAfterSeconds` (`/events`: 503).
    */
   unavailable?: { reason: string; retryAfterSeconds: number };
 }

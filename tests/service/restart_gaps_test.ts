@@ -1,0 +1,131 @@
+/**
+ * Restart and shutdown edges of the service: a state directory whose checkpoint is gone (its
+ * log starts after the records the checkpoint covered), and bodies that arrive while the
+ * service stops.
+ */
+import { factory as ova } from "../../src/models/ova/mod.ts";
+import { LearningService } from "../../src/service/service.ts";
+import { createApp } from "../../src/service/http_app.ts";
+import { DELTA_DIR } from "../../src/service/checkpoint_chain.ts";
+import { WalDamageError } from "../../src/service/wal.ts";
+import { mulberry32 } from "../mulberry32.ts";
+import {
+  assert,
+  assertEquals,
+  eventLine,
+  plantedEvents,
+  serviceOptions,
+  withTempDir,
+} from "./helpers.ts";
+
+/** `n` events from `start` on: 12 of 600 features, 2 of 300 labels (ids `g<i>`), seeded by i. */
+function events(n: number, start = 0): string {
+  const out: string[] = [];
+  for (let i = start; i < start + n; i++) {
+    const r = mulberry32(i + 1), f: Record<string, number> = {};
+    for (let t = 0; t < 12; t++) f[String(Math.floor(r() ** 2 * 600))] = 1 + t;
+    const labels = [`l${Math.floor(r() ** 2 * 300)}`, `l${Math.floor(r() * 300)}`];
+    out.push(eventLine(`g${i}`, f, [...new Set(labels)]));
+  }
+  return out.join("\n");
+}
+
+const ovaOptions = (dir: string, extra = {}) =>
+  serviceOptions(dir, {
+    factory: ova,
+    modelOptions: { seed: 1 },
+    checkpointEvery: 1 << 30,
+    ...extra,
+  });
+
+async function names(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) out.push(e.name);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  return out.sort();
+}
+
+Deno.test("a state directory that lost its checkpoint refuses to start naming the log file and the missing records; --repair reports them lost", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(ovaOptions(dir));
+    await s.ingestBody(events(1000), "http");
+    await s.checkpoint(); // a base: releases records 0..999
+    await s.ingestBody(events(5, 1000), "http");
+    await s.checkpoint(); // a delta: releases records 1000..1004
+    await s.ingestBody(events(5, 1005), "http"); // only in the write-ahead log (1005..1009)
+    const deltas = await names(`${dir}/${DELTA_DIR}`);
+    assertEquals(deltas.length, 1);
+    const segments = await names(`${dir}/wal`);
+    assertEquals(segments.length, 1);
+    // the checkpoint is gone (deleted, lost): its 1005 events with it
+    await Deno.remove(`${dir}/checkpoint.msgpack`);
+    let err: unknown;
+    try {
+      const t = await LearningService.open(ovaOptions(dir));
+      await t.stop();
+    } catch (e) {
+      err = e;
+    }
+    assert(err instanceof WalDamageError, `expected a WalDamageError, got ${err}`);
+    const m = err.message;
+    assert(m.includes(`${dir}/wal/${segments[0]} at byte 0`), m);
+    assert(m.includes("records 0..1004 are missing before record 1005"), m);
+    assert(m.includes(`there is no checkpoint (${dir}/checkpoint.msgpack)`), m);
+    assertEquals(await names(`${dir}/${DELTA_DIR}`), deltas, "a refused start removes nothing");
+    // --repair starts a new model from the log that remains and reports the records lost
+    const r = await LearningService.open(ovaOptions(dir, { repair: true }));
+    assertEquals(r.learner.applied, 5);
+    assertEquals(r.repairReport?.eventsLost, 1005);
+    assertEquals(r.repairReport?.wal[0].seqs, [0, 1004]);
+    assertEquals(await names(`${dir}/${DELTA_DIR}`), [], "deltas without their base go");
+    await r.stop();
+    await s.stop();
+  });
+});
+
+Deno.test("a fresh state directory and one that crashed before its first checkpoint still start", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(serviceOptions(dir));
+    await s.ingestBody(plantedEvents(3).join("\n"), "http");
+    // as after kill -9 before any checkpoint: no checkpoint file, the log from record 0
+    assertEquals(await names(dir), ["wal"]);
+    const t = await LearningService.open(serviceOptions(dir));
+    assertEquals(t.applied, 3);
+    await t.stop();
+    await s.stop();
+  });
+});
+
+Deno.test("a body arriving while the service stops is a 503 to resend, not a 400 calling its events bad", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(serviceOptions(dir));
+    await s.start();
+    const app = createApp({ service: s });
+    const body = plantedEvents(3).join("\n") + "\n";
+    // the route lets the body in, then the service starts stopping while it is read
+    const answer = app.request("/events", {
+      method: "POST",
+      body: ReadableStream.from([new TextEncoder().encode(body)]),
+      duplex: "half",
+    } as RequestInit);
+    const stopped = s.stop();
+    const res = await answer;
+    const j = await res.json();
+    assertEquals(res.status, 503, JSON.stringify(j));
+    assertEquals(res.headers.get("retry-after"), "2");
+    assert(/stopping/.test(j.error) && /nothing of this body/.test(j.error), j.error);
+    await stopped;
+    // the same through the service: refused whole, nothing applied or counted as rejected
+    const r = await s.ingestBody(body, "http");
+    assertEquals([r.accepted, r.rejectedCount, r.unavailable !== undefined], [0, 0, true]);
+    assertEquals([s.applied, s.learner.rejected], [0, 0]);
+    // resent after the restart, the body is applied
+    const t = await LearningService.open(serviceOptions(dir));
+    assertEquals((await t.ingestBody(body, "http")).accepted, 3);
+    assertEquals(t.applied, 3);
+    await t.stop();
+  });
+});
