@@ -79,6 +79,12 @@ export class WriteAheadLog {
   syncs = 0;
   /** Writes that failed (e.g. a full disk); their bytes were cut off again. */
   failedWrites = 0;
+  /**
+   * A segment whose failed write could not be cut off at once, and the size to cut it back to:
+   * no record is written anywhere before it is (a record after the partial bytes would be
+   * damaged, and a refused record among them would be replayed).
+   */
+  #cut: { segment: number; size: number } | undefined;
 
   private constructor(dir: string, segment: number, seq: number) {
     this.dir = dir;
@@ -161,6 +167,27 @@ export class WriteAheadLog {
     while (this.#draining !== undefined) await this.#draining;
     this.#file?.close();
     this.#file = undefined;
+    if (this.#cut !== undefined) await this.#cutBack().catch(() => {});
+  }
+
+  /** Cuts the partial bytes of a failed write off its segment (see `#cut`). */
+  async #cutBack(): Promise<void> {
+    const { segment, size } = this.#cut!;
+    let f: Deno.FsFile;
+    try {
+      f = await Deno.open(`${this.dir}/${segmentName(segment)}`, { write: true });
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      this.#cut = undefined; // released meanwhile
+      return;
+    }
+    try {
+      await f.truncate(size);
+      await f.syncData();
+    } finally {
+      f.close();
+    }
+    this.#cut = undefined;
   }
 
   #kick(): void {
@@ -218,6 +245,7 @@ export class WriteAheadLog {
 
   async #write(segment: number, bytes: Uint8Array): Promise<void> {
     const path = `${this.dir}/${segmentName(segment)}`;
+    if (this.#cut !== undefined) await this.#cutBack();
     if (this.#fileSegment !== segment || this.#file === undefined) {
       this.#file?.close();
       this.#file = undefined;
@@ -235,7 +263,7 @@ export class WriteAheadLog {
       await f.syncData();
     } catch (e) {
       // Cut the partial write off, so that no later record follows a broken one. If even that
-      // fails, the file is closed: the next write reopens it and tries again.
+      // fails, the file is closed: the next write cuts it first (or fails too), then reopens it.
       try {
         await f.truncate(size);
         await f.syncData();
@@ -243,6 +271,7 @@ export class WriteAheadLog {
         f.close();
         this.#file = undefined;
         this.#fileSegment = -1;
+        this.#cut = { segment, size };
       }
       throw e;
     }
