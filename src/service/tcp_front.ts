@@ -568,8 +568,9 @@ export class TcpFront {
             writingToClient = false;
           }
           // between requests, the next head must start within the timeout of the last
-          // response byte
-          if (timed && tracker.idle) arm();
+          // response byte; a head begun meanwhile whose timer went off during the write (which
+          // the timer skips) is timed again from here, else it could stay half-sent for ever
+          if (timed && (tracker.idle || (tracker.inHead && timer === undefined))) arm();
         }
       })();
       // the server ending its side ends the connection (HTTP servers close, not half-close)
