@@ -286,6 +286,13 @@ export interface XReadGroupOptions {
   blockMs?: number;
 }
 
+/** A command waiting for its reply (and the timer of its reply timeout, if any). */
+interface Waiter {
+  resolve: (v: RespValue) => void;
+  reject: (e: Error) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
 /**
  * A pipelined RESP2 client over one TCP connection. Commands are answered in order.
  *
@@ -298,23 +305,28 @@ export interface XReadGroupOptions {
  */
 export class RedisClient {
   readonly #conn: Deno.Conn;
-  readonly #waiting: { resolve: (v: RespValue) => void; reject: (e: Error) => void }[] = [];
+  readonly #waiting: Waiter[] = [];
   readonly #parser = new RespParser();
   readonly #label: string;
+  readonly #replyTimeoutMs: number | undefined;
   #closed = false;
   #failure: Error | undefined;
   #writing: Promise<void> = Promise.resolve();
 
-  private constructor(conn: Deno.Conn, label: string) {
+  private constructor(conn: Deno.Conn, label: string, replyTimeoutMs?: number) {
     this.#conn = conn;
     this.#label = label;
+    this.#replyTimeoutMs = replyTimeoutMs;
     this.#readLoop();
   }
 
   /**
    * Connects to `redis[s]://[[user]:password@]host:port[/db]` (or explicit options): TLS for
    * `rediss://` (trusting `caFile` besides the system's authorities), AUTH when a password is
-   * given (`AUTH user pass` with a user name, else the legacy `AUTH pass`), then SELECT.
+   * given (`AUTH user pass` with a user name, else the legacy `AUTH pass`), then SELECT. With
+   * `replyTimeoutMs`, a command whose reply does not come within it (plus its own `BLOCK` time)
+   * fails the connection (a server or network gone silent: no reset ever comes), rejecting
+   * every command in flight with a {@linkcode RedisConnectionError}.
    *
    * @example
    * ```ts
@@ -325,9 +337,13 @@ export class RedisClient {
    */
   static async connect(
     target: string | RedisConnectOptions,
-    extra: { caFile?: string } = {},
+    extra: { caFile?: string; replyTimeoutMs?: number } = {},
   ): Promise<RedisClient> {
-    const opts = { ...(typeof target === "string" ? parseRedisUrl(target) : target), ...extra };
+    const { replyTimeoutMs, ...tlsExtra } = extra;
+    const opts = {
+      ...(typeof target === "string" ? parseRedisUrl(target) : target),
+      ...tlsExtra,
+    };
     const label = describeTarget(opts);
     let conn: Deno.Conn;
     try {
@@ -345,7 +361,7 @@ export class RedisClient {
         `Cannot connect to Redis at ${label}: ${(e as Error).message}`,
       );
     }
-    const client = new RedisClient(conn, label);
+    const client = new RedisClient(conn, label, replyTimeoutMs);
     try {
       if (opts.password !== undefined) {
         try {
@@ -380,6 +396,7 @@ export class RedisClient {
         for (let r = this.#parser.next(); r !== undefined; r = this.#parser.next()) {
           const w = this.#waiting.shift();
           if (w === undefined) continue;
+          clearTimeout(w.timer);
           if ("error" in r) w.reject(replyError(this.#label, r.error));
           else w.resolve(r.value);
         }
@@ -396,18 +413,42 @@ export class RedisClient {
 
   #fail(e: Error): void {
     if (this.#failure === undefined) this.#failure = e;
-    for (const w of this.#waiting.splice(0)) w.reject(this.#failure);
+    for (const w of this.#waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(this.#failure);
+    }
   }
 
   /** Sends one command and resolves with its reply (rejects on a RESP error reply). */
   command(...args: (string | number | Uint8Array)[]): Promise<RespValue> {
+    return this.#send(args, 0);
+  }
+
+  /** {@linkcode RedisClient.command}, whose reply may take `blockMs` more (a `BLOCK`). */
+  #send(args: (string | number | Uint8Array)[], blockMs: number): Promise<RespValue> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#closed) {
       return Promise.reject(new RedisConnectionError(`Redis ${this.#label}: client closed`));
     }
     const bytes = encodeCommand(args);
     const p = new Promise<RespValue>((resolve, reject) => {
-      this.#waiting.push({ resolve, reject });
+      const w: Waiter = { resolve, reject };
+      if (this.#replyTimeoutMs !== undefined) {
+        const ms = this.#replyTimeoutMs + blockMs;
+        w.timer = setTimeout(() => {
+          this.#fail(
+            new RedisConnectionError(
+              `Redis ${this.#label}: no reply within ${ms} ms (the server or the network is not answering)`,
+            ),
+          );
+          try {
+            this.#conn.close();
+          } catch {
+            // already closed
+          }
+        }, ms);
+      }
+      this.#waiting.push(w);
     });
     this.#writing = this.#writing.then(async () => {
       let off = 0;
@@ -453,7 +494,7 @@ export class RedisClient {
     if (options.count !== undefined) args.push("COUNT", options.count);
     if (options.blockMs !== undefined) args.push("BLOCK", options.blockMs);
     args.push("STREAMS", key, id);
-    const reply = await this.command(...args);
+    const reply = await this.#send(args, options.blockMs ?? 0);
     return parseStreamReply(reply);
   }
 

@@ -69,7 +69,16 @@ export interface RedisSourceOptions {
    * (default 60000; 0 disables reclaiming).
    */
   claimIdleMs?: number;
+  /**
+   * Longest wait for a reply (beyond a blocking read's `blockMs`) before the connection is taken
+   * for dead and made again, in milliseconds (default 10000): a server or network gone silent
+   * sends no reset, and a read or acknowledgement would otherwise wait for ever.
+   */
+  replyTimeoutMs?: number;
 }
+
+/** Default of {@linkcode RedisSourceOptions.replyTimeoutMs}. */
+const REPLY_TIMEOUT_MS = 10_000;
 
 /** How long {@linkcode RedisStreamSource.connect} waits for a server loading its data. */
 const CONNECT_WAIT_MS = 30_000;
@@ -207,7 +216,10 @@ export class RedisStreamSource {
   }
 
   static async #open(o: RedisSourceOptions): Promise<[RedisClient, RedisClient]> {
-    const extra = o.caFile !== undefined ? { caFile: o.caFile } : {};
+    const extra = {
+      ...(o.caFile !== undefined ? { caFile: o.caFile } : {}),
+      replyTimeoutMs: o.replyTimeoutMs ?? REPLY_TIMEOUT_MS,
+    };
     const reader = await RedisClient.connect(o.url, extra);
     try {
       return [reader, await RedisClient.connect(o.url, extra)];
@@ -446,6 +458,7 @@ const REDIS_KEYS = [
   "deadLetterKey",
   "caFile",
   "claimIdleMs",
+  "replyTimeoutMs",
 ] as const satisfies readonly (keyof RedisSourceOptions)[];
 
 /**
@@ -473,5 +486,6 @@ export function checkRedisOptions(where: string, options: unknown): RedisSourceO
   numberOption(where, "count", o.count, 512, 1, 1 << 20, true);
   numberOption(where, "blockMs", o.blockMs, 100, 0, MAX_TIMER_MS, true);
   numberOption(where, "claimIdleMs", o.claimIdleMs, 60000, 0, MAX_TIMER_MS, true);
+  numberOption(where, "replyTimeoutMs", o.replyTimeoutMs, REPLY_TIMEOUT_MS, 1, MAX_TIMER_MS, true);
   return o;
 }
