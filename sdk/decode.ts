@@ -20,6 +20,8 @@ import {
   isNumber,
   isSafeInteger,
   isString,
+  max,
+  range,
   U8,
 } from "./vector.ts";
 import { KINDS } from "./kinds/mod.ts";
@@ -102,7 +104,13 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
     `unknown model kind "${kind}"`,
     unsupported,
   );
-  check(isCount(D) && isCount(L), "numFeatures, numLabels");
+  // at most 2^24, or the file's bytes (`maxDimension` of ./frame.ts, inline): scorers size
+  // scratch by them (docs/model-format.md)
+  const most = max(2 ** 24, bytes.length);
+  check(
+    isCount(D) && isCount(L) && max(D, L) <= most,
+    range("numFeatures, numLabels", 0, most),
+  );
   check(
     names === undefined ||
       isArray(names) && names.length === L && names.every(isString),

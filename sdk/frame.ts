@@ -8,7 +8,7 @@
 import { crc32 } from "./crc32.ts";
 import { enc } from "./features.ts";
 import { formatError, type ModelFormatErrorReason } from "./errors.ts";
-import { F32, I32, U16, U8 } from "./vector.ts";
+import { F32, I32, max, U16, U8 } from "./vector.ts";
 
 /**
  * The newest model-file format version: what this SDK reads and the trainer writes. Version 2
@@ -66,6 +66,20 @@ export const TENSOR_ARRAYS = {
   f16: U16,
   u16: U16,
 } as const;
+
+/**
+ * The most `numFeatures` and `numLabels` a file of `byteLength` bytes may declare: 2²⁴, or the
+ * file's length in bytes when greater (a tensor with a row per feature or label, or `labelNames`,
+ * holds at least one byte a row). Readers size per-label and per-feature scratch by them: a
+ * 500-byte file declaring 2³⁰ labels made the trainer's kNN predictor use 12.6 GB per query.
+ *
+ * @example
+ * ```ts
+ * import { maxDimension } from "./frame.ts";
+ * console.log(maxDimension(100), maxDimension(2 ** 25)); // 16777216 33554432
+ * ```
+ */
+export const maxDimension = (byteLength: number): number => max(2 ** 24, byteLength);
 
 /**
  * Checks the frame of a model file and returns its format version. The header has a fixed

@@ -27,7 +27,14 @@ export { halfFloats } from "./decode.ts";
 export { ModelFormatError, type ModelFormatErrorReason } from "./errors.ts";
 export { murmur3 } from "./features.ts";
 export { mipsIndex, type MipsSearch } from "./kinds/mips_index.ts";
-export { checkFrame, FORMAT_VERSION, LITTLE_ENDIAN, MAGIC, TENSOR_ARRAYS } from "./frame.ts";
+export {
+  checkFrame,
+  FORMAT_VERSION,
+  LITTLE_ENDIAN,
+  MAGIC,
+  maxDimension,
+  TENSOR_ARRAYS,
+} from "./frame.ts";
 export {
   checkFeatureSpace,
   decodeModelFile,

@@ -9,7 +9,7 @@ import { decodeModel } from "./decode.ts";
 import { formatError } from "./errors.ts";
 import { badInput, featurizer, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
-import { U8 } from "./vector.ts";
+import { range, U8 } from "./vector.ts";
 import type { DecodedModel, KindFactory } from "./kinds/types.ts";
 import type { TopK } from "./topk.ts";
 
@@ -30,7 +30,11 @@ export interface TopKOptions {
    * the exact neighbours (their labels, then the rest by index, as scoring every label ranks them).
    */
   readonly exact?: boolean;
-  /** Label-index clusters to probe (more: slower, closer to exact); default the file's. */
+  /**
+   * Label-index clusters to probe (more: slower, closer to exact); default (also for `null`) the
+   * file's. An integer in [1, 2³²) (more than the file's clusters probes them all); anything else
+   * is a `RangeError`, for every kind.
+   */
   readonly probes?: number;
 }
 
@@ -60,8 +64,9 @@ export interface Model extends DecodedModel {
    *
    * @throws {TypeError} when `x` is malformed (a NaN or infinite value among them, as the
    * trainers' `predictTopK` refuses it); {RangeError} when `k` is not an integer in
-   * [0, 2³²), or when a `random-features` model cannot fold the row in (its V holds a value
-   * that is not finite: the trainer's predictor refuses the same row).
+   * [0, 2³²), `options.probes` not one in [1, 2³²), or when a `random-features` model cannot
+   * fold the row in (its V holds a value that is not finite: the trainer's predictor refuses the
+   * same row).
    */
   predictTopK(x: ModelInput, k: number, options?: TopKOptions): TopK;
   /** {@linkcode Model.predictTopK} for each row. */
@@ -69,6 +74,10 @@ export interface Model extends DecodedModel {
   /** The name of label `l` (its index as a string when the file has no names). */
   labelName(l: number): string;
 }
+
+// `v` an integer in [`lo`, 2³²), else a RangeError naming `what` and the range
+const int = (v: number, what: string, lo: number) =>
+  v >>> 0 === v && v >= lo || badInput(range(what, lo, 2 ** 32 - 1), RangeError);
 
 /**
  * Decodes a model file (once; keep the returned model) and builds its scorer. Aligned float32
@@ -100,7 +109,9 @@ export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
     return formatError("corrupt", (e as Error).message, m.formatVersion);
   }
   const predictTopK = (x: ModelInput, k: number, o?: TopKOptions) => {
-    if (k >>> 0 !== k) badInput("bad k " + k, RangeError); // an integer in [0, 2³²)
+    // k an integer in [0, 2³²), probes in [1, 2³²) when given (NaN or a string was served as
+    // "every cluster" or as its number)
+    int(k, "k", 0), int(o?.probes ?? 1, "options.probes", 1);
     return scorer.topK(...rows(x), k, o?.exact, o?.probes);
   };
   return {

@@ -12,7 +12,7 @@
  * @module
  */
 import { ModelFormatError } from "./errors.ts";
-import { checkFrame, LITTLE_ENDIAN, TENSOR_ARRAYS } from "./frame.ts";
+import { checkFrame, LITTLE_ENDIAN, maxDimension, TENSOR_ARRAYS } from "./frame.ts";
 import { MsgpackReader, type MsgpackValue } from "./msgpack_reader.ts";
 import { textSettingsError } from "./tokenizer.ts";
 import type { FeatureSpace } from "./kinds/types.ts";
@@ -211,6 +211,15 @@ export function decodeModelFile(bytes: Uint8Array): ModelFileContent & { formatV
   const numLabels = root.numLabels;
   if (!isCount(numFeatures)) fail("numFeatures must be a non-negative integer");
   if (!isCount(numLabels)) fail("numLabels must be a non-negative integer");
+  // readers size per-feature and per-label scratch by them: at most 2^24, or the file's length
+  const most = maxDimension(bytes.length);
+  for (const [name, v] of [["numFeatures", numFeatures], ["numLabels", numLabels]] as const) {
+    if ((v as number) > most) {
+      fail(
+        `${name} ${v} is above ${most}, the most a file of ${bytes.length} bytes may declare (2^24, or its length in bytes)`,
+      );
+    }
+  }
   const out: ModelFileContent & { formatVersion: number } = {
     formatVersion: version,
     kind: kind as ModelKind,

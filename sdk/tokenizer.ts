@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { isArray, isInteger, isNumber, U8 } from "./vector.ts";
+import { isArray, isInteger, isNumber, range, U8 } from "./vector.ts";
 
 /**
  * Tokenizer settings (all optional; see the module doc for the definition).
@@ -95,7 +95,7 @@ export const textSettingsError = (s: unknown): string | undefined => {
       ? isInteger(v) && (v as number) >= 1 && (v as number) <= hi
       : (ok as unknown[]).includes(v);
     if (v !== undefined && !valid) {
-      return `${k} must be ${hi ? `an integer in [1, ${hi}]` : (ok as unknown[]).join(" or ")}`;
+      return hi ? range(k, 1, hi) : `${k} must be ${(ok as unknown[]).join(" or ")}`;
     }
   }
   return undefined;

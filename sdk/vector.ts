@@ -67,6 +67,19 @@ export const isNumber = (v: unknown): v is number => typeof v == "number";
 export const isString = (v: unknown): v is string => typeof v == "string";
 
 /**
+ * The message "`what` must be an integer in [`lo`, `hi`]" (one phrase for every range the SDK
+ * checks).
+ *
+ * @example
+ * ```ts
+ * import { range } from "./vector.ts";
+ * console.log(range("k", 0, 9)); // "k must be an integer in [0, 9]"
+ * ```
+ */
+export const range = (what: string, lo: number, hi: number): string =>
+  `${what} must be an integer in [${lo}, ${hi}]`;
+
+/**
  * A zero-filled float64 vector of length `n` (scratch and accumulators).
  *
  * @example

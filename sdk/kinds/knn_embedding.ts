@@ -46,7 +46,8 @@ import type { KindFactory } from "./types.ts";
  */
 export const knnEmbedding: KindFactory = (m) => {
   const D = m.numFeatures, L = m.numLabels;
-  const r = intParam(m, "rank"), kNN = intParam(m, "k");
+  // r ≤ 4096, SLEEC's largest rank: the scratch is sized by r, also in a file without points
+  const r = intParam(m, "rank", 4096), kNN = intParam(m, "k");
   const NL = intParam(m, "numLearners"), weighted = m.params.weighted;
   // a boolean when present, as the trainer's reader requires (1 was served as unweighted; absent:
   // unweighted, as before)

@@ -97,8 +97,8 @@ export const mipsIndex = (
   // node's ranking score; a label's score, in the dense scorer's order, without spread)
   const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) =>
     rankable(dot(q, x, c * w, r, s ? x[c * w + r] + qn * s[c] : x[c * w + r]));
-  return (q, k, probes = def) => {
-    const p = probeCount(probes, C);
+  return (q, k, probes) => {
+    const p = probeCount(probes ?? def, C); // (null too: the default, as knn_index.ts reads it)
     if (!(p < C)) return undefined;
     // groups: the file's count up to the default probes, then in proportion
     const pg = min(G, p > def ? ceil(gdef * p / def) : gdef); // 1 without groups

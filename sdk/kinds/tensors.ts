@@ -6,7 +6,7 @@
  * @module
  */
 import type { DecodedModel } from "./types.ts";
-import { F32, I32, isInteger } from "../vector.ts";
+import { F32, I32, isInteger, range } from "../vector.ts";
 
 /**
  * Throws a `RangeError` "<kind> model: <what>".
@@ -107,18 +107,20 @@ export const ptrs = (m: DecodedModel, name: string, end: number, length?: number
   ints(m, name, end, length, true) as Int32Array;
 
 /**
- * The parameter `name`, a positive integer.
+ * The parameter `name`, a positive integer (at most `most` when given).
  *
  * @example
  * ```ts
  * import { intParam } from "./tensors.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: { rank: 4 }, tensors: {} };
  * console.log(intParam(m, "rank")); // 4
+ * try { intParam(m, "rank", 2); } catch (e) { console.log((e as Error).message); } // "k model: param "rank" must be an integer in [1, 2]"
  * ```
  */
-export const intParam = (m: DecodedModel, name: string): number => {
-  return count(m.params[name]) ?? bad(m, `param "${name}"`);
-};
+export const intParam = (m: DecodedModel, name: string, most = Infinity): number =>
+  count(m.params[name])! <= most
+    ? m.params[name] as number
+    : bad(m, range(`param "${name}"`, 1, most));
 
 /**
  * `v` when it is a positive integer, else `otherwise`.

@@ -9,6 +9,7 @@ import {
   checkFeatureSpace,
   LITTLE_ENDIAN,
   MAGIC,
+  maxDimension,
   type ModelFileContent,
   type Tensor,
   TENSOR_ARRAYS,
@@ -218,6 +219,16 @@ export function encodeModelFile(
   const crcAt = w.uint32Fixed(0);
   const total = w.pos;
   if (total > 0xffffffff) throw new RangeError(`${where}: model file would exceed 4 GiB`);
+  // what the readers accept (they size per-feature and per-label scratch by these)
+  for (const name of ["numFeatures", "numLabels"] as const) {
+    if (content[name] > maxDimension(total)) {
+      throw new RangeError(
+        `${where}: ${name} ${content[name]} is above ${
+          maxDimension(total)
+        }, the most a file of ${total} bytes may declare (2^24, or its length in bytes)`,
+      );
+    }
+  }
   w.patchUint32(lengthAt, total);
   const out = w.finish();
   const crc = crc32(out, 0, crcAt - 1 - 6);

@@ -36,7 +36,10 @@
  * `isString` (−46), and folds: the tokenizer's integer fields told by `+ok` (−19), `predictTopK`
  * spreading the row into the scorer (−17), the touched labels reset by `while (n)` (−25), one
  * "tensor <name>" prefix in decode.ts (−12), murmur3's tail mixed unconditionally (mix(0) = 0, −7),
- * the error's `name` a class field (−5), and smaller ones (−18).
+ * the error's `name` a class field (−5), and smaller ones (−18). Then, from 14,799: the file
+ * limits (a knn `rank` at most 4096, `numFeatures`/`numLabels` at most max(2²⁴, the file's
+ * bytes), `probes` an integer in [1, 2³²)) with one "must be an integer in [lo, hi]" message
+ * helper shared with the tokenizer and `k` (whose "bad k 1.5" became that phrase): 14,994.
  */
 import { assert } from "./helpers.ts";
 

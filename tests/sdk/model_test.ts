@@ -66,10 +66,8 @@ Deno.test("k: clamped to the label count, 0 gives nothing, bad k and bad rows th
   const m = loadModel(sparseFile), x = { indices: [0], values: [1] };
   assert(m.predictTopK(x, 99).labels.length === m.numLabels, "k > L");
   assert(m.predictTopK(x, 0).labels.length === 0, "k = 0");
-  throws(() => m.predictTopK(x, -1), RangeError, "bad k -1");
-  throws(() => m.predictTopK(x, 1.5), RangeError, "bad k 1.5");
-  for (const k of [NaN, Infinity, 2 ** 32, "2" as never]) {
-    throws(() => m.predictTopK(x, k), RangeError, `bad k ${k}`);
+  for (const k of [-1, 1.5, NaN, Infinity, 2 ** 32, "2" as never]) {
+    throws(() => m.predictTopK(x, k), RangeError, "k must be an integer in [0, 4294967295]");
   }
   assert(m.predictTopK(x, 2 ** 32 - 1).labels.length === m.numLabels, "k = 2³² − 1");
   throws(() => m.predictTopK({ indices: [0, 1], values: [1] }, 1), TypeError, "lengths differ");

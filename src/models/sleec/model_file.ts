@@ -32,6 +32,7 @@ import type { ModelFileOptions } from "../estimator.ts";
 import type { KnnCluster, KnnModel } from "./predictor.ts";
 import { applyModelFileOptions } from "../file_options.ts";
 import { withKnnIndex } from "./knn_index.ts";
+import { SLEEC_SETTINGS } from "./config.ts";
 
 /**
  * The model-file content of a kNN-embedding model. Quantisation (`f16`, `i8`) applies to the
@@ -125,10 +126,14 @@ export function encodeKnnModel(model: KnnModel, options: ModelFileOptions = {}):
   return encodeModelFile(withKnnIndex(knnModelContent(model, options)));
 }
 
-function intParam(content: ModelFileContent, name: string, min: number): number {
+function intParam(content: ModelFileContent, name: string, min: number, max = Infinity): number {
   const v = content.params[name];
-  if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
-    throw new RangeError(`knn-embedding model: param "${name}" must be an integer >= ${min}`);
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max) {
+    throw new RangeError(
+      `knn-embedding model: param "${name}" must be an integer ${
+        max < Infinity ? `in [${min}, ${max}], got ${v}` : `>= ${min}`
+      }`,
+    );
   }
   return v;
 }
@@ -176,7 +181,9 @@ export function knnModelFromContent(content: ModelFileContent): KnnModel {
     throw new TypeError(`knnModelFromContent: kind is "${content.kind}", not "knn-embedding"`);
   }
   const D = content.numFeatures, L = content.numLabels;
-  const r = intParam(content, "rank", 1);
+  // at most SLEEC's largest rank (as the SDK): the predictor's scratch is sized by it, also
+  // without points (rank 2^27 reserved gigabytes)
+  const r = intParam(content, "rank", 1, SLEEC_SETTINGS.specs.rank.max);
   const k = intParam(content, "k", 1);
   const numLearners = intParam(content, "numLearners", 1);
   const C = intParam(content, "numClusters", 0);
