@@ -101,7 +101,8 @@ function shown(name: string): string {
 
 /**
  * An append-only map from names to dense indices `0, 1, 2, ...` in order of first appearance.
- * Indices never change once given, so a model's columns stay valid while the vocabulary grows.
+ * Indices never change once given, so a model's columns stay valid while the vocabulary grows
+ * (only {@linkcode Vocabulary.truncate} takes back names just added, before any use).
  *
  * @example
  * ```ts
@@ -193,6 +194,33 @@ export class Vocabulary {
       });
     }
     return this.#add(name);
+  }
+
+  /**
+   * Removes the names from index `size` on, the newest first: the undo of adding them, for a
+   * caller refusing what added them before their indices were used anywhere (e.g. an event
+   * refused after its parse). Costs one step per name removed.
+   *
+   * @throws {RangeError} when `size` is not an integer in [0, {@linkcode Vocabulary.size}]
+   *
+   * @example
+   * ```ts
+   * import { Vocabulary } from "./vocabulary.ts";
+   * const v = new Vocabulary(["a"]);
+   * v.idOf("b", true);
+   * v.truncate(1);
+   * console.log(v.names, v.idOf("b", false)); // [ "a" ] -1
+   * console.log(v.idOf("c", true)); // 1
+   * ```
+   */
+  truncate(size: number): void {
+    const names = this.#names;
+    if (!(Number.isInteger(size) && size >= 0 && size <= names.length)) {
+      throw new RangeError(
+        `Vocabulary.truncate: size must be an integer in [0, ${names.length}], got ${size}`,
+      );
+    }
+    while (names.length > size) this.#ids.delete(names.pop()!);
   }
 
   /** The name of index `id`, or undefined when out of range. */

@@ -1,8 +1,8 @@
 /**
  * The service's {@linkcode GrowthLimits} at work: a parse runs with the vocabularies capped as
  * the limits ask (a line that would add too many names is refused by the vocabulary's own room
- * check, before anything grows), and index-key growth is checked on its result, with errors
- * naming the flag.
+ * check, before anything grows), and index-key growth is checked on its result (a refusal then
+ * takes back the names the parse added), with errors naming the flag.
  *
  * @module
  */
@@ -80,9 +80,22 @@ export class GrowthGuard {
 
   /**
    * Runs `parse` with the vocabularies capped as the growth limits ask, and checks index-key
-   * growth on the result (see the module doc); the parse's own errors pass through.
+   * growth on the result (see the module doc); the parse's own errors pass through. A refused
+   * event changes nothing: the names its parse added are taken back.
    */
   run(parse: () => Example): Example {
+    const labels = this.#labels.size, features = this.#features.size;
+    try {
+      return this.#run(parse);
+    } catch (e) {
+      // the index-key checks refuse a parsed event: its new names must not stay
+      this.#labels.truncate(labels);
+      this.#features.truncate(features);
+      throw e;
+    }
+  }
+
+  #run(parse: () => Example): Example {
     const g = this.#growth;
     if (g === undefined) {
       const ev = parse();

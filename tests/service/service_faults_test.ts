@@ -208,7 +208,9 @@ Deno.test("growth limits: a far feature index or too many new labels is a 400 na
     const wide = await app.request("/events", post('{"features":{"3000":1},"labels":["a"]}'));
     assertEquals(wide.status, 400);
     assert((await wide.text()).includes("--max-feature-growth 1000"), "names the growth limit");
+    // the refused events' new label "a" was not kept
     const labels0 = s.learner.parser.labels.size;
+    assertEquals(s.learner.parser.labels.names, ["t0", "t1", "t2", "t3"]);
     const many = await app.request(
       "/events",
       post('{"features":{"1":1},"labels":["n1","n2","n3","n4"]}'),
@@ -218,10 +220,14 @@ Deno.test("growth limits: a far feature index or too many new labels is a 400 na
     assertEquals(s.learner.parser.labels.size, labels0);
     const total = await app.request(
       "/events",
-      post('{"features":{"1":1},"labels":["n1","n2","n3"]}\n{"features":{"1":1},"labels":["n4"]}'),
+      post(
+        '{"features":{"1":1},"labels":["n1","n2","n3"]}\n{"features":{"1":1},"labels":["n4"]}\n' +
+          '{"features":{"1":1},"labels":["n5"]}',
+      ),
     );
     assertEquals(total.status, 200);
     const j = await total.json();
+    assertEquals([j.accepted, j.rejectedCount, j.rejected[0].line], [2, 1, 3], JSON.stringify(j));
     assert(j.rejected[0].reason.includes("--max-labels 8"), j.rejected[0].reason);
     assertEquals(s.learner.parser.labels.size, 8);
     s.learner.flush();
