@@ -390,13 +390,17 @@ export class StreamLearner {
    * ```
    */
   ingestLine(line: string, source: string, lineNo: number | string): IngestLineResult {
-    const r = this.parser.parseLine(line);
+    const p = this.parser, labels = p.labels.size, features = p.features.size;
+    const r = p.parseLine(line);
     if (!r.ok) {
       this.reject(source, lineNo, r.reason);
       return r;
     }
     const refusal = this.refusal(r.event);
     if (refusal !== undefined) {
+      // a refused event changes nothing: the names its parse added are taken back
+      p.labels.truncate(labels);
+      p.features.truncate(features);
       this.reject(source, lineNo, refusal);
       return { ok: false, reason: refusal };
     }

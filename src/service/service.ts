@@ -381,6 +381,7 @@ export class LearningService implements ServiceHandle {
         reject(lineTooLong(maxLine));
         continue;
       }
+      const labels0 = parser.labels.size, features0 = parser.features.size;
       let ev = parser.parseAscii(bytes, lineStart, e);
       if (ev === undefined) {
         let text: string;
@@ -407,6 +408,9 @@ export class LearningService implements ServiceHandle {
       }
       const refusal = l.refusal(ev);
       if (refusal !== undefined) {
+        // a refused event changes nothing: the names its parse added are taken back
+        parser.labels.truncate(labels0);
+        parser.features.truncate(features0);
         endRun();
         reject(refusal);
         continue;
