@@ -60,6 +60,7 @@ export const SERVE_FLAGS: FlagSpec = {
   source: "string",
   "redis-ca-file": "string",
   "redis-claim-idle-ms": "string",
+  "redis-reply-timeout-ms": "string",
   "stream-key": "string",
   group: "string",
   consumer: "string",
@@ -94,6 +95,7 @@ const REDIS_FLAGS = [
   "consumer",
   "redis-ca-file",
   "redis-claim-idle-ms",
+  "redis-reply-timeout-ms",
 ] as const;
 
 /**
@@ -172,6 +174,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
       consumer: stringFlag(f, "consumer"),
       caFile: stringFlag(f, "redis-ca-file"),
       claimIdleMs: intFlag(f, "redis-claim-idle-ms", 60000, 0, MAX_TIMER_MS),
+      replyTimeoutMs: intFlag(f, "redis-reply-timeout-ms", 10000, 1, MAX_TIMER_MS),
     },
     file: stringFlag(f, "follow"),
     followFile: true,
