@@ -52,6 +52,30 @@ export function checkK(k: number, where: string): void {
 }
 
 /**
+ * Throws a `RangeError` naming `where` unless `probes` (a `predictTopK` option: the label index's
+ * leaves to probe) is absent (`undefined` or `null`: the index's calibrated count) or an integer
+ * in [1, 2³²), as the SDK requires (NaN scanned every label and 2.5 or 0 were clamped, silently).
+ *
+ * @example
+ * ```ts
+ * import { checkProbes } from "./query_check.ts";
+ * checkProbes(undefined, "demo"); // fine
+ * checkProbes(8, "demo"); // fine
+ * try {
+ *   checkProbes(Number.NaN, "demo");
+ * } catch (e) {
+ *   console.log((e as Error).message); // "demo: probes must be an integer in [1, 4294967295], got NaN"
+ * }
+ * ```
+ */
+export function checkProbes(probes: number | undefined | null, where: string): void {
+  if (probes === undefined || probes === null) return;
+  if (!(Number.isInteger(probes) && probes >= 1 && probes < 2 ** 32)) {
+    throw new RangeError(`${where}: probes must be an integer in [1, 4294967295], got ${probes}`);
+  }
+}
+
+/**
  * The array `predictScores` writes into: the first `numLabels` entries of `out` when given (a
  * `RangeError` naming `where` when it is shorter), else a new one.
  *

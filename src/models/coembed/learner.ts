@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { checkK, checkRow } from "../query_check.ts";
+import { checkK, checkProbes, checkRow } from "../query_check.ts";
 import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
 import { DEFAULT_LIMITS, storedLimits } from "../space_limits.ts";
 import {
@@ -417,6 +417,7 @@ export class CoEmbedLearner {
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
     checkRow(x, "CoEmbed.predictTopK");
     checkK(k, "CoEmbed.predictTopK");
+    checkProbes(options.probes, "CoEmbed.predictTopK");
     const index = options.exact ? undefined : this.labelIndex;
     if (index !== undefined) {
       const q = this.getPredictor().query(x.indices, x.values);

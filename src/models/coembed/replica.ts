@@ -10,7 +10,7 @@
  * @module
  */
 import { checkModelFileOptions } from "../file_options.ts";
-import { checkK, checkRow } from "../query_check.ts";
+import { checkK, checkProbes, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
@@ -225,6 +225,7 @@ export class CoEmbedReplica extends PredictionReplica {
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
     checkRow(x, "CoEmbed replica.predictTopK");
     checkK(k, "CoEmbed replica.predictTopK");
+    checkProbes(options.probes, "CoEmbed replica.predictTopK");
     const index = options.exact ? undefined : this.#index;
     if (index !== undefined) {
       const top = index.search(this.#predictor.query(x.indices, x.values), k, options.probes);

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { checkK, checkRow } from "../query_check.ts";
+import { checkK, checkProbes, checkRow } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
@@ -249,6 +249,7 @@ export class LowRankScorer {
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
     checkRow(x, "leml.predictTopK");
     checkK(k, "leml.predictTopK");
+    checkProbes(options.probes, "leml.predictTopK");
     const L = this.numLabels, index = options.exact ? undefined : this.labelIndex;
     if (index !== undefined) {
       const top = index.search(this.#latent(x), k, options.probes);
