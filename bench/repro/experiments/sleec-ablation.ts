@@ -109,6 +109,10 @@ export const ABLATIONS: Readonly<Record<string, SleecAblation>> = Object.freeze(
   mu01: { what: "μ = 0.01", config: { mu: 0.01 } },
   admm20: { what: "20 ADMM iterations, 50 CG", config: { admmIterations: 20, cgIterations: 50 } },
   rawOmega: { what: "raw label overlaps in Ω (the paper)", config: { normalizeLabels: false } },
+  padOmega: {
+    what: "Ω padded to n̄ with points sharing no label (the paper)",
+    config: { padNeighbourhoods: true },
+  },
   c2: { what: "2 clusters", config: { numClusters: 2 } },
   c6x8: { what: "6 clusters, 8 learners", config: { numClusters: 6, numLearners: 8 } },
   ens: { what: "ensemble: 6 clusters, 4 learners", config: ENSEMBLE },

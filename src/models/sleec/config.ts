@@ -25,6 +25,11 @@ export interface SleecConfig {
   svpNeighbours: number;
   /** Ω values are cosine similarities of label vectors (true) or raw label overlaps (false). */
   normalizeLabels: boolean;
+  /**
+   * Ω fills a point's n̄ neighbours with points sharing no label (value 0), as the paper's N_i
+   * does (false: only points sharing a label; `docs/deviations.md` S8).
+   */
+  padNeighbourhoods: boolean;
   /** SVP iterations of a cold start. */
   svpIterations: number;
   /** SVP step size η. */
@@ -123,6 +128,7 @@ export const DEFAULT_CONFIG: Readonly<SleecConfig> = Object.freeze({
   rank: 100,
   svpNeighbours: 100,
   normalizeLabels: true,
+  padNeighbourhoods: false,
   svpIterations: 10,
   eta: 1,
   oversample: 10,
@@ -187,6 +193,11 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
     kind: "boolean",
     default: DEFAULT_CONFIG.normalizeLabels,
     doc: "Ω values are cosine similarities of label vectors (else raw overlaps).",
+  },
+  padNeighbourhoods: {
+    kind: "boolean",
+    default: DEFAULT_CONFIG.padNeighbourhoods,
+    doc: "Ω fills a point's n̄ neighbours with points sharing no label (value 0), as the paper's.",
   },
   svpIterations: count("svpIterations", "SVP iterations of a cold start."),
   eta: {

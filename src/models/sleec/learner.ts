@@ -167,6 +167,7 @@ export function trainCluster(
   const g = labelNeighbourhood(labels, numLabels, cfg.svpNeighbours, {
     normalize: cfg.normalizeLabels,
     seed: cfg.seed,
+    pad: cfg.padNeighbourhoods,
   });
   const warmZ = warm.z !== undefined && warm.z.length === n * r ? warm.z : undefined;
   const res = svp(g, r, {

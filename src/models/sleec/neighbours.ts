@@ -27,6 +27,13 @@ export interface NeighbourhoodOptions {
   normalize?: boolean;
   /** Seed of the tie-breaking among equally similar points (default 0). */
   seed?: number;
+  /**
+   * Fill a neighbourhood with fewer than n̄ label-sharing rows up to n̄ with rows sharing no label
+   * (value 0), drawn by a seeded hash, as the paper's N_i (the α·n rows of largest inner product,
+   * ties at 0 included) does: their embeddings are then pulled apart, not left free (default
+   * false: only label-sharing rows; `docs/deviations.md` S8).
+   */
+  pad?: boolean;
 }
 
 /**
@@ -133,6 +140,7 @@ export function labelNeighbourhood(
   const n = labels.length;
   const normalize = options.normalize ?? true;
   const seed = options.seed ?? 0;
+  const pad = options.pad ?? false;
   const nbar = Math.max(1, Math.floor(neighbours));
   // inverted index: label -> rows
   const lcount = new Int32Array(numLabels + 1);
@@ -163,6 +171,10 @@ export function labelNeighbourhood(
 
   const cnt = new Int32Array(n);
   const touched = new Int32Array(n);
+  // rows with labels (the only candidates of padding) and a per-row stamp of the rows drawn
+  let labelled = 0;
+  for (let i = 0; i < n; i++) if (labels[i].length > 0) labelled++;
+  const drawn = pad ? new Int32Array(n).fill(-1) : new Int32Array(0);
   const heap = new BoundedHeap(nbar);
   // directed edges i -> j (both directions are emitted)
   let edgeRow = new Int32Array(Math.max(16, 2 * n * Math.min(nbar, 32)));
@@ -201,6 +213,19 @@ export function labelNeighbourhood(
       const j = heap.indices[q];
       push(i, j);
       if (j !== i) push(j, i);
+    }
+    if (pad && ls.length > 0 && heap.size < nbar) {
+      // the rest of N_i: rows sharing no label, drawn without replacement by a seeded hash (at
+      // most 4 draws a row wanted, so a set nearly all sharing stops early)
+      let want = Math.min(nbar - heap.size, labelled - t);
+      for (let d = 0, tries = 4 * want + 16; want > 0 && d < tries; d++) {
+        const j = Math.min(n - 1, Math.floor((hashUniform(seed + 1, i, d) + 1) * 0.5 * n));
+        if (cnt[j] !== 0 || drawn[j] === i || labels[j].length === 0) continue;
+        drawn[j] = i;
+        push(i, j);
+        push(j, i);
+        want--;
+      }
     }
     for (let q = 0; q < t; q++) cnt[touched[q]] = 0;
   }
