@@ -9,6 +9,7 @@
  * @module
  */
 import { concatBytes } from "../data/bytes.ts";
+import { MAX_TIMER_MS } from "./option_rules.ts";
 
 /** A decoded RESP2 reply: simple/bulk strings, integers, null, arrays. Errors reject. */
 export type RespValue = string | number | null | RespValue[];
@@ -424,7 +425,10 @@ export class RedisClient {
     return this.#send(args, 0);
   }
 
-  /** {@linkcode RedisClient.command}, whose reply may take `blockMs` more (a `BLOCK`). */
+  /**
+   * {@linkcode RedisClient.command}, whose reply may take `blockMs` more (a `BLOCK`; Infinity:
+   * `BLOCK 0`, no reply timeout).
+   */
   #send(args: (string | number | Uint8Array)[], blockMs: number): Promise<RespValue> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#closed) {
@@ -433,8 +437,10 @@ export class RedisClient {
     const bytes = encodeCommand(args);
     const p = new Promise<RespValue>((resolve, reject) => {
       const w: Waiter = { resolve, reject };
-      if (this.#replyTimeoutMs !== undefined) {
-        const ms = this.#replyTimeoutMs + blockMs;
+      // (no timer for a read blocking for ever, `BLOCK 0`; a sum past setTimeout's 2^31 − 1 ms
+      // would fire at once)
+      if (this.#replyTimeoutMs !== undefined && blockMs !== Infinity) {
+        const ms = Math.min(MAX_TIMER_MS, this.#replyTimeoutMs + blockMs);
         w.timer = setTimeout(() => {
           this.#fail(
             new RedisConnectionError(
@@ -494,7 +500,11 @@ export class RedisClient {
     if (options.count !== undefined) args.push("COUNT", options.count);
     if (options.blockMs !== undefined) args.push("BLOCK", options.blockMs);
     args.push("STREAMS", key, id);
-    const reply = await this.#send(args, options.blockMs ?? 0);
+    // BLOCK 0 waits for ever: its reply has no deadline
+    const reply = await this.#send(
+      args,
+      options.blockMs === undefined ? 0 : options.blockMs === 0 ? Infinity : options.blockMs,
+    );
     return parseStreamReply(reply);
   }
 
