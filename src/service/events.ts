@@ -71,6 +71,11 @@ export class EventParser {
   readonly #guard: GrowthGuard;
   /** The unknown fields ignored so far (the sum of `ignoredFields`). */
   #ignoredCount = 0;
+  /**
+   * Events parsed so far, by either path: each may have added names or used any. A caller that
+   * yields between parses compares it to know whether names it added were seen by another.
+   */
+  parsed = 0;
 
   /**
    * A parser with initial vocabularies.
@@ -252,7 +257,9 @@ export class EventParser {
       };
     }
     try {
-      return { ok: true, event: this.#guard.run(() => this.#ndjson.parse(line)) };
+      const event = this.#guard.run(() => this.#ndjson.parse(line));
+      this.parsed++;
+      return { ok: true, event };
     } catch (e) {
       return { ok: false, reason: (e as Error).message };
     } finally {
@@ -286,6 +293,7 @@ export class EventParser {
         ev = this.#ndjson.parseAscii(bytes, start, end);
         return ev ?? EMPTY_EVENT;
       });
+      if (ev !== undefined) this.parsed++;
       return ev;
     } catch {
       return undefined; // parseLine reports why

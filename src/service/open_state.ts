@@ -141,11 +141,13 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
     // after a dropped checkpoint every segment left is replayed
     const from = report.checkpoint !== undefined ? 0 : pos?.segment ?? 0;
     // Without a checkpoint the log starts at record 0: a log starting later lost the checkpoint
-    // that covered (and released) its first records, and with it their events.
+    // that covered (and released) its first records, and with it their events. Unless a repair
+    // set a damaged checkpoint aside and the process stopped before its next one was written:
+    // that gap was repaired and reported then.
     const expectSeq = report.checkpoint !== undefined
       ? undefined
       : bytes === undefined
-      ? 0
+      ? (await repairedBefore(options.stateDir) ? undefined : 0)
       : pos?.seq;
     let r: WalReadResult;
     try {
@@ -219,4 +221,12 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
     report: repaired ? report : undefined,
     checkpointAtStart: migrate || repaired,
   };
+}
+
+/** Whether a repair once set a damaged checkpoint aside in `stateDir` (`checkpoint.msgpack.damaged-*`). */
+async function repairedBefore(stateDir: string): Promise<boolean> {
+  for await (const e of Deno.readDir(stateDir)) {
+    if (e.name.startsWith("checkpoint.msgpack.damaged-")) return true;
+  }
+  return false;
 }

@@ -128,6 +128,8 @@ export class LearningService implements ServiceHandle {
   #unacked: string[] = [];
   #fileDone: Promise<void> | undefined;
   #loops: Promise<void>[] = [];
+  /** The `ingestBody` calls in flight (`stop()` waits for them before its last checkpoint). */
+  readonly #bodies = new Set<Promise<IngestResult>>();
   #startedMs = performance.now();
   #appliedAtStart: number;
   #rate = new RateMeter();
@@ -335,6 +337,18 @@ export class LearningService implements ServiceHandle {
    * reasons, good lines are kept. Resolves once the accepted lines are in the write-ahead log.
    */
   async ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult> {
+    // stop() waits for the bodies in flight: one still being read when it began refuses itself
+    // (and takes back its names) before the last checkpoint is written
+    const run = this.#ingestBody(body, source);
+    this.#bodies.add(run);
+    try {
+      return await run;
+    } finally {
+      this.#bodies.delete(run);
+    }
+  }
+
+  async #ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult> {
     const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
     const l = this.#learner;
     const parser = l.parser;
@@ -357,6 +371,10 @@ export class LearningService implements ServiceHandle {
     // Behind other slicing tasks: this body's first slice waits for its turn too.
     if (this.#yielder.waiting > 0) await this.#yielder.yield();
     let sliceStart = performance.now();
+    // the vocabularies before this body, and whether another parse ran while it yielded (then
+    // names it added may be in use elsewhere, and a refusal of the whole body keeps them)
+    const labelsAtStart = parser.labels.size, featuresAtStart = parser.features.size;
+    let othersParsed = false;
     // 1. parse and validate (nothing is applied yet; new names join the vocabularies)
     while (start < bytes.length) {
       let end = bytes.indexOf(10, start);
@@ -427,12 +445,19 @@ export class LearningService implements ServiceHandle {
       }
       // Long bodies: let other requests (e.g. /predict) in every few milliseconds.
       if ((lineNo & 31) === 0 && performance.now() - sliceStart > YIELD_MS) {
+        const parsed = parser.parsed;
         await this.#yielder.yield();
+        if (parser.parsed !== parsed) othersParsed = true;
         sliceStart = performance.now();
       }
     }
     endRun();
     if (stopped) {
+      // nothing of the body is applied: nor do its names stay, unless another parse saw them
+      if (!othersParsed) {
+        parser.labels.truncate(labelsAtStart);
+        parser.features.truncate(featuresAtStart);
+      }
       return {
         accepted: 0,
         duplicates: 0,
@@ -886,6 +911,7 @@ export class LearningService implements ServiceHandle {
     this.#stopping = true;
     for (const t of this.#timers) clearInterval(t);
     await Promise.allSettled(this.#loops);
+    await Promise.allSettled([...this.#bodies]);
     try {
       await this.checkpoint();
     } finally {

@@ -129,3 +129,56 @@ Deno.test("a body arriving while the service stops is a 503 to resend, not a 400
     await t.stop();
   });
 });
+
+Deno.test({
+  name:
+    "a crash after --repair dropped a damaged checkpoint, before the next one, still starts plainly",
+  // both processes before the last are abandoned without stop() (crashes): their logs stay open
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      const s = await LearningService.open(ovaOptions(dir));
+      await s.ingestBody(events(40), "http");
+      await s.checkpoint(); // releases records 0..39
+      await s.ingestBody(events(5, 40), "http"); // the log holds 40..44
+      // (no stop(): its checkpoint would cover the 5 events; the first process dies here)
+      const p = `${dir}/checkpoint.msgpack`;
+      const b = await Deno.readFile(p);
+      b[b.length >> 1] ^= 0xff;
+      await Deno.writeFile(p, b);
+      const r = await LearningService.open(ovaOptions(dir, { repair: true }));
+      assert(r.repairReport?.checkpoint !== undefined, "the repair set the checkpoint aside");
+      assertEquals(r.learner.applied, 5);
+      // the process dies here, before start()'s first checkpoint: the loss was repaired and
+      // reported, so a plain start must not refuse over it again
+      const t = await LearningService.open(ovaOptions(dir));
+      assertEquals(t.learner.applied, 5);
+      assertEquals(t.repairReport, undefined);
+      await t.stop();
+    });
+  },
+});
+
+Deno.test("a body refused whole because the service began stopping mid-body keeps none of its new names", async () => {
+  await withTempDir(async (dir) => {
+    const opts = serviceOptions(dir, { limits: { maxLabels: 1 << 20 } });
+    const s = await LearningService.open(opts);
+    await s.start();
+    const lines: string[] = [];
+    for (let i = 0; i < 60000; i++) lines.push(`{"features":{"${i % 50}":1},"labels":["new${i}"]}`);
+    const p = s.ingestBody(lines.join("\n"), "http");
+    // the body's first slice runs, then the service begins to stop
+    await new Promise((r) => setTimeout(r, 0));
+    const stopping = s.stop();
+    const r = await p;
+    await stopping;
+    assert(r.unavailable !== undefined, "a 60,000-line body is still being read when stop begins");
+    assertEquals(r.accepted, 0);
+    assertEquals(s.learner.parser.labels.size, 0);
+    const again = await LearningService.open(opts);
+    assertEquals(again.learner.parser.labels.size, 0);
+    assertEquals(again.learner.applied, 0);
+    await again.stop();
+  });
+});
