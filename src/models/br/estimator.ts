@@ -10,7 +10,7 @@
  * @module
  */
 import { checkModelFileOptions } from "../file_options.ts";
-import { checkK, checkRow } from "../query_check.ts";
+import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
@@ -436,7 +436,9 @@ export class BrEstimator implements Estimator {
           const v = b2 * vw[q] + (1 - b2) * g * g;
           mw[q] = m;
           vw[q] = v;
-          w[q] -= lr * (m / c1) / (Math.sqrt(v / c2) + eps);
+          // with epsilon 0, a weight whose gradients were all 0 takes no step (0/0 was NaN)
+          const den = Math.sqrt(v / c2) + eps;
+          if (den > 0) w[q] -= lr * (m / c1) / den;
         }
       }
       if (c.bias) {
@@ -447,7 +449,8 @@ export class BrEstimator implements Estimator {
           const v = b2 * vb[l] + (1 - b2) * g * g;
           mb[l] = m;
           vb[l] = v;
-          b[l] -= lr * (m / c1) / (Math.sqrt(v / c2) + eps);
+          const den = Math.sqrt(v / c2) + eps;
+          if (den > 0) b[l] -= lr * (m / c1) / den;
         }
       }
     } else {
@@ -472,10 +475,8 @@ export class BrEstimator implements Estimator {
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     checkRow(x, "br.predictScores");
     const L = this.#l;
-    const res = out ?? new Float32Array(L);
-    if (res.length < L) {
-      throw new RangeError(`br.predictScores: out has length ${res.length}, need ${L}`);
-    }
+    // the first L entries of a longer out (the rest were returned as label scores)
+    const res = scoresOut(out, L, "br.predictScores");
     const s = this.#score(x.indices, x.values, 0, x.indices.length);
     for (let l = 0; l < L; l++) res[l] = s[l];
     return res;

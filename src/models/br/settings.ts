@@ -28,9 +28,9 @@ export interface BrSettings extends SpaceLimitSettings {
   lambda?: number;
   /** Learn a per-label bias (default true). */
   bias?: boolean;
-  /** Adam β1 (default 0.9). */
+  /** Adam β1, in [0, 1) (default 0.9). */
   beta1?: number;
-  /** Adam β2 (default 0.999). */
+  /** Adam β2, in [0, 1) (default 0.999). */
   beta2?: number;
   /** Adam ε (default 1e-8). */
   epsilon?: number;
@@ -46,6 +46,9 @@ export interface BrSettings extends SpaceLimitSettings {
   /** Initial label-space size (default 0). */
   numLabels?: number;
 }
+
+/** The largest Adam β allowed: the largest double below 1. */
+const BETA_MAX = 1 - 2 ** -53;
 
 /**
  * The declared options of the streaming BR estimator.
@@ -75,8 +78,10 @@ export const BR_SETTINGS: ModelSettings<BrSettings> = defineSettings<BrSettings>
   },
   lambda: { kind: "number", default: 1e-4, min: 0, doc: "L2 penalty λ/2‖w‖² (lazy)." },
   bias: { kind: "boolean", default: true, doc: "Learn a per-label bias." },
-  beta1: { kind: "number", default: 0.9, min: 0, max: 1, doc: "Adam β1." },
-  beta2: { kind: "number", default: 0.999, min: 0, max: 1, doc: "Adam β2." },
+  // β < 1 (the largest double below 1): at β = 1 Adam's bias correction 1 − β^t is 0 and the
+  // first step wrote NaN into every weight it touched
+  beta1: { kind: "number", default: 0.9, min: 0, max: BETA_MAX, doc: "Adam β1." },
+  beta2: { kind: "number", default: 0.999, min: 0, max: BETA_MAX, doc: "Adam β2." },
   epsilon: { kind: "number", default: 1e-8, min: 0, doc: "Adam ε." },
   l2Normalize: {
     kind: "boolean",

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { checkK, checkProbes, checkRow } from "../query_check.ts";
+import { checkK, checkProbes, checkRow, scoresOut } from "../query_check.ts";
 import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
@@ -224,10 +224,8 @@ export class LowRankScorer {
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     checkRow(x, "leml.predictScores");
     const L = this.numLabels;
-    const res = out ?? new Float32Array(L);
-    if (res.length < L) {
-      throw new RangeError(`leml.predictScores: out has length ${res.length} < numLabels ${L}`);
-    }
+    // the first L entries of a longer out (the rest were returned as label scores)
+    const res = scoresOut(out, L, "leml.predictScores");
     this.#scoreInto(x, res);
     return res;
   }

@@ -33,7 +33,7 @@
  * @module
  */
 import { checkModelFileOptions } from "../file_options.ts";
-import { checkK, checkRow } from "../query_check.ts";
+import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
@@ -432,7 +432,10 @@ export class OvaEstimator implements Estimator {
       g = Math.min(Math.max(g, -lim), lim);
       const bs = Math.min(this.#biasSum[l] + g * g, top);
       this.#biasSum[l] = bs;
-      this.#bias[l] -= lr * g / Math.sqrt(bs + g0);
+      // with adagradInit 0, a sum still 0 (a zero or underflowing gradient) takes no step:
+      // lr·g/√0 was NaN (or ±Infinity), in the model and in every later state
+      const bd = Math.sqrt(bs + g0);
+      if (bd > 0) this.#bias[l] -= lr * g / bd;
       this.#biasHeap.update(l);
       for (let i = 0; i < logs.length; i++) logs[i].markLabel(l);
       const grow = q < positives || (growNeg && score > 0);
@@ -452,7 +455,9 @@ export class OvaEstimator implements Estimator {
         const gj = Math.min(Math.max(g * xv[p], -lim), lim);
         const sum = Math.min(w.sums[slot] + gj * gj, top);
         w.sums[slot] = sum;
-        w.weights[slot] -= lr * gj / Math.sqrt(sum + g0);
+        // (a stored zero feature value made gj = 0: 0/√0 = NaN with adagradInit 0)
+        const den = Math.sqrt(sum + g0);
+        if (den > 0) w.weights[slot] -= lr * gj / den;
         for (let i = 0; i < logs.length; i++) {
           if (!logs[i].logEntry(j, l, slot, w) && !this.#growLog(logs[i], j, l, slot)) i--;
         }
@@ -566,10 +571,8 @@ export class OvaEstimator implements Estimator {
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     checkRow(x, "ova.predictScores");
     const L = this.#l;
-    const res = out ?? new Float32Array(L);
-    if (res.length < L) {
-      throw new RangeError(`ova.predictScores: out has length ${res.length}, need ${L}`);
-    }
+    // the first L entries of a longer out (the rest were returned as label scores)
+    const res = scoresOut(out, L, "ova.predictScores");
     const n = this.#load(x.indices, x.values, 0, x.indices.length);
     const [t] = this.#scoreRow(n);
     for (let l = 0; l < L; l++) res[l] = this.#bias[l];
