@@ -188,7 +188,10 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
     initScale: {
       kind: "number",
       default: (s) => 1 / Math.sqrt(s.rank as number),
+      // > 0: W = 0 and H = 0 is a fixed point (every gradient of W and H is 0 there), so at 0
+      // the factors never moved and the model learnt its biases only
       min: 0,
+      minExclusive: true,
       doc: "Scale of the initial H entries, uniform in ±initScale (1/√rank).",
     },
     l2Normalize: {

@@ -291,9 +291,12 @@ export class LemlStream extends LowRankScorer implements Estimator {
     this.#grow(batch, "leml.scoreThenLearn");
     if (n === 0) return tops;
     const res = this.#reservoir;
+    // room for the first step's joined batch: at most the rows the reservoir holds are replayed
+    // (room for replayRatio × n of them was gigabytes for a large ratio, or a RangeError after
+    // the model had grown, where learnMany learns the batch)
     this.#sc.ensure(
       this,
-      n + (res.capacity === 0 ? 0 : Math.round(this.config.replayRatio * n)),
+      n + Math.min(res.size, Math.round(this.config.replayRatio * n)),
       this.#local === undefined,
     );
     this.#sc.latent(this, x, 0, n);
@@ -475,7 +478,9 @@ export class LemlStream extends LowRankScorer implements Estimator {
   batchGradient(batch: Batch): { W: Float64Array; H: Float64Array; bias: Float64Array } {
     const n = batch.x.numRows;
     if (batch.y.numRows !== n) throw new RangeError(`leml.batchGradient: row counts differ`);
-    checkCsr(
+    // the sizes the batch needs (its largest indices, not only its declared numCols: an index
+    // past the model gave NaN gradients), and finite values, as learnMany checks them
+    const needD = checkCsr(
       batch.x.indptr,
       batch.x.indices,
       n,
@@ -483,8 +488,10 @@ export class LemlStream extends LowRankScorer implements Estimator {
       "x",
       "feature",
       "leml.batchGradient",
+      undefined,
+      batch.x.values,
     );
-    checkCsr(
+    let needL = checkCsr(
       batch.y.indptr,
       batch.y.indices,
       n,
@@ -493,7 +500,15 @@ export class LemlStream extends LowRankScorer implements Estimator {
       "label",
       "leml.batchGradient",
     );
-    if (batch.x.numCols > this.numFeatures || batch.y.numCols > this.numLabels) {
+    const o = batch.observed;
+    if (o !== undefined) {
+      if (o.numRows !== n) throw new RangeError(`leml.batchGradient: row counts differ`);
+      needL = Math.max(
+        needL,
+        checkCsr(o.indptr, o.indices, n, o.numCols, "observed", "label", "leml.batchGradient"),
+      );
+    }
+    if (needD > this.numFeatures || needL > this.numLabels) {
       throw new RangeError(`leml.batchGradient: the batch is wider than the model`);
     }
     const rng = this.#rng.state;
