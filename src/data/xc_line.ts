@@ -297,7 +297,8 @@ export class XcLineParser {
       const lb = this.#labelBase, nL = this.numLabels;
       let prev = -1;
       while (true) {
-        c = buf[p];
+        // (past `end` after a trailing ',': the bytes there are not this line's)
+        c = p < end ? buf[p] : -1;
         if (c < 48 || c > 57) {
           throw new SyntaxError(
             `expected a label index at column ${column(buf, start, p)}, found ${
@@ -344,8 +345,8 @@ export class XcLineParser {
       if (p >= end) break;
       if (c < 48 || c > 57) {
         if (
-          this.#libsvm && c === 113 && buf[p + 1] === 105 && buf[p + 2] === 100 &&
-          buf[p + 3] === 58
+          this.#libsvm && c === 113 && p + 3 < end && buf[p + 1] === 105 &&
+          buf[p + 2] === 100 && buf[p + 3] === 58
         ) {
           while (p < end && buf[p] !== 32 && buf[p] !== 9) p++;
           continue;
