@@ -42,7 +42,9 @@ function mergeSorted(p: Int32Array, q: Int32Array): Int32Array {
  * Event ids are kept in `ids` when any example has one.
  *
  * @throws {TypeError} when `examples` is not an array or a size is not a number
- * @throws {RangeError} for a size that is not an integer in [0, 2^31 − 1] (NaN gave a NaN width)
+ * @throws {RangeError} for a size that is not an integer in [0, 2^31 − 1] (NaN gave a NaN width),
+ *   or an example whose `x` has not as many values as indices (naming the row and its id: the
+ *   values would be shifted into the next rows)
  *
  * @example
  * ```ts
@@ -78,6 +80,13 @@ export function examplesToBatch(
   let partial = false, anyId = false;
   for (let i = 0; i < n; i++) {
     const e = examples[i];
+    if (e.x.values.length !== e.x.indices.length) {
+      const id = e.id === undefined ? "" : ` (event ${e.id})`;
+      throw new RangeError(
+        `${where}: row ${i}${id}: x has ${e.x.indices.length} indices but ` +
+          `${e.x.values.length} values`,
+      );
+    }
     xPtr[i + 1] = xPtr[i] + e.x.indices.length;
     yPtr[i + 1] = yPtr[i] + e.labels.length;
     const k = e.x.indices.length;
@@ -258,7 +267,18 @@ export class Minibatcher {
         numFeatures = Math.max(numFeatures, sizes.numFeatures);
         numLabels = Math.max(numLabels, sizes.numLabels);
       }
-      const b = examplesToBatch(pending, numFeatures, numLabels);
+      let b: Batch;
+      try {
+        b = examplesToBatch(pending, numFeatures, numLabels);
+      } catch (e) {
+        // a malformed example: the batch stream errors (after the batches before it) rather
+        // than waiting for ever for a batch that will not come
+        pending = [];
+        failed = true;
+        failure = e;
+        wake("r");
+        return;
+      }
       numFeatures = b.x.numCols;
       numLabels = b.y.numCols;
       pending = [];
@@ -270,12 +290,14 @@ export class Minibatcher {
     this.writable = new WritableStream<Example>({
       write: async (e) => {
         if (cancelled) throw cancelReason;
+        if (failed) throw failure;
         pending.push(e);
         if (pending.length === 1) {
           firstPendingAt = performance.now();
           if (maxDelay !== undefined) wake("r"); // a waiting reader starts its timer
         }
         if (pending.length >= batchSize) cut();
+        if (failed) throw failure;
         // backpressure: wait while a batch is waiting for the reader
         while (ready.length > 0 && !cancelled) {
           await new Promise<void>((resolve) => (wakeWriter = resolve));
@@ -284,13 +306,16 @@ export class Minibatcher {
       },
       close: () => {
         cut();
+        if (failed) throw failure;
         closed = true;
         wake("r");
       },
       abort: (reason) => {
         cut(); // rows received before the error are delivered first
-        failed = true;
-        failure = reason;
+        if (!failed) {
+          failed = true;
+          failure = reason;
+        }
         wake("r");
       },
     }, { highWaterMark: 1 });
