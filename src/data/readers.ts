@@ -18,7 +18,8 @@
  *
  * @module
  */
-import type { Example } from "./types.ts";
+import type { Example, SparseVector } from "./types.ts";
+import { weightRow } from "./tfidf_overflow.ts";
 import {
   type ByteSource,
   OPEN_SOURCE_OPTION_KEYS,
@@ -227,13 +228,36 @@ function makePost(
   return (e) => {
     let x = e.x;
     if (hasher) x = hasher.hashIndexed(x);
-    if (tfidf) x = tfidf.apply(x);
+    if (tfidf) {
+      const raw = x;
+      x = tfidf.apply(raw);
+      // a value near the float32 maximum times an IDF above 1 is Infinity: a row to be
+      // normalised is scaled first, as the model file's preprocessing and the SDK do
+      if (l2 && !x.values.every(Number.isFinite)) x = unitScaledTfIdf(raw, tfidf);
+    }
     if (l2) {
       if (x === e.x) x = { indices: x.indices, values: x.values.slice() };
       l2NormalizeInPlace(x.values);
     }
     return x === e.x ? e : { ...e, x };
   };
+}
+
+/**
+ * The TF-IDF weighting of `raw` by `tfidf`'s current statistics (the row already counted) for
+ * a row about to be L2-normalised whose weighted values overflow a float32: scaled by a power of
+ * two first (./tfidf_overflow.ts), the same direction, finite.
+ */
+function unitScaledTfIdf(raw: SparseVector, tfidf: TfIdf): SparseVector {
+  const n = raw.indices.length;
+  const entries = new Int32Array(n), idf = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    entries[k] = k;
+    idf[k] = tfidf.idf(raw.indices[k]);
+  }
+  const values = new Float32Array(n);
+  weightRow(entries, raw.values, 0, n, idf, values, true);
+  return { indices: raw.indices, values };
 }
 
 /**
