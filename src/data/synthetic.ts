@@ -49,7 +49,7 @@ export interface SyntheticOptions {
   topics?: number;
   /** Probability that a further label of a row comes from the first label's topic (default 0.8). */
   coherence?: number;
-  /** Prototype size of each label (default 16). */
+  /** Prototype size of each label (default 16, or `numFeatures` when it is smaller). */
   featuresPerLabel?: number;
   /** Share of the feature draws that are uniform noise, in [0, 1] (default 0.3). */
   noise?: number;
@@ -128,16 +128,18 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
     }
   }
   const numLabels = options.numLabels ?? 100;
+  const numFeatures = options.numFeatures ?? 2000;
   const o: ResolvedSyntheticOptions = {
     rows: options.rows ?? 1000,
-    numFeatures: options.numFeatures ?? 2000,
+    numFeatures,
     numLabels,
     avgNnz: options.avgNnz ?? 25,
     avgLabels: options.avgLabels ?? 2.5,
     labelExponent: options.labelExponent ?? 1,
     topics: options.topics ?? Math.max(1, Math.round(Math.sqrt(numLabels))),
     coherence: options.coherence ?? 0.8,
-    featuresPerLabel: options.featuresPerLabel ?? 16,
+    // (a default above numFeatures refused a small feature space over an option not given)
+    featuresPerLabel: options.featuresPerLabel ?? Math.min(16, numFeatures),
     noise: options.noise ?? 0.3,
     seed: options.seed ?? 0,
     rowSeed: options.rowSeed ?? options.seed ?? 0,
