@@ -99,8 +99,8 @@ export function parsePredictionLine(line: string, numLabels: number, where: stri
 }
 
 /**
- * Splits a predictions file's text into lines (LF or CRLF; a final newline does not start a new
- * row, so "a\n\n" is two rows, the second empty).
+ * Splits a predictions file's text into lines (LF or CRLF; a leading UTF-8 byte order mark is
+ * skipped; a final newline does not start a new row, so "a\n\n" is two rows, the second empty).
  *
  * @example
  * ```ts
@@ -109,6 +109,8 @@ export function parsePredictionLine(line: string, numLabels: number, where: stri
  * ```
  */
 export function predictionLines(text: string): string[] {
+  // a leading UTF-8 BOM (Deno.readTextFile keeps it) is not part of the first label
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (text === "") return [];
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();

@@ -398,7 +398,8 @@ function boundedFlag(
 /**
  * `--option key=value` pairs (repeatable) as model options, the values kept as the strings
  * given: the model's factory parses each by its declared kind (`rank=16` → 16, `bias=false` →
- * false) and rejects an unknown key or a bad value, naming it (see src/models/settings.ts).
+ * false) and rejects an unknown key or a bad value, naming it (see src/models/settings.ts). A
+ * key given twice with different values is a TypeError naming it (one would be ignored).
  *
  * @example
  * ```ts
@@ -414,7 +415,14 @@ export function modelOptionFlags(f: Flags): Record<string, string> {
   for (const pair of list as string[]) {
     const i = pair.indexOf("=");
     if (i <= 0) throw new TypeError(`--option must be key=value, got '${pair}'`);
-    out[pair.slice(0, i)] = pair.slice(i + 1);
+    const key = pair.slice(0, i), value = pair.slice(i + 1);
+    // a key given twice with two values: one of them would be ignored without a word
+    if (Object.hasOwn(out, key) && out[key] !== value) {
+      throw new TypeError(
+        `--option ${key} is given twice ('${out[key]}' and '${value}'): give it once`,
+      );
+    }
+    out[key] = value;
   }
   return out;
 }
@@ -871,6 +879,23 @@ export function learnerOptionFlags(f: Flags): LearnerOptions {
         : {}),
       ...(f.values["strict-fields"] === true ? { strictFields: true } : {}),
     },
-    modelOptions: { seed: intFlag(f, "seed", 0), ...modelOptionFlags(f) },
+    modelOptions: seededModelOptions(f),
   };
+}
+
+/**
+ * `--seed` (default 0) and the `--option` pairs as model options: `--option seed=S` beside a
+ * `--seed` of another value is a TypeError (one of the two would be ignored).
+ */
+function seededModelOptions(f: Flags): Record<string, unknown> {
+  const seed = intFlag(f, "seed", 0);
+  const options = modelOptionFlags(f);
+  if (f.values.seed !== undefined && Object.hasOwn(options, "seed")) {
+    if (options.seed !== f.values.seed) {
+      throw new TypeError(
+        `--seed ${f.values.seed} and --option seed=${options.seed} disagree: give the seed once`,
+      );
+    }
+  }
+  return { seed, ...options };
 }

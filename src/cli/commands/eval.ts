@@ -248,6 +248,10 @@ export const evalCommand: Command = {
     }
     const k = intFlag(f, "k", 5, 1, 1000)!;
     const propensity = propensityFlags(f);
+    // an empty --data-dir ("$DIR" unset) is a mistake, not "the default directory"
+    if (stringFlag(f, "data-dir") === "") {
+      throw new TypeError("tagstream eval: --data-dir is empty: give a directory");
+    }
     const dataset = stringFlag(f, "dataset");
     const predictions = stringFlag(f, "predictions");
     if (predictions !== undefined) {

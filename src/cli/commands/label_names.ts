@@ -7,12 +7,13 @@
 import { Vocabulary, VocabularyError } from "../../data/vocabulary.ts";
 
 /**
- * The names of a label-names text: one per line (`\r\n` line ends too), the newline(s) that end
- * the file dropped. An empty name (a blank line before the end) or a repeated one is a
- * RangeError naming `where` and the line.
+ * The names of a label-names text: one per line (`\r\n` line ends too), a leading UTF-8 byte
+ * order mark and the newline(s) that end the file dropped. An empty name (a blank line before
+ * the end) or a repeated one is a RangeError naming `where` and the line.
  */
 function parseNames(text: string, where: string): string[] {
-  const body = text.replace(/(\r?\n)+$/, "");
+  // a leading UTF-8 BOM is not part of the first name (Deno.readTextFile keeps it)
+  const body = text.replace(/^\uFEFF/, "").replace(/(\r?\n)+$/, "");
   if (body === "") return [];
   const names = body.split("\n").map((l) => l.replace(/\r$/, ""));
   const empty = names.indexOf("");

@@ -17,6 +17,7 @@
  * @module
  */
 import { loadXcFile, rowView } from "../../data/dataset.ts";
+import { formatFromName } from "../../data/readers.ts";
 import type { Example } from "../../data/types.ts";
 import { loadFactory } from "../../models/registry.ts";
 import { writeFileAtomic } from "../../service/checkpoint.ts";
@@ -101,12 +102,8 @@ Examples:
     --text-only --out debtags-text.tsm`;
 
 function formatOf(path: string, flag: string | undefined): "xc" | "libsvm" | "ndjson" {
-  const f = flag ??
-    (/\.(ndjson|jsonl)(\.gz)?$/.test(path)
-      ? "ndjson"
-      : /\.(svm|libsvm)(\.gz)?$/.test(path)
-      ? "libsvm"
-      : "xc");
+  // the readers' rule (case-insensitive: EVENTS.NDJSON, data.SVM.gz), as demo and the library
+  const f = flag ?? formatFromName(path);
   if (f !== "xc" && f !== "libsvm" && f !== "ndjson") {
     throw new TypeError(`--format must be xc, libsvm or ndjson, got '${f}'`);
   }
@@ -175,6 +172,12 @@ function signalStatus(signal: string): number {
 /** Lets pending events (a signal) run: the XC loop is otherwise synchronous. */
 function yieldToEvents(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** What a run did itself (the learner's counts include earlier runs of a --state-dir). */
+interface RunCounts {
+  /** Lines this run rejected (skipped by the loader, or refused by the learner). */
+  rejected: number;
 }
 
 /** How many rejected lines the summary lists (the first ones). */
@@ -264,6 +267,7 @@ async function trainXc(
   learnerOptions: LearnerOptions,
   factory: EstimatorFactory,
   sig: Interruptions,
+  run: RunCounts,
 ): Promise<TrainSummary> {
   const onError = onErrorFlag(f) ?? "fail", skipping = onError !== "fail";
   const ds = await loadXcFile(data, { format, onError });
@@ -355,6 +359,7 @@ async function trainXc(
   // lines the loader skipped (--on-error skip) are rejected lines too, listed first
   const skipped = ds.report.skipped;
   const rejected = skipped + (l.rejected - rejected0);
+  run.rejected = rejected;
   const rejects: Reject[] = [
     ...ds.report.errors.map((e) => ({ source: data, line: e.line, reason: e.message })),
     ...first,
@@ -419,6 +424,7 @@ async function trainEvents(
   learnerOptions: LearnerOptions,
   factory: EstimatorFactory,
   sig: Interruptions,
+  run: RunCounts,
 ): Promise<TrainSummary> {
   let stateDir = stringFlag(f, "state-dir");
   const temp = stateDir === undefined;
@@ -466,6 +472,7 @@ async function trainEvents(
   const l = service.learner;
   const seconds = (performance.now() - t0) / 1000;
   const applied = l.applied - applied0, rejected = l.rejected - rejected0;
+  run.rejected = rejected;
   const learnedNothing = l.applied === 0 || (applied === 0 && (!follow || rejected > 0));
   if (rejected > applied) {
     console.error(
@@ -661,15 +668,16 @@ export const trainCommand: Command = {
     }
 
     let result: TrainSummary;
+    const run: RunCounts = { rejected: 0 };
     // from here to the summary, SIGINT / SIGTERM stop the run cleanly (see interruptions)
     const sig = interruptions();
     try {
       if (follow !== undefined) {
-        result = await trainEvents(f, follow, true, learnerOptions, factory, sig);
+        result = await trainEvents(f, follow, true, learnerOptions, factory, sig, run);
       } else {
         result = format === "ndjson"
-          ? await trainEvents(f, data!, false, learnerOptions, factory, sig)
-          : await trainXc(f, data!, format, learnerOptions, factory, sig);
+          ? await trainEvents(f, data!, false, learnerOptions, factory, sig, run)
+          : await trainXc(f, data!, format, learnerOptions, factory, sig, run);
       }
     } finally {
       sig.dispose();
@@ -677,10 +685,11 @@ export const trainCommand: Command = {
     console.log(JSON.stringify(result));
     if (typeof result.interrupted === "string") return signalStatus(result.interrupted);
     if (result.learnedNothing === true) return 1;
-    // NDJSON with --on-error fail: rejected lines fail the run (what was learned is kept)
-    if (onErrorFlag(f) === "fail" && typeof result.rejected === "number" && result.rejected > 0) {
+    // NDJSON with --on-error fail: rejected lines of this run fail it (what was learned is
+    // kept); the summary's "rejected" also counts those of earlier runs of a --state-dir
+    if (onErrorFlag(f) === "fail" && run.rejected > 0) {
       console.error(
-        `tagstream train: ${result.rejected} line(s) rejected with --on-error fail (see ` +
+        `tagstream train: ${run.rejected} line(s) rejected with --on-error fail (see ` +
           `"rejects" in the summary)`,
       );
       return 2;
