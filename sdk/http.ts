@@ -81,9 +81,21 @@ export function predictHandler(
         indexKeys: !fs || fs.type === "index",
         text: fs !== undefined && fs.type !== "index" && fs.text !== undefined,
       });
-      const answers = req.rows.map((r) => {
+      const answers = req.rows.map((r, i) => {
         const x = "features" in r && !("text" in r) ? r.features : r;
-        const top = model.predictTopK(x as ModelInput, req.k);
+        let top;
+        try {
+          top = model.predictTopK(x as ModelInput, req.k);
+        } catch (e) {
+          // a query the protocol lets through but the model refuses (names that share a hashed
+          // column adding up beyond float32): the client's row, so a 400, not an internal error
+          if (!(e instanceof TypeError && e.message.startsWith("predictTopK: "))) throw e;
+          throw new PredictError(
+            400,
+            `${req.batch ? `rows[${i}]: ` : ""}features: the values of names sharing a model ` +
+              `column must add up to a finite float32 (${e.message.replace(/^predictTopK: /, "")})`,
+          );
+        }
         return {
           labels: Array.from(top.labels, (l) => model.labelName(l)),
           scores: Array.from(top.scores, jsonScore),

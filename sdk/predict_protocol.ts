@@ -393,7 +393,8 @@ export function jsonResponse(
 }
 
 /**
- * Reads a request body of at most `limit` bytes (a declared or actual longer one: 413).
+ * Reads a request body of at most `limit` bytes (a declared or actual longer one: 413, read no
+ * further than the limit when no length is declared); a body that breaks off is a 400.
  *
  * @example
  * ```ts
@@ -408,12 +409,48 @@ export async function readPredictBody(
 ): Promise<Uint8Array> {
   const tooLarge = () =>
     new PredictError(413, `/predict body is larger than the limit of ${limit} bytes`);
-  if (Number(request.headers.get("content-length") ?? 0) > limit) {
+  const unreadable = (e: unknown) =>
+    new PredictError(400, `/predict body could not be read: ${(e as Error)?.message ?? e}`);
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? 0) > limit) {
     await request.body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.length > limit) throw tooLarge();
+  if (declared !== null && /^\d+$/.test(declared)) {
+    // a declared length within the limit bounds the body (HTTP framing): read it in one go
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await request.arrayBuffer());
+    } catch (e) {
+      throw unreadable(e);
+    }
+    if (bytes.length > limit) throw tooLarge();
+    return bytes;
+  }
+  const body = request.body;
+  if (!body) return new Uint8Array(0);
+  // read chunk by chunk: a body without a length (chunked) is refused as soon as it passes the
+  // limit, not buffered whole first; a body that breaks off (the client went away) is a 400
+  const reader = body.getReader(), parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (e) {
+      throw unreadable(e);
+    }
+    if (chunk.done) break;
+    total += chunk.value.length;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    parts.push(chunk.value);
+  }
+  if (parts.length === 1) return parts[0];
+  const bytes = new Uint8Array(total);
+  for (let i = 0, at = 0; i < parts.length; at += parts[i++].length) bytes.set(parts[i], at);
   return bytes;
 }
 
