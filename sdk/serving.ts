@@ -119,13 +119,14 @@ export class ModelCache {
   get(waitUntil?: (p: Promise<unknown>) => void): Promise<Model> {
     const model = this.#model;
     if (!model) {
-      this.#loading ??= this.refresh().then(
-        () => this.#model!,
-        (e) => {
-          this.#loading = undefined;
-          throw e;
-        },
-      );
+      this.#loading ??= this.refresh().then(() => {
+        // "unchanged" (null) before any load: no model; an error, retried like a failed load
+        if (this.#model) return this.#model;
+        throw new Error(`the model source answered "unchanged" with no model loaded`);
+      }).catch((e) => {
+        this.#loading = undefined;
+        throw e;
+      });
       return this.#loading;
     }
     const every = this.#options.refreshMs ?? 0;
@@ -142,20 +143,28 @@ export class ModelCache {
    * @throws whatever the source or {@linkcode loadModel} throws (the current model stays).
    */
   refresh(): Promise<boolean> {
-    return this.#refreshing ??= (async () => {
-      try {
-        const got = await this.source.fetch(this.#etag);
-        this.#checkedAt = Date.now();
-        if (!got) return false;
-        const tag = got.etag ?? contentTag(got.bytes);
-        if (this.#model && tag === this.#etag) return false;
-        this.#model = loadModel(got.bytes);
-        this.#etag = tag;
-        return true;
-      } finally {
-        this.#refreshing = undefined;
-      }
-    })();
+    // cleared by a callback, which runs after the assignment even when the check fails at once
+    // (a source whose `fetch` throws before returning a promise): a failure is not kept forever
+    return this.#refreshing ??= this.#check().finally(() => {
+      this.#refreshing = undefined;
+    });
+  }
+
+  async #check(): Promise<boolean> {
+    // a failed fetch counts as a check too: a source that is down is asked again after
+    // `refreshMs`, not on every request until it is back
+    let got: ModelBytes | null;
+    try {
+      got = await this.source.fetch(this.#etag);
+    } finally {
+      this.#checkedAt = Date.now();
+    }
+    if (!got) return false;
+    const tag = got.etag ?? contentTag(got.bytes);
+    if (this.#model && tag === this.#etag) return false;
+    this.#model = loadModel(got.bytes);
+    this.#etag = tag;
+    return true;
   }
 }
 
@@ -201,12 +210,32 @@ export function urlSource(
   init: { fetch?: (request: Request) => Promise<Response>; id?: string } = {},
 ): ModelSource {
   const href = String(url), get = init.fetch ?? ((r: Request) => fetch(r));
+  // the URL as errors show it: without credentials, query or fragment (a presigned URL's
+  // signature, a token), since the handler's 503 tells clients why the model is unavailable
+  let shown = "the model URL";
+  const secret = [href];
+  try {
+    const u = new URL(href);
+    secret.push(u.href);
+    Object.assign(u, { username: "", password: "", search: "", hash: "" });
+    shown = u.protocol === "data:" ? "a data: URL" : u.href;
+  } catch { /* an invalid URL: its request fails below, shown as "the model URL" */ }
+  const hide = (e: unknown) => {
+    let why = `${(e as Error)?.message ?? e}`;
+    for (const s of secret) if (s) why = why.split(s).join(shown);
+    return new Error(`GET ${shown}: ${why}`, { cause: e });
+  };
   return {
     id: init.id ?? `url:${href}`,
     async fetch(etag) {
-      const res = await get(new Request(href, { headers: etag ? { "if-none-match": etag } : {} }));
+      let res: Response;
+      try {
+        res = await get(new Request(href, { headers: etag ? { "if-none-match": etag } : {} }));
+      } catch (e) {
+        throw hide(e);
+      }
       if (res.status === 304) return null;
-      if (!res.ok) throw new Error(`GET ${href}: ${res.status} ${res.statusText}`);
+      if (!res.ok) throw new Error(`GET ${shown}: ${res.status} ${res.statusText}`);
       const bytes = new Uint8Array(await res.arrayBuffer());
       return { bytes, etag: res.headers.get("etag") ?? undefined };
     },
