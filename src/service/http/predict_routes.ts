@@ -79,6 +79,20 @@ function clipRow(indices: Int32Array, values: Float32Array, numFeatures: number)
   return { indices: idx.subarray(0, m), values: val.subarray(0, m) };
 }
 
+/**
+ * A query row the model refuses as not finite although each of its values is: names hashed into
+ * one column whose values add up past float32 (the client's row, so a 400 as the SDK's edge
+ * handler answers, not an internal error); any other error is returned as it is.
+ */
+function overflowingRow(e: unknown, at: string): unknown {
+  if (!(e instanceof RangeError && /non-finite value/.test(e.message))) return e;
+  return new HttpError(
+    400,
+    `${at}features: the values of names sharing a model column must add up to a finite ` +
+      `float32 (${e.message})`,
+  );
+}
+
 /** The answer of `POST /predict` to a body (throws HttpError for a 4xx). */
 function predictAnswer(
   service: ServiceHandle,
@@ -90,7 +104,11 @@ function predictAnswer(
   // the common one-row body without JSON.parse (same answer; anything else takes the full path)
   const fast = l.parser.predictBodyAscii(body, l.estimator.numFeatures);
   if (fast !== undefined && (fast.k ?? 5) >= 1 && (fast.k ?? 5) <= maxK) {
-    return { modelVersion: l.modelVersion, ...l.predictRow(fast.x, fast.k ?? 5) };
+    try {
+      return { modelVersion: l.modelVersion, ...l.predictRow(fast.x, fast.k ?? 5) };
+    } catch (e) {
+      throw overflowingRow(e, "");
+    }
   }
   // the protocol shared with the SDK's edge handler: same validation, errors and answers
   let req: PredictRequest;
@@ -110,10 +128,9 @@ function predictAnswer(
       if ("features" in r) return l.predict(r.features, req.k);
       return l.predictRow(clipRow(r.indices, r.values, d), req.k);
     } catch (e) {
-      if (e instanceof TypeError) {
-        throw new HttpError(400, `${req.batch ? `rows[${i}]: ` : ""}${e.message}`);
-      }
-      throw e;
+      const at = req.batch ? `rows[${i}]: ` : "";
+      if (e instanceof TypeError) throw new HttpError(400, `${at}${e.message}`);
+      throw overflowingRow(e, at);
     }
   });
   return predictBody(answers, req.batch, l.modelVersion);

@@ -113,6 +113,10 @@ export async function readBody(
       parts.push(value);
     }
     return concatBytes(parts, total);
+  } catch (e) {
+    // a body that breaks off (the client went away, a reset) is the client's: a 400, not a 500
+    if (e instanceof HttpError) throw e;
+    throw new HttpError(400, `${what} body could not be read: ${(e as Error)?.message ?? e}`);
   } finally {
     clearTimeout(timer);
   }
