@@ -40,6 +40,8 @@ export interface Env {
 /**
  * The isolate's model cache for these bindings.
  *
+ * @throws {RangeError} when `MODEL_REFRESH_MS` is not a whole number of milliseconds
+ *
  * @example
  * ```ts
  * import { modelsOf } from "./worker.ts";
@@ -60,8 +62,17 @@ export function modelsOf(env: Env): ModelCache {
     : env.MODEL_SOURCE === "asset"
     ? assetSource(env.ASSETS, key.startsWith("/") ? key : `/${key}`)
     : kvNamespaceSource(env.MODELS, key);
+  // a bad value is refused (as the Deno Deploy example refuses it at start), not read as "never
+  // refresh": Number("abc") and Number("-1") were both taken for 0 or less
+  const refresh = env.MODEL_REFRESH_MS || "0";
+  const refreshMs = Number(refresh);
+  if (!/^\d+$/.test(refresh) || !Number.isSafeInteger(refreshMs)) {
+    throw new RangeError(
+      `MODEL_REFRESH_MS must be a whole number of milliseconds (0: load once), got '${refresh}'`,
+    );
+  }
   return modelFrom(source, {
-    refreshMs: Number(env.MODEL_REFRESH_MS ?? 0),
+    refreshMs,
     onError: (e) => console.error(`model refresh failed: ${e}`),
   });
 }
@@ -97,7 +108,13 @@ export default {
     env: Env,
     ctx: { waitUntil(p: Promise<unknown>): void },
   ): Promise<Response> {
-    const models = modelsOf(env);
+    let models: ModelCache;
+    try {
+      models = modelsOf(env);
+    } catch (e) {
+      // the worker's own configuration is wrong: say so on every route
+      return Response.json({ error: (e as Error).message }, { status: 500 });
+    }
     const path = new URL(request.url).pathname;
     if (path === "/predict") {
       let handle = handlers.get(models);
