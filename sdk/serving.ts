@@ -55,7 +55,16 @@ export interface ModelCacheOptions {
   refreshMs?: number;
   /** Called when a background refresh fails (the current model stays in service). */
   onError?: (error: unknown) => void;
+  /**
+   * Give up on a source's fetch after this many ms (default 30000; 0: wait for ever): a load or
+   * refresh that never settles fails instead, and the next request asks again (a hung first
+   * fetch held every request of the isolate, a hung refresh stopped all later ones).
+   */
+  timeoutMs?: number;
 }
+
+/** The default of {@linkcode ModelCacheOptions.timeoutMs}. */
+const FETCH_TIMEOUT_MS = 30_000;
 
 /**
  * A content validator for model bytes: the file's stored CRC-32 (its last 4 bytes) and length.
@@ -97,6 +106,12 @@ export class ModelCache {
   #refreshing?: Promise<boolean>;
 
   constructor(source: ModelSource, options: ModelCacheOptions = {}) {
+    const t = options.timeoutMs;
+    if (t !== undefined && !(Number.isInteger(t) && t >= 0 && t <= 2 ** 31 - 1)) {
+      throw new RangeError(
+        `ModelCache: timeoutMs must be an integer in [0, ${2 ** 31 - 1}] (0: no timeout), got ${t}`,
+      );
+    }
     this.source = source;
     this.#options = options;
   }
@@ -154,9 +169,24 @@ export class ModelCache {
     // a failed fetch counts as a check too: a source that is down is asked again after
     // `refreshMs`, not on every request until it is back
     let got: ModelBytes | null;
+    const ms = this.#options.timeoutMs ?? FETCH_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      got = await this.source.fetch(this.#etag);
+      const fetched = this.source.fetch(this.#etag);
+      got = await (ms === 0 ? fetched : Promise.race([
+        fetched,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new Error(`the model source "${this.source.id}" did not answer within ${ms} ms`),
+              ),
+            ms,
+          );
+        }),
+      ]));
     } finally {
+      clearTimeout(timer);
       this.#checkedAt = Date.now();
     }
     if (!got) return false;
