@@ -115,9 +115,22 @@ function sizeOf(v: unknown): number {
 
 const f64 = new Uint8Array(9), f64View = new DataView(f64.buffer);
 
-function write(w: MsgpackWriter, v: unknown): void {
-  if (typeof v === "string") w.str(v);
-  else if (typeof v === "number" && (v >= 2 ** 32 || v < -(2 ** 31)) && Number.isSafeInteger(v)) {
+/**
+ * `v` (a string or a number) on its own: MsgpackWriter's `str` and `number` reserve their
+ * worst case (5 + 3 bytes per code unit, 9 bytes) before writing, which within that distance of
+ * the end of the exactly sized array would regrow it (twice the size, then a copy to trim it).
+ */
+function alone(v: string | number): Uint8Array {
+  const w = new MsgpackWriter(typeof v === "string" ? 5 + 3 * v.length : 9);
+  w.value(v);
+  return w.finish();
+}
+
+function write(w: MsgpackWriter, v: unknown, end: number): void {
+  if (typeof v === "string") {
+    if (w.pos + 5 + 3 * v.length > end) w.raw(alone(v));
+    else w.str(v);
+  } else if (typeof v === "number" && (v >= 2 ** 32 || v < -(2 ** 31)) && Number.isSafeInteger(v)) {
     // integers beyond 32 bits as float64 (exact), as msgpackr's pack writes them: its default
     // decoder reads 64-bit integers as BigInts
     f64[0] = 0xcb;
@@ -128,15 +141,16 @@ function write(w: MsgpackWriter, v: unknown): void {
     w.raw(v);
   } else if (Array.isArray(v)) {
     w.arrayHeader(v.length);
-    for (const x of v) write(w, x);
+    for (const x of v) write(w, x, end);
   } else if (v !== null && typeof v === "object") {
     const es = entries(v as Record<string, unknown>);
     w.mapHeader(es.length);
     for (const [k, x] of es) {
-      w.str(k);
-      write(w, x);
+      write(w, k, end);
+      write(w, x, end);
     }
-  } else w.value(v);
+  } else if (typeof v === "number" && w.pos + 9 > end) w.raw(alone(v));
+  else w.value(v);
 }
 
 /**
@@ -158,7 +172,7 @@ export function packSized(v: unknown, offset = 0): Uint8Array {
   const size = offset + packedSize(v);
   const w = new MsgpackWriter(size);
   w.pos = offset;
-  write(w, v);
+  write(w, v, size);
   if (w.pos !== size) throw new Error(`packSized: wrote ${w.pos} bytes, sized ${size}`);
   return w.finish();
 }
