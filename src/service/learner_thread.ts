@@ -34,8 +34,9 @@
  *   serving thread applies to its replica in place. A full snapshot (`delta` absent; taken with
  *   `toReplicaBase()`, which restarts the delta log) comes instead when the model asks for one
  *   (a global prune, a delta not much smaller than the model) or after `resync`. A replica
- *   that fails to apply a delta keeps answering as it was, records `replicaError`, skips the
- *   deltas already on their way and asks for a full snapshot (`resync`).
+ *   that fails to apply a delta or a full snapshot keeps answering as it was, records
+ *   `replicaError` (cleared by the next one applied), skips the deltas already on their way and
+ *   asks for a full snapshot (`resync`).
  *
  * The snapshot's model state is the model's `toReplicaState()` (every streaming model has one):
  * only what prediction needs, transferred rather than cloned, and adopted by the replica without
@@ -226,7 +227,10 @@ export class LearnerThread implements ServiceHandle {
   replicaBuildMs = 0;
   /** Milliseconds the learning thread spent on the last snapshot. */
   snapshotCostMs = 0;
-  /** Why the last snapshot could not be turned into a replica, if one could not. */
+  /**
+   * Why the last snapshot (or delta) could not be turned into a replica, if it could not
+   * (cleared when one is applied again).
+   */
   replicaError: string | undefined;
   /** Replica deltas applied (see the module doc). */
   deltas = 0;
@@ -236,7 +240,7 @@ export class LearnerThread implements ServiceHandle {
   deltaCostMs = 0;
   /** Milliseconds the last delta took to apply on the serving thread. */
   deltaApplyMs = 0;
-  /** Full snapshots asked for because a delta could not be applied. */
+  /** Full snapshots asked for because a delta (or a full snapshot) could not be applied. */
   resyncs = 0;
   /** Deltas dropped while waiting for a full snapshot after a failed one. */
   deltasSkipped = 0;
@@ -343,6 +347,7 @@ export class LearnerThread implements ServiceHandle {
         this.#worker.postMessage({ op: "resync" });
         return;
       }
+      this.replicaError = undefined;
       this.deltaApplyMs = performance.now() - t0;
       this.#worker.postMessage({ op: "rebuilt", ms: this.deltaApplyMs });
       this.deltaCostMs = m.costMs;
@@ -357,10 +362,17 @@ export class LearnerThread implements ServiceHandle {
         // The snapshot is this thread's own copy: the replica keeps its arrays.
         this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck, { adopt: true });
       } catch (e) {
-        // never take the serving thread down: keep answering from the previous replica
+        // never take the serving thread down: keep answering from the previous replica, and ask
+        // for another full snapshot (the deltas that follow build on this one)
         this.replicaError = `${(e as Error)?.message ?? String(e)}`;
+        this.#awaitingFull = true;
+        this.resyncs++;
+        // spaced by what the failed attempt cost here, as a rebuild is
+        this.#worker.postMessage({ op: "rebuilt", ms: performance.now() - t0 });
+        this.#worker.postMessage({ op: "resync" });
         return;
       }
+      this.replicaError = undefined;
       this.#awaitingFull = false;
       this.replicaBuildMs = performance.now() - t0;
       this.#worker.postMessage({ op: "rebuilt", ms: this.replicaBuildMs });
