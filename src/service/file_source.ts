@@ -1,7 +1,8 @@
 /**
  * Reads an NDJSON file line by line from a byte offset, optionally following it like `tail -F`:
  * waits for appended lines, starts again from the beginning when the file is truncated or
- * replaced (a new inode at the path). The byte offset after each complete line is reported so
+ * replaced (a new inode at the path: after the rest of the file it had open, whose last line
+ * counts even without a newline). The byte offset after each complete line is reported so
  * the learner can checkpoint it and resume there.
  *
  * @module
@@ -82,6 +83,8 @@ export class FileFollower {
   #ino: number | null = null;
   #carry = new Uint8Array(0);
   #skipping = false;
+  /** The path names another file now: the open one is read to its end, then the new one. */
+  #replaced = false;
   #closed = false;
 
   constructor(
@@ -132,6 +135,13 @@ export class FileFollower {
       const out = this.#split(Uint8Array.of(10));
       return out.length > 0 ? out : null;
     }
+    if (this.#replaced) {
+      // the old file read to its end once more: its last line is complete even without a
+      // newline (as at the end of a file read once), then the new file
+      const out = this.#carry.length > 0 || this.#skipping ? this.#split(Uint8Array.of(10)) : [];
+      this.#restart();
+      return out;
+    }
     let st: Deno.FileInfo | undefined;
     try {
       st = await Deno.stat(this.path);
@@ -140,7 +150,8 @@ export class FileFollower {
     }
     if (st !== undefined && st.ino !== this.#ino) {
       this.#log(`${this.path} was replaced: reading the new file from its start`);
-      this.#restart();
+      // what was written to the old file since it was last read comes first
+      this.#replaced = true;
     } else if (st !== undefined && st.size < this.offset + this.#carry.length) {
       this.#log(`${this.path} was truncated: reading it again from its start`);
       this.#restart();
@@ -151,6 +162,7 @@ export class FileFollower {
   }
 
   #restart(): void {
+    this.#replaced = false;
     this.#file?.close();
     this.#file = undefined;
     this.offset = 0;
