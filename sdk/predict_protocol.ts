@@ -222,7 +222,9 @@ export function validatePredict(
       throw bad(`unknown field ${show(key)} (allowed: ${FIELDS.join(", ")})`);
     }
   }
-  const k = body.k ?? PREDICT_LIMITS.defaultK;
+  // absent: the default, or the maximum when that is lower (a client that never sent k was
+  // refused by a server whose maximum is below 5)
+  const k = body.k ?? Math.min(PREDICT_LIMITS.defaultK, maxK);
   if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > maxK) {
     throw bad(`field 'k' must be an integer in [1, ${maxK}]`);
   }

@@ -8,6 +8,7 @@ import { factory as ova } from "../../src/models/ova/mod.ts";
 import { createApp } from "../../src/service/http_app.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { assert, assertEquals, eventLine, withTempDir } from "./helpers.ts";
+import { validatePredict } from "../../sdk/predict_protocol.ts";
 
 const HASHING = { dim: 64, seed: 9, signed: true };
 
@@ -84,6 +85,54 @@ Deno.test("/predict and /events: a body that breaks off while it is read is a 40
         assertEquals(r.status, 400, `${path}: ${text}`);
         assert(text.includes("could not be read"), text);
       }
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+Deno.test("/predict with a maximum k below 5: a request without k gets the maximum, not a 400 (service and SDK protocol)", async () => {
+  const v = validatePredict({ features: { "0": 1 } }, { indexKeys: true, text: false }, {
+    maxK: 3,
+  });
+  assertEquals(v.k, 3);
+  assertEquals(validatePredict({ features: { "0": 1 } }, { indexKeys: true, text: false }).k, 5);
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open({
+      factory: ova,
+      stateDir: dir,
+      batchSize: 4,
+      log: () => {},
+    });
+    try {
+      const app = createApp({ service: s, maxK: 3 });
+      const events = [0, 1, 2, 3, 4, 5].map((i) =>
+        eventLine(`e${i}`, { "0": 1, [`${i + 1}`]: 1 }, [`t${i}`])
+      );
+      assertEquals(
+        (await app.request("/events", { method: "POST", body: events.join("\n") })).status,
+        200,
+      );
+      s.learner.flush();
+      // the one-row fast path and the full path (two rows)
+      for (
+        const body of [
+          '{"features": {"0": 1}}',
+          '{"rows": [{"features": {"0": 1}}, {"indices": [0], "values": [1]}]}',
+        ]
+      ) {
+        const r = await app.request("/predict", { method: "POST", body });
+        const answer = await r.json();
+        assertEquals(r.status, 200, JSON.stringify(answer));
+        const first = "results" in answer ? answer.results[0] : answer;
+        assertEquals(first.labels.length, 3);
+      }
+      const over = await app.request("/predict", {
+        method: "POST",
+        body: '{"features": {"0": 1}, "k": 4}',
+      });
+      assertEquals(over.status, 400);
+      await over.body?.cancel();
     } finally {
       await s.stop();
     }

@@ -18,6 +18,7 @@ import type { ServiceHandle } from "../service_handle.ts";
 import type { SparseVector } from "../../data/types.ts";
 import {
   parsePredictBody,
+  PREDICT_LIMITS,
   predictBody,
   PredictError,
   type PredictRequest,
@@ -103,9 +104,11 @@ function predictAnswer(
   const l = service.predictor;
   // the common one-row body without JSON.parse (same answer; anything else takes the full path)
   const fast = l.parser.predictBodyAscii(body, l.estimator.numFeatures);
-  if (fast !== undefined && (fast.k ?? 5) >= 1 && (fast.k ?? 5) <= maxK) {
+  // (k absent: the default, or the maximum when that is lower, as the full path reads it)
+  const k = fast?.k ?? Math.min(PREDICT_LIMITS.defaultK, maxK);
+  if (fast !== undefined && k >= 1 && k <= maxK) {
     try {
-      return { modelVersion: l.modelVersion, ...l.predictRow(fast.x, fast.k ?? 5) };
+      return { modelVersion: l.modelVersion, ...l.predictRow(fast.x, k) };
     } catch (e) {
       throw overflowingRow(e, "");
     }
