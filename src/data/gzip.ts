@@ -1,9 +1,10 @@
 /**
- * Gzip detection (magic bytes) and decompression with the Web `DecompressionStream`, with errors
- * naming the source when the data is truncated or corrupt.
+ * Gzip detection (magic bytes) and decompression of every member (node:zlib), with errors naming
+ * the source when the data is truncated or corrupt.
  *
  * @module
  */
+import { createGunzip } from "node:zlib";
 
 /**
  * True when `head` starts with the gzip magic bytes `1f 8b`.
@@ -19,8 +20,10 @@ export function isGzip(head: Uint8Array): boolean {
 }
 
 /**
- * Pipes a gzip byte stream through `DecompressionStream("gzip")`; a truncated or corrupt input
- * errors the output with a `TypeError` naming `source`.
+ * Decompresses a gzip byte stream, every member of it (`cat a.gz b.gz`, bgzip: as `zcat`
+ * reads them; the Web `DecompressionStream` stops after the first member and refused the rest),
+ * with node:zlib's gunzip, one input chunk at a time while the reader asks for more. A truncated
+ * or corrupt input errors the output with a `TypeError` naming `source`.
  *
  * @example
  * ```ts
@@ -34,27 +37,59 @@ export function gunzipStream(
   stream: ReadableStream<Uint8Array>,
   source: string,
 ): ReadableStream<Uint8Array> {
-  const inner = stream.pipeThrough(
-    new DecompressionStream("gzip") as unknown as TransformStream<Uint8Array, Uint8Array>,
-  );
-  const reader = inner.getReader();
+  // (output in chunks of 256 KiB: the default 16 KiB made many small events)
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
+  const input = stream.getReader();
+  const out: Uint8Array[] = [];
+  let ended = false, failure: unknown, inputDone = false;
+  let wake: (() => void) | undefined;
+  const woken = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  gunzip.on("data", (c: Uint8Array) => {
+    out.push(new Uint8Array(c.buffer, c.byteOffset, c.byteLength));
+    woken();
+  });
+  gunzip.on("end", () => {
+    ended = true;
+    woken();
+  });
+  gunzip.on("error", (e: unknown) => {
+    failure ??= e;
+    woken();
+  });
+  const corrupt = (e: unknown) =>
+    new TypeError(
+      `Cannot read ${source}: truncated or corrupt gzip data (${
+        e instanceof Error ? e.message : String(e)
+      })`,
+    );
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let r: ReadableStreamReadResult<Uint8Array>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        const why = e instanceof Error ? e.message : String(e);
-        controller.error(
-          new TypeError(`Cannot read ${source}: truncated or corrupt gzip data (${why})`),
-        );
-        return;
+      while (out.length === 0 && !ended && failure === undefined) {
+        if (inputDone) {
+          // the input is all written: the rest comes with 'end' (or an error)
+          await new Promise<void>((resolve) => (wake = resolve));
+          continue;
+        }
+        const r = await input.read();
+        if (r.done) {
+          inputDone = true;
+          gunzip.end();
+          continue;
+        }
+        // the chunk's output (if any) is emitted before the write's callback
+        await new Promise<void>((resolve) => gunzip.write(r.value, () => resolve()));
       }
-      if (r.done) controller.close();
-      else controller.enqueue(r.value);
+      if (out.length > 0) controller.enqueue(out.shift()!);
+      else if (failure !== undefined) controller.error(corrupt(failure));
+      else controller.close();
     },
-    cancel(reason) {
-      return reader.cancel(reason);
+    async cancel(reason) {
+      gunzip.destroy();
+      await input.cancel(reason);
     },
   }, { highWaterMark: 0 });
 }
