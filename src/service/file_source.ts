@@ -81,6 +81,8 @@ export class FileFollower {
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
   #file: Deno.FsFile | undefined;
   #ino: number | null = null;
+  /** The inode the start offset belongs to (a resumed position), checked at the first open. */
+  #startIno: number | null | undefined;
   #carry = new Uint8Array(0);
   #skipping = false;
   /** The path names another file now: the open one is read to its end, then the new one. */
@@ -89,12 +91,13 @@ export class FileFollower {
 
   constructor(
     path: string,
-    start: { offset: number; line: number } = { offset: 0, line: 0 },
+    start: { offset: number; line: number; ino?: number | null } = { offset: 0, line: 0 },
     options: FollowOptions = {},
   ) {
     this.path = path;
     this.offset = start.offset;
     this.line = start.line;
+    this.#startIno = start.ino;
     this.#follow = options.follow ?? false;
     this.#pollMs = options.pollMs ?? 100;
     this.#maxLine = options.maxLineBytes ?? 65536;
@@ -119,6 +122,18 @@ export class FileFollower {
         return [];
       }
       this.#ino = (await this.#file.stat()).ino;
+      const was = this.#startIno;
+      this.#startIno = undefined;
+      if (was !== undefined && was !== null && this.#ino !== null && this.#ino !== was) {
+        // the offset was in another file (replaced while nobody read it): this one from its start
+        if (this.offset > 0) {
+          this.#log(
+            `${this.path} was replaced since its position was saved: reading it from its start`,
+          );
+        }
+        this.offset = 0;
+        this.line = 0;
+      }
       await this.#file.seek(this.offset, Deno.SeekMode.Start);
       this.#carry = new Uint8Array(0);
       this.#skipping = false;
@@ -159,6 +174,15 @@ export class FileFollower {
       await this.#sleep();
     }
     return [];
+  }
+
+  /**
+   * The inode of the file the lines returned last came from (null before the first open, or
+   * where the platform has none): saved with the position, so that a resume can tell the file
+   * was replaced meanwhile.
+   */
+  get ino(): number | null {
+    return this.#ino;
   }
 
   #restart(): void {

@@ -21,8 +21,12 @@ import type { IdWindowState } from "./id_window.ts";
  * ```
  */
 export interface StreamPosition {
-  /** Followed file: path, byte offset after the last applied line, and that line's number. */
-  file?: { path: string; offset: number; line: number };
+  /**
+   * Followed file: path, byte offset after the last applied line, that line's number, and the
+   * file's inode (a resume whose file has another inode reads it from its start; absent in older
+   * checkpoints: not checked).
+   */
+  file?: { path: string; offset: number; line: number; ino?: number | null };
   /** Redis stream: id of the last applied entry. */
   redis?: { key: string; group: string; lastId: string };
   /** Write-ahead log of HTTP events: the first segment NOT covered by the checkpoint. */

@@ -892,6 +892,7 @@ export class LearningService implements ServiceHandle {
             any = true;
           }
           l.position.file = { path, offset: line.offset, line: line.line };
+          if (f instanceof FileFollower) l.position.file.ino = f.ino;
         }
         if (any) this.#afterIngest();
         if (lines.length > 0) await this.#yielder.yield();
