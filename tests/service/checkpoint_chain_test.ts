@@ -4,27 +4,14 @@ import { type LearnerCheckpoint, StreamLearner } from "../../src/service/learner
 import { DELTA_DIR } from "../../src/service/checkpoint_chain.ts";
 import type { CheckpointDelta } from "../../src/service/checkpoint_delta.ts";
 import { decodeCheckpoint, encodeCheckpoint } from "../../src/service/checkpoint.ts";
-import { mulberry32 } from "../mulberry32.ts";
 import {
   assert,
   assertEquals,
   assertThrowsMsg,
-  eventLine,
+  seededEvents,
   serviceOptions,
   withTempDir,
 } from "./helpers.ts";
-
-/** `n` events from `start` on: 12 of 600 features, 2 of 300 labels (ids `c<i>`), seeded by i. */
-function events(n: number, start = 0): string {
-  const out: string[] = [];
-  for (let i = start; i < start + n; i++) {
-    const r = mulberry32(i + 1), f: Record<string, number> = {};
-    for (let t = 0; t < 12; t++) f[String(Math.floor(r() ** 2 * 600))] = 1 + t;
-    const labels = [`l${Math.floor(r() ** 2 * 300)}`, `l${Math.floor(r() * 300)}`];
-    out.push(eventLine(`c${i}`, f, [...new Set(labels)]));
-  }
-  return out.join("\n");
-}
 
 const options = (dir: string, extra = {}) =>
   serviceOptions(dir, {
@@ -70,11 +57,11 @@ async function deltaFiles(dir: string): Promise<string[]> {
 Deno.test("incremental checkpoints: a base and its deltas restore the learner exactly, and each delta costs the changes", async () => {
   await withTempDir(async (dir) => {
     const s = await LearningService.open(options(dir));
-    await s.ingestBody(events(1500), "http");
+    await s.ingestBody(seededEvents(1500), "http");
     await s.checkpoint();
     const base = (await Deno.stat(`${dir}/checkpoint.msgpack`)).size;
     for (let k = 0; k < 6; k++) {
-      await s.ingestBody(events(5, 1500 + 5 * k), "http");
+      await s.ingestBody(seededEvents(5, 1500 + 5 * k), "http");
       await s.checkpoint();
     }
     const files = await deltaFiles(dir);
@@ -94,11 +81,11 @@ Deno.test("incremental checkpoints: a base and its deltas restore the learner ex
     assertEquals([b.learner.applied, b.walReplayed], [1530, 0]);
     assertSameLearner(s.learner, b.learner, "restored");
     // both learn on alike (AdaGrad sums, sampling window, replay reservoir, generators)
-    await s.ingestBody(events(200, 1530), "http");
-    await b.ingestBody(events(200, 1530), "http");
+    await s.ingestBody(seededEvents(200, 1530), "http");
+    await b.ingestBody(seededEvents(200, 1530), "http");
     assertSameLearner(s.learner, b.learner, "after learning on");
     // an id the deltas carried is still a duplicate
-    const again = await b.ingestBody(events(1, 1525), "http");
+    const again = await b.ingestBody(seededEvents(1, 1525), "http");
     assertEquals(again.duplicates, 1);
     await s.stop();
     await b.stop();
@@ -108,13 +95,13 @@ Deno.test("incremental checkpoints: a base and its deltas restore the learner ex
 Deno.test("incremental checkpoints: deltas adding up to the base bring a new base and clear the old chain", async () => {
   await withTempDir(async (dir) => {
     const s = await LearningService.open(options(dir));
-    await s.ingestBody(events(300), "http");
+    await s.ingestBody(seededEvents(300), "http");
     await s.checkpoint();
     (s.learner.estimator as OvaEstimator).stateDeltaMaxFraction = 1;
     const seen = new Set<string>();
     let bases = 1;
     for (let k = 0; k < 40 && bases < 3; k++) {
-      await s.ingestBody(events(60, 300 + 60 * k), "http");
+      await s.ingestBody(seededEvents(60, 300 + 60 * k), "http");
       await s.checkpoint();
       const m = (await s.metrics()).checkpoint as { last: { delta: boolean } };
       const files = await deltaFiles(dir);
@@ -136,13 +123,13 @@ Deno.test("incremental checkpoints: deltas adding up to the base bring a new bas
 Deno.test("incremental checkpoints: a damaged delta refuses the start; --repair resumes from the one before it", async () => {
   await withTempDir(async (dir) => {
     const s = await LearningService.open(options(dir));
-    await s.ingestBody(events(1000), "http");
+    await s.ingestBody(seededEvents(1000), "http");
     await s.checkpoint();
     for (let k = 0; k < 3; k++) {
-      await s.ingestBody(events(5, 1000 + 5 * k), "http");
+      await s.ingestBody(seededEvents(5, 1000 + 5 * k), "http");
       await s.checkpoint();
     }
-    await s.ingestBody(events(5, 1015), "http"); // only in the write-ahead log
+    await s.ingestBody(seededEvents(5, 1015), "http"); // only in the write-ahead log
     const files = await deltaFiles(dir);
     assertEquals(files.length, 3);
     const second = `${dir}/${DELTA_DIR}/${files[1]}`;
@@ -169,10 +156,10 @@ Deno.test("incremental checkpoints: a damaged delta refuses the start; --repair 
 Deno.test("incremental checkpoints: a checksummed delta with a damaged field refuses the start naming the file and field; --repair resumes from the delta before it", async () => {
   await withTempDir(async (dir) => {
     const s = await LearningService.open(options(dir, { wal: false }));
-    await s.ingestBody(events(1000), "http");
+    await s.ingestBody(seededEvents(1000), "http");
     await s.checkpoint();
     for (let k = 0; k < 3; k++) {
-      await s.ingestBody(events(5, 1000 + 5 * k), "http");
+      await s.ingestBody(seededEvents(5, 1000 + 5 * k), "http");
       await s.checkpoint();
     }
     await s.stop(); // and a last delta

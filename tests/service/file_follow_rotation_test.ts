@@ -3,16 +3,7 @@
 // dropped.
 import { FileFollower, type FileLine } from "../../src/service/file_source.ts";
 import { LearningService } from "../../src/service/service.ts";
-import { assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
-
-/** Polls `fn` until true (a hang guard of 10 s, not a timing assertion). */
-async function waitUntil(fn: () => boolean, what: string, ms = 10000) {
-  const t0 = Date.now();
-  while (!fn()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import { assertEquals, plantedEvents, serviceOptions, waitUntil, withTempDir } from "./helpers.ts";
 
 async function drain(f: FileFollower, tries: number): Promise<FileLine[]> {
   const out: FileLine[] = [];

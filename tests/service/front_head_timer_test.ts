@@ -6,39 +6,10 @@
  */
 import { TcpFront } from "../../src/service/tcp_front.ts";
 import { assert, assertEquals } from "../helpers.ts";
+import { readUntilClosed } from "./helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-
-/** Reads until the peer closes or `boundMs` passes; says which, and what arrived. */
-async function readUntilClosed(
-  conn: Deno.Conn,
-  boundMs: number,
-): Promise<{ closed: boolean; text: string }> {
-  let text = "";
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      conn.close();
-    } catch { /* closed */ }
-  }, boundMs);
-  const buf = new Uint8Array(16384);
-  try {
-    while (true) {
-      const n = await conn.read(buf);
-      if (n === null) break;
-      text += dec.decode(buf.subarray(0, n));
-    }
-  } catch (e) {
-    if (!timedOut && !(e instanceof Deno.errors.ConnectionReset)) throw e;
-  }
-  clearTimeout(timer);
-  try {
-    conn.close();
-  } catch { /* closed */ }
-  return { closed: !timedOut, text };
-}
 
 Deno.test("front: a half-sent pipelined head is still timed out when its timer went off while a large answer was being written", async () => {
   const size = 32 << 20; // far more than the sockets buffer: the front's write waits for the client

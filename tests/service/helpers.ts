@@ -12,6 +12,7 @@ export {
   withTempDir,
 } from "../data/helpers.ts";
 import { factory as leml } from "../../src/models/leml/mod.ts";
+import { mulberry32 } from "../mulberry32.ts";
 import type { ServiceOptions } from "../../src/service/service.ts";
 
 /**
@@ -50,4 +51,70 @@ export function plantedEvents(n: number, start = 0): string[] {
     out.push(eventLine(`e${i}`, { [String(i % 10)]: 1, "10": 0.5 }, [`t${i % 5}`]));
   }
   return out;
+}
+
+/**
+ * Polls `fn` every 20 ms until it holds; throws naming `what` after `ms` (a hang guard, not a
+ * timing assertion).
+ */
+export async function waitUntil(
+  fn: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 10000,
+): Promise<void> {
+  const t0 = performance.now();
+  while (!(await fn())) {
+    if (performance.now() - t0 > ms) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/**
+ * `n` NDJSON events from `start` on, ids `<prefix><i>`: 12 of 600 features, 2 of 300 labels,
+ * seeded by i (the same events for the same numbers).
+ */
+export function seededEvents(n: number, start = 0, prefix = "c"): string {
+  const out: string[] = [];
+  for (let i = start; i < start + n; i++) {
+    const r = mulberry32(i + 1), f: Record<string, number> = {};
+    for (let t = 0; t < 12; t++) f[String(Math.floor(r() ** 2 * 600))] = 1 + t;
+    const labels = [`l${Math.floor(r() ** 2 * 300)}`, `l${Math.floor(r() * 300)}`];
+    out.push(eventLine(`${prefix}${i}`, f, [...new Set(labels)]));
+  }
+  return out.join("\n");
+}
+
+/**
+ * Reads `conn` until the peer closes it, or closes it after `boundMs` (a hang guard): whether the
+ * peer closed it, what it sent, and the milliseconds it took.
+ */
+export async function readUntilClosed(
+  conn: Deno.Conn,
+  boundMs: number,
+): Promise<{ closed: boolean; text: string; ms: number }> {
+  const dec = new TextDecoder();
+  const t0 = performance.now();
+  let text = "";
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      conn.close();
+    } catch { /* closed */ }
+  }, boundMs);
+  const buf = new Uint8Array(16384);
+  try {
+    while (true) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += dec.decode(buf.subarray(0, n));
+    }
+  } catch (e) {
+    if (!timedOut && !(e instanceof Deno.errors.ConnectionReset)) throw e;
+  }
+  clearTimeout(timer);
+  try {
+    conn.close();
+  } catch { /* closed */ }
+  return { closed: !timedOut, text, ms: performance.now() - t0 };
 }

@@ -11,7 +11,14 @@ import { decodeCheckpoint, readFileIfExists } from "../../src/service/checkpoint
 import { RedisClient } from "../../src/service/redis_client.ts";
 import { startRedisServer } from "../../scripts/redis_server.ts";
 import { getJson, startService } from "../../bench/service/harness.ts";
-import { assertEquals, eventLine, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
+import {
+  assertEquals,
+  eventLine,
+  plantedEvents,
+  serviceOptions,
+  waitUntil,
+  withTempDir,
+} from "./helpers.ts";
 
 const post = (body: string) => ({ method: "POST", body });
 const ids = (lines: string[]) => lines.map((l) => JSON.parse(l).id as string);
@@ -20,14 +27,6 @@ const counts = (s: LearningService) => {
   const c = s.learner.labelCounts(), names = s.learner.parser.labels.names;
   return Object.fromEntries(names.map((n, i) => [n, c[i]]));
 };
-
-async function waitUntil(fn: () => boolean | Promise<boolean>, what: string, ms = 10000) {
-  const t0 = performance.now();
-  while (!(await fn())) {
-    if (performance.now() - t0 > ms) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 Deno.test("a body sent again after its 200 is acknowledged and not applied again (counts, digest)", async () => {
   await withTempDir(async (dir) => {

@@ -8,27 +8,14 @@ import { LearningService } from "../../src/service/service.ts";
 import { createApp } from "../../src/service/http_app.ts";
 import { DELTA_DIR } from "../../src/service/checkpoint_chain.ts";
 import { WalDamageError } from "../../src/service/wal.ts";
-import { mulberry32 } from "../mulberry32.ts";
 import {
   assert,
   assertEquals,
-  eventLine,
   plantedEvents,
+  seededEvents,
   serviceOptions,
   withTempDir,
 } from "./helpers.ts";
-
-/** `n` events from `start` on: 12 of 600 features, 2 of 300 labels (ids `g<i>`), seeded by i. */
-function events(n: number, start = 0): string {
-  const out: string[] = [];
-  for (let i = start; i < start + n; i++) {
-    const r = mulberry32(i + 1), f: Record<string, number> = {};
-    for (let t = 0; t < 12; t++) f[String(Math.floor(r() ** 2 * 600))] = 1 + t;
-    const labels = [`l${Math.floor(r() ** 2 * 300)}`, `l${Math.floor(r() * 300)}`];
-    out.push(eventLine(`g${i}`, f, [...new Set(labels)]));
-  }
-  return out.join("\n");
-}
 
 const ovaOptions = (dir: string, extra = {}) =>
   serviceOptions(dir, {
@@ -51,11 +38,11 @@ async function names(dir: string): Promise<string[]> {
 Deno.test("a state directory that lost its checkpoint refuses to start naming the log file and the missing records; --repair reports them lost", async () => {
   await withTempDir(async (dir) => {
     const s = await LearningService.open(ovaOptions(dir));
-    await s.ingestBody(events(1000), "http");
+    await s.ingestBody(seededEvents(1000, 0, "g"), "http");
     await s.checkpoint(); // a base: releases records 0..999
-    await s.ingestBody(events(5, 1000), "http");
+    await s.ingestBody(seededEvents(5, 1000, "g"), "http");
     await s.checkpoint(); // a delta: releases records 1000..1004
-    await s.ingestBody(events(5, 1005), "http"); // only in the write-ahead log (1005..1009)
+    await s.ingestBody(seededEvents(5, 1005, "g"), "http"); // only in the write-ahead log (1005..1009)
     const deltas = await names(`${dir}/${DELTA_DIR}`);
     assertEquals(deltas.length, 1);
     const segments = await names(`${dir}/wal`);
@@ -139,9 +126,9 @@ Deno.test({
   fn: async () => {
     await withTempDir(async (dir) => {
       const s = await LearningService.open(ovaOptions(dir));
-      await s.ingestBody(events(40), "http");
+      await s.ingestBody(seededEvents(40, 0, "g"), "http");
       await s.checkpoint(); // releases records 0..39
-      await s.ingestBody(events(5, 40), "http"); // the log holds 40..44
+      await s.ingestBody(seededEvents(5, 40, "g"), "http"); // the log holds 40..44
       // (no stop(): its checkpoint would cover the 5 events; the first process dies here)
       const p = `${dir}/checkpoint.msgpack`;
       const b = await Deno.readFile(p);

@@ -17,17 +17,16 @@ async function segments(dir: string): Promise<string[]> {
 import { setStorageFault } from "../../src/service/storage_faults.ts";
 import { RedisClient } from "../../src/service/redis_client.ts";
 import { startRedisServer } from "../../scripts/redis_server.ts";
-import { assert, assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
+import {
+  assert,
+  assertEquals,
+  plantedEvents,
+  serviceOptions,
+  waitUntil,
+  withTempDir,
+} from "./helpers.ts";
 
 const enc = new TextEncoder();
-
-async function waitUntil(fn: () => boolean | Promise<boolean>, what: string, ms = 10000) {
-  const t0 = performance.now();
-  while (!(await fn())) {
-    if (performance.now() - t0 > ms) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 async function errorOf(fn: () => Promise<unknown>): Promise<Error> {
   try {

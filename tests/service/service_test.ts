@@ -7,15 +7,14 @@ import { RedisStreamSource } from "../../src/service/redis_source.ts";
 import { popModelBuilder } from "../../src/service/publish_pop.ts";
 import { replaySegments } from "../../src/service/wal.ts";
 import { startRedisServer } from "../../scripts/redis_server.ts";
-import { assert, assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
-
-async function waitUntil(fn: () => boolean | Promise<boolean>, what: string, ms = 10000) {
-  const t0 = performance.now();
-  while (!(await fn())) {
-    if (performance.now() - t0 > ms) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import {
+  assert,
+  assertEquals,
+  plantedEvents,
+  serviceOptions,
+  waitUntil,
+  withTempDir,
+} from "./helpers.ts";
 
 Deno.test("ingestBody keeps good lines, reports bad ones, and a checkpoint restores them", async () => {
   await withTempDir(async (dir) => {

@@ -7,6 +7,7 @@
 import { RequestTracker, TcpFront } from "../../src/service/tcp_front.ts";
 import { startService } from "../../bench/service/harness.ts";
 import { assert, assertEquals, withTempDir } from "../helpers.ts";
+import { readUntilClosed } from "./helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -38,37 +39,6 @@ async function withFront(
     await front.close();
     await server.shutdown();
   }
-}
-
-/** Reads until the peer closes or `boundMs` passes; says which, and what arrived. */
-async function readUntilClosed(
-  conn: Deno.Conn,
-  boundMs: number,
-): Promise<{ closed: boolean; text: string; ms: number }> {
-  const t0 = performance.now();
-  let text = "";
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    try {
-      conn.close();
-    } catch { /* closed */ }
-  }, boundMs);
-  const buf = new Uint8Array(16384);
-  try {
-    while (true) {
-      const n = await conn.read(buf);
-      if (n === null) break;
-      text += dec.decode(buf.subarray(0, n));
-    }
-  } catch (e) {
-    if (!timedOut && !(e instanceof Deno.errors.ConnectionReset)) throw e;
-  }
-  clearTimeout(timer);
-  try {
-    conn.close();
-  } catch { /* closed */ }
-  return { closed: !timedOut, text, ms: performance.now() - t0 };
 }
 
 /** Bytes read past the last response, per connection (pipelined answers arrive together). */
