@@ -71,11 +71,6 @@ export class EventParser {
   readonly #guard: GrowthGuard;
   /** The unknown fields ignored so far (the sum of `ignoredFields`). */
   #ignoredCount = 0;
-  /**
-   * Events parsed so far, by either path: each may have added names or used any. A caller that
-   * yields between parses compares it to know whether names it added were seen by another.
-   */
-  parsed = 0;
 
   /**
    * A parser with initial vocabularies.
@@ -257,9 +252,7 @@ export class EventParser {
       };
     }
     try {
-      const event = this.#guard.run(() => this.#ndjson.parse(line));
-      this.parsed++;
-      return { ok: true, event };
+      return { ok: true, event: this.#guard.run(() => this.#ndjson.parse(line)) };
     } catch (e) {
       return { ok: false, reason: (e as Error).message };
     } finally {
@@ -293,7 +286,6 @@ export class EventParser {
         ev = this.#ndjson.parseAscii(bytes, start, end);
         return ev ?? EMPTY_EVENT;
       });
-      if (ev !== undefined) this.parsed++;
       return ev;
     } catch {
       return undefined; // parseLine reports why

@@ -337,8 +337,7 @@ export class LearningService implements ServiceHandle {
    * reasons, good lines are kept. Resolves once the accepted lines are in the write-ahead log.
    */
   async ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult> {
-    // stop() waits for the bodies in flight: one still being read when it began refuses itself
-    // (and takes back its names) before the last checkpoint is written
+    // stop() waits for the bodies in flight (their events are kept) before its last checkpoint
     const run = this.#ingestBody(body, source);
     this.#bodies.add(run);
     try {
@@ -355,7 +354,7 @@ export class LearningService implements ServiceHandle {
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const maxLine = parser.maxLineBytes;
     const rejects: { line: number; reason: string }[] = [];
-    let lineNo = 0, start = 0, ignoredFields = 0, stopped = false;
+    let lineNo = 0, start = 0, ignoredFields = 0;
     const reject = (reason: string) => rejects.push({ line: lineNo, reason });
     const events: Example[] = [];
     // Accepted lines go to the log as they were received, less a trailing CR: runs of
@@ -370,13 +369,14 @@ export class LearningService implements ServiceHandle {
     };
     // Behind other slicing tasks: this body's first slice waits for its turn too.
     if (this.#yielder.waiting > 0) await this.#yielder.yield();
+    // A body that starts once stop() has begun is refused whole (503, resend it; not its lines one
+    // by one: a 400 would call good events bad). One begun before is finished, logged and applied:
+    // stop() waits for it (taking back names it added after a yield could undo what a checkpoint
+    // taken meanwhile recorded).
+    const stopped = this.#stopping;
     let sliceStart = performance.now();
-    // the vocabularies before this body, and whether another parse ran while it yielded (then
-    // names it added may be in use elsewhere, and a refusal of the whole body keeps them)
-    const labelsAtStart = parser.labels.size, featuresAtStart = parser.features.size;
-    let othersParsed = false;
     // 1. parse and validate (nothing is applied yet; new names join the vocabularies)
-    while (start < bytes.length) {
+    while (!stopped && start < bytes.length) {
       let end = bytes.indexOf(10, start);
       if (end < 0) end = bytes.length;
       lineNo++;
@@ -384,12 +384,6 @@ export class LearningService implements ServiceHandle {
       start = end + 1;
       let e = end;
       if (e > lineStart && bytes[e - 1] === 13) e--;
-      if (this.#stopping) {
-        // refuse the whole body (503, resend it), not its lines one by one: a 400 would tell
-        // the client that good events are bad
-        stopped = true;
-        break;
-      }
       if (e === lineStart) {
         endRun();
         continue;
@@ -445,19 +439,12 @@ export class LearningService implements ServiceHandle {
       }
       // Long bodies: let other requests (e.g. /predict) in every few milliseconds.
       if ((lineNo & 31) === 0 && performance.now() - sliceStart > YIELD_MS) {
-        const parsed = parser.parsed;
         await this.#yielder.yield();
-        if (parser.parsed !== parsed) othersParsed = true;
         sliceStart = performance.now();
       }
     }
     endRun();
     if (stopped) {
-      // nothing of the body is applied: nor do its names stay, unless another parse saw them
-      if (!othersParsed) {
-        parser.labels.truncate(labelsAtStart);
-        parser.features.truncate(featuresAtStart);
-      }
       return {
         accepted: 0,
         duplicates: 0,
