@@ -23,7 +23,8 @@ import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkSums } from "../state_check.ts";
 import { clipGradient, GRADIENT_LIMIT } from "../../optim/limits.ts";
 import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
-import { curvatureBound, LabelStepScratch, stepScale, UNIT_NORM_SQ } from "./step_cap.ts";
+import { curvatureBound, LabelStepScratch } from "./step_cap.ts";
+import { stepScale, UNIT_NORM_SQ } from "../../optim/step_cap.ts";
 
 /**
  * Hyper-parameters of the streaming BR estimator (all optional): the declared

@@ -31,14 +31,6 @@
  * @module
  */
 
-// the rule that turns a curvature into a step, shared with streaming LEML's SGD
-export {
-  STEP_CAP_TARGET,
-  STEP_CAP_TRIGGER,
-  stepScale,
-  UNIT_NORM_SQ,
-} from "../../optim/step_cap.ts";
-
 /**
  * The loss's global curvature bound c ≥ ∂²ℓ/∂z²: 2 (squared hinge), ¼ (logistic).
  *

@@ -28,8 +28,8 @@ import {
   momentForm,
   StepCurvature,
   symmetricTop,
-  UNIT_NORM_SQ,
 } from "./step_cap.ts";
+import { UNIT_NORM_SQ } from "../../optim/step_cap.ts";
 
 /**
  * What the gradients read of the model: its sizes, factors and configuration (a `LemlStream`).

@@ -43,14 +43,6 @@
 import type { LemlLoss } from "./loss.ts";
 import { stepScale } from "../../optim/step_cap.ts";
 
-// the rule that turns a curvature into a step, shared with BR's SGD
-export {
-  STEP_CAP_TARGET,
-  STEP_CAP_TRIGGER,
-  stepScale,
-  UNIT_NORM_SQ,
-} from "../../optim/step_cap.ts";
-
 /** Power iterations of a top-eigenvalue estimate ({@linkcode symmetricTop}). */
 export const POWER_ITERATIONS = 8;
 

@@ -7,7 +7,7 @@ import {
   STEP_CAP_TRIGGER,
   stepScale,
   UNIT_NORM_SQ,
-} from "../../../src/models/leml/step_cap.ts";
+} from "../../../src/optim/step_cap.ts";
 import { assert, csrBatch } from "../../helpers.ts";
 import { toyBatch } from "../extreme_rows.ts";
 import { lossValue } from "../../../src/models/leml/loss.ts";
