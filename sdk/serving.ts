@@ -67,6 +67,35 @@ export interface ModelCacheOptions {
 const FETCH_TIMEOUT_MS = 30_000;
 
 /**
+ * Reads a `MODEL_REFRESH_MS`-style setting (an environment variable's text) as
+ * {@linkcode ModelCacheOptions.refreshMs}: absent or empty is 0 (load once); anything but a whole
+ * number of milliseconds is refused, naming `name` (a bad value must not quietly mean "never
+ * refresh").
+ *
+ * @throws {RangeError} when `text` is not a whole number of milliseconds
+ *
+ * @example
+ * ```ts
+ * import { refreshMsSetting } from "./serving.ts";
+ * console.log(refreshMsSetting("60000"), refreshMsSetting(undefined)); // 60000 0
+ * try {
+ *   refreshMsSetting("-1");
+ * } catch (e) {
+ *   console.log((e as Error).message); // MODEL_REFRESH_MS must be a whole number of milliseconds (0: load once), got '-1'
+ * }
+ * ```
+ */
+export function refreshMsSetting(text: string | undefined, name = "MODEL_REFRESH_MS"): number {
+  const t = text || "0", ms = Number(t);
+  if (!/^\d+$/.test(t) || !Number.isSafeInteger(ms)) {
+    throw new RangeError(
+      `${name} must be a whole number of milliseconds (0: load once), got '${t}'`,
+    );
+  }
+  return ms;
+}
+
+/**
  * A content validator for model bytes: the file's stored CRC-32 (its last 4 bytes) and length.
  *
  * @example

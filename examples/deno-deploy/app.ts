@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { type KvLike, modelFromKv, modelFromUrl } from "../../sdk/deno_deploy.ts";
 import { predictHandler } from "../../sdk/http.ts";
 import { schemaResponse } from "../../sdk/predict_protocol.ts";
-import type { ModelCache } from "../../sdk/serving.ts";
+import { type ModelCache, refreshMsSetting } from "../../sdk/serving.ts";
 
 /**
  * The isolate's model cache, from the environment. A `MODEL_REFRESH_MS` that is not a whole
@@ -29,13 +29,7 @@ export async function modelsFromEnv(
   env: (name: string) => string | undefined,
 ): Promise<ModelCache> {
   // a bad value is refused here, at start, not served as a model that never loads or refreshes
-  const refresh = env("MODEL_REFRESH_MS") || "0";
-  const refreshMs = Number(refresh);
-  if (!/^\d+$/.test(refresh) || !Number.isSafeInteger(refreshMs)) {
-    throw new RangeError(
-      `MODEL_REFRESH_MS must be a whole number of milliseconds (0: load once), got '${refresh}'`,
-    );
-  }
+  const refreshMs = refreshMsSetting(env("MODEL_REFRESH_MS"));
   const onError = (e: unknown) => console.error(`model refresh failed: ${e}`);
   const url = env("MODEL_URL"), key = env("MODEL_KV_KEY");
   if (url) {

@@ -16,7 +16,7 @@ import {
 } from "../../../sdk/cloudflare.ts";
 import { predictHandler } from "../../../sdk/http.ts";
 import { schemaResponse } from "../../../sdk/predict_protocol.ts";
-import type { ModelCache } from "../../../sdk/serving.ts";
+import { type ModelCache, refreshMsSetting } from "../../../sdk/serving.ts";
 
 /**
  * The worker's bindings and variables (wrangler.toml).
@@ -62,15 +62,8 @@ export function modelsOf(env: Env): ModelCache {
     : env.MODEL_SOURCE === "asset"
     ? assetSource(env.ASSETS, key.startsWith("/") ? key : `/${key}`)
     : kvNamespaceSource(env.MODELS, key);
-  // a bad value is refused (as the Deno Deploy example refuses it at start), not read as "never
-  // refresh": Number("abc") and Number("-1") were both taken for 0 or less
-  const refresh = env.MODEL_REFRESH_MS || "0";
-  const refreshMs = Number(refresh);
-  if (!/^\d+$/.test(refresh) || !Number.isSafeInteger(refreshMs)) {
-    throw new RangeError(
-      `MODEL_REFRESH_MS must be a whole number of milliseconds (0: load once), got '${refresh}'`,
-    );
-  }
+  // a bad value is refused, as the Deno Deploy example refuses it at start
+  const refreshMs = refreshMsSetting(env.MODEL_REFRESH_MS);
   return modelFrom(source, {
     refreshMs,
     onError: (e) => console.error(`model refresh failed: ${e}`),
