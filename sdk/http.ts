@@ -17,6 +17,7 @@
 import type { ModelInput } from "./features.ts";
 import type { Model } from "./model.ts";
 import {
+  columnOverflow,
   jsonResponse,
   jsonScore,
   parsePredictBody,
@@ -90,10 +91,9 @@ export function predictHandler(
           // a query the protocol lets through but the model refuses (names that share a hashed
           // column adding up beyond float32): the client's row, so a 400, not an internal error
           if (!(e instanceof TypeError && e.message.startsWith("predictTopK: "))) throw e;
-          throw new PredictError(
-            400,
-            `${req.batch ? `rows[${i}]: ` : ""}features: the values of names sharing a model ` +
-              `column must add up to a finite float32 (${e.message.replace(/^predictTopK: /, "")})`,
+          throw columnOverflow(
+            req.batch ? `rows[${i}]: ` : "",
+            e.message.replace(/^predictTopK: /, ""),
           );
         }
         return {

@@ -46,6 +46,7 @@ export {
 } from "./model_file.ts";
 export type { MsgpackValue } from "./msgpack_reader.ts";
 export {
+  columnOverflow,
   jsonScore,
   parsePredictBody,
   PREDICT_LIMITS,

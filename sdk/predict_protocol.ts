@@ -114,6 +114,26 @@ export class PredictError extends Error {
 }
 
 const bad = (message: string) => new PredictError(400, message);
+
+/**
+ * The 400 for a query row whose values are each finite but whose names sharing a hashed model
+ * column add up past float32 (the model refuses the row as not finite: `detail`, its message);
+ * `at` names the row of a batch (`"rows[1]: "`, or `""`). The edge handler and the learning
+ * service answer it alike.
+ *
+ * @example
+ * ```ts
+ * import { columnOverflow } from "./predict_protocol.ts";
+ * const e = columnOverflow("rows[1]: ", "x values must be finite, got Infinity");
+ * console.log(e.status, e.message.startsWith("rows[1]: features: the values of names")); // 400 true
+ * ```
+ */
+export function columnOverflow(at: string, detail: string): PredictError {
+  return bad(
+    `${at}features: the values of names sharing a model column must add up to a finite ` +
+      `float32 (${detail})`,
+  );
+}
 const show = (s: string) => JSON.stringify(s.length > 40 ? s.slice(0, 37) + "..." : s);
 const got = (v: unknown) => typeof v === "number" ? `${v}` : `${JSON.stringify(v)}`.slice(0, 20);
 const isObject = (v: unknown): v is Record<string, unknown> =>

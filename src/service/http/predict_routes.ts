@@ -17,6 +17,7 @@
 import type { ServiceHandle } from "../service_handle.ts";
 import type { SparseVector } from "../../data/types.ts";
 import {
+  columnOverflow,
   parsePredictBody,
   PREDICT_LIMITS,
   predictBody,
@@ -87,11 +88,7 @@ function clipRow(indices: Int32Array, values: Float32Array, numFeatures: number)
  */
 function overflowingRow(e: unknown, at: string): unknown {
   if (!(e instanceof RangeError && /non-finite value/.test(e.message))) return e;
-  return new HttpError(
-    400,
-    `${at}features: the values of names sharing a model column must add up to a finite ` +
-      `float32 (${e.message})`,
-  );
+  return new HttpError(400, columnOverflow(at, e.message).message);
 }
 
 /** The answer of `POST /predict` to a body (throws HttpError for a 4xx). */
