@@ -244,7 +244,8 @@ export function validatePredict(
   }
   // absent: the default, or the maximum when that is lower (a client that never sent k was
   // refused by a server whose maximum is below 5)
-  const k = body.k ?? Math.min(PREDICT_LIMITS.defaultK, maxK);
+  // (null is not absent: the schema's k is an integer, and a client sending null meant something)
+  const k = body.k === undefined ? Math.min(PREDICT_LIMITS.defaultK, maxK) : body.k;
   if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > maxK) {
     throw bad(`field 'k' must be an integer in [1, ${maxK}]`);
   }
@@ -285,9 +286,7 @@ function row(r: Record<string, unknown>, where: string, rules: FeatureRules): Pr
     }
     if (typeof text !== "string") throw bad(`${where}field 'text' must be a string`);
     if (!rules.text) throw bad(`${where}this model was not trained on text`);
-    return features === undefined || features === null
-      ? { text }
-      : { text, features: named(features, where, rules) };
+    return features === undefined ? { text } : { text, features: named(features, where, rules) };
   }
   if (features !== undefined) {
     if (indices !== undefined || values !== undefined) {

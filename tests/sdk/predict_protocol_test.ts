@@ -85,6 +85,10 @@ const INVALID: unknown[] = [
   { features: { a: 1 }, k: 0 },
   { features: { a: 1 }, k: 101 },
   { features: { a: 1 }, k: 1.5 },
+  // null is not absent: the schema's k is an integer and its features an object
+  { features: { a: 1 }, k: null },
+  { text: "hello", features: null },
+  { rows: [{ text: "hello", features: null }] },
   { features: { a: "1" } },
   { features: [] },
   { features: { a: 1 }, indices: [1] },
