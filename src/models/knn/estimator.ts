@@ -124,8 +124,14 @@ export class KnnEstimator implements Estimator {
     this.learnMany(oneRowBatch(x, y, "knn.learnOne"));
   }
 
-  /** The `k` (or the given number of) nearest stored rows of `x`. */
+  /**
+   * The `k` (or the given number of) nearest stored rows of `x`.
+   *
+   * @throws {RangeError} naming the entry when `x` is not a well-formed row, or when `k` is not
+   * a positive integer
+   */
   neighbours(x: SparseVector, k = this.k): Neighbours {
+    checkRow(x, "knn.neighbours");
     return this.#index.neighbours(x, checkK(k), this.#numFeatures);
   }
 
@@ -145,9 +151,15 @@ export class KnnEstimator implements Estimator {
     const id = ++this.#stampId;
     let count = 0;
     let total = 0;
-    const n = Math.min(k, nb.rows.length);
+    const n = Math.min(k, nb.rows.length), rows = this.#index.numRows;
     for (let t = 0; t < n; t++) {
       const w = nb.sims[t];
+      // a row past the store read the labels' spare capacity as votes (shares above 1)
+      if (!(nb.rows[t] >= 0 && nb.rows[t] < rows)) {
+        throw new RangeError(
+          `knn: neighbour ${t} is row ${nb.rows[t]}, not one of the ${rows} stored rows`,
+        );
+      }
       if (!(w > 0)) continue;
       total += w;
       const labels = this.#index.labelsOf(nb.rows[t]);
@@ -167,6 +179,8 @@ export class KnnEstimator implements Estimator {
   /**
    * Label scores from already-found neighbours, using the first `k` of them (for choosing k on
    * a validation set without searching again). Same values as {@linkcode predictScores}.
+   *
+   * @throws {RangeError} when one of those neighbours is not a stored row
    */
   scoresFromNeighbours(nb: Neighbours, k: number, out?: Float32Array): Float32Array {
     const L = this.#numLabels;
@@ -180,13 +194,22 @@ export class KnnEstimator implements Estimator {
     return scores;
   }
 
-  /** Top-k labels from already-found neighbours (first `kNeighbours` of them). */
+  /**
+   * Top-k labels from already-found neighbours (first `kNeighbours` of them).
+   *
+   * @throws {RangeError} when one of those neighbours is not a stored row
+   */
   topKFromNeighbours(nb: Neighbours, kNeighbours: number, k: number): TopK {
     const { count, total } = this.#vote(nb, checkK(kNeighbours));
     const labels = this.#voted.subarray(0, count);
-    const shares = new Float64Array(count);
-    for (let i = 0; i < count; i++) shares[i] = this.#votes[labels[i]] / total;
-    // unvoted labels have share 0, as topKSparse assumes
+    // ranked by the float32 scores returned (and given by predictScores), shifted so that an
+    // unvoted label's score, fround(−threshold), is 0 as topKSparse assumes: ranking by the
+    // float64 share put labels whose float32 scores tie out of index order (NaN of an infinite
+    // fround(−threshold): every score is that infinity, a tie)
+    const shares = new Float64Array(count), base = Math.fround(-this.threshold);
+    for (let i = 0; i < count; i++) {
+      shares[i] = Math.fround(this.#votes[labels[i]] / total - this.threshold) - base || 0;
+    }
     const top = topKSparse(labels, shares, this.#numLabels, k);
     const scores = new Float32Array(top.labels.length);
     for (let i = 0; i < scores.length; i++) {
@@ -201,13 +224,17 @@ export class KnnEstimator implements Estimator {
   predictTopK(x: SparseVector, k: number): TopK {
     checkRow(x, "knn.predictTopK");
     checkTopK(k, "knn.predictTopK");
-    return this.topKFromNeighbours(this.neighbours(x), this.k, k);
+    return this.topKFromNeighbours(this.#index.neighbours(x, this.k, this.#numFeatures), this.k, k);
   }
 
   /** One score per label, `share_l − threshold` (see {@linkcode KnnOptions.threshold}). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
     checkRow(x, "knn.predictScores");
-    return this.scoresFromNeighbours(this.neighbours(x), this.k, out);
+    return this.scoresFromNeighbours(
+      this.#index.neighbours(x, this.k, this.#numFeatures),
+      this.k,
+      out,
+    );
   }
 
   /**

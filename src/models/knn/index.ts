@@ -5,6 +5,8 @@
  * @module
  */
 import type { SparseVector } from "../../data/types.ts";
+import { checkCsr, checkRowEntries } from "../../data/batch_check.ts";
+import { checkK, checkRow } from "../query_check.ts";
 import { FloatList, IntList } from "./growable.ts";
 
 /**
@@ -68,8 +70,15 @@ export class CosineIndex {
   /**
    * Stores a row (normalised to unit L2 norm; a zero row is stored but never matches) and its
    * positive labels (strictly increasing). Inputs are copied, never mutated.
+   *
+   * @throws {RangeError} naming the entry when `x` is not a well-formed row (indices
+   * non-negative and strictly increasing, finite values) or `labels` are not non-negative and
+   * strictly increasing (a NaN value was stored as a NaN similarity that kept better rows out
+   * of every later answer)
    */
   add(x: SparseVector, labels: ArrayLike<number>): void {
+    checkRow(x, "CosineIndex.add");
+    checkRowEntries(labels, undefined, 0, labels.length, () => "CosineIndex.add: labels", "label");
     let sq = 0;
     for (let i = 0; i < x.values.length; i++) sq += x.values[i] * x.values[i];
     const inv = sq > 0 ? 1 / Math.sqrt(sq) : 0;
@@ -87,8 +96,13 @@ export class CosineIndex {
   /**
    * The (at most) `k` stored rows most cosine-similar to `x` among rows sharing a feature with
    * it; features at or beyond `numFeatures` are ignored (also in the query's norm).
+   *
+   * @throws {RangeError} naming the entry when `x` is not a well-formed row, or when `k` is not
+   * an integer >= 0
    */
   neighbours(x: SparseVector, k: number, numFeatures = Infinity): Neighbours {
+    checkRow(x, "CosineIndex.neighbours");
+    checkK(k, "CosineIndex.neighbours");
     const n = this.numRows;
     if (this.#acc.length < n) {
       const cap = Math.max(n, 2 * this.#acc.length);
@@ -173,6 +187,10 @@ export class CosineIndex {
   /**
    * Rebuilds an index from {@linkcode CosineIndex.toArrays} (rows are already normalised, so
    * they are stored as they are).
+   *
+   * @throws {RangeError} naming the part when the arrays do not hold together: row pointers
+   * that are not offsets into their entries, indices that are negative or not strictly
+   * increasing within a row, or a value that is not finite
    */
   static fromArrays(a: {
     rowPtr: Int32Array;
@@ -188,6 +206,9 @@ export class CosineIndex {
         `CosineIndex.fromArrays: rowPtr has ${a.rowPtr.length} entries, labelPtr ${a.labelPtr.length}`,
       );
     }
+    const where = "CosineIndex.fromArrays", row = (i: number) => `stored row ${i}`;
+    checkCsr(a.rowPtr, a.rowIdx, n, 0, "rows", "feature", where, row, a.rowVal);
+    checkCsr(a.labelPtr, a.labelIdx, n, 0, "labels", "label", where, row);
     for (let r = 0; r < n; r++) {
       const s = a.rowPtr[r], e = a.rowPtr[r + 1];
       idx.#addNormalised(
