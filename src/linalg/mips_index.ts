@@ -51,7 +51,10 @@ export interface LabelIndexOptions {
   clusters?: number;
   /** Number of groups of leaves (about; at most ⌈clusters/4⌉; 1: flat). Default ⌈√L⌉. */
   groups?: number;
-  /** The default leaf probe count written to the file. Default: calibrated (see `recall`). */
+  /**
+   * The default leaf probe count written to the file (at most the leaves made). Default:
+   * calibrated (see `recall`).
+   */
   probes?: number;
   /** With `probes`: the group probe count written. Default: every group. */
   groupProbes?: number;
@@ -498,7 +501,7 @@ export function withLabelIndex(
   const idx = cluster(v, r + 1, L, C, G, rng), nC = idx.ptr.length - 1, nG = idx.gptr.length - 1;
   const cal = options.probes === undefined
     ? calibrate(v, r, L, idx, options.recall ?? 0.996, rng, options.queries)
-    : { probes: options.probes, groups: Math.min(nG, options.groupProbes ?? nG) };
+    : { probes: Math.min(nC, options.probes), groups: Math.min(nG, options.groupProbes ?? nG) };
   const f32 = (shape: number[], data: Float32Array): Tensor => ({ dtype: "f32", shape, data });
   const i32 = (data: Int32Array): Tensor => ({ dtype: "i32", shape: [data.length], data });
   const tensors: Record<string, Tensor> = {
