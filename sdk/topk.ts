@@ -174,7 +174,7 @@ export function topKDense(scores: ArrayLike<number>, k: number): TopK {
  * @param scores their scores
  * @param numLabels size of the label space
  * @param k how many labels to return
- * @throws {RangeError} on a duplicate or out-of-range index, or a bad `k`
+ * @throws {RangeError} on a duplicate or out-of-range index, a bad `k` or a bad `numLabels`
  *
  * @example
  * ```ts
@@ -191,6 +191,10 @@ export function topKSparse(
   k: number,
 ): TopK {
   checkK(k);
+  if (!Number.isSafeInteger(numLabels) || numLabels < 0) {
+    // NaN answered nothing and took every index as in range; a negative count failed to allocate
+    throw new RangeError(`topKSparse: numLabels must be an integer >= 0, got ${numLabels}`);
+  }
   const m = indices.length;
   if (scores.length !== m) {
     throw new RangeError(
