@@ -261,8 +261,8 @@ export interface TopEigenResult {
  * enough to hold the negative eigenvalues that compete with the wanted positive ones.
  *
  * @throws {RangeError} when `k` is not in `[1, n]`, `oversample` is not a number >= 0,
- * `iterations` not a finite number >= 1, or the operator returns a value that is not finite
- * (e.g. from an overflow), naming the entry.
+ * `iterations` not a finite number >= 1, `init`'s length not a multiple of n, or the operator
+ * returns a value that is not finite (e.g. from an overflow), naming the entry.
  *
  * @example
  * ```ts
@@ -296,12 +296,13 @@ export function topEigen(
   const seed = options.seed ?? 1;
   let q = new Float64Array(n * b);
   const init = options.init;
-  const c0 = init && init.length >= n ? Math.min(b, Math.floor(init.length / n)) : 0;
+  // a malformed start is refused whatever its length (shorter than n it was dropped silently)
+  if (init && init.length % n !== 0) {
+    throw new RangeError(`topEigen: init has ${init.length} values, not a multiple of n = ${n}`);
+  }
+  const c0 = init ? Math.min(b, init.length / n) : 0;
   if (init && c0 > 0) {
     const w = init.length / n;
-    if (!Number.isInteger(w)) {
-      throw new RangeError(`topEigen: init has ${init.length} values, not a multiple of n = ${n}`);
-    }
     for (let i = 0; i < n; i++) {
       for (let c = 0; c < c0; c++) q[i * b + c] = init[i * w + c];
     }

@@ -156,7 +156,9 @@ export class CoEmbedCore {
   }
 
   private initRows(name: GlobalName, arr: Float64Array, from: number, to: number, cols: number) {
-    const seed = (this.config.seed * 31 + TAGS[name]) | 0;
+    // Math.imul: exact low 32 bits; the float product rounded the tags away for a seed past
+    // 2^53 / 31, so that V, P, Q and H started from the same normals
+    const seed = (Math.imul(this.config.seed, 31) + TAGS[name]) | 0;
     for (let r = from; r < to; r++) {
       seededNormals(seed, r, arr, r * cols, cols);
       for (let i = r * cols; i < (r + 1) * cols; i++) arr[i] *= this.config.initScale;

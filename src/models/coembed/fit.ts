@@ -12,7 +12,7 @@ import { checkRow } from "../query_check.ts";
 import type { BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import { blockFromCsr } from "./blocks.ts";
 import type { CoEmbedConfig } from "./config.ts";
-import { checkedConfig } from "./settings.ts";
+import { checkedConfig, MAX_STEPS } from "./settings.ts";
 import { defineSettings, type ModelSettings } from "../settings.ts";
 import { CoEmbedCore, type RowBlock } from "./core.ts";
 import { RandomFeaturesPredictor } from "./predictor.ts";
@@ -156,12 +156,28 @@ export class CoEmbedFit {
    * `refold`: each row of a minibatch enters afresh, as a stream row does (U_i the ridge fit of
    * its observed features under the current V, G_i = 0, fresh Adam moments), instead of
    * keeping its factors.
+   *
+   * @throws {RangeError} when `batchSize` is not an integer >= 1 or `options.rowSteps` not an
+   * integer in [0, `MAX_STEPS`] (./settings.ts)
    */
   runEpoch(batchSize: number, options: { rowSteps?: number; refold?: boolean } = {}): void {
+    // a batchSize of 0 or -1 looped forever, NaN took no step, 2.5 visited rows twice
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) {
+      throw new RangeError(`CoEmbedFit.runEpoch: batchSize ${batchSize} must be an integer >= 1`);
+    }
+    const steps = options.rowSteps;
+    if (steps !== undefined && !(Number.isInteger(steps) && steps >= 0 && steps <= MAX_STEPS)) {
+      throw new RangeError(
+        `CoEmbedFit.runEpoch: rowSteps ${steps} must be an integer in [0, ${MAX_STEPS}]`,
+      );
+    }
     const core = this.core, c = core.config, N = this.numRows;
     const order = new Int32Array(N);
     for (let i = 0; i < N; i++) order[i] = i;
-    const rng = new SmallRng(c.seed * 7919 + this.epochs + 1);
+    // Math.imul: the product's low 32 bits (what SmallRng keeps) even for a seed past 2^53 / 7919
+    // (1.1e12, e.g. a timestamp), where the float product rounded the epoch away: every epoch
+    // visited the rows in the same order
+    const rng = new SmallRng(Math.imul(c.seed, 7919) + this.epochs + 1);
     for (let i = N - 1; i > 0; i--) {
       const j = Math.floor(rng.next() * (i + 1));
       const t = order[i];
@@ -311,6 +327,14 @@ export function fitCoEmbed(
   const { epochs, batchSize, init, rowUpdate } = FIT_SETTINGS.resolve(settings) as Required<
     Omit<FitOptions, "onEpoch">
   >;
+  // the sizes the core is allocated with (2.5 labels gave "the fit diverged ... lower
+  // learningRate", 2.5 features an "Invalid array length")
+  for (const part of ["x", "y"] as const) {
+    const n = data[part].numCols;
+    if (!Number.isSafeInteger(n) || n < 0) {
+      throw new RangeError(`fitCoEmbed: data.${part}.numCols must be an integer >= 0, got ${n}`);
+    }
+  }
   const core = new CoEmbedCore(c, data.x.numCols, data.y.numCols);
   const block = blockFromCsr(
     data.x,

@@ -625,6 +625,8 @@ export function restoreCore(
     if (s.replaySeen !== undefined) checkScalar(s, "replaySeen", where, t.resXIndptr.length - 1);
     if (s.replayRng !== undefined) checkGeneratorState(s, "replayRng", where);
   }
+  // the flag toState writes as 0 or 1 (7 or NaN restored as "not warm-started", silently)
+  if (s.warmStarted !== undefined) checkScalar(s, "warmStarted", where, 0, 1);
   const core = new CoEmbedCore(config, s.numFeatures, s.numLabels);
   core.step = s.step;
   const moves: [Float64Array, Float64Array][] = [];

@@ -307,7 +307,8 @@ function checkCombined(c: CoEmbedConfig): void {
 
 /**
  * The growth limits of `options` (`maxFeatures`, `maxLabels`, checked against
- * {@linkcode COEMBED_SETTINGS}), which the initial sizes must be within.
+ * {@linkcode COEMBED_SETTINGS}), which the initial sizes (integers in [0, 2³¹ − 1], checked
+ * as the declared `numFeatures` and `numLabels`) must be within.
  *
  * @example
  * ```ts
@@ -320,7 +321,12 @@ export function checkedLimits(
   numFeatures: number,
   numLabels: number,
 ): SpaceLimits {
-  const { maxFeatures, maxLabels } = COEMBED_SETTINGS.resolve(options);
+  // the sizes too (`create` took 2.5 or NaN features as given, and -1 labels as 0)
+  const { maxFeatures, maxLabels } = COEMBED_SETTINGS.resolve({
+    ...options,
+    numFeatures,
+    numLabels,
+  });
   return spaceLimits("coembed", {
     numFeatures,
     numLabels,

@@ -10,9 +10,10 @@ import type { CoEmbedCore, RowBlock } from "./core.ts";
  * Sets V `[D, kX]` from the top k_X eigenvectors of the Gram matrix of the observed entries of
  * `block` (zero-filled, each feature rescaled by N / its number of observed entries), each
  * scaled by the fourth root of its eigenvalue (the square root of the singular value of the
- * rescaled data). The batch fit's initialisation (`FitOptions.init` "spectral"), and the
- * streaming learner's warm start on its bounded reservoir (`CoEmbedConfig.warmStart`). Dense
- * D × D eigen-decomposition (ml-matrix): meant for the moderate D of dense feature sets.
+ * rescaled data); a column whose eigenvalue is not positive keeps its values. The batch fit's
+ * initialisation (`FitOptions.init` "spectral"), and the streaming learner's warm start on its
+ * bounded reservoir (`CoEmbedConfig.warmStart`). Dense D × D eigen-decomposition (ml-matrix):
+ * meant for the moderate D of dense feature sets.
  *
  * @example
  * ```ts
@@ -59,7 +60,11 @@ export function spectralInit(core: CoEmbedCore, block: RowBlock): void {
   for (let k = 0; k < kX; k++) {
     if (k >= order.length) break;
     const col = order[k];
-    const scale = Math.sqrt(Math.sqrt(Math.max(values[col], 0)));
+    // no direction with a positive eigenvalue (fewer rows than k_X, an empty block): column k
+    // stays as it was; zeroed, it would stay 0 forever (its fold-in coordinate and every
+    // gradient of it are 0), and a warm start on empty rows left V = 0, every score constant
+    if (!(values[col] > 0)) continue;
+    const scale = Math.sqrt(Math.sqrt(values[col]));
     for (let d = 0; d < D; d++) V[d * kX + k] = vectors.get(d, col) * scale;
   }
   core.changed();
