@@ -203,6 +203,8 @@ export async function loadTrainTest(ctx: ExperimentContext): Promise<TrainTest> 
  * Seeded split of the training set into a fitting part and a validation part (`fraction` of
  * the rows, default 0.2), for choosing hyper-parameters without touching the test file.
  *
+ * @throws {RangeError} when `fraction` is not in (0, 1) or either part would have no row
+ *
  * @example
  * ```ts
  * import { validationSplit } from "./harness.ts";
@@ -224,6 +226,14 @@ export function validationSplit(
     throw new RangeError(`validationSplit: fraction must be in (0, 1), got ${fraction}`);
   }
   const { train: fit, valid } = splitRows(train, fraction, seed);
+  // an empty part would score every setting NaN (or 0) and "choose" the first one silently
+  if (fit.x.numRows === 0 || valid.x.numRows === 0) {
+    throw new RangeError(
+      `validationSplit: ${train.x.numRows} training rows cannot give a ${fraction} validation ` +
+        `split with rows on both sides (${fit.x.numRows} fit, ${valid.x.numRows} validation): ` +
+        `give more rows, or fix the hyper-parameters by their flags`,
+    );
+  }
   return { fit, valid };
 }
 

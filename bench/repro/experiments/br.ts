@@ -3,13 +3,14 @@
  * [--epochs 5]`: binary relevance, the POP paper's base model. By default one L2-regularised
  * squared-hinge SVM per label trained by dual coordinate descent (as LIBLINEAR `-s 1 -B 1`) on
  * L2-normalised rows; `--trainer adam` trains the streaming estimator instead (minibatches of
- * 256, `--epochs` passes). Prints the test metrics and `modelBytes`, the size of the
+ * 256, `--epochs` passes). `--C` and `--eps` are DCD's, `--epochs` adam's: a flag the chosen
+ * trainer does not read is refused. Prints the test metrics and `modelBytes`, the size of the
  * `linear-sparse` model file (f32 weights, i32 label indices: every non-zero weight).
  *
  * @module
  */
 import type { Experiment, ExperimentContext, ExperimentFlags } from "../types.ts";
-import { learnAll, loadTrainTest, PROPENSITY_FLAGS, timeSeconds } from "../harness.ts";
+import { learnAll, loadTrainTest, numberFlag, PROPENSITY_FLAGS, timeSeconds } from "../harness.ts";
 import type { Dataset } from "../../../src/data/dataset.ts";
 import { BrEstimator, nnzOf, trainBr } from "../../../src/models/br/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
@@ -83,20 +84,30 @@ export function trainBrModel(
 }
 
 const br: Experiment = async (ctx) => {
-  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   const s = brSettings(ctx.flags);
   const trainer = String(ctx.flags.trainer ?? "dcd");
+  if (trainer !== "dcd" && trainer !== "adam") {
+    throw new TypeError(`--trainer must be dcd or adam, got '${trainer}'`);
+  }
+  // a flag the chosen trainer does not read would be reported as if it had been used
+  const unused = trainer === "dcd" ? ["epochs"] : ["C", "eps"];
+  for (const name of unused) {
+    if (ctx.flags[name] !== undefined) {
+      throw new TypeError(`--${name} does not apply to --trainer ${trainer}`);
+    }
+  }
+  const epochs = numberFlag(ctx.flags, "epochs", 5);
+  if (!Number.isInteger(epochs) || epochs < 1) {
+    throw new TypeError(`--epochs must be a positive integer, got '${ctx.flags.epochs}'`);
+  }
+  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   let model: BrEstimator;
   let trainSeconds: number;
   if (trainer === "dcd") {
     ({ result: model, seconds: trainSeconds } = await timeSeconds(() =>
       trainBrModel(ctx, train, "br dcd")
     ));
-  } else if (trainer === "adam") {
-    const epochs = Number(ctx.flags.epochs ?? 5);
-    if (!Number.isInteger(epochs) || epochs < 1) {
-      throw new TypeError(`--epochs must be a positive integer, got '${ctx.flags.epochs}'`);
-    }
+  } else {
     ({ result: model, seconds: trainSeconds } = await timeSeconds(() =>
       learnAll(
         new BrEstimator({
@@ -110,8 +121,6 @@ const br: Experiment = async (ctx) => {
         epochs,
       )
     ));
-  } else {
-    throw new TypeError(`--trainer must be dcd or adam, got '${trainer}'`);
   }
   const ev = evaluateModel(model, test, { propensities, progress: ctx.progress });
   const file = model.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
@@ -123,8 +132,7 @@ const br: Experiment = async (ctx) => {
     modelBytes: file.byteLength,
     extra: {
       trainer,
-      C: s.C,
-      eps: s.eps,
+      ...(trainer === "dcd" ? { C: s.C, eps: s.eps } : { epochs }),
       l2Normalize: s.l2Normalize,
       nnz: nnzOf(model.toLabelWeights()),
     },

@@ -261,7 +261,8 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       throw new RangeError(`coembed-ablation: --taus entry '${tauList[i]}' not in [0, 1)`);
     }
   });
-  const repeats = Number(flags.repeats ?? 3);
+  // a bare `--repeats` or `--epochs` (true) has no value: Number(true) would read it as 1
+  const repeats = typeof flags.repeats === "boolean" ? NaN : Number(flags.repeats ?? 3);
   if (!Number.isInteger(repeats) || repeats < 1) {
     throw new RangeError(`coembed-ablation: --repeats ${flags.repeats} is not an integer >= 1`);
   }
@@ -286,7 +287,11 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     }
   }
   const tuned = TUNED[ctx.dataset] ?? {};
-  const baseEpochs = flags.epochs === undefined ? tuned.epochs ?? 30 : Number(flags.epochs);
+  const baseEpochs = flags.epochs === undefined
+    ? tuned.epochs ?? 30
+    : typeof flags.epochs === "boolean"
+    ? NaN
+    : Number(flags.epochs);
   if (!Number.isInteger(baseEpochs) || baseEpochs < 1) {
     throw new RangeError(`coembed-ablation: --epochs ${flags.epochs} is not an integer >= 1`);
   }

@@ -1,8 +1,9 @@
 /**
  * `deno task repro knn --dataset D [--k N] [--k-grid 5,10,20] [--threshold T]`: the cosine
  * kNN baseline. k is chosen on a seeded 20% validation split of the TRAINING file (by the mean of
- * P@1, P@3 and P@5; ties go to the smaller k) unless `--k` fixes it; the final model stores the
- * whole training file and the test file is read only for the final evaluation.
+ * P@1, P@3 and P@5; ties go to the smaller k) unless `--k` fixes it (then `--k-grid` is
+ * refused); the final model stores the whole training file and the test file is read only for
+ * the final evaluation.
  *
  * `trainSeconds` is the time to index the full training file; `modelBytes` is the in-memory
  * size of the stored rows (the kNN baseline has no model file).
@@ -36,6 +37,9 @@ const knn: Experiment = async (ctx) => {
   const threshold = numberFlag(ctx.flags, "threshold", 0.5);
   let chosenK: number;
   const validation: Record<string, number> = {};
+  if (ctx.flags.k !== undefined && ctx.flags["k-grid"] !== undefined) {
+    throw new TypeError("knn: give --k (a fixed k) or --k-grid (k chosen among them), not both");
+  }
   if (ctx.flags.k !== undefined) {
     chosenK = numberFlag(ctx.flags, "k", 0);
     if (!Number.isInteger(chosenK) || chosenK < 1) {

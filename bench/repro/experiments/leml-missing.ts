@@ -15,7 +15,7 @@
  * @module
  */
 import type { Experiment, ExperimentFlags } from "../types.ts";
-import { loadTrainTest, PROPENSITY_FLAGS, timeSeconds } from "../harness.ts";
+import { loadTrainTest, numberFlag, PROPENSITY_FLAGS, timeSeconds } from "../harness.ts";
 import { LemlBatch, revealEntries } from "../../../src/models/leml/mod.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { conjugateGradient } from "../../../src/linalg/cg.ts";
@@ -112,13 +112,19 @@ function table4Figures(m: Record<string, number>) {
 }
 
 const lemlMissing: Experiment = async (ctx) => {
-  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
-  const fraction = Number(ctx.flags.fraction ?? 0.2);
-  const lambda = Number(ctx.flags.lambda ?? 10);
-  const iterations = Number(ctx.flags.iterations ?? 5);
+  // every flag is checked before the data is read and anything is trained (a bare `--fraction`
+  // has no value: numberFlag refuses it rather than reading it as 1)
+  const fraction = numberFlag(ctx.flags, "fraction", 0.2);
+  const lambda = numberFlag(ctx.flags, "lambda", 10);
+  const iterations = numberFlag(ctx.flags, "iterations", 5);
   if (!(fraction > 0 && fraction <= 1) || !(lambda >= 0) || !(iterations >= 1)) {
     throw new TypeError("--fraction must be in (0, 1], --lambda >= 0, --iterations >= 1");
   }
+  const brLambda = numberFlag(ctx.flags, "br-lambda", lambda);
+  if (!(brLambda > 0)) {
+    throw new TypeError(`--br-lambda must be > 0 (it defaults to --lambda), got ${brLambda}`);
+  }
+  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   const rank = Math.max(1, Math.round(0.4 * train.numLabels));
   const { observed, y } = revealEntries(train.y, fraction, ctx.seed + 1);
   const { result: model, seconds } = await timeSeconds(() =>
@@ -133,8 +139,6 @@ const lemlMissing: Experiment = async (ctx) => {
   );
   const ev = evaluateModel(model, test, { propensities, progress: ctx.progress });
   const file = model.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
-  const brLambda = Number(ctx.flags["br-lambda"] ?? lambda);
-  if (!(brLambda > 0)) throw new TypeError("--br-lambda must be > 0");
   const { result: br, seconds: brSeconds } = await timeSeconds(() =>
     trainMissingBr(train.x, y, observed, brLambda)
   );

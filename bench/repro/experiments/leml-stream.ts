@@ -102,8 +102,12 @@ function onePass(
 const lemlStream: Experiment = async (ctx) => {
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   const L = train.numLabels;
-  const lambda = ctx.flags.lambda === undefined ? 1e-4 : Number(ctx.flags.lambda);
-  if (!(lambda >= 0)) throw new TypeError("leml-stream: --lambda must be >= 0");
+  const lambdaFlag = ctx.flags.lambda;
+  // a bare `--lambda` (true) has no value: Number(true) would silently read it as 1
+  const lambda = lambdaFlag === undefined ? 1e-4 : Number(lambdaFlag);
+  if (typeof lambdaFlag === "boolean" || !(lambda >= 0)) {
+    throw new TypeError(`leml-stream: --lambda must be a number >= 0, got '${lambdaFlag}'`);
+  }
   const l2Flag = ctx.flags.l2;
   if (l2Flag !== undefined && l2Flag !== "true" && l2Flag !== "false" && l2Flag !== true) {
     throw new TypeError(`leml-stream: --l2 must be true or false, got '${l2Flag}'`);

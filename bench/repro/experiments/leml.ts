@@ -70,14 +70,15 @@ export function validationScore(
   for (let i = 0; i < n; i++) {
     const labels = valid.y.indices.subarray(valid.y.indptr[i], valid.y.indptr[i + 1]);
     const top = m.predictTopK(rowView(valid.x, i), 5).labels;
-    let hits = 0, v = 0;
-    for (let r = 0; r < top.length; r++) {
-      if (containsSorted(labels, top[r])) hits++;
-      if (r === 0) v += hits;
-      if (r === 2) v += hits / 3;
-      if (r === 4) v += hits / 5;
+    // hits within the first 1, 3 and 5 ranks; a list shorter than 5 counts the rest as misses
+    let h1 = 0, h3 = 0, h5 = 0;
+    for (let r = 0; r < top.length && r < 5; r++) {
+      if (!containsSorted(labels, top[r])) continue;
+      if (r < 1) h1++;
+      if (r < 3) h3++;
+      h5++;
     }
-    v *= 100 / 3;
+    const v = (h1 + h3 / 3 + h5 / 5) * (100 / 3);
     sum += v;
     sq += v * v;
   }

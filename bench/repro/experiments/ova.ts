@@ -32,6 +32,10 @@ function cpuSeconds(): number {
 }
 
 const ova: Experiment = async (ctx) => {
+  const epochs = numberFlag(ctx.flags, "epochs", 1);
+  if (!Number.isInteger(epochs) || epochs < 1) {
+    throw new RangeError(`ova: --epochs must be an integer >= 1, got '${ctx.flags.epochs}'`);
+  }
   const data = await loadTrainTest(ctx);
   const { train, test, labelNames } = data;
   const options: Record<string, unknown> = { seed: ctx.seed };
@@ -46,7 +50,6 @@ const ova: Experiment = async (ctx) => {
       ? String(v)
       : numberFlag(ctx.flags, name);
   }
-  const epochs = numberFlag(ctx.flags, "epochs", 1);
   const validation: Record<string, number> = {};
   const t0 = performance.now();
   if (options.replay === undefined) {

@@ -160,6 +160,11 @@ const sleecCurve: Experiment = async (ctx) => {
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
   const fixedC = numberFlag(f, "clusters");
   const fixedN = numberFlag(f, "neighbours");
+  for (const [one, grid] of [["k", "k-grid"], ["neighbours", "neighbours-grid"]]) {
+    if (f[one] !== undefined && f[grid] !== undefined) {
+      throw new TypeError(`sleec-curve: give --${one} or --${grid}, not both`);
+    }
+  }
   const base: Partial<SleecConfig> = { ...configFlag(f), seed: ctx.seed };
   const rank = numberFlag(f, "rank");
   if (rank !== undefined) base.rank = rank;

@@ -12,7 +12,7 @@
  * Prints one JSON line per member (alone) and per combination (`--combos '{"name": ["spec",
  * ...]}'`; by default the members alone and all of them together), each with P@1/3/5 and their
  * mean for every k. `--config` sets the SLEEC options of every member (n̄, rank, …; default n̄ =
- * 250 as `sleec-ablation`).
+ * 250 as `sleec-ablation`). `--seed` other than 0 is refused: the seeds are in the member specs.
  *
  * @module
  */
@@ -74,6 +74,13 @@ const r2 = (v: number) => Math.round(v * 100) / 100;
 
 const sleecPool: Experiment = async (ctx): Promise<ExperimentResult> => {
   const f = ctx.flags;
+  if (ctx.seed !== 0) {
+    // nothing here draws from --seed: the JSON would report a seed the run never used
+    throw new TypeError(
+      `sleec-pool: --seed is not read (got ${ctx.seed}): a SLEEC member's seed is part of its ` +
+        `spec (sleec:C:SEED) and the other members are deterministic`,
+    );
+  }
   if (f.members === undefined || f.members === true) {
     throw new TypeError("sleec-pool: --members needs a comma-separated list of member specs");
   }

@@ -10,10 +10,11 @@
  * scored (`finalRefresh`; the test P@1 without it is reported as `P@1BeforeFinalRefresh`).
  * Memory is bounded by `--reservoir` rows per cluster (default 6000).
  *
- * Only k is validated (unless `--k` fixes it): the same one-pass stream is run on a seeded 80%
- * of the TRAINING file (in file order) and every k in `--k-grid` (default
- * 5,10,15,20,30,50,70,100) is scored on the other 20% by the mean of P@1, P@3 and P@5. The other hyper-parameters are the
- * estimator's defaults (n̄ = 100, one cluster, one learner) unless flagged.
+ * Only k is validated (unless `--k` fixes it; not with `--k-grid`): the same one-pass stream is
+ * run on a seeded 80% of the TRAINING file (in file order) and every k in `--k-grid` (default
+ * 5,10,15,20,30,50,70,100) is scored on the other 20% by the mean of P@1, P@3 and P@5. The other
+ * hyper-parameters are the estimator's defaults (n̄ = 100, one cluster, one learner) unless
+ * flagged.
  *
  * `trainSeconds` is the whole pass (learning, refreshes and the prequential predictions) plus
  * the final refresh.
@@ -67,6 +68,9 @@ const sleecStream: Experiment = async (ctx) => {
     return { m, pre };
   };
 
+  if (f.k !== undefined && f["k-grid"] !== undefined) {
+    throw new TypeError("sleec-stream: give --k or --k-grid, not both");
+  }
   const fixedK = numberFlag(f, "k");
   const kGrid = fixedK !== undefined
     ? [fixedK]

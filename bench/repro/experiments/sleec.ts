@@ -7,8 +7,9 @@
  * validated, and so is the number of clusters C between 1 and the paper's ⌊n/6000⌋ (n = rows of
  * the training file) when they differ, and whether neighbours are weighted by their similarity
  * or counted (the paper's "empirical label distribution"). Unless `--k`/`--neighbours`/
- * `--clusters`/`--weighted` fix them, the trainer is fitted on a seeded 80% of the TRAINING file
- * for each C and each n̄ in `--neighbours-grid` (default 100,250,500), and every k in `--k-grid`
+ * `--clusters`/`--weighted` fix them (a fixed `--k` or `--neighbours` refuses its grid flag),
+ * the trainer is fitted on a seeded 80% of the TRAINING file for each C and each n̄ in
+ * `--neighbours-grid` (default 100,250,500), and every k in `--k-grid`
  * (default 5,10,15,20,30,50,70,100) with both weightings is scored on the other 20% by the mean
  * of P@1, P@3 and P@5. This is repeated on `--splits` (default 3) independent seeded splits and
  * the scores are averaged (one 20% split of bibtex has ~980 rows, so its P@1 has a standard
@@ -49,6 +50,11 @@ const sleec: Experiment = async (ctx) => {
   }
   const fixedK = numberFlag(f, "k");
   const fixedN = numberFlag(f, "neighbours");
+  for (const [one, grid] of [["k", "k-grid"], ["neighbours", "neighbours-grid"]]) {
+    if (f[one] !== undefined && f[grid] !== undefined) {
+      throw new TypeError(`sleec: give --${one} or --${grid}, not both`);
+    }
+  }
   const kGrid = fixedK !== undefined
     ? [fixedK]
     : intList(f["k-grid"], [5, 10, 15, 20, 30, 50, 70, 100], "k-grid");
