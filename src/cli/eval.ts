@@ -10,9 +10,14 @@
  * (0-based labels, any order, each at most once). A label absent from a line is not predicted:
  * it is never ranked (a line listing fewer than k labels leaves the remaining top-k positions as
  * misses; an empty line ranks nothing), in the AUCs it ranks below every listed label (tying with
- * the other absent ones), and in the Hamming loss it is predicted negative. Propensities come
- * from the dataset's TRAINING file, which must have as many labels as the test file. Top-k lists
- * rank the listed labels by decreasing score, ties broken by the smaller label index.
+ * the other absent ones), and in the Hamming loss it is predicted negative (a listed label is
+ * predicted when its score is > 0). A test row with no true label counts 0 in P@k and nDCG@k and
+ * nothing in PSP@k and PSnDCG@k (the Extreme Classification Repository's convention); the
+ * instance AUC averages over the rows with a true and a false label, the macro AUC over the labels
+ * true in some test rows and false in others.
+ * Propensities come from the dataset's TRAINING file, which must have as many labels as the test
+ * file. Top-k lists rank the listed labels by decreasing score, ties broken by the smaller label
+ * index.
  *
  * @module
  */
@@ -232,9 +237,13 @@ Evaluates a predictions file against DIR/NAME.test.txt (propensities from NAME.t
 --data-dir, else $TAGSTREAM_DATA, else ./data). FILE has one line per test row, in test-file
 order, of space-separated label:score pairs (0-based labels, any order). Prints one JSON line:
 P@k, nDCG@k, PSP@k, PSnDCG@k (percent) and coverage@k for the k of 1, 3, 5, K up to K (default
-5), instanceAUC, macroAUC and hamming (fractions), and stdErr. PSP and PSnDCG weigh labels by
-inverse propensities 1/(1 + C·(N_l + B)^-A) (Jain et al. 2016): A = 0.55, B = 1.5 by default;
-Wikipedia-LSHTC 0.5 and 0.4, Amazon 0.6 and 2.6.`;
+5), instanceAUC, macroAUC and hamming (fractions; a listed label with a score > 0 counts as
+predicted), and stdErr. A test row with no true label counts 0 in P@k and nDCG@k and nothing in
+PSP@k and PSnDCG@k; instanceAUC averages over the rows with a true and a false label, macroAUC
+over the labels true in some rows and false in others (the others are left out). PSP and
+PSnDCG weigh label l by its inverse propensity 1/p_l, where p_l = 1/(1 + C·(N_l + B)^-A) and
+C = (ln N − 1)·(B + 1)^A, with N_l training rows carrying l out of N (Jain et al. 2016):
+A = 0.55, B = 1.5 by default; Wikipedia-LSHTC 0.5 and 0.4, Amazon 0.6 and 2.6.`;
 
 async function main(args: string[]): Promise<void> {
   const f = parseFlags("eval", args, {
