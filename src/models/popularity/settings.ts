@@ -20,7 +20,7 @@ import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 export interface PopularitySettings extends SpaceLimitSettings {
   /** Unused: popularity draws no random numbers (accepted so that every model takes a seed). */
   seed?: number;
-  /** Frequency above which a label counts as predicted (default 0.5). */
+  /** Frequency in [0, 1] above which a label counts as predicted (default 0.5). */
   threshold?: number;
   /** Initial feature-space size (default 0). */
   numFeatures?: number;
@@ -44,6 +44,10 @@ export const POPULARITY_SETTINGS: ModelSettings<PopularitySettings> = defineSett
   threshold: {
     kind: "number",
     default: 0.5,
+    // a frequency: past [0, 1] the float32 scores lost the frequencies (1e9: all ties; 1e39: all
+    // -Infinity, in the model file too)
+    min: 0,
+    max: 1,
     doc: "Frequency above which a label counts as predicted (score > 0).",
   },
   ...SIZE_SPECS,
