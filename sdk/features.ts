@@ -172,7 +172,8 @@ export const badInput: (what: string, Type?: typeof TypeError) => never = (
  * The row preprocessor of a model: returns a function that maps an input row to model columns
  * and values (fresh arrays). Records are mapped through
  * the feature space, colliding names added up (in float64) and zero sums dropped, as the
- * trainer's row builder does. Unknown features are dropped; values are rounded to float32; then
+ * trainer's row builder does. Unknown features are dropped (one by one, their values checked
+ * like the others); values are rounded to float32; then
  * TF-IDF and L2 normalisation when the model asks for them.
  *
  * `{indices}` without `values` is a binary row (every value 1), as in the `/predict` protocol.
@@ -196,11 +197,14 @@ export const badInput: (what: string, Type?: typeof TypeError) => never = (
  * ```
  */
 export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Float64Array] => {
-  const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess;
+  const D = m.numFeatures, fs = m.featureSpace, pre = m.preprocess, l2 = pre?.l2Normalize;
   const idf = pre?.tfidf && m.tensors.idf?.data;
   // tokenizer settings: only on a vocabulary or hashing space (the reader checks it)
   const settings = (fs as { text?: TextSettings } | undefined)?.text;
   let names: Map<string, number>;
+  // a value must be finite as a float32 (each value of a record, each column's sum)
+  const finite = (v: number) =>
+    isFinite(fround(v)) || badInput("x values must be finite, got " + v);
   return (x) => {
     if (typeof x !== "object" || !x) badInput("x must be an object");
     let { indices: cols, values: vs } = x as SparseInput;
@@ -217,8 +221,8 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       const sum = new Map<number, number>();
       for (const [name, raw] of rec) {
         // the column in an index space (a plain decimal: "01", " 1", "1e0" name no column); a
-        // value that is not a number fails the finiteness check below
-        let j = +name + "" === name ? +name : -1, v = isNumber(raw) ? raw : NaN;
+        // value that is not a number fails the finiteness check
+        let j = +name + "" == name ? +name : -1, v = isNumber(raw) ? raw : NaN;
         if (fs?.type === "vocabulary") {
           j = (names ??= new Map(fs.names.map((s, i) => [s, i]))).get(name) ?? -1;
         } else if (fs?.type === "hashing") {
@@ -226,19 +230,19 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
           j = h % fs.dim;
           if (fs.signed && h >> 31) v = -v;
         }
-        sum.set(j, (sum.get(j) ?? 0) + v);
+        // (unknown names, j = -1, add up nowhere: they are dropped)
+        finite(v) && j < 0 || sum.set(j, (sum.get(j) ?? 0) + v);
       }
-      vs = (cols = [...sum.keys()].filter((j) => sum.get(j) !== 0).sort((a, b) => a - b))
+      vs = (cols = [...sum.keys()].filter((j) => sum.get(j) != 0).sort((a, b) => a - b))
         .map((j) => sum.get(j)!);
-    } else if ((vs ??= Array.from(cols, () => 1)).length !== cols.length) { // binary: every value 1
+    } else if ((vs ??= Array.from(cols, () => 1)).length != cols.length) { // binary: every value 1
       badInput("x.indices/values lengths differ");
     }
     const len = cols.length, idx = i32s(len), val = zeros(len);
     let n = 0;
-    for (let p = 0; p < len; p++) {
-      const j = cols[p];
-      isFinite(fround(vs[p])) || badInput("x values must be finite, got " + vs[p]); // as float32
-      if (j >>> 0 === j && j < D) { // an integer column in [0, D)
+    for (let p = 0, j; p < len; p++) {
+      finite(vs[p]);
+      if ((j = cols[p]) >>> 0 === j && j < D) { // an integer column in [0, D)
         idx[n] = j;
         val[n++] = fround(vs[p]);
       }
@@ -247,14 +251,13 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       // value × idf, rounded to float32; before L2, a row whose weighted values would pass
       // float32 is scaled by a power of two, its largest at most 1 (src/data/tfidf_overflow.ts)
       let m = 0, s = 1, p = n;
-      if (pre.l2Normalize) {
-        while (p--) m = max(m, val[p] * idf[idx[p]], -val[p] * idf[idx[p]]);
+      if (l2) {
+        while (p--) m = max(m, Math.abs(val[p] * idf[idx[p]]));
         if (!isFinite(fround(m))) s = 2 ** -ceil(Math.log2(m));
       }
       for (p = n; p--;) val[p] = fround(fround(val[p] * s) * idf[idx[p]]);
     }
-    const f = pre?.l2Normalize ? invNorm(val, n) : 1;
-    for (let p = n; p--;) val[p] *= f;
+    if (l2) { for (let p = n, f = invNorm(val, n); p--;) val[p] *= f; }
     return [idx.subarray(0, n), val.subarray(0, n)];
   };
 };
