@@ -1,7 +1,8 @@
 /**
  * The feature-hashing option of the readers: maps feature names or indices into a fixed number
  * of columns with the hash of `feature_hash.ts` (MurmurHash3 x86 32 of the key's UTF-8 bytes,
- * bucket `h % dim`, optional sign from bit 31). Colliding features of a row are summed.
+ * bucket `h % dim`, optional sign from bit 31). Colliding features of a row are summed (a sum
+ * past the float32 range is a RangeError, as the SDK refuses such a row).
  *
  * @module
  */
@@ -139,7 +140,11 @@ export class FeatureHasher {
     return { index: hashBucket(h, this.dim), sign: this.signed ? hashSign(h) : 1 };
   }
 
-  /** Hashes a row with integer feature indices (keys are their decimal text). */
+  /**
+   * Hashes a row with integer feature indices (keys are their decimal text).
+   *
+   * @throws {RangeError} when the values landing in one column add up past the float32 range
+   */
   hashIndexed(x: SparseVector): SparseVector {
     const b = this.#row;
     b.clear();
@@ -148,10 +153,21 @@ export class FeatureHasher {
       const h = hashIndex(x.indices[k], seed);
       b.push(hashBucket(h, dim), signed ? hashSign(h) * x.values[k] : x.values[k]);
     }
-    return b.build();
+    return this.#finite(
+      b.build(),
+      "hashIndexed",
+      x.indices.length,
+      (k) => String(x.indices[k]),
+      x.values,
+    );
   }
 
-  /** Hashes a row given as feature names and values (same length). */
+  /**
+   * Hashes a row given as feature names and values (same length).
+   *
+   * @throws {RangeError} when the values landing in one column add up past the float32 range
+   * (the SDK refuses such a row too)
+   */
   hashNamed(names: readonly string[], values: ArrayLike<number>): SparseVector {
     if (names.length !== values.length) {
       throw new RangeError(`hashNamed: ${names.length} names but ${values.length} values`);
@@ -163,7 +179,40 @@ export class FeatureHasher {
       const h = hashName(names[k], seed);
       b.push(hashBucket(h, dim), signed ? hashSign(h) * values[k] : values[k]);
     }
-    return b.build();
+    return this.#finite(b.build(), "hashNamed", names.length, (k) => names[k], values);
+  }
+
+  /**
+   * `r` when its values are finite; else (features landing in one column whose values add up
+   * past the float32 range, which the row would hold as ±Infinity, or a NaN value) a RangeError
+   * naming the column, its features (of the `n` keys `key(k)` with `values[k]`) and their sum.
+   */
+  #finite(
+    r: SparseVector,
+    where: string,
+    n: number,
+    key: (k: number) => string,
+    values: ArrayLike<number>,
+  ): SparseVector {
+    const v = r.values;
+    let p = 0;
+    while (p < v.length && Number.isFinite(v[p])) p++;
+    if (p === v.length) return r;
+    // the error path: the features of that column and their sum (in float64, as summed)
+    const col = r.indices[p], keys: string[] = [];
+    let sum = 0;
+    for (let k = 0; k < n; k++) {
+      const b = this.bucketOfName(key(k));
+      if (b.index !== col) continue;
+      keys.push(JSON.stringify(key(k)));
+      sum += b.sign * values[k];
+    }
+    throw new RangeError(
+      `FeatureHasher.${where}: features ${keys.slice(0, 4).join(", ")}${
+        keys.length > 4 ? ", ..." : ""
+      } hash into column ${col} and add up to ${sum}, not a finite 32-bit float ` +
+        `(its largest magnitude is 3.4028234663852886e+38)`,
+    );
   }
 
   /**
