@@ -19,7 +19,8 @@ import { rowView } from "./dataset_rows.ts";
  * ```
  */
 export function inverseDocumentFrequency(x: CsrMatrix): Float32Array {
-  const t = new TfIdf();
+  // (every column of x is counted: the default bound, 2^24 columns, is not the caller's)
+  const t = new TfIdf({ maxFeatures: Math.max(1, x.numCols) });
   for (let i = 0; i < x.numRows; i++) t.observe(rowView(x, i));
   return t.idfVector(x.numCols);
 }

@@ -30,6 +30,8 @@ export interface TfIdfJSON {
   df: number[];
   /** Whether counting continues. */
   fit: boolean;
+  /** Feature indices must be below it (written when it is not the default, 2^24). */
+  maxFeatures?: number;
 }
 
 /**
@@ -181,15 +183,21 @@ export class TfIdf {
   toJSON(): TfIdfJSON {
     let last = this.#df.length - 1;
     while (last >= 0 && this.#df[last] === 0) last--;
+    const max = this.#maxFeatures;
     return {
       numDocs: this.#numDocs,
       df: Array.from(this.#df.subarray(0, last + 1)),
       fit: this.#fit,
+      ...(max === DEFAULT_MAX_FEATURES ? {} : { maxFeatures: max }),
     };
   }
 
   /**
-   * Rebuilds from {@linkcode TfIdf.toJSON}.
+   * Rebuilds from {@linkcode TfIdf.toJSON} (with its `maxFeatures`).
+   *
+   * @throws {TypeError} for JSON that is not a TfIdf's (a missing or unknown field, counts that
+   * are not integers in [0, numDocs], more counts than `maxFeatures`)
+   * @throws {RangeError} for a `maxFeatures` out of range
    *
    * @example
    * ```ts
@@ -200,16 +208,23 @@ export class TfIdf {
    */
   static fromJSON(json: TfIdfJSON): TfIdf {
     const where = "TfIdf.fromJSON";
-    const { numDocs, df, fit } = checkOptionKeys(where, json, ["numDocs", "df", "fit"]);
-    const expected = "(expected {numDocs, df: counts <= numDocs, fit})";
+    const { numDocs, df, fit, maxFeatures } = checkOptionKeys(
+      where,
+      json,
+      ["numDocs", "df", "fit", "maxFeatures"],
+    );
+    const expected = "(expected {numDocs, df: counts <= numDocs, fit, maxFeatures?})";
     if (!Number.isSafeInteger(numDocs) || numDocs < 0) {
       throw new TypeError(
         `${where}: numDocs must be a non-negative integer, got ${numDocs} ${expected}`,
       );
     }
-    if (!Array.isArray(df) || df.length > DEFAULT_MAX_FEATURES) {
+    // (checks maxFeatures; the restored statistics keep it)
+    const t = new TfIdf({ fit: booleanOption(where, "fit", fit, true), maxFeatures });
+    if (!Array.isArray(df) || df.length > t.#maxFeatures) {
       throw new TypeError(
-        `${where}: df must be an array of at most ${DEFAULT_MAX_FEATURES} counts ${expected}`,
+        `${where}: df must be an array of at most maxFeatures = ${t.#maxFeatures} counts ` +
+          expected,
       );
     }
     const bad = df.findIndex((d) => !(Number.isInteger(d) && d >= 0 && d <= numDocs));
@@ -219,7 +234,6 @@ export class TfIdf {
           `${df[bad]} ${expected}`,
       );
     }
-    const t = new TfIdf({ fit: booleanOption(where, "fit", fit, true) });
     t.#numDocs = numDocs;
     t.#df = new Float64Array(Math.max(64, df.length));
     t.#df.set(df);
