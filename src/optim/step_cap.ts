@@ -1,5 +1,5 @@
 /**
- * The step-size cap that SGD on raw (not L2-normalised) rows shares across models (streaming LEML:
+ * The step-size cap that SGD shares across models (streaming LEML:
  * ../models/leml/step_cap.ts; binary relevance: ../models/br/step_cap.ts). Each model measures
  * the curvature β of its own blocks along the step it is about to take; this file holds the rule
  * that turns β into a step.
@@ -8,15 +8,18 @@
  * only while lr·β < 2, and lands on the minimum along g at lr·β = 1. A step whose lr·β exceeds
  * {@linkcode STEP_CAP_TRIGGER} is therefore scaled to lr·β = {@linkcode STEP_CAP_TARGET}
  * ({@linkcode stepScale}); below the trigger it is not touched. A batch whose rows all have a
- * squared norm of at most {@linkcode UNIT_NORM_SQ} never triggers the cap: its models do not even
- * measure β, so such a batch is stepped bit for bit as without the cap.
+ * squared norm of at most {@linkcode UNIT_NORM_SQ} (every batch with `l2Normalize`) is measured
+ * only when the model's settings could overshoot on unit rows (each model's `unitRowsNeedCap`):
+ * at the default settings its models do not even measure β, so such a batch is stepped bit for
+ * bit as without the cap.
  *
  * @module
  */
 
 /**
- * The squared row norm up to which a row counts as a unit row and never triggers the cap:
- * 1 + 2⁻¹⁰ (unit-norm rows stored as float32 round to a squared norm within about 1e-7 of 1).
+ * The squared row norm up to which a row counts as a unit row, whose batch is measured only when
+ * the settings could overshoot on unit rows: 1 + 2⁻¹⁰ (unit-norm rows stored as float32 round
+ * to a squared norm within about 1e-7 of 1).
  *
  * @example
  * ```ts

@@ -70,7 +70,8 @@ Deno.test("train: typed options from strings; unknown keys and bad values exit 2
       "learningRate=-1",
     ]);
     assert(
-      other.code === 2 && other.err.includes("br: option learningRate must be a finite number > 0"),
+      other.code === 2 &&
+        other.err.includes("br: option learningRate must be a finite number in (0, 1000000]"),
       other.err,
     );
     // resuming the state directory ignores the options, but still checks them

@@ -3,9 +3,10 @@
  * L2-regularised squared hinge or logistic loss, with sparse (lazy) updates that touch only the
  * weight rows of the features present in a minibatch. Weights are kept feature-major in a dense
  * float32 block that grows with the feature and label spaces; the model file stores only the
- * non-zero weights (`linear-sparse`). With SGD on raw rows (no `l2Normalize`), a batch with a
- * row above unit norm has each label's step measured along it and cut to the minimum along it
- * where it would overshoot (./step_cap.ts); unit rows are stepped at the fixed rate.
+ * non-zero weights (`linear-sparse`). With SGD, a batch with a row above unit norm (raw rows) has
+ * each label's step measured along it and cut to the minimum along it where it would overshoot
+ * (./step_cap.ts); so has a batch of unit rows when the rate could overshoot on them
+ * (`unitRowsNeedCap`: not at the default rate, where they are stepped at the fixed rate).
  *
  * @module
  */
@@ -23,7 +24,7 @@ import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkSums } from "../state_check.ts";
 import { clipGradient, GRADIENT_LIMIT } from "../../optim/limits.ts";
 import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
-import { curvatureBound, LabelStepScratch } from "./step_cap.ts";
+import { curvatureBound, LabelStepScratch, unitRowsNeedCap } from "./step_cap.ts";
 import { stepScale, UNIT_NORM_SQ } from "../../optim/step_cap.ts";
 
 /**
@@ -97,11 +98,16 @@ export class BrEstimator implements Estimator {
   #mark: Int8Array = new Int8Array(0);
   #touched: Uint8Array = new Uint8Array(0);
   #cap: LabelStepScratch = new LabelStepScratch();
+  // SGD whose rate could overshoot on unit rows: every batch is measured (./step_cap.ts)
+  #unitCap: boolean;
 
   /** A new (all-zero) model with the given initial sizes and configuration. */
   constructor(options: BrConfig & { numFeatures?: number; numLabels?: number } = {}) {
     const { numFeatures, numLabels, ...cfg } = BR_SETTINGS.resolve(options);
     this.#cfg = cfg as ResolvedConfig;
+    const c = this.#cfg;
+    this.#unitCap = c.optimizer === "sgd" &&
+      unitRowsNeedCap(c.learningRate, c.loss, c.bias, c.lambda);
     spaceLimits("br", { ...this.#cfg, numFeatures, numLabels });
     this.#grow(numFeatures!, numLabels!);
   }
@@ -296,9 +302,10 @@ export class BrEstimator implements Estimator {
     touchedList.sort((a, b) => a - b);
     if (!(bound <= GRADIENT_LIMIT / 2)) this.#clipGradients(touchedList);
     this.#step++;
-    // SGD on raw rows: a batch with a row above unit norm has each label's step measured and
-    // capped where it would overshoot (./step_cap.ts); every other batch is stepped as before
-    if (this.#valueLimit() !== undefined && xxMax > UNIT_NORM_SQ) {
+    // SGD: a batch with a row above unit norm (raw rows), or any batch when the rate could
+    // overshoot on unit rows, has each label's step measured and capped where it would
+    // overshoot (./step_cap.ts); every other batch is stepped as before
+    if (this.#unitCap || (this.#valueLimit() !== undefined && xxMax > UNIT_NORM_SQ)) {
       this.#capSteps(batch, touchedList);
       this.#applyCapped(touchedList);
     } else this.#apply(touchedList);
@@ -363,8 +370,11 @@ export class BrEstimator implements Estimator {
     for (let i = 0; i < n; i++) {
       if (c.bias) { for (let l = 0; l < L; l++) along[l] = gb[l]; }
       else along.fill(0, 0, L);
-      for (let p = x.indptr[i]; p < x.indptr[i + 1]; p++) {
-        const v = x.values[p], row = x.indices[p] * stride;
+      const xs = x.indptr[i], xe = x.indptr[i + 1];
+      // the row as learned: scaled with l2Normalize (a scale of 1, bit for bit, on raw rows)
+      const f = this.#rowScale(x.indices, x.values, xs, xe);
+      for (let p = xs; p < xe; p++) {
+        const v = x.values[p] * f, row = x.indices[p] * stride;
         for (let l = 0; l < L; l++) along[l] += v * grad[row + l];
       }
       const partial = this.#markRow(batch, i);

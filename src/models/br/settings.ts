@@ -22,9 +22,9 @@ export interface BrSettings extends SpaceLimitSettings {
   loss?: "squared-hinge" | "logistic";
   /** Optimiser (default "adam"). */
   optimizer?: "adam" | "sgd";
-  /** Step size (default 0.05 for Adam, 0.5 for SGD). */
+  /** Step size, in (0, 1e6] (default 0.05 for Adam, 0.5 for SGD). */
   learningRate?: number;
-  /** L2 penalty λ/2‖w‖², applied lazily to the rows a batch touches (default 1e-4). */
+  /** L2 penalty λ/2‖w‖², applied lazily to the rows a batch touches, in [0, 1e6] (default 1e-4). */
   lambda?: number;
   /** Learn a per-label bias (default true). */
   bias?: boolean;
@@ -51,6 +51,14 @@ export interface BrSettings extends SpaceLimitSettings {
 const BETA_MAX = 1 - 2 ** -53;
 
 /**
+ * The largest `learningRate` and `lambda` (1e6, as SLEEC's streaming rate): at 1e300 Adam's step
+ * and the λw term overflowed the float32 weights and moments and every score was NaN. At the
+ * bound, every loss, optimiser and `l2Normalize` on rows from 1e-20 to the raw-value limit 1e15
+ * stays finite (the SGD step is capped where it would overshoot: ./step_cap.ts).
+ */
+const RATE_MAX = 1e6;
+
+/**
  * The declared options of the streaming BR estimator.
  *
  * @example
@@ -58,7 +66,7 @@ const BETA_MAX = 1 - 2 ** -53;
  * import { BR_SETTINGS } from "./settings.ts";
  * console.log(BR_SETTINGS.resolve({ optimizer: "sgd" }).learningRate); // 0.5
  * try { BR_SETTINGS.resolve({ learningRate: 0 }); } catch (e) { console.log((e as Error).message); }
- * // br: option learningRate must be a finite number > 0, got 0
+ * // br: option learningRate must be a finite number in (0, 1000000], got 0
  * ```
  */
 export const BR_SETTINGS: ModelSettings<BrSettings> = defineSettings<BrSettings>("br", {
@@ -74,9 +82,16 @@ export const BR_SETTINGS: ModelSettings<BrSettings> = defineSettings<BrSettings>
     default: (s) => s.optimizer === "adam" ? 0.05 : 0.5,
     min: 0,
     minExclusive: true,
+    max: RATE_MAX,
     doc: "Step size (0.05 for Adam, 0.5 for SGD).",
   },
-  lambda: { kind: "number", default: 1e-4, min: 0, doc: "L2 penalty λ/2‖w‖² (lazy)." },
+  lambda: {
+    kind: "number",
+    default: 1e-4,
+    min: 0,
+    max: RATE_MAX,
+    doc: "L2 penalty λ/2‖w‖² (lazy).",
+  },
   bias: { kind: "boolean", default: true, doc: "Learn a per-label bias." },
   // β < 1 (the largest double below 1): at β = 1 Adam's bias correction 1 − β^t is 0 and the
   // first step wrote NaN into every weight it touched

@@ -23,13 +23,20 @@
  * {@linkcode stepScale}; below the trigger its step is not touched. The cap is per label, not
  * per batch: one β for the joint step of all labels would be the ‖d_l‖²-weighted mean of the
  * β_l, under which a stiff label still overshoots, and the largest β_l would slow every label to
- * the stiffest one's rate. The curvatures are computed only for a batch with a row above unit
- * norm ({@linkcode UNIT_NORM_SQ}), with SGD and without `l2Normalize`: every other batch is
- * stepped exactly as without the cap, bit for bit. Adam is not capped (its step is about lr
- * whatever the gradient's scale).
+ * the stiffest one's rate. With SGD the curvatures are computed for a batch with a row above
+ * unit norm ({@linkcode UNIT_NORM_SQ}; raw rows, as `l2Normalize` scales every row to unit
+ * norm), and for a batch of unit rows only when the rate could overshoot on them
+ * ({@linkcode unitRowsNeedCap}): by Cauchy-Schwarz, (x_iᵀ∂w' + ∂b)² ≤ (‖x_i‖² + 1)‖d_l‖², so
+ * on rows with ‖x_i‖ ≤ 1 β_l ≤ c·(1 + [bias]) + λ whatever the weights. At the default rate (0.5
+ * with the squared hinge and a bias: lr·c·(1 + [bias]) = 2) that bound stays within the trigger,
+ * and every unit batch is stepped exactly as without the cap, bit for bit and at its cost; at a
+ * larger rate (or λ) unit batches are measured too, as SGD at lr 2 on unit rows ran its scores
+ * to 1e17. With `l2Normalize` the curvature is that of the scaled rows, as learned. Adam is not
+ * capped (its step is about lr whatever the gradient's scale).
  *
  * @module
  */
+import { STEP_CAP_TRIGGER, UNIT_NORM_SQ } from "../../optim/step_cap.ts";
 
 /**
  * The loss's global curvature bound c ≥ ∂²ℓ/∂z²: 2 (squared hinge), ¼ (logistic).
@@ -42,6 +49,32 @@
  */
 export function curvatureBound(loss: "squared-hinge" | "logistic"): number {
   return loss === "logistic" ? 0.25 : 2;
+}
+
+/**
+ * Whether SGD at rate `lr` could overshoot on a batch of unit rows (‖x_i‖² ≤
+ * {@linkcode UNIT_NORM_SQ}), which must then be measured too: when lr times the bound
+ * c·(1 + [bias]) + λ of every label's curvature on such rows passes the trigger (2) by more than
+ * the 2⁻⁹ that the unit-norm test itself lets through (rows of squared norm
+ * {@linkcode UNIT_NORM_SQ} at lr·c·(1 + [bias]) = 2). False at the default rate 0.5 (λ up to
+ * about 0.004), true from lr 0.51 with the squared hinge and a bias, from lr 4.01 with the
+ * logistic loss.
+ *
+ * @example
+ * ```ts
+ * import { unitRowsNeedCap } from "./step_cap.ts";
+ * console.log(unitRowsNeedCap(0.5, "squared-hinge", true, 1e-4), unitRowsNeedCap(2, "squared-hinge", true, 1e-4)); // false true
+ * console.log(unitRowsNeedCap(2, "logistic", true, 1e-4), unitRowsNeedCap(0.5, "squared-hinge", true, 10)); // false true
+ * ```
+ */
+export function unitRowsNeedCap(
+  lr: number,
+  loss: "squared-hinge" | "logistic",
+  bias: boolean,
+  lambda: number,
+): boolean {
+  const bound = curvatureBound(loss) * (bias ? 2 : 1) + lambda;
+  return lr * bound > STEP_CAP_TRIGGER * UNIT_NORM_SQ;
 }
 
 /**

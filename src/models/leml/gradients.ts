@@ -28,6 +28,7 @@ import {
   momentForm,
   StepCurvature,
   symmetricTop,
+  unitRowsNeedCap,
 } from "./step_cap.ts";
 import { UNIT_NORM_SQ } from "../../optim/step_cap.ts";
 
@@ -433,7 +434,8 @@ export class GradientScratch {
     // U = X_b W (rows scaled to unit norm when configured); the first `haveU` rows are there
     this.latent(m, x, haveU, n);
     gU.fill(0, 0, n * k);
-    // the SGD step-size cap's curvature (./step_cap.ts): only for a batch with an over-unit row
+    // the SGD step-size cap's curvature (./step_cap.ts): for a batch with an over-unit row, or
+    // any batch at rates above the default
     const cap = this.#beginCap(m, n);
     let ne = 0;
     const hSlot = this.hSlot, hRows = this.hRows, gH = this.gH, gb = this.gb;
@@ -621,14 +623,15 @@ export class GradientScratch {
 
   /**
    * Starts the SGD step-size cap's curvature of a batch of n rows (./step_cap.ts): active with
-   * SGD on raw rows when a row's squared norm exceeds `UNIT_NORM_SQ`; then every row's Gram
-   * flag (`rowGram`) starts at 0.
+   * SGD when a row's squared norm as learned exceeds `UNIT_NORM_SQ` (raw rows: `l2Normalize`
+   * scales them to 1), or on every batch when the rates need measuring on unit rows too
+   * (`unitRowsNeedCap`); then every row's Gram flag (`rowGram`) starts at 0.
    */
   #beginCap(m: GradientModel, n: number): boolean {
     const cfg = m.config, curv = this.curv, nsq = this.rowNormSq;
     curv.active = false;
-    if (cfg.optimizer !== "sgd" || cfg.l2Normalize) return false;
-    let over = false;
+    if (cfg.optimizer !== "sgd") return false;
+    let over = unitRowsNeedCap(cfg);
     for (let i = 0; i < n && !over; i++) over = nsq[i] > UNIT_NORM_SQ;
     if (!over) return false;
     this.rowGram.fill(0, 0, n);
@@ -669,15 +672,17 @@ export class GradientScratch {
     lamH: number,
   ): void {
     const k = m.rank, gW = this.gW, slot = this.wSlot, t = this.capT, H = m.h.data;
-    const ip = x.indptr, ix = x.indices, xv = x.values, rg = this.rowGram;
+    const ip = x.indptr, ix = x.indices, xv = x.values, rg = this.rowGram, scale = this.rowScale;
     const ER = this.capER, EL = this.capEL, EW = this.capEW, ES = this.capES, EA = this.capEA;
     const cb = curvatureBound(m.config.loss);
     let den = 0, num = 0, e = 0, nh = numH;
     for (let q = 0; q < nw * k; q++) den += gW[q] * gW[q];
     for (let i = 0; i < n; i++) {
       t.fill(0);
+      // the row as learned: scaled with l2Normalize (a scale of 1, bit for bit, on raw rows)
+      const f = scale[i];
       for (let p = ip[i]; p < ip[i + 1]; p++) {
-        const v = xv[p], sb = slot[ix[p]] * k;
+        const v = xv[p] * f, sb = slot[ix[p]] * k;
         for (let c = 0; c < k; c++) t[c] += v * gW[sb + c];
       }
       if (rg[i] === 1) {

@@ -120,8 +120,9 @@ export class LemlOptimizer {
   /**
    * Step `t` (1-based) on the touched rows of W (`w`), H (`h`) and the bias (`b`, same rows as
    * `h`; left alone without a bias). With SGD, `cap` (the curvatures along the step,
-   * ./step_cap.ts) cuts the W step and the H and bias step of a batch with rows above unit norm
-   * to the minimum along each when lr·β > 2 (a factor of exactly 1 otherwise).
+   * ./step_cap.ts) cuts the W step and the H and bias step of a batch it measured (rows above
+   * unit norm, or settings above the defaults: `unitRowsNeedCap`) to the minimum along each
+   * when lr·β > 2 (a factor of exactly 1 otherwise).
    */
   update(t: number, w: RowUpdate, h: RowUpdate, b: RowUpdate, cap?: StepCurvature): void {
     const cfg = this.#config, k = cfg.rank, useBias = cfg.bias;

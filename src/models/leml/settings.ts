@@ -30,11 +30,11 @@ export interface LemlStreamOptions extends SpaceLimitSettings {
   numLabels?: number;
   /** Rank k (default 32). */
   rank?: number;
-  /** Regularisation λ per batch step (default 1e-4). */
+  /** Regularisation λ per batch step, in [0, 1e6] (default 1e-4). */
   lambda?: number;
-  /** Learning rate of W (default 0.01 for Adam, 0.05 for SGD). */
+  /** Learning rate of W, in [0, 1e6] (default 0.01 for Adam, 0.05 for SGD). */
   lr?: number;
-  /** Learning rate of H and the bias (default: `lr`). */
+  /** Learning rate of H and the bias, in [0, 1e6] (default: `lr`). */
   lrH?: number;
 
   /** SGD learning-rate decay: lr/(1 + decay·(t−1)) (default 0; ignored by Adam). */
@@ -47,9 +47,9 @@ export interface LemlStreamOptions extends SpaceLimitSettings {
   negatives?: number;
   /** Learn a per-label bias (default true). */
   bias?: boolean;
-  /** Decision threshold subtracted from scores (default: 0.5 squared, else 0). */
+  /** Decision threshold subtracted from scores, in [−1e6, 1e6] (default: 0.5 squared, else 0). */
   threshold?: number;
-  /** Scale of the initial H entries, uniform in ±initScale (default 1/√rank). */
+  /** Scale of the initial H entries, uniform in ±initScale, in (0, 1e6] (default 1/√rank). */
   initScale?: number;
   /** Scale every row to unit L2 norm before learning and scoring (default false). */
   l2Normalize?: boolean;
@@ -120,6 +120,15 @@ const local = (dflt: number) => (s: Readonly<Record<string, unknown>>) =>
 const MAX_SIZE = 2 ** 31 - 1;
 
 /**
+ * The largest `lr`, `lrH`, `lambda`, `initScale` and |`threshold`| (1e6, as SLEEC's streaming
+ * rate): at 1e300 Adam's step overflowed the float32 factors, as did the initial H, and every
+ * score was NaN (a threshold of 1e300 made every score −Infinity). At the bound, every loss,
+ * optimiser and `l2Normalize` on rows from 1e-20 to the raw-value limit 1e15 stays finite (the SGD
+ * step is capped where it would overshoot: ./step_cap.ts).
+ */
+const RATE_MAX = 1e6;
+
+/**
  * The declared options of the streaming estimator (kind "leml"): every key of
  * {@linkcode LemlStreamOptions}, with its default and range. Defaults that depend on other
  * options: `lr` (0.01 for Adam, 0.05 for SGD), `lrH` (`lr`), `threshold` (0.5 for the squared
@@ -141,7 +150,13 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
     seed: { kind: "int", default: 0, doc: "Seed of initialisation and negative sampling." },
     ...SIZE_SPECS,
     rank: { kind: "int", default: 32, min: 1, max: 4096, doc: "Rank k of W and H." },
-    lambda: { kind: "number", default: 1e-4, min: 0, doc: "Regularisation λ per batch step." },
+    lambda: {
+      kind: "number",
+      default: 1e-4,
+      min: 0,
+      max: RATE_MAX,
+      doc: "Regularisation λ per batch step.",
+    },
     optimizer: {
       kind: "enum",
       values: ["adam", "sgd"],
@@ -152,12 +167,14 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       kind: "number",
       default: (s) => s.optimizer === "adam" ? 0.01 : 0.05,
       min: 0,
+      max: RATE_MAX,
       doc: "Learning rate of W (0.01 for Adam, 0.05 for SGD).",
     },
     lrH: {
       kind: "number",
       default: (s) => s.lr,
       min: 0,
+      max: RATE_MAX,
       doc: "Learning rate of H and the bias (default: lr).",
     },
     lrDecay: {
@@ -183,6 +200,8 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
     threshold: {
       kind: "number",
       default: (s) => defaultThreshold(s.loss as LemlLoss),
+      min: -RATE_MAX,
+      max: RATE_MAX,
       doc: "Decision threshold subtracted from scores (0.5 squared, else 0).",
     },
     initScale: {
@@ -192,6 +211,7 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       // the factors never moved and the model learnt its biases only
       min: 0,
       minExclusive: true,
+      max: RATE_MAX,
       doc: "Scale of the initial H entries, uniform in ±initScale (1/√rank).",
     },
     l2Normalize: {

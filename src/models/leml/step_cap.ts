@@ -33,15 +33,53 @@
  * step), {@linkcode stepScale}; below the trigger the step is not touched. Both blocks at
  * lr·β ≤ 1 keep the joint step a descent step (its Gauss-Newton curvature, rates included, is
  * at most lr_W·β_W + lr_H·β_H ≤ 2). The curvatures are exact along the step (no power
- * iteration, nothing to underestimate) except the sampled negatives' expectation; they are
- * computed only for a batch with a row above unit norm ({@linkcode UNIT_NORM_SQ}): a batch of
- * rows with ‖x‖ ≤ 1 is stepped exactly as without the cap, bit for bit. Adam is not capped (its
- * step is about lr whatever the gradient's scale).
+ * iteration, nothing to underestimate) except the sampled negatives' expectation; with SGD they
+ * are computed for a batch with a row above unit norm ({@linkcode UNIT_NORM_SQ}; raw rows, as
+ * `l2Normalize` scales every row to unit norm), and for a batch of unit rows only when the
+ * settings are above the defaults ({@linkcode unitRowsNeedCap}). Unlike binary relevance's,
+ * LEML's curvature has no bound on unit rows that does not depend on the model (β_W grows with
+ * HᵀH, β_H with ‖u_i‖² = ‖x_iᵀW‖²), and a bound by the model (‖H‖_F², Σ‖u_i‖²) is past the
+ * trigger at the defaults already (bibtex: lr·‖H‖_F² ≈ 2.6 at the start), so measuring by it
+ * would make every default step cost one more gradient pass. The rule is by the settings
+ * instead: at the default SGD rates (lr = lrH = 0.05), λ and initial scale, whose unit-row
+ * training is this project's measured baseline, every unit batch is stepped exactly as without
+ * the cap, bit for bit and at its cost; above them unit batches are measured too (at lr 2 on
+ * unit rows the squared loss's scores ran to 1e24, at lr 10 to NaN).
+ * With `l2Normalize` the curvature is that of the scaled rows, as learned. Adam is not capped
+ * (its step is about lr whatever the gradient's scale).
  *
  * @module
  */
 import type { LemlLoss } from "./loss.ts";
-import { stepScale } from "../../optim/step_cap.ts";
+import type { LemlStreamConfig } from "./settings.ts";
+import { STEP_CAP_TRIGGER, stepScale, UNIT_NORM_SQ } from "../../optim/step_cap.ts";
+
+/** The SGD rate up to which unit batches are not measured: 0.05, the default (./settings.ts). */
+const UNIT_RATE = 0.05;
+
+/**
+ * Whether SGD must also measure batches of unit rows (‖x_i‖² ≤ {@linkcode UNIT_NORM_SQ}): when
+ * the rate of W (`lr`) or of H and the bias (`lrH`) is above the default 0.05, when the initial
+ * H is larger than the default (`initScale` above 1/√rank: β_W grows with HᵀH, and at 10 with
+ * rank 4 the squared loss's unit rows ran to 1e18), or when λ alone (a part of both blocks' β)
+ * adds more than 2⁻⁹ to lr·β, the margin that the unit-norm test itself lets through (false at
+ * the defaults for λ up to 0.039).
+ *
+ * @example
+ * ```ts
+ * import { unitRowsNeedCap } from "./step_cap.ts";
+ * const c = { lr: 0.05, lrH: 0.05, lambda: 1e-4, initScale: 0.5, rank: 4 };
+ * console.log(unitRowsNeedCap(c), unitRowsNeedCap({ ...c, lr: 2 }), unitRowsNeedCap({ ...c, lrH: 0.1 })); // false true true
+ * console.log(unitRowsNeedCap({ ...c, lambda: 1 }), unitRowsNeedCap({ ...c, initScale: 10 })); // true true
+ * ```
+ */
+export function unitRowsNeedCap(
+  c: Pick<LemlStreamConfig, "lr" | "lrH" | "lambda" | "initScale" | "rank">,
+): boolean {
+  const r = Math.max(c.lr, c.lrH);
+  return r > UNIT_RATE || r * c.lambda > STEP_CAP_TRIGGER * (UNIT_NORM_SQ - 1) ||
+    c.initScale > 1 / Math.sqrt(c.rank);
+}
 
 /** Power iterations of a top-eigenvalue estimate ({@linkcode symmetricTop}). */
 export const POWER_ITERATIONS = 8;
@@ -168,9 +206,10 @@ export function momentForm(
 }
 
 /**
- * The curvatures along one step of its blocks (see the module doc); `active` is false when no
- * row of the batch exceeds {@linkcode UNIT_NORM_SQ} (or with Adam or `l2Normalize`): the step
- * is then not capped and the curvatures are not computed.
+ * The curvatures along one step of its blocks (see the module doc); `active` is false with Adam,
+ * and with SGD when no row of the batch exceeds {@linkcode UNIT_NORM_SQ} and the rates need no
+ * measuring on unit rows ({@linkcode unitRowsNeedCap}): the step is then not capped and the
+ * curvatures are not computed.
  *
  * @example
  * ```ts
@@ -180,7 +219,7 @@ export function momentForm(
  * ```
  */
 export class StepCurvature {
-  /** Whether the step may be capped (some row above unit norm, SGD on raw rows). */
+  /** Whether the step may be capped (SGD; a row above unit norm, or rates above the default). */
   active = false;
   /** β of the W block: its Gauss-Newton curvature along the W step. */
   betaW = 0;

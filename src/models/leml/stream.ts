@@ -29,8 +29,9 @@
  * squared loss and of SGD without `l2Normalize` (./value_limit.ts: a row with a value past 1e15
  * is refused, naming it, before anything changes), and SGD's step-size cap on raw rows above
  * unit norm (./step_cap.ts: a block's step whose curvature along it makes lr·β > 2, a step that
- * would raise the batch's loss, is cut to the minimum along it; other steps, and every batch of
- * rows with ‖x‖ ≤ 1, are stepped exactly as without it); this file ties them together.
+ * would raise the batch's loss, is cut to the minimum along it; other steps, and at the default
+ * settings every batch of rows with ‖x‖ ≤ 1, are stepped exactly as without it; above them unit
+ * batches are measured too); this file ties them together.
  * New features get zero W rows; new labels get H rows initialised by a seeded hash, so the
  * model does not depend on when a row was created. Scores are raw scores minus `threshold`
  * (0.5 for the squared loss on 0/1 targets, 0 for logistic and squared hinge).

@@ -150,8 +150,8 @@ Deno.test("invalid BR configurations are rejected naming the option", () => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ loss: "hinge" }, /loss must be/],
     [{ optimizer: "lbfgs" }, /optimizer must be/],
-    [{ learningRate: 0 }, /learningRate must be a finite number > 0, got 0/],
-    [{ lambda: -1 }, /lambda must be a finite number >= 0/],
+    [{ learningRate: 0 }, /learningRate must be a finite number in \(0, 1000000\], got 0/],
+    [{ lambda: -1 }, /lambda must be a finite number in \[0, 1000000\], got -1/],
     [{ numFeatures: 1.5 }, /numFeatures must be an integer in \[0, \d+\], got 1.5/],
     [{ learningrate: 0.1 }, /br: unknown option "learningrate" \(known: loss, optimizer, /],
   ];
