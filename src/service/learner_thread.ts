@@ -291,16 +291,23 @@ export class LearnerThread implements ServiceHandle {
       let thread: LearnerThread | undefined;
       let first: Snapshot | undefined;
       let published: PublishedModel | undefined;
-      worker.onerror = (e) => {
-        e.preventDefault();
-        const message = `learner thread failed: ${e.message}`;
+      // the thread is lost (its error, or a message that cannot be read: the answer it carried
+      // never comes): the calls waiting are refused, the service stops
+      const lost = (message: string) => {
         if (thread === undefined) {
           worker.terminate();
           reject(new Error(message));
-        } else {
+        } else if (thread.#failed === undefined) {
           thread.#fail(message);
           options.onFailure?.(message);
         }
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        lost(`learner thread failed: ${e.message}`);
+      };
+      worker.onmessageerror = () => {
+        lost("learner thread failed: a message from it could not be read");
       };
       worker.onmessage = (e: MessageEvent<FromWorker>) => {
         const m = e.data;
@@ -516,6 +523,11 @@ export function serveLearnerThread(
   let timer: ReturnType<typeof setInterval> | undefined;
   let sent = "";
   let sentPublished: PublishedModel | undefined;
+  // a request that cannot be read is never answered: fail the thread (the serving thread then
+  // refuses the calls waiting) rather than leave its caller waiting for ever
+  scope.addEventListener("messageerror", () => {
+    throw new Error("a request to the learner thread could not be read");
+  });
   scope.addEventListener("unhandledrejection", (e) => {
     e.preventDefault();
     const reason = (e as PromiseRejectionEvent).reason as Error;

@@ -71,4 +71,9 @@ const scope = globalThis as unknown as {
 };
 if (scope.WorkerGlobalScope !== undefined && typeof scope.postMessage === "function") {
   scope.onmessage = (e) => scope.postMessage!(answerPop(e.data));
+  // a request that cannot be read (its id with it) is never answered: fail the worker, so that
+  // the publish waiting for it goes on unpruned instead of waiting for ever
+  (scope as unknown as EventTarget).addEventListener("messageerror", () => {
+    throw new Error("a request could not be read");
+  });
 }

@@ -107,19 +107,27 @@ export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
   const waiting = new Map<number, (a: PopAnswer) => void>();
   const runInWorker = (req: Omit<PopRequest, "id">): Promise<PopAnswer> => {
     if (worker === undefined) {
-      worker = new Worker(new URL("./pop_worker.ts", import.meta.url).href, { type: "module" });
-      worker.onmessage = (e: MessageEvent<PopAnswer>) => {
+      const w = new Worker(new URL("./pop_worker.ts", import.meta.url).href, { type: "module" });
+      worker = w;
+      w.onmessage = (e: MessageEvent<PopAnswer>) => {
         const done = waiting.get(e.data.id);
         waiting.delete(e.data.id);
         done?.(e.data);
       };
-      worker.onerror = (e) => {
-        e.preventDefault();
-        for (const [id, done] of waiting) done({ id, error: `POP worker failed: ${e.message}` });
+      // the worker is lost (its error, or an answer that cannot be read, which would leave its
+      // publish waiting for ever): every build waiting publishes its file unpruned, saying why
+      const lost = (why: string) => {
+        if (worker !== w) return;
+        w.terminate();
+        worker = undefined; // a new one at the next build
+        for (const [id, done] of waiting) done({ id, error: `POP worker failed: ${why}` });
         waiting.clear();
-        worker?.terminate();
-        worker = undefined;
       };
+      w.onerror = (e) => {
+        e.preventDefault();
+        lost(e.message);
+      };
+      w.onmessageerror = () => lost("an answer could not be read");
     }
     const id = nextId++;
     return new Promise<PopAnswer>((resolve) => {
