@@ -10,6 +10,7 @@ import { isGzip } from "./gzip.ts";
 import { openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { checkOptionKeys, isPlainObject, numberOption, shown } from "./option_check.ts";
+import { startsWithBom } from "./bom.ts";
 
 /**
  * True when the file at `path` starts with the gzip magic bytes `1f 8b`; false when it does not
@@ -117,7 +118,8 @@ export class FileLines {
   line: number;
   readonly #maxLine: number;
   readonly #tooLong: (maxLineBytes: number) => string;
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  /** Keeps a BOM (one at the file's start is dropped by `#onLine`; elsewhere it is data). */
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #toSkip: number;
   #splitter: LineSplitter;
@@ -182,9 +184,12 @@ export class FileLines {
   }
 
   #onLine(buf: Uint8Array, s: number, e: number): void {
+    const atFileStart = this.offset === 0;
     this.offset += e - s + 1;
     const line = ++this.line;
     if (e > s && buf[e - 1] === 13) e--;
+    // a UTF-8 BOM is dropped at the start of the file only
+    if (atFileStart && startsWithBom(buf, s, e)) s += 3;
     try {
       this.#out.push({ line, offset: this.offset, text: this.#decoder.decode(buf.subarray(s, e)) });
     } catch {

@@ -116,6 +116,12 @@ export class NdjsonParser {
   /** Parses one line (without its newline). */
   parse(line: string): Example {
     const s = this.#s;
+    if (line.charCodeAt(0) === 0xfeff) {
+      // a BOM means something only as the first character of the input (readers drop it there)
+      throw new SyntaxError(
+        "malformed JSON (a byte-order mark U+FEFF begins the line; one is allowed only at the start of the input)",
+      );
+    }
     let obj: unknown;
     try {
       obj = JSON.parse(line);

@@ -55,6 +55,7 @@ import { TfIdf } from "./tfidf.ts";
 import { l2NormalizeInPlace } from "./normalize.ts";
 import type { Vocabulary } from "./vocabulary.ts";
 import type { TextSettings } from "../../sdk/mod.ts";
+import { startsWithBom } from "./bom.ts";
 
 /**
  * The text formats the readers understand.
@@ -423,9 +424,12 @@ export async function readExamples(
     const tfidf = weighting(parser.hasher?.dim);
     const post = makePost(undefined, tfidf, l2);
     const report: ParseReport = { source: src.name, accepted: 0, skipped: 0, errors: [] };
-    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+    // a BOM is dropped at the start of the input only (decoding each line with ignoreBOM false
+    // dropped one from every line; elsewhere it is data, and the parser refuses the line)
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     let rows: Example[] = [];
     const splitter = new LineSplitter((buf, s, e, lineNo) => {
+      if (lineNo === 1 && startsWithBom(buf, s, e)) s += 3;
       let p = s;
       while (p < e && (buf[p] === 32 || buf[p] === 9 || buf[p] === 13)) p++;
       if (p === e) return; // blank line

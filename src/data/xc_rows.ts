@@ -14,14 +14,9 @@ import {
   recordSkip,
 } from "./parse_report.ts";
 import { checkOptionKeys, numberOption } from "./option_check.ts";
+import { startsWithBom } from "./bom.ts";
 
 const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
-
-/** True when `buf[start, end)` starts with the UTF-8 byte order mark `EF BB BF`. */
-function hasBom(buf: Uint8Array, start: number, end: number): boolean {
-  return end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb &&
-    buf[start + 2] === 0xbf;
-}
 
 /**
  * Options of {@link TextRowsParser}.
@@ -190,7 +185,7 @@ export function parseXcHeader(
   end: number,
 ): { numRows: number; numFeatures: number; numLabels: number } {
   if (end > start && buf[end - 1] === 13) end--;
-  if (hasBom(buf, start, end)) start += 3;
+  if (startsWithBom(buf, start, end)) start += 3;
   const text = utf8.decode(buf.subarray(start, Math.min(end, start + 200)));
   const m = /^\s*(\d+)[ \t]+(\d+)[ \t]+(\d+)\s*$/.exec(text);
   if (m === null || end - start > 200) {
@@ -277,7 +272,7 @@ export class TextRowsParser {
    * as one of the header's rows.
    */
   line(buf: Uint8Array, start: number, end: number, lineNo: number): boolean {
-    if (lineNo === 1 && hasBom(buf, start, end)) start += 3;
+    if (lineNo === 1 && startsWithBom(buf, start, end)) start += 3;
     if (this.#needHeader) {
       try {
         const h = parseXcHeader(buf, start, end);

@@ -71,6 +71,23 @@ export class EventParser {
   readonly #guard: GrowthGuard;
   /** The unknown fields ignored so far (the sum of `ignoredFields`). */
   #ignoredCount = 0;
+  /**
+   * Times the vocabularies' names may have been used or recorded so far: each event parsed (by
+   * either path; it may map any name) and each checkpoint, incremental checkpoint or replica
+   * snapshot taken of them (the learner counts those). A caller that awaits between adding names
+   * and taking them back (`Vocabulary.truncate`) compares it: a change means the names may be in
+   * use or on record elsewhere, and must stay.
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * const before = p.namesUsed;
+   * p.parseLine('{"features": {"1": 1}, "labels": ["cat"]}');
+   * console.log(p.namesUsed - before); // 1
+   * ```
+   */
+  namesUsed = 0;
 
   /**
    * A parser with initial vocabularies.
@@ -232,6 +249,29 @@ export class EventParser {
   }
 
   /**
+   * Index keys: the feature extent `maxFeatureGrowth` counts from (the largest feature index
+   * parsed + 1, or the model's width). A caller refusing an event after its parse sets it back,
+   * as it takes the event's names back (`Vocabulary.truncate`).
+   *
+   * @example
+   * ```ts
+   * import { EventParser } from "./events.ts";
+   * const p = new EventParser();
+   * const extent = p.featureExtent;
+   * p.parseLine('{"features": {"9": 1}, "labels": ["cat"]}');
+   * console.log(extent, p.featureExtent); // 0 10
+   * p.featureExtent = extent; // the event was refused after its parse
+   * ```
+   */
+  get featureExtent(): number {
+    return this.#guard.featureExtent;
+  }
+
+  set featureExtent(extent: number) {
+    this.#guard.featureExtent = extent;
+  }
+
+  /**
    * Parses one line: a reason when it is invalid (the vocabularies are then unchanged), else the
    * event with new names added to the vocabularies. JSON nested deeper than an event needs is
    * refused before parsing.
@@ -252,7 +292,9 @@ export class EventParser {
       };
     }
     try {
-      return { ok: true, event: this.#guard.run(() => this.#ndjson.parse(line)) };
+      const event = this.#guard.run(() => this.#ndjson.parse(line));
+      this.namesUsed++;
+      return { ok: true, event };
     } catch (e) {
       return { ok: false, reason: (e as Error).message };
     } finally {
@@ -286,6 +328,7 @@ export class EventParser {
         ev = this.#ndjson.parseAscii(bytes, start, end);
         return ev ?? EMPTY_EVENT;
       });
+      if (ev !== undefined) this.namesUsed++;
       return ev;
     } catch {
       return undefined; // parseLine reports why

@@ -5,9 +5,17 @@
  * counts even without a newline). The byte offset after each complete line is reported so
  * the learner can checkpoint it and resume there.
  *
+ * A file truncated and written again past the position read between two looks (copy-truncate
+ * rotation, `logrotate copytruncate`) keeps its inode and size check: it is recognised by the
+ * last bytes read before the position (up to 64, compared again before each read, and saved
+ * with the position as {@linkcode FileFollower.tail} so that a resume checks them too), and read
+ * again from its start. What was written to it after the last read and before the truncation is
+ * only in the copy, as with any copy-truncate reader.
+ *
  * @module
  */
 import { lineTooLong } from "./event_limits.ts";
+import { startsWithBom } from "../data/bom.ts";
 
 /**
  * One line read from the file: its text, or why it cannot be used.
@@ -51,6 +59,41 @@ export interface FollowOptions {
   log?: (message: string) => void;
 }
 
+/** Bytes before the read position that are compared again before each read. */
+const FINGERPRINT = 64;
+
+/** The last `FINGERPRINT` bytes of `prev` followed by `chunk[0, end)` (a copy). */
+function lastBytes(prev: Uint8Array, chunk: Uint8Array, end: number): Uint8Array {
+  if (end >= FINGERPRINT) return chunk.slice(end - FINGERPRINT, end);
+  const k = Math.min(prev.length, FINGERPRINT - end);
+  const out = new Uint8Array(k + end);
+  out.set(prev.subarray(prev.length - k), 0);
+  out.set(chunk.subarray(0, end), k);
+  return out;
+}
+
+function toHex(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += b[i].toString(16).padStart(2, "0");
+  return s;
+}
+
+/** The bytes of a hex string of at most `FINGERPRINT` bytes, or undefined for anything else. */
+function fromHex(s: unknown): Uint8Array | undefined {
+  if (typeof s !== "string" || s.length > 2 * FINGERPRINT || !/^(?:[0-9a-f]{2})+$/.test(s)) {
+    return undefined;
+  }
+  const out = new Uint8Array(s.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /**
  * A line reader over a (possibly growing) file.
  *
@@ -78,7 +121,8 @@ export class FileFollower {
   readonly #maxLine: number;
   readonly #log: (m: string) => void;
   readonly #buf = new Uint8Array(1 << 20);
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  /** Keeps a BOM (one at the file's start is dropped by `#split`; elsewhere it is data). */
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   #file: Deno.FsFile | undefined;
   #ino: number | null = null;
   /** The inode the start offset belongs to (a resumed position), checked at the first open. */
@@ -88,16 +132,28 @@ export class FileFollower {
   /** The path names another file now: the open one is read to its end, then the new one. */
   #replaced = false;
   #closed = false;
+  /** Bytes read from the open file so far (where the next read starts). */
+  #pos = 0;
+  /** The last bytes read (up to `FINGERPRINT`, ending at `#pos`): compared before each read. */
+  #recent: Uint8Array = new Uint8Array(0);
+  /** The last bytes up to the end of the last complete line split (see `tail`). */
+  #lineTail: Uint8Array | undefined;
+  /** The saved position's `tail`, checked at the first open. */
+  #startTail: Uint8Array | undefined;
 
   constructor(
     path: string,
-    start: { offset: number; line: number; ino?: number | null } = { offset: 0, line: 0 },
+    start: { offset: number; line: number; ino?: number | null; tail?: string } = {
+      offset: 0,
+      line: 0,
+    },
     options: FollowOptions = {},
   ) {
     this.path = path;
     this.offset = start.offset;
     this.line = start.line;
     this.#startIno = start.ino;
+    this.#startTail = fromHex(start.tail);
     this.#follow = options.follow ?? false;
     this.#pollMs = options.pollMs ?? 100;
     this.#maxLine = options.maxLineBytes ?? 65536;
@@ -134,9 +190,39 @@ export class FileFollower {
         this.offset = 0;
         this.line = 0;
       }
-      await this.#file.seek(this.offset, Deno.SeekMode.Start);
+      const saved = this.#startTail;
+      this.#startTail = undefined;
       this.#carry = new Uint8Array(0);
       this.#skipping = false;
+      // the bytes before the offset: checked against the saved ones, kept to check later reads
+      this.#recent = new Uint8Array(0);
+      if (this.offset > 0) {
+        const n = Math.min(this.offset, saved?.length ?? FINGERPRINT);
+        const before = await this.#readAt(this.offset - n, n);
+        if (saved !== undefined && !sameBytes(before, saved)) {
+          this.#log(
+            `${this.path} was rewritten since its position was saved (truncated and written again, as a copy-truncate rotation does): reading it from its start`,
+          );
+          this.offset = 0;
+          this.line = 0;
+        } else if (before.length === n) this.#recent = before;
+      }
+      await this.#file.seek(this.offset, Deno.SeekMode.Start);
+      this.#pos = this.offset;
+    } else if (this.#recent.length > 0) {
+      // truncated and written again past the position read since the last look (copy-truncate):
+      // the bytes before it changed, or the file is shorter now
+      const n = this.#recent.length;
+      const now = await this.#readAt(this.#pos - n, n);
+      if (!sameBytes(now, this.#recent)) {
+        this.#log(
+          now.length < n
+            ? `${this.path} was truncated: reading it again from its start`
+            : `${this.path} was truncated and written again past the position read (a copy-truncate rotation?): reading it again from its start`,
+        );
+        this.#restart();
+        return [];
+      }
     }
     const n = await this.#file.read(this.#buf);
     if (n === null || n === 0) return await this.#atEnd();
@@ -147,13 +233,15 @@ export class FileFollower {
     if (!this.#follow) {
       if (this.#carry.length === 0 && !this.#skipping) return null;
       // The file ends without a newline: its last line is complete.
-      const out = this.#split(Uint8Array.of(10));
+      const out = this.#split(Uint8Array.of(10), false);
       return out.length > 0 ? out : null;
     }
     if (this.#replaced) {
       // the old file read to its end once more: its last line is complete even without a
       // newline (as at the end of a file read once), then the new file
-      const out = this.#carry.length > 0 || this.#skipping ? this.#split(Uint8Array.of(10)) : [];
+      const out = this.#carry.length > 0 || this.#skipping
+        ? this.#split(Uint8Array.of(10), false)
+        : [];
       this.#restart();
       return out;
     }
@@ -185,25 +273,67 @@ export class FileFollower {
     return this.#ino;
   }
 
+  /**
+   * The last bytes (up to 64, hex) before the offset of the last line returned, where there is
+   * one in the file (not after a last line without newline): saved with the position, so that a
+   * resume can tell the file was truncated and written again meanwhile (it then reads it from
+   * its start). Undefined before any line.
+   *
+   * @example
+   * ```ts
+   * import { FileFollower } from "./file_source.ts";
+   * const path = await Deno.makeTempFile();
+   * await Deno.writeTextFile(path, '{"a":1}\n');
+   * const f = new FileFollower(path);
+   * await f.next();
+   * console.log(f.tail); // 7b2261223a317d0a
+   * f.close();
+   * await Deno.remove(path);
+   * ```
+   */
+  get tail(): string | undefined {
+    return this.#lineTail === undefined ? undefined : toHex(this.#lineTail);
+  }
+
+  /** Up to `n` bytes of the open file from `at` (fewer at its end); the file is left after them. */
+  async #readAt(at: number, n: number): Promise<Uint8Array> {
+    const f = this.#file!;
+    await f.seek(at, Deno.SeekMode.Start);
+    const out = new Uint8Array(n);
+    let have = 0;
+    while (have < n) {
+      const k = await f.read(out.subarray(have));
+      if (k === null || k === 0) break;
+      have += k;
+    }
+    return out.subarray(0, have);
+  }
+
   #restart(): void {
     this.#replaced = false;
     this.#file?.close();
     this.#file = undefined;
     this.offset = 0;
     this.line = 0;
+    this.#pos = 0;
+    this.#recent = new Uint8Array(0);
+    this.#lineTail = undefined;
   }
 
   #sleep(): Promise<void> {
     return new Promise((r) => setTimeout(r, this.#pollMs));
   }
 
-  #split(chunk: Uint8Array): FileLine[] {
+  /** Splits bytes read from the file (`read` false: a newline ending its last line, not in it). */
+  #split(chunk: Uint8Array, read = true): FileLine[] {
     const out: FileLine[] = [];
-    let start = 0;
+    let start = 0, lastEnd = -1;
     for (let i = 0; i < chunk.length; i++) {
       if (chunk[i] !== 10) continue;
+      lastEnd = i;
       const piece = chunk.subarray(start, i);
       const len = this.#carry.length + piece.length;
+      const atFileStart = this.offset === 0;
       this.line++;
       this.offset += len + 1;
       if (this.#skipping || len > this.#maxLine) {
@@ -221,11 +351,13 @@ export class FileFollower {
         }
         let end = bytes.length;
         if (end > 0 && bytes[end - 1] === 13) end--;
+        // a UTF-8 BOM is dropped at the start of the file only
+        const from = atFileStart && startsWithBom(bytes, 0, end) ? 3 : 0;
         try {
           out.push({
             line: this.line,
             offset: this.offset,
-            text: this.#decoder.decode(bytes.subarray(0, end)),
+            text: this.#decoder.decode(bytes.subarray(from, end)),
           });
         } catch {
           out.push({ line: this.line, offset: this.offset, error: "line is not valid UTF-8" });
@@ -246,6 +378,14 @@ export class FileFollower {
       c.set(this.#carry, 0);
       c.set(rest, this.#carry.length);
       this.#carry = c;
+    }
+    if (!read) {
+      if (lastEnd >= 0) this.#lineTail = undefined; // its newline is not in the file
+    } else {
+      const before = this.#recent;
+      if (lastEnd >= 0) this.#lineTail = lastBytes(before, chunk, lastEnd + 1);
+      this.#recent = lastBytes(before, chunk, chunk.length);
+      this.#pos += chunk.length;
     }
     return out;
   }

@@ -79,6 +79,20 @@ export class GrowthGuard {
   }
 
   /**
+   * Index keys: the largest feature index of the events parsed + 1 (or the model's width, if
+   * larger), which `maxFeatureGrowth` counts from. A caller refusing an event after its parse
+   * sets it back to what it was before, as it takes the event's names back: a refused event
+   * must not widen what the next one may grow from.
+   */
+  get featureExtent(): number {
+    return this.#featureExtent;
+  }
+
+  set featureExtent(extent: number) {
+    this.#featureExtent = extent;
+  }
+
+  /**
    * Runs `parse` with the vocabularies capped as the growth limits ask, and checks index-key
    * growth on the result (see the module doc); the parse's own errors pass through. A refused
    * event changes nothing: the names its parse added are taken back.

@@ -391,6 +391,7 @@ export class StreamLearner {
    */
   ingestLine(line: string, source: string, lineNo: number | string): IngestLineResult {
     const p = this.parser, labels = p.labels.size, features = p.features.size;
+    const extent = p.featureExtent;
     const r = p.parseLine(line);
     if (!r.ok) {
       this.reject(source, lineNo, r.reason);
@@ -401,6 +402,7 @@ export class StreamLearner {
       // a refused event changes nothing: the names its parse added are taken back
       p.labels.truncate(labels);
       p.features.truncate(features);
+      p.featureExtent = extent;
       this.reject(source, lineNo, refusal);
       return { ok: false, reason: refusal };
     }
@@ -734,6 +736,7 @@ export class StreamLearner {
 
   /** What every learner delta holds, with `marks` moved on (see {@linkcode LearnerDelta}). */
   #delta(marks: DeltaMarks, base: number, state: ModelState): LearnerDelta {
+    this.parser.namesUsed++; // the names gained are on record now
     return {
       kind: this.#estimator.kind,
       base,
@@ -912,6 +915,7 @@ export class StreamLearner {
   }
 
   #checkpoint(state: ModelState, withPending: boolean): LearnerCheckpoint {
+    this.parser.namesUsed++; // the names are on record now
     return {
       format: CHECKPOINT_FORMAT,
       version: CHECKPOINT_VERSION,

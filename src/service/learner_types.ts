@@ -22,11 +22,13 @@ import type { IdWindowState } from "./id_window.ts";
  */
 export interface StreamPosition {
   /**
-   * Followed file: path, byte offset after the last applied line, that line's number, and the
+   * Followed file: path, byte offset after the last applied line, that line's number, the
    * file's inode (a resume whose file has another inode reads it from its start; absent in older
-   * checkpoints: not checked).
+   * checkpoints: not checked) and `tail`, the last bytes before the offset in hex (a resume whose
+   * file has other bytes there, truncated and written again, reads it from its start; absent:
+   * not checked).
    */
-  file?: { path: string; offset: number; line: number; ino?: number | null };
+  file?: { path: string; offset: number; line: number; ino?: number | null; tail?: string };
   /** Redis stream: id of the last applied entry. */
   redis?: { key: string; group: string; lastId: string };
   /** Write-ahead log of HTTP events: the first segment NOT covered by the checkpoint. */

@@ -55,6 +55,7 @@ import type {
   ServiceOptions,
   StorageStatus,
 } from "./service_types.ts";
+import { startsWithBom } from "../data/bom.ts";
 export type * from "./service_types.ts";
 
 const MAX_REPORTED_REJECTS = 100;
@@ -351,10 +352,12 @@ export class LearningService implements ServiceHandle {
     const bytes = typeof body === "string" ? new TextEncoder().encode(body) : body;
     const l = this.#learner;
     const parser = l.parser;
-    const decoder = new TextDecoder("utf-8", { fatal: true });
+    // a BOM is dropped at the start of the body only (the decoder keeps one elsewhere: inside the
+    // body it is data, and begins no valid line)
+    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     const maxLine = parser.maxLineBytes;
     const rejects: { line: number; reason: string }[] = [];
-    let lineNo = 0, start = 0, ignoredFields = 0;
+    let lineNo = 0, start = startsWithBom(bytes) ? 3 : 0, ignoredFields = 0;
     const reject = (reason: string) => rejects.push({ line: lineNo, reason });
     const events: Example[] = [];
     // Accepted lines go to the log as they were received, less a trailing CR: runs of
@@ -375,6 +378,11 @@ export class LearningService implements ServiceHandle {
     // taken meanwhile recorded).
     const stopped = this.#stopping;
     let sliceStart = performance.now();
+    // The vocabularies' sizes before this body's first new name, and whether something else may
+    // have used or recorded its names since (another parse, a checkpoint or replica snapshot
+    // taken while it yielded): a body the log refuses takes its names back only when nothing did.
+    let grewFrom: { labels: number; features: number; extent: number } | undefined;
+    let namesShared = false;
     // 1. parse and validate (nothing is applied yet; new names join the vocabularies)
     while (!stopped && start < bytes.length) {
       let end = bytes.indexOf(10, start);
@@ -394,6 +402,7 @@ export class LearningService implements ServiceHandle {
         continue;
       }
       const labels0 = parser.labels.size, features0 = parser.features.size;
+      const extent0 = parser.featureExtent;
       let ev = parser.parseAscii(bytes, lineStart, e);
       if (ev === undefined) {
         let text: string;
@@ -404,7 +413,7 @@ export class LearningService implements ServiceHandle {
           reject("line is not valid UTF-8");
           continue;
         }
-        if (text.trim() === "") {
+        if (isBlankLine(text)) {
           endRun();
           continue;
         }
@@ -423,11 +432,17 @@ export class LearningService implements ServiceHandle {
         // a refused event changes nothing: the names its parse added are taken back
         parser.labels.truncate(labels0);
         parser.features.truncate(features0);
+        parser.featureExtent = extent0; // nor does it widen what the next event may grow from
         endRun();
         reject(refusal);
         continue;
       }
       events.push(ev);
+      if (
+        grewFrom === undefined &&
+        (parser.labels.size > labels0 || parser.features.size > features0 ||
+          parser.featureExtent > extent0)
+      ) grewFrom = { labels: labels0, features: features0, extent: extent0 };
       if (e === end && end < bytes.length) {
         // the line and its newline, as received
         if (runStart < 0) runStart = lineStart;
@@ -439,11 +454,14 @@ export class LearningService implements ServiceHandle {
       }
       // Long bodies: let other requests (e.g. /predict) in every few milliseconds.
       if ((lineNo & 31) === 0 && performance.now() - sliceStart > YIELD_MS) {
+        const used = parser.namesUsed;
         await this.#yielder.yield();
+        if (grewFrom !== undefined && parser.namesUsed !== used) namesShared = true;
         sliceStart = performance.now();
       }
     }
     endRun();
+    const usedAfterParse = parser.namesUsed;
     if (stopped) {
       return {
         accepted: 0,
@@ -483,6 +501,13 @@ export class LearningService implements ServiceHandle {
         } catch (err) {
           this.#storageFailed("wal", err);
           this.#error("write-ahead log", err);
+          // nothing of the body is applied: nor do its new names stay (repeated failures would
+          // fill --max-labels), unless something may have used or recorded them meanwhile
+          if (grewFrom !== undefined && !namesShared && parser.namesUsed === usedAfterParse) {
+            parser.labels.truncate(grewFrom.labels);
+            parser.features.truncate(grewFrom.features);
+            parser.featureExtent = grewFrom.extent;
+          }
           return (err as Error).message;
         }
       }
@@ -875,12 +900,15 @@ export class LearningService implements ServiceHandle {
         let any = false;
         for (const line of lines) {
           if (line.text === undefined) l.reject(path, line.line, line.error ?? "unreadable line");
-          else if (line.text.trim() !== "" && l.ingestLine(line.text, path, line.line).ok) {
+          else if (!isBlankLine(line.text) && l.ingestLine(line.text, path, line.line).ok) {
             any = true;
           }
           l.position.file = { path, offset: line.offset, line: line.line };
           if (f instanceof FileFollower) l.position.file.ino = f.ino;
         }
+        // the bytes before the last line's offset (a resume checks the file still has them)
+        const tail = f instanceof FileFollower && lines.length > 0 ? f.tail : undefined;
+        if (tail !== undefined) l.position.file!.tail = tail;
         if (any) this.#afterIngest();
         if (lines.length > 0) await this.#yielder.yield();
       }
@@ -913,6 +941,18 @@ export class LearningService implements ServiceHandle {
 }
 
 const NEWLINE = Uint8Array.of(10);
+
+/**
+ * A line of JSON whitespace only (space, tab, CR), skipped as blank. Not `trim()`, which also
+ * drops a U+FEFF (or a no-break space) that makes the line a bad one.
+ */
+function isBlankLine(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 10) return false;
+  }
+  return true;
+}
 
 function finiteOrNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;

@@ -87,7 +87,10 @@ function clipRow(indices: Int32Array, values: Float32Array, numFeatures: number)
  * handler answers, not an internal error); any other error is returned as it is.
  */
 function overflowingRow(e: unknown, at: string): unknown {
-  if (!(e instanceof RangeError && /non-finite value/.test(e.message))) return e;
+  // (the model's check of the row, or the feature hasher's own, which names the features)
+  if (!(e instanceof RangeError && /non-finite value|not a finite 32-bit float/.test(e.message))) {
+    return e;
+  }
   return new HttpError(400, columnOverflow(at, e.message).message);
 }
 
