@@ -216,8 +216,9 @@ export interface ParseBenchOptions {
 
 /**
  * The command line of `deno task bench`: each flag checked (counts and sizes within their
- * limits, in plain decimal; `--keep` a file in an existing directory; an explicit `--data-dir` a
- * directory; no `--size-mb` or `--keep` with `--no-generated`) before anything is measured.
+ * limits, in plain decimal; `--keep` a file in an existing directory, not one of the data files;
+ * an explicit `--data-dir` a directory; no `--size-mb` or `--keep` with `--no-generated`) before
+ * anything is measured.
  *
  * @example
  * ```ts
@@ -250,10 +251,18 @@ as FILE with --keep); the NDJSON reader on --ndjson-mb MB of events. One JSON li
     const sizeMb = numberFlag(f, "size-mb", 200, 0.001, MAX_MB)!;
     const ndjsonMb = numberFlag(f, "ndjson-mb", 20, 0, MAX_NDJSON_MB)!;
     const keep = stringFlag(f, "keep");
-    if (keep !== undefined) await checkOutFile(keep, "keep");
     const { dir, source, hint } = dataDirOf(f);
     // the default directory may be missing (the generated file alone is measured), not one given
     const hasDataDir = await checkDirectory(dir, source, hint, source !== "--data-dir");
+    if (keep !== undefined) {
+      // not one of the data files: it was measured, then overwritten by the generated file
+      const names = hasDataDir ? await dataFiles(dir) : [];
+      const inputs = names.map((name) => ({
+        what: `the data file ${name}`,
+        path: `${dir}/${name}`,
+      }));
+      await checkOutFile(keep, "keep", { inputs });
+    }
     return {
       dataDir: dir,
       hasDataDir,
@@ -265,18 +274,24 @@ as FILE with --keep); the NDJSON reader on --ndjson-mb MB of events. One JSON li
   },
 };
 
+/** The XC data files of `dir` that are measured (`*.train.txt`, `*.test.txt`), sorted. */
+async function dataFiles(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isFile && /\.(train|test)\.txt$/.test(e.name)) names.push(e.name);
+  }
+  return names.sort();
+}
+
 async function main(o: ParseBenchOptions): Promise<void> {
   const { dataDir, repeat } = o;
   const files: FileResult[] = [];
   let names: string[] = [];
   if (o.hasDataDir) {
-    for await (const e of Deno.readDir(dataDir)) {
-      if (e.isFile && /\.(train|test)\.txt$/.test(e.name)) names.push(e.name);
-    }
+    names = await dataFiles(dataDir);
   } else {
     console.error(`bench: no data directory at ${dataDir}; only the generated file is measured`);
   }
-  names = names.sort();
   for (const name of names) {
     const r = await measureFile(`${dataDir}/${name}`, name, repeat);
     files.push(r);

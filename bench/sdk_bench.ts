@@ -110,11 +110,11 @@ bibtex.test.txt in --data-dir (else $TAGSTREAM_DATA, else ./data).`,
 
 async function prunedModel(o: SdkBenchOptions): Promise<{ bytes: Uint8Array; path: string }> {
   const dataDir = o.dataDir;
-  let path = o.model;
-  let made: string | undefined;
-  if (!path) {
-    const dir = made = await Deno.makeTempDir();
-    path = `${dir}/bibtex.pop.tsm`;
+  if (o.model) return { bytes: await Deno.readFile(o.model), path: o.model };
+  const dir = await Deno.makeTempDir();
+  // removed also when the prune fails (it was left in the temporary directory)
+  try {
+    const path = `${dir}/bibtex.pop.tsm`;
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
         "run",
@@ -136,10 +136,13 @@ async function prunedModel(o: SdkBenchOptions): Promise<{ bytes: Uint8Array; pat
     if (!out.success) {
       throw new Error(`deno task prune failed:\n${new TextDecoder().decode(out.stderr)}`);
     }
+    return {
+      bytes: await Deno.readFile(path),
+      path: "deno task prune --dataset bibtex --train br",
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
-  const bytes = await Deno.readFile(path);
-  if (made) await Deno.remove(made, { recursive: true });
-  return { bytes, path: made ? "deno task prune --dataset bibtex --train br" : path };
 }
 
 /** A synthetic linear-sparse file of about `mb` MB. */

@@ -65,7 +65,8 @@ export interface ServiceLoadOptions extends Omit<LoadOptions, "log"> {
 export const SERVICE_LOAD: BenchScript<ServiceLoadOptions> = {
   task: "bench/service_load.ts",
   usage: `deno run -A bench/service_load.ts [--dataset bibtex] [--data-dir DIR]
-  [--seconds 10 (0.1-86400)] [--event-connections 4 (1-1024)] [--events-per-request 250 (1-100000)]
+  [--seconds 10 (0.1-86400; whole seconds with wrk)] [--event-connections 4 (1-1024)]
+  [--events-per-request 250 (1-100000; at most the training rows)]
   [--predict-connections 64 (1-1024)] [--phases events,predict,mixed] [--strict]
   [--client wrk|deno] [--predict-form object|compact|indices]
   [--max-load L [--wait-minutes 10]] [--deno-flag=--cpu-prof ...] [-- serve flags...]

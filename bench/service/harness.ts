@@ -349,9 +349,14 @@ export class HttpConnection {
         let e: number;
         while ((e = this.#crlf(this.#start, false)) < 0) await this.#fill();
         const size = parseInt(this.#dec.decode(this.#buf.subarray(this.#start, e)), 16);
-        while (this.#end < e + 2 + size + 2) await this.#fill();
-        body += this.#dec.decode(this.#buf.subarray(e + 2, e + 2 + size));
-        this.#start = e + 2 + size + 2;
+        if (!(size >= 0)) throw new Error(`bad chunk size line from ${this.#host}`);
+        // #fill may move the buffered bytes (compacting or growing the buffer): a chunk larger
+        // than the free space was read from the old offsets. Positions are kept from #start.
+        const line = e - this.#start;
+        while (this.#end - this.#start < line + 2 + size + 2) await this.#fill();
+        const from = this.#start + line + 2;
+        body += this.#dec.decode(this.#buf.subarray(from, from + size));
+        this.#start = from + size + 2;
         if (size === 0) break;
       }
     } else {

@@ -50,7 +50,7 @@ export interface LoadOptions {
   dataDir: string;
   /** Dataset (default "bibtex"). */
   dataset?: string;
-  /** Seconds per phase (default 10). */
+  /** Seconds per phase (default 10; a whole number with the wrk client). */
   seconds?: number;
   /** Warm-up seconds before the measured phases (default 2). */
   warmupSeconds?: number;
@@ -306,6 +306,12 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
   const form = options.predictForm ?? "object";
   const client = options.client ?? ((await wrkAvailable()) ? "wrk" : "deno");
   const log = options.log ?? (() => {});
+  if (client === "wrk" && !(Number.isInteger(seconds) && seconds >= 1)) {
+    throw new RangeError(
+      `load check: seconds must be a whole number >= 1 with the wrk client (wrk -d takes whole ` +
+        `seconds), got ${seconds}; give client "deno" (--client deno) for other durations`,
+    );
+  }
   const headers = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
   const ev = await xcEvents(`${options.dataDir}/${dataset}.train.txt`);
   // The bodies are sent over and over: without their ids, so that every event is learned again
@@ -326,6 +332,16 @@ export async function runLoadCheck(options: LoadOptions): Promise<LoadReport> {
     }
     const body = predictBody(r.indices, r.values, form);
     queries.push(HttpConnection.encodeRequest("POST", "/predict", body, headers));
+  }
+  // an empty list would make every send a TypeError, counted as a network error, in a tight loop
+  if (bodies.length === 0) {
+    throw new RangeError(
+      `load check: eventsPerRequest ${perRequest} is more than the ${lines.length} rows of ` +
+        `${dataset}.train.txt: no /events body to send`,
+    );
+  }
+  if (queries.length === 0) {
+    throw new RangeError(`load check: ${dataset}.test.txt has no rows: no /predict to send`);
   }
   const nextEvents = (i: number) => bodies[i % bodies.length];
   const nextQuery = (i: number) => queries[i % queries.length];

@@ -144,7 +144,8 @@ end
 }
 
 /**
- * Runs `wrk` for `seconds` with `connections` keep-alive connections against 127.0.0.1:`port`.
+ * Runs `wrk` for `seconds` (a whole number, as wrk takes) with `connections` keep-alive
+ * connections against 127.0.0.1:`port`.
  *
  * @example
  * ```ts
@@ -153,6 +154,12 @@ end
  * ```
  */
 export async function runWrk(o: WrkOptions): Promise<WrkResult> {
+  // `wrk -d 2.5s` is refused by wrk (its durations are whole numbers), after the caller's set-up
+  if (!(Number.isInteger(o.seconds) && o.seconds >= 1)) {
+    throw new RangeError(
+      `runWrk: seconds must be a whole number >= 1 (wrk -d takes whole seconds), got ${o.seconds}`,
+    );
+  }
   const dir = await Deno.makeTempDir({ prefix: "tagstream-wrk-" });
   try {
     const script = `${dir}/run.lua`;
