@@ -22,7 +22,10 @@ export interface Series {
   y: ArrayLike<number>;
   /** CSS colour (default: from a fixed palette). */
   color?: string;
-  /** Draw a marker at each point (default: when the series has at most 40 points). */
+  /**
+   * Draw a marker at each point (default: when the series has at most 40 points). A point
+   * without a finite neighbour always gets its marker (a line needs two points).
+   */
   markers?: boolean;
   /** Marker shape (default "circle"; "diamond" is larger, for points to stand out). */
   marker?: "circle" | "diamond";
@@ -220,16 +223,18 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
       }
       segments[segments.length - 1].push(`${fmt(sx(x))},${fmt(sy(y))}`);
     }
+    const marked = s.markers ?? s.x.length <= 40;
     for (const seg of segments) {
       if (seg.length === 0) continue;
-      // a lone point is its marker only (a one-point polyline draws nothing)
-      if (seg.length > 1 || s.markers === false) {
+      // a lone point is its marker only, also without markers (a one-point polyline draws
+      // nothing: a one-point curve was an empty plot)
+      if (seg.length > 1) {
         out.push(
           `<polyline fill="none" stroke="${escapeXml(color)}" stroke-width="2"${dash}` +
             ` points="${seg.join(" ")}"><title>${escapeXml(s.name)}</title></polyline>`,
         );
       }
-      if (s.markers ?? s.x.length <= 40) {
+      if (marked || seg.length === 1) {
         for (const p of seg) {
           const [cx, cy] = p.split(",").map(Number);
           if (s.marker === "diamond") {

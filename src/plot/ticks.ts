@@ -6,7 +6,8 @@
 
 /**
  * About `count` evenly spaced round tick values covering `[min, max]` (the first tick ≤ min,
- * the last ≥ max). A degenerate range is widened around its value.
+ * the last ≥ max). A degenerate range (one value, or values that differ by rounding noise only)
+ * is widened around its value.
  *
  * @example
  * ```ts
@@ -20,7 +21,9 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
     throw new RangeError(`niceTicks: range must be finite, got [${min}, ${max}]`);
   }
   if (min > max) [min, max] = [max, min];
-  if (min === max) {
+  // a range of rounding noise (0.3 vs 0.1 + 0.2) is one value: its step would not move `v`
+  if (max - min <= 1e-9 * Math.max(Math.abs(min), Math.abs(max))) {
+    max = min;
     const pad = min === 0 ? 1 : Math.abs(min) / 3;
     min -= pad;
     max += pad;

@@ -24,7 +24,10 @@ export interface ProgressDetail {
   total: number | undefined;
   /** Units per second since `start`. */
   rate: number;
-  /** Estimated seconds left (NaN when the total is unknown or the rate is 0). */
+  /**
+   * Estimated seconds left: 0 once `done` reaches the total, NaN when the total is unknown or
+   * work is left at a rate of 0.
+   */
   etaSeconds: number;
   /** Extra numbers passed to {@linkcode Progress.tick} (e.g. `{ "P@1": 0.41 }`). */
   [info: string]: number | string | undefined;
@@ -165,8 +168,15 @@ export class Progress extends EventTarget {
     this.#update(true);
   }
 
-  /** Records `n` more units done; `info` numbers are shown and sent with the event. */
+  /**
+   * Records `n` more units done; `info` numbers are shown and sent with the event.
+   *
+   * @throws {RangeError} when `n` is not a finite number (it would make every later count NaN)
+   */
   tick(n = 1, info?: Record<string, number>): void {
+    if (!Number.isFinite(n)) {
+      throw new RangeError(`Progress.tick: n must be a finite number, got ${n}`);
+    }
     this.#done += n;
     if (info) Object.assign(this.#info, info);
     this.#update(false);
@@ -183,9 +193,8 @@ export class Progress extends EventTarget {
   #detail(now: number): ProgressDetail {
     const elapsed = (now - this.#startMs) / 1000;
     const rate = elapsed > 0 ? this.#done / elapsed : 0;
-    const etaSeconds = this.#total !== undefined && rate > 0
-      ? Math.max(0, this.#total - this.#done) / rate
-      : NaN;
+    const left = this.#total === undefined ? NaN : Math.max(0, this.#total - this.#done);
+    const etaSeconds = left === 0 ? 0 : rate > 0 ? left / rate : NaN;
     return {
       ...this.#info,
       label: this.#label,
@@ -214,8 +223,8 @@ export class Progress extends EventTarget {
 
   #render(d: ProgressDetail): string {
     const parts: string[] = [d.label];
-    if (d.total !== undefined && d.total > 0) {
-      const frac = Math.min(1, d.done / d.total);
+    if (d.total !== undefined) {
+      const frac = d.total > 0 ? Math.min(1, d.done / d.total) : 1;
       const full = Math.floor(frac * this.#barWidth);
       const bar = "=".repeat(full) + (full < this.#barWidth ? ">" : "") +
         " ".repeat(Math.max(0, this.#barWidth - full - 1));
