@@ -29,6 +29,7 @@ import { knnModelContent, knnModelFromContent, trainSleec } from "../src/models/
 import { loadModel, type SparseInput, type TopK } from "../sdk/mod.ts";
 import { PrecisionAtK } from "../src/metrics/precision.ts";
 import type { BinaryCsr } from "../src/data/types.ts";
+import { quantile } from "./quantile.ts";
 
 /** What `deno task knn-fast-exact` runs with (see {@linkcode KNN_FAST_EXACT}). */
 export interface KnnFastExactOptions {
@@ -105,10 +106,6 @@ JSON line per dataset and probe count.`,
   },
 };
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** The model file of `name`: reused from `--model-dir` when there, else trained (and saved). */
@@ -145,7 +142,7 @@ function latency(rows: SparseInput[], query: (x: SparseInput) => TopK) {
     query(x);
     return (performance.now() - t) * 1000;
   });
-  return { p50us: round(percentile(us, 0.5)), p99us: round(percentile(us, 0.99)) };
+  return { p50us: round(quantile(us, 0.5)), p99us: round(quantile(us, 0.99)) };
 }
 
 /** P@1, P@3, P@5 (percent, as the trainers' evaluation counts them) of the answers on `y`. */
@@ -215,7 +212,7 @@ async function main(o: KnnFastExactOptions): Promise<void> {
         indexSeconds,
         fileBytes: bytes.length,
         fileBytesNoIndex: plain.length,
-        loadMs: round(percentile(loads, 0.5)),
+        loadMs: round(quantile(loads, 0.5)),
         lists,
         defaultProbes: def,
         probes,

@@ -51,6 +51,7 @@ import { withLabelIndex } from "../src/linalg/mips_index.ts";
 import { predictorFileContent } from "../src/models/coembed/learner.ts";
 import { knnModelContent } from "../src/models/sleec/model_file.ts";
 import { withKnnIndex } from "../src/models/sleec/knn_index.ts";
+import { quantile } from "./quantile.ts";
 
 /** The model kinds this benchmark builds (`--kinds`). */
 const BENCH_KINDS = ["linear-sparse", "linear-lowrank", "random-features", "knn-embedding"];
@@ -231,10 +232,6 @@ function queryRows(D: number, n: number, nnz: number, seed: number): SparseInput
   });
 }
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** p50/p99 µs of `query` over `rows` (each row timed alone, after a warm-up pass). */
@@ -245,7 +242,7 @@ function latency(rows: SparseInput[], query: (x: SparseInput) => TopK) {
     query(x);
     return (performance.now() - t) * 1000;
   });
-  return { p50us: round(percentile(us, 0.5)), p99us: round(percentile(us, 0.99)) };
+  return { p50us: round(quantile(us, 0.5)), p99us: round(quantile(us, 0.99)) };
 }
 
 function sparseRun(L: number) {
@@ -304,19 +301,19 @@ function sparseRun(L: number) {
       fileBytes: bytes.length,
       fileBytesWithoutBiasOrder: oldBytes.length,
       queries: rows.length,
-      rowPostingsP50: percentile(reach, 0.5),
+      rowPostingsP50: quantile(reach, 0.5),
       wideRowShare: round(reach.filter((n) => n * 3 > L).length / rows.length, 4),
       fast: {
-        loadMs: round(percentile(loads.fast, 0.5)),
+        loadMs: round(quantile(loads.fast, 0.5)),
         ...latency(rows, (x) => model.predictTopK(x, 5)),
       },
       sparse: latency(rows, sparse),
       fastNoOrder: {
-        loadMs: round(percentile(loads.noOrder, 0.5)),
+        loadMs: round(quantile(loads.noOrder, 0.5)),
         ...latency(rows, (x) => oldModel.predictTopK(x, 5)),
       },
       dense: {
-        loadMs: round(percentile(loads.dense, 0.5)),
+        loadMs: round(quantile(loads.dense, 0.5)),
         ...latency(compared, dense),
       },
       recallAt5: round(hits / compared.length, 6),
@@ -346,7 +343,7 @@ function timedLoad(bytes: Uint8Array) {
     model = loadModel(bytes);
     ms.push(performance.now() - t);
   }
-  return { model, loadMs: round(percentile(ms, 0.5)) };
+  return { model, loadMs: round(quantile(ms, 0.5)) };
 }
 
 /**
@@ -631,8 +628,8 @@ function knnRun(L: number) {
       rank: r,
       clusters: C,
       pointsPerCluster: nPts,
-      nn15Sim: round(percentile(nn15, 0.5), 3),
-      medianSim: round(percentile(typical, 0.5), 3),
+      nn15Sim: round(quantile(nn15, 0.5), 3),
+      medianSim: round(quantile(typical, 0.5), 3),
       fileBytes: bytes.length,
       fileBytesNoIndex: encodeModelFile(plain).length,
       indexSeconds,
@@ -861,8 +858,8 @@ try {
       kvReadMs: w.readMs,
       loadMs: w.loadMs,
       reloadMs: w.reloadMs,
-      p50us: round(percentile(w.us, 0.5)),
-      p99us: round(percentile(w.us, 0.99)),
+      p50us: round(quantile(w.us, 0.5)),
+      p99us: round(quantile(w.us, 0.99)),
       meanUs: round(w.meanUs),
       sameTop5AsDeno: round(same / rows.length, 4),
       tried,

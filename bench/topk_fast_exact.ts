@@ -45,6 +45,7 @@ import { withLabelIndex } from "../src/linalg/mips_index.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
 import { SmallRng } from "../src/random/mod.ts";
 import { loadModel, type TopK } from "../sdk/mod.ts";
+import { quantile } from "./quantile.ts";
 
 /** What `deno task topk-fast-exact` runs with (see {@linkcode TOPK_FAST_EXACT}). */
 export interface TopkFastExactOptions {
@@ -124,10 +125,6 @@ probe count.`,
   },
 };
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))];
-};
 const round = (x: number, d = 4) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** P@1/3/5 of one answer against the sorted true labels. */
@@ -222,12 +219,12 @@ function compare(
         ? null
         : round(Math.max(...P.map((v, j) => Math.abs(v - E[j])))),
       p50us: {
-        fast: round(1000 * percentile(tFast, 0.5), 1),
-        exact: round(1000 * percentile(tExact, 0.5), 1),
+        fast: round(1000 * quantile(tFast, 0.5), 1),
+        exact: round(1000 * quantile(tExact, 0.5), 1),
       },
       p99us: {
-        fast: round(1000 * percentile(tFast, 0.99), 1),
-        exact: round(1000 * percentile(tExact, 0.99), 1),
+        fast: round(1000 * quantile(tFast, 0.99), 1),
+        exact: round(1000 * quantile(tExact, 0.99), 1),
       },
       sdkSameLabels: sdk ? round(sameSdk / n) : null,
     }));

@@ -388,20 +388,7 @@ export class HttpConnection {
   }
 }
 
-/**
- * The q-quantile (0..1) of `values` in milliseconds (nearest rank), NaN when empty.
- *
- * @example
- * ```ts
- * import { quantile } from "./harness.ts";
- * console.log(quantile([5, 1, 3, 2, 4], 0.5), quantile([5, 1, 3, 2, 4], 0.99)); // 3 5
- * ```
- */
-export function quantile(values: readonly number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const s = Float64Array.from(values).sort();
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
+export { quantile } from "../quantile.ts";
 
 /**
  * CPU seconds (user + system) a process has used so far, from `/proc/PID/stat` (Linux; NaN
