@@ -6,10 +6,12 @@
  * with a weight on one of its features come from one sweep of its features' label tables, and
  * every other label scores its bias. Each row (L2-normalised) then updates, by AdaGrad:
  * - its positive labels;
- * - its `hardNegatives` hard negatives: the best-scored labels it lacks — exactly the labels
- *   that would wrongly top its ranking (mining them approximately, through a truncated index,
- *   left labels whose mass was spread over many features unchecked: 55 vs 66 P@1 on
- *   delicious);
+ * - its `hardNegatives` hard negatives: the best-scored labels it lacks, the labels that would
+ *   wrongly top its ranking, among every label its features touch (scored exactly: mining them
+ *   through a truncated index left labels whose mass was spread over many features unchecked, 55
+ *   vs 66 P@1 on delicious) and the first 4 × `hardNegatives` labels in bias order (the others
+ *   score their bias; the walk is bounded so that a row's cost does not grow with L, so an
+ *   untouched label past them is missed only when those labels are all touched or positive);
  * - `negatives` labels drawn by frequency (uniformly from the recent positives);
  * - with explicit negatives (`observed`), exactly the observed labels instead of the two above.
  * All of them are scored before any of them moves, like a minibatch of one row. A feature keeps
