@@ -18,10 +18,13 @@
  *
  * @module
  */
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseFlags, statOrUndefined, stringFlag } from "../src/cli/commands/args.ts";
 import { runScript } from "../src/cli/run_script.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
+// a path, not a URL's pathname: a checkout under "my projects/" is not under "my%20projects/"
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** The JSR config of the SDK: name, version, exports (entry name → `./file.ts`). */
 export interface SdkConfig {
@@ -121,14 +124,16 @@ async function checkOutDir(out: string, name: string): Promise<void> {
 }
 
 /**
- * Builds the package into `out` (emptied first: it must be new, empty or a previous build);
- * returns its files, relative to `out`.
+ * Builds the package into `out` (emptied first: it must be new, empty or a previous build; a
+ * relative path is under the working directory); returns its files, relative to `out`.
  */
 export async function buildSdkNpm(out: string, root = ROOT): Promise<{
   name: string;
   version: string;
   files: string[];
 }> {
+  // absolute: tsc runs in the project, not in the caller's working directory
+  out = out && resolve(out);
   const c = await readSdkConfig(root);
   const rootPkg = JSON.parse(await Deno.readTextFile(`${root}package.json`));
   const msgpackr = rootPkg.dependencies?.msgpackr;
@@ -198,7 +203,7 @@ if (import.meta.main) {
     }
     const given = stringFlag(f, "out");
     if (given === "") throw new TypeError("--out is empty: give a directory");
-    const out = given ?? `${ROOT}out/sdk-npm`;
+    const out = resolve(given ?? `${ROOT}out/sdk-npm`);
     const built = await buildSdkNpm(out);
     let tarball: string | undefined;
     if (f.values.pack) {
