@@ -96,6 +96,13 @@ export async function runEventStream(options: {
   // before any work: a model learned from a whole stream must not be lost at the end
   if (options.out !== undefined) await checkOutFile(options.out);
   const factory = await loadFactory(options.model ?? "leml");
+  // the model is always written as a model file (and checked with the SDK) at the end
+  if (factory.kind === "knn") {
+    throw new TypeError(
+      "--model knn cannot be written as a model file, which this example exports at the end of " +
+        "the stream: pick another model (sleec is the exportable kNN one)",
+    );
+  }
   const reader = await readExamples(options.source, {
     format: "ndjson",
     featureKeys: "name",

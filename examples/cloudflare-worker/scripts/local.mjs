@@ -64,6 +64,12 @@ if (!["kv", "r2", "asset"].includes(values.source)) {
 if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
   refuse(`--port must be an integer in [0, 65535], got '${values.port}'`);
 }
+if (!/[^/]/.test(values.key) || values.key.endsWith("/")) {
+  refuse(`--key must name a file (a KV key, R2 object or asset path), got '${values.key}'`);
+}
+if (!/^\d+$/.test(values["refresh-ms"])) {
+  refuse(`--refresh-ms must be a whole number of milliseconds, got '${values["refresh-ms"]}'`);
+}
 // checked before the worker is bundled (a missing model used to fail after it, with a stack)
 for (const [flag, path] of [["model", values.model], ["bundle", values.bundle]]) {
   if (path !== undefined && !statSync(path, { throwIfNoEntry: false })?.isFile()) {
@@ -72,6 +78,9 @@ for (const [flag, path] of [["model", values.model], ["bundle", values.bundle]])
 }
 
 const work = mkdtempSync(join(tmpdir(), "tagstream-worker-"));
+// removed however the process ends: Miniflare's own SIGINT/SIGTERM handler exits it before stop()
+// gets past its await
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 let bundle = values.bundle;
 if (!bundle) {
   const wrangler = resolve(project, "../../node_modules/wrangler/bin/wrangler.js");

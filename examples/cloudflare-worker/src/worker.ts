@@ -41,6 +41,8 @@ export interface Env {
  * The isolate's model cache for these bindings.
  *
  * @throws {RangeError} when `MODEL_REFRESH_MS` is not a whole number of milliseconds
+ * @throws {TypeError} when `MODEL_SOURCE` is not `kv` (the default), `r2` or `asset`, or
+ * `MODEL_KEY` is missing or empty
  *
  * @example
  * ```ts
@@ -56,10 +58,17 @@ export interface Env {
  * ```
  */
 export function modelsOf(env: Env): ModelCache {
-  const key = env.MODEL_KEY;
-  const source = env.MODEL_SOURCE === "r2"
+  const key = env.MODEL_KEY, from = env.MODEL_SOURCE || "kv";
+  // a typo ("R2") must not read another binding, nor a missing key the key "undefined"
+  if (!["kv", "r2", "asset"].includes(from)) {
+    throw new TypeError(`MODEL_SOURCE must be kv, r2 or asset, got '${from}'`);
+  }
+  if (typeof key !== "string" || !key) {
+    throw new TypeError(`MODEL_KEY must name the model's key, object or asset path, got '${key}'`);
+  }
+  const source = from === "r2"
     ? r2Source(env.MODEL_BUCKET, key)
-    : env.MODEL_SOURCE === "asset"
+    : from === "asset"
     ? assetSource(env.ASSETS, key.startsWith("/") ? key : `/${key}`)
     : kvNamespaceSource(env.MODELS, key);
   // a bad value is refused, as the Deno Deploy example refuses it at start
