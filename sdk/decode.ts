@@ -58,9 +58,12 @@ export const halfFloats = (bits: Uint16Array): Float32Array => {
 type Obj = Record<string, unknown>;
 const isCount = (v: unknown): v is number => isSafeInteger(v) && (v as number) >= 0;
 
-/** A typed-array view of a bin (zero-copy when aligned, else a copy). */
+/**
+ * A typed-array view of a bin (zero-copy when aligned, else a copy: `new U8`, as a Node Buffer's
+ * `slice` is a view at the same odd offset).
+ */
 const view = (C: Typed, bin: Uint8Array) => {
-  const size = C.BYTES_PER_ELEMENT, src = bin.byteOffset % size ? bin.slice() : bin;
+  const size = C.BYTES_PER_ELEMENT, src = bin.byteOffset % size ? new U8(bin) : bin;
   return new C(src.buffer as ArrayBuffer, src.byteOffset, bin.length / size);
 };
 
