@@ -27,7 +27,7 @@ import {
  * console.log(key.length);
  * ```
  */
-export type KvKey = readonly (string | number | bigint | boolean | Uint8Array)[];
+export type KvKey = readonly (string | number | bigint | boolean | Uint8Array | symbol)[];
 
 /**
  * The part of `Deno.Kv` the adapter uses.

@@ -113,7 +113,7 @@ export type ModelInput = SparseInput | BinaryInput | FeatureRecord | TextInput;
  * console.log(enc.encode("é")); // Uint8Array(2) [ 195, 169 ]
  * ```
  */
-export const enc = new TextEncoder();
+export const enc: { encode(input?: string): Uint8Array } = new TextEncoder();
 const rotl = (x: number, r: number) => (x << r) | (x >>> (32 - r));
 const mix = (k: number) => imul(rotl(imul(k, 0xcc9e2d51), 15), 0x1b873593);
 
