@@ -24,8 +24,9 @@ tagstream inspect - [--json] [--labels N]       (the model file on stdin)
 tagstream inspect --state-dir DIR [--json]
 
 Prints a model file's header (format version, kind, numbers of features and labels, feature
-space, preprocessing, parameters), its tensors (dtype, shape, bytes) and its metadata (training
-metrics, model version); or a state directory's checkpoint and published model.
+space with a text model's tokenizer settings, preprocessing, parameters), its tensors (dtype,
+shape, bytes) and its metadata (training metrics, model version); or a state directory's
+checkpoint and published model.
 
   --json        one JSON object instead of text
   --labels N    label names shown (default 10)
@@ -160,6 +161,8 @@ export function describeModelFile(bytes: Uint8Array, maxLabels = 10): Record<str
     bytes: t.data.byteLength,
   }));
   const fs = c.featureSpace;
+  // the tokenizer a model trained on text carries (format version 3)
+  const text = fs && fs.type !== "index" && fs.text ? `, text ${JSON.stringify(fs.text)}` : "";
   return {
     bytes: bytes.length,
     formatVersion: c.formatVersion,
@@ -169,9 +172,9 @@ export function describeModelFile(bytes: Uint8Array, maxLabels = 10): Record<str
     featureSpace: fs === undefined
       ? "index"
       : fs.type === "vocabulary"
-      ? `vocabulary (${fs.names.length} names)`
+      ? `vocabulary (${fs.names.length} names)${text}`
       : fs.type === "hashing"
-      ? `hashing (dim ${fs.dim}, seed ${fs.seed}${fs.signed ? ", signed" : ""})`
+      ? `hashing (dim ${fs.dim}, seed ${fs.seed}${fs.signed ? ", signed" : ""})${text}`
       : fs.type,
     preprocess: c.preprocess ?? null,
     params: c.params,

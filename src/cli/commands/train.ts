@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { isGzipFile } from "../../data/file_lines.ts";
 import { loadXcFile, rowView } from "../../data/dataset.ts";
 import { formatFromName } from "../../data/readers.ts";
 import type { Example } from "../../data/types.ts";
@@ -63,7 +64,8 @@ Input:
   --labels FILE           label names of an XC file, one per line (default: NAME.labels.txt
                           next to NAME.train.txt, else the label indices)
   --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir;
-                          a file that does not exist yet is waited for)
+                          a file that does not exist yet is waited for; a gzip file cannot be
+                          followed: give it as --data)
   --on-error fail|skip    a malformed line: stop (XC/LIBSVM default: the error names the line)
                           or skip and count it (NDJSON default: rejected lines are counted and
                           the first reasons listed; with fail a run that rejected any line
@@ -578,13 +580,14 @@ export const trainCommand: Command = {
       throw new TypeError("tagstream train: give exactly one of --data FILE or --follow FILE");
     }
     const out = stringFlag(f, "out"), stateDir = stringFlag(f, "state-dir");
+    // checked first: --out alone does not do for --follow
+    if (follow !== undefined && stateDir === undefined) {
+      throw new TypeError("tagstream train: --follow needs --state-dir (where the offset is kept)");
+    }
     if (out === undefined && stateDir === undefined) {
       throw new TypeError(
         "tagstream train: give --out FILE and/or --state-dir DIR to keep the model",
       );
-    }
-    if (follow !== undefined && stateDir === undefined) {
-      throw new TypeError("tagstream train: --follow needs --state-dir (where the offset is kept)");
     }
     const format = follow !== undefined ? "ndjson" : formatOf(data!, stringFlag(f, "format"));
     if (
@@ -649,6 +652,12 @@ export const trainCommand: Command = {
     numberFlag(f, "checkpoint-seconds", 5, 0);
     if (follow !== undefined) {
       const exists = await checkInputFile(follow, "follow", true);
+      // the service reads a gzip file once, and would then wait for ever on it
+      if (exists && await isGzipFile(follow)) {
+        throw new TypeError(
+          `--follow ${follow} is gzip-compressed: it can be read once (--data ${follow}), not followed`,
+        );
+      }
       if (!exists && f.values.quiet !== true) {
         console.error(`[tagstream] ${follow} does not exist yet: waiting for it`);
       }
