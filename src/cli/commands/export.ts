@@ -21,8 +21,9 @@ const USAGE =
   `tagstream export --state-dir DIR --out FILE.tsm [--quantize f32|f16|i8] [--model NAME]
 
 Writes the model of a state directory (its checkpoint) as a model file for the SDK: label names,
-the feature vocabulary (name-keyed events), training metadata (events applied, prequential
-P@1/P@5). POP-pruned files come from 'tagstream prune' or from serve's GET /model.
+the feature vocabulary (name-keyed events) or hashing parameters (hash-keyed events; with a text
+model's tokenizer), training metadata (events applied, prequential P@1/P@5). POP-pruned files
+come from 'tagstream prune' or from serve's GET /model.
 
   --state-dir DIR     the state directory of serve / train
   --out FILE          model file to write

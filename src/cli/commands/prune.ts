@@ -33,8 +33,9 @@ must hold rows; a flag the run would ignore is an error naming it.
                         in the dataset's label order, as 'train --data NAME.train.txt' makes them)
   --train br            train binary relevance and prune it (its settings: --C 1 --eps 0.1
                         --normalize true|false)
-  --out FILE            pruned model file (default MODEL.pop.tsm)
-  --plot FILE.svg | --no-plot
+  --out FILE            pruned model file (default MODEL.pop.tsm; NAME.br.pop.tsm with
+                        --train br; DIR/model.pop.tsm with --state-dir)
+  --plot FILE.svg | --no-plot   the size-vs-PSP@k curve (default: the --out path with .svg)
   --valid FILE          validation rows (XC file) instead of a split of the training file
   --val-fraction F      validation share of the training file (default 0.2)
   --epsilon E --lambda L --delta D --ks 1,3,5

@@ -45,7 +45,8 @@ Learns continuously from events (test-then-train) and serves predictions:
                   (values omitted: binary features) or {"rows": [<row>, ...], "k": 5}
   GET  /metrics   counts, rejects, prequential P@1/P@5, model version, memory
   GET  /model     the last published model file (ETag, X-Model-Version)
-  POST /checkpoint, POST /publish, GET /health
+  GET  /schema/predict.json   the JSON Schema of POST /predict (no token)
+  POST /checkpoint, POST /publish; GET /health (no token)
 
 Server:
   --state-dir DIR         checkpoint, write-ahead log and published model (required)
