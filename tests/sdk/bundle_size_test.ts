@@ -39,7 +39,10 @@
  * the error's `name` a class field (−5), and smaller ones (−18). Then, from 14,799: the file
  * limits (a knn `rank` at most 4096, `numFeatures`/`numLabels` at most max(2²⁴, the file's
  * bytes), `probes` an integer in [1, 2³²)) with one "must be an integer in [lo, hi]" message
- * helper shared with the tokenizer and `k` (whose "bad k 1.5" became that phrase): 14,994.
+ * helper shared with the tokenizer and `k` (whose "bad k 1.5" became that phrase): 14,994. Then
+ * (SDK 0.6.0) unknown names dropped one by one with each value checked as read, paid for by
+ * `Math.abs` in the overflow scan and the L2 loop skipped without L2 (−2): 14,992; an odd-offset
+ * tensor copied by `new U8` (a Node Buffer's `slice` is a view, −1): 14,991.
  */
 import { assert } from "./helpers.ts";
 
