@@ -6,6 +6,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { isGzipFile } from "../../data/file_lines.ts";
 import type { LearnerOptions } from "../../service/learner.ts";
 import { loadFactory } from "../../models/registry.ts";
 
@@ -766,6 +767,32 @@ export async function checkInputFile(
   }
   if (info.isDirectory) throw new TypeError(`--${flag} ${path} is a directory, not a file`);
   return true;
+}
+
+/**
+ * Checks, before any work, the file of `--follow`: as {@linkcode checkInputFile} (it may not exist
+ * yet), and not gzip-compressed (a gzip file is read once, whole; followed, the service would
+ * report it and learn nothing from it for ever). Resolves with whether the file exists.
+ *
+ * @example
+ * ```ts
+ * import { checkFollowFile } from "./args.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeFile(`${dir}/e.ndjson.gz`, Uint8Array.of(0x1f, 0x8b, 8, 0));
+ * await checkFollowFile(`${dir}/e.ndjson.gz`).catch((e) => console.log(e.message.slice(-44))); // a followed file must be plain (uncompressed)
+ * console.log(await checkFollowFile(`${dir}/later.ndjson`)); // false
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function checkFollowFile(path: string): Promise<boolean> {
+  const exists = await checkInputFile(path, "follow", true);
+  if (exists && path !== "-" && !/^(https?|file):\/\//.test(path) && await isGzipFile(path)) {
+    throw new TypeError(
+      `--follow ${path} is gzip-compressed: it can be read once (train --data ${path}), not ` +
+        "followed; a followed file must be plain (uncompressed)",
+    );
+  }
+  return exists;
 }
 
 /**

@@ -18,7 +18,7 @@ import { showProgress } from "../../service/live_progress.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
   checkEventFile,
-  checkInputFile,
+  checkFollowFile,
   checkStateDir,
   type Command,
   type Flags,
@@ -86,7 +86,7 @@ Sources besides HTTP:
   --group NAME            consumer group (default tagstream)
   --consumer NAME         consumer name, keep it stable across restarts (default learner-1)
   --follow FILE           also follow an NDJSON file (like tail -F: one that does not exist
-                          yet is waited for)
+                          yet is waited for; a gzip file cannot be followed)
 
 Durability:
   --checkpoint-every N    checkpoint after N events (default 5000)
@@ -157,7 +157,7 @@ export const serveCommand: Command = {
     const followed = stringFlag(f, "follow");
     if (followed !== undefined) {
       await checkEventFile(followed, "follow");
-      await checkInputFile(followed, "follow", true);
+      await checkFollowFile(followed);
     }
     const token = Deno.env.get("TAGSTREAM_TOKEN") || undefined;
     if (token === undefined && !f.values["no-auth"]) {

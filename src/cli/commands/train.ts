@@ -16,7 +16,6 @@
  *
  * @module
  */
-import { isGzipFile } from "../../data/file_lines.ts";
 import { loadXcFile, rowView } from "../../data/dataset.ts";
 import { formatFromName } from "../../data/readers.ts";
 import type { Example } from "../../data/types.ts";
@@ -29,6 +28,7 @@ import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
   checkEventFile,
+  checkFollowFile,
   checkInputFile,
   checkOutFile,
   checkSizeOptions,
@@ -651,13 +651,7 @@ export const trainCommand: Command = {
     intFlag(f, "checkpoint-every", 5000, 1);
     numberFlag(f, "checkpoint-seconds", 5, 0);
     if (follow !== undefined) {
-      const exists = await checkInputFile(follow, "follow", true);
-      // the service reads a gzip file once, and would then wait for ever on it
-      if (exists && await isGzipFile(follow)) {
-        throw new TypeError(
-          `--follow ${follow} is gzip-compressed: it can be read once (--data ${follow}), not followed`,
-        );
-      }
+      const exists = await checkFollowFile(follow);
       if (!exists && f.values.quiet !== true) {
         console.error(`[tagstream] ${follow} does not exist yet: waiting for it`);
       }
