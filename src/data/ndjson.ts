@@ -162,6 +162,12 @@ export class NdjsonParser {
       this.#line.useText(textFeatures(rec.text, text, f as Record<string, number> | undefined));
     } else if (rec.features === undefined && text) {
       throw new TypeError("field 'features' or 'text' is required");
+    } else if (rec.features === undefined && typeof rec.text === "string") {
+      // (the plain "must be an object" did not say why an event of raw text was refused)
+      throw new TypeError(
+        "field 'features' is required: this event has only 'text', and reading text needs a " +
+          "tokenizer (--text)",
+      );
     } else this.#line.check(rec.features);
     if (rec.labels === undefined) throw new TypeError("field 'labels' is required (an array)");
     const lab = checkLabels(s, rec.labels, "labels");
