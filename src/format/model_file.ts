@@ -1,5 +1,5 @@
 /**
- * The Tagstream model file's writer, format versions 1 to 3 (spec: docs/model-format.md). The
+ * The Tagstream model file's writer, format versions 1 to 4 (spec: docs/model-format.md). The
  * contract itself (format version, magic, dtypes, feature-space rules, CRC-32, the file types and
  * the strict reader `decodeModelFile`) is the SDK's: this module takes it from sdk/internal.ts.
  *
