@@ -20,73 +20,48 @@ async function refusal(p: Promise<unknown>): Promise<unknown> {
 
 const TRAIN = `3 8 3\n0 0:1 5:0.5\n1 1:1\n2 2:1 6:1\n`;
 
-Deno.test("load check: eventsPerRequest above the training rows is refused", async () => {
+/** What `runLoadCheck` with `options` on a tiny data set whose test file is `test` throws. */
+async function loadRefusal(
+  test: string,
+  options: Partial<Parameters<typeof runLoadCheck>[0]>,
+): Promise<unknown> {
   const dir = await tempDirWith("tagstream_load_refusal_", {
     "tiny.train.txt": TRAIN,
-    "tiny.test.txt": `1 8 3\n0 0:1\n`,
+    "tiny.test.txt": test,
   });
   try {
-    const e = await refusal(runLoadCheck({
+    return await refusal(runLoadCheck({
       dataDir: dir,
       dataset: "tiny",
       seconds: 0.2,
       warmupSeconds: 0,
       eventConnections: 1,
-      eventsPerRequest: 250,
+      eventsPerRequest: 1,
       predictConnections: 1,
       phases: ["events"],
       client: "deno",
+      ...options,
     }));
-    assert(e instanceof RangeError, `not refused: ${e instanceof Error ? e.message : "a report"}`);
-    assert(/eventsPerRequest 250/.test(e.message) && /3 rows/.test(e.message), e.message);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+Deno.test("load check: eventsPerRequest above the training rows is refused", async () => {
+  const e = await loadRefusal(`1 8 3\n0 0:1\n`, { eventsPerRequest: 250 });
+  assert(e instanceof RangeError, `not refused: ${e instanceof Error ? e.message : "a report"}`);
+  assert(/eventsPerRequest 250/.test(e.message) && /3 rows/.test(e.message), e.message);
 });
 
 Deno.test("load check: a test file without rows is refused", async () => {
-  const dir = await tempDirWith("tagstream_load_refusal_", {
-    "tiny.train.txt": TRAIN,
-    "tiny.test.txt": `0 8 3\n`,
-  });
-  try {
-    const e = await refusal(runLoadCheck({
-      dataDir: dir,
-      dataset: "tiny",
-      seconds: 0.2,
-      warmupSeconds: 0,
-      eventConnections: 1,
-      eventsPerRequest: 1,
-      predictConnections: 1,
-      phases: ["predict"],
-      client: "deno",
-    }));
-    assert(e instanceof RangeError, `not refused: ${e instanceof Error ? e.message : "a report"}`);
-    assert(/tiny\.test\.txt has no rows/.test(e.message), e.message);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const e = await loadRefusal(`0 8 3\n`, { phases: ["predict"] });
+  assert(e instanceof RangeError, `not refused: ${e instanceof Error ? e.message : "a report"}`);
+  assert(/tiny\.test\.txt has no rows/.test(e.message), e.message);
 });
 
 Deno.test("load check: with wrk, a duration that is not whole seconds is refused up front", async () => {
-  const dir = await tempDirWith("tagstream_load_refusal_", {
-    "tiny.train.txt": TRAIN,
-    "tiny.test.txt": `1 8 3\n0 0:1\n`,
-  });
-  try {
-    const e = await refusal(runLoadCheck({
-      dataDir: dir,
-      dataset: "tiny",
-      seconds: 2.5,
-      warmupSeconds: 0,
-      eventsPerRequest: 1,
-      phases: ["events"],
-      client: "wrk",
-    }));
-    assert(e instanceof RangeError && /whole number/.test(e.message), String(e));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const e = await loadRefusal(`1 8 3\n0 0:1\n`, { seconds: 2.5, client: "wrk" });
+  assert(e instanceof RangeError && /whole number/.test(e.message), String(e));
 });
 
 Deno.test("runWrk: a duration wrk cannot take is a RangeError naming it", async () => {

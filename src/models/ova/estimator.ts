@@ -99,6 +99,33 @@ function checkFraction(fraction: number, what: string): number {
   return fraction;
 }
 
+/**
+ * Puts label `l` of score `v` at the root of the min-heap `heap`/`hs[0, size)` (worst at the
+ * root: the lower score, on a tie the larger label) and sifts it down to its place.
+ */
+function siftDown(
+  heap: Int32Array,
+  hs: Float64Array,
+  size: number,
+  l: number,
+  v: number,
+): void {
+  let i = 0;
+  for (;;) {
+    const a = 2 * i + 1;
+    if (a >= size) break;
+    const b = a + 1;
+    let m = a;
+    if (b < size && (hs[b] < hs[a] || (hs[b] === hs[a] && heap[b] > heap[a]))) m = b;
+    if (!(hs[m] < v || (hs[m] === v && heap[m] > l))) break;
+    heap[i] = heap[m];
+    hs[i] = hs[m];
+    i = m;
+  }
+  heap[i] = l;
+  hs[i] = v;
+}
+
 function sigmoid(s: number): number {
   return s >= 0 ? 1 / (1 + Math.exp(-s)) : Math.exp(s) / (1 + Math.exp(s));
 }
@@ -334,22 +361,7 @@ export class OvaEstimator implements Estimator {
         }
         heap[i] = l;
         hs[i] = v;
-      } else {
-        let i = 0;
-        for (;;) {
-          const a = 2 * i + 1;
-          if (a >= c) break;
-          const b = a + 1;
-          let m = a;
-          if (b < c && (hs[b] < hs[a] || (hs[b] === hs[a] && heap[b] > heap[a]))) m = b;
-          if (!(hs[m] < v || (hs[m] === v && heap[m] > l))) break;
-          heap[i] = heap[m];
-          hs[i] = hs[m];
-          i = m;
-        }
-        heap[i] = l;
-        hs[i] = v;
-      }
+      } else siftDown(heap, hs, c, l, v);
     };
     for (let q = 0; q < t; q++) offer(touched[q], acc[touched[q]]);
     // every untouched label scores its bias: walk them best first, while one can still enter
@@ -389,20 +401,7 @@ export class OvaEstimator implements Estimator {
       const l = cand[end], v = sc[end];
       cand[end] = cand[0];
       sc[end] = sc[0];
-      let i = 0;
-      for (;;) {
-        const a = 2 * i + 1;
-        if (a >= end) break;
-        const b = a + 1;
-        let m = a;
-        if (b < end && (sc[b] < sc[a] || (sc[b] === sc[a] && cand[b] > cand[a]))) m = b;
-        if (!(sc[m] < v || (sc[m] === v && cand[m] > l))) break;
-        cand[i] = cand[m];
-        sc[i] = sc[m];
-        i = m;
-      }
-      cand[i] = l;
-      sc[i] = v;
+      siftDown(cand, sc, end, l, v);
     }
   }
 
