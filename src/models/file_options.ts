@@ -11,6 +11,7 @@ import { textSettingsError } from "../../sdk/internal.ts";
 import type { ModelFileOptions } from "./estimator.ts";
 import { Vocabulary, VocabularyError } from "../data/vocabulary.ts";
 import { parseSetting, type SettingSpec } from "./settings.ts";
+import { shown } from "../data/option_check.ts";
 
 /** The keys of {@linkcode ModelFileOptions}. */
 const FILE_OPTION_NAMES = [
@@ -21,6 +22,9 @@ const FILE_OPTION_NAMES = [
   "meta",
   "preprocess",
 ] as const;
+
+/** The types of {@linkcode FeatureSpace}. */
+const SPACE_TYPES: readonly string[] = ["index", "vocabulary", "hashing"];
 
 /** The declaration of `quantize` (checked like a model setting). */
 const QUANTIZE: SettingSpec = {
@@ -34,7 +38,9 @@ const QUANTIZE: SettingSpec = {
  * are those of {@linkcode ModelFileOptions} (a TypeError names an unknown key), `quantize` one
  * of f32, f16, i8 (a RangeError), `labelNames` and `featureNames` arrays of strings (TypeErrors)
  * without a repeated name, and no empty label name (RangeErrors), `meta` and `preprocess`
- * objects (TypeErrors naming the option). Sizes are checked later, against the
+ * objects (TypeErrors naming the option), `featureSpace` an object of a known type whose
+ * vocabulary repeats no name, `preprocess.tfidf`/`l2Normalize` booleans and `preprocess.idf` a
+ * Float32Array of finite values. Sizes are checked later, against the
  * content ({@linkcode applyModelFileOptions}).
  *
  * @param where names the caller in errors, e.g. "leml.toModelFile"
@@ -63,8 +69,50 @@ export function checkModelFileOptions(options: unknown, where: string): void {
     }
   }
   if (o.quantize !== undefined) parseSetting(where, "quantize", QUANTIZE, o.quantize);
-  for (const key of ["labelNames", "featureNames"]) {
-    const names = o[key];
+  for (const key of ["meta", "preprocess", "featureSpace"]) {
+    const v = o[key];
+    if (v !== undefined && (typeof v !== "object" || v === null || Array.isArray(v))) {
+      throw new TypeError(`${where}: option ${key} must be an object, got ${String(v)}`);
+    }
+  }
+  // a space of another type would be left out of the file (read as plain column indices)
+  const space = o.featureSpace as { type?: unknown; names?: unknown } | undefined;
+  if (space !== undefined && !SPACE_TYPES.includes(space.type as string)) {
+    throw new TypeError(
+      `${where}: option featureSpace.type must be one of ${SPACE_TYPES.join(", ")}, got ${
+        shown(space.type)
+      }`,
+    );
+  }
+  const pre = o.preprocess as Record<string, unknown> | undefined;
+  for (const flag of ["tfidf", "l2Normalize"]) {
+    const v = pre?.[flag];
+    if (v !== undefined && typeof v !== "boolean") {
+      throw new TypeError(
+        `${where}: option preprocess.${flag} must be true or false, got ${shown(v)}`,
+      );
+    }
+  }
+  if (pre?.idf !== undefined) {
+    if (!(pre.idf instanceof Float32Array)) {
+      throw new TypeError(`${where}: option preprocess.idf must be a Float32Array`);
+    }
+    const bad = pre.idf.findIndex((v) => !Number.isFinite(v));
+    if (bad >= 0) {
+      throw new RangeError(
+        `${where}: option preprocess.idf[${bad}] = ${pre.idf[bad]} is not finite`,
+      );
+    }
+  }
+  // a vocabulary given as featureSpace names its columns like featureNames
+  const vocabulary = space?.type === "vocabulary" ? space.names : undefined;
+  for (
+    const [key, names] of [
+      ["labelNames", o.labelNames],
+      ["featureNames", o.featureNames],
+      ["featureSpace.names", vocabulary],
+    ] as const
+  ) {
     if (names === undefined) continue;
     if (!Array.isArray(names)) {
       throw new TypeError(
@@ -93,12 +141,6 @@ export function checkModelFileOptions(options: unknown, where: string): void {
     }
     const empty = key === "labelNames" ? names.indexOf("") : -1;
     if (empty >= 0) throw new RangeError(`${where}: option labelNames[${empty}] is empty`);
-  }
-  for (const key of ["meta", "preprocess", "featureSpace"]) {
-    const v = o[key];
-    if (v !== undefined && (typeof v !== "object" || v === null || Array.isArray(v))) {
-      throw new TypeError(`${where}: option ${key} must be an object, got ${String(v)}`);
-    }
   }
 }
 
