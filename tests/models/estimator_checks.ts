@@ -2,7 +2,8 @@
  * The shared estimator check suite: every model runs it (see DEVELOPERS.md).
  *
  * `checkEstimator(name, factory)` registers one `Deno.test` with a step per check:
- * learning the planted structure, no mutation of inputs, no mutation of the model by
+ * learning the planted structure, no mutation of inputs (also of a batch with partially
+ * observed labels), no mutation of the model by
  * prediction, top-k consistent with the full scores, new labels and new features mid-stream,
  * save → SDK load gives the same top-k, restore(toState()) gives the same model, a replica
  * (restore of `toReplicaState()`, for the models that have it) predicts exactly like the model
@@ -11,7 +12,16 @@
  * `maxFeatures`/`maxLabels` is refused (naming the row and the setting) and changes nothing,
  * also after a restore, `learnOne` takes its
  * labels in any order and repeated, and a malformed query row or k is refused by
- * `predictTopK` and `predictScores` (an unknown feature is ignored).
+ * `predictTopK` and `predictScores` (an unknown feature is ignored). Also: `learnOne` on a
+ * sequence gives the model of `learnMany` on minibatches of that one row; restore(toState())
+ * after the features and labels grew mid-stream gives the same model, which grows on alike;
+ * `predictTopK` with any k (0, every k up to numLabels, past it) is the head of the full
+ * ranking, and the model file's top-k is the trainer's for every k (a query feature past
+ * `numFeatures` ignored by both); the same seed gives the same bytes (state and model file) in
+ * another process; settings given as strings (the command line's) give the model of the typed
+ * values; an unknown setting is refused by `create`, naming it; `toState()` and `restore` copy
+ * (the model learning on does not change an earlier state, writing into a state does not change
+ * the model).
  *
  * @module
  */
@@ -36,7 +46,15 @@ export type CheckName =
   | "badBatch"
   | "limits"
   | "learnOneLabels"
-  | "badQuery";
+  | "badQuery"
+  | "learnOneIsMany"
+  | "restoreAfterGrowth"
+  | "topkAnyK"
+  | "fileTopK"
+  | "seedProcesses"
+  | "stringSettings"
+  | "unknownSetting"
+  | "stateCopies";
 
 /** Options of {@linkcode checkEstimator}. */
 export interface EstimatorCheckOptions {
@@ -180,6 +198,27 @@ function* batches(
   }
 }
 
+/**
+ * `b` with partially observed labels: every third row fully observed (an empty observed row),
+ * the others observing their positives and the label after their first one.
+ */
+function withObserved(b: Batch, numLabels: number): Batch {
+  const n = b.y.numRows, rows: number[][] = [], full = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const pos = Array.from(b.y.indices.subarray(b.y.indptr[i], b.y.indptr[i + 1]));
+    full[i] = i % 3 === 0 ? 1 : 0;
+    const extra = pos.length ? (pos[0] + 1) % numLabels : 0;
+    rows.push(full[i] ? [] : [...new Set([...pos, extra])].sort((a, c) => a - c));
+  }
+  const indptr = new Int32Array(n + 1);
+  rows.forEach((r, i) => indptr[i + 1] = indptr[i] + r.length);
+  return {
+    ...b,
+    observed: { numRows: n, numCols: numLabels, indptr, indices: Int32Array.from(rows.flat()) },
+    fullyObserved: full,
+  };
+}
+
 function cloneBatch(b: Batch): Batch {
   return structuredClone(b);
 }
@@ -214,6 +253,97 @@ export function stateDifference(a: ModelState, b: ModelState): string | undefine
     if (!sameBytes(x, y)) return `tensor ${k} differs`;
   }
   return undefined;
+}
+
+/**
+ * A state as bytes (kind, config, scalars and tensors, names sorted; scalars as float64 bytes):
+ * equal states give equal bytes, so two processes can compare digests of them.
+ *
+ * @example
+ * ```ts ignore
+ * import { stateBytes } from "./estimator_checks.ts";
+ * const s = { kind: "br", config: {}, scalars: { step: 1 }, tensors: { w: new Float32Array(2) } };
+ * console.log(stateBytes(s).length > 8); // true
+ * ```
+ */
+export function stateBytes(state: ModelState): Uint8Array {
+  const names = Object.keys(state.tensors).sort(), scalars = Object.keys(state.scalars).sort();
+  const head = new TextEncoder().encode(JSON.stringify([
+    state.kind,
+    state.config,
+    scalars,
+    names.map((k) => [k, state.tensors[k].constructor.name, state.tensors[k].length]),
+  ]));
+  const parts = [
+    head,
+    bytesOf(Float64Array.from(scalars, (k) => state.scalars[k])),
+    ...names.map((k) => bytesOf(state.tensors[k])),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) out.set(p, o), o += p.length;
+  return out;
+}
+
+async function digest(bytes: Uint8Array): Promise<string> {
+  const h = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(h, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The other process of the `seedProcesses` check (JavaScript for `deno eval`, given the job as
+ * JSON): trains the model on the planted data like the check and prints the digests of its
+ * state and model file.
+ */
+const SEED_CHILD = `
+  const job = JSON.parse(Deno.args[0]);
+  const { plantedData, makeBatch, stateBytes } = await import(job.checks);
+  const factory = (await import(job.module))[job.exported];
+  const data = plantedData();
+  const m = factory.create({
+    ...job.options, numFeatures: data.numFeatures, numLabels: data.numLabels,
+  });
+  for (let s = 0; s < data.rows.length; s += job.batchSize) {
+    m.learnMany(makeBatch(data.rows.slice(s, s + job.batchSize), data.numFeatures, data.numLabels));
+  }
+  const digest = async (b) => Array.from(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", b)),
+    (x) => x.toString(16).padStart(2, "0"),
+  ).join("");
+  let file = "not exportable";
+  try {
+    file = await digest(m.toModelFile());
+  } catch (e) {
+    if (!(e instanceof TypeError)) throw e;
+  }
+  console.log(JSON.stringify({ state: await digest(stateBytes(m.toState())), file }));
+`;
+
+/** The full ranking of `x`'s labels by `predictScores` (ties by the smaller label). */
+function ranking(m: Estimator, x: SparseVector): { labels: number[]; scores: number[] } {
+  const s = m.predictScores(x);
+  const labels = Array.from(s.keys()).sort((a, b) => s[b] - s[a] || a - b);
+  return { labels, scores: labels.map((l) => s[l]) };
+}
+
+/** The top-k of a ranking. */
+function head(r: { labels: number[]; scores: number[] }, k: number) {
+  return { labels: r.labels.slice(0, k), scores: r.scores.slice(0, k) };
+}
+
+/** `x` with one more feature at `j` (past every index of `x`). */
+function withFeature(x: SparseVector, j: number): SparseVector {
+  return { indices: Int32Array.of(...x.indices, j), values: Float32Array.of(...x.values, 1) };
+}
+
+/** The message of what `f` throws (with the error's type), or "" when it returns. */
+function thrown(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+  }
+  return "";
 }
 
 function assertSameTopK(
@@ -312,6 +442,18 @@ export function checkEstimator(
             sameBytes(b.x.values, before.x.values) && sameBytes(b.y.indptr, before.y.indptr) &&
             sameBytes(b.y.indices, before.y.indices),
           "learnMany mutated its batch",
+        );
+      }
+      // a batch with partially observed labels (every third row fully observed)
+      for (const b of batches(data, bs)) {
+        const ob = withObserved(b, data.numLabels), before = cloneBatch(ob);
+        m.learnMany(ob);
+        assert(
+          sameBytes(ob.observed!.indptr, before.observed!.indptr) &&
+            sameBytes(ob.observed!.indices, before.observed!.indices) &&
+            sameBytes(ob.fullyObserved!, before.fullyObserved!) &&
+            sameBytes(ob.x.values, before.x.values) && sameBytes(ob.y.indices, before.y.indices),
+          "learnMany mutated its batch with observed labels",
         );
       }
       const r = data.rows[3];
@@ -607,6 +749,226 @@ export function checkEstimator(
         rows.forEach((x, i) => assert(r.predictScores(x).join() === before[i], `moved ${i}`));
       },
     });
+
+    await step(
+      "learnOneIsMany",
+      "learnOne on a sequence gives the model of learnMany on minibatches of one row",
+      () => {
+        const a = create(14, 0, 0), b = create(14, 0, 0);
+        for (const r of data.rows.slice(0, 48)) {
+          a.learnOne(r.x, r.labels);
+          const d = r.x.indices.length ? r.x.indices[r.x.indices.length - 1] + 1 : 0;
+          const l = r.labels.length ? r.labels[r.labels.length - 1] + 1 : 0;
+          b.learnMany(makeBatch([r], d, l));
+        }
+        const diff = stateDifference(structuredClone(a.toState()), structuredClone(b.toState()));
+        assert(diff === undefined, `learnOne vs learnMany of one row: ${diff}`);
+      },
+    );
+
+    await step(
+      "restoreAfterGrowth",
+      "restore(toState()) after features and labels grew mid-stream is the same model",
+      () => {
+        // starts with 6 labels and the label-owned features only; the noise block and the last
+        // two labels arrive mid-stream
+        const known = data.numLabels - 2, narrow = 3 * known;
+        const early = data.rows.filter((r) => r.labels.every((l) => l < known)).map((r) => {
+          const n = r.x.indices.findIndex((j) => j >= narrow);
+          const keep = n < 0 ? r.x.indices.length : n;
+          return {
+            x: { indices: r.x.indices.slice(0, keep), values: r.x.values.slice(0, keep) },
+            labels: r.labels,
+          };
+        });
+        const a = create(15, narrow, known);
+        train(a, { ...data, rows: early }, 1, narrow, known);
+        train(a, { ...data, rows: data.rows.slice(0, 96) }, 1);
+        assert(
+          a.numFeatures === data.numFeatures && a.numLabels === data.numLabels,
+          `sizes ${a.numFeatures} × ${a.numLabels} did not grow`,
+        );
+        const b = factory.restore(structuredClone(a.toState()));
+        assert(b.numFeatures === a.numFeatures && b.numLabels === a.numLabels, "restored sizes");
+        let diff = stateDifference(structuredClone(a.toState()), structuredClone(b.toState()));
+        assert(diff === undefined, `toState of the restored model: ${diff}`);
+        const file = (m: Estimator) => thrown(() => m.toModelFile()) || m.toModelFile();
+        const fa = file(a), fb = file(b);
+        assert(
+          typeof fa === "string" ? fa === fb : typeof fb !== "string" && sameBytes(fa, fb),
+          "the restored model writes another model file",
+        );
+        for (const r of probe) {
+          const x = withFeature(r.x, data.numFeatures + 7);
+          assert(
+            a.predictScores(x).join() === b.predictScores(x).join(),
+            "restored scores differ",
+          );
+          assertSameTopK(b.predictTopK(x, 5), a.predictTopK(x, 5), 0, "restored top-k");
+        }
+        // both grow on alike: a new feature and a new label after the restore
+        const grown = data.rows.slice(96, 160).map((r, i) =>
+          i % 8 === 0
+            ? {
+              x: withFeature(r.x, data.numFeatures + 1),
+              labels: Int32Array.of(...r.labels, data.numLabels),
+            }
+            : r
+        );
+        for (const m of [a, b]) {
+          train(m, { ...data, rows: grown }, 1, data.numFeatures + 2, data.numLabels + 1);
+        }
+        assert(
+          b.numFeatures === data.numFeatures + 2 && b.numLabels === data.numLabels + 1,
+          `restored model's sizes ${b.numFeatures} × ${b.numLabels} after growing`,
+        );
+        diff = stateDifference(structuredClone(a.toState()), structuredClone(b.toState()));
+        assert(diff === undefined, `restored model grew otherwise: ${diff}`);
+      },
+    );
+
+    await step(
+      "topkAnyK",
+      "predictTopK(k) is the head of the full ranking for every k; a feature past numFeatures is ignored",
+      () => {
+        const m = getTrained();
+        const L = m.numLabels;
+        for (const r of probe.slice(0, 6)) {
+          const full = ranking(m, r.x);
+          assert(
+            m.predictScores(withFeature(r.x, L + m.numFeatures)).join() ===
+              m.predictScores(r.x).join(),
+            "a feature past numFeatures changed the scores",
+          );
+          for (const k of [0, ...Array.from({ length: L }, (_, i) => i + 1), L + 1, 3 * L + 5]) {
+            const top = m.predictTopK(r.x, k);
+            assert(
+              top.labels.length === Math.min(k, L) && top.scores.length === top.labels.length,
+              `k = ${k}: ${top.labels.length} labels and ${top.scores.length} scores, ` +
+                `expected ${Math.min(k, L)}`,
+            );
+            assert(new Set(top.labels).size === top.labels.length, `k = ${k}: repeated labels`);
+            assertSameTopK(top, head(full, k), tol, `k = ${k} vs the ranking`);
+          }
+        }
+      },
+    );
+
+    // a model without a model file (skip.saveLoad) has no file top-k either
+    await t.step({
+      name:
+        "the model file's top-k is the trainer's for every k; a feature past numFeatures is ignored",
+      ignore: skip.fileTopK !== undefined || skip.saveLoad !== undefined,
+      fn() {
+        const m = getTrained();
+        const sdk = loadModel(m.toModelFile());
+        const L = m.numLabels;
+        for (const r of probe.slice(0, 6)) {
+          for (const x of [r.x, withFeature(r.x, m.numFeatures), withFeature(r.x, 1 << 20)]) {
+            for (let k = 0; k <= L + 2; k++) {
+              assertSameTopK(sdk.predictTopK(x, k), m.predictTopK(x, k), tol, `SDK, k = ${k}`);
+            }
+          }
+        }
+      },
+    });
+
+    await step("stringSettings", "settings given as strings give the model of typed values", () => {
+      const typed: Record<string, unknown> = {
+        ...options.createOptions,
+        seed: 17,
+        numFeatures: data.numFeatures,
+        numLabels: data.numLabels,
+      };
+      // every declared setting, at its value for these options, spelled out
+      const all = factory.settings ? { ...factory.settings.resolve(typed) } : typed;
+      const strings = Object.fromEntries(
+        Object.entries(all).map(([k, v]) => [k, typeof v === "object" ? v : String(v)]),
+      );
+      const few = { ...data, rows: data.rows.slice(0, 64) };
+      const models = [typed, all, strings].map((o) => {
+        const m = factory.create(o as Parameters<EstimatorFactory["create"]>[0]);
+        train(m, few, 1);
+        return structuredClone(m.toState());
+      });
+      let diff = stateDifference(models[0], models[1]);
+      assert(diff === undefined, `the defaults given explicitly gave another model: ${diff}`);
+      diff = stateDifference(models[1], models[2]);
+      assert(diff === undefined, `settings as strings gave another model: ${diff}`);
+    });
+
+    await step("unknownSetting", "an unknown setting is refused by create, naming it", () => {
+      for (const value of [1, "1", true]) {
+        const message = thrown(() =>
+          factory.create({ ...options.createOptions, seed: 1, notASetting: value })
+        );
+        assert(
+          message.startsWith("TypeError") && message.includes("notASetting"),
+          `create with notASetting = ${JSON.stringify(value)}: "${message}"`,
+        );
+      }
+    });
+
+    await step(
+      "stateCopies",
+      "toState and restore copy: neither the model nor the state sees the other's changes",
+      () => {
+        const m = create(18);
+        train(m, { ...data, rows: data.rows.slice(0, 64) }, 1);
+        const given = m.toState(), kept = structuredClone(given);
+        const r = factory.restore(given);
+        train(m, { ...data, rows: data.rows.slice(64, 128) }, 1);
+        let diff = stateDifference(kept, given);
+        assert(diff === undefined, `learning changed an earlier toState(): ${diff}`);
+        const now = structuredClone(m.toState());
+        for (const st of [m.toState(), given]) {
+          for (const t of Object.values(st.tensors)) t.fill(3);
+        }
+        diff = stateDifference(now, structuredClone(m.toState()));
+        assert(diff === undefined, `writing into toState()'s arrays changed the model: ${diff}`);
+        diff = stateDifference(kept, structuredClone(r.toState()));
+        assert(diff === undefined, `writing into the restored state changed the model: ${diff}`);
+      },
+    );
+
+    await step(
+      "seedProcesses",
+      "the same seed gives the same bytes (state and model file) in another process",
+      async () => {
+        const url = new URL(`../../src/models/${factory.kind}/mod.ts`, import.meta.url).href;
+        const mod = await import(url) as Record<string, unknown>;
+        const exported = Object.keys(mod).find((k) => mod[k] === factory);
+        assert(exported !== undefined, `${url} does not export this factory`);
+        // this process and another one train the same model and digest its state and file
+        const job = {
+          checks: import.meta.url,
+          module: url,
+          exported,
+          options: { ...options.createOptions, seed: 11 },
+          batchSize: bs,
+        };
+        const here = create(11);
+        for (const b of batches(data, bs)) here.learnMany(b);
+        const out = await new Deno.Command(Deno.execPath(), {
+          args: ["eval", "--quiet", SEED_CHILD, JSON.stringify(job)],
+          cwd: new URL("../../", import.meta.url),
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        const err = new TextDecoder().decode(out.stderr);
+        assert(out.success, `the other process failed: ${err}`);
+        const there = JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").pop()!);
+        let file = "not exportable";
+        try {
+          file = await digest(here.toModelFile());
+        } catch (e) {
+          if (!(e instanceof TypeError)) throw e;
+        }
+        const mine = { state: await digest(stateBytes(here.toState())), file };
+        assert(there.state === mine.state, "the state's bytes differ between two processes");
+        assert(there.file === mine.file, "the model file's bytes differ between two processes");
+      },
+    );
 
     await step("seed", "the same seed gives the same model", () => {
       const a = create(11), b = create(11);
