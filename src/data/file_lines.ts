@@ -11,6 +11,7 @@ import { openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { checkOptionKeys, isPlainObject, numberOption, shown } from "./option_check.ts";
 import { startsWithBom } from "./bom.ts";
+import { fromHex, lastBytes, sameBytes, toHex } from "./fingerprint.ts";
 
 /**
  * True when the file at `path` starts with the gzip magic bytes `1f 8b`; false when it does not
@@ -86,6 +87,8 @@ export interface FileLinesOptions {
   maxLineBytes?: number;
   /** The error of a too-long line (default `line is longer than N bytes`). */
   tooLong?: (maxLineBytes: number) => string;
+  /** Told why a resume reads the file from its start (it was replaced or rewritten). */
+  log?: (message: string) => void;
 }
 
 /**
@@ -93,7 +96,10 @@ export interface FileLinesOptions {
  * service's file follower without follow mode: {@linkcode FileLines.next} returns the next
  * complete lines, `[]` when a chunk completed none, `null` at the end of the file (a last line
  * without newline is returned before). A truncated or corrupt gzip file makes `next` throw a
- * `TypeError` naming the file.
+ * `TypeError` naming the file. A resume (`start` with an offset) checks that it is in the same
+ * file: a `start.ino` other than the file's, a `start.tail` (its {@linkcode FileLines.tail}) that
+ * the bytes before the offset do not match, or a file shorter than the offset, and the file is
+ * read from its start instead (`log` is told why).
  *
  * @example
  * ```ts
@@ -126,6 +132,15 @@ export class FileLines {
   #out: FileLinesLine[] = [];
   #ended = false;
   #closed = false;
+  /** The last bytes up to the end of the last complete line (see `tail`). */
+  #lineTail: Uint8Array | undefined;
+  /** The resume's checks, done at the first read: its inode and the bytes before its offset. */
+  #startIno: number | null | undefined;
+  #startTail: Uint8Array | undefined;
+  /** The last bytes skipped on the way to the resume's offset. */
+  #skipped: Uint8Array = new Uint8Array(0);
+  #ino: number | null = null;
+  readonly #log: (message: string) => void;
 
   /**
    * @param path the file (plain or gzip)
@@ -139,7 +154,10 @@ export class FileLines {
    */
   constructor(
     path: string,
-    start: { offset: number; line: number } = { offset: 0, line: 0 },
+    start: { offset: number; line: number; ino?: number | null; tail?: string } = {
+      offset: 0,
+      line: 0,
+    },
     options: FileLinesOptions = {},
   ) {
     const where = "FileLines";
@@ -149,7 +167,7 @@ export class FileLines {
     const safe = Number.MAX_SAFE_INTEGER;
     const offset = numberOption(where, "start.offset", start.offset, 0, 0, safe, true);
     const line = numberOption(where, "start.line", start.line, 0, 0, safe, true);
-    checkOptionKeys(where, options, ["maxLineBytes", "tooLong"]);
+    checkOptionKeys(where, options, ["maxLineBytes", "tooLong", "log"]);
     const maxLine = numberOption(
       where,
       "maxLineBytes",
@@ -170,10 +188,15 @@ export class FileLines {
     this.#toSkip = offset;
     this.#maxLine = maxLine;
     this.#tooLong = options.tooLong ?? ((n) => `line is longer than ${n} bytes`);
+    this.#log = options.log ?? (() => {});
+    this.#startIno = start.ino;
+    this.#startTail = offset > 0 ? fromHex(start.tail) : undefined;
     this.#splitter = new LineSplitter((buf, s, e) => this.#onLine(buf, s, e), {
       maxLineBytes: this.#maxLine,
       onTooLong: (_lineNo, length) => {
         this.offset += length + 1;
+        // its bytes are not kept: the tail starts again after it
+        this.#lineTail = new Uint8Array(0);
         this.#out.push({
           line: ++this.line,
           offset: this.offset,
@@ -185,6 +208,12 @@ export class FileLines {
 
   #onLine(buf: Uint8Array, s: number, e: number): void {
     const atFileStart = this.offset === 0;
+    // the line and its newline are the last bytes before the new offset (of a long line, its
+    // last 63 are enough)
+    const from = Math.max(s, e - 63), end = new Uint8Array(e - from + 1);
+    end.set(buf.subarray(from, e));
+    end[e - from] = 10;
+    this.#lineTail = lastBytes(this.#lineTail ?? new Uint8Array(0), end, end.length);
     this.offset += e - s + 1;
     const line = ++this.line;
     if (e > s && buf[e - 1] === 13) e--;
@@ -201,9 +230,16 @@ export class FileLines {
   async next(): Promise<FileLinesLine[] | null> {
     if (this.#closed || this.#ended) return null;
     if (this.#reader === undefined) {
+      this.#ino = (await Deno.stat(this.path)).ino;
+      const was = this.#startIno;
+      this.#startIno = undefined;
+      if (was !== undefined && was !== null && this.#ino !== null && was !== this.#ino) {
+        if (this.offset > 0) return this.#restart("was replaced since its position was saved");
+      }
       this.#reader = (await openSource(this.path, { name: this.path })).stream.getReader();
     }
     const r = await this.#reader.read();
+    if (r.done && this.#toSkip > 0) return this.#restart("is shorter than its saved position");
     if (r.done) {
       this.#ended = true;
       const partial = this.#splitter.hasPartialLine;
@@ -213,6 +249,7 @@ export class FileLines {
         const last = this.#out[this.#out.length - 1];
         last.offset--;
         this.offset--;
+        this.#lineTail = undefined; // its newline is not in the file
       }
       return this.#take() ?? null;
     }
@@ -220,10 +257,64 @@ export class FileLines {
     if (this.#toSkip > 0) {
       const n = Math.min(this.#toSkip, chunk.length);
       this.#toSkip -= n;
+      const saved = this.#startTail;
+      if (saved !== undefined) this.#skipped = lastBytes(this.#skipped, chunk, n);
       chunk = chunk.subarray(n);
+      if (this.#toSkip === 0 && saved !== undefined) {
+        this.#startTail = undefined;
+        const before = this.#skipped.subarray(Math.max(0, this.#skipped.length - saved.length));
+        if (!sameBytes(before, saved)) {
+          return this.#restart("was rewritten since its position was saved");
+        }
+        this.#lineTail = saved;
+      }
     }
     if (chunk.length > 0) this.#splitter.push(chunk);
     return this.#take() ?? [];
+  }
+
+  /** Reads the file again from its start, telling `log` why (`[]`: nothing read yet). */
+  #restart(why: string): FileLinesLine[] {
+    this.#log(`${this.path} ${why}: reading it from its start`);
+    this.#reader?.cancel().catch(() => {});
+    this.#reader = undefined;
+    this.offset = 0;
+    this.line = 0;
+    this.#toSkip = 0;
+    this.#startIno = undefined;
+    this.#startTail = undefined;
+    this.#skipped = new Uint8Array(0);
+    this.#lineTail = undefined;
+    return [];
+  }
+
+  /**
+   * The inode of the file (null before the first read, or where the platform has none): saved
+   * with the position, so that a resume can tell the file was replaced meanwhile.
+   */
+  get ino(): number | null {
+    return this.#ino;
+  }
+
+  /**
+   * The last bytes (up to 64, hex; decompressed for gzip) before the offset of the last line
+   * returned, where there is one in the file: saved with the position, so that a resume can tell
+   * the file changed meanwhile. Undefined before any line, and after a last line without newline.
+   *
+   * @example
+   * ```ts
+   * import { FileLines } from "./file_lines.ts";
+   * const path = await Deno.makeTempFile();
+   * await Deno.writeTextFile(path, '{"a":1}\n{"b":2}\n');
+   * const f = new FileLines(path);
+   * await f.next();
+   * console.log(f.tail); // 7b2261223a317d0a7b2262223a327d0a
+   * f.close();
+   * await Deno.remove(path);
+   * ```
+   */
+  get tail(): string | undefined {
+    return this.#lineTail === undefined ? undefined : toHex(this.#lineTail);
   }
 
   #take(): FileLinesLine[] | undefined {

@@ -16,6 +16,7 @@
  */
 import { lineTooLong } from "./event_limits.ts";
 import { startsWithBom } from "../data/bom.ts";
+import { FINGERPRINT, fromHex, lastBytes, sameBytes, toHex } from "../data/fingerprint.ts";
 
 /**
  * One line read from the file: its text, or why it cannot be used.
@@ -57,41 +58,6 @@ export interface FollowOptions {
   maxLineBytes?: number;
   /** Called with a message when the file was truncated or replaced. */
   log?: (message: string) => void;
-}
-
-/** Bytes before the read position that are compared again before each read. */
-const FINGERPRINT = 64;
-
-/** The last `FINGERPRINT` bytes of `prev` followed by `chunk[0, end)` (a copy). */
-function lastBytes(prev: Uint8Array, chunk: Uint8Array, end: number): Uint8Array {
-  if (end >= FINGERPRINT) return chunk.slice(end - FINGERPRINT, end);
-  const k = Math.min(prev.length, FINGERPRINT - end);
-  const out = new Uint8Array(k + end);
-  out.set(prev.subarray(prev.length - k), 0);
-  out.set(chunk.subarray(0, end), k);
-  return out;
-}
-
-function toHex(b: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < b.length; i++) s += b[i].toString(16).padStart(2, "0");
-  return s;
-}
-
-/** The bytes of a hex string of at most `FINGERPRINT` bytes, or undefined for anything else. */
-function fromHex(s: unknown): Uint8Array | undefined {
-  if (typeof s !== "string" || s.length > 2 * FINGERPRINT || !/^(?:[0-9a-f]{2})+$/.test(s)) {
-    return undefined;
-  }
-  const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**

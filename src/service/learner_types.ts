@@ -22,7 +22,8 @@ import type { IdWindowState } from "./id_window.ts";
  */
 export interface StreamPosition {
   /**
-   * Followed file: path, byte offset after the last applied line, that line's number, the
+   * File source (`--follow`, or `--data` and its gzip): path, byte offset after the last
+   * applied line (decompressed bytes for gzip), that line's number, the
    * file's inode (a resume whose file has another inode reads it from its start; absent in older
    * checkpoints: not checked) and `tail`, the last bytes before the offset in hex (a resume whose
    * file has other bytes there, truncated and written again, reads it from its start; absent:

@@ -883,7 +883,7 @@ export class LearningService implements ServiceHandle {
     }
     const maxLineBytes = l.parser.maxLineBytes;
     const f = gzip
-      ? new FileLines(path, pos, { maxLineBytes, tooLong: lineTooLong })
+      ? new FileLines(path, pos, { maxLineBytes, tooLong: lineTooLong, log: this.#log })
       : new FileFollower(path, pos, { follow, maxLineBytes, log: this.#log });
     try {
       while (!this.#stopping) {
@@ -903,11 +903,10 @@ export class LearningService implements ServiceHandle {
           else if (!isBlankLine(line.text) && l.ingestLine(line.text, path, line.line).ok) {
             any = true;
           }
-          l.position.file = { path, offset: line.offset, line: line.line };
-          if (f instanceof FileFollower) l.position.file.ino = f.ino;
+          l.position.file = { path, offset: line.offset, line: line.line, ino: f.ino };
         }
         // the bytes before the last line's offset (a resume checks the file still has them)
-        const tail = f instanceof FileFollower && lines.length > 0 ? f.tail : undefined;
+        const tail = lines.length > 0 ? f.tail : undefined;
         if (tail !== undefined) l.position.file!.tail = tail;
         if (any) this.#afterIngest();
         if (lines.length > 0) await this.#yielder.yield();

@@ -341,7 +341,7 @@ Deno.test("LineSplitter, FileLines: typo'd, fractional, string and negative sett
     await assertThrowsMsg(
       () => new FileLines(path, undefined, loose({ maxLinebytes: 10 })),
       TypeError,
-      'FileLines: unknown option "maxLinebytes" (known: maxLineBytes, tooLong)',
+      'FileLines: unknown option "maxLinebytes" (known: maxLineBytes, tooLong, log)',
     );
     // the service's start carries the path too
     const f = new FileLines(path, loose({ path, offset: 8, line: 1 }), { maxLineBytes: 100 });
