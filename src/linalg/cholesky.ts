@@ -9,8 +9,9 @@
  * Factors the SPD matrix `a` (n×n, row-major; only the lower triangle is read) as L·Lᵀ,
  * writing L into `out` (lower triangle; the strict upper triangle is zeroed). `out` may be `a`.
  * Throws a RangeError when `a` is not (numerically) positive definite (a pivot that is not a
- * finite positive number, e.g. from an infinite or NaN entry) or `n` is not a size; for a
- * singular positive semi-definite matrix, {@linkcode choleskyFactorShifted} factors it anyway.
+ * finite positive number, e.g. from an infinite or NaN entry), `n` is not a size or `out` holds
+ * fewer than n×n values; for a singular positive semi-definite matrix,
+ * {@linkcode choleskyFactorShifted} factors it anyway.
  *
  * @example
  * ```ts
@@ -21,6 +22,9 @@
  */
 export function choleskyFactor(a: Float64Array, n: number, out?: Float64Array): Float64Array {
   checkSize(a, n, "choleskyFactor");
+  if (out !== undefined && out.length < n * n) {
+    throw new RangeError(`choleskyFactor: out has ${out.length} < ${n * n} entries`);
+  }
   const l = out ?? new Float64Array(n * n);
   const bad = factorShifted(a, n, l, 0);
   if (bad !== undefined) {
@@ -36,7 +40,8 @@ export function choleskyFactor(a: Float64Array, n: number, out?: Float64Array): 
  * triangle is read) like {@linkcode choleskyFactor}, but when `a` is singular (or, by rounding,
  * slightly indefinite), as the Gram matrix of rank-deficient rows with no ridge is, factors
  * `a + δI` instead, with the smallest δ of `δ₀, 100·δ₀, …` (δ₀ = 1e-8, about √ε, times the
- * largest diagonal entry, or 1e-8 when the diagonal is zero) that factors: solving with it gives
+ * largest diagonal entry, or 1e-8 when the diagonal is zero; at least the smallest positive
+ * double) that factors, up to 1e-2 times the largest diagonal entry: solving with it gives
  * the ridge-limit (minimum-norm) solution for a right-hand side in the range of `a`, to about
  * 1e-8 relative. Returns δ (0 when `a` itself factors, and then the factor is exactly
  * {@linkcode choleskyFactor}'s). `a` is not modified; `out` must not be `a`.
@@ -72,8 +77,11 @@ export function choleskyFactorShifted(a: Float64Array, n: number, out: Float64Ar
     scale = Math.max(scale, Math.abs(a[i * n + i]));
   }
   if (scale === 0) scale = 1;
-  let delta = 1e-8 * scale, bad: FailedPivot | undefined;
-  for (; delta <= 1e-2 * scale; delta *= 100) {
+  // four shifts, 1e-8 to 1e-2 times scale: counted (comparing δ with 1e-2·scale skipped the last
+  // one where rounding left δ just above it, e.g. scale 3), and at least the smallest double (a
+  // subnormal scale made δ underflow to 0, and 0·100 looped forever)
+  let delta = Math.max(1e-8 * scale, Number.MIN_VALUE), bad: FailedPivot | undefined;
+  for (let tries = 0; tries < 4; tries++, delta *= 100) {
     bad = factorShifted(a, n, out, delta);
     if (bad === undefined) return delta;
   }
