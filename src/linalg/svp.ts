@@ -83,7 +83,10 @@ export interface SvpResult {
   rank: number;
   /** SVP iterations run. */
   iterations: number;
-  /** ‖P_Ω(G − M)‖_F / ‖P_Ω(G)‖_F of the returned M. */
+  /**
+   * ‖P_Ω(G − M)‖_F / ‖P_Ω(G)‖_F of the returned M: the iterate (the start included) with the
+   * lowest residual, so an iteration that raised it (and stopped the loop) is not returned.
+   */
   residual: number;
 }
 
@@ -318,6 +321,9 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
 
   let residual = computeS();
   let prev = Infinity;
+  // the iterate with the lowest residual seen (a step can raise it: a rise stops the loop, and
+  // the iterate before it is returned, not the worse one)
+  let best = { z, lam, residual };
   let it = 0;
   for (; it < iterations; it++) {
     if (residual < 1e-12 || (prev - residual) < tol * prev) break;
@@ -349,6 +355,7 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
           `(largest eigenvalue ${result.values[0]}); use a smaller eta (about 1 converges)`,
       );
     }
+    if (residual <= best.residual) best = { z, lam, residual };
   }
-  return { embedding: z, values: lam, rank: k, iterations: it, residual };
+  return { embedding: best.z, values: best.lam, rank: k, iterations: it, residual: best.residual };
 }
