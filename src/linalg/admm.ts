@@ -280,7 +280,8 @@ export function admmRegressor(
     // overflow or underflow (the CG's convergence test would stop it at once, leaving V = 0)
     const r = admmRegressor(x, z.map((v) => v / zMax), k, {
       ...options,
-      mu: mu / zMax,
+      // μ/s overflows for a subnormal Z: μ then outweighs everything (XV → 0) as MAX_VALUE does
+      mu: Math.min(mu / zMax, Number.MAX_VALUE),
       init: options.init?.map((v) => v / zMax),
     });
     for (let e = 0; e < r.v.length; e++) r.v[e] *= zMax;

@@ -29,7 +29,8 @@ export interface CgOptions {
  * starting point (warm start) and receives the solution. Returns the iterations used and the
  * final relative residual. Allocates three work vectors per call. A `b` whose entries reach
  * beyond 1e±150 (so that ‖b‖² would overflow or underflow) is solved as the scaled system
- * A (x/s) = b/s. CG stops early where A is not positive definite along its search direction
+ * A (x/s) = b/s; a starting point so far off that its residual's square overflows is replaced
+ * by 0. CG stops early where A is not positive definite along its search direction
  * (a singular or indefinite A): `x` then holds the last iterate, and the relative residual says
  * how far it is from a solution.
  *
@@ -74,6 +75,14 @@ export function conjugateGradient(
   if (bn === 0) {
     x.fill(0);
     return { iterations: 0, relativeResidual: 0 };
+  }
+  if (rr === Infinity) {
+    // a start so far off that ‖b − A x‖² overflows (e.g. an ordinary x with a b scaled up from
+    // 1e-200) made every step NaN: start from 0, whose residual is b
+    x.fill(0);
+    r.set(b);
+    p.set(b);
+    rr = bn * bn;
   }
   let it = 0;
   while (it < maxIt && Math.sqrt(rr) > tol * bn) {
@@ -211,6 +220,19 @@ export function conjugateGradientColumns(
     for (let c = 0; c < cols; c++) bn[c] += b[i * cols + c] * b[i * cols + c];
   }
   precondition(rz);
+  if (rr.includes(Infinity)) {
+    // a column whose start is so far off that ‖b_c − A_c x_c‖² overflows starts from 0 instead
+    // (its residual b_c), as in conjugateGradient
+    for (let i = 0; i < rows; i++) {
+      for (let c = 0; c < cols; c++) {
+        if (rr[c] === Infinity) {
+          x[i * cols + c] = 0;
+          r[i * cols + c] = b[i * cols + c];
+        }
+      }
+    }
+    precondition(rz);
+  }
   let live = 0;
   for (let c = 0; c < cols; c++) {
     bn[c] = Math.sqrt(bn[c]);

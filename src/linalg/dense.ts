@@ -98,7 +98,8 @@ export function symmetricEigen(
   for (let i = 0; i < n; i++) {
     const r: number[] = new Array(n);
     for (let j = 0; j < n; j++) {
-      const v = 0.5 * (a[i * n + j] + a[j * n + i]);
+      // halved before the sum: two entries near 1.8e308 overflowed their sum
+      const v = 0.5 * a[i * n + j] + 0.5 * a[j * n + i];
       if (!Number.isFinite(v)) {
         throw new RangeError(
           `symmetricEigen: entries (${i}, ${j}) = ${a[i * n + j]} and (${j}, ${i}) = ` +
