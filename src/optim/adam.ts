@@ -39,6 +39,8 @@ type Params = Float32Array | Float64Array;
  * One dense Adam step: updates `param[i]`, `m[i]`, `v[i]` for every i with gradient `grad[i]`,
  * at 1-based step `t` (bias correction).
  *
+ * @throws {RangeError} when `m`, `v` or `grad` is shorter than `param`, or `t` is not >= 1.
+ *
  * @example
  * ```ts
  * import { adamUpdate } from "./adam.ts";
@@ -60,6 +62,7 @@ export function adamUpdate(
       `adamUpdate: moments/gradient shorter than the parameters (${param.length})`,
     );
   }
+  checkStep(t, "adamUpdate");
   const b1 = options.beta1 ?? 0.9, b2 = options.beta2 ?? 0.999;
   const c1 = 1 - Math.pow(b1, t), c2 = 1 - Math.pow(b2, t);
   const step = options.lr * Math.sqrt(c2) / c1;
@@ -79,6 +82,9 @@ export function adamUpdate(
  * Lazy (row-sparse) Adam step: for q in [0, count), row `rows[q]` of the row-major `param`
  * (rows of `rowLen`) gets gradient `grad[q*rowLen .. (q+1)*rowLen)`. Rows not listed are not
  * touched (their moments do not decay), as in TensorFlow's LazyAdam.
+ *
+ * @throws {RangeError} when `m` or `v` is shorter than `param`, `rows` holds fewer than `count`
+ * rows or `grad` fewer than `count·rowLen` values, a row is out of range, or `t` is not >= 1.
  *
  * @example
  * ```ts
@@ -100,6 +106,15 @@ export function adamUpdateRows(
   t: number,
   options: AdamOptions,
 ): void {
+  const len = param.length;
+  if (m.length < len || v.length < len || count > rows.length || grad.length < count * rowLen) {
+    throw new RangeError(
+      `adamUpdateRows: ${count} rows of ${rowLen} need ${count} row indices, ` +
+        `${count * rowLen} gradient values and moments of ${len}, got ${rows.length}, ` +
+        `${grad.length} and ${Math.min(m.length, v.length)}`,
+    );
+  }
+  if (!(t >= 1)) checkStep(t, "adamUpdateRows");
   const b1 = options.beta1 ?? 0.9, b2 = options.beta2 ?? 0.999;
   const c1 = 1 - Math.pow(b1, t), c2 = 1 - Math.pow(b2, t);
   const step = options.lr * Math.sqrt(c2) / c1;
@@ -122,4 +137,12 @@ export function adamUpdateRows(
       param[i] -= step * mi / (Math.sqrt(vi) + epsHat);
     }
   }
+}
+
+/**
+ * Throws a RangeError naming `where` unless `t` is a 1-based step (a number >= 1): at t = 0 the
+ * bias correction 1 − β₁ᵗ is 0 and every parameter became NaN.
+ */
+function checkStep(t: number, where: string): void {
+  if (!(t >= 1)) throw new RangeError(`${where}: the step t must be >= 1 (1-based), got ${t}`);
 }

@@ -51,6 +51,9 @@ export function sgdUpdate(
  * Row-sparse SGD step: for q in [0, count), row `rows[q]` of the row-major `param` (rows of
  * `rowLen`) moves by `-lr * grad[q*rowLen .. (q+1)*rowLen)`.
  *
+ * @throws {RangeError} when `rows` holds fewer than `count` rows, `grad` fewer than
+ * `count·rowLen` values, or a row is out of range.
+ *
  * @example
  * ```ts
  * import { sgdUpdateRows } from "./sgd.ts";
@@ -67,6 +70,12 @@ export function sgdUpdateRows(
   rowLen: number,
   lr: number,
 ): void {
+  if (count > rows.length || grad.length < count * rowLen) {
+    throw new RangeError(
+      `sgdUpdateRows: ${count} rows of ${rowLen} need ${count} row indices and ` +
+        `${count * rowLen} gradient values, got ${rows.length} and ${grad.length}`,
+    );
+  }
   const lim = GRADIENT_LIMIT;
   for (let q = 0; q < count; q++) {
     const base = rows[q] * rowLen;
