@@ -1,7 +1,8 @@
 /**
  * Top-k selection with the project's tie rule (decreasing score, ties broken by the smaller label
- * index; NaN ranks below every number): the one implementation in the project, used by the SDK's
- * scorers and (through `sdk/internal.ts`) by the trainers and the evaluator.
+ * index; NaN ranks as -Infinity, below every finite number): the one implementation in the
+ * project, used by the SDK's scorers and (through `sdk/internal.ts`) by the trainers and the
+ * evaluator.
  *
  * @module
  */

@@ -220,7 +220,8 @@ export const u8s = (n: number): Uint8Array<ArrayBuffer> => new U8(n);
 export const f32s = (n: number): Float32Array<ArrayBuffer> => new F32(n);
 
 /**
- * `x` as a ranking score: NaN ranks below every number (-Infinity).
+ * `x` as a ranking score: NaN ranks as -Infinity (below every finite number; a tie with -Infinity
+ * goes by label).
  *
  * @example
  * ```ts
