@@ -43,6 +43,22 @@ export type LineResult =
   | { readonly ok: false; readonly reason: string };
 
 /**
+ * What {@linkcode EventParser.mark} records: the vocabularies' sizes and the feature extent.
+ *
+ * @example
+ * ```ts
+ * import type { ParseMark } from "./events.ts";
+ * const m: ParseMark = { labels: 3, features: 10, extent: 10 };
+ * console.log(m.labels); // 3
+ * ```
+ */
+export interface ParseMark {
+  readonly labels: number;
+  readonly features: number;
+  readonly extent: number;
+}
+
+/**
  * Validates event lines and maps them through feature and label vocabularies (which it owns).
  *
  * @example
@@ -249,26 +265,44 @@ export class EventParser {
   }
 
   /**
-   * Index keys: the feature extent `maxFeatureGrowth` counts from (the largest feature index
-   * parsed + 1, or the model's width). A caller refusing an event after its parse sets it back,
-   * as it takes the event's names back (`Vocabulary.truncate`).
+   * What parses may have grown so far: the label and feature vocabularies' sizes and (index keys)
+   * the feature extent `maxFeatureGrowth` counts from. A caller refusing events after their parse
+   * gives it back to {@linkcode EventParser.rollBack}.
    *
    * @example
    * ```ts
    * import { EventParser } from "./events.ts";
    * const p = new EventParser();
-   * const extent = p.featureExtent;
+   * const m = p.mark();
    * p.parseLine('{"features": {"9": 1}, "labels": ["cat"]}');
-   * console.log(extent, p.featureExtent); // 0 10
-   * p.featureExtent = extent; // the event was refused after its parse
+   * console.log(p.grewSince(m), p.labels.size); // true 1
+   * p.rollBack(m); // the event was refused after its parse
+   * console.log(p.grewSince(m), p.labels.size); // false 0
    * ```
    */
-  get featureExtent(): number {
-    return this.#guard.featureExtent;
+  mark(): ParseMark {
+    return {
+      labels: this.labels.size,
+      features: this.features.size,
+      extent: this.#guard.featureExtent,
+    };
   }
 
-  set featureExtent(extent: number) {
-    this.#guard.featureExtent = extent;
+  /** Whether a parse since `m` ({@linkcode EventParser.mark}) added names or widened the extent. */
+  grewSince(m: ParseMark): boolean {
+    return this.labels.size > m.labels || this.features.size > m.features ||
+      this.#guard.featureExtent > m.extent;
+  }
+
+  /**
+   * Takes back what the parses since `m` ({@linkcode EventParser.mark}) grew: their new names
+   * (`Vocabulary.truncate`) and the feature extent, so that refused events neither keep names
+   * nor widen what the next event may grow from.
+   */
+  rollBack(m: ParseMark): void {
+    this.labels.truncate(m.labels);
+    this.features.truncate(m.features);
+    this.#guard.featureExtent = m.extent;
   }
 
   /**

@@ -390,8 +390,7 @@ export class StreamLearner {
    * ```
    */
   ingestLine(line: string, source: string, lineNo: number | string): IngestLineResult {
-    const p = this.parser, labels = p.labels.size, features = p.features.size;
-    const extent = p.featureExtent;
+    const p = this.parser, mark = p.mark();
     const r = p.parseLine(line);
     if (!r.ok) {
       this.reject(source, lineNo, r.reason);
@@ -400,9 +399,7 @@ export class StreamLearner {
     const refusal = this.refusal(r.event);
     if (refusal !== undefined) {
       // a refused event changes nothing: the names its parse added are taken back
-      p.labels.truncate(labels);
-      p.features.truncate(features);
-      p.featureExtent = extent;
+      p.rollBack(mark);
       this.reject(source, lineNo, refusal);
       return { ok: false, reason: refusal };
     }

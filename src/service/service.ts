@@ -56,6 +56,7 @@ import type {
   StorageStatus,
 } from "./service_types.ts";
 import { startsWithBom } from "../data/bom.ts";
+import type { ParseMark } from "./events.ts";
 export type * from "./service_types.ts";
 
 const MAX_REPORTED_REJECTS = 100;
@@ -381,7 +382,7 @@ export class LearningService implements ServiceHandle {
     // The vocabularies' sizes before this body's first new name, and whether something else may
     // have used or recorded its names since (another parse, a checkpoint or replica snapshot
     // taken while it yielded): a body the log refuses takes its names back only when nothing did.
-    let grewFrom: { labels: number; features: number; extent: number } | undefined;
+    let grewFrom: ParseMark | undefined;
     let namesShared = false;
     // 1. parse and validate (nothing is applied yet; new names join the vocabularies)
     while (!stopped && start < bytes.length) {
@@ -401,8 +402,7 @@ export class LearningService implements ServiceHandle {
         reject(lineTooLong(maxLine));
         continue;
       }
-      const labels0 = parser.labels.size, features0 = parser.features.size;
-      const extent0 = parser.featureExtent;
+      const mark = parser.mark();
       let ev = parser.parseAscii(bytes, lineStart, e);
       if (ev === undefined) {
         let text: string;
@@ -429,20 +429,15 @@ export class LearningService implements ServiceHandle {
       }
       const refusal = l.refusal(ev);
       if (refusal !== undefined) {
-        // a refused event changes nothing: the names its parse added are taken back
-        parser.labels.truncate(labels0);
-        parser.features.truncate(features0);
-        parser.featureExtent = extent0; // nor does it widen what the next event may grow from
+        // a refused event changes nothing: the names its parse added are taken back, nor does it
+        // widen what the next event may grow from
+        parser.rollBack(mark);
         endRun();
         reject(refusal);
         continue;
       }
       events.push(ev);
-      if (
-        grewFrom === undefined &&
-        (parser.labels.size > labels0 || parser.features.size > features0 ||
-          parser.featureExtent > extent0)
-      ) grewFrom = { labels: labels0, features: features0, extent: extent0 };
+      if (grewFrom === undefined && parser.grewSince(mark)) grewFrom = mark;
       if (e === end && end < bytes.length) {
         // the line and its newline, as received
         if (runStart < 0) runStart = lineStart;
@@ -504,9 +499,7 @@ export class LearningService implements ServiceHandle {
           // nothing of the body is applied: nor do its new names stay (repeated failures would
           // fill --max-labels), unless something may have used or recorded them meanwhile
           if (grewFrom !== undefined && !namesShared && parser.namesUsed === usedAfterParse) {
-            parser.labels.truncate(grewFrom.labels);
-            parser.features.truncate(grewFrom.features);
-            parser.featureExtent = grewFrom.extent;
+            parser.rollBack(grewFrom);
           }
           return (err as Error).message;
         }
