@@ -37,6 +37,57 @@ export async function runMain(
 }
 
 /**
+ * Runs `tagstream serve --no-auth --quiet --port 0 --state-dir DIR ARGS` as a child process for at
+ * most `ms`; a run still going then is killed (`code` null: it started serving).
+ *
+ * @example
+ * ```ts
+ * import { runServe } from "./helpers.ts";
+ * const dir = await Deno.makeTempDir();
+ * const r = await runServe(dir, ["--group", "g"]);
+ * console.log(r.code); // 2
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function runServe(
+  stateDir: string,
+  args: string[],
+  ms = 20_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      new URL("../../src/cli/main.ts", import.meta.url).pathname,
+      "serve",
+      "--no-auth",
+      "--quiet",
+      "--port",
+      "0",
+      "--state-dir",
+      stateDir,
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
+  }).spawn();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill("SIGKILL");
+  }, ms);
+  const out = await child.output();
+  clearTimeout(timer);
+  const dec = new TextDecoder();
+  return {
+    code: timedOut ? null : out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+  };
+}
+
+/**
  * Runs `tagstream ARGS` in this process ({@linkcode runMain}) and asserts the exit `code` and that
  * stderr matches every pattern. A usage error (exit 2) must print nothing on stdout, no stack
  * trace and no raw OS error.

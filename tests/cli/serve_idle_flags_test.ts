@@ -4,48 +4,7 @@
 // abc` passed), `--redis-ca-file` with a `redis://` source (no TLS) and `--no-label-index` with
 // `--same-thread`. Each case is a child process that must exit 2 at once, naming the flags; the
 // old code started serving instead (killed here after a while).
-import { assert, assertEquals } from "./helpers.ts";
-
-const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
-
-/** Runs `tagstream serve ARGS` for at most `ms`; a run still going then is killed (code null). */
-async function serve(
-  stateDir: string,
-  args: string[],
-  ms = 20_000,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      MAIN,
-      "serve",
-      "--no-auth",
-      "--quiet",
-      "--port",
-      "0",
-      "--state-dir",
-      stateDir,
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
-  }).spawn();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill("SIGKILL");
-  }, ms);
-  const out = await child.output();
-  clearTimeout(timer);
-  const dec = new TextDecoder();
-  return {
-    code: timedOut ? null : out.code,
-    stdout: dec.decode(out.stdout),
-    stderr: dec.decode(out.stderr),
-  };
-}
+import { assert, assertEquals, runServe } from "./helpers.ts";
 
 Deno.test("serve refuses Redis flags without --source and other flags it would ignore", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tagstream_serve_idle_" });
@@ -73,7 +32,7 @@ Deno.test("serve refuses Redis flags without --source and other flags it would i
       ],
     ];
     for (const [args, re] of cases) {
-      const r = await serve(dir, args);
+      const r = await runServe(dir, args);
       assertEquals(r.code, 2, `${args.join(" ")}: ${r.code === null ? "still serving" : r.stderr}`);
       assert(re.test(r.stderr.trim()), `${args.join(" ")}: ${r.stderr}`);
     }

@@ -6,9 +6,8 @@
 import { parseFlags } from "../../src/cli/commands/args.ts";
 import { SERVE_FLAGS, serviceOptionsFromFlags } from "../../src/cli/commands/serve_flags.ts";
 import { checkRedisOptions } from "../../src/service/redis_source.ts";
-import { assert, assertEquals } from "./helpers.ts";
+import { assert, assertEquals, runServe } from "./helpers.ts";
 
-const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
 const SOURCE = ["--source", "redis://127.0.0.1:1"];
 
 Deno.test("serve --redis-reply-timeout-ms reaches the Redis source's options (default 10000)", async () => {
@@ -24,39 +23,6 @@ Deno.test("serve --redis-reply-timeout-ms reaches the Redis source's options (de
   assertEquals(await options(["--redis-reply-timeout-ms", "2147483647"]), 2147483647);
 });
 
-/** Runs `tagstream serve ARGS` for at most 20 s; a run still going then is killed (code null). */
-async function serve(
-  stateDir: string,
-  args: string[],
-): Promise<{ code: number | null; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      MAIN,
-      "serve",
-      "--no-auth",
-      "--quiet",
-      "--port",
-      "0",
-      "--state-dir",
-      stateDir,
-      ...args,
-    ],
-    stdout: "null",
-    stderr: "piped",
-    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
-  }).spawn();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill("SIGKILL");
-  }, 20_000);
-  const out = await child.output();
-  clearTimeout(timer);
-  return { code: timedOut ? null : out.code, stderr: new TextDecoder().decode(out.stderr) };
-}
-
 Deno.test("serve refuses an out-of-range --redis-reply-timeout-ms with one line naming the flag", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tagstream_reply_timeout_" });
   try {
@@ -71,7 +37,7 @@ Deno.test("serve refuses an out-of-range --redis-reply-timeout-ms with one line 
       ],
     ];
     for (const [args, text] of cases) {
-      const r = await serve(dir, args);
+      const r = await runServe(dir, args);
       const what = args.join(" ");
       assertEquals(r.code, 2, `${what}: ${r.code === null ? "still serving" : r.stderr}`);
       const lines = r.stderr.trim().split("\n");
