@@ -16,6 +16,24 @@ import { mulberry32 } from "../mulberry32.ts";
 import type { ServiceOptions } from "../../src/service/service.ts";
 
 /**
+ * `serve` flags of a small OVA learner thread (seed 3, 16 labels per feature, minibatches of 8,
+ * no automatic publishing, no POP), for the learner-thread tests.
+ */
+export const OVA_THREAD_FLAGS: readonly string[] = [
+  "--model",
+  "ova",
+  "--option",
+  "seed=3",
+  "--option",
+  "maxLabelsPerFeature=16",
+  "--batch-size",
+  "8",
+  "--publish-every",
+  "0",
+  "--no-prune",
+];
+
+/**
  * Options of a small test service: LEML rank 4 (seed 1), minibatches of 4, no automatic
  * publishing, no log.
  */

@@ -10,6 +10,7 @@ import {
   assert,
   assertEquals,
   assertThrowsMsg,
+  OVA_THREAD_FLAGS,
   plantedEvents,
   serviceOptions,
   withTempDir,
@@ -307,21 +308,7 @@ function syntheticEvents(n: number, seed: number, numLabels: number): string[] {
   );
 }
 
-const OVA_FLAGS = [
-  "--model",
-  "ova",
-  "--option",
-  "seed=3",
-  "--option",
-  "maxLabelsPerFeature=16",
-  "--batch-size",
-  "8",
-  "--publish-every",
-  "0",
-  "--no-prune",
-];
-
-/** An ova service on this thread with the options of OVA_FLAGS. */
+/** An ova service on this thread with the options of OVA_THREAD_FLAGS. */
 function openOvaSameThread(dir: string): Promise<LearningService> {
   return LearningService.open({
     factory: ova,
@@ -355,7 +342,7 @@ Deno.test("learner thread: an ova replica kept up to date by deltas answers like
     await withTempDir(async (dirB) => {
       const t = await LearnerThread.open({
         workerUrl: WORKER,
-        init: ["--state-dir", dirA, ...OVA_FLAGS],
+        init: ["--state-dir", dirA, ...OVA_THREAD_FLAGS],
         factory: ova,
       });
       const s = await openOvaSameThread(dirB);
@@ -408,7 +395,7 @@ Deno.test("learner thread: a replica that fails to apply a delta keeps answering
     await withTempDir(async (dirB) => {
       const t = await LearnerThread.open({
         workerUrl: WORKER,
-        init: ["--state-dir", dirA, ...OVA_FLAGS],
+        init: ["--state-dir", dirA, ...OVA_THREAD_FLAGS],
         factory: flaky,
       });
       const s = await openOvaSameThread(dirB);

@@ -7,22 +7,9 @@ import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 import type { EstimatorFactory } from "../../src/models/estimator.ts";
 import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
-import { assert, assertEquals, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, OVA_THREAD_FLAGS, withTempDir } from "./helpers.ts";
 
 const WORKER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
-const FLAGS = [
-  "--model",
-  "ova",
-  "--option",
-  "seed=3",
-  "--option",
-  "maxLabelsPerFeature=16",
-  "--batch-size",
-  "8",
-  "--publish-every",
-  "0",
-  "--no-prune",
-];
 
 function events(n: number, seed: number, numLabels: number): string {
   return [...syntheticExamples({ rows: n, numFeatures: 800, numLabels, avgNnz: 10, seed })].map(
@@ -60,7 +47,7 @@ Deno.test("learner thread: a full snapshot that fails during a resync is asked f
   await withTempDir(async (dir) => {
     const t = await LearnerThread.open({
       workerUrl: WORKER,
-      init: ["--state-dir", dir, ...FLAGS],
+      init: ["--state-dir", dir, ...OVA_THREAD_FLAGS],
       factory: flaky,
       labelIndex: { enabled: false },
     });
