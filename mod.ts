@@ -158,6 +158,7 @@ export {
   EventParser,
   type GrowthLimits,
   type LineResult,
+  type ParseMark,
 } from "./src/service/events.ts";
 export type { TextSettings } from "./sdk/mod.ts";
 export { type AppOptions, createApp, type ServiceApp } from "./src/service/http_app.ts";

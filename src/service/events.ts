@@ -53,8 +53,11 @@ export type LineResult =
  * ```
  */
 export interface ParseMark {
+  /** The label vocabulary's size. */
   readonly labels: number;
+  /** The feature vocabulary's size. */
   readonly features: number;
+  /** Index keys: the feature extent `maxFeatureGrowth` counts from. */
   readonly extent: number;
 }
 
