@@ -1,6 +1,7 @@
 /**
  * `tagstream eval`: the metrics of a state directory's model (or of a model file, through the
- * SDK) on a labelled XC test file. Labels are matched by name: the test file's label names
+ * SDK) on a labelled XC test file or labelled NDJSON events (their raw text and features, scored
+ * as `/predict` scores them: `./eval_events.ts`). Labels are matched by name: the test file's label names
  * (`NAME.labels.txt`, or the indices) are looked up in the model's label vocabulary, labels the
  * model never saw count as misses (the model cannot score them, so they are never ranked).
  * When both address labels by index (the model's label names are its indices), the test file
@@ -24,14 +25,17 @@ import { namedModelError, readModelArg } from "./inspect.ts";
 import { openState } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { propensityFlags } from "./propensity_flags.ts";
+import { evaluateEvents, labelNameCounts } from "./eval_events.ts";
+import { type LabelledEvent, readLabelledEvents } from "../../data/labelled_events.ts";
+import { formatFromName } from "../../data/readers.ts";
 
 const USAGE =
   `tagstream eval (--state-dir DIR | --model-file FILE.tsm) (--dataset NAME | --data FILE) [options]
 tagstream eval --predictions FILE --dataset NAME
 
 Metrics (P@k, nDCG@k, PSP@k, PSnDCG@k in percent; AUCs, Hamming loss as fractions) of a model on
-a labelled XC test file, and the standard errors of the ranking metrics over the test rows
-(stdErr); prints one JSON object.
+a labelled XC test file or on labelled NDJSON events, and the standard errors of the ranking
+metrics over the test rows (stdErr); prints one JSON object.
 
   --state-dir DIR       the model of a serve/train state directory (its checkpoint)
   --model-file FILE     a model file, scored through the SDK (-: stdin)
@@ -39,27 +43,44 @@ a labelled XC test file, and the standard errors of the ranking metrics over the
                         label names from NAME.labels.txt
   --data-dir DIR        data directory (default $TAGSTREAM_DATA, else ./data)
   --data FILE           test on this XC file instead (gzip too; -: stdin)
-  --train FILE          propensities from this XC training file (with --data; it must have
-                        the test file's number of labels; -: stdin)
-  --labels FILE         label names of the test file, one per line
+  --format F            xc or ndjson (default: ndjson for .ndjson/.jsonl names, else xc; with
+                        --dataset: NAME.test.ndjson and NAME.train.ndjson)
+  --train FILE          propensities from this training file (with --data; XC: it must have
+                        the test file's number of labels; NDJSON: label counts by name; -: stdin)
+  --labels FILE         label names of an XC test file, one per line
   --k K                 largest cut-off (default 5; at most the model's number of labels)
   --predictions FILE    evaluate a predictions file (label:score pairs per test row) instead;
                         labels a line does not list are not predicted (never ranked)
   --propensity-a A      the propensities of PSP@k and PSnDCG@k, 1/(1 + C·(N_l + B)^-A)
   --propensity-b B      (default 0.55 and 1.5; Wikipedia-LSHTC 0.5 and 0.4, Amazon 0.6 and 2.6)
 
+NDJSON test events are the training events' format ({"text", "features", "labels"}): each is
+scored from its text (when the model was trained on text) and its features, as POST /predict
+and the SDK score them, and its labels (names or indices) are matched to the model's by name.
+
 Labels the model never saw are misses. A test file whose number of labels differs from an
 index-labelled model's is refused (another dataset); a different number of features is
 reported in "features" (with a warning when the file is narrower than the model).
 
-Example:
-  npx deno task tagstream eval --state-dir state --dataset bibtex`;
+Examples:
+  npx deno task tagstream eval --state-dir state --dataset bibtex
+  npx deno task tagstream eval --model-file debtags-text.tsm --dataset debtags --format ndjson`;
 
 /** A model to evaluate: scores over its own labels, and their names. */
 interface NamedModel extends ScoringModel {
   numFeatures: number;
   numLabels: number;
   labelName(l: number): string;
+}
+
+/** A loaded model: it also scores an event's raw input (text and features) as `/predict` does. */
+interface EvalModel extends NamedModel {
+  scoreEvent(e: LabelledEvent): Float32Array;
+}
+
+/** The TypeError of an event that has no features for a model that reads no text. */
+function noFeatures(): never {
+  throw new TypeError("the event has no 'features' and the model was not trained on text");
 }
 
 /**
@@ -135,7 +156,7 @@ export function evaluateByName(
 }
 
 /** A model file scored through the SDK (full score vectors from its top-L). */
-async function sdkModel(path: string): Promise<NamedModel> {
+async function sdkModel(path: string): Promise<EvalModel> {
   // Loaded on demand: the other commands do not depend on the SDK.
   const { loadModel } = await import("../../../sdk/mod.ts");
   const bytes = await readModelArg("--model-file", path);
@@ -146,15 +167,22 @@ async function sdkModel(path: string): Promise<NamedModel> {
     throw namedModelError(e, path);
   }
   const L = m.numLabels;
+  const readsText = (m.featureSpace as { text?: unknown } | undefined)?.text !== undefined;
+  const scores = (x: Parameters<typeof m.predictTopK>[0], out?: Float32Array) => {
+    const s = out !== undefined && out.length === L ? out : new Float32Array(L);
+    const t = m.predictTopK(x, L);
+    for (let i = 0; i < t.labels.length; i++) s[t.labels[i]] = t.scores[i];
+    return s;
+  };
   return {
     numFeatures: m.numFeatures,
     numLabels: L,
     labelName: (l) => m.labelName(l),
-    predictScores(x: SparseVector, out?: Float32Array): Float32Array {
-      const s = out !== undefined && out.length === L ? out : new Float32Array(L);
-      const t = m.predictTopK(x, L);
-      for (let i = 0; i < t.labels.length; i++) s[t.labels[i]] = t.scores[i];
-      return s;
+    predictScores: (x: SparseVector, out?: Float32Array) => scores(x, out),
+    scoreEvent(e) {
+      const features = e.features as Record<string, number> | undefined;
+      if (readsText && e.text !== undefined) return scores({ text: e.text, features });
+      return scores(features ?? noFeatures());
     },
   };
 }
@@ -223,6 +251,26 @@ async function checkDir(what: string, path: string): Promise<void> {
   if (!info.isDirectory) throw new TypeError(`${what}: is not a directory`);
 }
 
+/**
+ * The test set's format: `--format` (xc or ndjson), else from the `--data` file's name (ndjson for
+ * `.ndjson`/`.jsonl`), else xc.
+ */
+function evalFormat(flag: string | undefined, data: string | undefined): "xc" | "ndjson" {
+  if (flag !== undefined) {
+    if (flag === "xc" || flag === "ndjson") return flag;
+    throw new TypeError(`tagstream eval: --format must be xc or ndjson, got '${flag}'`);
+  }
+  if (data === undefined || data === "-") return "xc";
+  const f = formatFromName(data);
+  if (f === "libsvm") {
+    throw new TypeError(
+      `tagstream eval: --data ${data}: eval reads XC files and NDJSON events, not LIBSVM ` +
+        `(give --format xc for an XC file of another name)`,
+    );
+  }
+  return f;
+}
+
 /** The `eval` command. */
 export const evalCommand: Command = {
   name: "eval",
@@ -241,6 +289,7 @@ export const evalCommand: Command = {
       predictions: "string",
       "propensity-a": "string",
       "propensity-b": "string",
+      format: "string",
     });
     if (f.values.help) {
       console.log(USAGE);
@@ -279,19 +328,33 @@ export const evalCommand: Command = {
     if ((testPath === undefined) === (dataset === undefined)) {
       throw new TypeError("tagstream eval: give exactly one of --dataset NAME or --data FILE");
     }
+    const format = evalFormat(
+      stringFlag(f, "format"),
+      dataset === undefined ? testPath : undefined,
+    );
     let testWhat: string, trainWhat: string | undefined;
     if (dataset !== undefined) {
       // the dataset names its training file and its data directory
       refuseFlags(f, ["train"], "--dataset");
       const dir = resolveDataDir(stringFlag(f, "data-dir"));
-      testPath = `${dir}/${dataset}.test.txt`;
-      trainPath = `${dir}/${dataset}.train.txt`;
+      const ext = format === "ndjson" ? "ndjson" : "txt";
+      testPath = `${dir}/${dataset}.test.${ext}`;
+      trainPath = `${dir}/${dataset}.train.${ext}`;
       testWhat = `--dataset ${dataset}: ${testPath}`;
       trainWhat = `--dataset ${dataset}: ${trainPath}`;
     } else {
       refuseFlags(f, ["data-dir"], "--data");
       testWhat = `--data ${testPath}`;
       if (trainPath !== undefined) trainWhat = `--train ${trainPath}`;
+    }
+    if (format === "ndjson") {
+      refuseFlags(f, ["labels"], "NDJSON test events (their labels are named in the events)");
+      if (trainPath !== undefined && trainPath !== "-" && formatFromName(trainPath) !== "ndjson") {
+        throw new TypeError(
+          `tagstream eval: ${trainWhat}: NDJSON test events take their propensities from NDJSON ` +
+            `training events (.ndjson or .jsonl; labels are matched by name)`,
+        );
+      }
     }
     // one of --data, --train and --model-file may be `-`: stdin is read once
     const fromStdin = [["data", testPath], ["train", trainPath], ["model-file", modelFile]]
@@ -305,16 +368,24 @@ export const evalCommand: Command = {
     if (trainPath !== undefined) await checkFile(trainWhat!, trainPath, true);
     const labelsFlag = stringFlag(f, "labels");
     if (labelsFlag !== undefined) await checkFile(`--labels ${labelsFlag}`, labelsFlag);
-    let model: NamedModel;
+    let model: EvalModel;
     if (stateDir !== undefined) {
       await checkDir(`--state-dir ${stateDir}`, stateDir);
       const l = await openState(stateDir);
-      const est = l.estimator, names = l.parser.labels.names;
+      const est = l.estimator, names = l.parser.labels.names, parser = l.parser;
+      const readsText = parser.limits.text !== undefined;
       model = {
         numFeatures: est.numFeatures,
         numLabels: est.numLabels,
         labelName: (i) => names[i] ?? String(i),
         predictScores: (x, out) => est.predictScores(x, out),
+        scoreEvent(e) {
+          const d = est.numFeatures;
+          if (readsText && e.text !== undefined) {
+            return est.predictScores(parser.textForPredict(e.text, e.features, d));
+          }
+          return est.predictScores(parser.featuresForPredict(e.features ?? noFeatures(), d));
+        },
       };
     } else {
       model = await sdkModel(modelFile!);
@@ -326,6 +397,46 @@ export const evalCommand: Command = {
         `--k ${k} is above the ${model.numLabels} labels of the model ${modelName}: give ` +
           `--k ${Math.max(1, model.numLabels)} or less`,
       );
+    }
+    if (format === "ndjson") {
+      const events = await readLabelledEvents(testPath!, testPath === "-" ? undefined : testPath);
+      let train: { counts: Map<string, number>; rows: number } | undefined;
+      if (trainPath !== undefined) {
+        const trainEvents = await readLabelledEvents(
+          trainPath,
+          trainPath === "-" ? undefined : trainPath,
+        );
+        if (trainEvents.length === 0) {
+          throw new RangeError(
+            `${trainPath} has no events: no label frequencies for the propensities`,
+          );
+        }
+        train = { counts: labelNameCounts(trainEvents), rows: trainEvents.length };
+      }
+      const r = evaluateEvents(model, events, testPath!, train, k, propensity);
+      const warnings: string[] = [];
+      const testLabels = new Set(events.flatMap((e) => e.labels)).size;
+      if (model.numLabels > 0 && testLabels > 0 && r.unknownLabels === testLabels) {
+        warnings.push(
+          `none of the ${testLabels} labels of ${testPath} is known to the model ${modelName}: ` +
+            `is it another dataset?`,
+        );
+      }
+      for (const w of warnings) console.error(`tagstream eval: warning: ${w}`);
+      console.log(JSON.stringify({
+        test: testPath,
+        format,
+        model: modelName,
+        rows: r.rows,
+        unknownLabels: r.unknownLabels,
+        features: { model: model.numFeatures },
+        propensitiesFrom: trainPath ?? testPath,
+        propensity,
+        metrics: r.metrics,
+        stdErr: r.stdErr,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      }));
+      return 0;
     }
     const test = await loadXcFile(testPath!);
     if (test.x.numRows === 0) {

@@ -1,0 +1,126 @@
+/**
+ * `tagstream eval` on labelled NDJSON events: each event's raw input (its text and features) is
+ * scored by the model as `/predict` and the SDK score it, and its true labels are matched to the
+ * model's by name (labels the model never saw are misses: never ranked).
+ *
+ * @module
+ */
+import type { LabelledEvent } from "../../data/labelled_events.ts";
+import { Evaluator } from "../../metrics/evaluate.ts";
+import { propensities } from "../../metrics/propensity.ts";
+
+/**
+ * A model that scores an event's raw input: the scores of its `numLabels` labels.
+ *
+ * @example
+ * ```ts
+ * import type { EventScorer } from "./eval_events.ts";
+ * const m: EventScorer = { numLabels: 1, labelName: () => "a", scoreEvent: () => Float32Array.of(1) };
+ * console.log(m.labelName(0)); // a
+ * ```
+ */
+export interface EventScorer {
+  /** Its number of labels. */
+  numLabels: number;
+  /** The name of label `l`. */
+  labelName(l: number): string;
+  /** The scores of its labels for the event (throws a TypeError naming a bad field). */
+  scoreEvent(e: LabelledEvent): Float32Array;
+}
+
+/**
+ * How often each label name is true in `events` (the training events of the propensities).
+ *
+ * @example
+ * ```ts
+ * import { labelNameCounts } from "./eval_events.ts";
+ * const c = labelNameCounts([{ line: 1, text: "", labels: ["a", "b"] }, { line: 2, text: "", labels: ["a"] }]);
+ * console.log(c.get("a"), c.get("b")); // 2 1
+ * ```
+ */
+export function labelNameCounts(events: readonly LabelledEvent[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of events) for (const n of e.labels) counts.set(n, (counts.get(n) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * Evaluates `model` on labelled `events`: P@k, nDCG@k, PSP@k, PSnDCG@k (percent), AUCs, Hamming
+ * loss, and the standard errors of the ranking metrics. Test labels are matched to the model's
+ * labels by name; unknown ones are labels the model does not score (never ranked, misses).
+ * Propensities use `train` (label name → count over `train.rows` events) when given, else the
+ * test events' own label counts. An error scoring an event names its line and `source`.
+ *
+ * @throws {RangeError} when there is no event; {TypeError} naming the line of an event the
+ *   model cannot score
+ *
+ * @example
+ * ```ts
+ * import { evaluateEvents } from "./eval_events.ts";
+ * // labels "a", "b"; the model always ranks "a" first
+ * const model = { numLabels: 2, labelName: (l: number) => ["a", "b"][l],
+ *   scoreEvent: () => Float32Array.of(1, 0) };
+ * const events = [{ line: 1, text: "x", labels: ["a"] }, { line: 2, text: "y", labels: ["c"] }];
+ * const r = evaluateEvents(model, events, "t.ndjson");
+ * console.log(r.metrics["P@1"], r.unknownLabels); // 50 1
+ * ```
+ */
+export function evaluateEvents(
+  model: EventScorer,
+  events: readonly LabelledEvent[],
+  source: string,
+  train?: { counts: ReadonlyMap<string, number>; rows: number },
+  k = 5,
+  propensity: { A: number; B: number } = { A: 0.55, B: 1.5 },
+): {
+  rows: number;
+  metrics: Record<string, number>;
+  stdErr: Record<string, number>;
+  unknownLabels: number;
+} {
+  if (events.length === 0) throw new RangeError(`${source} has no events: nothing to evaluate`);
+  const byName = new Map<string, number>();
+  for (let l = 0; l < model.numLabels; l++) byName.set(model.labelName(l), l);
+  const modelLabels = byName.size;
+  const rows = events.map((e) =>
+    Int32Array.from(e.labels, (n) => {
+      let l = byName.get(n);
+      if (l === undefined) byName.set(n, l = model.numLabels + byName.size - modelLabels);
+      return l;
+    }).sort()
+  );
+  const numLabels = Math.max(1, model.numLabels + byName.size - modelLabels);
+  const counts = new Float64Array(numLabels);
+  if (train !== undefined) {
+    for (const [n, c] of train.counts) {
+      const l = byName.get(n);
+      if (l !== undefined) counts[l] += c;
+    }
+  } else for (const r of rows) for (const l of r) counts[l]++;
+  const ev = new Evaluator(numLabels, {
+    propensities: propensities(
+      counts,
+      Math.max(1, train?.rows ?? events.length),
+      propensity.A,
+      propensity.B,
+    ),
+    k,
+  });
+  events.forEach((e, i) => {
+    let s: Float32Array;
+    try {
+      s = model.scoreEvent(e);
+    } catch (err) {
+      if (!(err instanceof TypeError || err instanceof RangeError)) throw err;
+      const T = err instanceof TypeError ? TypeError : RangeError;
+      throw new T(`Cannot score line ${e.line} of ${source}: ${err.message}`);
+    }
+    ev.addScores(s, rows[i], Math.min(model.numLabels, s.length));
+  });
+  return {
+    rows: events.length,
+    metrics: ev.result(),
+    stdErr: ev.standardErrors(),
+    unknownLabels: byName.size - modelLabels,
+  };
+}
