@@ -1,8 +1,8 @@
 /**
  * Worker side of POP-pruned publishing (`publish_pop.ts`): receives a model file, validation
  * rows, label counts and propensities, runs POP (`src/prune/prune_model.ts`) off the serving
- * thread and posts back the file to publish. Messages: `{id, original, rows, counts,
- * propensities, options}` → `{id, bytes, pruned, reason}` or `{id, error}`.
+ * thread and posts back the file to publish. Messages: `{id, original, maxWeights?, rows,
+ * counts, propensities, options}` → `{id, bytes, pruned, reason}` or `{id, error}`.
  *
  * @module
  */
@@ -23,6 +23,11 @@ import type { ValidationRows } from "../prune/validation.ts";
 export interface PopRequest {
   id: number;
   original: Uint8Array;
+  /**
+   * The most weights to prune (no limit when absent): a `linear-lowrank` model's product
+   * (numFeatures × numLabels, built densely), a `linear-sparse` model's nonzero weights.
+   */
+  maxWeights?: number;
   rows: ValidationRows;
   counts: Float64Array;
   propensities: Float64Array;
@@ -56,6 +61,18 @@ export type PopAnswer =
 export function answerPop(r: PopRequest): PopAnswer {
   try {
     const content = decodeModelFile(r.original);
+    const max = r.maxWeights ?? Infinity;
+    if (content.kind === "linear-lowrank" && content.numFeatures * content.numLabels > max) {
+      return {
+        id: r.id,
+        error: `its product W·Hᵀ, ${content.numFeatures} × ${content.numLabels} weights, ` +
+          `exceeds the POP limit of ${max}`,
+      };
+    }
+    const nnz = content.kind === "linear-sparse" ? content.tensors.weights?.data.length ?? 0 : 0;
+    if (nnz > max) {
+      return { id: r.id, error: `its ${nnz} weights exceed the POP limit of ${max}` };
+    }
     const p = pruneModel(content, r.rows, r.counts, r.propensities, r.options, r.original);
     return { id: r.id, bytes: p.bytes, pruned: p.pruned, reason: p.reason };
   } catch (e) {

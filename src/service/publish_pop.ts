@@ -39,8 +39,11 @@ export interface PopPublishOptions {
   delta?: number;
   /** Fewest validation rows needed to prune (default 200); with fewer the file is unpruned. */
   minValidationRows?: number;
-  /** Largest numFeatures × numLabels POP is run on (default 5e7: the product is built densely). */
-  maxProduct?: number;
+  /**
+   * The most weights POP is run on (default 5e7): a `linear-lowrank` model's product W·Hᵀ, built
+   * densely (numFeatures × numLabels), or a `linear-sparse` model's nonzero weights.
+   */
+  maxWeights?: number;
 }
 
 /**
@@ -78,7 +81,7 @@ export function validationRows(
 
 /**
  * A {@linkcode ModelBuilder} publishing POP-pruned model files (see the module doc). Models POP
- * cannot prune (kNN, random features), models too large for the dense product, and too few
+ * cannot prune (kNN, random features), models with more weights than `maxWeights`, and too few
  * validation rows give the unpruned file; `note` says what happened. Call `close()` to stop its
  * worker.
  *
@@ -101,7 +104,7 @@ export function validationRows(
  */
 export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
   const minRows = options.minValidationRows ?? 200;
-  const maxProduct = options.maxProduct ?? 5e7;
+  const maxWeights = options.maxWeights ?? 5e7;
   let worker: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, (a: PopAnswer) => void>();
@@ -146,9 +149,6 @@ export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
         return { bytes: plain(), pruned: false, note: why };
       };
       const D = est.numFeatures, L = est.numLabels;
-      if (D * L > maxProduct) {
-        return unpruned(`not pruned: ${D} × ${L} weights exceed the POP limit of ${maxProduct}`);
-      }
       const rows = validationRows(c.validation, D, L);
       if (rows.x.numRows < minRows) {
         return unpruned(`not pruned: ${rows.x.numRows} validation events (need ${minRows})`);
@@ -157,6 +157,7 @@ export function popModelBuilder(options: PopPublishOptions = {}): ModelBuilder {
       const counts = c.labelCounts.slice(0, L);
       const answer = await runInWorker({
         original,
+        maxWeights,
         rows,
         counts,
         propensities: propensities(counts, Math.max(1, c.applied)),
