@@ -83,7 +83,8 @@ Output:
   --quiet                 no progress line
 
 ${PUBLISH_USAGE}
-  (publishing applies to --follow and NDJSON --data runs with a --state-dir)
+  (publishing applies to --follow and NDJSON --data runs with a --state-dir; a --data run
+  also publishes at the end of the file, so STATE_DIR/model.tsm holds every event read)
 
 Ctrl-C (SIGINT) or SIGTERM during a --data run stops it cleanly (exit status 130 / 143): no
 model file is written (it would hold part of the data); an NDJSON run with --state-dir saves
@@ -218,6 +219,29 @@ function summary(
     prequentialP1: Number.isFinite(l.window.cumulativeP1) ? l.window.cumulativeP1 : null,
     prequentialP5: Number.isFinite(l.window.cumulativeP5) ? l.window.cumulativeP5 : null,
     ...extra,
+  };
+}
+
+/**
+ * At the end of an NDJSON --data file, publishes the model of every event read (unless
+ * publishing is off, `every` 0, or the last published model already holds them): the periodic
+ * publishes hold the events up to the last multiple of --publish-every only.
+ */
+async function publishAtEnd(
+  service: LearningService,
+  every: number,
+): Promise<Record<string, unknown> | null> {
+  const l = service.learner;
+  if (every === 0 || l.applied === 0) return null;
+  let m = service.published;
+  // (a publish in flight when the file ended may hold fewer events: publish again after it)
+  while (m === undefined || m.applied < l.applied) m = await service.publish();
+  return {
+    path: service.modelPath,
+    applied: m.applied,
+    bytes: m.bytes.length,
+    pruned: m.pruned,
+    ...(m.note !== undefined ? { note: m.note } : {}),
   };
 }
 
@@ -458,12 +482,17 @@ async function trainEvents(
   const rejected0 = service.learner.rejected, rejects = keepFirstRejects(service.learner);
   const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
   let interrupted: Deno.Signal | undefined;
+  let published: Record<string, unknown> | null = null, learnedAt: number | undefined;
   try {
     await service.start();
     // --follow: until a signal; --data: until the end of the file, or a signal
     await (follow ? sig.next() : Promise.race([service.fileDone(), sig.next()]));
     interrupted = follow ? undefined : sig.signal;
-    if (!follow && interrupted === undefined) service.learner.flush();
+    if (!follow && interrupted === undefined) {
+      service.learner.flush();
+      learnedAt = performance.now(); // (the rate leaves the final publish out)
+      published = await publishAtEnd(service, temp ? 0 : publishing.publishEvery ?? 5000);
+    }
   } finally {
     // with --state-dir, the last checkpoint (a signal now waits for it): an interrupted --data
     // run resumes where it stopped
@@ -472,7 +501,7 @@ async function trainEvents(
     if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
   }
   const l = service.learner;
-  const seconds = (performance.now() - t0) / 1000;
+  const seconds = ((learnedAt ?? performance.now()) - t0) / 1000;
   const applied = l.applied - applied0, rejected = l.rejected - rejected0;
   run.rejected = rejected;
   const learnedNothing = l.applied === 0 || (applied === 0 && (!follow || rejected > 0));
@@ -525,6 +554,7 @@ async function trainEvents(
     trainSeconds: seconds,
     eventsPerSecond: (l.applied - applied0) / seconds,
     stateDir: temp ? null : stateDir,
+    published,
     out: learnedNothing ? null : stringFlag(f, "out") ?? null,
     modelBytes: modelBytes ?? null,
   }, rejects);
