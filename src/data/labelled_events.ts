@@ -107,10 +107,11 @@ export function parseLabelledEvent(s: string, line: number, where: string): Labe
 
 /**
  * Reads every labelled event of an NDJSON source (a path, `-` for stdin, a URL or a stream;
- * gzip is decompressed): blank lines are skipped, a UTF-8 byte-order mark is dropped at the
- * start only.
+ * gzip is decompressed), one at a time to `onEvent`, without keeping them: blank lines are
+ * skipped, a UTF-8 byte-order mark is dropped at the start only. Returns the number of events.
  *
  * @param input what {@linkcode openSource} opens
+ * @param onEvent receives each event, in file order
  * @param name names the source in errors (default: the source's own name)
  * @param maxLineBytes the longest line read (default {@linkcode MAX_EVENT_LINE_BYTES})
  * @throws {SyntaxError} or {TypeError} naming the line and the field of a bad event (see
@@ -119,19 +120,21 @@ export function parseLabelledEvent(s: string, line: number, where: string): Labe
  *
  * @example
  * ```ts
- * import { readLabelledEvents } from "./labelled_events.ts";
- * const body = '{"text": "a", "labels": ["x"]}\n\n{"features": {"0": 1}, "labels": []}\n';
- * const events = await readLabelledEvents([body], "mem.ndjson");
- * console.log(events.map((e) => e.line)); // [ 1, 3 ]
+ * import { forEachLabelledEvent } from "./labelled_events.ts";
+ * const body = '{"text": "a", "labels": ["x"]}\n{"text": "b", "labels": ["x", "y"]}\n';
+ * let labels = 0;
+ * const n = await forEachLabelledEvent([body], (e) => labels += e.labels.length);
+ * console.log(n, labels); // 2 3
  * ```
  */
-export async function readLabelledEvents(
+export async function forEachLabelledEvent(
   input: SourceInput,
+  onEvent: (e: LabelledEvent) => void,
   name?: string,
   maxLineBytes = MAX_EVENT_LINE_BYTES,
-): Promise<LabelledEvent[]> {
+): Promise<number> {
   const src = await openSource(input, name === undefined ? {} : { name });
-  const events: LabelledEvent[] = [];
+  let count = 0;
   // (ignoreBOM: a mark that starts a later line is kept, and makes that line bad JSON)
   const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   const splitter = new LineSplitter((buf, start, end, lineNo) => {
@@ -145,7 +148,8 @@ export async function readLabelledEvents(
       throw new TypeError(`Cannot parse ${where}: it is not valid UTF-8`);
     }
     if (s.trim() === "") return;
-    events.push(parseLabelledEvent(s, lineNo, where));
+    onEvent(parseLabelledEvent(s, lineNo, where));
+    count++;
   }, {
     maxLineBytes,
     onTooLong: (lineNo, length) => {
@@ -169,5 +173,32 @@ export async function readLabelledEvents(
   } finally {
     reader.releaseLock();
   }
+  return count;
+}
+
+/**
+ * Reads every labelled event of an NDJSON source into an array (see
+ * {@linkcode forEachLabelledEvent}, which this calls).
+ *
+ * @param input what {@linkcode openSource} opens
+ * @param name names the source in errors (default: the source's own name)
+ * @param maxLineBytes the longest line read (default {@linkcode MAX_EVENT_LINE_BYTES})
+ * @throws as {@linkcode forEachLabelledEvent}
+ *
+ * @example
+ * ```ts
+ * import { readLabelledEvents } from "./labelled_events.ts";
+ * const body = '{"text": "a", "labels": ["x"]}\n\n{"features": {"0": 1}, "labels": []}\n';
+ * const events = await readLabelledEvents([body], "mem.ndjson");
+ * console.log(events.map((e) => e.line)); // [ 1, 3 ]
+ * ```
+ */
+export async function readLabelledEvents(
+  input: SourceInput,
+  name?: string,
+  maxLineBytes = MAX_EVENT_LINE_BYTES,
+): Promise<LabelledEvent[]> {
+  const events: LabelledEvent[] = [];
+  await forEachLabelledEvent(input, (e) => events.push(e), name, maxLineBytes);
   return events;
 }

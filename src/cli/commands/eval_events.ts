@@ -29,22 +29,6 @@ export interface EventScorer {
 }
 
 /**
- * How often each label name is true in `events` (the training events of the propensities).
- *
- * @example
- * ```ts
- * import { labelNameCounts } from "./eval_events.ts";
- * const c = labelNameCounts([{ line: 1, text: "", labels: ["a", "b"] }, { line: 2, text: "", labels: ["a"] }]);
- * console.log(c.get("a"), c.get("b")); // 2 1
- * ```
- */
-export function labelNameCounts(events: readonly LabelledEvent[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const e of events) for (const n of e.labels) counts.set(n, (counts.get(n) ?? 0) + 1);
-  return counts;
-}
-
-/**
  * Evaluates `model` on labelled `events`: P@k, nDCG@k, PSP@k, PSnDCG@k (percent), AUCs, Hamming
  * loss, and the standard errors of the ranking metrics. Test labels are matched to the model's
  * labels by name; unknown ones are labels the model does not score (never ranked, misses).
