@@ -5,10 +5,11 @@
  * estimator on it (with bounded experience replay: a reservoir of at most `--replay` rows, each
  * minibatch learned in `--replay-steps` steps on the new rows plus as many replayed ones;
  * `--replay 0` turns it off) and prints one JSON line with, at checkpoints (every 10% of the rows), the
- * current RSS and the process's peak RSS so far (`VmHWM` of /proc/self/status, Linux; null
- * elsewhere). Both should stay flat after the first checkpoint: the model and its scratch do not
- * grow with the number of rows seen, and the reservoir stops growing at `--replay` rows. Bad
- * flags ({@linkcode LEML_MEMORY}) are one line on stderr and exit code 2.
+ * current RSS and the process's peak RSS so far, in MB of 10⁶ bytes (`VmHWM` of
+ * /proc/self/status, Linux; null elsewhere). Both should stay flat after the first checkpoint:
+ * the model and its scratch do not grow with the number of rows seen, and the reservoir stops
+ * growing at `--replay` rows. Bad flags ({@linkcode LEML_MEMORY}) are one line on stderr and exit
+ * code 2.
  *
  * @module
  */
@@ -18,11 +19,11 @@ import { Rng } from "../src/random/mod.ts";
 import type { Batch } from "../src/data/types.ts";
 import { type BenchScript, runBench } from "./args.ts";
 
-/** Peak resident set size of this process in MB (Linux), or null. */
+/** Peak resident set size of this process in MB of 10⁶ bytes (Linux; /proc's kB), or null. */
 function peakRssMB(): number | null {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/self/status"));
-    return m ? Math.round(Number(m[1]) / 1024 * 10) / 10 : null;
+    return m ? Math.round(Number(m[1]) * 1024 / 1e5) / 10 : null;
   } catch {
     return null;
   }
@@ -114,7 +115,7 @@ function main({ rows, batch: bs, replay, replaySteps }: LemlMemoryOptions): void
   const t0 = performance.now();
   const every = Math.max(bs, Math.floor(rows / 10));
   let done = 0, next = every;
-  const mb = () => Math.round(Deno.memoryUsage().rss / 1048576 * 10) / 10;
+  const mb = () => Math.round(Deno.memoryUsage().rss / 1e5) / 10;
   checkpoints.push({ rows: 0, rssMB: mb(), peakRssMB: peakRssMB(), replayRows: 0, seconds: 0 });
   while (done < rows) {
     const n = Math.min(bs, rows - done);

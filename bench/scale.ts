@@ -18,7 +18,8 @@
  * learned, the rate and the projected time of the whole stream.
  *
  * stdout: one JSON line per (learner, source) — events/s (learning only), CPU seconds, peak
- * RSS, model-file bytes (f32 and f16), P@1/3/5 and PSP@1/3/5 on the held-out rows (propensities
+ * RSS (every `...MB` figure and flag, `--heap-mb` and `--max-rss-mb` too, is in MB of 10⁶
+ * bytes), model-file bytes (f32 and f16), P@1/3/5 and PSP@1/3/5 on the held-out rows (propensities
  * from the label counts of the rows learned), the learner's own statistics when it exposes
  * `refreshStats` or `stats`; for ova and br (`toLabelWeights()`) `pruned`: the largest
  * magnitude-pruned f16 file within `--prune-max-bytes` (default 25 MiB, a Workers KV value),
@@ -26,7 +27,11 @@
  * `--prune-eval-rows`) and the relative PSP@5 loss; and `service`: median milliseconds and bytes
  * of the service's replica snapshot, replica rebuild, checkpoint and publish over
  * `--service-reps` repetitions — then a summary line. A progress bar with rate and ETA goes to
- * stderr on a terminal.
+ * stderr on a terminal. A step that fails after learning (evaluation, the model file, the pruned
+ * export, the service's costs) leaves its error in the run's line instead of its figures
+ * (`evalError` and `metrics: null`, ...), under `failed` in the summary, and on stderr; the exit
+ * code is then 1. A run that stops early (budget, RSS, a learner that cannot be built or fails
+ * while learning) is `"finished": false` with its reason, not a failure of the benchmark.
  *
  * Every flag is checked before the first worker starts ({@linkcode SCALE}): bad input (a size
  * out of range or not an integer, an unknown learner or model option, a dataset without its
@@ -175,21 +180,24 @@ function modelOptions(
   return { options: out, given };
 }
 
-/** MemAvailable in MiB (NaN when unknown). */
+/** MB (10⁶ bytes) in a kB (KiB) figure of /proc. */
+const MB_PER_KIB = 1024 / 1e6;
+
+/** MemAvailable in MB (NaN when unknown). */
 function memAvailableMB(): number {
   try {
     const m = /MemAvailable:\s+(\d+) kB/.exec(Deno.readTextFileSync("/proc/meminfo"));
-    return m ? Number(m[1]) / 1024 : NaN;
+    return m ? Number(m[1]) * MB_PER_KIB : NaN;
   } catch {
     return NaN;
   }
 }
 
-/** Current RSS of a process in MiB (NaN once it is gone). */
+/** Current RSS of a process in MB (NaN once it is gone). */
 function rssOf(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-    return m ? Number(m[1]) / 1024 : NaN;
+    return m ? Number(m[1]) * MB_PER_KIB : NaN;
   } catch {
     return NaN;
   }
@@ -226,11 +234,12 @@ async function runJob(
   progress: Progress,
 ): Promise<Record<string, unknown>> {
   const t0 = performance.now();
+  const heapMiB = Math.max(1, Math.floor((limits.heapMB * 1e6) / 2 ** 20)); // V8 takes MiB
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
-      `--v8-flags=--max-old-space-size=${limits.heapMB}`,
+      `--v8-flags=--max-old-space-size=${heapMiB}`,
       WORKER,
       JSON.stringify(job),
     ],
@@ -280,7 +289,7 @@ async function runJob(
     if (rss > maxRss) maxRss = rss;
     if (killed !== undefined) return;
     if (rss > limits.maxRssMB) {
-      killed = `killed: RSS ${Math.round(rss)} MiB passed --max-rss-mb ${limits.maxRssMB}`;
+      killed = `killed: RSS ${Math.round(rss)} MB passed --max-rss-mb ${limits.maxRssMB}`;
     } else if ((performance.now() - t0) / 1000 > limits.killAfterSeconds) {
       killed = `killed after ${limits.killAfterSeconds} s without a result (in phase ` +
         `'${phase || "start"}'; a single step may outlast the budget)`;
@@ -350,6 +359,23 @@ export interface ScaleOptions {
   pruneEvalRows: number;
   serviceRepetitions: number;
   quiet: boolean;
+}
+
+/**
+ * The steps of a run that failed after it learned, each with its error: the run's figures of
+ * that step are missing (`metrics: null`, `modelBytes: null`, ...), though it may be finished.
+ */
+function failedSteps(r: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const steps: [string, unknown][] = [
+    ["evaluate", r.evalError],
+    ["modelFile", r.modelFileError],
+    ["modelFileF16", r.modelFileF16Error],
+    ["pruned", (r.pruned as Record<string, unknown> | undefined)?.error],
+    ["service", (r.service as Record<string, unknown> | undefined)?.error],
+  ];
+  for (const [step, error] of steps) if (error !== undefined) out[step] = String(error);
+  return out;
 }
 
 /** Longest `--budget-seconds` and `--eval-budget-seconds`: a day. */
@@ -591,14 +617,16 @@ async function main(o: ScaleOptions): Promise<void> {
         budgetSeconds,
       };
       console.log(JSON.stringify(line));
+      const failed = failedSteps(r);
       summary.push({
         learner,
         source: label,
         finished: r.finished,
         ...(r.finished ? {} : { reason: r.reason }),
+        ...(Object.keys(failed).length > 0 ? { failed } : {}),
         eventsPerSecond: r.eventsPerSecond,
         peakRssMB: r.peakRssMB,
-        "P@1": (r.metrics as Record<string, number> | undefined)?.["P@1"],
+        "P@1": (r.metrics as Record<string, number> | null | undefined)?.["P@1"] ?? null,
         ...(r.pruned === undefined ? {} : {
           prunedBytes: (r.pruned as Record<string, unknown>).bytes,
           relativePsp5Loss: (r.pruned as Record<string, unknown>).relativePsp5Loss,
@@ -626,8 +654,18 @@ async function main(o: ScaleOptions): Promise<void> {
     heapMB,
     maxRssMB,
     totalSeconds: Math.round(performance.now() - t0) / 1000,
+    failed: summary.filter((s) => s.failed !== undefined).length,
     results: summary,
   }));
+  const failures = summary.filter((s) => s.failed !== undefined);
+  if (failures.length > 0) {
+    for (const s of failures) {
+      for (const [step, error] of Object.entries(s.failed as Record<string, string>)) {
+        console.error(`scale: ${s.learner} on ${s.source}: ${step} failed: ${error}`);
+      }
+    }
+    Deno.exit(1);
+  }
 }
 
 if (import.meta.main) await runBench(SCALE, main);

@@ -17,7 +17,9 @@
  * stdout is NDJSON: `{"type":"phase",...}` and `{"type":"progress",...}` lines while it runs
  * (so the parent can draw a progress bar and knows how far a run got if it has to kill it), and
  * one `{"type":"result",...}` line at the end. Failures (an unknown learner, bad options, an
- * allocation that fails) are reported in the result, never thrown.
+ * allocation that fails) are reported in the result, never thrown: a step that fails after
+ * learning leaves its error beside its figures (`evalError` with `metrics: null`,
+ * `modelFileError` with `modelBytes: null`, `pruned.error`, `service.error`).
  *
  * @module
  */
@@ -92,17 +94,21 @@ function emit(message: Record<string, unknown>): void {
   while (off < bytes.length) off += Deno.stdout.writeSync(bytes.subarray(off));
 }
 
-/** Current and peak resident set size in MiB (from /proc/self/status; else Deno's figures). */
+/**
+ * Current and peak resident set size in MB, 10⁶ bytes (from /proc/self/status, whose kB are KiB;
+ * else Deno's figures).
+ */
 function memoryMB(): { rss: number; peak: number } {
+  const kib = 1024 / 1e6;
   try {
     const s = Deno.readTextFileSync("/proc/self/status");
     const rss = /VmRSS:\s+(\d+) kB/.exec(s), hwm = /VmHWM:\s+(\d+) kB/.exec(s);
-    if (rss && hwm) return { rss: Number(rss[1]) / 1024, peak: Number(hwm[1]) / 1024 };
+    if (rss && hwm) return { rss: Number(rss[1]) * kib, peak: Number(hwm[1]) * kib };
   } catch {
     // not Linux: fall through
   }
-  const rss = Deno.memoryUsage().rss / 2 ** 20;
-  return { rss, peak: Math.max(rss, process.resourceUsage().maxRSS / 1024) };
+  const rss = Deno.memoryUsage().rss / 1e6;
+  return { rss, peak: Math.max(rss, process.resourceUsage().maxRSS * kib) };
 }
 
 function cpuSeconds(): number {
@@ -341,6 +347,7 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
       result.modelFileF16Error = errorText(e);
     }
   }
+  const modelFilePeakRssMB = round(memoryMB().peak, 1);
 
   // held-out evaluation: P@k and PSP@k with the propensities of the rows learned
   const props = rowsLearned > 0 ? propensities(counts, rowsLearned) : undefined;
@@ -370,8 +377,14 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
     }
     emit({ type: "progress", phase: "evaluate", done: evaluated });
     const evalSeconds = (performance.now() - t0) / 1000;
-    const metrics: Record<string, number> = {};
-    for (const [k, v] of Object.entries({ ...p.result(), ...psp.result() })) metrics[k] = round(v);
+    // a failed evaluation has no figures: those of the rows before the error are not the model's
+    let metrics: Record<string, number> | null = null;
+    if (result.evalError === undefined) {
+      metrics = {};
+      for (const [k, v] of Object.entries({ ...p.result(), ...psp.result() })) {
+        metrics[k] = round(v);
+      }
+    }
     Object.assign(result, {
       metrics,
       testRowsEvaluated: evaluated,
@@ -383,6 +396,7 @@ async function run(job: WorkerJob): Promise<Record<string, unknown>> {
   // peak RSS (VmHWM, which only grows) at the end of each phase: what each phase added
   const peaks: Record<string, number> = {
     learn: result.learnPeakRssMB as number,
+    modelFile: modelFilePeakRssMB,
     evaluate: round(memoryMB().peak, 1),
   };
   result.phasePeakRssMB = peaks;
