@@ -11,7 +11,7 @@ import { openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { checkOptionKeys, isPlainObject, numberOption, shown } from "./option_check.ts";
 import { startsWithBom } from "./bom.ts";
-import { fromHex, lastBytes, sameBytes, toHex } from "./fingerprint.ts";
+import { FINGERPRINT, fromHex, lastBytes, sameBytes, toHex } from "./fingerprint.ts";
 
 /**
  * True when the file at `path` starts with the gzip magic bytes `1f 8b`; false when it does not
@@ -132,8 +132,19 @@ export class FileLines {
   #out: FileLinesLine[] = [];
   #ended = false;
   #closed = false;
-  /** The last bytes up to the end of the last complete line (see `tail`). */
-  #lineTail: Uint8Array | undefined;
+  /**
+   * The last bytes up to the end of the last complete line (see `tail`): `#tail[0, #tailLen)`,
+   * none when `#tailLen` is -1. The lines of a chunk are added to it once the chunk is split
+   * (`#flushTail`), not line by line: `#pending` and `[#pendingStart, #pendingEnd)` are the
+   * bytes of the lines since, each line's newline included but the last one's.
+   */
+  readonly #tail = new Uint8Array(FINGERPRINT);
+  #tailLen = -1;
+  #pending: Uint8Array | undefined;
+  #pendingStart = 0;
+  #pendingEnd = 0;
+  /** The chunk being split: a line in another buffer is in the splitter's carry (see #onLine). */
+  #chunk: Uint8Array | undefined;
   /** The resume's checks, done at the first read: its inode and the bytes before its offset. */
   #startIno: number | null | undefined;
   #startTail: Uint8Array | undefined;
@@ -196,7 +207,8 @@ export class FileLines {
       onTooLong: (_lineNo, length) => {
         this.offset += length + 1;
         // its bytes are not kept: the tail starts again after it
-        this.#lineTail = new Uint8Array(0);
+        this.#pending = undefined;
+        this.#tailLen = 0;
         this.#out.push({
           line: ++this.line,
           offset: this.offset,
@@ -208,12 +220,17 @@ export class FileLines {
 
   #onLine(buf: Uint8Array, s: number, e: number): void {
     const atFileStart = this.offset === 0;
-    // the line and its newline are the last bytes before the new offset (of a long line, its
-    // last 63 are enough)
-    const from = Math.max(s, e - 63), end = new Uint8Array(e - from + 1);
-    end.set(buf.subarray(from, e));
-    end[e - from] = 10;
-    this.#lineTail = lastBytes(this.#lineTail ?? new Uint8Array(0), end, end.length);
+    // the line and its newline are the last bytes before the new offset: added to the tail with
+    // the lines right before it in the same buffer
+    if (buf !== this.#pending || s !== this.#pendingEnd + 1) {
+      this.#flushTail();
+      this.#pending = buf;
+      this.#pendingStart = s;
+    }
+    this.#pendingEnd = e;
+    // a line the splitter assembled in its carry buffer: copied now, as the splitter writes the
+    // next partial line over it before the chunk's end
+    if (buf !== this.#chunk) this.#flushTail();
     this.offset += e - s + 1;
     const line = ++this.line;
     if (e > s && buf[e - 1] === 13) e--;
@@ -224,6 +241,20 @@ export class FileLines {
     } catch {
       this.#out.push({ line, offset: this.offset, error: "line is not valid UTF-8" });
     }
+  }
+
+  /** Adds the pending lines' last bytes (and the last one's newline) to the tail. */
+  #flushTail(): void {
+    const buf = this.#pending;
+    if (buf === undefined) return;
+    this.#pending = undefined;
+    const t = this.#tail, e = this.#pendingEnd;
+    const from = Math.max(this.#pendingStart, e - (FINGERPRINT - 1)), m = e - from + 1;
+    const had = Math.max(this.#tailLen, 0), keep = Math.min(had, FINGERPRINT - m);
+    t.copyWithin(0, had - keep, had);
+    t.set(buf.subarray(from, e), keep);
+    t[keep + m - 1] = 10;
+    this.#tailLen = keep + m;
   }
 
   /** The next complete lines; `[]` when a chunk completed none; `null` at the end. */
@@ -249,8 +280,10 @@ export class FileLines {
         const last = this.#out[this.#out.length - 1];
         last.offset--;
         this.offset--;
-        this.#lineTail = undefined; // its newline is not in the file
+        this.#pending = undefined;
+        this.#tailLen = -1; // its newline is not in the file
       }
+      this.#flushTail();
       return this.#take() ?? null;
     }
     let chunk = r.value;
@@ -266,10 +299,14 @@ export class FileLines {
         if (!sameBytes(before, saved)) {
           return this.#restart("was rewritten since its position was saved");
         }
-        this.#lineTail = saved;
+        this.#tail.set(saved);
+        this.#tailLen = saved.length;
       }
     }
+    this.#chunk = chunk;
     if (chunk.length > 0) this.#splitter.push(chunk);
+    this.#chunk = undefined;
+    this.#flushTail();
     return this.#take() ?? [];
   }
 
@@ -284,7 +321,8 @@ export class FileLines {
     this.#startIno = undefined;
     this.#startTail = undefined;
     this.#skipped = new Uint8Array(0);
-    this.#lineTail = undefined;
+    this.#pending = undefined;
+    this.#tailLen = -1;
     return [];
   }
 
@@ -314,7 +352,8 @@ export class FileLines {
    * ```
    */
   get tail(): string | undefined {
-    return this.#lineTail === undefined ? undefined : toHex(this.#lineTail);
+    this.#flushTail();
+    return this.#tailLen < 0 ? undefined : toHex(this.#tail.subarray(0, this.#tailLen));
   }
 
   #take(): FileLinesLine[] | undefined {
