@@ -124,7 +124,8 @@ export const decodeModel = (bytes: Uint8Array): DecodedModel => {
   }
   const tensors: Record<string, SdkTensor> = {};
   for (const [name, t] of entries(m.tensors as Obj)) {
-    const { dtype, shape, data: bin, scale } = (isMap(t) ? t : {}) as {
+    // (a tensor that is not a map has no dtype: refused below)
+    const { dtype, shape, data: bin, scale } = (t ?? {}) as {
       dtype: string;
       shape: number[];
       data: Uint8Array;

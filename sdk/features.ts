@@ -13,6 +13,7 @@
  */
 import type { DecodedModel } from "./kinds/types.ts";
 import {
+  abs,
   ceil,
   entries,
   fround,
@@ -21,6 +22,7 @@ import {
   invNorm,
   isNumber,
   isString,
+  log2,
   max,
   zeros,
 } from "./vector.ts";
@@ -73,7 +75,10 @@ export type FeatureRecord = Readonly<Record<string, number>>;
 export interface TextInput {
   /** The raw text. */
   readonly text: string;
-  /** Named features beside the text (their values add to the text's counts by name). */
+  /**
+   * Named features beside the text (their values, numbers, add to the text's counts by name; any
+   * other value is a `TypeError`).
+   */
   readonly features?: FeatureRecord;
 }
 
@@ -145,8 +150,7 @@ export const murmur3 = (
     h = (imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
   }
   for (let s = 0; i < end; s += 8) k |= bytes[i++] << s;
-  h ^= mix(k); // without tail bytes k = 0, and mix(0) = 0
-  h ^= length;
+  h ^= mix(k) ^ length; // without tail bytes k = 0, and mix(0) = 0
   h = imul(h ^ (h >>> 16), 0x85ebca6b);
   h = imul(h ^ (h >>> 13), 0xc2b2ae35);
   return (h ^ (h >>> 16)) >>> 0;
@@ -183,7 +187,7 @@ export const badInput: (what: string, Type?: typeof TypeError) => never = (
  * @throws {TypeError} (from the returned function) when `x` is not an object, its indices
  * and values differ in length, a value (or a named feature's sum) is not a number or is NaN or
  * infinite as a float32, or it has a `text` the model was not trained on (or that is not a
- * string).
+ * string), or a value of the `features` beside a text is not a number.
  *
  * @example
  * ```ts
@@ -207,15 +211,17 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
     isFinite(fround(v)) || badInput("x values must be finite, got " + v);
   return (x) => {
     if (typeof x !== "object" || !x) badInput("x must be an object");
-    let { indices: cols, values: vs } = x as SparseInput;
+    let { indices: cols, values: vs, text, features } = x as SparseInput & TextInput;
     if (typeof cols !== "object") {
       // named features: sorted by column, collisions added up, zero sums dropped
       let rec: Iterable<[string, unknown]> = entries(x);
-      const { text, features } = x as TextInput;
       if (text !== undefined && !isNumber(text)) {
         if (!isString(text)) badInput("text must be a string");
         if (!settings) badInput("this model was not trained on text");
-        // (textFeatures adds the numeric values of `features`: a non-object has none)
+        // the values of `features` are numbers, as in a record (textFeatures skips the others)
+        for (const k in features) {
+          isNumber(features[k]) || badInput(`features["${k}"] is not a number`);
+        }
         rec = textFeatures(text, settings, features);
       }
       const sum = new Map<number, number>();
@@ -252,8 +258,8 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       // float32 is scaled by a power of two, its largest at most 1 (src/data/tfidf_overflow.ts)
       let m = 0, s = 1, p = n;
       if (l2) {
-        while (p--) m = max(m, Math.abs(val[p] * idf[idx[p]]));
-        if (!isFinite(fround(m))) s = 2 ** -ceil(Math.log2(m));
+        while (p--) m = max(m, abs(val[p] * idf[idx[p]]));
+        if (!isFinite(fround(m))) s = 2 ** -ceil(log2(m));
       }
       for (p = n; p--;) val[p] = fround(fround(val[p] * s) * idf[idx[p]]);
     }

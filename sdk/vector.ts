@@ -6,17 +6,17 @@
 
 /**
  * `Math.sqrt`, `Math.min`, `Math.max`, `Math.floor`, `Math.fround`, `Math.imul`, `Math.ceil`,
- * `Math.cos` and `Math.sin` under short local names (a minifier renames these, not `Math`'s
- * properties).
+ * `Math.cos`, `Math.sin`, `Math.abs` and `Math.log2` under short local names (a minifier renames
+ * these, not `Math`'s properties).
  *
  * @example
  * ```ts
- * import { ceil, cos, floor, fround, imul, max, min, sin, sqrt } from "./vector.ts";
+ * import { abs, ceil, cos, floor, fround, imul, log2, max, min, sin, sqrt } from "./vector.ts";
  * console.log(sqrt(4), min(1, 2), max(1, 2), floor(1.5), fround(0.1)); // 2 1 2 1 0.10000000149011612
- * console.log(imul(3, 5), ceil(1.5), cos(0), sin(0)); // 15 2 1 0
+ * console.log(imul(3, 5), ceil(1.5), cos(0), sin(0), abs(-2), log2(8)); // 15 2 1 0 2 3
  * ```
  */
-export const { sqrt, min, max, floor, fround, imul, ceil, cos, sin } = Math;
+export const { sqrt, min, max, floor, fround, imul, ceil, cos, sin, abs, log2 } = Math;
 
 /**
  * The classes `Float32Array`, `Int32Array`, `Uint8Array` and `Uint16Array` under short local

@@ -53,7 +53,7 @@ export const knnEmbedding: KindFactory = (m) => {
   // unweighted, as before)
   if (weighted !== undefined && weighted !== !!weighted) bad(m, `param "weighted"`);
   // the vote's power π, a positive integer (format version 4; 1 when absent)
-  const power = m.params.votePower === undefined ? 1 : intParam(m, "votePower");
+  const power = intParam(m, "votePower", Infinity, 1);
   const learner = ints(m, "clusterLearner", NL - 1), C = learner.length;
   const labels = ints(m, "labels", L - 1), labelPtr = ptrs(m, "labelPtr", labels.length);
   const P = labelPtr.length - 1, pointPtr = ptrs(m, "pointPtr", P, C + 1);

@@ -35,9 +35,9 @@
  * @module
  */
 import { pushTop } from "../topk.ts";
-import { dot, f32s, i32s, iota, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
+import { abs, dot, f32s, i32s, iota, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
 import { probeCount, span } from "./mips_index.ts";
-import { bad, count, floats, ints, ptrs } from "./tensors.ts";
+import { bad, floats, intParam, ints, ptrs } from "./tensors.ts";
 import type { DecodedModel } from "./types.ts";
 
 /**
@@ -146,7 +146,7 @@ export const knnSearch = (
           // sum) plus ‖p[a:]‖·‖z[a:]‖ (Cauchy-Schwarz), then the ordered sum; the slack (1e-9
           // of the scales) exceeds every rounding error of the sums, the norms and lim
           lim = sims[kk - 1] * zn;
-          lim -= 1e-9 * (big * zn + Math.abs(lim));
+          lim -= 1e-9 * (big * zn + abs(lim));
         }
         for (let a = 0, i = o, j = e * w, t = 0, s = 0; a < h; a += 8, i += 8) {
           s += pts[i] * zz[a] + pts[i + 1] * zz[a + 1] + pts[i + 2] * zz[a + 2] +
@@ -172,7 +172,7 @@ export const knnSearch = (
     let count = 0, n = 0;
     // the lists best first (by z · centroid; the best `probes` of them, else all): the early
     // neighbours raise the bounds' bar
-    const cap = probes === undefined ? nl : probeCount(probes, nl);
+    const cap = probeCount(probes ?? nl, nl);
     for (let s = f; s < f + nl; s++) {
       n = pushTop(ls, lsim, n, cap, s, rankable(dot(z, cen, s * r, r)));
     }
@@ -182,5 +182,7 @@ export const knnSearch = (
     for (let i = 0; i < n; i++) count = scan(ptr[ls[i]], ptr[ls[i] + 1], count);
     return count;
   };
-  return { search, probes: t && count(m.params.knnProbes, most) };
+  // with an index, its default probes: a positive integer (a missing, 0 or fractional knnProbes
+  // probed every list)
+  return { search, probes: t && intParam(m, "knnProbes") };
 };

@@ -19,7 +19,7 @@
 import { type TopK, topK as topKDense, topKTouched } from "../topk.ts";
 import { floats, ints, ptrs } from "./tensors.ts";
 import type { KindFactory } from "./types.ts";
-import { I32, i32s, iota, rankable, U16, u8s, zeros } from "../vector.ts";
+import { i32s, iota, rankable, U16, u8s, zeros } from "../vector.ts";
 
 /**
  * Labels by decreasing `bias`, ties by the smaller index (NaN as -Infinity, -0 as 0): for files
@@ -62,9 +62,9 @@ export const linearSparse: KindFactory = (m) => {
   const ptr = ptrs(m, "featPtr", idx.length, m.numFeatures + 1);
   const w = floats(m, "weights", idx.length), bias = floats(m, "bias", L, true);
   const s = zeros(L), mark = u8s(L), touched = i32s(L);
-  // the file's order when it is one of the decoded bias (strictly ordered, so a permutation)
+  // the file's order when its first L values order the decoded bias (strictly, so they are a
+  // permutation of the labels; a shorter tensor fails at its end)
   let order = bias && m.tensors.biasOrder?.data as Int32Array | undefined, last = Infinity;
-  if (!(order instanceof I32 && order.length === L)) order = undefined;
   for (let i = 0, p = -1; order && i < L; i++) {
     const l = order[i], x = rankable(bias![l]); // an untouched label's score
     if (!(l >>> 0 < L && (x < last || x === last && l > p))) order = undefined;

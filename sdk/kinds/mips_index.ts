@@ -27,7 +27,7 @@ import {
   u8s,
   zeros,
 } from "../vector.ts";
-import { bad, count, floats, ints, ptrs } from "./tensors.ts";
+import { bad, floats, intParam, ints, ptrs } from "./tensors.ts";
 import type { DecodedModel, KindScorer } from "./types.ts";
 
 /**
@@ -77,26 +77,28 @@ export const mipsIndex = (
   if (!m.tensors.mipsPtr) return undefined;
   const L = m.numLabels, w = r + 1, order = ints(m, "mipsOrder", L - 1, L) as Int32Array;
   const ptr = ptrs(m, "mipsPtr", L), C = ptr.length - 1;
-  const grouped = !!m.tensors.mipsGroupPtr;
+  const grouped = m.tensors.mipsGroupPtr;
   const gptr = grouped ? ptrs(m, "mipsGroupPtr", C) : I32.of(0, C);
   const G = gptr.length - 1, cen = floats(m, "mipsCentroids", C * w);
   const spread = floats(m, "mipsSpread", C, true);
   const gcen = grouped ? floats(m, "mipsGroupCentroids", G * w) : cen;
-  const gspread = grouped ? floats(m, "mipsGroupSpread", G) : undefined, seen = u8s(L);
-  for (let e = 0; e < L; e++) {
-    if (seen[order[e]]++) bad(m, `tensor "mipsOrder" repeats label ${order[e]}`);
-  }
+  const gspread = grouped && floats(m, "mipsGroupSpread", G), seen = u8s(L);
+  for (const l of order) if (seen[l]++) bad(m, `tensor "mipsOrder" repeats label ${l}`);
   // the rows [M_l, bias_l] in leaf order, each leaf copied the first time it is probed: a leaf's
   // rows are then read in sequence (at L = 10⁶, r = 32, scattered rows made the search 2.8 times
   // slower; copying all at load took 0.7 s; skipping labels by the bound bias + ‖q‖·‖M_l‖ saved
   // only 5%)
   const oM = f32s(L * w), ready = u8s(C);
-  const def = count(m.params.mipsProbes, C), gdef = count(m.params.mipsGroupProbes, G);
-  const gl = i32s(G), gs = zeros(G), cl = i32s(C), cs = zeros(C), heap = i32s(C);
+  // the default probes in [1, C] and groups in [1, G] (G when absent), as docs/model-format.md
+  // gives them (a missing, 0 or fractional mipsProbes probed every leaf)
+  const def = intParam(m, "mipsProbes", C), gdef = intParam(m, "mipsGroupProbes", G, G);
+  const gl = i32s(G), gs = zeros(G), cs = zeros(C);
+  let cl = i32s(C), heap = i32s(C);
   // row c of x [·, r+1] as a score: bias (its last column) + ‖q‖ · spread + q · the rest (a
-  // node's ranking score; a label's score, in the dense scorer's order, without spread)
+  // node's ranking score; a label's score, in the dense scorer's order, without spread: + -0
+  // keeps every bias as it is, -0 included)
   const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) =>
-    rankable(dot(q, x, c * w, r, s ? x[c * w + r] + qn * s[c] : x[c * w + r]));
+    rankable(dot(q, x, c * w, r, x[c * w + r] + (s ? qn * s[c] : -0)));
   return (q, k, probes) => {
     const p = probeCount(probes ?? def, C); // (null too: the default, as knn_index.ts reads it)
     if (!(p < C)) return undefined;
@@ -115,7 +117,7 @@ export const mipsIndex = (
     if (n > p) {
       bestOf(cs, n, p, heap);
       for (let j = 0; j < p; j++) heap[j] = cl[heap[j]];
-      cl.set(heap.subarray(0, n = p));
+      [cl, heap, n] = [heap, cl, p]; // (the other array is scratch again)
     }
     // probing a quarter of the labels in cluster order is slower than the sequential full scan
     if (span(ptr, cl, n) * 4 > L) return undefined;

@@ -66,9 +66,13 @@ const solveSpd = (a: Float64Array, n: number): boolean => {
  * ```
  */
 export const randomFeatures: KindFactory = (m: DecodedModel) => {
-  const params = m.params, variant = params.variant, nl = variant === "NL";
-  if (!nl && variant !== "L") bad(m, `param "variant"`);
-  const missing = params.absent === "missing", project = params.input === "projected";
+  const params = m.params;
+  // whether the string param `name` is `b`; one of `a` and `b` (docs/model-format.md), else the
+  // file is refused (an absent or unknown `absent` was served as "zero", `input` as "raw")
+  const is = (name: string, a: string, b: string) =>
+    params[name] === b || params[name] !== a && bad(m, `param "${name}" must be ${a} or ${b}`);
+  const nl = is("variant", "L", "NL"), missing = is("absent", "zero", "missing");
+  const project = is("input", "raw", "projected");
   const D = m.numFeatures, L = m.numLabels;
   const kS = intParam(m, "rankS"), kX = intParam(m, "rankX");
   const K = nl ? intParam(m, "numRff") : 0, F = nl ? 2 * K : D;

@@ -107,32 +107,27 @@ export const ptrs = (m: DecodedModel, name: string, end: number, length?: number
   ints(m, name, end, length, true) as Int32Array;
 
 /**
- * The parameter `name`, a positive integer (at most `most` when given).
+ * The parameter `name`, a positive integer (at most `most` when given), or `absent` when the file
+ * leaves it out and `absent` is given (an optional parameter's default).
  *
  * @example
  * ```ts
  * import { intParam } from "./tensors.ts";
  * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: { rank: 4 }, tensors: {} };
- * console.log(intParam(m, "rank")); // 4
+ * console.log(intParam(m, "rank"), intParam(m, "votePower", Infinity, 1)); // 4 1
  * try { intParam(m, "rank", 2); } catch (e) { console.log((e as Error).message); } // "k model: param "rank" must be an integer in [1, 2]"
  * ```
  */
-export const intParam = (m: DecodedModel, name: string, most = Infinity): number =>
-  count(m.params[name])! <= most
-    ? m.params[name] as number
+export const intParam = (
+  m: DecodedModel,
+  name: string,
+  most = Infinity,
+  absent?: number,
+): number => {
+  const v = m.params[name] as number;
+  return v === undefined && absent
+    ? absent
+    : isInteger(v) && v > 0 && v <= most
+    ? v
     : bad(m, range(`param "${name}"`, 1, most));
-
-/**
- * `v` when it is a positive integer, else `otherwise`.
- *
- * @example
- * ```ts
- * import { count } from "./tensors.ts";
- * console.log(count(3, 1), count(0, 1), count("3", 1)); // 3 1 1
- * ```
- */
-export const count: {
-  (v: unknown): number | undefined;
-  (v: unknown, otherwise: number): number;
-} = (v: unknown, otherwise?: number) =>
-  isInteger(v) && (v as number) > 0 ? v as number : otherwise!;
+};
