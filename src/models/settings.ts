@@ -243,6 +243,31 @@ export const SIZE_SPECS: {
 });
 
 /**
+ * The declaration of the seed every model takes: an integer in [0, 2³² − 1], default 0. Every
+ * random draw of the models keeps only a seed's low 32 bits, so a seed outside the range would
+ * silently be the same model as one inside it (−1 the same as 4294967295, 2³² the same as 0):
+ * it is refused instead, by every model with the same words. Spread it with the model's own
+ * doc line.
+ *
+ * @example
+ * ```ts
+ * import { defineSettings, SEED_SPEC } from "./settings.ts";
+ * const S = defineSettings<{ seed: number }>("toy", {
+ *   seed: { ...SEED_SPEC, doc: "Seed of the initial factors." },
+ * });
+ * try { S.resolve({ seed: -1 }); } catch (e) { console.log((e as Error).message); }
+ * // toy: option seed must be an integer in [0, 4294967295], got -1
+ * ```
+ */
+export const SEED_SPEC: SettingSpec = Object.freeze({
+  kind: "int",
+  default: 0,
+  min: 0,
+  max: 2 ** 32 - 1,
+  doc: "Seed of every random draw.",
+});
+
+/**
  * Checks one value against its declaration and returns it typed (a string parsed by the
  * declared kind). Errors name the model, the key and what is allowed.
  *

@@ -8,7 +8,7 @@
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { Rng } from "../../random/mod.ts";
 import type { LabelWeights } from "./label_weights.ts";
-import { defineSettings, type ModelSettings } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC } from "../settings.ts";
 import { checkTrainingSet } from "../training_check.ts";
 
 /**
@@ -77,7 +77,7 @@ export const DCD_SETTINGS: ModelSettings<DcdSettings> = defineSettings<DcdSettin
     min: 0,
     doc: "Value of the constant bias feature (LIBLINEAR -B; 0: no bias).",
   },
-  seed: { kind: "int", default: 0, doc: "Seed of the coordinate order." },
+  seed: { ...SEED_SPEC, doc: "Seed of the coordinate order." },
 });
 
 /** The settings among `options` (all keys but the `onLabel` callback). */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
@@ -103,7 +103,7 @@ export const BR_SETTINGS: ModelSettings<BrSettings> = defineSettings<BrSettings>
     default: false,
     doc: "Scale every row to unit L2 norm before learning and scoring.",
   },
-  seed: { kind: "int", default: 0, doc: "Seed (recorded; training draws no random numbers)." },
+  seed: { ...SEED_SPEC, doc: "Seed (recorded; training draws no random numbers)." },
   ...SIZE_SPECS,
   ...LIMIT_SPECS,
 });

@@ -8,7 +8,13 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, type SettingSpec, SIZE_SPECS } from "../settings.ts";
+import {
+  defineSettings,
+  type ModelSettings,
+  SEED_SPEC,
+  type SettingSpec,
+  SIZE_SPECS,
+} from "../settings.ts";
 import { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
 import { LIMIT_SPECS, spaceLimits, type SpaceLimitSettings } from "../space_limits.ts";
@@ -201,7 +207,7 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
       "Standard deviation of the random initial factors; at most 1e3: scores start at ~initScale².",
       MAX_INIT_SCALE,
     ),
-    seed: { kind: "int", default: DEFAULT_CONFIG.seed, doc: "Seed of every random draw." },
+    seed: { ...SEED_SPEC, default: DEFAULT_CONFIG.seed, doc: "Seed of every random draw." },
     ...SIZE_SPECS,
     ...LIMIT_SPECS,
   },
@@ -235,8 +241,10 @@ export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): 
  * value of the type `toState` never writes (a string for a number) is a TypeError. So a state
  * written by hand or by an older version with settings that are now refused is refused at
  * restore, before anything is allocated, with the message `create` gives (naming the setting and
- * its range), not accepted to allocate gigabytes or overflow later. Keys that are not settings
- * are ignored (as `resolveConfig` does), so that a state of a version with other keys restores.
+ * its range), not accepted to allocate gigabytes or overflow later. A key that is not a setting
+ * is refused as `create` refuses it, naming the key (a TypeError): every key `toState` has ever
+ * written is a setting, so such a key is a state of another model or one edited by hand, and
+ * ignoring it would restore a model other than the one saved.
  *
  * @throws {RangeError} naming the setting and its limit
  * @throws {TypeError} for a value of the wrong type
@@ -244,18 +252,16 @@ export function checkedConfig(options: Readonly<Record<string, unknown>> = {}): 
  * @example
  * ```ts
  * import { restoredConfig } from "./settings.ts";
- * console.log(restoredConfig({ variant: "L", rankX: 5, retired: true }).rankX); // 5
+ * console.log(restoredConfig({ variant: "L", rankX: 5 }).rankX); // 5
  * try { restoredConfig({ initScale: 1e5 }); } catch (e) { console.log((e as Error).message); }
  * // coembed: option initScale must be a finite number in (0, 1000], got 100000
+ * try { restoredConfig({ rnakX: 5 }); } catch (e) { console.log((e as Error).message); }
+ * // coembed: unknown option "rnakX" (known: variant, rankX, …)
  * ```
  */
 export function restoredConfig(config: Readonly<Record<string, unknown>>): CoEmbedConfig {
-  const known: Record<string, unknown> = {};
-  for (const key of COEMBED_SETTINGS.names) {
-    if (Object.hasOwn(config, key)) known[key] = config[key];
-  }
-  // `create`'s own check on the settings alone (resolveConfig reads no other key)
-  return checkedConfig(known);
+  // `create`'s own check: unknown keys, ranges, the NL sizes and the stream's passes
+  return checkedConfig(config);
 }
 
 /**

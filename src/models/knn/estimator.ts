@@ -259,7 +259,8 @@ export class KnnEstimator implements Estimator {
   }
 
   /**
-   * Rebuilds an estimator from {@linkcode KnnEstimator.toState}.
+   * Rebuilds an estimator from {@linkcode KnnEstimator.toState}. Its config is checked as
+   * `create` checks options (an unknown key is a TypeError naming it, a bad value a RangeError).
    *
    * @example
    * ```ts
@@ -333,14 +334,8 @@ export class KnnEstimator implements Estimator {
       labelPtr: t.labelPtr as Int32Array,
       labelIdx: t.labelIdx as Int32Array,
     });
-    const { k, threshold, maxFeatures, maxLabels } = withStoredLimits(state.config);
-    return new KnnEstimator({
-      k: Number(k),
-      threshold: Number(threshold),
-      numFeatures,
-      numLabels,
-      maxFeatures: Number(maxFeatures),
-      maxLabels: Number(maxLabels),
-    }, index);
+    // every key of the config checked as `create` checks it (a key that is not a setting is
+    // refused, naming it, not dropped: the model would differ from the one saved)
+    return new KnnEstimator({ ...withStoredLimits(state.config), numFeatures, numLabels }, index);
   }
 }

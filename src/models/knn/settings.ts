@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
@@ -40,7 +40,7 @@ export interface KnnSettings extends SpaceLimitSettings {
  * ```
  */
 export const KNN_SETTINGS: ModelSettings<KnnSettings> = defineSettings<KnnSettings>("knn", {
-  seed: { kind: "int", default: 0, doc: "Unused (kNN is deterministic)." },
+  seed: { ...SEED_SPEC, doc: "Unused (kNN is deterministic)." },
   k: { kind: "int", default: 10, min: 1, max: 1 << 20, doc: "Number of neighbours." },
   threshold: {
     kind: "number",

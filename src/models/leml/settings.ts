@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
 import { LIMIT_SPECS, spaceLimits, type SpaceLimitSettings } from "../space_limits.ts";
 import { defaultThreshold, type LemlLoss } from "./loss.ts";
@@ -147,7 +147,7 @@ const RATE_MAX = 1e6;
 export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<LemlStreamOptions>(
   "leml",
   {
-    seed: { kind: "int", default: 0, doc: "Seed of initialisation and negative sampling." },
+    seed: { ...SEED_SPEC, doc: "Seed of initialisation and negative sampling." },
     ...SIZE_SPECS,
     rank: { kind: "int", default: 32, min: 1, max: 4096, doc: "Rank k of W and H." },
     lambda: {
@@ -501,7 +501,7 @@ export interface LemlBatchSettings extends LemlBatchSolverSettings, SpaceLimitSe
 export const LEML_BATCH_SETTINGS: ModelSettings<LemlBatchSettings> = defineSettings<
   LemlBatchSettings
 >("leml batch", {
-  seed: { kind: "int", default: 0, doc: "Seed of the initial H." },
+  seed: { ...SEED_SPEC, doc: "Seed of the initial H." },
   ...SIZE_SPECS,
   rank: { kind: "int", default: 32, min: 1, max: 4096, doc: "Rank k." },
   lambda: { kind: "number", default: 1, min: 0, doc: "λ of the summed objective." },

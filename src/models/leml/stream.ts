@@ -48,6 +48,7 @@ import { hashUniform, SmallRng } from "../../random/mod.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
 import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
 import { withStoredLimits } from "../space_limits.ts";
+import { shown } from "../../data/option_check.ts";
 import { checkFinite } from "../state_check.ts";
 import { oneRowBatch } from "../../data/one_row_batch.ts";
 import { learnWithReplay } from "./replay.ts";
@@ -596,7 +597,14 @@ export class LemlStream extends LowRankScorer implements Estimator {
     if (state.kind !== "leml") {
       throw new TypeError(`leml.restore: state kind is "${state.kind}", expected "leml"`);
     }
-    const { trainer: _t, ...config } = withStoredLimits(state.config);
+    const { trainer, ...config } = withStoredLimits(state.config);
+    // "stream" (or absent); any other trainer is not this model's state, whatever else it holds
+    if (trainer !== undefined && trainer !== "stream") {
+      throw new TypeError(
+        `leml.restore: config.trainer is ${shown(trainer)}, not "stream" (or "batch", which ` +
+          `the factory restores as a batch-trained model)`,
+      );
+    }
     const m = new LemlStream({ ...config, numFeatures: 0, numLabels: 0 });
     m.#reservoir = loadLemlStreamState(m.#parts(), state, adopt);
     m.step = state.scalars.step;

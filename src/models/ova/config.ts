@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
@@ -75,7 +75,7 @@ export type OvaConfig = Required<OvaOptions>;
 export const OVA_SETTINGS: ModelSettings<
   OvaOptions & { numFeatures?: number; numLabels?: number }
 > = defineSettings<OvaOptions & { numFeatures?: number; numLabels?: number }>("ova", {
-  seed: { kind: "int", default: 0, min: 0, max: 4294967295, doc: "Seed of negative sampling." },
+  seed: { ...SEED_SPEC, doc: "Seed of negative sampling." },
   loss: {
     kind: "enum",
     values: ["logistic", "squared-hinge"],

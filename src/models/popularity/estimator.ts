@@ -196,7 +196,8 @@ export class PopularityEstimator implements Estimator {
   /**
    * Rebuilds an estimator from {@linkcode PopularityEstimator.toState}. The counts are checked
    * first: `rows` and every label count a non-negative integer, no count above `rows` (a
-   * `RangeError` naming the field).
+   * `RangeError` naming the field); the config as `create` checks options (an unknown key is a
+   * TypeError naming it).
    *
    * @example
    * ```ts
@@ -234,13 +235,12 @@ export class PopularityEstimator implements Estimator {
         );
       }
     }
-    const { threshold, maxFeatures, maxLabels } = withStoredLimits(state.config);
+    // every key of the config checked as `create` checks it (a key that is not a setting is
+    // refused, naming it, not dropped: the model would differ from the one saved)
     const m = new PopularityEstimator({
-      threshold: Number(threshold),
+      ...withStoredLimits(state.config),
       numFeatures,
       numLabels,
-      maxFeatures: Number(maxFeatures),
-      maxLabels: Number(maxLabels),
     });
     m.#counts.set(counts);
     m.#rows = rows;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SIZE_SPECS } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
@@ -40,7 +40,7 @@ export interface PopularitySettings extends SpaceLimitSettings {
 export const POPULARITY_SETTINGS: ModelSettings<PopularitySettings> = defineSettings<
   PopularitySettings
 >("popularity", {
-  seed: { kind: "int", default: 0, doc: "Unused (popularity draws no random numbers)." },
+  seed: { ...SEED_SPEC, doc: "Unused (popularity draws no random numbers)." },
   threshold: {
     kind: "number",
     default: 0.5,

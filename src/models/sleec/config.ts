@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, type SettingSpec, SIZE_SPECS } from "../settings.ts";
+import {
+  defineSettings,
+  type ModelSettings,
+  SEED_SPEC,
+  type SettingSpec,
+  SIZE_SPECS,
+} from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings, withoutLimits } from "../space_limits.ts";
 
 /**
@@ -183,7 +189,7 @@ function count(key: keyof SleecConfig, doc: string, max = 1 << 20): SettingSpec 
  */
 export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecOptions>("sleec", {
   seed: {
-    kind: "int",
+    ...SEED_SPEC,
     default: DEFAULT_CONFIG.seed,
     doc: "Seed of clustering, SVP start, tie-breaking and reservoir sampling.",
   },
