@@ -91,7 +91,10 @@ export interface CoEmbedConfig {
    * are available (the minibatch plus the reservoir's rows; all of them once the reservoir is
    * full), V is replaced by the batch fit's spectral initialisation computed on those rows (a
    * bounded sample) and its Adam moments are reset; the stream then goes on as usual. 0: never
-   * (V stays random, as the globals of a fresh learner).
+   * (V stays random, as the globals of a fresh learner). Its eigen-problem is min(rows,
+   * features) squared: a minibatch whose warm start would take more than 4096 rows of more than
+   * 4096 features is refused (./spectral.ts `MAX_SPECTRAL_SIZE`). Features may keep growing
+   * after it: a new feature's V row starts as a fresh learner's.
    */
   warmStart: number;
   /**

@@ -15,7 +15,9 @@ import { checkedConfig, checkedLimits, COEMBED_SETTINGS } from "./settings.ts";
 export { COEMBED_FILE_KIND, predictorFileContent } from "./learner.ts";
 
 /**
- * CoEmbed as a streaming {@linkcode Estimator} (kind "coembed").
+ * CoEmbed as a streaming {@linkcode Estimator} (kind "coembed"). Its spaces grow to each batch's
+ * declared `x.numCols` and `y.numCols`; unlike the other models it refuses an index past them
+ * (see ./learner.ts).
  *
  * @example
  * ```ts

@@ -16,7 +16,7 @@ import { checkedConfig, MAX_STEPS } from "./settings.ts";
 import { defineSettings, type ModelSettings } from "../settings.ts";
 import { CoEmbedCore, type RowBlock } from "./core.ts";
 import { RandomFeaturesPredictor } from "./predictor.ts";
-import { spectralInit } from "./spectral.ts";
+import { checkSpectralSize, spectralInit } from "./spectral.ts";
 import { SmallRng } from "../../random/mod.ts";
 
 /**
@@ -62,7 +62,8 @@ export interface FitOptions {
   /**
    * Initial V: "spectral" (default) takes the top k_X eigenvectors of the Gram matrix of the
    * observed entries (zero-filled, each feature rescaled by 1/its observed fraction), scaled by
-   * the square roots of the singular values; "random" keeps the seeded random V.
+   * the square roots of the singular values; "random" keeps the seeded random V. "spectral"
+   * refuses more than 4096 rows of more than 4096 features (./spectral.ts `MAX_SPECTRAL_SIZE`).
    */
   init?: "spectral" | "random";
   /**
@@ -335,6 +336,7 @@ export function fitCoEmbed(
       throw new RangeError(`fitCoEmbed: data.${part}.numCols must be an integer >= 0, got ${n}`);
     }
   }
+  if (init === "spectral") checkSpectralSize(data.x.numRows, data.x.numCols, "fitCoEmbed");
   const core = new CoEmbedCore(c, data.x.numCols, data.y.numCols);
   const block = blockFromCsr(
     data.x,

@@ -10,6 +10,12 @@
  * (spectral V on the reservoir, `warmStart`). Predictions use the inductive predictor (see
  * ./predictor.ts); the model file kind is "random-features".
  *
+ * The feature and label spaces grow with the batches (new rows of V, P, H and, for
+ * ColEmbed-NL, of the random directions), to each batch's declared `x.numCols` and `y.numCols`:
+ * unlike the other models, which grow to a batch's largest index, CoEmbed refuses a row whose
+ * index is past both the model's size and its batch's declared size (a RangeError naming the
+ * row, the index, the declared sizes and the sizes to declare).
+ *
  * @module
  */
 import { checkK, checkProbes, checkRow } from "../query_check.ts";
@@ -33,7 +39,7 @@ import type { CoEmbedConfig } from "./config.ts";
 import { checkedConfig, checkedLimits, MAX_STEPS, restoredConfig } from "./settings.ts";
 import { CoEmbedCore, GLOBAL_NAMES, type RowBlock } from "./core.ts";
 import { CoEmbedFit } from "./fit.ts";
-import { spectralInit } from "./spectral.ts";
+import { checkSpectralSize, spectralInit } from "./spectral.ts";
 import { type PredictorTensors, RandomFeaturesPredictor } from "./predictor.ts";
 import { RowReservoir, withReplay } from "../../data/reservoir.ts";
 import { topKDense } from "../../../sdk/internal.ts";
@@ -203,19 +209,23 @@ export class CoEmbedLearner {
 
   learnMany(batch: Batch): void {
     const where = "CoEmbed learnMany";
-    checkBatch(batch, where, this.limits);
+    const [needD, needL] = checkBatch(batch, where, this.limits);
     const core = this.core, c = core.config;
+    const D = Math.max(core.numFeatures, batch.x.numCols);
+    const L = Math.max(core.numLabels, batch.y.numCols);
     // validates the new rows (throws before anything changes)
-    blockFromCsr(
-      batch.x,
-      batch.y,
-      Math.max(core.numFeatures, batch.x.numCols),
-      Math.max(core.numLabels, batch.y.numCols),
-      c.absent,
-      undefined,
-      undefined,
-      where,
-    );
+    try {
+      blockFromCsr(batch.x, batch.y, D, L, c.absent, undefined, undefined, where);
+    } catch (e) {
+      // an index past both the model's size and the batch's declared numCols (the other
+      // models grow to it): say why, and what to do
+      if (needD <= D && needL <= L) throw e;
+      throw new RangeError(
+        `${(e as Error).message}: CoEmbed grows to a batch's declared sizes (x.numCols ` +
+          `${batch.x.numCols}, y.numCols ${batch.y.numCols}), never past them; declare the ` +
+          `columns the rows use (x.numCols ${needD}, y.numCols ${needL})`,
+      );
+    }
     // learning (even growing the spaces) invalidates the label index; a refused batch puts it
     // back with the model
     const restore = this.#save();
@@ -319,6 +329,8 @@ export class CoEmbedLearner {
     if (this.warmStarted || c.warmStart === 0) return;
     if (res.size + B < Math.min(c.warmStart, res.capacity + B)) return;
     const rows = withReplay({ x: batch.x, y: batch.y }, res.rows());
+    // before the rows' dense block: the eigen-problem is min(rows, features) squared
+    checkSpectralSize(rows.x.numRows, core.numFeatures, "CoEmbed warm start");
     const block = this.blockOf(rows, "CoEmbed warm start");
     spectralInit(core, block);
     core.m.V.fill(0);
