@@ -9,7 +9,11 @@
  *
  * ```
  * npx deno task chaos [--events 20000] [--kills 10] [--senders 4] [--seed 1]
+ *   [--deadline-seconds S]
  * ```
+ *
+ * A run with no result after `--deadline-seconds` (default 600 + events / 250) fails (exit code
+ * 1) with a message naming the phase that hung, after killing the service it started.
  *
  * Bad flags ({@linkcode CHAOS}) are one line on stderr and exit code 2, before the service starts.
  *
@@ -17,7 +21,7 @@
  */
 import { intFlag } from "../src/cli/commands/args.ts";
 import { type BenchScript, runBench } from "./args.ts";
-import { type ChaosOptions, runChaosCheck } from "./service/chaos.ts";
+import { type ChaosOptions, MAX_DEADLINE_SECONDS, runChaosCheck } from "./service/chaos.ts";
 
 /** Most `--events`: sent at 2500 a second at most, 10⁶ take seven minutes. */
 const MAX_EVENTS = 1_000_000;
@@ -31,21 +35,34 @@ const MAX_EVENTS = 1_000_000;
  * import { CHAOS } from "./service_chaos.ts";
  * console.log(await benchOptions(CHAOS, ["--events", "2000", "--seed", "-3"])); // { events: 2000, kills: 10, senders: 4, seed: -3 }
  * await benchOptions(CHAOS, ["--senders", "0"]).catch((e) => console.log(e.message)); // --senders must be an integer in [1, 64], got '0'
+ * console.log((await benchOptions(CHAOS, ["--deadline-seconds", "900"])).deadlineSeconds); // 900
  * ```
  */
 export const CHAOS: BenchScript<ChaosOptions> = {
   task: "chaos",
   usage: `deno task chaos [--events 20000 (1-${MAX_EVENTS})] [--kills 10 (0-1000)]
-  [--senders 4 (1-64)] [--seed 1]
+  [--senders 4 (1-64)] [--seed 1] [--deadline-seconds S (1-${MAX_DEADLINE_SECONDS})]
 The chaos check of the learning service (bench/service/chaos.ts); one JSON line on stdout,
-exit code 1 when the check fails.`,
-  flags: { events: "string", kills: "string", senders: "string", seed: "string" },
-  options: (f) => ({
-    events: intFlag(f, "events", 20000, 1, MAX_EVENTS),
-    kills: intFlag(f, "kills", 10, 0, 1000),
-    senders: intFlag(f, "senders", 4, 1, 64),
-    seed: intFlag(f, "seed", 1),
-  }),
+exit code 1 when the check fails, or when it has no result after --deadline-seconds (default
+600 + events / 250): the message names the phase that hung, and the service is killed.`,
+  flags: {
+    events: "string",
+    kills: "string",
+    senders: "string",
+    seed: "string",
+    "deadline-seconds": "string",
+  },
+  options: (f) => {
+    const deadlineSeconds = intFlag(f, "deadline-seconds", undefined, 1, MAX_DEADLINE_SECONDS);
+    return {
+      events: intFlag(f, "events", 20000, 1, MAX_EVENTS),
+      kills: intFlag(f, "kills", 10, 0, 1000),
+      senders: intFlag(f, "senders", 4, 1, 64),
+      seed: intFlag(f, "seed", 1),
+      // absent: the check's default, which grows with --events
+      ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
+    };
+  },
 };
 
 if (import.meta.main) {

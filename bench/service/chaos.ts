@@ -17,6 +17,11 @@
  * state: duplicates answered, plus those of bodies logged whose answer a kill cut off). The
  * applied-id digest of the service must match the label counts.
  *
+ * Deadline: a run that has no result after `deadlineSeconds` (default 600 + events / 250: ten
+ * minutes plus ten times the sending time at 2500 events a second) fails with an error naming
+ * the phase that hung (a service that stops answering would otherwise hang the run for ever);
+ * the service process is killed and the state directory removed first.
+ *
  * @module
  */
 import { Rng } from "../../src/random/mod.ts";
@@ -54,9 +59,28 @@ export interface ChaosOptions {
   diskFull?: boolean;
   /** Corrupt a log record once (default true). */
   corrupt?: boolean;
+  /**
+   * Longest run in seconds before it fails naming the phase that hung (default 600 +
+   * events / 250; at most 2147483, setTimeout's limit).
+   */
+  deadlineSeconds?: number;
   /** Progress messages. */
   log?: (m: string) => void;
 }
+
+/**
+ * Most {@linkcode ChaosOptions.deadlineSeconds}: setTimeout's limit (2^31 − 1 ms).
+ *
+ * @example
+ * ```ts
+ * import { MAX_DEADLINE_SECONDS } from "./chaos.ts";
+ * console.log(MAX_DEADLINE_SECONDS); // 2147483
+ * ```
+ */
+export const MAX_DEADLINE_SECONDS = 2147483;
+
+/** How long a run past its deadline may take to end what it started before it fails. */
+const DEADLINE_GRACE_MS = 60_000;
 
 /**
  * What {@linkcode runChaosCheck} prints.
@@ -114,6 +138,11 @@ interface Body {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The default of {@linkcode ChaosOptions.deadlineSeconds} for `events` events. */
+function defaultDeadlineSeconds(events: number): number {
+  return Math.min(MAX_DEADLINE_SECONDS, Math.ceil(600 + events / 250));
+}
+
 function eventLine(i: number, rng: Rng): string {
   const f: Record<string, number> = {};
   for (let k = 0; k < 3; k++) f[String(Math.floor(rng.next() * 200))] = 1;
@@ -131,6 +160,57 @@ function eventLine(i: number, rng: Rng): string {
  */
 export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosReport> {
   const n = options.events ?? 20000;
+  const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds(n);
+  if (
+    !(Number.isFinite(deadlineSeconds) && deadlineSeconds > 0 &&
+      deadlineSeconds <= MAX_DEADLINE_SECONDS)
+  ) {
+    throw new RangeError(
+      `runChaosCheck: deadlineSeconds must be in (0, ${MAX_DEADLINE_SECONDS}], got ${deadlineSeconds}`,
+    );
+  }
+  // What the run is doing (named when the deadline passes), and the signal that ends it then.
+  const state = { phase: "starting the service", progress: () => "" };
+  const abort = new AbortController();
+  const work = chaosRun(options, n, state, abort.signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const e = new Error(
+        `chaos check: no result within its deadline of ${deadlineSeconds} s ` +
+          `(--deadline-seconds): hung while ${state.phase}${state.progress()}`,
+      );
+      abort.abort(e);
+      reject(e);
+    }, deadlineSeconds * 1000);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } catch (e) {
+    if (abort.signal.aborted) {
+      // the run ends what it started (the service killed, fetches cancelled, loops stopped)
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        work.catch(() => {}),
+        new Promise((r) => (grace = setTimeout(r, DEADLINE_GRACE_MS))),
+      ]);
+      clearTimeout(grace);
+      throw abort.signal.reason;
+    }
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function chaosRun(
+  options: ChaosOptions,
+  n: number,
+  state: { phase: string; progress: () => string },
+  signal: AbortSignal,
+): Promise<ChaosReport> {
+  /** Throws once the deadline has passed (called after every wait). */
+  const alive = () => signal.throwIfAborted();
   const per = options.bodyEvents ?? 50;
   const kills = options.kills ?? 10;
   const share = options.resendShare ?? 0.03;
@@ -173,8 +253,8 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     }
   };
   const rate = options.rate ?? 2500;
-  let svc: ServiceProcess | undefined = await startService({ stateDir, args, env });
-  let url: string | undefined = svc.url;
+  let svc: ServiceProcess | undefined;
+  let url: string | undefined;
   let paused = false;
   const failures: string[] = [];
   const faults: ChaosReport["faults"] = {
@@ -185,9 +265,11 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
   let killCount = 0;
 
   const ackedCount = () => acked.reduce((a, b) => a + b, 0);
-  let chaosDone = false;
+  state.progress = () => `; ${ackedCount()} of ${n} events acknowledged, ${killCount} kills`;
+  let chaosDone = false, ended = false;
   const sender = async () => {
-    while (true) {
+    while (!ended) {
+      alive();
       if (paused || url === undefined) {
         await sleep(20);
         continue;
@@ -211,6 +293,7 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
         const res = await fetch(`${target}/events`, {
           method: "POST",
           body: b.ids.map((i) => lines[i]).join("\n") + "\n",
+          signal,
         });
         status = res.status;
         if (status === 200) countDuplicates(await res.json());
@@ -238,13 +321,25 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     }
   };
 
+  /** Starts the service (killed at once when the deadline passed meanwhile). */
+  const start = async (extra: string[] = []) => {
+    const p = await startService({ stateDir, args: [...args, ...extra], env });
+    svc = p;
+    log(`serve pid ${p.pid} listening at ${p.url}`);
+    if (signal.aborted) {
+      await p.kill9();
+      alive();
+    }
+    return p;
+  };
   const restart = async (extra: string[] = []) => {
     url = undefined;
-    svc = await startService({ stateDir, args: [...args, ...extra], env });
-    url = svc.url;
+    state.phase = `restarting the service${extra.length > 0 ? ` (${extra.join(" ")})` : ""}`;
+    url = (await start(extra)).url;
   };
   const kill = async () => {
     url = undefined;
+    state.phase = `killing the service (kill -9 #${killCount + 1})`;
     await svc!.kill9();
     killCount++;
   };
@@ -255,15 +350,21 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     let k = 0;
     for (let step = 1; step <= steps; step++) {
       const target = Math.floor((n * step) / (steps + 1));
-      while (ackedCount() < target) await sleep(10);
+      state.phase = `step ${step} of ${steps}, waiting for ${target} acknowledged events`;
+      while (ackedCount() < target) {
+        await sleep(10);
+        alive();
+      }
       await sleep(rng.next() * 200);
+      alive();
       if (step === diskAt && options.diskFull !== false) {
+        state.phase = `step ${step} of ${steps}, the full disk (GET /health)`;
         await Deno.writeTextFile(control, "full");
         log(`disk full at ${ackedCount()} acknowledged`);
         await sleep(600);
         let health: number | null = null;
         try {
-          const h = await fetch(`${url}/health`);
+          const h = await fetch(`${url}/health`, { signal });
           health = h.status;
           await h.body?.cancel();
         } catch {
@@ -276,6 +377,7 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
         continue;
       }
       if (step === corruptAt && options.corrupt !== false) {
+        state.phase = `step ${step} of ${steps}, corrupting a write-ahead-log record`;
         faults.corruption = await corruptOnce();
         continue;
       }
@@ -283,7 +385,7 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
       k++;
       if (k % 3 === 0) {
         // during a checkpoint
-        fetch(`${url}/checkpoint`, { method: "POST" }).then((r) => r.body?.cancel()).catch(
+        fetch(`${url}/checkpoint`, { method: "POST", signal }).then((r) => r.body?.cancel()).catch(
           () => {},
         );
         await sleep(rng.next() * 15);
@@ -302,14 +404,19 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
   const corruptOnce = async (): Promise<NonNullable<ChaosReport["faults"]["corruption"]>> => {
     // stop the senders, log one body, kill at once: its records are in the log
     paused = true;
-    while (inFlight > 0) await sleep(10);
+    while (inFlight > 0) {
+      await sleep(10);
+      alive();
+    }
     let target: { file: string; offset: number; id: number } | undefined;
     for (let attempt = 0; attempt < 20 && target === undefined; attempt++) {
       const b = queue.shift() ?? { ids: [0, 1, 2], kind: "acked" as const };
       if (b.kind === "acked") { for (const i of b.ids) resentAcked[i] = 1; }
+      state.phase = "posting a body before corrupting its write-ahead-log record";
       const res = await fetch(`${url}/events`, {
         method: "POST",
         body: b.ids.map((i) => lines[i]).join("\n") + "\n",
+        signal,
       });
       posted += b.ids.length;
       if (res.status === 200) countDuplicates(await res.json());
@@ -331,7 +438,8 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     log(`corrupted ${target.file} at byte ${end - 4} (event c${target.id})`);
     let refusal = "";
     try {
-      svc = await startService({ stateDir, args, env });
+      state.phase = "starting the service on the corrupted write-ahead log";
+      await start();
       failures.push("the service started on a corrupted write-ahead log");
       await kill();
     } catch (e) {
@@ -362,15 +470,24 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
     };
   };
 
+  // the deadline kills the service at once (a hung one holds fetches and waits)
+  const onDeadline = () => svc?.kill9().catch(() => {});
+  signal.addEventListener("abort", onDeadline);
+  let senders: Promise<void>[] = [];
   try {
+    url = (await start()).url;
     t0 = performance.now();
-    const senders = Array.from({ length: options.senders ?? 4 }, () => sender());
+    senders = Array.from({ length: options.senders ?? 4 }, () => sender());
     await chaos();
     chaosDone = true;
+    state.phase = "waiting for the senders to finish";
     await Promise.all(senders);
+    state.phase = "stopping the service (SIGTERM)";
     const code = await svc!.stop();
     svc = undefined;
     if (code !== 0) failures.push(`serve exited with code ${code} on SIGTERM`);
+    state.phase = "reading the final state";
+    alive();
     const l = await openState(stateDir);
     const names = l.parser.labels.names, counts = l.labelCounts();
     const count = new Float64Array(n);
@@ -424,7 +541,11 @@ export async function runChaosCheck(options: ChaosOptions = {}): Promise<ChaosRe
       failures,
     };
   } finally {
+    signal.removeEventListener("abort", onDeadline);
     if (svc !== undefined) await svc.kill9().catch(() => {});
+    // senders still looping (the deadline passed, or the chaos failed) end: not left behind
+    ended = true;
+    await Promise.allSettled(senders);
     await Deno.remove(control).catch(() => {});
     await Deno.remove(stateDir, { recursive: true }).catch(() => {});
   }
