@@ -130,8 +130,28 @@ function checkShared(ck: SharedFields, numLabels: number, queueLeftOut: boolean)
   if (ck.position !== undefined && !isPlainObject(ck.position)) {
     fail("position", "an object", ck.position);
   }
+  checkDeadLetters(ck.position?.redis);
   count("modelVersion", ck.modelVersion, true);
   if (typeof ck.savedAt !== "string") fail("savedAt", "a string", ck.savedAt);
+}
+
+/**
+ * Checks the rejected Redis entries waiting for their dead-letter copy (`position.redis
+ * .deadLetter`, written by the service): an array of `{id, line, reason}` strings.
+ */
+function checkDeadLetters(redis: unknown): void {
+  if (!isPlainObject(redis)) return;
+  const list = (redis as { deadLetter?: unknown }).deadLetter;
+  if (list === undefined) return;
+  const field = "position.redis.deadLetter";
+  if (!Array.isArray(list)) fail(field, "an array", list);
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i];
+    if (
+      !isPlainObject(r) || typeof r.id !== "string" || typeof r.line !== "string" ||
+      typeof r.reason !== "string"
+    ) fail(`${field}[${i}]`, "an object of strings id, line and reason", r);
+  }
 }
 
 /** Checks that every label count of `counts` is a count. */

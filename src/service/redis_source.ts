@@ -24,7 +24,10 @@
  * copy (field `claimed-from` holds the old id) and XACK retires the original. The copy is read
  * like any new entry, so the checkpoint's single "last id" keeps covering exactly what was
  * applied (a claimed entry keeping its old, smaller id would be acknowledged unapplied after a
- * crash). Needs Redis ≥ 6.2 (XPENDING IDLE).
+ * crash). Needs Redis ≥ 6.2 (XPENDING IDLE). Entries held pending on purpose (rejects whose copy
+ * to the dead-letter stream has not succeeded, see {@linkcode RedisStreamSource.deadLetter}) have
+ * their idle time reset by {@linkcode RedisStreamSource.keepPending}, so that no other consumer
+ * takes them over.
  *
  * @module
  */
@@ -268,10 +271,14 @@ export class RedisStreamSource {
 
   /**
    * This consumer's pending entries in id order, in chunks: entries with ids at or below
-   * `coveredId` (already in the checkpoint) are acknowledged and left out; the rest are yielded
-   * to be applied again.
+   * `coveredId` (already in the checkpoint) are acknowledged and left out, except those in
+   * `keep` (rejected entries whose dead-letter copy has not succeeded yet: they stay pending
+   * until it does, and are not handed over again); the rest are yielded to be applied again.
    */
-  async *recover(coveredId: string): AsyncGenerator<StreamEntry[]> {
+  async *recover(
+    coveredId: string,
+    keep: ReadonlySet<string> = new Set(),
+  ): AsyncGenerator<StreamEntry[]> {
     let after = "0";
     while (true) {
       const entries = await this.#reader.xreadgroup(this.group, this.consumer, this.key, after, {
@@ -281,8 +288,9 @@ export class RedisStreamSource {
       const covered: string[] = [];
       const fresh: StreamEntry[] = [];
       for (const e of entries) {
-        if (compareStreamIds(e.id, coveredId) <= 0) covered.push(e.id);
-        else fresh.push(e);
+        if (compareStreamIds(e.id, coveredId) > 0) fresh.push(e);
+        else if (keep.has(e.id)) this.#handedOver.add(e.id);
+        else covered.push(e.id);
       }
       if (covered.length > 0) {
         await this.#control.xack(this.key, this.group, covered);
@@ -327,7 +335,11 @@ export class RedisStreamSource {
     }
   }
 
-  /** This consumer's pending entries never handed over (their reply was lost with a connection). */
+  /**
+   * This consumer's pending entries never handed over (their reply was lost with a connection).
+   * They count as handed over only once all chunks are read: a failure between two chunks leaves
+   * them to the next try (marked at once, the first chunks' would never be handed over).
+   */
   async #lostEntries(): Promise<StreamEntry[]> {
     const out: StreamEntry[] = [];
     let after = "0";
@@ -336,14 +348,10 @@ export class RedisStreamSource {
         count: 1000,
       });
       if (entries.length === 0) break;
-      for (const e of entries) {
-        if (!this.#handedOver.has(e.id)) {
-          this.#handedOver.add(e.id);
-          out.push(e);
-        }
-      }
+      for (const e of entries) if (!this.#handedOver.has(e.id)) out.push(e);
       after = entries[entries.length - 1].id;
     }
+    for (const e of out) this.#handedOver.add(e.id);
     return out;
   }
 
@@ -412,13 +420,30 @@ export class RedisStreamSource {
     }
   }
 
-  /** Copies rejected entries with their reasons to the dead-letter stream (capped ~10000). */
+  /** The dead-letter stream's key ("" when rejected entries are not copied). */
+  get deadLetterKey(): string {
+    return this.#deadLetter;
+  }
+
+  /**
+   * Copies rejected entries with their reasons to the dead-letter stream (capped ~10000).
+   * Resolves with the ids copied (all of them when there is no dead-letter stream) and the
+   * first error of those that were not (a dropped connection is made again first, as by `ack`).
+   */
   async deadLetter(
     rejects: readonly { id: string; line: string; reason: string }[],
-  ): Promise<void> {
-    if (this.#deadLetter === "" || rejects.length === 0) return;
-    await Promise.all(rejects.map((r) =>
-      this.#control.command(
+  ): Promise<{ copied: string[]; error: Error | undefined }> {
+    if (this.#deadLetter === "" || rejects.length === 0) {
+      return { copied: rejects.map((r) => r.id), error: undefined };
+    }
+    try {
+      if (this.#broken) await this.#reconnect();
+    } catch (e) {
+      return { copied: [], error: e as Error };
+    }
+    const control = this.#control;
+    const done = await Promise.allSettled(rejects.map((r) =>
+      control.command(
         "XADD",
         this.#deadLetter,
         "MAXLEN",
@@ -433,6 +458,37 @@ export class RedisStreamSource {
         r.reason,
       )
     ));
+    const copied: string[] = [];
+    let error: Error | undefined;
+    done.forEach((d, i) => {
+      if (d.status === "fulfilled") copied.push(rejects[i].id);
+      else error ??= d.reason as Error;
+    });
+    return { copied, error };
+  }
+
+  /**
+   * Resets the idle time of this consumer's pending entries `ids` (XCLAIM to itself, JUSTID), so
+   * that another consumer's reclaim (see the module notes) leaves alone the entries held on
+   * purpose: rejects waiting for their dead-letter copy. Resolves with how many are pending.
+   */
+  async keepPending(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    if (this.#broken) await this.#reconnect();
+    let n = 0;
+    for (let i = 0; i < ids.length; i += 1000) {
+      const r = await this.#control.command(
+        "XCLAIM",
+        this.key,
+        this.group,
+        this.consumer,
+        0,
+        ...ids.slice(i, i + 1000),
+        "JUSTID",
+      );
+      if (Array.isArray(r)) n += r.length;
+    }
+    return n;
   }
 
   /** Entries of the group delivered but not acknowledged. */

@@ -8,9 +8,12 @@
  * WAL segment not covered) and the model are written in one atomic checkpoint. Redis entries are
  * acknowledged only after the checkpoint containing their effect is durable; after a restart the
  * consumer's pending entries with ids at or below the checkpoint's last id are acknowledged
- * without being applied again, the others are applied. HTTP events are answered only once they
- * are in the fsynced write-ahead log; the log segments the checkpoint does not cover are
- * replayed on start.
+ * without being applied again, the others are applied. A rejected entry is acknowledged only once
+ * its copy to the dead-letter stream is made (retried with back-off while it fails); the rejects
+ * waiting for their copy are in the checkpoint, so a restart leaves their entries pending and
+ * copies them (a copy made just before a crash may be made again). HTTP events are answered only
+ * once they are in the fsynced write-ahead log; the log segments the checkpoint does not cover
+ * are replayed on start.
  *
  * Idempotent by id: an event whose `id` is among the last `dedupWindow` distinct ids applied
  * (default 1,000,000; `id_window.ts`) is acknowledged and not applied again, whichever source
@@ -34,7 +37,7 @@ import { decodeModelFile } from "../../sdk/internal.ts";
 import { readFileIfExists, writeFileAtomic } from "./checkpoint.ts";
 import { FileFollower } from "./file_source.ts";
 import { FileLines, isGzipFile } from "../data/file_lines.ts";
-import type { StreamLearner } from "./learner.ts";
+import type { StreamLearner, StreamPosition } from "./learner.ts";
 import { CheckpointChain } from "./checkpoint_chain.ts";
 import { openState } from "./open_state.ts";
 import type { StreamEntry } from "./redis_client.ts";
@@ -60,6 +63,27 @@ import type { ParseMark } from "./events.ts";
 export type * from "./service_types.ts";
 
 const MAX_REPORTED_REJECTS = 100;
+
+/** A rejected Redis entry, as copied to the dead-letter stream. */
+interface DeadLetter {
+  id: string;
+  line: string;
+  reason: string;
+}
+
+/**
+ * The Redis position with the rejected entries whose dead-letter copy has not succeeded yet
+ * (`deadLetter`, oldest first): kept in the checkpoint, so that a restart copies them (their
+ * entries stay pending until it does).
+ */
+type RedisPosition = NonNullable<StreamPosition["redis"]> & { deadLetter?: DeadLetter[] };
+
+/** Most rejected entries waiting for their dead-letter copy (the stream keeps ~10000 too). */
+const MAX_DEAD_LETTERS = 10_000;
+/** Most characters (lines, reasons) of the rejected entries waiting for their copy. */
+const MAX_DEAD_LETTER_CHARS = 16 << 20;
+/** Longest wait between two tries of a failing dead-letter copy, in milliseconds. */
+const MAX_DEAD_LETTER_BACKOFF_MS = 30_000;
 /**
  * Longest stretch of synchronous ingestion in one request before other requests get a turn.
  * 1 ms rather than 4: under mixed load (4 connections posting events, 64 asking /predict) the
@@ -128,6 +152,25 @@ export class LearningService implements ServiceHandle {
   #stopping = false;
   #redis: RedisStreamSource | undefined;
   #unacked: string[] = [];
+  /**
+   * Rejected Redis entries whose copy to the dead-letter stream has not succeeded yet, by id,
+   * oldest first: their entries are not acknowledged until it does, and each checkpoint keeps
+   * them (`RedisPosition.deadLetter`) so that a restart copies them.
+   */
+  readonly #deadLetters = new Map<string, DeadLetter>();
+  #deadLetterChars = 0;
+  /** Whether `#deadLetters` changed since the last checkpoint snapshot. */
+  #deadLettersChanged = false;
+  /** Ids a durable checkpoint covers, held unacknowledged until their dead-letter copy is made. */
+  readonly #held = new Set<string>();
+  /** Rejected entries dropped uncopied (more than `MAX_DEAD_LETTERS` waited). */
+  #deadLettersDropped = 0;
+  #droppedLoggedAt: number | undefined;
+  /** The last failure of a dead-letter copy, until one succeeds. */
+  #deadLetterError: string | undefined;
+  /** The task copying `#deadLetters` (with back-off), and how to cut its wait short. */
+  #copying: Promise<void> | undefined;
+  #wakeCopier: (() => void) | undefined;
   #fileDone: Promise<void> | undefined;
   #loops: Promise<void>[] = [];
   /** The `ingestBody` calls in flight (`stop()` waits for them before its last checkpoint). */
@@ -300,6 +343,7 @@ export class LearningService implements ServiceHandle {
     const l = this.#learner;
     return l.applied + l.rejected + l.duplicates !== this.#progressAtCheckpoint ||
       this.#unacked.length > 0 ||
+      this.#deadLettersChanged ||
       this.#checkpointError !== undefined;
   }
 
@@ -621,6 +665,7 @@ export class LearningService implements ServiceHandle {
         const p: WalPosition = { segment: nextSegment, seq: wal.startSeqOf(nextSegment) };
         l.position.wal = p;
       }
+      this.#stampDeadLetters();
       const taken = this.#files.take(l);
       const covered = this.#unacked;
       this.#unacked = [];
@@ -635,6 +680,7 @@ export class LearningService implements ServiceHandle {
       await this.#files.write(snap.taken);
     } catch (e) {
       this.#unacked = snap.covered.concat(this.#unacked);
+      this.#deadLettersChanged = true;
       this.#storageFailed("checkpoint", e);
       throw e;
     }
@@ -652,8 +698,14 @@ export class LearningService implements ServiceHandle {
     };
     if (nextSegment !== undefined) await wal!.release(nextSegment);
     if (snap.covered.length > 0 && this.#redis !== undefined) {
+      // a reject whose dead-letter copy has not succeeded stays pending until it does
+      const ack: string[] = [];
+      for (const id of snap.covered) {
+        if (this.#deadLetters.has(id)) this.#held.add(id);
+        else ack.push(id);
+      }
       try {
-        await this.#redis.ack(snap.covered);
+        if (ack.length > 0) await this.#redis.ack(ack);
       } catch (e) {
         // Still pending in Redis: acknowledged at the next start (the checkpoint covers them).
         this.#error("redis ack", e);
@@ -737,6 +789,13 @@ export class LearningService implements ServiceHandle {
         pending,
         unacked: this.#unacked.length,
         ackedOnRecovery: this.#redis.ackedOnRecovery,
+        deadLetter: {
+          key: this.#redis.deadLetterKey,
+          waiting: this.#deadLetters.size,
+          held: this.#held.size,
+          dropped: this.#deadLettersDropped,
+          error: this.#deadLetterError ?? null,
+        },
       };
     }
     return {
@@ -805,14 +864,32 @@ export class LearningService implements ServiceHandle {
     const src = await RedisStreamSource.connect(o);
     this.#redis = src;
     const l = this.#learner;
-    const prev = l.position.redis;
-    const covered = prev !== undefined && prev.key === src.key && prev.group === src.group
-      ? prev.lastId
-      : "0-0";
-    for await (const entries of src.recover(covered)) this.#applyEntries(entries);
+    const prev = l.position.redis as RedisPosition | undefined;
+    const same = prev !== undefined && prev.key === src.key && prev.group === src.group;
+    const covered = same ? prev.lastId : "0-0";
+    // the rejects the checkpoint holds uncopied: their entries stay pending until copied
+    const kept = prev?.deadLetter ?? [];
+    if (same && src.deadLetterKey !== "") {
+      for (const r of kept) this.#keepDeadLetter(r);
+      for (const id of this.#deadLetters.keys()) this.#held.add(id);
+    } else if (kept.length > 0) {
+      this.#log(
+        `dropping the dead-letter copies of ${kept.length} rejected entries of stream ` +
+          `${prev!.key} (group ${prev!.group}) that the checkpoint holds: ` +
+          (src.deadLetterKey === "" ? "dead-letter copies are off" : `now reading ${src.key}`),
+      );
+    }
+    for await (const entries of src.recover(covered, this.#held)) this.#applyEntries(entries);
     if (src.ackedOnRecovery > 0) {
       this.#log(`acknowledged ${src.ackedOnRecovery} pending entries the checkpoint covers`);
     }
+    if (this.#held.size > 0) {
+      this.#log(
+        `${this.#held.size} rejected entries from before the restart wait for their copy to ` +
+          `${src.deadLetterKey} (left pending until it is made)`,
+      );
+    }
+    this.#copyDeadLetters();
     this.#loops.push(this.#redisLoop(src));
   }
 
@@ -834,8 +911,138 @@ export class LearningService implements ServiceHandle {
       l.position.redis = { key: src.key, group: src.group, lastId: e.id };
       this.#unacked.push(e.id);
     }
-    if (dead.length > 0) src.deadLetter(dead).catch((e) => this.#error("redis dead-letter", e));
+    if (dead.length > 0 && src.deadLetterKey !== "") {
+      for (const r of dead) this.#keepDeadLetter(r);
+      this.#copyDeadLetters();
+    }
     if (any) this.#afterIngest();
+  }
+
+  /**
+   * Keeps a reject until its dead-letter copy succeeds; past `MAX_DEAD_LETTERS` (or
+   * `MAX_DEAD_LETTER_CHARS`) the oldest are dropped, logged, and their entries acknowledged.
+   */
+  #keepDeadLetter(r: DeadLetter): void {
+    const old = this.#deadLetters.get(r.id);
+    if (old !== undefined) this.#forgetDeadLetter(old);
+    this.#deadLetters.set(r.id, r);
+    this.#deadLetterChars += deadLetterChars(r);
+    this.#deadLettersChanged = true;
+    const drop: DeadLetter[] = [];
+    // oldest first; the newest stays whatever its size (its entry is in memory anyway)
+    while (
+      this.#deadLetters.size > 1 &&
+      (this.#deadLetters.size > MAX_DEAD_LETTERS || this.#deadLetterChars > MAX_DEAD_LETTER_CHARS)
+    ) {
+      const oldest = this.#deadLetters.values().next().value!;
+      this.#forgetDeadLetter(oldest);
+      drop.push(oldest);
+    }
+    if (drop.length === 0) return;
+    const ack = drop.filter((d) => this.#held.delete(d.id)).map((d) => d.id);
+    this.#deadLettersDropped += drop.length;
+    // the first drop is logged at once, then at most one line each 10 s
+    const now = performance.now();
+    if (this.#droppedLoggedAt === undefined || now - this.#droppedLoggedAt >= 10_000) {
+      this.#droppedLoggedAt = now;
+      this.#log(
+        `dropped the dead-letter copy of rejected Redis entry ${drop[drop.length - 1].id} ` +
+          `(${drop[drop.length - 1].reason}): more than ${MAX_DEAD_LETTERS} rejects (or ` +
+          `${MAX_DEAD_LETTER_CHARS >> 20} Mi characters of them) wait for their copy to ` +
+          `${this.#redis!.deadLetterKey} (last error: ${this.#deadLetterError ?? "none"}); ` +
+          `${this.#deadLettersDropped} dropped so far`,
+      );
+    }
+    if (ack.length > 0) this.#redis!.ack(ack).catch((e) => this.#error("redis ack", e));
+  }
+
+  #forgetDeadLetter(r: DeadLetter): void {
+    this.#deadLetters.delete(r.id);
+    this.#deadLetterChars -= deadLetterChars(r);
+    this.#deadLettersChanged = true;
+  }
+
+  /** Records the rejects waiting for their dead-letter copy in the position a snapshot takes. */
+  #stampDeadLetters(): void {
+    const p = this.#learner.position.redis as RedisPosition | undefined;
+    if (p !== undefined && this.#redis !== undefined) {
+      if (this.#deadLetters.size > 0) p.deadLetter = [...this.#deadLetters.values()];
+      else delete p.deadLetter;
+    }
+    this.#deadLettersChanged = false;
+  }
+
+  /** Starts copying the waiting rejects to the dead-letter stream, unless it runs already. */
+  #copyDeadLetters(): void {
+    if (this.#copying !== undefined || this.#deadLetters.size === 0 || this.#stopping) return;
+    this.#copying = this.#copyLoop().finally(() => this.#copying = undefined);
+  }
+
+  /**
+   * Copies the waiting rejects, oldest first, until none waits: a failure is reported (the
+   * service's last error and log, `/metrics` `redis.deadLetter`) and tried again after a wait
+   * doubling from 250 ms to 30 s. A copied entry that a durable checkpoint covers is
+   * acknowledged at once; the others with the checkpoint that covers them.
+   */
+  async #copyLoop(): Promise<void> {
+    const src = this.#redis!;
+    let delay = 0;
+    while (this.#deadLetters.size > 0 && !this.#stopping) {
+      if (delay > 0) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, delay);
+          this.#wakeCopier = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.#wakeCopier = undefined;
+        if (this.#stopping) return;
+      }
+      const batch: DeadLetter[] = [];
+      for (const r of this.#deadLetters.values()) {
+        batch.push(r);
+        if (batch.length === 256) break;
+      }
+      const { copied, error } = await src.deadLetter(batch);
+      const ack: string[] = [];
+      for (const id of copied) {
+        const r = this.#deadLetters.get(id);
+        if (r === undefined) continue;
+        this.#forgetDeadLetter(r);
+        if (this.#held.delete(id)) ack.push(id);
+      }
+      if (ack.length > 0) await src.ack(ack).catch((e) => this.#error("redis ack", e));
+      if (error === undefined) {
+        if (this.#deadLetterError !== undefined) {
+          this.#log(`dead-letter copies to ${src.deadLetterKey} succeed again`);
+          this.#deadLetterError = undefined;
+        }
+        delay = 0;
+        continue;
+      }
+      if (this.#stopping) return;
+      // held entries look stuck: keep other consumers from reclaiming them (at least every
+      // claimIdleMs / 2)
+      if (this.#held.size > 0) {
+        await src.keepPending([...this.#held]).catch((e) => this.#error("redis keep pending", e));
+      }
+      const claimIdleMs = this.options.redis?.claimIdleMs ?? 60_000;
+      const maxDelay = Math.max(
+        250,
+        Math.min(MAX_DEAD_LETTER_BACKOFF_MS, claimIdleMs > 0 ? claimIdleMs / 2 : Infinity),
+      );
+      delay = Math.min(maxDelay, delay === 0 ? 250 : delay * 2);
+      this.#deadLetterError = error.message;
+      this.#error(
+        "redis dead-letter",
+        new Error(
+          `${error.message} (copying to ${src.deadLetterKey}: ${this.#deadLetters.size} ` +
+            `rejected entries wait, kept in the checkpoint and not acknowledged; next try in ` +
+            `${delay / 1000} s)`,
+        ),
+      );
+    }
   }
 
   async #redisLoop(src: RedisStreamSource): Promise<void> {
@@ -920,6 +1127,9 @@ export class LearningService implements ServiceHandle {
     for (const t of this.#timers) clearInterval(t);
     await Promise.allSettled(this.#loops);
     await Promise.allSettled([...this.#bodies]);
+    // a copy in flight ends before the last checkpoint records what still waits
+    this.#wakeCopier?.();
+    await this.#copying;
     try {
       await this.checkpoint();
     } finally {
@@ -944,6 +1154,11 @@ function isBlankLine(text: string): boolean {
     if (c !== 32 && c !== 9 && c !== 13 && c !== 10) return false;
   }
   return true;
+}
+
+/** The characters a waiting reject holds (its line, reason and id). */
+function deadLetterChars(r: DeadLetter): number {
+  return r.id.length + r.line.length + r.reason.length;
 }
 
 function finiteOrNull(v: number): number | null {
