@@ -41,6 +41,7 @@ import type { StreamLearner, StreamPosition } from "./learner.ts";
 import { CheckpointChain } from "./checkpoint_chain.ts";
 import { openState } from "./open_state.ts";
 import type { StreamEntry } from "./redis_client.ts";
+import { type DeadLetter, DeadLetterQueue } from "./dead_letters.ts";
 import { entryLine, type RedisSourceOptions, RedisStreamSource } from "./redis_source.ts";
 import type { WalPosition, WriteAheadLog } from "./wal.ts";
 import { concatBytes } from "../data/bytes.ts";
@@ -64,13 +65,6 @@ export type * from "./service_types.ts";
 
 const MAX_REPORTED_REJECTS = 100;
 
-/** A rejected Redis entry, as copied to the dead-letter stream. */
-interface DeadLetter {
-  id: string;
-  line: string;
-  reason: string;
-}
-
 /**
  * The Redis position with the rejected entries whose dead-letter copy has not succeeded yet
  * (`deadLetter`, oldest first): kept in the checkpoint, so that a restart copies them (their
@@ -78,12 +72,6 @@ interface DeadLetter {
  */
 type RedisPosition = NonNullable<StreamPosition["redis"]> & { deadLetter?: DeadLetter[] };
 
-/** Most rejected entries waiting for their dead-letter copy (the stream keeps ~10000 too). */
-const MAX_DEAD_LETTERS = 10_000;
-/** Most characters (lines, reasons) of the rejected entries waiting for their copy. */
-const MAX_DEAD_LETTER_CHARS = 16 << 20;
-/** Longest wait between two tries of a failing dead-letter copy, in milliseconds. */
-const MAX_DEAD_LETTER_BACKOFF_MS = 30_000;
 /**
  * Longest stretch of synchronous ingestion in one request before other requests get a turn.
  * 1 ms rather than 4: under mixed load (4 connections posting events, 64 asking /predict) the
@@ -152,25 +140,8 @@ export class LearningService implements ServiceHandle {
   #stopping = false;
   #redis: RedisStreamSource | undefined;
   #unacked: string[] = [];
-  /**
-   * Rejected Redis entries whose copy to the dead-letter stream has not succeeded yet, by id,
-   * oldest first: their entries are not acknowledged until it does, and each checkpoint keeps
-   * them (`RedisPosition.deadLetter`) so that a restart copies them.
-   */
-  readonly #deadLetters = new Map<string, DeadLetter>();
-  #deadLetterChars = 0;
-  /** Whether `#deadLetters` changed since the last checkpoint snapshot. */
-  #deadLettersChanged = false;
-  /** Ids a durable checkpoint covers, held unacknowledged until their dead-letter copy is made. */
-  readonly #held = new Set<string>();
-  /** Rejected entries dropped uncopied (more than `MAX_DEAD_LETTERS` waited). */
-  #deadLettersDropped = 0;
-  #droppedLoggedAt: number | undefined;
-  /** The last failure of a dead-letter copy, until one succeeds. */
-  #deadLetterError: string | undefined;
-  /** The task copying `#deadLetters` (with back-off), and how to cut its wait short. */
-  #copying: Promise<void> | undefined;
-  #wakeCopier: (() => void) | undefined;
+  /** The rejected Redis entries waiting for their dead-letter copy (with `--source redis`). */
+  #deadLetters: DeadLetterQueue | undefined;
   #fileDone: Promise<void> | undefined;
   #loops: Promise<void>[] = [];
   /** The `ingestBody` calls in flight (`stop()` waits for them before its last checkpoint). */
@@ -343,7 +314,7 @@ export class LearningService implements ServiceHandle {
     const l = this.#learner;
     return l.applied + l.rejected + l.duplicates !== this.#progressAtCheckpoint ||
       this.#unacked.length > 0 ||
-      this.#deadLettersChanged ||
+      this.#deadLetters?.changed === true ||
       this.#checkpointError !== undefined;
   }
 
@@ -680,7 +651,7 @@ export class LearningService implements ServiceHandle {
       await this.#files.write(snap.taken);
     } catch (e) {
       this.#unacked = snap.covered.concat(this.#unacked);
-      this.#deadLettersChanged = true;
+      if (this.#deadLetters !== undefined) this.#deadLetters.changed = true;
       this.#storageFailed("checkpoint", e);
       throw e;
     }
@@ -700,10 +671,7 @@ export class LearningService implements ServiceHandle {
     if (snap.covered.length > 0 && this.#redis !== undefined) {
       // a reject whose dead-letter copy has not succeeded stays pending until it does
       const ack: string[] = [];
-      for (const id of snap.covered) {
-        if (this.#deadLetters.has(id)) this.#held.add(id);
-        else ack.push(id);
-      }
+      for (const id of snap.covered) if (!this.#deadLetters?.hold(id)) ack.push(id);
       try {
         if (ack.length > 0) await this.#redis.ack(ack);
       } catch (e) {
@@ -789,13 +757,7 @@ export class LearningService implements ServiceHandle {
         pending,
         unacked: this.#unacked.length,
         ackedOnRecovery: this.#redis.ackedOnRecovery,
-        deadLetter: {
-          key: this.#redis.deadLetterKey,
-          waiting: this.#deadLetters.size,
-          held: this.#held.size,
-          dropped: this.#deadLettersDropped,
-          error: this.#deadLetterError ?? null,
-        },
+        deadLetter: this.#deadLetters?.metrics() ?? null,
       };
     }
     return {
@@ -869,27 +831,31 @@ export class LearningService implements ServiceHandle {
     const covered = same ? prev.lastId : "0-0";
     // the rejects the checkpoint holds uncopied: their entries stay pending until copied
     const kept = prev?.deadLetter ?? [];
-    if (same && src.deadLetterKey !== "") {
-      for (const r of kept) this.#keepDeadLetter(r);
-      for (const id of this.#deadLetters.keys()) this.#held.add(id);
-    } else if (kept.length > 0) {
+    const dead = new DeadLetterQueue(src, {
+      log: this.#log,
+      error: (what, e) => this.#error(what, e),
+      claimIdleMs: o.claimIdleMs ?? 60_000,
+    });
+    this.#deadLetters = dead;
+    if (same && src.deadLetterKey !== "") dead.restore(kept);
+    else if (kept.length > 0) {
       this.#log(
         `dropping the dead-letter copies of ${kept.length} rejected entries of stream ` +
           `${prev!.key} (group ${prev!.group}) that the checkpoint holds: ` +
           (src.deadLetterKey === "" ? "dead-letter copies are off" : `now reading ${src.key}`),
       );
     }
-    for await (const entries of src.recover(covered, this.#held)) this.#applyEntries(entries);
+    for await (const entries of src.recover(covered, dead.held)) this.#applyEntries(entries);
     if (src.ackedOnRecovery > 0) {
       this.#log(`acknowledged ${src.ackedOnRecovery} pending entries the checkpoint covers`);
     }
-    if (this.#held.size > 0) {
+    if (dead.held.size > 0) {
       this.#log(
-        `${this.#held.size} rejected entries from before the restart wait for their copy to ` +
+        `${dead.held.size} rejected entries from before the restart wait for their copy to ` +
           `${src.deadLetterKey} (left pending until it is made)`,
       );
     }
-    this.#copyDeadLetters();
+    dead.start();
     this.#loops.push(this.#redisLoop(src));
   }
 
@@ -897,7 +863,7 @@ export class LearningService implements ServiceHandle {
     const src = this.#redis!;
     const l = this.#learner;
     let any = false;
-    const dead: { id: string; line: string; reason: string }[] = [];
+    const dead: DeadLetter[] = [];
     for (const e of entries) {
       const line = entryLine(e);
       if (line === undefined) {
@@ -912,137 +878,19 @@ export class LearningService implements ServiceHandle {
       this.#unacked.push(e.id);
     }
     if (dead.length > 0 && src.deadLetterKey !== "") {
-      for (const r of dead) this.#keepDeadLetter(r);
-      this.#copyDeadLetters();
+      for (const r of dead) this.#deadLetters!.keep(r);
+      this.#deadLetters!.start();
     }
     if (any) this.#afterIngest();
   }
 
-  /**
-   * Keeps a reject until its dead-letter copy succeeds; past `MAX_DEAD_LETTERS` (or
-   * `MAX_DEAD_LETTER_CHARS`) the oldest are dropped, logged, and their entries acknowledged.
-   */
-  #keepDeadLetter(r: DeadLetter): void {
-    const old = this.#deadLetters.get(r.id);
-    if (old !== undefined) this.#forgetDeadLetter(old);
-    this.#deadLetters.set(r.id, r);
-    this.#deadLetterChars += deadLetterChars(r);
-    this.#deadLettersChanged = true;
-    const drop: DeadLetter[] = [];
-    // oldest first; the newest stays whatever its size (its entry is in memory anyway)
-    while (
-      this.#deadLetters.size > 1 &&
-      (this.#deadLetters.size > MAX_DEAD_LETTERS || this.#deadLetterChars > MAX_DEAD_LETTER_CHARS)
-    ) {
-      const oldest = this.#deadLetters.values().next().value!;
-      this.#forgetDeadLetter(oldest);
-      drop.push(oldest);
-    }
-    if (drop.length === 0) return;
-    const ack = drop.filter((d) => this.#held.delete(d.id)).map((d) => d.id);
-    this.#deadLettersDropped += drop.length;
-    // the first drop is logged at once, then at most one line each 10 s
-    const now = performance.now();
-    if (this.#droppedLoggedAt === undefined || now - this.#droppedLoggedAt >= 10_000) {
-      this.#droppedLoggedAt = now;
-      this.#log(
-        `dropped the dead-letter copy of rejected Redis entry ${drop[drop.length - 1].id} ` +
-          `(${drop[drop.length - 1].reason}): more than ${MAX_DEAD_LETTERS} rejects (or ` +
-          `${MAX_DEAD_LETTER_CHARS >> 20} Mi characters of them) wait for their copy to ` +
-          `${this.#redis!.deadLetterKey} (last error: ${this.#deadLetterError ?? "none"}); ` +
-          `${this.#deadLettersDropped} dropped so far`,
-      );
-    }
-    if (ack.length > 0) this.#redis!.ack(ack).catch((e) => this.#error("redis ack", e));
-  }
-
-  #forgetDeadLetter(r: DeadLetter): void {
-    this.#deadLetters.delete(r.id);
-    this.#deadLetterChars -= deadLetterChars(r);
-    this.#deadLettersChanged = true;
-  }
-
   /** Records the rejects waiting for their dead-letter copy in the position a snapshot takes. */
   #stampDeadLetters(): void {
+    const waiting = this.#deadLetters?.snapshot();
     const p = this.#learner.position.redis as RedisPosition | undefined;
-    if (p !== undefined && this.#redis !== undefined) {
-      if (this.#deadLetters.size > 0) p.deadLetter = [...this.#deadLetters.values()];
-      else delete p.deadLetter;
-    }
-    this.#deadLettersChanged = false;
-  }
-
-  /** Starts copying the waiting rejects to the dead-letter stream, unless it runs already. */
-  #copyDeadLetters(): void {
-    if (this.#copying !== undefined || this.#deadLetters.size === 0 || this.#stopping) return;
-    this.#copying = this.#copyLoop().finally(() => this.#copying = undefined);
-  }
-
-  /**
-   * Copies the waiting rejects, oldest first, until none waits: a failure is reported (the
-   * service's last error and log, `/metrics` `redis.deadLetter`) and tried again after a wait
-   * doubling from 250 ms to 30 s. A copied entry that a durable checkpoint covers is
-   * acknowledged at once; the others with the checkpoint that covers them.
-   */
-  async #copyLoop(): Promise<void> {
-    const src = this.#redis!;
-    let delay = 0;
-    while (this.#deadLetters.size > 0 && !this.#stopping) {
-      if (delay > 0) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, delay);
-          this.#wakeCopier = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        this.#wakeCopier = undefined;
-        if (this.#stopping) return;
-      }
-      const batch: DeadLetter[] = [];
-      for (const r of this.#deadLetters.values()) {
-        batch.push(r);
-        if (batch.length === 256) break;
-      }
-      const { copied, error } = await src.deadLetter(batch);
-      const ack: string[] = [];
-      for (const id of copied) {
-        const r = this.#deadLetters.get(id);
-        if (r === undefined) continue;
-        this.#forgetDeadLetter(r);
-        if (this.#held.delete(id)) ack.push(id);
-      }
-      if (ack.length > 0) await src.ack(ack).catch((e) => this.#error("redis ack", e));
-      if (error === undefined) {
-        if (this.#deadLetterError !== undefined) {
-          this.#log(`dead-letter copies to ${src.deadLetterKey} succeed again`);
-          this.#deadLetterError = undefined;
-        }
-        delay = 0;
-        continue;
-      }
-      if (this.#stopping) return;
-      // held entries look stuck: keep other consumers from reclaiming them (at least every
-      // claimIdleMs / 2)
-      if (this.#held.size > 0) {
-        await src.keepPending([...this.#held]).catch((e) => this.#error("redis keep pending", e));
-      }
-      const claimIdleMs = this.options.redis?.claimIdleMs ?? 60_000;
-      const maxDelay = Math.max(
-        250,
-        Math.min(MAX_DEAD_LETTER_BACKOFF_MS, claimIdleMs > 0 ? claimIdleMs / 2 : Infinity),
-      );
-      delay = Math.min(maxDelay, delay === 0 ? 250 : delay * 2);
-      this.#deadLetterError = error.message;
-      this.#error(
-        "redis dead-letter",
-        new Error(
-          `${error.message} (copying to ${src.deadLetterKey}: ${this.#deadLetters.size} ` +
-            `rejected entries wait, kept in the checkpoint and not acknowledged; next try in ` +
-            `${delay / 1000} s)`,
-        ),
-      );
-    }
+    if (p === undefined || this.#deadLetters === undefined) return;
+    if (waiting !== undefined) p.deadLetter = waiting;
+    else delete p.deadLetter;
   }
 
   async #redisLoop(src: RedisStreamSource): Promise<void> {
@@ -1128,8 +976,7 @@ export class LearningService implements ServiceHandle {
     await Promise.allSettled(this.#loops);
     await Promise.allSettled([...this.#bodies]);
     // a copy in flight ends before the last checkpoint records what still waits
-    this.#wakeCopier?.();
-    await this.#copying;
+    await this.#deadLetters?.stop();
     try {
       await this.checkpoint();
     } finally {
@@ -1154,11 +1001,6 @@ function isBlankLine(text: string): boolean {
     if (c !== 32 && c !== 9 && c !== 13 && c !== 10) return false;
   }
   return true;
-}
-
-/** The characters a waiting reject holds (its line, reason and id). */
-function deadLetterChars(r: DeadLetter): number {
-  return r.id.length + r.line.length + r.reason.length;
 }
 
 function finiteOrNull(v: number): number | null {
