@@ -25,7 +25,7 @@ import { namedModelError, readModelArg } from "./inspect.ts";
 import { openState } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { propensityFlags } from "./propensity_flags.ts";
-import { evaluateEvents } from "./eval_events.ts";
+import { evaluateEvents, type MatchedMetrics } from "./eval_events.ts";
 import {
   forEachLabelledEvent,
   type LabelledEvent,
@@ -115,12 +115,7 @@ export function evaluateByName(
   numTrain: number,
   k = 5,
   propensity: { A: number; B: number } = { A: 0.55, B: 1.5 },
-): {
-  rows: number;
-  metrics: Record<string, number>;
-  stdErr: Record<string, number>;
-  unknownLabels: number;
-} {
+): MatchedMetrics {
   const byName = new Map<string, number>();
   for (let l = 0; l < model.numLabels; l++) byName.set(model.labelName(l), l);
   let next = model.numLabels, unknown = 0;
@@ -253,6 +248,12 @@ async function checkDir(what: string, path: string): Promise<void> {
     throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
   }
   if (!info.isDirectory) throw new TypeError(`${what}: is not a directory`);
+}
+
+/** Prints the warnings on stderr, and the report (with the warnings, if any) as one JSON line. */
+function printReport(warnings: string[], report: Record<string, unknown>): void {
+  for (const w of warnings) console.error(`tagstream eval: warning: ${w}`);
+  console.log(JSON.stringify({ ...report, ...(warnings.length > 0 ? { warnings } : {}) }));
 }
 
 /**
@@ -427,8 +428,7 @@ export const evalCommand: Command = {
             `is it another dataset?`,
         );
       }
-      for (const w of warnings) console.error(`tagstream eval: warning: ${w}`);
-      console.log(JSON.stringify({
+      printReport(warnings, {
         test: testPath,
         format,
         model: modelName,
@@ -439,8 +439,7 @@ export const evalCommand: Command = {
         propensity,
         metrics: r.metrics,
         stdErr: r.stdErr,
-        ...(warnings.length > 0 ? { warnings } : {}),
-      }));
+      });
       return 0;
     }
     const test = await loadXcFile(testPath!);
@@ -491,8 +490,7 @@ export const evalCommand: Command = {
           `${modelName}:${hint}`,
       );
     }
-    for (const w of warnings) console.error(`tagstream eval: warning: ${w}`);
-    console.log(JSON.stringify({
+    printReport(warnings, {
       test: testPath,
       model: modelName,
       rows: r.rows,
@@ -502,8 +500,7 @@ export const evalCommand: Command = {
       propensity,
       metrics: r.metrics,
       stdErr: r.stdErr,
-      ...(warnings.length > 0 ? { warnings } : {}),
-    }));
+    });
     return 0;
   },
 };

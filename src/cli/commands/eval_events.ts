@@ -29,6 +29,27 @@ export interface EventScorer {
 }
 
 /**
+ * The metrics of a model on a test set whose labels were matched to the model's by name.
+ *
+ * @example
+ * ```ts
+ * import type { MatchedMetrics } from "./eval_events.ts";
+ * const r: MatchedMetrics = { rows: 1, metrics: { "P@1": 100 }, stdErr: { "P@1": 0 }, unknownLabels: 0 };
+ * console.log(r.metrics["P@1"]); // 100
+ * ```
+ */
+export interface MatchedMetrics {
+  /** Test rows (events) evaluated. */
+  rows: number;
+  /** P@k, nDCG@k, PSP@k, PSnDCG@k (percent), AUCs and Hamming loss (fractions). */
+  metrics: Record<string, number>;
+  /** The standard errors of the ranking metrics over the rows. */
+  stdErr: Record<string, number>;
+  /** Test labels the model does not know (never ranked: misses). */
+  unknownLabels: number;
+}
+
+/**
  * Evaluates `model` on labelled `events`: P@k, nDCG@k, PSP@k, PSnDCG@k (percent), AUCs, Hamming
  * loss, and the standard errors of the ranking metrics. Test labels are matched to the model's
  * labels by name; unknown ones are labels the model does not score (never ranked, misses).
@@ -56,12 +77,7 @@ export function evaluateEvents(
   train?: { counts: ReadonlyMap<string, number>; rows: number },
   k = 5,
   propensity: { A: number; B: number } = { A: 0.55, B: 1.5 },
-): {
-  rows: number;
-  metrics: Record<string, number>;
-  stdErr: Record<string, number>;
-  unknownLabels: number;
-} {
+): MatchedMetrics {
   if (events.length === 0) throw new RangeError(`${source} has no events: nothing to evaluate`);
   const byName = new Map<string, number>();
   for (let l = 0; l < model.numLabels; l++) byName.set(model.labelName(l), l);
