@@ -94,8 +94,9 @@ function checkCount(v: unknown, where: string): void {
 /**
  * Encodes a model as a model file of version {@linkcode formatVersionOf}(content).
  *
- * @throws {TypeError | RangeError} when the content is inconsistent (naming the field), or for
- * an unknown option or a value of the wrong type (e.g. `keepF32` not an array of names).
+ * @throws {TypeError | RangeError} when the content is inconsistent (naming the field), for
+ * an unknown option or a value of the wrong type (e.g. `keepF32` not an array of names), or,
+ * with `quantize: "f16"`, for a finite value float16 cannot hold (beyond ±65504).
  *
  * @example
  * ```ts
@@ -156,6 +157,18 @@ export function encodeModelFile(
     content.numFeatures,
     (m) => new RangeError(`${where}: ${m}`),
   );
+  const pre = content.preprocess;
+  if (pre !== undefined) {
+    // (written as given, a non-boolean made a file the strict reader refuses as corrupt)
+    if (typeof pre !== "object" || pre === null || Array.isArray(pre)) {
+      throw new TypeError(`${where}: preprocess must be an object {tfidf?, l2Normalize?}`);
+    }
+    for (const k of ["tfidf", "l2Normalize"] as const) {
+      if (pre[k] !== undefined && typeof pre[k] !== "boolean") {
+        throw new TypeError(`${where}: preprocess.${k} must be a boolean, got ${pre[k]}`);
+      }
+    }
+  }
   if (content.preprocess?.tfidf) {
     const idf = content.tensors.idf;
     if (!idf || idf.data.length !== content.numFeatures) {
@@ -247,6 +260,18 @@ function estimateBytes(content: ModelFileContent): number {
   return n;
 }
 
+/** Refuses a finite value that float16 rounds to ±Infinity (|v| ≥ 65520), naming it. */
+function checkHalfRange(values: Float32Array, bits: Uint16Array, where: string): void {
+  for (let i = 0; i < bits.length; i++) {
+    if ((bits[i] & 0x7fff) === 0x7c00 && Number.isFinite(values[i])) {
+      throw new RangeError(
+        `${where}: value ${values[i]} at index ${i} is beyond the float16 range ±65504 (it ` +
+          `would be stored as ±Infinity): keep the tensor f32 (keepF32) or quantise to i8`,
+      );
+    }
+  }
+}
+
 function writeTensor(w: MsgpackWriter, name: string, t: Tensor, quantize: string): void {
   const where = `encodeModelFile: tensor ${name}`;
   const ctor = TENSOR_ARRAYS[t.dtype];
@@ -263,6 +288,7 @@ function writeTensor(w: MsgpackWriter, name: string, t: Tensor, quantize: string
   let { dtype, data, scale } = t;
   if (dtype === "f32" && (quantize === "f16" || quantize === "i8")) {
     ({ dtype, data, scale } = quantizedTensor(t.data as Float32Array, t.shape, quantize));
+    if (dtype === "f16") checkHalfRange(t.data as Float32Array, data as Uint16Array, where);
   }
   if (dtype === "i8") {
     if (scale === undefined) scale = 1;
