@@ -51,7 +51,7 @@ import { popDefaults, withinTolerance } from "../prune/pop.ts";
 import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
 import { thresholdingNote } from "../prune/tolerance.ts";
-import { validationPsp } from "../prune/validation.ts";
+import { modelColumns, validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
 import { namedModelError, readModelArg } from "./commands/inspect.ts";
@@ -461,7 +461,7 @@ function testPsp(
   p: ArrayLike<number>,
   ks: number[],
 ): number[][] {
-  const rows = { x: preprocessRows(test.x, pre), y: test.y };
+  const rows = { x: preprocessRows(modelColumns(test.x, models[0].numFeatures), pre), y: test.y };
   return models.map((w) => validationPsp(w, rows, p, ks));
 }
 
@@ -535,6 +535,10 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     valid = await loadXcFile(cmd.valid);
     checkLabelCount(`--valid ${cmd.valid}`, valid.numLabels, source, L);
     if (valid.x.numRows === 0) throw new RangeError(`--valid ${cmd.valid} has no rows`);
+    if (valid.y.indices.length === 0) {
+      // PSP@k on rows without labels is 0 whatever is pruned: every cut would be "within ε"
+      throw new RangeError(`--valid ${cmd.valid} has no row with a label: nothing to validate on`);
+    }
     const D = model?.content.numFeatures ?? train.numFeatures;
     if (valid.numFeatures > D) {
       // the model scores only its own columns: the others would be dropped without a word
@@ -553,6 +557,13 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     checkLabelCount(`${cmd.dataset}.test.txt`, test.numLabels, source, L);
   }
   const labelNames = await labelNamesOf(dataDir, cmd.dataset);
+  if (cmd.train !== undefined && labelNames !== undefined && labelNames.length !== L) {
+    // (they were found out of step only when the pruned file was built, after both BR fits)
+    throw new RangeError(
+      `${cmd.dataset}.labels.txt has ${labelNames.length} names but ${trainFile} has ${L} ` +
+        `labels: is it another dataset?`,
+    );
+  }
   const summary: Record<string, unknown> = { dataset: cmd.dataset };
   /** The model file to write; undefined when pruning did not help (no copy of the input). */
   let written: Uint8Array | undefined;

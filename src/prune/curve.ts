@@ -6,11 +6,7 @@
  * @module
  */
 import { encodeModelFile } from "../format/model_file.ts";
-import {
-  type LabelWeights,
-  linearSparseContent,
-  roundWeights,
-} from "../models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
 import { linePlot, type Series } from "../plot/line_plot.ts";
 import {
   applyPop,
@@ -21,7 +17,12 @@ import {
   POP_OPTION_KEYS,
   popDefaults,
 } from "./pop.ts";
-import { resolveStorage, STORAGE_OPTION_KEYS, type StorageOptions } from "./storage.ts";
+import {
+  resolveStorage,
+  STORAGE_OPTION_KEYS,
+  type StorageOptions,
+  storedWeights,
+} from "./storage.ts";
 import { checkOptionKeys } from "../data/option_check.ts";
 import { validationPsp, type ValidationRows } from "./validation.ts";
 
@@ -150,7 +151,7 @@ export function popCurve(
     const key = `${m} ${lambda}`;
     let r = measured.get(key);
     if (!r) {
-      const pruned = roundWeights(applyPop(w, order, m, { lambda, delta }), storage.weightType);
+      const pruned = storedWeights(applyPop(w, order, m, { lambda, delta }), storage.weightType);
       r = {
         lambda,
         numPrunedLabels: m,

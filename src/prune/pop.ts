@@ -108,10 +108,18 @@ export function thresholdWeights(w: LabelWeights, lambda: number, delta: number)
   });
 }
 
-/** Marks the `count` largest |values[s..e)| (ties: smaller position) in `keep`. */
+/**
+ * Marks the `count` largest |values[s..e)| (ties: smaller position; NaN ranks below every
+ * magnitude, as the threshold drops it) in `keep`.
+ */
 function markTop(values: Float32Array, s: number, e: number, count: number, keep: Uint8Array) {
   const pos = Int32Array.from({ length: e - s }, (_, i) => s + i);
-  pos.sort((a, b) => Math.abs(values[b]) - Math.abs(values[a]) || a - b);
+  // (a NaN magnitude made the comparator inconsistent: [0.3, 0.1, NaN, 0.5] kept 0.3 for δ = 1)
+  const mag = (p: number) => {
+    const a = Math.abs(values[p]);
+    return a === a ? a : -1;
+  };
+  pos.sort((a, b) => mag(b) - mag(a) || a - b);
   for (let i = 0; i < count && i < pos.length; i++) keep[pos[i]] = 1;
 }
 
@@ -260,6 +268,15 @@ function checkOrder(order: Int32Array, numLabels: number, where: string): void {
   }
 }
 
+/** Whether some validation row has a label in [0, numLabels). */
+function hasPositive(rows: ValidationRows, numLabels: number): boolean {
+  const { indptr, indices } = rows.y;
+  for (let p = indptr[0]; p < indptr[rows.y.numRows]; p++) {
+    if (indices[p] >= 0 && indices[p] < numLabels) return true;
+  }
+  return false;
+}
+
 /** Mask of the first `m` labels of `order`. */
 function prefixMask(order: Int32Array, m: number, numLabels: number): Uint8Array {
   const mask = new Uint8Array(numLabels);
@@ -287,6 +304,7 @@ export type CutCache = Map<number, number[]>;
  * the constraint held for its lower bound, m never decreases when ε grows.
  *
  * @param cache optional memo of evaluated cuts (only valid for the same w, rows, δ and ks)
+ * @throws {RangeError} when no validation row has a label (PSP@k would be 0 for every cut)
  *
  * @example
  * ```ts
@@ -322,13 +340,24 @@ export function labelOptimization(
     }
     return psp;
   };
+  const L = w.numLabels;
+  if (L > 0 && !hasPositive(rows, L)) {
+    // PSP@k is then 0 whatever is cut: every cut was "within ε", so the search cut L − 1 labels
+    throw new RangeError(
+      `POP: the ${rows.y.numRows} validation rows hold no label in [0, ${L}): PSP@k is 0 ` +
+        `whatever is pruned, so ε cannot bound the search (give labelled validation rows)`,
+    );
+  }
   const baseline = evaluate(0);
-  let lo = 0, hi = w.numLabels;
+  let lo = 0, hi = L;
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
     if (withinTolerance(evaluate(mid), baseline, eps)) lo = mid;
     else hi = mid;
   }
+  // the search never probes its upper end: every label cut (m = L) is tried once all below passed
+  // (the paper's Algorithm 1 stops at L − 1 too, though its Eq. 3 allows m = L)
+  if (L > 0 && lo === L - 1 && withinTolerance(evaluate(L), baseline, eps)) lo = L;
   const model = lo === 0 ? w : keepTopDelta(w, prefixMask(order, lo, w.numLabels), delta);
   return { model, validation: evaluate(lo), numPrunedLabels: lo, baseline, evaluations };
 }

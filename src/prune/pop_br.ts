@@ -11,11 +11,7 @@ import { encodeModelFile } from "../format/model_file.ts";
 import type { ModelFileContent } from "../format/types.ts";
 import type { DcdOptions } from "../models/br/dcd.ts";
 import type { BrEstimator } from "../models/br/estimator.ts";
-import {
-  type LabelWeights,
-  linearSparseContent,
-  roundWeights,
-} from "../models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
 import { trainBr } from "../models/br/mod.ts";
 import { preprocessRows } from "../data/preprocess.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
@@ -30,7 +26,12 @@ import {
   type PopOptions,
   type PopResult,
 } from "./pop.ts";
-import { resolveStorage, STORAGE_OPTION_KEYS, type StorageOptions } from "./storage.ts";
+import {
+  resolveStorage,
+  STORAGE_OPTION_KEYS,
+  type StorageOptions,
+  storedWeights,
+} from "./storage.ts";
 import { booleanOption, checkOptionKeys, shown } from "../data/option_check.ts";
 import type { ValidationRows } from "./validation.ts";
 
@@ -191,7 +192,7 @@ export function popBr(
   const fullWeights = full.toLabelWeights();
   const { epsilon, lambda, delta, ks } = popDefaults(options);
   const prune = (m: number, lam: number) =>
-    roundWeights(applyPop(fullWeights, order, m, { lambda: lam, delta }), storage.weightType);
+    storedWeights(applyPop(fullWeights, order, m, { lambda: lam, delta }), storage.weightType);
   const build = (w: LabelWeights, pop: Record<string, unknown>) =>
     linearSparseContent(w, {
       labelNames: options.labelNames,

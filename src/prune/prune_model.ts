@@ -8,11 +8,7 @@
  */
 import type { ModelFileContent } from "../format/types.ts";
 import { encodeModelFile } from "../format/model_file.ts";
-import {
-  type LabelWeights,
-  linearSparseContent,
-  roundWeights,
-} from "../models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
 import { preprocessRows } from "../data/preprocess.ts";
 import {
   type CutCache,
@@ -23,9 +19,14 @@ import {
   type PopResult,
   withinTolerance,
 } from "./pop.ts";
-import { validationPsp, type ValidationRows } from "./validation.ts";
+import { modelColumns, validationPsp, type ValidationRows } from "./validation.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "./model_weights.ts";
-import { resolveStorage, STORAGE_OPTION_KEYS, type StorageOptions } from "./storage.ts";
+import {
+  resolveStorage,
+  STORAGE_OPTION_KEYS,
+  type StorageOptions,
+  storedWeights,
+} from "./storage.ts";
 import { checkOptionKeys } from "../data/option_check.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
 import { smallestWithin, thresholdingNote, toleranceShortfall } from "./tolerance.ts";
@@ -105,9 +106,9 @@ export interface PrunedModel {
 
 /**
  * Runs POP on a decoded `linear-sparse` or `linear-lowrank` model: the validation rows are
- * preprocessed as the file says, labels are ranked by `labelCounts[l] / propensities[l]`, the
- * label cut is searched under the tolerance ε and weights in [−√λ, √λ] are dropped (at least δ
- * kept per label). The result is encoded as a `linear-sparse` file (labels, feature space,
+ * restricted to the model's columns and preprocessed as the file says (as the SDK does), labels
+ * are ranked by `labelCounts[l] / propensities[l]`, the label cut is searched under the
+ * tolerance ε and weights in [−√λ, √λ] are dropped (at least δ kept per label). The result is encoded as a `linear-sparse` file (labels, feature space,
  * preprocessing and metadata carried over; `meta.pop` records the settings and validation
  * PSP@k).
  *
@@ -167,12 +168,15 @@ export function pruneModel(
   const storage = resolveStorage(options, L);
   const weights = labelWeightsOfContent(content);
   const pre = rowPreprocessOfContent(content);
-  const prepared: ValidationRows = { x: preprocessRows(rows.x, pre), y: rows.y };
+  const prepared: ValidationRows = {
+    x: preprocessRows(modelColumns(rows.x, content.numFeatures), pre),
+    y: rows.y,
+  };
   const { epsilon: eps, lambda, delta, ks } = popDefaults(options);
   const cache = options.cache ?? new Map();
   const popOptions = { epsilon: eps, lambda, delta, ks };
   const search = pop(weights, prepared, labelCounts, propensities, popOptions, cache);
-  const stored = roundWeights(search.model, storage.weightType);
+  const stored = storedWeights(search.model, storage.weightType);
   const storedPsp = storage.weightType === "f32"
     ? search.final
     : validationPsp(stored, prepared, propensities, ks);

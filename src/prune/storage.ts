@@ -4,6 +4,8 @@
  * @module
  */
 
+import { type LabelWeights, roundWeights } from "../models/br/label_weights.ts";
+
 /**
  * How a pruned model is stored.
  *
@@ -58,8 +60,44 @@ export function resolveStorage(
   }
   if (indexType === "u16" && numLabels > 65536) {
     throw new RangeError(
-      `POP storage: u16 label indices need numLabels <= 65536, got ${numLabels}`,
+      `POP storage: u16 label indices need numLabels <= 65536, got ${numLabels}: store i32 ` +
+        `indices (indexType "i32", --index i32)`,
     );
   }
   return { weightType, indexType };
+}
+
+/**
+ * A copy of `w` with its weights rounded as `weightType` stores them (`roundWeights`), refusing
+ * a finite weight that float16 cannot hold: past ±65504 it was stored as ±Infinity, silently.
+ *
+ * @throws {RangeError} naming the weight, its label and feature, and the limit
+ *
+ * @example
+ * ```ts
+ * import { storedWeights } from "./storage.ts";
+ * const w = { numFeatures: 1, numLabels: 1, labelPtr: Int32Array.of(0, 1),
+ *   featIdx: Int32Array.of(0), values: Float32Array.of(0.1) };
+ * console.log(storedWeights(w, "f16").values[0]); // 0.0999755859375
+ * try {
+ *   storedWeights({ ...w, values: Float32Array.of(70000) }, "f16");
+ * } catch (e) {
+ *   console.log((e as Error).message.startsWith("POP storage: weight 70000 of label 0")); // true
+ * }
+ * ```
+ */
+export function storedWeights(w: LabelWeights, weightType: "f32" | "f16"): LabelWeights {
+  const r = roundWeights(w, weightType);
+  for (let p = 0; weightType === "f16" && p < r.values.length; p++) {
+    if (!Number.isFinite(r.values[p]) && Number.isFinite(w.values[p])) {
+      let l = 0;
+      while (w.labelPtr[l + 1] <= p) l++;
+      throw new RangeError(
+        `POP storage: weight ${w.values[p]} of label ${l} (feature ${w.featIdx[p]}) is beyond ` +
+          `the float16 range ±65504 and would be stored as ±Infinity: store float32 weights ` +
+          `(weightType "f32", --weights f32)`,
+      );
+    }
+  }
+  return r;
 }

@@ -83,3 +83,42 @@ export function validationPsp(
   const r = psp.result();
   return ks.map((k) => r[`PSP@${k}`]);
 }
+
+/**
+ * `x` without its entries outside the model's columns [0, numFeatures) (`x` itself when it has
+ * none), as the SDK drops them before TF-IDF and L2 normalisation: kept, they entered the norm,
+ * so the rows POP validated on were scaled unlike the model's queries.
+ *
+ * @example
+ * ```ts
+ * import { modelColumns } from "./validation.ts";
+ * const x = { numRows: 1, numCols: 6, indptr: Int32Array.of(0, 2), indices: Int32Array.of(0, 5), values: Float32Array.of(1, 10) };
+ * const m = modelColumns(x, 2);
+ * console.log(m.numCols, [...m.indices], [...m.values]); // 2 [ 0 ] [ 1 ]
+ * ```
+ */
+export function modelColumns(x: CsrMatrix, numFeatures: number): CsrMatrix {
+  const { indptr, indices, values } = x;
+  const known = (j: number) => j >= 0 && j < numFeatures;
+  let n = 0;
+  for (let p = indptr[0]; p < indptr[x.numRows]; p++) n += known(indices[p]) ? 1 : 0;
+  if (n === indptr[x.numRows] - indptr[0]) return x;
+  const ptr = new Int32Array(x.numRows + 1), idx = new Int32Array(n), val = new Float32Array(n);
+  let q = 0;
+  for (let i = 0; i < x.numRows; i++) {
+    for (let p = indptr[i]; p < indptr[i + 1]; p++) {
+      if (known(indices[p])) {
+        idx[q] = indices[p];
+        val[q++] = values[p];
+      }
+    }
+    ptr[i + 1] = q;
+  }
+  return {
+    numRows: x.numRows,
+    numCols: Math.min(x.numCols, numFeatures),
+    indptr: ptr,
+    indices: idx,
+    values: val,
+  };
+}

@@ -44,7 +44,11 @@ Deno.test("popCurve: size never grows with ε or λ, and matches pop() at each s
     assert(lam[i].nnz <= lam[i - 1].nnz && lam[i].bytes <= lam[i - 1].bytes, `λ: size at ${i}`);
   }
   assert(eps[4].nnz < eps[0].nnz, "a loose ε prunes more labels than ε = 0");
-  assert(lam[4].nnz < lam[0].nnz, "a large λ prunes more weights than λ = 0");
+  // (at ε = 0.05 every label may keep only its δ weights, which λ cannot cut)
+  assert(
+    lam[4].nnz < lam[0].nnz || lam[0].numPrunedLabels === w.numLabels,
+    "a large λ prunes more weights than λ = 0",
+  );
   // each point is the model pop() gives at its (ε, λ); the cache does not change results
   for (const q of [...eps, ...lam]) {
     const r = pop(w, valid, counts, p, { epsilon: q.epsilon, lambda: q.lambda, delta: 2 });
