@@ -356,7 +356,7 @@ export function labelOptimization(
     else hi = mid;
   }
   // the search never probes its upper end: every label cut (m = L) is tried once all below passed
-  // (the paper's Algorithm 1 stops at L − 1 too, though its Eq. 3 allows m = L)
+  // (the paper's Algorithm 1 stops at L − 1, though its Eq. 3 allows m = L: docs/deviations.md P5)
   if (L > 0 && lo === L - 1 && withinTolerance(evaluate(L), baseline, eps)) lo = L;
   const model = lo === 0 ? w : keepTopDelta(w, prefixMask(order, lo, w.numLabels), delta);
   return { model, validation: evaluate(lo), numPrunedLabels: lo, baseline, evaluations };
