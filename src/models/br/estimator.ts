@@ -315,14 +315,15 @@ export class BrEstimator implements Estimator {
   /**
    * Marks row `i`'s labels in the scratch `mark`: 1 for a positive, -1 for an observed negative
    * of a partially observed row; returns whether the row is partially observed (then only its
-   * marked entries contribute).
+   * marked entries contribute). With `observed`, a row is fully observed only where
+   * `fullyObserved` says so (as in `Batch`, LEML and the replay reservoir): an empty mask row
+   * without that flag observes nothing, not every label as a negative.
    */
   #markRow(batch: Batch, i: number): boolean {
     const y = batch.y, obs = batch.observed, full = batch.fullyObserved;
     const mark = this.#mark, L = this.#l;
     for (let p = y.indptr[i]; p < y.indptr[i + 1]; p++) mark[y.indices[p]] = 1;
-    const partial = obs !== undefined &&
-      (full ? full[i] === 0 : obs.indptr[i + 1] > obs.indptr[i]);
+    const partial = obs !== undefined && !(full !== undefined && full[i] === 1);
     if (partial) {
       for (let p = obs!.indptr[i]; p < obs!.indptr[i + 1]; p++) {
         const l = obs!.indices[p];

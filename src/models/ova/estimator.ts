@@ -507,8 +507,10 @@ export class OvaEstimator implements Estimator {
   #learnRows(batch: Batch, fresh: boolean): void {
     const { x } = batch, obs = batch.observed;
     for (let i = 0; i < x.numRows; i++) {
+      // with a mask, a row is fully observed only where fullyObserved says so (Batch): an empty
+      // mask row without it observes nothing, not every label as a negative
       const partial = obs !== undefined &&
-        (batch.fullyObserved ? batch.fullyObserved[i] === 0 : obs.indptr[i + 1] > obs.indptr[i]);
+        !(batch.fullyObserved !== undefined && batch.fullyObserved[i] === 1);
       this.#learnRow(batch, i, partial, fresh);
     }
   }
