@@ -30,7 +30,11 @@ export function revealEntries(
   }
   const n = y.numRows, L = y.numCols;
   const rng = new SmallRng(seed);
-  const logq = Math.log(1 - fraction);
+  // log(1 − fraction); below about 1e-16, 1 − fraction rounds to 1 and its log is 0, which made
+  // every skip −Infinity and the loop below reveal entries without end (until out of memory):
+  // there log1p keeps it negative (≈ −fraction). Elsewhere the same value as before.
+  let logq = Math.log(1 - fraction);
+  if (!(logq < 0)) logq = Math.log1p(-fraction);
   const skip = (): number => fraction === 1 ? 0 : Math.floor(Math.log(1 - rng.next()) / logq);
   const oPtr = new Int32Array(n + 1), yPtr = new Int32Array(n + 1);
   const oIdx: number[] = [], yIdx: number[] = [];
