@@ -83,8 +83,14 @@ export function gunzipStream(
         // the chunk's output (if any) is emitted before the write's callback
         await new Promise<void>((resolve) => gunzip.write(r.value, () => resolve()));
       }
-      if (out.length > 0) controller.enqueue(out.shift()!);
-      else if (failure !== undefined) controller.error(corrupt(failure));
+      if (out.length > 0) return controller.enqueue(out.shift()!);
+      // input left unread (corrupt data, or zero padding after the last member, where zlib
+      // ends as zcat does): close it, else the file stayed open
+      if (!inputDone) {
+        inputDone = true;
+        await input.cancel().catch(() => {});
+      }
+      if (failure !== undefined) controller.error(corrupt(failure));
       else controller.close();
     },
     async cancel(reason) {

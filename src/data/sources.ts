@@ -54,7 +54,7 @@ export interface OpenSourceOptions {
   name?: string;
   /** `"auto"` (default): gunzip when the data starts with the gzip magic; `"none"`: never. */
   decompress?: "auto" | "none";
-  /** Aborts a URL fetch. */
+  /** Aborts a URL fetch (takes the place of a `fetchInit.signal`). */
   signal?: AbortSignal;
   /** Extra `fetch` options for URLs (headers...). */
   fetchInit?: RequestInit;
@@ -184,7 +184,11 @@ async function openUrl(
 ): Promise<ReadableStream<Uint8Array>> {
   let res: Response;
   try {
-    res = await fetch(url, { ...options.fetchInit, signal: options.signal });
+    // (`signal: options.signal` alone replaced a signal given in fetchInit by undefined)
+    res = await fetch(url, {
+      ...options.fetchInit,
+      signal: options.signal ?? options.fetchInit?.signal,
+    });
   } catch (e) {
     throw new TypeError(`Cannot read ${name}: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -297,7 +301,17 @@ export async function openSource(
     );
   }
   if (options.decompress === "none") return { name, stream: raw, gzip: false };
-  const { head, stream } = await peek(raw);
+  let peeked: Awaited<ReturnType<typeof peek>>;
+  try {
+    peeked = await peek(raw);
+  } catch (e) {
+    // (a source failing in its first bytes, e.g. a connection lost before the body, threw its
+    // own error, which named no source)
+    const prefix = `Cannot read ${name}: `;
+    const detail = e instanceof Error ? e.message : String(e);
+    throw new TypeError(detail.startsWith(prefix) ? detail : prefix + detail);
+  }
+  const { head, stream } = peeked;
   if (!isGzip(head)) return { name, stream, gzip: false };
   return { name, stream: gunzipStream(stream, name), gzip: true };
 }
