@@ -265,12 +265,14 @@ function unitScaledTfIdf(raw: SparseVector, tfidf: TfIdf): SparseVector {
  * Drives a line-based parser over a byte source as a pull stream: each pull reads chunks until
  * at least one row is complete and enqueues all of a chunk's rows at once. A fatal error is held
  * back until every row accepted before it has been read (with `highWaterMark` 0 the next pull
- * only happens once the queue is empty), so no accepted row is lost.
+ * only happens once the queue is empty), so no accepted row is lost. `take` hands out the rows
+ * parsed so far; it calls `fail` for a row it refuses in fail mode (returning the rows before
+ * it), an error on an earlier line than any the parser met.
  */
 function driveStream(
   src: ByteSource,
   splitter: LineSplitter,
-  take: () => Example[],
+  take: (fail: (e: Error) => void) => Example[],
   finish: () => void,
 ): ReadableStream<Example> {
   const reader = src.stream.getReader();
@@ -307,9 +309,9 @@ function driveStream(
             failure = e;
           }
         }
+        const rows = take((e) => (failure = e));
         if (failure !== undefined || ended) reader.releaseLock();
         if (failure !== undefined && !ended) src.stream.cancel().catch(() => {});
-        const rows = take();
         for (let i = 0; i < rows.length; i++) controller.enqueue(rows[i]);
         if (rows.length > 0) return;
       }
@@ -557,13 +559,14 @@ export async function readExamples(
       ),
   });
   const post = makePost(hasher, tfidf, l2);
-  const take = (): Example[] => {
+  const take = (fail: (e: Error) => void): Example[] => {
     const n = out.numRows;
     if (n === 0) return [];
     const fp = out.featPtr, lp = out.labelPtr;
     const fi = out.featIdx.slice(0, out.nnz), fv = out.featVal.slice(0, out.nnz);
     const li = out.labels.slice(0, out.numLabelEntries);
     const rows: Example[] = new Array(n);
+    let k = 0;
     for (let r = 0; r < n; r++) {
       const a = fp[r], b = fp[r + 1];
       const e: Example = {
@@ -571,9 +574,38 @@ export async function readExamples(
         labels: li.subarray(lp[r], lp[r + 1]),
         line: lineNos[r],
       };
-      rows[r] = post ? post(e) : e;
+      if (!post) {
+        rows[k++] = e;
+        continue;
+      }
+      let posted: Example;
+      try {
+        posted = post(e);
+      } catch (err) {
+        // a bad line (values adding up past float32 in a hashed column), as for NDJSON; it
+        // escaped the line's error handling and ended the stream with no file nor line
+        const wrapped = lineError(err, lineNos[r], src.name);
+        if (onError === "fail") {
+          report.accepted -= n - r; // this row and those after it are not delivered
+          fail(wrapped);
+          break;
+        }
+        report.accepted--;
+        report.skipped++;
+        // (later lines of the chunk may have been refused already: keep the first errors)
+        const errors = report.errors;
+        let at = errors.length;
+        while (at > 0 && errors[at - 1].line > lineNos[r]) at--;
+        if (at < maxErrors) {
+          errors.splice(at, 0, { line: lineNos[r], message: wrapped.message });
+          if (errors.length > maxErrors) errors.pop();
+        }
+        continue;
+      }
+      rows[k++] = posted;
     }
     out.clear();
+    rows.length = k;
     return rows;
   };
   const xc = format === "xc";

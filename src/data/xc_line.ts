@@ -213,6 +213,27 @@ function shorten(s: string): string {
 }
 
 /**
+ * The index as written in the text, the run of digits ending at `end` (for messages, off the hot
+ * path: a parsed index past 2^31 − 1 is rounded, 99999999999999999999 showed as
+ * 100000000000000020000).
+ */
+function digitsBefore(buf: Uint8Array, end: number): string {
+  let s = end;
+  while (s > 0 && buf[s - 1] >= 48 && buf[s - 1] <= 57) s--;
+  return shorten(latin1(buf, s, end));
+}
+
+/**
+ * The message for an index beyond 2^31 − 1 written as `digits`, with the limit: the bound when
+ * there is one, in the text's terms, else 2^31 − 1.
+ */
+function tooLarge(what: string, digits: string, base: number, bound: number): string {
+  return bound >= 0
+    ? `${what} index ${digits} is out of range [${base}, ${bound + base})`
+    : `${what} index ${digits} is too large (at most ${MAX_INDEX})`;
+}
+
+/**
  * Parses one text line of the XC / LIBSVM format from bytes into a {@link SparseRowBuffer}.
  * Errors are thrown as `SyntaxError` (malformed text) or `RangeError` (bad index or value) with
  * a message naming the field, without the "Cannot parse line N of FILE" prefix, which the caller
@@ -311,7 +332,7 @@ export class XcLineParser {
           v = v * 10 + (c - 48);
           p++;
         } while (p < end && (c = buf[p]) >= 48 && c <= 57);
-        if (v > MAX_INDEX) throw new RangeError(`label index ${v} is too large`);
+        if (v > MAX_INDEX) throw new RangeError(tooLarge("label", digitsBefore(buf, p), lb, nL));
         v -= lb;
         if (v < 0) throw new RangeError(`label index ${v + lb} is below the index base ${lb}`);
         if (nL >= 0 && v >= nL) {
@@ -364,7 +385,9 @@ export class XcLineParser {
       } while (p < end && (c = buf[p]) >= 48 && c <= 57);
       if (p >= end || c !== 58) {
         throw new SyntaxError(
-          `missing ':' after feature index ${idx} (found ${describeAt(buf, p, end)})`,
+          `missing ':' after feature index ${digitsBefore(buf, p)} (found ${
+            describeAt(buf, p, end)
+          })`,
         );
       }
       p++;
@@ -397,9 +420,11 @@ export class XcLineParser {
         if (neg) val = -val;
       } else {
         while (p < end && (c = buf[p]) !== 32 && c !== 9) p++;
-        val = this.#exotic(buf, vs, p, idx);
+        val = this.#exotic(buf, vs, p);
       }
-      if (idx > MAX_INDEX) throw new RangeError(`feature index ${idx} is too large`);
+      if (idx > MAX_INDEX) {
+        throw new RangeError(tooLarge("feature", digitsBefore(buf, vs - 1), fb, nF));
+      }
       idx -= fb;
       if (idx < 0) throw new RangeError(`feature index ${idx + fb} is below the index base ${fb}`);
       if (nF >= 0 && idx >= nF) {
@@ -417,21 +442,29 @@ export class XcLineParser {
     }
   }
 
-  /** Parses an exotic value token; `idx` is the feature index as written (for messages). */
-  #exotic(buf: Uint8Array, start: number, end: number, idx: number): number {
+  /** Parses an exotic value token `buf[start, end)` (after its index and ':'). */
+  #exotic(buf: Uint8Array, start: number, end: number): number {
     const tok = latin1(buf, start, end);
-    if (tok.length === 0) throw new SyntaxError(`missing value after '${idx}:'`);
+    if (tok.length === 0) {
+      throw new SyntaxError(`missing value after '${digitsBefore(buf, start - 1)}:'`);
+    }
     if (!PLAIN_NUMBER.test(tok)) {
       const shown = shorten(utf8Text(buf, start, end));
       if (/^[+-]?(nan|inf|infinity)$/i.test(tok)) {
-        throw new RangeError(`value '${shown}' of feature ${idx} is not a finite number`);
+        throw new RangeError(
+          `value '${shown}' of feature ${digitsBefore(buf, start - 1)} is not a finite number`,
+        );
       }
-      throw new SyntaxError(`value '${shown}' of feature ${idx} is not a number`);
+      throw new SyntaxError(
+        `value '${shown}' of feature ${digitsBefore(buf, start - 1)} is not a number`,
+      );
     }
     const v = Number(tok);
     if (!Number.isFinite(Math.fround(v))) {
       throw new RangeError(
-        `value '${shorten(tok)}' of feature ${idx} is not a finite 32-bit float`,
+        `value '${shorten(tok)}' of feature ${
+          digitsBefore(buf, start - 1)
+        } is not a finite 32-bit float`,
       );
     }
     return v;
