@@ -423,7 +423,7 @@ function writeInt(buf: Uint8Array, p: number, v: number): number {
 /**
  * Writes one row as an XC text line (with its `\n`) at `buf[p]`, values rounded to 4 decimals
  * (never to 0) with trailing zeros trimmed; returns the new position. `buf` must have room for
- * `16 * (nnz + labels) + 2` bytes.
+ * `18 * nnz + 11 * labels + 2` bytes (` 2147483646:0.1234` is 18).
  */
 function writeXcLine(buf: Uint8Array, p: number, e: Example): number {
   const lab = e.labels;
@@ -495,7 +495,9 @@ export function syntheticXcStream(
       }
       while (p < chunkBytes && g.rowsMade < o.rows) {
         const e = g.next();
-        const need = 16 * (e.x.indices.length + e.labels.length) + 2;
+        // (16 a pair was too few for 9- and 10-digit feature indices: bytes written past the
+        // buffer were lost and lines ran together)
+        const need = 18 * e.x.indices.length + 11 * e.labels.length + 2;
         if (p + need > buf.length) {
           const next = new Uint8Array(Math.max(2 * buf.length, p + need));
           next.set(buf.subarray(0, p));
