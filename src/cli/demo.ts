@@ -255,6 +255,15 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     seen = rows;
   }
   progress.done();
+  if (rows === 0 && report !== undefined && report.skipped > 0) {
+    // every line was malformed: more rows or a larger --holdout would not help
+    const first = report.errors[0]?.message;
+    throw new RangeError(
+      `demo: ${sourceName} gave no rows: ${report.skipped} malformed ` +
+        `line${report.skipped === 1 ? "" : "s"} skipped (--on-error skip)` +
+        (first === undefined ? "" : `, the first: ${first}`),
+    );
+  }
   if (held.length === 0) {
     throw new RangeError(
       `demo: ${sourceName} gave ${rows} row${rows === 1 ? "" : "s"}, and --holdout ${holdout} ` +

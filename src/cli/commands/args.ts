@@ -680,7 +680,11 @@ export async function checkOutFile(
       `--${flag} -: the file cannot be written to stdout (the summary goes there): give a file path`,
     );
   }
-  const info = await statOrUndefined(path);
+  // a path under a file (`out/m.tsm`, `out` a file) is reported with its directory below
+  const info = await statOrUndefined(path).catch((e) => {
+    if (e instanceof Deno.errors.NotADirectory) return undefined;
+    throw new TypeError(`--${flag} ${path}: cannot be written (${osReason(e)})`);
+  });
   if (info?.isDirectory) {
     throw new TypeError(`--${flag} ${path} is a directory: give a file path`);
   }
@@ -690,7 +694,9 @@ export async function checkOutFile(
     );
   }
   const parent = parentOf(path);
-  const dir = await statOrUndefined(parent);
+  const dir = await statOrUndefined(parent).catch((e) => {
+    throw new TypeError(`--${flag} ${path}: directory ${parent} cannot be used (${osReason(e)})`);
+  });
   if (dir === undefined) {
     throw new TypeError(`--${flag} ${path}: directory ${parent} does not exist`);
   }
@@ -759,7 +765,7 @@ export async function checkInputFile(
   try {
     info = await statOrUndefined(path);
   } catch (e) {
-    throw new TypeError(`--${flag} ${path}: ${(e as Error).message}`);
+    throw new TypeError(`--${flag} ${path}: ${osReason(e)}`);
   }
   if (info === undefined) {
     if (mayBeMissing) return false;
@@ -839,7 +845,7 @@ export async function checkStateDir(path: string): Promise<void> {
   try {
     info = await statOrUndefined(path);
   } catch (e) {
-    throw new TypeError(`--state-dir ${path}: ${(e as Error).message}`);
+    throw new TypeError(`--state-dir ${path}: ${osReason(e)}`);
   }
   if (info !== undefined && !info.isDirectory) {
     throw new TypeError(`--state-dir ${path} is not a directory`);

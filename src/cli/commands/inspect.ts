@@ -17,7 +17,7 @@ import {
   statOrUndefined,
   stringFlag,
 } from "./args.ts";
-import { openStateChain } from "./state.ts";
+import { namedStateDirError, openStateChain } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
 tagstream inspect - [--json] [--labels N]       (the model file on stdin)
@@ -69,7 +69,9 @@ export async function readModelArg(flag: string, path: string): Promise<Uint8Arr
           (state ? ` (a state directory: give --state-dir ${path})` : ""),
       );
     }
-    throw new TypeError(`${what}: cannot be read (${(e as Error).message})`);
+    // the OS's reason, without its `(os error N)` and the call after it
+    const reason = (e as Error).message.replace(/\s*\(os error \d+\).*$/s, "");
+    throw new TypeError(`${what}: cannot be read (${reason})`);
   }
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     // model files are read as they are (the SDK gets the bytes of the file)
@@ -253,9 +255,13 @@ export async function describeState(dir: string): Promise<Record<string, unknown
     position: l.position,
     modelVersion: l.modelVersion,
     incrementalCheckpoints: deltas,
-    walSegments: (await listSegments(`${dir}/wal`)).length,
+    walSegments: (await listSegments(`${dir}/wal`).catch((e) => {
+      throw namedStateDirError(e, dir);
+    })).length,
   };
-  const model = await readFileIfExists(`${dir}/model.tsm`);
+  const model = await readFileIfExists(`${dir}/model.tsm`).catch((e) => {
+    throw namedStateDirError(e, dir);
+  });
   if (model !== undefined) {
     let d: Record<string, unknown>;
     try {
@@ -316,6 +322,15 @@ export const inspectCommand: Command = {
       if (path === "-" && f.values.edge) {
         throw new TypeError(
           "tagstream inspect: --edge loads the model file in a fresh process: give a file, not -",
+        );
+      }
+      // a pipe (`<(zcat m.tsm.gz)`, a FIFO) is read once, here: the fresh process would find it
+      // empty, or wait for a writer for ever
+      const info = f.values.edge ? await statOrUndefined(path).catch(() => undefined) : undefined;
+      if (info !== undefined && !info.isFile && !info.isDirectory) {
+        throw new TypeError(
+          `tagstream inspect: --edge loads the model file in a fresh process: ${path} is not a ` +
+            "regular file (a pipe?): save the model to a file and give its path",
         );
       }
       const bytes = await readModelArg("", path);

@@ -34,6 +34,44 @@ export function namedCheckpointError(e: unknown, stateDir: string): unknown {
   );
 }
 
+/** What the user is told a failed file-system call tried to do (Deno's name for it → verb). */
+const OS_VERBS: Record<string, string> = {
+  readfile: "read",
+  readdir: "read",
+  stat: "read",
+  lstat: "read",
+  open: "open",
+  mkdir: "create",
+  writefile: "write",
+  rename: "rename",
+  remove: "remove",
+};
+
+/**
+ * Names the state directory in an OS error met on a file in it (one owned by the service's user,
+ * or of the wrong kind: `Permission denied (os error 13): readfile 'DIR/checkpoint.msgpack'`): a
+ * TypeError `--state-dir DIR: cannot read DIR/checkpoint.msgpack (Permission denied)`. Any other
+ * error (an OS error on a file outside `stateDir` included) is returned as it is.
+ *
+ * @example
+ * ```ts
+ * import { namedStateDirError } from "./state.ts";
+ * const e = new Error("Is a directory (os error 21): readfile 'st/checkpoint.msgpack'");
+ * console.log((namedStateDirError(e, "st") as Error).message); // --state-dir st: cannot read st/checkpoint.msgpack (Is a directory)
+ * ```
+ */
+export function namedStateDirError(e: unknown, stateDir: string): unknown {
+  const m = e instanceof Error
+    ? /^(.*?)\s*\(os error \d+\):?\s*(\w+)\s+'(.+)'/s.exec(e.message)
+    : null;
+  const dir = stateDir.replace(/\/+$/, "");
+  if (m === null || (m[3] !== dir && !m[3].startsWith(`${dir}/`))) return e;
+  const [, reason, op, path] = m;
+  return new TypeError(
+    `--state-dir ${stateDir}: cannot ${OS_VERBS[op] ?? "use"} ${path} (${reason})`,
+  );
+}
+
 /**
  * The decoded checkpoint of a state directory. Throws a TypeError naming the path when there is
  * none, a SyntaxError naming it when it cannot be decoded or is not a Tagstream checkpoint (a
@@ -51,7 +89,9 @@ export function namedCheckpointError(e: unknown, stateDir: string): unknown {
  */
 export async function readCheckpoint(stateDir: string): Promise<LearnerCheckpoint> {
   const path = checkpointPath(stateDir);
-  const bytes = await readFileIfExists(path);
+  const bytes = await readFileIfExists(path).catch((e) => {
+    throw namedStateDirError(e, stateDir);
+  });
   if (bytes === undefined) {
     throw new TypeError(`${path} does not exist (is --state-dir the directory of serve/train?)`);
   }
@@ -96,7 +136,9 @@ export async function openStateChain(
       `Cannot read checkpoint ${checkpointPath(stateDir)}: ${(e as Error).message}`,
     );
   }
-  const load = await CheckpointChain.load(stateDir, learner, ck, { readOnly: true });
+  const load = await CheckpointChain.load(stateDir, learner, ck, { readOnly: true }).catch((e) => {
+    throw namedStateDirError(e, stateDir);
+  });
   return { learner, deltas: load.applied, savedAt: load.savedAt ?? ck.savedAt, base: ck };
 }
 
