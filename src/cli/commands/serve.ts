@@ -31,9 +31,10 @@ import {
   usageWithModelOptions,
 } from "./args.ts";
 import { PUBLISH_USAGE } from "./publish.ts";
-import { namedCheckpointError } from "./state.ts";
+import { namedCheckpointError, namedStateDirError } from "./state.ts";
 import { log, SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
-import { MAX_TIMER_MS } from "../../service/option_rules.ts";
+import { refuseChangedSettings } from "./resume_settings.ts";
+import { MAX_INT32, MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
 import { PREDICT_LIMITS } from "../../../sdk/internal.ts";
 
@@ -169,6 +170,25 @@ export const serveCommand: Command = {
     const port = intFlag(f, "port", 8080, 0, 65535)!;
     const hostname = stringFlag(f, "hostname", "127.0.0.1")!;
     checkHostname(hostname);
+    // the server's flags, read before the service opens (it creates the state directory and
+    // loads its checkpoint): within what createApp and a timer take
+    const limits = {
+      maxBodyBytes: intFlag(f, "max-body-bytes", 8 << 20, 1, MAX_INT32),
+      maxPredictBytes: intFlag(f, "max-predict-bytes", PREDICT_LIMITS.maxBodyBytes, 1, MAX_INT32),
+      maxPredictRows: intFlag(f, "max-predict-rows", PREDICT_LIMITS.maxRows, 1, MAX_INT32),
+      maxK: intFlag(f, "max-k", PREDICT_LIMITS.maxK, 1, MAX_INT32),
+      bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001, MAX_TIMER_MS / 1000)! * 1000,
+      maxInFlight: intFlag(f, "max-in-flight", 1024, 1, MAX_INT32),
+    };
+    const headerTimeoutS = numberFlag(f, "header-timeout", 10, 0, MAX_TIMER_MS / 1000)!;
+    const maxConnections = intFlag(f, "max-connections", 1024, 1)!;
+    const useFront = frontEnabled(f);
+    if (!useFront && (f.values["header-timeout"] ?? f.values["max-connections"]) !== undefined) {
+      throw new TypeError(
+        "tagstream serve: --header-timeout and --max-connections are enforced by the TCP front; " +
+          "drop --no-front to use them",
+      );
+    }
     let service: ServiceHandle;
     let factory: EstimatorFactory;
     // set once the server runs: a dead learner thread stops it (exit status 1)
@@ -177,13 +197,14 @@ export const serveCommand: Command = {
       const options = await serviceOptionsFromFlags(f);
       factory = options.factory;
       const s = await LearningService.open(options).catch((e) => {
-        throw namedCheckpointError(e, stateDir);
+        throw namedStateDirError(namedCheckpointError(e, stateDir), stateDir);
       });
       try {
+        refuseChangedSettings(f, s.learner, stateDir);
         await s.start();
       } catch (e) {
         await s.stop().catch(() => {});
-        throw e;
+        throw namedStateDirError(e, stateDir);
       }
       service = s;
     } else {
@@ -195,6 +216,9 @@ export const serveCommand: Command = {
         factory,
         onFailure: (message) => onFailure(message),
         ...(f.values["no-label-index"] === true ? { labelIndex: { enabled: false } } : {}),
+      }).catch((e) => {
+        // an OS error on a file of the state directory (the thread's error, rebuilt)
+        throw namedStateDirError(e, stateDir);
       });
     }
     // A background failure must never take the server down.
@@ -208,12 +232,7 @@ export const serveCommand: Command = {
       service,
       token,
       publicRead: f.values["public-read"] === true,
-      maxBodyBytes: intFlag(f, "max-body-bytes", 8 << 20, 1),
-      maxPredictBytes: intFlag(f, "max-predict-bytes", PREDICT_LIMITS.maxBodyBytes, 1),
-      maxPredictRows: intFlag(f, "max-predict-rows", PREDICT_LIMITS.maxRows, 1),
-      maxK: intFlag(f, "max-k", PREDICT_LIMITS.maxK, 1),
-      bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001, MAX_TIMER_MS / 1000)! * 1000,
-      maxInFlight: intFlag(f, "max-in-flight", 1024, 1),
+      ...limits,
       extraMetrics: () => frontStats ? { front: { ...frontStats } } : {},
     });
     // Signals are handled from before the listening line: a supervisor may stop the server as
@@ -231,7 +250,10 @@ export const serveCommand: Command = {
     const announce = (addr: Deno.NetAddr) =>
       console.log(JSON.stringify({
         event: "listening",
-        url: `http://${addr.hostname}:${addr.port}`,
+        // an IPv6 address is bracketed in a URL (http://[::1]:8080)
+        url: `http://${
+          addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname
+        }:${addr.port}`,
         port: addr.port,
         model: factory.kind,
         stateDir,
@@ -241,15 +263,6 @@ export const serveCommand: Command = {
       log(`request failed: ${(e as Error)?.message ?? String(e)}`);
       return Response.json({ error: "internal error" }, { status: 500 });
     };
-    const headerTimeoutS = numberFlag(f, "header-timeout", 10, 0)!;
-    const maxConnections = intFlag(f, "max-connections", 1024, 1)!;
-    const useFront = frontEnabled(f);
-    if (!useFront && (f.values["header-timeout"] ?? f.values["max-connections"]) !== undefined) {
-      throw new TypeError(
-        "tagstream serve: --header-timeout and --max-connections are enforced by the TCP front; " +
-          "drop --no-front to use them",
-      );
-    }
     // With the front (src/service/tcp_front.ts, the default), Deno.serve listens on a unix
     // socket in a private temporary directory and the front holds the public port, timing
     // request heads out and capping connections.

@@ -51,6 +51,7 @@ import type { EstimatorFactory } from "../../models/estimator.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { modelFileOf } from "./export.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
+import { refuseChangedSettings } from "./resume_settings.ts";
 import { namedCheckpointError } from "./state.ts";
 
 const USAGE =
@@ -477,6 +478,15 @@ async function trainEvents(
   } catch (e) {
     if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
     throw namedCheckpointError(e, stateDir!);
+  }
+  if (!temp) {
+    // a resumed state directory keeps its learner's settings: a flag asking for others is refused
+    try {
+      refuseChangedSettings(f, service.learner, stateDir!);
+    } catch (e) {
+      await service.stop().catch(() => {});
+      throw e;
+    }
   }
   const t0 = performance.now(), applied0 = service.learner.applied;
   const rejected0 = service.learner.rejected, rejects = keepFirstRejects(service.learner);
