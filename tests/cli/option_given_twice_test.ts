@@ -37,7 +37,7 @@ Deno.test("--seed and --option seed=S: refused when they disagree", () => {
     "3",
   );
   assertEquals(learnerOptionFlags(flags({ option: ["seed=5"] })).modelOptions?.seed, "5");
-  assertEquals(learnerOptionFlags(flags({ seed: "-1" })).modelOptions?.seed, -1);
+  assertEquals(learnerOptionFlags(flags({ seed: "4294967295" })).modelOptions?.seed, 4294967295);
 });
 
 Deno.test("train --option rank=4 --option rank=8: one line, exit 2, nothing written", async () => {

@@ -473,7 +473,7 @@ export const LEARNER_FLAGS: FlagSpec = {
 /** Help text of {@linkcode LEARNER_FLAGS}. */
 export const LEARNER_USAGE = `Model and learner:
   --model NAME            leml (default), sleec, coembed, br, ova, knn, popularity
-  --seed S                model seed (default 0)
+  --seed S                model seed, an integer in [0, 2^32 - 1] (default 0)
   --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32, or
                           --model br --option learningRate=0.05); an unknown key or a bad
                           value is an error listing what is allowed; --model NAME --help lists
@@ -921,7 +921,8 @@ export function learnerOptionFlags(f: Flags): LearnerOptions {
  * `--seed` of another value is a TypeError (one of the two would be ignored).
  */
 function seededModelOptions(f: Flags): Record<string, unknown> {
-  const seed = intFlag(f, "seed", 0);
+  // every model takes a seed in [0, 2³² − 1] (src/models/settings.ts SEED_SPEC): named as the flag
+  const seed = intFlag(f, "seed", 0, 0, 2 ** 32 - 1);
   const options = modelOptionFlags(f);
   if (f.values.seed !== undefined && Object.hasOwn(options, "seed")) {
     if (options.seed !== f.values.seed) {
