@@ -66,18 +66,44 @@ class ReplyError {
  * ```
  */
 export class RespParser {
-  #buf = new Uint8Array(0);
+  /** The bytes held are `#buf[0, #len)`; parsing goes on at `#pos`. */
+  #buf = new Uint8Array(256);
+  #len = 0;
   #pos = 0;
+  /**
+   * The buffer length the element being parsed needs before it is worth trying again (the end
+   * of a bulk string it waits for, or one more byte).
+   */
+  #need = 0;
+  /**
+   * The arrays the reply being parsed is inside, outermost first, with the elements they have
+   * so far: an incomplete reply resumes where it stopped instead of being parsed again from its
+   * start, so a large reply in many chunks costs time linear in its size.
+   */
+  #open: { out: RespValue[]; left: number }[] = [];
   #decoder = new TextDecoder();
 
-  /** Appends received bytes. */
+  /**
+   * Appends received bytes (copied: the caller may reuse `chunk`). The buffer grows by doubling
+   * and drops the bytes already parsed when it needs room.
+   */
   feed(chunk: Uint8Array): void {
-    const rest = this.#buf.length - this.#pos;
-    const next = new Uint8Array(rest + chunk.length);
-    next.set(this.#buf.subarray(this.#pos), 0);
-    next.set(chunk, rest);
-    this.#buf = next;
-    this.#pos = 0;
+    if (this.#pos > 0 && this.#len + chunk.length > this.#buf.length) {
+      // drop the bytes already parsed
+      this.#buf.copyWithin(0, this.#pos, this.#len);
+      this.#len -= this.#pos;
+      this.#need = Math.max(0, this.#need - this.#pos);
+      this.#pos = 0;
+    }
+    if (this.#len + chunk.length > this.#buf.length) {
+      let cap = this.#buf.length * 2;
+      while (cap < this.#len + chunk.length) cap *= 2;
+      const next = new Uint8Array(cap);
+      next.set(this.#buf.subarray(0, this.#len));
+      this.#buf = next;
+    }
+    this.#buf.set(chunk, this.#len);
+    this.#len += chunk.length;
   }
 
   /**
@@ -85,33 +111,67 @@ export class RespParser {
    * more bytes are needed.
    */
   next(): { value: RespValue } | { error: string } | undefined {
-    const start = this.#pos;
-    try {
-      const v = this.#parse();
-      return v instanceof ReplyError ? { error: v.message } : { value: v as RespValue };
-    } catch (e) {
-      if (e === INCOMPLETE) {
-        this.#pos = start;
+    for (;;) {
+      if (this.#len < this.#need) return undefined;
+      const start = this.#pos;
+      let v: RespValue | ReplyError;
+      try {
+        v = this.#element();
+      } catch (e) {
+        if (e !== INCOMPLETE) throw e;
+        this.#pos = start; // the element starts again there once its bytes are in
         return undefined;
       }
-      throw e;
+      this.#need = 0;
+      if (this.#pos === this.#len) {
+        // every byte parsed: start again at the front (and let a large buffer go)
+        this.#pos = this.#len = 0;
+        if (this.#buf.length > 1 << 20) this.#buf = new Uint8Array(256);
+      }
+      if (Array.isArray(v) && v.length === 0 && this.#open.length > 0) {
+        // a new array opened (#element returns it empty with its frame pushed) or an empty one
+        const top = this.#open[this.#open.length - 1];
+        if (top.out === v) continue;
+      }
+      // deliver the element to the arrays it closes
+      let done: RespValue | ReplyError = v;
+      while (this.#open.length > 0) {
+        const top = this.#open[this.#open.length - 1];
+        top.out.push(done instanceof ReplyError ? `ERR ${done.message}` : done);
+        if (--top.left > 0) break;
+        this.#open.pop();
+        done = top.out;
+      }
+      if (this.#open.length > 0) continue;
+      return done instanceof ReplyError ? { error: done.message } : { value: done };
     }
   }
 
+  /** Marks the element incomplete until the buffer holds `need` bytes. */
+  #incomplete(need: number): never {
+    this.#need = need;
+    throw INCOMPLETE;
+  }
+
   #line(): string {
-    const b = this.#buf;
-    for (let i = this.#pos; i + 1 < b.length; i++) {
+    const b = this.#buf, len = this.#len;
+    for (let i = this.#pos; i + 1 < len; i++) {
       if (b[i] === 13 && b[i + 1] === 10) {
         const s = this.#decoder.decode(b.subarray(this.#pos, i));
         this.#pos = i + 2;
         return s;
       }
     }
-    throw INCOMPLETE;
+    return this.#incomplete(len + 1);
   }
 
-  #parse(): RespValue | ReplyError {
-    if (this.#pos >= this.#buf.length) throw INCOMPLETE;
+  /**
+   * One element at `#pos`: a scalar, or an array header. A non-empty array is returned empty
+   * with its frame pushed on `#open` (its elements follow); throws INCOMPLETE (nothing changed
+   * but `#pos`) when its bytes are not all in.
+   */
+  #element(): RespValue | ReplyError {
+    if (this.#pos >= this.#len) this.#incomplete(this.#len + 1);
     const type = this.#buf[this.#pos++];
     switch (type) {
       case 43: // '+'
@@ -123,7 +183,7 @@ export class RespParser {
       case 36: { // '$'
         const n = Number(this.#line());
         if (n < 0) return null;
-        if (this.#pos + n + 2 > this.#buf.length) throw INCOMPLETE;
+        if (this.#pos + n + 2 > this.#len) this.#incomplete(this.#pos + n + 2);
         const s = this.#decoder.decode(this.#buf.subarray(this.#pos, this.#pos + n));
         this.#pos += n + 2;
         return s;
@@ -132,10 +192,7 @@ export class RespParser {
         const n = Number(this.#line());
         if (n < 0) return null;
         const out: RespValue[] = [];
-        for (let i = 0; i < n; i++) {
-          const v = this.#parse();
-          out.push(v instanceof ReplyError ? `ERR ${v.message}` : v);
-        }
+        if (n > 0) this.#open.push({ out, left: n });
         return out;
       }
       default:
