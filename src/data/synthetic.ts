@@ -7,7 +7,11 @@
  *   proportional to `(l + 1)^-labelExponent`, so label 0 is the most frequent and the tail is long;
  * - labels are grouped into `topics` clusters; a row's first label is drawn from the power law,
  *   each further label comes from the same topic with probability `coherence` (else from the
- *   whole power law), which plants a low-rank label co-occurrence structure;
+ *   whole power law), which plants a low-rank label co-occurrence structure. A label already in
+ *   the row is drawn again, and a topic's head is often in the row already, so the realised
+ *   frequencies are flatter than the power law at the head (measured at L = 10⁵, exponent 1,
+ *   5 labels a row: the 10% most frequent labels carry 0.60 labels a row against the law's 1.17;
+ *   the first-label draw alone follows the law);
  * - every label has a prototype of `featuresPerLabel` features (half shared with its topic, half
  *   its own); a row draws about `(1 - noise) * avgNnz` features from its labels' prototypes and
  *   `noise * avgNnz` uniformly from all `numFeatures` features;
