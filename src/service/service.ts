@@ -944,7 +944,10 @@ export class LearningService implements ServiceHandle {
           await new Promise((r) => setTimeout(r, 500));
           continue;
         }
-        if (lines === null) return;
+        if (lines === null) {
+          this.#publishAtEnd();
+          return;
+        }
         let any = false;
         for (const line of lines) {
           if (line.text === undefined) l.reject(path, line.line, line.error ?? "unreadable line");
@@ -961,6 +964,20 @@ export class LearningService implements ServiceHandle {
       }
     } finally {
       f.close();
+    }
+  }
+
+  /**
+   * At the end of a file read once (`--data`): learns the events still queued (as the idle flush
+   * would) and publishes the model of every event, unless publishing is off or nothing is new
+   * since the last publish. The periodic publishes hold the events up to the last multiple of
+   * `publishEvery` only, and no later event would trigger another.
+   */
+  #publishAtEnd(): void {
+    const l = this.#learner;
+    l.flush();
+    if ((this.options.publishEvery ?? 5000) > 0 && l.applied > this.#appliedAtPublish) {
+      this.publish().catch((e) => this.#error("publish", e));
     }
   }
 
