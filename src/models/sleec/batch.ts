@@ -13,7 +13,7 @@ import { decodeModelFile } from "../../../sdk/internal.ts";
 import { sphericalKMeans } from "../../linalg/kmeans.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import type { ModelFileOptions, TopK } from "../estimator.ts";
-import { resolveConfig, type SleecConfig } from "./config.ts";
+import { DEFAULT_CONFIG, resolveConfig, type SleecConfig } from "./config.ts";
 import { type ClusterFit, trainCluster } from "./learner.ts";
 import { encodeKnnModel, knnModelFromContent } from "./model_file.ts";
 import { type KnnCluster, type KnnModel, KnnPredictor } from "./predictor.ts";
@@ -214,7 +214,9 @@ export function sortedLabels(
  * float32 is scaled by a power of two before: ../../data/tfidf_overflow.ts).
  *
  * @throws {RangeError} on mismatched row counts, a malformed row of `x` (indices negative, not
- * increasing or beyond `x.numCols`, values not finite; naming the row) or a bad label.
+ * increasing or beyond `x.numCols`, values not finite; naming the row), a bad label, or an
+ * option only the streaming estimator uses (a streaming setting such as `learningRate` off its
+ * default, or `numFeatures`, `numLabels`, `maxFeatures`, `maxLabels`), which would be ignored.
  *
  * @example
  * ```ts
@@ -235,6 +237,7 @@ export function trainSleec(
   }
   checkTrainingSet(x, y, "trainSleec", { anyLabelOrder: true });
   const cfg = resolveConfig(options as Record<string, unknown>);
+  checkBatchOptions(options as Record<string, unknown>, cfg);
   const D = x.numCols, L = y.numCols;
   const idf = cfg.featureWeighting === "tfidf" ? inverseDocumentFrequency(x) : undefined;
   // (a row whose weighted values would overflow a float32 is scaled first: tfidf_overflow.ts)
@@ -276,6 +279,42 @@ export function trainSleec(
     clusters,
     ...(cfg.votePower !== 1 ? { votePower: cfg.votePower } : {}),
   }, idf);
+}
+
+/** The settings only the streaming estimator uses (the batch trainer refuses other values). */
+const STREAM_ONLY = [
+  "reservoirSize",
+  "refreshEvery",
+  "firstRefresh",
+  "refreshSvpIterations",
+  "refreshAdmmIterations",
+  "learningRate",
+  "reembedEvery",
+] as const;
+
+/**
+ * Refuses what `trainSleec` would ignore: a streaming-only setting off its default (as the
+ * streaming estimator refuses the batch-only ones) and the streaming estimator's sizes and growth
+ * limits (the batch sizes are those of x and y).
+ */
+function checkBatchOptions(options: Record<string, unknown>, cfg: SleecConfig): void {
+  for (const name of STREAM_ONLY) {
+    if (cfg[name] !== DEFAULT_CONFIG[name]) {
+      throw new RangeError(
+        `trainSleec: ${name} is an option of the streaming estimator (SleecStream), got ${
+          cfg[name]
+        }`,
+      );
+    }
+  }
+  for (const name of ["numFeatures", "numLabels", "maxFeatures", "maxLabels"]) {
+    if (options[name] !== undefined) {
+      throw new RangeError(
+        `trainSleec: ${name} is an option of the streaming estimator (SleecStream); the batch ` +
+          `sizes are those of x and y, got ${options[name]}`,
+      );
+    }
+  }
 }
 
 /**

@@ -37,7 +37,10 @@ export function learnerView(
   }
   const rng = new Rng(options.seed);
   const pick = (total: number, fraction: number): Int32Array => {
-    const m = Math.min(total, Math.ceil(fraction * total));
+    // ⌈fraction · total⌉ of the decimal fraction: a product a few ulps past an integer is that
+    // integer (0.07 · 100 is 7.000000000000001 in floating point, and 8 rows were drawn)
+    const p = fraction * total, near = Math.round(p);
+    const m = Math.min(total, Math.abs(p - near) <= 4 * Number.EPSILON * p ? near : Math.ceil(p));
     const perm = Int32Array.from({ length: total }, (_, i) => i);
     for (let i = 0; i < m; i++) {
       const j = i + rng.nextInt(total - i);

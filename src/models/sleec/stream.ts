@@ -168,8 +168,14 @@ export class SleecStream implements Estimator {
       }
       for (const commit of commits) commit();
       this.#numFeatures = numFeatures;
+      this.#predictor = undefined;
     }
-    if (numLabels > this.#numLabels) this.#numLabels = numLabels;
+    if (numLabels > this.#numLabels) {
+      // the predictor answers numLabels scores: a batch of no rows grows the spaces too (its
+      // predictor answered the old count, a restored copy the new one)
+      this.#numLabels = numLabels;
+      this.#predictor = undefined;
+    }
   }
 
   #learnRow(indices: Int32Array, values: Float32Array, labels: Int32Array): void {

@@ -90,7 +90,9 @@ export class StreamCluster {
     this.#adamV = new Float32Array(numFeatures * r);
     this.#u = new Float64Array(r);
     this.#gradU = new Float64Array(r);
-    this.#heap = new BoundedHeap(cfg.svpNeighbours);
+    // a row's neighbours come from the reservoir: a heap past reservoirSize is never filled (at
+    // svpNeighbours 2^20 each cluster reserved 20 MB of it)
+    this.#heap = new BoundedHeap(Math.min(cfg.svpNeighbours, cfg.reservoirSize));
   }
 
   /** Rows in the reservoir. */
