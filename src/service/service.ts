@@ -945,6 +945,7 @@ export class LearningService implements ServiceHandle {
           continue;
         }
         if (lines === null) {
+          // (not awaited: the file is done, its publish goes on beside the other sources)
           this.#publishAtEnd();
           return;
         }
@@ -973,11 +974,16 @@ export class LearningService implements ServiceHandle {
    * since the last publish. The periodic publishes hold the events up to the last multiple of
    * `publishEvery` only, and no later event would trigger another.
    */
-  #publishAtEnd(): void {
+  async #publishAtEnd(): Promise<void> {
     const l = this.#learner;
     l.flush();
-    if ((this.options.publishEvery ?? 5000) > 0 && l.applied > this.#appliedAtPublish) {
-      this.publish().catch((e) => this.#error("publish", e));
+    if ((this.options.publishEvery ?? 5000) === 0) return;
+    try {
+      // a publish in flight may have started before the file's last events: then one more
+      await this.#publishing?.catch(() => {});
+      if (l.applied > this.#appliedAtPublish && !this.#stopping) await this.publish();
+    } catch (e) {
+      this.#error("publish", e);
     }
   }
 
