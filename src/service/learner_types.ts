@@ -30,8 +30,18 @@ export interface StreamPosition {
    * not checked).
    */
   file?: { path: string; offset: number; line: number; ino?: number | null; tail?: string };
-  /** Redis stream: id of the last applied entry. */
-  redis?: { key: string; group: string; lastId: string };
+  /**
+   * Redis stream: id of the last applied entry, and `deadLetter`, the rejected entries whose
+   * copy to the dead-letter stream has not succeeded yet (oldest first; the entry's id, its
+   * event line, "" when it had no `event` field, and why it was rejected): a restart copies them,
+   * and their entries stay pending until it does. Absent: none waits.
+   */
+  redis?: {
+    key: string;
+    group: string;
+    lastId: string;
+    deadLetter?: { id: string; line: string; reason: string }[];
+  };
   /** Write-ahead log of HTTP events: the first segment NOT covered by the checkpoint. */
   wal?: { segment: number };
 }

@@ -65,12 +65,8 @@ export type * from "./service_types.ts";
 
 const MAX_REPORTED_REJECTS = 100;
 
-/**
- * The Redis position with the rejected entries whose dead-letter copy has not succeeded yet
- * (`deadLetter`, oldest first): kept in the checkpoint, so that a restart copies them (their
- * entries stay pending until it does).
- */
-type RedisPosition = NonNullable<StreamPosition["redis"]> & { deadLetter?: DeadLetter[] };
+/** Longest wait of `metrics()` for the Redis group's pending count (then it reports null). */
+const PENDING_WAIT_MS = 1000;
 
 /**
  * Longest stretch of synchronous ingestion in one request before other requests get a turn.
@@ -744,11 +740,18 @@ export class LearningService implements ServiceHandle {
     const mem = Deno.memoryUsage();
     let redis: Record<string, unknown> | null = null;
     if (this.#redis !== undefined) {
-      let pending: number | null = null;
+      // at most PENDING_WAIT_MS: a silent Redis (its reply timeout is 10 s) would hold /metrics,
+      // and /health would blame the learner for not answering
+      let pending: number | null = null, timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        pending = await this.#redis.pending();
+        pending = await Promise.race([
+          this.#redis.pending(),
+          new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), PENDING_WAIT_MS)),
+        ]);
       } catch {
         pending = null;
+      } finally {
+        clearTimeout(timer);
       }
       redis = {
         key: this.#redis.key,
@@ -804,7 +807,9 @@ export class LearningService implements ServiceHandle {
         walReplayedDuplicates: this.walReplayedDuplicates,
       },
       redis,
-      position: l.position,
+      // without the rejects waiting for their dead-letter copy, which the position carries for
+      // the checkpoint: clients' event lines (up to 10,000); `redis.deadLetter` counts them
+      position: withoutDeadLetters(l.position),
       published: this.#published === undefined ? null : {
         version: this.#published.version,
         etag: this.#published.etag,
@@ -826,7 +831,7 @@ export class LearningService implements ServiceHandle {
     const src = await RedisStreamSource.connect(o);
     this.#redis = src;
     const l = this.#learner;
-    const prev = l.position.redis as RedisPosition | undefined;
+    const prev = l.position.redis;
     const same = prev !== undefined && prev.key === src.key && prev.group === src.group;
     const covered = same ? prev.lastId : "0-0";
     // the rejects the checkpoint holds uncopied: their entries stay pending until copied
@@ -887,7 +892,7 @@ export class LearningService implements ServiceHandle {
   /** Records the rejects waiting for their dead-letter copy in the position a snapshot takes. */
   #stampDeadLetters(): void {
     const waiting = this.#deadLetters?.snapshot();
-    const p = this.#learner.position.redis as RedisPosition | undefined;
+    const p = this.#learner.position.redis;
     if (p === undefined || this.#deadLetters === undefined) return;
     if (waiting !== undefined) p.deadLetter = waiting;
     else delete p.deadLetter;
@@ -1024,6 +1029,14 @@ function isBlankLine(text: string): boolean {
     if (c !== 32 && c !== 9 && c !== 13 && c !== 10) return false;
   }
   return true;
+}
+
+/** `position` without `redis.deadLetter` (a copy; the position itself is left as it is). */
+function withoutDeadLetters(position: StreamPosition): StreamPosition {
+  const redis = position.redis;
+  if (redis?.deadLetter === undefined) return position;
+  const { deadLetter: _, ...rest } = redis;
+  return { ...position, redis: rest };
 }
 
 function finiteOrNull(v: number): number | null {

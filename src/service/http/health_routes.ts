@@ -1,7 +1,8 @@
 /**
  * `GET /health`, never authenticated: 200 `{"status": "ok"}`, or 503 with `"stopping"` or
- * `"degraded"` and why (the learner does not answer, or `storage`: the write-ahead log or the
- * checkpoint cannot be written).
+ * `"degraded"` and why (the learner does not answer; `storage`: the write-ahead log or the
+ * checkpoint cannot be written; `deadLetter`: rejected Redis entries cannot be copied to the
+ * dead-letter stream, so they stay pending, unacknowledged).
  *
  * @module
  */
@@ -40,6 +41,8 @@ export function healthRoutes(service: ServiceHandle): Hono {
     if ("error" in m && typeof m.error === "string") {
       return json({ status: "degraded", reason: m.error }, 503);
     }
+    const reasons: string[] = [];
+    const body: Record<string, unknown> = {};
     const storage = (m as { storage?: { ok: boolean; wal: unknown; checkpoint: unknown } })
       .storage;
     if (storage !== undefined && !storage.ok) {
@@ -48,11 +51,21 @@ export function healthRoutes(service: ServiceHandle): Hono {
         storage.checkpoint &&
         `checkpoint: ${storage.checkpoint}`,
       ].filter(Boolean).join("; ");
-      return json({
-        status: "degraded",
-        reason: `cannot write the state directory (${why})`,
-        storage,
-      }, 503);
+      reasons.push(`cannot write the state directory (${why})`);
+      body.storage = storage;
+    }
+    const dead =
+      (m as { redis?: { deadLetter?: { key?: unknown; error?: unknown } | null } | null })
+        .redis?.deadLetter;
+    if (dead != null && typeof dead.error === "string") {
+      reasons.push(
+        `cannot copy rejected Redis entries to the dead-letter stream ${dead.key} (${dead.error}); ` +
+          `they stay pending, unacknowledged`,
+      );
+      body.deadLetter = dead;
+    }
+    if (reasons.length > 0) {
+      return json({ status: "degraded", reason: reasons.join("; "), ...body }, 503);
     }
     return json({ status: "ok" }, 200);
   });
