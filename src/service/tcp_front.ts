@@ -11,6 +11,11 @@
  *   connection is closed silently. The front finds request boundaries by reading each head's
  *   `Content-Length` / `Transfer-Encoding: chunked` (the chunk framing is followed, the data is
  *   skipped in bulk); bodies themselves are timed by the server (`--body-timeout`).
+ * - **Answered before its body.** A request the server answers before its body has all arrived
+ *   (a 401, a 408 body timeout, a 503, a route that reads no body), with `connection: close`,
+ *   is one the server closes only once the body has all arrived — for ever if the client never
+ *   sends it, holding a connection of the cap. The front closes such a connection
+ *   `headerTimeoutMs` after that answer if the body has still not all arrived.
  * - **Malformed framing.** A head whose `Content-Length` is not a non-negative integer, is
  *   beyond 2^64 − 1 or disagrees with another `Content-Length` is answered by the front with a
  *   `400` and a JSON `{"error": ...}` naming the value (the server would answer a bare 400),
@@ -88,13 +93,25 @@ async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   while (off < bytes.length) off += await conn.write(bytes.subarray(off));
 }
 
+/** A response head line saying that the server closes the connection after it. */
+const CLOSING = /\r\nconnection:[ \t]*close[ \t]*\r\n/i;
+const latin1 = new TextDecoder("latin1");
+
+/** Whether the tracker is in a request's body (its framing followed, not all of it arrived). */
+function inBody(t: RequestTracker): boolean {
+  const s = t.state;
+  return s === "body" || s === "chunk-size" || s === "chunk-data" || s === "chunk-crlf" ||
+    s === "trailer";
+}
+
 /** The largest `Content-Length` the server reads (2^64 − 1), in digits. */
 const MAX_LENGTH = "18446744073709551615";
 
 /**
  * Why the `Content-Length` headers of a request head (as latin1 text) are malformed — a value
- * that is not a non-negative integer, or beyond 2^64 − 1, or values that disagree — or
- * `undefined` when they are fine or absent. (The server refuses such a head with a bare 400.)
+ * that is not one non-negative integer (a list such as `5, 5` too), or beyond 2^64 − 1, or
+ * headers whose values disagree — or `undefined` when they are fine or absent. (The server
+ * refuses such a head with a bare 400.)
  *
  * @example
  * ```ts
@@ -107,26 +124,25 @@ const MAX_LENGTH = "18446744073709551615";
 export function badContentLength(head: string): string | undefined {
   let first: string | undefined;
   for (const m of head.matchAll(/\r?\ncontent-length:([^\r\n]*)/gi)) {
-    for (const part of m[1].split(",")) {
-      const v = part.trim();
-      if (!/^\d+$/.test(v)) {
-        return `malformed Content-Length header ${
-          JSON.stringify(m[1].trim())
-        }: it must be a non-negative integer`;
-      }
-      const digits = v.replace(/^0+(?=\d)/, "");
-      if (
-        digits.length > MAX_LENGTH.length ||
-        (digits.length === MAX_LENGTH.length && digits > MAX_LENGTH)
-      ) {
-        return `malformed Content-Length header ${
-          JSON.stringify(m[1].trim())
-        }: larger than the largest length, 2^64 - 1`;
-      }
-      if (first === undefined) first = digits;
-      else if (digits !== first) {
-        return `conflicting Content-Length headers: ${first} and ${digits}`;
-      }
+    // one integer: the server refuses a list, even of equal values ("5, 5")
+    const v = m[1].trim();
+    if (!/^\d+$/.test(v)) {
+      return `malformed Content-Length header ${
+        JSON.stringify(v)
+      }: it must be a non-negative integer`;
+    }
+    const digits = v.replace(/^0+(?=\d)/, "");
+    if (
+      digits.length > MAX_LENGTH.length ||
+      (digits.length === MAX_LENGTH.length && digits > MAX_LENGTH)
+    ) {
+      return `malformed Content-Length header ${
+        JSON.stringify(v)
+      }: larger than the largest length, 2^64 - 1`;
+    }
+    if (first === undefined) first = digits;
+    else if (digits !== first) {
+      return `conflicting Content-Length headers: ${first} and ${digits}`;
     }
   }
   return undefined;
@@ -480,10 +496,13 @@ export class TcpFront {
     this.#conns.add(client);
     let server: Deno.Conn | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    /** Set when the server answered, closing, a request whose body has not all arrived. */
+    let lingerTimer: ReturnType<typeof setTimeout> | undefined;
     let over = false;
     const closeBoth = () => {
       over = true;
       if (timer !== undefined) clearTimeout(timer);
+      if (lingerTimer !== undefined) clearTimeout(lingerTimer);
       for (const c of [client, server]) {
         try {
           c?.close();
@@ -566,6 +585,16 @@ export class TcpFront {
             await writeAll(client, buf.subarray(0, n));
           } finally {
             writingToClient = false;
+          }
+          // an answer closing the connection while the request's body is still on its way: the
+          // server waits for the whole body before it closes (for ever if it never comes)
+          if (
+            timed && lingerTimer === undefined && inBody(tracker) &&
+            CLOSING.test(latin1.decode(buf.subarray(0, n)))
+          ) {
+            lingerTimer = setTimeout(() => {
+              if (inBody(tracker)) closeBoth();
+            }, headerTimeoutMs);
           }
           // between requests, the next head must start within the timeout of the last
           // response byte; a head begun meanwhile whose timer went off during the write (which

@@ -1,7 +1,8 @@
 /**
  * Reading a request body within a size limit and a time limit: a 413 beyond the limit (the rest
  * of the body is read and dropped, bounded, so that a client still sending reads the answer), a
- * 408 when it does not arrive in time; both close the connection. A compressed body
+ * 408 when it does not arrive in time; both close the connection (Deno's server once the body
+ * has all arrived; `serve`'s TCP front sooner, see `tcp_front.ts`). A compressed body
  * (`Content-Encoding` other than `identity`) is dropped the same way and answered 415.
  *
  * @module

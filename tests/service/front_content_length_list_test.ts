@@ -1,0 +1,38 @@
+/**
+ * A `Content-Length` holding a list of lengths (`5, 5`), which the server refuses with a bare
+ * 400 (no reason), is answered by the TCP front with a JSON 400 naming the value, as the other
+ * malformed lengths are.
+ */
+import { badContentLength, TcpFront } from "../../src/service/tcp_front.ts";
+import { assert, assertEquals } from "../helpers.ts";
+import { readUntilClosed } from "./helpers.ts";
+
+Deno.test("front: a Content-Length list ('5, 5') is a JSON 400 naming it; separate equal headers still pass", async () => {
+  assert(/"5, 5".*non-negative integer/.test(badContentLength("\r\ncontent-length: 5, 5\r\n")!));
+  assertEquals(badContentLength("\r\ncontent-length: 5\r\ncontent-length: 5\r\n"), undefined);
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    async (req) => new Response(`${(await req.arrayBuffer()).byteLength}`),
+  );
+  const front = TcpFront.listen({
+    port: 0,
+    backend: { hostname: "127.0.0.1", port: server.addr.port },
+    headerTimeoutMs: 10000,
+    maxConnections: 16,
+  });
+  try {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port: front.addr.port });
+    await c.write(
+      new TextEncoder().encode(
+        "POST /events HTTP/1.1\r\nhost: x\r\ncontent-length: 5, 5\r\n\r\nabcde",
+      ),
+    );
+    const r = await readUntilClosed(c, 5000);
+    assert(r.text.startsWith("HTTP/1.1 400 "), r.text);
+    const error = JSON.parse(r.text.slice(r.text.indexOf("\r\n\r\n") + 4)).error as string;
+    assert(/Content-Length header "5, 5"/.test(error), error);
+  } finally {
+    await front.close();
+    await server.shutdown();
+  }
+});
