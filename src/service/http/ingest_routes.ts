@@ -63,7 +63,12 @@ export interface IngestRouteOptions {
 export function ingestRoutes(service: ServiceHandle, options: IngestRouteOptions): Hono {
   const { maxBodyBytes, bodyTimeoutMs } = options;
   return new Hono().post("/events", options.auth, async (c) => {
-    if (service.stopping) throw new HttpError(503, "the service is stopping");
+    if (service.stopping) {
+      // as the service answers a body begun while it stops (its default Retry-After)
+      throw new HttpError(503, "the service is stopping; nothing of this body was applied", {
+        "retry-after": "2",
+      });
+    }
     const body = await readBody(c.req.raw, maxBodyBytes, "/events", bodyTimeoutMs);
     const r = await service.ingestBody(body, "http");
     if (r.unavailable !== undefined) {

@@ -2,7 +2,8 @@
  * The published model and the service's state on demand:
  *
  * - `GET /model` (a reader): the last published model file, with `ETag` (304 on
- *   `If-None-Match`), `X-Model-Version` and `X-Model-Pruned`; 404 before the first publish.
+ *   `If-None-Match`, compared weakly: `W/"..."` matches too), `X-Model-Version` and
+ *   `X-Model-Pruned`; 404 before the first publish.
  * - `POST /checkpoint` (a writer): a checkpoint now, answered once it is durable.
  * - `POST /publish` (a writer): a model file now; 400 before the first event.
  *
@@ -66,7 +67,12 @@ export function publishRoutes(service: ServiceHandle, auth: PublishRouteAuth): H
     c.header("X-Model-Pruned", String(m.pruned));
     c.header("Cache-Control", "no-cache");
     const inm = c.req.header("if-none-match");
-    if (inm !== undefined && inm.split(",").some((t) => t.trim() === m.etag || t.trim() === "*")) {
+    // the weak comparison If-None-Match calls for: `W/"..."` (as a compressing proxy sends back
+    // the ETag it weakened) matches too
+    if (
+      inm !== undefined &&
+      inm.split(",").some((t) => t.trim().replace(/^W\//, "") === m.etag || t.trim() === "*")
+    ) {
       return c.body(null, 304);
     }
     c.header("Content-Type", "application/vnd.tagstream.model");
