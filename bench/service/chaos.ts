@@ -477,7 +477,14 @@ async function chaosRun(
   try {
     url = (await start()).url;
     t0 = performance.now();
-    senders = Array.from({ length: options.senders ?? 4 }, () => sender());
+    // each marked handled at once: a sender that stops at the deadline rejects while the main
+    // flow still sleeps (its rejection reached Deno as unhandled, failing the run's process);
+    // they are awaited below as before
+    senders = Array.from({ length: options.senders ?? 4 }, () => {
+      const p = sender();
+      p.catch(() => {});
+      return p;
+    });
     await chaos();
     chaosDone = true;
     state.phase = "waiting for the senders to finish";

@@ -245,7 +245,10 @@ Deno.test("unexpected positional arguments are refused, naming them", async () =
     "-1",
   ]);
   const r = await runMain(["train", "--data", "x.txt", "--out", "y.tsm", "--seed", "-1.5"]);
-  assert(r.code === 2 && /--seed must be an integer in \[0, 4294967295\], got '-1\.5'/.test(r.err), r.err);
+  assert(
+    r.code === 2 && /--seed must be an integer in \[0, 4294967295\], got '-1\.5'/.test(r.err),
+    r.err,
+  );
 });
 
 Deno.test("--follow, --data, --labels and --state-dir name the flag and the path", async () => {
