@@ -25,12 +25,8 @@ import { namedModelError, readModelArg } from "./inspect.ts";
 import { openState } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { propensityFlags } from "./propensity_flags.ts";
-import { evaluateEvents, type MatchedMetrics } from "./eval_events.ts";
-import {
-  forEachLabelledEvent,
-  type LabelledEvent,
-  readLabelledEvents,
-} from "../../data/labelled_events.ts";
+import { evaluateEvents, eventLabelCounts, type MatchedMetrics } from "./eval_events.ts";
+import { type LabelledEvent, readLabelledEvents } from "../../data/labelled_events.ts";
 import { formatFromName } from "../../data/readers.ts";
 
 const USAGE =
@@ -405,20 +401,7 @@ export const evalCommand: Command = {
     }
     if (format === "ndjson") {
       const events = await readLabelledEvents(testPath!, testPath === "-" ? undefined : testPath);
-      let train: { counts: Map<string, number>; rows: number } | undefined;
-      if (trainPath !== undefined) {
-        // (label counts only: the training events are not kept)
-        const counts = new Map<string, number>();
-        const rows = await forEachLabelledEvent(trainPath, (e) => {
-          for (const n of e.labels) counts.set(n, (counts.get(n) ?? 0) + 1);
-        }, trainPath === "-" ? undefined : trainPath);
-        if (rows === 0) {
-          throw new RangeError(
-            `${trainPath} has no events: no label frequencies for the propensities`,
-          );
-        }
-        train = { counts, rows };
-      }
+      const train = trainPath === undefined ? undefined : await eventLabelCounts(trainPath);
       const r = evaluateEvents(model, events, testPath!, train, k, propensity);
       const warnings: string[] = [];
       const testLabels = new Set(events.flatMap((e) => e.labels)).size;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { LabelledEvent } from "../../data/labelled_events.ts";
+import { forEachLabelledEvent, type LabelledEvent } from "../../data/labelled_events.ts";
 import { Evaluator } from "../../metrics/evaluate.ts";
 import { propensities } from "../../metrics/propensity.ts";
 
@@ -26,6 +26,34 @@ export interface EventScorer {
   labelName(l: number): string;
   /** The scores of its labels for the event (throws a TypeError naming a bad field). */
   scoreEvent(e: LabelledEvent): Float32Array;
+}
+
+/**
+ * How often each label name is true in the labelled NDJSON events of `path` (`-`: stdin), and how
+ * many events there are: the training counts of the propensities. The events are not kept.
+ *
+ * @throws {RangeError} when the file has no event; as `forEachLabelledEvent` for a bad one
+ *
+ * @example
+ * ```ts
+ * import { eventLabelCounts } from "./eval_events.ts";
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, '{"text": "a", "labels": ["x", "y"]}\n{"text": "b", "labels": ["x"]}\n');
+ * const t = await eventLabelCounts(path);
+ * console.log(t.rows, t.counts.get("x")); // 2 2
+ * ```
+ */
+export async function eventLabelCounts(
+  path: string,
+): Promise<{ counts: Map<string, number>; rows: number }> {
+  const counts = new Map<string, number>();
+  const rows = await forEachLabelledEvent(path, (e) => {
+    for (const n of e.labels) counts.set(n, (counts.get(n) ?? 0) + 1);
+  }, path === "-" ? undefined : path);
+  if (rows === 0) {
+    throw new RangeError(`${path} has no events: no label frequencies for the propensities`);
+  }
+  return { counts, rows };
 }
 
 /**
