@@ -24,10 +24,10 @@ function textMode(limits: Readonly<EventLimits>): string {
 
 /**
  * Refuses, once `--state-dir` is resumed (by `serve` or `train`), a learner flag given with a
- * value its model does not have: the batch size, the prequential window, the feature keys, the hashing and whether text
- * is read are set when a state directory is created, and a resumed learner keeps them
- * (`--hash-dim 8192` on a 4096-column model was ignored without a word). A TypeError naming the
- * flag, the value given and the model's. Flags not given are not compared.
+ * value its model does not have: the batch size, the prequential window, the feature keys, the
+ * hashing and whether text is read are set when a state directory is created, and a resumed
+ * learner keeps them (`--hash-dim 8192` on a 4096-column model was ignored without a word). A
+ * TypeError naming the flag, the value given and the model's. Flags not given are not compared.
  *
  * @example
  * ```ts
