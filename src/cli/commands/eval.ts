@@ -1,9 +1,10 @@
 /**
  * `tagstream eval`: the metrics of a state directory's model (or of a model file, through the
  * SDK) on a labelled XC test file or labelled NDJSON events (their raw text and features, scored
- * as `/predict` scores them: `./eval_events.ts`). Labels are matched by name: the test file's label names
- * (`NAME.labels.txt`, or the indices) are looked up in the model's label vocabulary, labels the
- * model never saw count as misses (the model cannot score them, so they are never ranked).
+ * as `/predict` scores them: `./eval_events.ts`). Labels are matched by name: the test file's
+ * label names (`NAME.labels.txt`, or the indices) are looked up in the model's label vocabulary,
+ * labels the model never saw count as misses (the model cannot score them, so they are never
+ * ranked).
  * When both address labels by index (the model's label names are its indices), the test file
  * (and the training file) must have exactly the model's number of labels: another count means
  * another dataset. Propensities come from the training file when there is one (it must have the
