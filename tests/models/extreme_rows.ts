@@ -64,3 +64,45 @@ export function toyMisses(
   }
   return misses;
 }
+
+/** The largest |score| any label gets for the toy queries at the given magnitude. */
+export function toyMaxAbsScore(
+  model: { predictScores(x: SparseVector): ArrayLike<number> },
+  magnitude: number,
+): number {
+  let a = 0;
+  for (let c = 0; c < TOY_LABELS; c++) {
+    for (const s of Array.from(model.predictScores(toyQuery(c, magnitude)))) {
+      a = Math.max(a, Math.abs(s));
+    }
+  }
+  return a;
+}
+
+/**
+ * Unit rows of the toy stream: raw rows of squared norm about 0.77 (magnitude 0.4), or
+ * l2Normalize on rows of norm about 11 (magnitude 5).
+ */
+export const UNIT_CASES = [
+  { l2Normalize: false, magnitude: 0.4 },
+  { l2Normalize: true, magnitude: 5 },
+] as const;
+
+/** Rows of feature values v, −2v, 3v and 0.5v, v (a mixed batch: one row at 1 and 1e-3). */
+export function cornerBatch(v: number, mixed: boolean): Batch {
+  return {
+    x: {
+      numRows: 3,
+      numCols: 4,
+      indptr: Int32Array.of(0, 2, 3, 5),
+      indices: Int32Array.of(0, 1, 2, 0, 3),
+      values: Float32Array.of(v, -2 * v, mixed ? 1 : 3 * v, 0.5 * v, mixed ? 1e-3 : v),
+    },
+    y: {
+      numRows: 3,
+      numCols: 3,
+      indptr: Int32Array.of(0, 1, 2, 4),
+      indices: Int32Array.of(0, 1, 0, 2),
+    },
+  };
+}

@@ -3,9 +3,8 @@
 // option and the range, and every corner at the bound stays finite.
 import { BrEstimator } from "../../../src/models/br/estimator.ts";
 import { factory } from "../../../src/models/br/mod.ts";
-import type { Batch } from "../../../src/data/types.ts";
 import { assert } from "../../helpers.ts";
-import { nonFiniteTensors } from "../extreme_rows.ts";
+import { cornerBatch, nonFiniteTensors } from "../extreme_rows.ts";
 
 function messageOf(f: () => unknown): string {
   try {
@@ -35,25 +34,6 @@ Deno.test("br settings: learningRate and lambda above 1e6 are refused naming the
     }
   }
 });
-
-/** Rows of feature values v, −2v, 3v and 0.5v, v (a mixed batch: one row at 1 and 1e-3). */
-function cornerBatch(v: number, mixed: boolean): Batch {
-  return {
-    x: {
-      numRows: 3,
-      numCols: 4,
-      indptr: Int32Array.of(0, 2, 3, 5),
-      indices: Int32Array.of(0, 1, 2, 0, 3),
-      values: Float32Array.of(v, -2 * v, mixed ? 1 : 3 * v, 0.5 * v, mixed ? 1e-3 : v),
-    },
-    y: {
-      numRows: 3,
-      numCols: 3,
-      indptr: Int32Array.of(0, 1, 2, 4),
-      indices: Int32Array.of(0, 1, 0, 2),
-    },
-  };
-}
 
 Deno.test("br settings: at learningRate and lambda 1e6 every optimiser, loss and l2Normalize stays finite on rows from 1e-20 to 1e15", () => {
   const bounds = [{ learningRate: 1e6 }, { lambda: 1e6 }, { learningRate: 1e6, lambda: 1e6 }];

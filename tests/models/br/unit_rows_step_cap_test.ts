@@ -7,24 +7,17 @@ import { BrEstimator } from "../../../src/models/br/estimator.ts";
 import { unitRowsNeedCap } from "../../../src/models/br/step_cap.ts";
 import type { Batch } from "../../../src/data/types.ts";
 import { assert } from "../../helpers.ts";
-import { nonFiniteTensors, TOY_LABELS, toyBatch, toyMisses, toyQuery } from "../extreme_rows.ts";
+import {
+  nonFiniteTensors,
+  TOY_LABELS,
+  toyBatch,
+  toyMaxAbsScore,
+  toyMisses,
+  toyQuery,
+  UNIT_CASES,
+} from "../extreme_rows.ts";
 
 type Loss = "squared-hinge" | "logistic";
-
-function maxAbsScore(m: BrEstimator, magnitude: number): number {
-  let a = 0;
-  for (let c = 0; c < TOY_LABELS; c++) {
-    for (const s of m.predictScores(toyQuery(c, magnitude))) a = Math.max(a, Math.abs(s));
-  }
-  return a;
-}
-
-// unit rows: raw rows of squared norm about 0.77 (magnitude 0.4), or l2Normalize on rows of norm
-// about 11 (magnitude 5)
-const UNIT_CASES = [
-  { l2Normalize: false, magnitude: 0.4 },
-  { l2Normalize: true, magnitude: 5 },
-];
 
 Deno.test("br sgd: at learning rates 2 to 1000 on unit rows (raw or l2Normalize) the scores stay bounded and the planted labels are learnt", () => {
   for (const loss of ["squared-hinge", "logistic"] as Loss[]) {
@@ -36,7 +29,7 @@ Deno.test("br sgd: at learning rates 2 to 1000 on unit rows (raw or l2Normalize)
         assert(nonFiniteTensors(m.toState()).length === 0, `${what}: non-finite state`);
         // the squared hinge's minimum is at the margin ±1, the logistic loss's scores grow
         // slowly (about log t): a diverging step ran them to 1e19
-        const a = maxAbsScore(m, magnitude);
+        const a = toyMaxAbsScore(m, magnitude);
         assert(a < 10, `${what}: a score of ${a}`);
         const misses = toyMisses(m, magnitude);
         assert(misses.length === 0, `${what}: ${misses.join("; ")}`);
@@ -120,7 +113,7 @@ Deno.test("br sgd: unit batches are measured only above the default rate (its st
   for (const lambda of [100, 1e6]) {
     const m = new BrEstimator({ optimizer: "sgd", lambda });
     for (let i = 0; i < 200; i++) m.learnMany(toyBatch(i, 0.4, false, 8));
-    const a = maxAbsScore(m, 0.4);
+    const a = toyMaxAbsScore(m, 0.4);
     assert(
       a <= 1 && nonFiniteTensors(m.toState()).length === 0,
       `lambda ${lambda}: a score of ${a}`,

@@ -6,9 +6,8 @@ import { LemlStream } from "../../../src/models/leml/stream.ts";
 import { factory } from "../../../src/models/leml/mod.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { LemlStreamOptions } from "../../../src/models/leml/settings.ts";
-import type { Batch } from "../../../src/data/types.ts";
 import { assert } from "../../helpers.ts";
-import { nonFiniteTensors } from "../extreme_rows.ts";
+import { cornerBatch, nonFiniteTensors } from "../extreme_rows.ts";
 
 function messageOf(f: () => unknown): string {
   try {
@@ -45,25 +44,6 @@ Deno.test("leml settings: lr, lrH, lambda, initScale and threshold past 1e6 are 
     new LemlStream({ [key]: Math.sign(value) * 1e6 });
   }
 });
-
-/** Rows of feature values v, −2v, 3v and 0.5v, v (a mixed batch: one row at 1 and 1e-3). */
-function cornerBatch(v: number, mixed: boolean): Batch {
-  return {
-    x: {
-      numRows: 3,
-      numCols: 4,
-      indptr: Int32Array.of(0, 2, 3, 5),
-      indices: Int32Array.of(0, 1, 2, 0, 3),
-      values: Float32Array.of(v, -2 * v, mixed ? 1 : 3 * v, 0.5 * v, mixed ? 1e-3 : v),
-    },
-    y: {
-      numRows: 3,
-      numCols: 3,
-      indptr: Int32Array.of(0, 1, 2, 4),
-      indices: Int32Array.of(0, 1, 0, 2),
-    },
-  };
-}
 
 Deno.test("leml settings: at lr, lambda and initScale 1e6 every optimiser, loss and l2Normalize stays finite on rows from 1e-20 to 1e15", () => {
   const bounds: LemlStreamOptions[] = [

@@ -9,24 +9,17 @@ import { SmallRng } from "../../../src/random/mod.ts";
 import type { LemlLoss } from "../../../src/models/leml/loss.ts";
 import type { LemlStreamOptions } from "../../../src/models/leml/settings.ts";
 import { assert } from "../../helpers.ts";
-import { nonFiniteTensors, TOY_LABELS, toyBatch, toyMisses, toyQuery } from "../extreme_rows.ts";
+import {
+  nonFiniteTensors,
+  TOY_LABELS,
+  toyBatch,
+  toyMaxAbsScore,
+  toyMisses,
+  toyQuery,
+  UNIT_CASES,
+} from "../extreme_rows.ts";
 
 const LOSSES: LemlLoss[] = ["squared", "logistic", "sqhinge"];
-
-function maxAbsScore(m: LemlStream, magnitude: number): number {
-  let a = 0;
-  for (let c = 0; c < TOY_LABELS; c++) {
-    for (const s of m.predictScores(toyQuery(c, magnitude))) a = Math.max(a, Math.abs(s));
-  }
-  return a;
-}
-
-// unit rows: raw rows of squared norm about 0.77 (magnitude 0.4), or l2Normalize on rows of norm
-// about 11 (magnitude 5)
-const UNIT_CASES = [
-  { l2Normalize: false, magnitude: 0.4 },
-  { l2Normalize: true, magnitude: 5 },
-];
 
 function train(options: LemlStreamOptions, magnitude: number, batches = 200): LemlStream {
   const m = new LemlStream({ optimizer: "sgd", rank: 6, seed: 1, ...options });
@@ -46,7 +39,7 @@ Deno.test("leml sgd: at rates 2 to 1000 on unit rows (raw or l2Normalize) the sc
       assert(nonFiniteTensors(m.toState()).length === 0, `${what}: non-finite state`);
       // targets 0/1 (squared, threshold 0.5), margins ±1, logistic scores growing like log t;
       // an overshooting step ran them to 1e37 or Infinity
-      const a = maxAbsScore(m, magnitude);
+      const a = toyMaxAbsScore(m, magnitude);
       assert(a < 20, `${what}: a score of ${a}`);
       const misses = toyMisses(m, magnitude);
       assert(misses.length === 0, `${what}: ${misses.join("; ")}`);
@@ -59,14 +52,14 @@ Deno.test("leml sgd: a large initScale or λ at the default rate stays bounded o
     for (const loss of ["squared", "sqhinge"] as LemlLoss[]) {
       const what = `${loss}, initScale 30, l2Normalize ${l2Normalize}`;
       const m = train({ loss, initScale: 30, l2Normalize }, magnitude);
-      const a = maxAbsScore(m, magnitude);
+      const a = toyMaxAbsScore(m, magnitude);
       assert(a < 20, `${what}: a score of ${a}`);
       const misses = toyMisses(m, magnitude);
       assert(misses.length === 0, `${what}: ${misses.join("; ")}`);
     }
     // λ 100 shrinks the factors to about 0 (the scores to the biases less the threshold)
     const m = train({ lambda: 100, l2Normalize }, magnitude);
-    const a = maxAbsScore(m, magnitude);
+    const a = toyMaxAbsScore(m, magnitude);
     assert(a < 1 && nonFiniteTensors(m.toState()).length === 0, `lambda 100: a score of ${a}`);
   }
 });
