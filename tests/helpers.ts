@@ -125,6 +125,43 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
 }
 
 /**
+ * Runs `fn` with the base URL (`http://127.0.0.1:PORT`) of a local `Deno.serve` answering with
+ * `handler`, and stops the server afterwards.
+ *
+ * @example
+ * ```ts
+ * import { withLocalServer } from "./helpers.ts";
+ * const text = await withLocalServer(() => new Response("hi"), async (base) => {
+ *   return await (await fetch(`${base}/x`)).text();
+ * });
+ * console.log(text); // hi
+ * ```
+ */
+export async function withLocalServer<T>(
+  handler: (req: Request) => Response | Promise<Response>,
+  fn: (base: string) => Promise<T>,
+): Promise<T> {
+  const ac = new AbortController();
+  let port = 0;
+  await new Promise<void>((resolve) => {
+    Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: ac.signal,
+      onListen: (addr) => {
+        port = addr.port;
+        resolve();
+      },
+    }, handler);
+  });
+  try {
+    return await fn(`http://127.0.0.1:${port}`);
+  } finally {
+    ac.abort();
+  }
+}
+
+/**
  * The batch of rows built as CSR arrays row by row: features `xi` with values `xv` and labels
  * `yi`, each row ending at `xp[i + 1]` and `yp[i + 1]` (both start with 0).
  *

@@ -5,7 +5,7 @@
 import { openSource } from "../../src/data/sources.ts";
 import { readExamples } from "../../src/data/readers.ts";
 import { loadXcFile } from "../../src/data/dataset_load.ts";
-import { assert, assertThrowsMsg } from "../helpers.ts";
+import { assert, assertThrowsMsg, withLocalServer } from "../helpers.ts";
 
 /** An async iterable whose first `next()` rejects with `message`. */
 function failing(message: string): AsyncIterable<string> {
@@ -35,33 +35,18 @@ Deno.test("sources: an iterable failing before its first bytes is named", async 
 });
 
 Deno.test("sources: a URL whose body fails before its first bytes is named", async () => {
-  const ac = new AbortController();
-  let port = 0;
-  const ready = new Promise<void>((resolve) => {
-    Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      signal: ac.signal,
-      onListen: (addr) => {
-        port = addr.port;
-        resolve();
-      },
-    }, () =>
-      new Response(
-        new ReadableStream({
-          async pull(c) {
-            await new Promise((r) => setTimeout(r, 10));
-            c.error(new Error("server gave up"));
-          },
-        }),
-      ));
-  });
-  await ready;
-  try {
-    const url = `http://127.0.0.1:${port}/x.txt`;
+  const failing = () =>
+    new Response(
+      new ReadableStream({
+        async pull(c) {
+          await new Promise((r) => setTimeout(r, 10));
+          c.error(new Error("server gave up"));
+        },
+      }),
+    );
+  await withLocalServer(failing, async (base) => {
+    const url = `${base}/x.txt`;
     await assertThrowsMsg(() => readExamples(url), TypeError, `Cannot read ${url}: `);
     await assertThrowsMsg(() => loadXcFile(url), TypeError, `Cannot read x.txt: `);
-  } finally {
-    ac.abort();
-  }
+  });
 });

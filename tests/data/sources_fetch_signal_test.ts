@@ -3,29 +3,10 @@
 // by undefined: the request could not be aborted that way and went on regardless.
 import { openSource } from "../../src/data/sources.ts";
 import { readExamples } from "../../src/data/readers.ts";
-import { assert, assertThrowsMsg } from "../helpers.ts";
+import { assert, assertThrowsMsg, withLocalServer } from "../helpers.ts";
 
-async function withServer(fn: (base: string) => Promise<void>): Promise<void> {
-  const ac = new AbortController();
-  let port = 0;
-  const ready = new Promise<void>((resolve) => {
-    Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      signal: ac.signal,
-      onListen: (addr) => {
-        port = addr.port;
-        resolve();
-      },
-    }, () => new Response("1 2 1\n0 1:1\n"));
-  });
-  await ready;
-  try {
-    await fn(`http://127.0.0.1:${port}`);
-  } finally {
-    ac.abort();
-  }
-}
+const withServer = (fn: (base: string) => Promise<void>) =>
+  withLocalServer(() => new Response("1 2 1\n0 1:1\n"), fn);
 
 Deno.test("sources: a signal given in fetchInit aborts the request", async () => {
   await withServer(async (base) => {

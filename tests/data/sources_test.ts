@@ -2,6 +2,7 @@
 import { openSource } from "../../src/data/sources.ts";
 import { readExamples } from "../../src/data/readers.ts";
 import { assert, assertEquals, assertThrowsMsg, bytes } from "./helpers.ts";
+import { withLocalServer } from "../helpers.ts";
 
 const TEXT = "3 4 2\n0 1:1\n1 2:0.5\n0,1 0:1 3:2\n";
 
@@ -111,30 +112,16 @@ Deno.test("sources: stdin ('-') in a subprocess, plain and gzip", async () => {
 
 Deno.test("sources: HTTP URL (plain, gzip body, 404) from a local Deno.serve", async () => {
   const gz = await gzip(TEXT);
-  const ac = new AbortController();
-  let port = 0;
-  const ready = new Promise<void>((resolve) => {
-    Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      signal: ac.signal,
-      onListen: (addr) => {
-        port = addr.port;
-        resolve();
-      },
-    }, (req) => {
-      const path = new URL(req.url).pathname;
-      if (path === "/data.txt") return new Response(TEXT);
-      if (path === "/ev.ndjson") return new Response('{"features": {"2": 1}, "labels": ["a"]}\n');
-      if (path === "/data.txt.gz") {
-        return new Response(gz, { headers: { "content-type": "application/gzip" } });
-      }
-      return new Response("not here", { status: 404, statusText: "Not Found" });
-    });
-  });
-  await ready;
-  try {
-    const base = `http://127.0.0.1:${port}`;
+  const handler = (req: Request) => {
+    const path = new URL(req.url).pathname;
+    if (path === "/data.txt") return new Response(TEXT);
+    if (path === "/ev.ndjson") return new Response('{"features": {"2": 1}, "labels": ["a"]}\n');
+    if (path === "/data.txt.gz") {
+      return new Response(gz, { headers: { "content-type": "application/gzip" } });
+    }
+    return new Response("not here", { status: 404, statusText: "Not Found" });
+  };
+  await withLocalServer(handler, async (base) => {
     const plain = await labelsOf(`${base}/data.txt`);
     assert(plain.name === `${base}/data.txt`, plain.name);
     assertEquals(plain.labels, WANT);
@@ -151,9 +138,7 @@ Deno.test("sources: HTTP URL (plain, gzip body, 404) from a local Deno.serve", a
     const rows = [];
     for await (const e of r.stream) rows.push(e);
     assert(rows.length === 3 && r.report.accepted === 3, "report of a URL read");
-  } finally {
-    ac.abort();
-  }
+  });
 });
 
 Deno.test("sources: cancelling the example stream releases the source", async () => {
