@@ -3,10 +3,8 @@
  * unacknowledged, while it fails) as "degraded", naming the stream and the error; once a copy
  * succeeds again it answers "ok".
  */
-import { RedisClient } from "../../src/service/redis_client.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { createApp } from "../../src/service/http_app.ts";
-import { startRedisServer } from "../../scripts/redis_server.ts";
 import type { ServiceHandle } from "../../src/service/service_handle.ts";
 import {
   assert,
@@ -14,51 +12,44 @@ import {
   plantedEvents,
   serviceOptions,
   waitUntil,
-  withTempDir,
+  withRedis,
 } from "./helpers.ts";
 
 Deno.test("/health: a failing Redis dead-letter copy is 'degraded' with the stream and the error, and 'ok' once copies succeed", async () => {
-  const server = await startRedisServer();
-  const c = await RedisClient.connect(server.url);
-  try {
-    await withTempDir(async (dir) => {
-      // the dead-letter key holds a plain string: XADD to it answers WRONGTYPE
-      await c.command("SET", "ev:rejected", "not a stream");
-      const s = await LearningService.open(serviceOptions(dir, {
-        redis: { url: server.url, key: "ev", blockMs: 20 },
-        checkpointSeconds: 0,
-        checkpointEvery: 1e9,
-      }));
-      await s.start();
-      const app = createApp({ service: s });
-      try {
-        await c.xadd("ev", { event: plantedEvents(1)[0] });
-        await c.xadd("ev", { event: "{broken" });
-        await waitUntil(async () => {
-          const m = (await s.metrics()).redis as { deadLetter: { error: string | null } };
-          return m.deadLetter.error !== null;
-        }, "the copy failed");
-        const h = await app.request("/health");
-        const j = await h.json();
-        assertEquals([h.status, j.status], [503, "degraded"], JSON.stringify(j));
-        assert(/dead-letter stream ev:rejected .*WRONGTYPE/.test(j.reason), j.reason);
-        assertEquals(j.deadLetter.waiting, 1);
-        // the key fixed: the copy is retried and succeeds
-        await c.command("DEL", "ev:rejected");
-        await waitUntil(async () => {
-          const m = (await s.metrics()).redis as { deadLetter: { waiting: number } };
-          return m.deadLetter.waiting === 0;
-        }, "the copy made");
-        const ok = await app.request("/health");
-        assertEquals([ok.status, (await ok.json()).status], [200, "ok"]);
-      } finally {
-        await s.stop();
-      }
-    });
-  } finally {
-    c.close();
-    await server.stop();
-  }
+  await withRedis(async (url, c, dir) => {
+    // the dead-letter key holds a plain string: XADD to it answers WRONGTYPE
+    await c.command("SET", "ev:rejected", "not a stream");
+    const s = await LearningService.open(serviceOptions(dir, {
+      redis: { url: url, key: "ev", blockMs: 20 },
+      checkpointSeconds: 0,
+      checkpointEvery: 1e9,
+    }));
+    await s.start();
+    const app = createApp({ service: s });
+    try {
+      await c.xadd("ev", { event: plantedEvents(1)[0] });
+      await c.xadd("ev", { event: "{broken" });
+      await waitUntil(async () => {
+        const m = (await s.metrics()).redis as { deadLetter: { error: string | null } };
+        return m.deadLetter.error !== null;
+      }, "the copy failed");
+      const h = await app.request("/health");
+      const j = await h.json();
+      assertEquals([h.status, j.status], [503, "degraded"], JSON.stringify(j));
+      assert(/dead-letter stream ev:rejected .*WRONGTYPE/.test(j.reason), j.reason);
+      assertEquals(j.deadLetter.waiting, 1);
+      // the key fixed: the copy is retried and succeeds
+      await c.command("DEL", "ev:rejected");
+      await waitUntil(async () => {
+        const m = (await s.metrics()).redis as { deadLetter: { waiting: number } };
+        return m.deadLetter.waiting === 0;
+      }, "the copy made");
+      const ok = await app.request("/health");
+      assertEquals([ok.status, (await ok.json()).status], [200, "ok"]);
+    } finally {
+      await s.stop();
+    }
+  });
 });
 
 Deno.test("/health: a full disk and a failing dead-letter copy are both named", async () => {

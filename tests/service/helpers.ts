@@ -14,6 +14,9 @@ export {
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import { mulberry32 } from "../mulberry32.ts";
 import type { ServiceOptions } from "../../src/service/service.ts";
+import { RedisClient } from "../../src/service/redis_client.ts";
+import { startRedisServer } from "../../scripts/redis_server.ts";
+import { withTempDir } from "../data/helpers.ts";
 
 /**
  * `serve` flags of a small OVA learner thread (seed 3, 16 labels per feature, minibatches of 8,
@@ -135,4 +138,21 @@ export async function readUntilClosed(
     conn.close();
   } catch { /* closed */ }
   return { closed: !timedOut, text, ms: performance.now() - t0 };
+}
+
+/**
+ * Runs `fn` with a real Redis started for it (its URL and a client connected to it) and a
+ * temporary directory; stops both afterwards.
+ */
+export async function withRedis(
+  fn: (url: string, c: RedisClient, dir: string) => Promise<void>,
+): Promise<void> {
+  const server = await startRedisServer();
+  const c = await RedisClient.connect(server.url);
+  try {
+    await withTempDir((dir) => fn(server.url, c, dir));
+  } finally {
+    c.close();
+    await server.stop();
+  }
 }

@@ -4,56 +4,47 @@
  * 16 Mi characters of clients' data, and `/metrics` may be open without a token), while
  * `redis.deadLetter` counts them and the checkpoint still keeps them.
  */
-import { RedisClient } from "../../src/service/redis_client.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { createApp } from "../../src/service/http_app.ts";
-import { startRedisServer } from "../../scripts/redis_server.ts";
-import { assert, assertEquals, serviceOptions, waitUntil, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, serviceOptions, waitUntil, withRedis } from "./helpers.ts";
 
 Deno.test("/metrics: the rejected Redis entries' lines waiting for their dead-letter copy are not in the answer, the checkpoint keeps them", async () => {
-  const server = await startRedisServer();
-  const c = await RedisClient.connect(server.url);
-  try {
-    await withTempDir(async (dir) => {
-      // the dead-letter key holds a plain string: XADD to it answers WRONGTYPE
-      await c.command("SET", "ev:rejected", "not a stream");
-      const s = await LearningService.open(serviceOptions(dir, {
-        redis: { url: server.url, key: "ev", blockMs: 20 },
-        checkpointSeconds: 0,
-        checkpointEvery: 1e9,
-      }));
-      await s.start();
-      try {
-        for (let i = 0; i < 3; i++) await c.xadd("ev", { event: `{broken private-${i}` });
-        await waitUntil(() => s.learner.rejected === 3, "the entries rejected");
-        await s.checkpoint(); // the position now carries the waiting rejects
-        const app = createApp({ service: s, token: "t", publicRead: true });
-        for (const format of ["json", "prometheus"]) {
-          const r = await app.request(`/metrics?format=${format}`);
-          assertEquals(r.status, 200);
-          const text = await r.text();
-          assert(!text.includes("private-"), `${format}: the rejected lines are in /metrics`);
-        }
-        const m = await (await app.request("/metrics")).json();
-        assertEquals(m.redis.deadLetter.waiting, 3);
-        assertEquals(m.position.redis.key, "ev");
-        assertEquals(m.position.redis.deadLetter, undefined);
-        // the service's own position (what the checkpoint holds) is untouched
-        assertEquals(s.learner.position.redis?.deadLetter?.length, 3);
-      } finally {
-        await s.stop();
+  await withRedis(async (url, c, dir) => {
+    // the dead-letter key holds a plain string: XADD to it answers WRONGTYPE
+    await c.command("SET", "ev:rejected", "not a stream");
+    const s = await LearningService.open(serviceOptions(dir, {
+      redis: { url: url, key: "ev", blockMs: 20 },
+      checkpointSeconds: 0,
+      checkpointEvery: 1e9,
+    }));
+    await s.start();
+    try {
+      for (let i = 0; i < 3; i++) await c.xadd("ev", { event: `{broken private-${i}` });
+      await waitUntil(() => s.learner.rejected === 3, "the entries rejected");
+      await s.checkpoint(); // the position now carries the waiting rejects
+      const app = createApp({ service: s, token: "t", publicRead: true });
+      for (const format of ["json", "prometheus"]) {
+        const r = await app.request(`/metrics?format=${format}`);
+        assertEquals(r.status, 200);
+        const text = await r.text();
+        assert(!text.includes("private-"), `${format}: the rejected lines are in /metrics`);
       }
-      // and the stopped service's last checkpoint kept them for the restart
-      const t = await LearningService.open(serviceOptions(dir));
-      assertEquals(t.learner.position.redis?.deadLetter?.map((r) => r.line), [
-        "{broken private-0",
-        "{broken private-1",
-        "{broken private-2",
-      ]);
-      await t.stop();
-    });
-  } finally {
-    c.close();
-    await server.stop();
-  }
+      const m = await (await app.request("/metrics")).json();
+      assertEquals(m.redis.deadLetter.waiting, 3);
+      assertEquals(m.position.redis.key, "ev");
+      assertEquals(m.position.redis.deadLetter, undefined);
+      // the service's own position (what the checkpoint holds) is untouched
+      assertEquals(s.learner.position.redis?.deadLetter?.length, 3);
+    } finally {
+      await s.stop();
+    }
+    // and the stopped service's last checkpoint kept them for the restart
+    const t = await LearningService.open(serviceOptions(dir));
+    assertEquals(t.learner.position.redis?.deadLetter?.map((r) => r.line), [
+      "{broken private-0",
+      "{broken private-1",
+      "{broken private-2",
+    ]);
+    await t.stop();
+  });
 });

@@ -8,7 +8,6 @@
 import { RedisClient } from "../../src/service/redis_client.ts";
 import { RedisStreamSource } from "../../src/service/redis_source.ts";
 import { LearningService } from "../../src/service/service.ts";
-import { startRedisServer } from "../../scripts/redis_server.ts";
 import { factory } from "../../src/models/popularity/mod.ts";
 import { StreamLearner } from "../../src/service/learner.ts";
 import { checkCheckpointFields } from "../../src/service/checkpoint_fields.ts";
@@ -18,7 +17,7 @@ import {
   plantedEvents,
   serviceOptions,
   waitUntil,
-  withTempDir,
+  withRedis,
 } from "./helpers.ts";
 
 /** The dead-letter stream's entries, as field maps. */
@@ -29,17 +28,6 @@ async function deadLetters(c: RedisClient, key: string): Promise<Record<string, 
     for (let i = 0; i + 1 < kv.length; i += 2) o[kv[i]] = kv[i + 1];
     return o;
   });
-}
-
-async function withRedis(fn: (url: string, c: RedisClient, dir: string) => Promise<void>) {
-  const server = await startRedisServer();
-  const c = await RedisClient.connect(server.url);
-  try {
-    await withTempDir((dir) => fn(server.url, c, dir));
-  } finally {
-    c.close();
-    await server.stop();
-  }
 }
 
 Deno.test("Redis dead-letter: a reject whose copy fails (WRONGTYPE) stays pending through a checkpoint and is acknowledged once copied", () =>
