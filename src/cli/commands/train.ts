@@ -224,9 +224,9 @@ function summary(
 }
 
 /**
- * At the end of an NDJSON --data file, publishes the model of every event read (unless
- * publishing is off, `every` 0, or the last published model already holds them): the periodic
- * publishes hold the events up to the last multiple of --publish-every only.
+ * At the end of an NDJSON --data file, waits for the published model of every event read (the
+ * service publishes it when the file ends; `service.publish()` hands back that publish while it
+ * runs), unless publishing is off (`every` 0), and says what was published.
  */
 async function publishAtEnd(
   service: LearningService,
@@ -499,8 +499,9 @@ async function trainEvents(
     await (follow ? sig.next() : Promise.race([service.fileDone(), sig.next()]));
     interrupted = follow ? undefined : sig.signal;
     if (!follow && interrupted === undefined) {
-      service.learner.flush();
-      learnedAt = performance.now(); // (the rate leaves the final publish out)
+      // (the service learnt the queued events when the file ended, and publishes them: the
+      // rate leaves that publish out)
+      learnedAt = performance.now();
       published = await publishAtEnd(service, temp ? 0 : publishing.publishEvery ?? 5000);
     }
   } finally {
