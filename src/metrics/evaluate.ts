@@ -390,18 +390,27 @@ export interface EvaluateModelOptions extends EvaluatorOptions {
   progress?: Progress;
   /** Rows timed for `predictMsPerRow` (default: all; 0 skips timing and reports NaN). */
   timingRows?: number;
+  /**
+   * Score each row's `top` best labels only, from the model's `predictTopK` (its fast top-k
+   * search), instead of every label: the others are not ranked (see the module doc). The top-k
+   * metrics are unchanged for `top` >= `k`; the AUCs and the Hamming loss then rank the labels
+   * past `top` last. Default: every label.
+   */
+  top?: number;
 }
 
 /**
  * Evaluates a model on every row of `test`: scores each row once (`predictScores`) for all the
  * metrics and the standard errors of the ranking ones (`stdErr`, see
  * {@linkcode Evaluator.standardErrors}), then times `predictTopK(x, 5)` (or `predictScores` when
- * the model has no `predictTopK`) over the rows for `predictMsPerRow`. Never mutates the model or
+ * the model has no `predictTopK`) over the rows for `predictMsPerRow`. With `top`, each row is
+ * scored by `predictTopK(x, top)` instead: its `top` best labels only. Never mutates the model or
  * the data.
  *
  * @throws {RangeError} on an empty or malformed test set (no row, row counts or `indptr` lengths
- *   that disagree), a bad option (`k`, `timingRows`, propensities) or a row the
- *   {@linkcode Evaluator} refuses (a NaN score, a bad label), naming it
+ *   that disagree), a bad option (`k`, `timingRows`, propensities, a `top` below `k`) or a row
+ *   the {@linkcode Evaluator} refuses (a NaN score, a bad label), naming it
+ * @throws {TypeError} when `top` is given for a model without `predictTopK`
  *
  * @example
  * ```ts
@@ -452,16 +461,22 @@ export function evaluateModel(
   }
   const numLabels = Math.max(test.numLabels, test.y.numCols);
   const ev = new Evaluator(numLabels, options);
+  const top = checkTopOption(options.top, ev.k, model);
   const progress = options.progress;
   progress?.start(numRows, "evaluate");
   let buf: Float32Array | undefined;
   for (let i = 0; i < numRows; i++) {
     const x = row(test.x, i);
     const labels = test.y.indices.subarray(test.y.indptr[i], test.y.indptr[i + 1]);
-    const s = buf ? model.predictScores(x, buf) : model.predictScores(x);
-    if (!buf || buf.length !== s.length) buf = s;
-    // labels the model never saw (from s.length on) are not scored: never ranked
-    ev.addScores(s, labels, Math.min(s.length, numLabels));
+    if (top !== undefined) {
+      const t = model.predictTopK!(x, top);
+      ev.addSparseScores(t.labels, t.scores, labels);
+    } else {
+      const s = buf ? model.predictScores(x, buf) : model.predictScores(x);
+      if (!buf || buf.length !== s.length) buf = s;
+      // labels the model never saw (from s.length on) are not scored: never ranked
+      ev.addScores(s, labels, Math.min(s.length, numLabels));
+    }
     progress?.tick();
   }
   progress?.done();
@@ -480,6 +495,25 @@ export function evaluateModel(
     predictMsPerRow = (performance.now() - t0) / timed;
   }
   return { metrics: ev.result(), stdErr: ev.standardErrors(), predictMsPerRow };
+}
+
+/** `top` of {@linkcode evaluateModel}: undefined, or an integer >= `k` for a model with top-k. */
+function checkTopOption(
+  top: number | undefined,
+  k: number,
+  model: ScoringModel,
+): number | undefined {
+  if (top === undefined) return undefined;
+  if (!Number.isSafeInteger(top) || top < k) {
+    throw new RangeError(
+      `evaluateModel: top must be an integer >= k (${k}): fewer scored labels than the ` +
+        `cut-off would count misses that are not, got ${top}`,
+    );
+  }
+  if (typeof model.predictTopK !== "function") {
+    throw new TypeError("evaluateModel: top needs a model with predictTopK");
+  }
+  return top;
 }
 
 function row(m: CsrMatrix, i: number): SparseVector {

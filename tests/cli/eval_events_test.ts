@@ -127,7 +127,7 @@ Deno.test("evaluateEvents matches labels by name, ranks no unknown label, and ta
     { line: 2, text: "y", labels: ["b", "new"] },
   ];
   const counts = new Map([["a", 5], ["b", 1], ["new", 2], ["other", 9]]);
-  const r = evaluateEvents(model, events, "t.ndjson", { counts, rows: 10 }, 3);
+  const r = evaluateEvents(model, events, "t.ndjson", { counts, rows: 10 }, { k: 3 });
   // by hand: labels b = 0, a = 1, new = 2 (never scored)
   const ev = new Evaluator(3, { propensities: propensities([1, 5, 2], 10), k: 3 });
   ev.addScores(Float32Array.of(0.1, 0.9), Int32Array.of(1), 2);

@@ -8,6 +8,8 @@
 import { forEachLabelledEvent, type LabelledEvent } from "../../data/labelled_events.ts";
 import { Evaluator } from "../../metrics/evaluate.ts";
 import { propensities } from "../../metrics/propensity.ts";
+import type { TopK } from "../../../sdk/mod.ts";
+import type { Progress } from "../../progress/mod.ts";
 
 /**
  * A model that scores an event's raw input: the scores of its `numLabels` labels.
@@ -26,6 +28,8 @@ export interface EventScorer {
   labelName(l: number): string;
   /** The scores of its labels for the event (throws a TypeError naming a bad field). */
   scoreEvent(e: LabelledEvent): Float32Array;
+  /** The event's `n` best labels (its top-k search), as `scoreEvent` would rank them. */
+  topOfEvent?(e: LabelledEvent, n: number): TopK;
 }
 
 /**
@@ -78,14 +82,40 @@ export interface MatchedMetrics {
 }
 
 /**
+ * Options of {@linkcode evaluateEvents} (and of `evaluateByName` in `./eval.ts`).
+ *
+ * @example
+ * ```ts
+ * import type { MatchOptions } from "./eval_events.ts";
+ * const o: MatchOptions = { k: 3, top: 10 };
+ * console.log(o.top); // 10
+ * ```
+ */
+export interface MatchOptions {
+  /** Largest cut-off (default 5). */
+  k?: number;
+  /** The propensity model's A and B (default 0.55 and 1.5). */
+  propensity?: { A: number; B: number };
+  /**
+   * Score each row's `top` best labels only, by the model's top-k search (at least `k`; see the
+   * `top` option of `evaluateModel`). Default: every label.
+   */
+  top?: number;
+  /** Progress reporter (one tick per row). */
+  progress?: Progress;
+}
+
+/**
  * Evaluates `model` on labelled `events`: P@k, nDCG@k, PSP@k, PSnDCG@k (percent), AUCs, Hamming
  * loss, and the standard errors of the ranking metrics. Test labels are matched to the model's
  * labels by name; unknown ones are labels the model does not score (never ranked, misses).
  * Propensities use `train` (label name → count over `train.rows` events) when given, else the
- * test events' own label counts. An error scoring an event names its line and `source`.
+ * test events' own label counts. An error scoring an event names its line and `source`. With
+ * `options.top`, each event is scored by `model.topOfEvent(e, top)`: its `top` best labels only
+ * (see the `top` option of `evaluateModel`).
  *
- * @throws {RangeError} when there is no event; {TypeError} naming the line of an event the
- *   model cannot score
+ * @throws {RangeError} when there is no event, or `top` is below `k`; {TypeError} naming the line
+ *   of an event the model cannot score, or when `top` is given and the model has no `topOfEvent`
  *
  * @example
  * ```ts
@@ -103,10 +133,18 @@ export function evaluateEvents(
   events: readonly LabelledEvent[],
   source: string,
   train?: { counts: ReadonlyMap<string, number>; rows: number },
-  k = 5,
-  propensity: { A: number; B: number } = { A: 0.55, B: 1.5 },
+  options: MatchOptions = {},
 ): MatchedMetrics {
+  const { k = 5, propensity = { A: 0.55, B: 1.5 }, top, progress } = options;
   if (events.length === 0) throw new RangeError(`${source} has no events: nothing to evaluate`);
+  if (top !== undefined) {
+    if (!Number.isSafeInteger(top) || top < k) {
+      throw new RangeError(`evaluateEvents: top must be an integer >= k (${k}), got ${top}`);
+    }
+    if (typeof model.topOfEvent !== "function") {
+      throw new TypeError("evaluateEvents: top needs a model with topOfEvent");
+    }
+  }
   const byName = new Map<string, number>();
   for (let l = 0; l < model.numLabels; l++) byName.set(model.labelName(l), l);
   const modelLabels = byName.size;
@@ -134,17 +172,21 @@ export function evaluateEvents(
     ),
     k,
   });
+  progress?.start(events.length, "evaluate");
   events.forEach((e, i) => {
-    let s: Float32Array;
+    let s: Float32Array | TopK;
     try {
-      s = model.scoreEvent(e);
+      s = top === undefined ? model.scoreEvent(e) : model.topOfEvent!(e, top);
     } catch (err) {
       if (!(err instanceof TypeError || err instanceof RangeError)) throw err;
       const T = err instanceof TypeError ? TypeError : RangeError;
       throw new T(`Cannot score line ${e.line} of ${source}: ${err.message}`);
     }
-    ev.addScores(s, rows[i], Math.min(model.numLabels, s.length));
+    if (s instanceof Float32Array) ev.addScores(s, rows[i], Math.min(model.numLabels, s.length));
+    else ev.addSparseScores(s.labels, s.scores, rows[i]);
+    progress?.tick();
   });
+  progress?.done();
   return {
     rows: events.length,
     metrics: ev.result(),
