@@ -7,6 +7,9 @@
  */
 import { checkLabels, checkTop, containsSorted, normaliseKs } from "./relevance.ts";
 
+/** Label indices are int32 (as everywhere in the project): the per-label arrays stop there. */
+const MAX_LABELS = 2 ** 31 - 1;
+
 /**
  * Streaming coverage@k accumulator for several k at once. O(k log |y| + |y|) per row plus one
  * byte and one int per label.
@@ -48,17 +51,22 @@ export class LabelCoverage {
   /**
    * Adds one row: predicted labels best first (integers >= 0; a repeat changes nothing, as only a
    * label's best rank counts), true labels
-   * strictly increasing integers >= 0. Nothing is counted when it throws.
+   * strictly increasing integers in [0, 2^31 - 1). Nothing is counted when it throws.
    *
    * @throws {RangeError} on a bad predicted or true label, naming it
    */
   add(top: ArrayLike<number>, labels: ArrayLike<number>): void {
     checkTop(top, this.#maxK, "LabelCoverage.add", true);
     checkLabels(labels, Infinity, "LabelCoverage.add");
-    for (let i = 0; i < labels.length; i++) {
-      this.#ensure(labels[i]);
-      this.#seen[labels[i]] = 1;
+    // grown once, to the largest (last) label, before anything is marked
+    const last = labels.length > 0 ? labels[labels.length - 1] : -1;
+    if (last >= MAX_LABELS) {
+      throw new RangeError(
+        `LabelCoverage.add: true label ${last} is out of range [0, ${MAX_LABELS}) (an int32 index)`,
+      );
     }
+    if (last >= 0) this.#ensure(last);
+    for (let i = 0; i < labels.length; i++) this.#seen[labels[i]] = 1;
     const n = Math.min(top.length, this.#maxK);
     for (let j = 0; j < n; j++) {
       const l = top[j];

@@ -208,7 +208,9 @@ export class MacroAuc {
    * row). The labels left out are counted by {@linkcode MacroAuc.skippedLabels}.
    */
   result(): number {
-    const numLabels = Math.max(this.#pos.length, this.#neg.length, ...this.#rowsByWidth.keys());
+    // a loop, not Math.max(...widths): 200,000 distinct widths overflowed the call stack
+    let numLabels = Math.max(this.#pos.length, this.#neg.length);
+    for (const width of this.#rowsByWidth.keys()) numLabels = Math.max(numLabels, width);
     // covering[l] = number of rows whose label space includes l
     const covering = new Float64Array(numLabels + 1);
     for (const [width, count] of this.#rowsByWidth) covering[width] += count;
