@@ -193,13 +193,18 @@ export class PrequentialWindow {
    * ```
    */
   static fromState(s: PrequentialState): PrequentialWindow {
-    const w = new PrequentialWindow(s.size);
-    if (s.p1.length !== s.size || s.p5.length !== s.size) {
-      throw new RangeError("PrequentialWindow.fromState: buffer lengths do not match the size");
-    }
     const bad = (what: string) => {
       throw new RangeError(`PrequentialWindow.fromState: ${what}`);
     };
+    // before the window is allocated: a corrupt size failed as "Array buffer allocation failed"
+    if (!Number.isSafeInteger(s.size) || s.size < 1) {
+      bad(`size must be a positive integer, got ${s.size}`);
+    }
+    const p1 = s.p1?.length, p5 = s.p5?.length;
+    if (p1 !== s.size || p5 !== s.size) {
+      bad(`buffer lengths do not match the size ${s.size} (p1 has ${p1}, p5 ${p5})`);
+    }
+    const w = new PrequentialWindow(s.size);
     if (!Number.isInteger(s.filled) || s.filled < 0 || s.filled > s.size) {
       bad(`filled must be an integer in [0, ${s.size}], got ${s.filled}`);
     }
@@ -251,7 +256,8 @@ export class PrequentialP1 {
   /** Size of the sliding window. */
   readonly window: number;
   readonly #w: PrequentialWindow;
-  readonly #top = new Int32Array(1);
+  /** float64: an Int32Array read 2^32 + 3 as label 3 */
+  readonly #top = new Float64Array(1);
 
   /** @param window sliding-window size in rows (default 1000) */
   constructor(window = 1000) {
