@@ -82,7 +82,9 @@ export function textWidth(text: string, fontSize: number): number {
 const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"];
 
 /**
- * Escapes text for SVG/XML content and attribute values.
+ * Escapes text for SVG/XML content and attribute values. Characters XML 1.0 does not allow at
+ * all, even escaped (control characters other than tab, newline and carriage return, U+FFFE,
+ * U+FFFF), become U+FFFD: left in, they make the whole SVG unreadable to an XML parser.
  *
  * @example
  * ```ts
@@ -92,7 +94,9 @@ const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b
  */
 export function escapeXml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+    .replace(/"/g, "&quot;").replace(/'/g, "&apos;")
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g, "\ufffd");
 }
 
 function fmt(v: number): string {
@@ -103,7 +107,9 @@ function fmt(v: number): string {
  * Renders the series as an SVG line plot. Points with a non-finite coordinate are skipped
  * (they break the line).
  *
- * @throws {RangeError} when a series' x and y lengths differ, or `logX` meets x ≤ 0
+ * @throws {RangeError} when a series' x and y lengths differ, `logX` meets x ≤ 0, or a size
+ *   or y bound is not a finite number (a width below 1, a height leaving no plot area, `yMin`
+ *   not below `yMax`)
  *
  * @example
  * ```ts
@@ -124,6 +130,25 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
   const plotW = Math.max(width - left - right - legendWidth, Math.round(0.6 * width));
   const legendBottom = top + 10 + 18 * (series.length - 1) + 10;
   const plotH = height - top - bottom;
+  if (!(width >= 1 && width < Infinity)) {
+    throw new RangeError(`linePlot: width must be a finite number >= 1 (pixels), got ${width}`);
+  }
+  if (!(plotH >= 1 && height < Infinity)) {
+    throw new RangeError(
+      `linePlot: height must be a finite number >= ${top + bottom + 1} (the axes ` +
+        `${options.title ? "and the title " : ""}take ${top + bottom} pixels), got ${height}`,
+    );
+  }
+  for (const [name, v] of [["yMin", options.yMin], ["yMax", options.yMax]] as const) {
+    if (v !== undefined && !Number.isFinite(v)) {
+      throw new RangeError(`linePlot: ${name} must be a finite number, got ${v}`);
+    }
+  }
+  if (options.yMin !== undefined && options.yMax !== undefined && options.yMin >= options.yMax) {
+    throw new RangeError(
+      `linePlot: yMin (${options.yMin}) must be below yMax (${options.yMax})`,
+    );
+  }
   const svgWidth = left + plotW + legendWidth + right;
   const svgHeight = legendWidth > 0 ? Math.max(height, legendBottom) : height;
   let xMin = Infinity, xMax = -Infinity, yMin = Infinity, yMax = -Infinity;
@@ -152,11 +177,20 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
     yMin = 0;
     yMax = 1;
   }
-  if (options.yMin !== undefined) yMin = options.yMin;
-  if (options.yMax !== undefined) yMax = options.yMax;
+  // one fixed bound beyond all the data: the range starts (or ends) there, it does not collapse
+  if (options.yMin !== undefined) {
+    yMin = options.yMin;
+    yMax = Math.max(yMax, yMin);
+  }
+  if (options.yMax !== undefined) {
+    yMax = options.yMax;
+    yMin = Math.min(yMin, yMax);
+  }
   const xt = niceTicks(xMin, xMax, 6);
   const yt = niceTicks(yMin, yMax, 5);
-  const x0 = options.logX ? xMin : xt[0], x1 = options.logX ? xMax : xt[xt.length - 1];
+  // a log axis spans the data, unless that is one value: then the ticks' widened range centres it
+  const logSpan = options.logX && xMax - xMin > 1e-9 * Math.max(Math.abs(xMin), Math.abs(xMax));
+  const x0 = logSpan ? xMin : xt[0], x1 = logSpan ? xMax : xt[xt.length - 1];
   const y0 = options.yMin ?? yt[0], y1 = options.yMax ?? yt[yt.length - 1];
   const sx = (v: number) => left + ((tx(v) - x0) / (x1 - x0 || 1)) * plotW;
   const sy = (v: number) => top + plotH - ((v - y0) / (y1 - y0 || 1)) * plotH;
@@ -179,19 +213,35 @@ export function linePlot(series: readonly Series[], options: LinePlotOptions = {
     out.push(`<line x1="${left}" x2="${left + plotW}" y1="${y}" y2="${y}" stroke="#e5e5e5"/>`);
     out.push(
       `<text x="${left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">` +
-        `${escapeXml(formatTick(v))}</text>`,
+        `${escapeXml(formatTick(v, yt[1] - yt[0]))}</text>`,
     );
   }
-  const xTicks = options.logX
-    ? niceTicks(xMin, xMax, 6).filter((e) => Number.isInteger(e)).map((e) => Math.pow(10, e))
-    : xt;
+  const inX = (v: number) => tx(v) >= x0 - 1e-12 && tx(v) <= x1 + 1e-12;
+  let xTicks = xt, xStep = xt[1] - xt[0];
+  if (options.logX) {
+    // powers of ten; on a range too narrow for two of them, 1, 2 and 5 times them, else round
+    // linear steps (a log axis of 150 to 900 had no label at all)
+    xTicks = xt.filter((e) => Number.isInteger(e)).map((e) => Math.pow(10, e)).filter(inX);
+    if (xTicks.length < 2) {
+      xTicks = [];
+      for (let e = Math.floor(x0); e <= Math.ceil(x1); e++) {
+        for (const m of [1, 2, 5]) if (inX(m * Math.pow(10, e))) xTicks.push(m * Math.pow(10, e));
+      }
+    }
+    xStep = NaN;
+    if (xTicks.length < 2) {
+      const lin = niceTicks(Math.pow(10, x0), Math.pow(10, x1), 6);
+      xTicks = lin.filter((v) => v > 0);
+      xStep = lin[1] - lin[0];
+    }
+  }
   for (const v of xTicks) {
-    if (tx(v) < x0 - 1e-12 || tx(v) > x1 + 1e-12) continue;
+    if (!inX(v)) continue;
     const x = fmt(sx(v));
     out.push(`<line x1="${x}" x2="${x}" y1="${top}" y2="${top + plotH}" stroke="#e5e5e5"/>`);
     out.push(
       `<text x="${x}" y="${top + plotH + 16}" text-anchor="middle">` +
-        `${escapeXml(formatTick(v))}</text>`,
+        `${escapeXml(formatTick(v, xStep))}</text>`,
     );
   }
   out.push(

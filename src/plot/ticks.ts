@@ -32,28 +32,36 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
   const mag = Math.pow(10, Math.floor(Math.log10(raw)));
   const norm = raw / mag;
   const step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
-  const start = Math.floor(min / step + 1e-9) * step;
   const ticks: number[] = [];
-  for (let v = start; v < max + step - 1e-9 * step; v += step) {
+  // integer multiples of the step, not a running sum: -0.06 + 3 × 0.02 was 6.9e-18, not 0
+  for (let i = Math.floor(min / step + 1e-9); i * step < max + step - 1e-9 * step; i++) {
     // round away binary noise such as 0.30000000000000004
-    ticks.push(Number(v.toPrecision(12)));
+    ticks.push(Number((i * step).toPrecision(12)));
     if (ticks.length > 1000) break;
   }
   return ticks;
 }
 
 /**
- * Formats a tick value compactly (`1.5k`, `2M`, `0.25`).
+ * Formats a tick value compactly (`1.5k`, `2M`, `0.25`): 4 significant digits, or as many as it
+ * takes for ticks `step` apart to read differently (41.2345 and 41.23455 are both 41.23 in 4).
+ *
+ * @param v the tick value
+ * @param step the spacing of the axis' ticks (optional)
  *
  * @example
  * ```ts
  * import { formatTick } from "./ticks.ts";
  * console.log(formatTick(1500), formatTick(0.25), formatTick(2e6)); // 1.5k 0.25 2M
+ * console.log(formatTick(41.23455, 5e-6)); // 41.23455
  * ```
  */
-export function formatTick(v: number): string {
+export function formatTick(v: number, step?: number): string {
   const a = Math.abs(v);
-  const trim = (x: number) => String(Number(x.toPrecision(4)));
+  const digits = step !== undefined && step > 0 && a > 0
+    ? Math.min(15, Math.max(4, Math.floor(Math.log10(a)) - Math.floor(Math.log10(step)) + 1))
+    : 4;
+  const trim = (x: number) => String(Number(x.toPrecision(digits)));
   if (a >= 1e9) return `${trim(v / 1e9)}G`;
   if (a >= 1e6) return `${trim(v / 1e6)}M`;
   if (a >= 1000) return `${trim(v / 1e3)}k`;
