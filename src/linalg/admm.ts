@@ -122,7 +122,8 @@ export function csrTransposeTimesDense(
 
 /**
  * Solves `(c XᵀX + λI) V = Q` column by column (all columns at once) by Jacobi-preconditioned
- * CG, starting from `v` (updated in place). Returns the iterations used.
+ * CG, starting from `v` (updated in place). Returns the iterations used. A column of `Q` beyond
+ * 1e±150 is solved at its own scale (a column of V far too large for it then starts from 0).
  *
  * @example
  * ```ts
@@ -144,6 +145,30 @@ export function ridgeCg(
   tol: number,
 ): number {
   const d = x.numCols, n = x.numRows;
+  // each column at its own scale: next to a column of 1, one of 1e-170 (or one of 1 next to
+  // 1e200, after admmRegressor's scaling) had ‖q‖² underflow to 0, passed for solved at once,
+  // and its column of V stayed 0
+  const big = new Float64Array(k);
+  for (let o = 0; o < d * k; o += k) {
+    for (let a = 0; a < k; a++) big[a] = Math.max(big[a], Math.abs(q[o + a]));
+  }
+  let scaled = false;
+  for (let a = 0; a < k; a++) {
+    big[a] = overflowScale(big[a]);
+    if (big[a] !== 1) scaled = true;
+  }
+  if (scaled) {
+    const qs = new Float64Array(d * k), off = new Uint8Array(k);
+    for (let e = 0; e < d * k; e++) {
+      qs[e] = q[e] / big[e % k];
+      v[e] /= big[e % k];
+      if (!Number.isFinite(v[e])) off[e % k] = 1;
+    }
+    for (let e = 0; e < d * k; e++) if (off[e % k]) v[e] = 0;
+    const it = ridgeCg(x, c, lambda, qs, k, v, maxIter, tol);
+    for (let e = 0; e < d * k; e++) v[e] *= big[e % k];
+    return it;
+  }
   const diag = new Float64Array(d);
   for (let e = 0; e < x.indptr[n]; e++) diag[x.indices[e]] += x.values[e] * x.values[e];
   for (let j = 0; j < d; j++) diag[j] = 1 / (c * diag[j] + lambda);
@@ -211,6 +236,21 @@ export function ridgeCg(
     rz.set(rzNew);
   }
   return it;
+}
+
+/**
+ * The warm start `init` divided by `s`, or zeros when that overflows while `init` is finite (a
+ * start of 1e200 for a Z of 1e-160 is far off: it starts from 0; it was refused as
+ * "init value is Infinity").
+ */
+function scaledStart(init: Float64Array | undefined, s: number): Float64Array | undefined {
+  const out = init?.map((v) => v / s);
+  if (init !== undefined && out !== undefined) {
+    for (let e = 0; e < out.length; e++) {
+      if (!Number.isFinite(out[e]) && Number.isFinite(init[e])) return new Float64Array(out.length);
+    }
+  }
+  return out;
 }
 
 /**
@@ -282,7 +322,7 @@ export function admmRegressor(
       ...options,
       // μ/s overflows for a subnormal Z: μ then outweighs everything (XV → 0) as MAX_VALUE does
       mu: Math.min(mu / zMax, Number.MAX_VALUE),
-      init: options.init?.map((v) => v / zMax),
+      init: scaledStart(options.init, zMax),
     });
     for (let e = 0; e < r.v.length; e++) r.v[e] *= zMax;
     for (let e = 0; e < r.xv.length; e++) r.xv[e] *= zMax;

@@ -29,10 +29,10 @@ export interface CgOptions {
  * starting point (warm start) and receives the solution. Returns the iterations used and the
  * final relative residual. Allocates three work vectors per call. A `b` whose entries reach
  * beyond 1e±150 (so that ‖b‖² would overflow or underflow) is solved as the scaled system
- * A (x/s) = b/s; a starting point so far off that its residual's square overflows is replaced
- * by 0. CG stops early where A is not positive definite along its search direction
- * (a singular or indefinite A): `x` then holds the last iterate, and the relative residual says
- * how far it is from a solution.
+ * A (x/s) = b/s; a starting point so far off that its residual's square (or, for such a b,
+ * x/s) overflows is replaced by 0. CG stops early where A is not positive definite along its
+ * search direction (a singular or indefinite A): `x` then holds the last iterate, and the
+ * relative residual says how far it is from a solution.
  *
  * @throws {RangeError} when `x` and `b` differ in length, a value of `b` or `x` is not finite,
  * `maxIterations` is not an integer >= 0 or `tolerance` not a number >= 0.
@@ -132,12 +132,13 @@ export interface ColumnCgOptions extends CgOptions {
  * vector shares one step size and is as slow as the worst column); a column stops once
  * ‖r_c‖ ≤ tolerance·‖b_c‖, and a stopped column is not updated any more. One `apply` per
  * iteration serves all columns. `x` holds the warm start and receives the solution. Returns the
- * iterations used and the largest final relative residual. A `b` beyond 1e±150 is solved scaled,
- * and a column stops early where its operator is not positive definite, as in
- * {@linkcode conjugateGradient}.
+ * iterations used and the largest final relative residual. A column of `b` beyond 1e±150 is
+ * solved scaled (each column at its own scale), and a column stops early where its operator is
+ * not positive definite, as in {@linkcode conjugateGradient}.
  *
- * @throws {RangeError} on mis-sized `b`, `x` or `diagonal`, a value of `b` or `x` that is not
- * finite, a diagonal entry that is not a finite number > 0, or an option out of range.
+ * @throws {RangeError} on `rows` or `cols` not an integer >= 0, mis-sized `b`, `x` or
+ * `diagonal`, a value of `b` or `x` that is not finite, a diagonal entry that is not a finite
+ * number > 0, or an option out of range.
  *
  * @example
  * ```ts
@@ -159,6 +160,11 @@ export function conjugateGradientColumns(
   cols: number,
   options: ColumnCgOptions = {},
 ): { iterations: number; relativeResidual: number } {
+  if (!Number.isSafeInteger(rows) || !Number.isSafeInteger(cols) || rows < 0 || cols < 0) {
+    throw new RangeError(
+      `conjugateGradientColumns: rows and cols must be integers >= 0, got ${rows} and ${cols}`,
+    );
+  }
   const n = rows * cols;
   if (b.length !== n || x.length !== n) {
     throw new RangeError(
@@ -185,14 +191,22 @@ export function conjugateGradientColumns(
   const maxIt = options.maxIterations ?? rows;
   const tol = options.tolerance ?? 1e-6;
   checkCgOptions(maxIt, tol, "conjugateGradientColumns");
-  const s = scaleOf(b, x, "conjugateGradientColumns");
-  if (s !== 1) {
-    return scaledSolve(
-      s,
-      b,
-      x,
-      (bs) => conjugateGradientColumns(apply, bs, x, rows, cols, options),
-    );
+  // each column at its own scale: one scale for all (the largest |b|) left a column of 1 next
+  // to one of 1e200 at 1e-200, whose ‖b_c‖² underflowed to 0, and the column was solved as 0
+  const s = columnScales(b, x, cols, "conjugateGradientColumns");
+  if (s !== undefined) {
+    const bs = new Float64Array(n);
+    let off: Uint8Array | undefined;
+    for (let e = 0; e < n; e++) {
+      bs[e] = b[e] / s[e % cols];
+      x[e] /= s[e % cols];
+      if (!Number.isFinite(x[e])) (off ??= new Uint8Array(cols))[e % cols] = 1;
+    }
+    // a column whose start overflows at its scale starts from 0, as in conjugateGradient
+    if (off) { for (let e = 0; e < n; e++) if (off[e % cols]) x[e] = 0; }
+    const result = conjugateGradientColumns(apply, bs, x, rows, cols, options);
+    for (let e = 0; e < n; e++) x[e] *= s[e % cols];
+    return result;
   }
   const r = new Float64Array(n), z = diag ? new Float64Array(n) : r;
   const p = new Float64Array(n), ap = new Float64Array(n);
@@ -325,6 +339,40 @@ function scaleOf(b: Float64Array, x: Float64Array, where: string): number {
   return overflowScale(big);
 }
 
+/**
+ * The scale of each column of the row-major `b` (`cols` columns), as {@linkcode scaleOf} gives
+ * for a vector, or undefined when every column is within range; throws a RangeError naming
+ * `where` on a value of `b` or `x` that is not finite.
+ */
+function columnScales(
+  b: Float64Array,
+  x: Float64Array,
+  cols: number,
+  where: string,
+): Float64Array | undefined {
+  const big = new Float64Array(cols);
+  for (let o = 0; o < b.length; o += cols) {
+    for (let c = 0, e = o; c < cols; c++, e++) {
+      const v = Math.abs(b[e]);
+      if (!(v < Infinity)) {
+        throw new RangeError(`${where}: b[${e}] is ${b[e]}, not a finite number`);
+      }
+      if (!Number.isFinite(x[e])) {
+        throw new RangeError(
+          `${where}: the starting point x[${e}] is ${x[e]}, not a finite number`,
+        );
+      }
+      if (v > big[c]) big[c] = v;
+    }
+  }
+  let scaled = false;
+  for (let c = 0; c < cols; c++) {
+    big[c] = overflowScale(big[c]);
+    if (big[c] !== 1) scaled = true;
+  }
+  return scaled ? big : undefined;
+}
+
 /** Solves A (x/s) = b/s with `solve` (which works on `x` in place), then scales x back. */
 function scaledSolve<T>(
   s: number,
@@ -334,7 +382,14 @@ function scaledSolve<T>(
 ): T {
   const bs = new Float64Array(b.length);
   for (let i = 0; i < b.length; i++) bs[i] = b[i] / s;
-  for (let i = 0; i < x.length; i++) x[i] /= s;
+  let off = false;
+  for (let i = 0; i < x.length; i++) {
+    x[i] /= s;
+    if (!Number.isFinite(x[i])) off = true;
+  }
+  // a start that overflows at the scale of a tiny b (1e200 for a b of 1e-160) is far off: it
+  // starts from 0, as one whose residual's square overflows (it was refused as "Infinity")
+  if (off) x.fill(0);
   const result = solve(bs);
   for (let i = 0; i < x.length; i++) x[i] *= s;
   return result;

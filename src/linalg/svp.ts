@@ -196,7 +196,11 @@ export function svp(g: SymSparse, rank: number, options: SvpOptions = {}): SvpRe
     const root = Math.sqrt(gMax);
     const scaled = svp({ ...g, values: g.values.map((v) => v / gMax) }, rank, {
       ...options,
-      init: options.init?.map((v) => v / root),
+      // a finite start that overflows at G's scale is far off: no warm start (it was refused
+      // as "init value is Infinity")
+      init: options.init?.some((v) => !Number.isFinite(v / root) && Number.isFinite(v))
+        ? new Float64Array(options.init.length)
+        : options.init?.map((v) => v / root),
     });
     for (let e = 0; e < scaled.embedding.length; e++) scaled.embedding[e] *= root;
     for (let a = 0; a < scaled.values.length; a++) scaled.values[a] *= gMax;
