@@ -66,7 +66,10 @@ export function sortedSymmetricEigen(
  * shifted factorisation rescues ill-conditioned blocks). Columns that are zero or numerically
  * dependent are replaced by seeded random directions first, so the result always has `b`
  * orthonormal columns. A block whose entries are so large or small (beyond 1e±150) that their
- * squares would overflow or underflow is rescaled first, so its span is kept.
+ * squares would overflow or underflow is rescaled first, so its span is kept. The passes judge
+ * each column against the longest one; when they fail on columns of very different lengths (a
+ * zero or dependent column next to one a million times longer), they run again on the block
+ * with each column divided by its largest entry (the same span).
  *
  * @throws {RangeError} when `b > n`, or when no orthonormal block is reached.
  *
@@ -82,6 +85,28 @@ export function sortedSymmetricEigen(
 export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed = 1): void {
   if (b > n) throw new RangeError(`orthonormalizeBlock: ${b} columns exceed dimension ${n}`);
   if (b === 0) return;
+  const start = q.slice();
+  if (choleskyQr(q, n, b, seed) === undefined) return;
+  // the passes judge every column against the longest one (1e-12 of its squared length counts
+  // as zero; the shifts are relative to it): next to columns a million times longer, a zero or
+  // dependent column was refilled pass after pass until they ran out (topEigen threw on a
+  // rank-deficient operator of norm 1e12). Scaling a column leaves the span: start again with
+  // each column divided by its largest entry
+  q.set(start);
+  for (let c = 0; c < b; c++) {
+    let m = 0;
+    for (let i = 0; i < n; i++) m = Math.max(m, Math.abs(q[i * b + c]));
+    if (m > 0 && m < Infinity) { for (let i = 0; i < n; i++) q[i * b + c] /= m; }
+  }
+  const failure = choleskyQr(q, n, b, seed);
+  if (failure !== undefined) throw new RangeError(`orthonormalizeBlock: ${failure}`);
+}
+
+/**
+ * Cholesky QR passes of {@linkcode orthonormalizeBlock} on `q` (`n × b`, `0 < b ≤ n`) in place:
+ * undefined once its columns are orthonormal, else why they are not.
+ */
+function choleskyQr(q: Float64Array, n: number, b: number, seed: number): string | undefined {
   // the Gram matrix squares the entries: rescale a block whose entries would overflow (or
   // underflow) there first, which leaves its span, and so the result, unchanged
   let big = 0;
@@ -113,7 +138,7 @@ export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed 
       for (let d = 0; d < b; d++) dev = Math.max(dev, Math.abs(g[c * b + d] - (c === d ? 1 : 0)));
     }
     if (refilled) continue;
-    if (dev < 1e-10) return;
+    if (dev < 1e-10) return undefined;
     let factored = false, shift = 0;
     for (let shiftExp = -15; shiftExp <= -3 && !factored; shiftExp += 3) {
       try {
@@ -126,11 +151,7 @@ export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed 
         for (let c = 0; c < b; c++) g[c * b + c] += s;
       }
     }
-    if (!factored) {
-      throw new RangeError(
-        `orthonormalizeBlock: Gram matrix of the ${n} x ${b} block is not usable`,
-      );
-    }
+    if (!factored) return `Gram matrix of the ${n} x ${b} block is not usable`;
     // a column keeping less than 1e-4 of its length once the previous ones are projected out
     // (or not above the shift) is numerically dependent on them: replace it
     for (let c = 0; c < b; c++) {
@@ -153,7 +174,7 @@ export function orthonormalizeBlock(q: Float64Array, n: number, b: number, seed 
       for (let c = 0; c < b; c++) q[o + c] = row[c];
     }
   }
-  throw new RangeError(`orthonormalizeBlock: no orthonormal basis after 6 passes (${n} x ${b})`);
+  return `no orthonormal basis after 6 passes (${n} x ${b})`;
 }
 
 /**
