@@ -65,6 +65,8 @@ export const STEP_CAP_TARGET = 1;
  * ```
  */
 export function stepScale(lr: number, beta: number): number {
-  if (!(lr * beta > STEP_CAP_TRIGGER)) return 1;
-  return STEP_CAP_TARGET / (lr * beta);
+  const lb = lr * beta;
+  if (!(lb > STEP_CAP_TRIGGER)) return 1;
+  // divided in turn where lr·β overflows (lr 10, β 1e308 gave 1/Infinity = 0: no step at all)
+  return lb < Infinity ? STEP_CAP_TARGET / lb : STEP_CAP_TARGET / lr / beta;
 }
