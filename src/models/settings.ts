@@ -79,8 +79,62 @@ export interface SettingSpec {
   readonly minExclusive?: boolean;
   /** Allowed values ("enum"). */
   readonly values?: readonly string[];
+  /**
+   * When the model uses the setting at all (Adam's β1 only with the Adam optimiser): given where
+   * it is not used, `checkUsed` refuses it.
+   */
+  readonly usedWhen?: SettingCondition;
   /** One line of documentation. */
   readonly doc: string;
+}
+
+/**
+ * A condition on a model's other settings (see {@linkcode SettingSpec.usedWhen}): a test on the
+ * resolved settings, and its words for errors and help texts.
+ *
+ * @example
+ * ```ts
+ * import { whenIs } from "./settings.ts";
+ * const adam = whenIs("optimizer", "adam");
+ * console.log(adam.text, adam.test({ optimizer: "sgd" })); // optimizer is adam false
+ * ```
+ */
+export interface SettingCondition {
+  /** Whether the setting is used, given every resolved setting. */
+  readonly test: (resolved: Readonly<Record<string, SettingValue | undefined>>) => boolean;
+  /** The condition in words ("optimizer is adam"). */
+  readonly text: string;
+}
+
+/**
+ * The condition "setting `key` is one of `values`".
+ *
+ * @example
+ * ```ts
+ * import { whenIs } from "./settings.ts";
+ * const c = whenIs("loss", "logistic", "sqhinge");
+ * console.log(c.text, c.test({ loss: "squared" })); // loss is logistic or sqhinge false
+ * ```
+ */
+export function whenIs(key: string, ...values: readonly SettingValue[]): SettingCondition {
+  return {
+    test: (s) => values.includes(s[key] as SettingValue),
+    text: `${key} is ${values.join(" or ")}`,
+  };
+}
+
+/**
+ * The condition "setting `key` is above 0" (a reservoir that exists, say).
+ *
+ * @example
+ * ```ts
+ * import { whenPositive } from "./settings.ts";
+ * const c = whenPositive("replay");
+ * console.log(c.text, c.test({ replay: 0 })); // replay > 0 false
+ * ```
+ */
+export function whenPositive(key: string): SettingCondition {
+  return { test: (s) => (s[key] as number) > 0, text: `${key} > 0` };
 }
 
 /**
@@ -132,6 +186,16 @@ export interface ModelSettings<T> {
    * @throws {RangeError} for a value out of range or not allowed
    */
   parse(options?: Readonly<Record<string, unknown>>): Partial<T>;
+  /**
+   * Refuses a setting given at a value other than its default where the model would not use it,
+   * as its {@linkcode SettingSpec.usedWhen} says (β1 = 0.5 given with the SGD optimiser), after
+   * checking `options` as {@linkcode ModelSettings.resolve} does. What a factory's `create` calls
+   * on the options a user gave; a saved state's configuration, which records every setting, is
+   * not checked this way.
+   *
+   * @throws {TypeError} naming the setting and when it is used; as `resolve` otherwise
+   */
+  checkUsed(options?: Readonly<Record<string, unknown>>): void;
   /** Help text: one line per setting with its kind, range and default. */
   help(): string;
 }
@@ -165,24 +229,25 @@ export function defineSettings<T>(model: string, specs: SettingSpecs<T>): ModelS
       }
     }
   };
+  const resolve = (options: Readonly<Record<string, unknown>> = {}): T => {
+    checkKeys(options);
+    const out: Record<string, SettingValue | undefined> = {};
+    for (const name of names) {
+      const spec = all[name], given = options[name];
+      const v = given !== undefined
+        ? parseSetting(model, name, spec, given)
+        : typeof spec.default === "function"
+        ? spec.default(out)
+        : spec.default;
+      if (v !== undefined) out[name] = v;
+    }
+    return out as T;
+  };
   return Object.freeze({
     model,
     specs,
     names,
-    resolve(options: Readonly<Record<string, unknown>> = {}): T {
-      checkKeys(options);
-      const out: Record<string, SettingValue | undefined> = {};
-      for (const name of names) {
-        const spec = all[name], given = options[name];
-        const v = given !== undefined
-          ? parseSetting(model, name, spec, given)
-          : typeof spec.default === "function"
-          ? spec.default(out)
-          : spec.default;
-        if (v !== undefined) out[name] = v;
-      }
-      return out as T;
-    },
+    resolve,
     parse(options: Readonly<Record<string, unknown>> = {}): Partial<T> {
       checkKeys(options);
       const out: Record<string, SettingValue> = {};
@@ -193,6 +258,22 @@ export function defineSettings<T>(model: string, specs: SettingSpecs<T>): ModelS
       }
       return out as Partial<T>;
     },
+    checkUsed(options: Readonly<Record<string, unknown>> = {}): void {
+      const resolved = resolve(options) as Record<string, SettingValue | undefined>;
+      for (const name of names) {
+        const when = all[name].usedWhen;
+        if (when === undefined || options[name] === undefined || when.test(resolved)) continue;
+        // its default given explicitly (every setting spelled out, as `resolve` gives them) is
+        // what the model records anyway: only another value is a setting that does nothing
+        const dflt = (resolve({ ...options, [name]: undefined }) as typeof resolved)[name];
+        if (resolved[name] !== dflt) {
+          throw new TypeError(
+            `${model}: option ${name} = ${resolved[name]} would do nothing: it applies only ` +
+              `when ${when.text}`,
+          );
+        }
+      }
+    },
     help(): string {
       const width = Math.max(0, ...names.map((n) => n.length));
       return names.map((n) => {
@@ -202,7 +283,8 @@ export function defineSettings<T>(model: string, specs: SettingSpecs<T>): ModelS
           : typeof s.default === "function"
           ? "; default: derived"
           : `; default ${String(s.default)}`;
-        return `${n.padEnd(width)}  ${describeAllowed(s)}${d}. ${s.doc}`;
+        const used = s.usedWhen ? ` Used when ${s.usedWhen.text}.` : "";
+        return `${n.padEnd(width)}  ${describeAllowed(s)}${d}. ${s.doc}${used}`;
       }).join("\n");
     },
   });

@@ -475,9 +475,9 @@ export const LEARNER_USAGE = `Model and learner:
   --model NAME            leml (default), sleec, coembed, br, ova, knn, popularity
   --seed S                model seed, an integer in [0, 2^32 - 1] (default 0)
   --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32, or
-                          --model br --option learningRate=0.05); an unknown key or a bad
-                          value is an error listing what is allowed; --model NAME --help lists
-                          the model's options
+                          --model br --option learningRate=0.05); an unknown key, a bad
+                          value or a key the other options leave unused is an error naming
+                          what is allowed; --model NAME --help lists the model's options
   --batch-size B          events per learned minibatch (default 32)
   --window N              prequential window, events (default 1000)
   --feature-keys MODE     event feature keys: index (default), name (a growing vocabulary) or

@@ -46,6 +46,7 @@ export const factory: EstimatorFactory = {
   kind: "br",
   settings: BR_SETTINGS,
   create(options) {
+    BR_SETTINGS.checkUsed(options);
     return new BrEstimator(BR_SETTINGS.parse(options));
   },
   restore(state) {

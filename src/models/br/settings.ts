@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
+import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS, whenIs } from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
@@ -58,6 +58,9 @@ const BETA_MAX = 1 - 2 ** -53;
  */
 const RATE_MAX = 1e6;
 
+/** Adam's own settings are used with the Adam optimiser only. */
+const ADAM = whenIs("optimizer", "adam");
+
 /**
  * The declared options of the streaming BR estimator.
  *
@@ -95,9 +98,16 @@ export const BR_SETTINGS: ModelSettings<BrSettings> = defineSettings<BrSettings>
   bias: { kind: "boolean", default: true, doc: "Learn a per-label bias." },
   // β < 1 (the largest double below 1): at β = 1 Adam's bias correction 1 − β^t is 0 and the
   // first step wrote NaN into every weight it touched
-  beta1: { kind: "number", default: 0.9, min: 0, max: BETA_MAX, doc: "Adam β1." },
-  beta2: { kind: "number", default: 0.999, min: 0, max: BETA_MAX, doc: "Adam β2." },
-  epsilon: { kind: "number", default: 1e-8, min: 0, doc: "Adam ε." },
+  beta1: { kind: "number", default: 0.9, min: 0, max: BETA_MAX, usedWhen: ADAM, doc: "Adam β1." },
+  beta2: {
+    kind: "number",
+    default: 0.999,
+    min: 0,
+    max: BETA_MAX,
+    usedWhen: ADAM,
+    doc: "Adam β2.",
+  },
+  epsilon: { kind: "number", default: 1e-8, min: 0, usedWhen: ADAM, doc: "Adam ε." },
   l2Normalize: {
     kind: "boolean",
     default: false,

@@ -85,6 +85,7 @@ export const coembedFactory: EstimatorFactory = {
   settings: COEMBED_SETTINGS,
   create(options) {
     // checked and parsed against the declared settings; the learner fills the defaults
+    COEMBED_SETTINGS.checkUsed(options);
     const { numFeatures, numLabels, ...rest } = COEMBED_SETTINGS.parse(options);
     return CoEmbedEstimator.create(rest, numFeatures ?? 0, numLabels ?? 0);
   },

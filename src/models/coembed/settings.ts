@@ -14,6 +14,8 @@ import {
   SEED_SPEC,
   type SettingSpec,
   SIZE_SPECS,
+  whenIs,
+  whenPositive,
 } from "../settings.ts";
 import { type CoEmbedConfig, DEFAULT_CONFIG, resolveConfig } from "./config.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
@@ -147,12 +149,18 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
     rankX: int("rankX", 1, "k_X: rank of X̂ = UVᵀ.", 4096),
     rankS: int("rankS", 1, "k_S: rank of S = PQᵀ.", 4096),
     rankE: int("rankE", 1, "k_E: rank of E = GHᵀ.", 4096),
-    numRff: int("numRff", 1, "K: random Fourier directions (ColEmbed-NL).", 1 << 16),
-    gamma: positive(
-      "gamma",
-      "γ of the RBF kernel exp(-γ‖x − y‖²); at most 1e74: the directions (√(2γ) scale) are float32.",
-      MAX_STORED_GAMMA,
-    ),
+    numRff: {
+      ...int("numRff", 1, "K: random Fourier directions (ColEmbed-NL).", 1 << 16),
+      usedWhen: whenIs("variant", "NL"),
+    },
+    gamma: {
+      ...positive(
+        "gamma",
+        "γ of the RBF kernel exp(-γ‖x − y‖²); at most 1e74: the directions (√(2γ) scale) are float32.",
+        MAX_STORED_GAMMA,
+      ),
+      usedWhen: whenIs("variant", "NL"),
+    },
     alpha: {
       kind: "number",
       default: DEFAULT_CONFIG.alpha,
@@ -177,10 +185,14 @@ export const COEMBED_SETTINGS: ModelSettings<CoEmbedOptions> = defineSettings<Co
       "Streaming: rows kept in a seeded replay reservoir (0: none).",
       2 ** 31 - 1,
     ),
-    replayRatio: nonNegative("replayRatio", "Streaming: rows replayed per new row."),
+    replayRatio: {
+      ...nonNegative("replayRatio", "Streaming: rows replayed per new row."),
+      usedWhen: whenPositive("replay"),
+    },
     replayPerStep: {
       kind: "boolean",
       default: DEFAULT_CONFIG.replayPerStep,
+      usedWhen: whenPositive("replay"),
       doc: "Streaming: a fresh replay sample for every stream step.",
     },
     warmStart: int(

@@ -45,7 +45,10 @@ export type { LemlLoss } from "./loss.ts";
 export const factory: EstimatorFactory = {
   kind: "leml",
   settings: LEML_SETTINGS,
-  create: (options) => new LemlStream(options),
+  create(options) {
+    LEML_SETTINGS.checkUsed(options);
+    return new LemlStream(options);
+  },
   restore: (state, options) =>
     state.config.trainer === "batch"
       ? LemlBatch.fromState(state)

@@ -6,7 +6,14 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
+import {
+  defineSettings,
+  type ModelSettings,
+  SEED_SPEC,
+  SIZE_SPECS,
+  whenIs,
+  whenPositive,
+} from "../settings.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
 import { LIMIT_SPECS, spaceLimits, type SpaceLimitSettings } from "../space_limits.ts";
 import { defaultThreshold, type LemlLoss } from "./loss.ts";
@@ -181,7 +188,8 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       kind: "number",
       default: 0,
       min: 0,
-      doc: "SGD learning-rate decay lr/(1 + decay·(t−1)); ignored by Adam.",
+      usedWhen: whenIs("optimizer", "sgd"),
+      doc: "SGD learning-rate decay lr/(1 + decay·(t−1)).",
     },
     loss: {
       kind: "enum",
@@ -194,6 +202,7 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       default: 16,
       min: 1,
       max: 1 << 20,
+      usedWhen: whenIs("loss", "logistic", "sqhinge"),
       doc: "Sampled negatives per row (logistic and squared hinge losses).",
     },
     bias: { kind: "boolean", default: true, doc: "Learn a per-label bias." },
@@ -230,6 +239,7 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       kind: "number",
       default: 1,
       min: 0,
+      usedWhen: whenPositive("replay"),
       doc: "Replayed rows per new row in each step.",
     },
     replaySteps: {
@@ -237,6 +247,7 @@ export const LEML_SETTINGS: ModelSettings<LemlStreamOptions> = defineSettings<Le
       default: 1,
       min: 1,
       max: 1 << 16,
+      usedWhen: whenPositive("replay"),
       doc: "Optimiser steps per incoming minibatch.",
     },
     update: {

@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { defineSettings, type ModelSettings, SEED_SPEC, SIZE_SPECS } from "../settings.ts";
+import {
+  defineSettings,
+  type ModelSettings,
+  SEED_SPEC,
+  SIZE_SPECS,
+  whenPositive,
+} from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 
 /**
@@ -149,7 +155,14 @@ export const OVA_SETTINGS: ModelSettings<
     max: 1 << 24,
     doc: "Rows kept in a seeded replay reservoir (0: none).",
   },
-  replayRatio: { kind: "number", default: 1, min: 0, max: 64, doc: "Replayed rows per new row." },
+  replayRatio: {
+    kind: "number",
+    default: 1,
+    min: 0,
+    max: 64,
+    usedWhen: whenPositive("replay"),
+    doc: "Replayed rows per new row.",
+  },
   ...SIZE_SPECS,
   ...LIMIT_SPECS,
 });

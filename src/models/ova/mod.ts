@@ -33,6 +33,7 @@ export const factory: EstimatorFactory = {
   kind: "ova",
   settings: OVA_SETTINGS,
   create(options) {
+    OVA_SETTINGS.checkUsed(options);
     return new OvaEstimator(OVA_SETTINGS.parse(options));
   },
   restore(state) {

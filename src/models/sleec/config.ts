@@ -10,6 +10,7 @@ import {
   SEED_SPEC,
   type SettingSpec,
   SIZE_SPECS,
+  whenIs,
 } from "../settings.ts";
 import { LIMIT_SPECS, type SpaceLimitSettings, withoutLimits } from "../space_limits.ts";
 
@@ -243,11 +244,14 @@ export const SLEEC_SETTINGS: ModelSettings<SleecOptions> = defineSettings<SleecO
     default: DEFAULT_CONFIG.weighted,
     doc: "Weight neighbours by their cosine similarity (else uniformly).",
   },
-  votePower: count(
-    "votePower",
-    "Weighted votes: a neighbour weighs max(0, sim)^votePower (1: the paper's rule).",
-    64,
-  ),
+  votePower: {
+    ...count(
+      "votePower",
+      "Weighted votes: a neighbour weighs max(0, sim)^votePower (1: the paper's rule).",
+      64,
+    ),
+    usedWhen: whenIs("weighted", true),
+  },
   featureWeighting: {
     kind: "enum",
     values: ["none", "tfidf"],

@@ -47,7 +47,10 @@ export { encodeKnnModel, knnModelContent, knnModelFromContent } from "./model_fi
 export const factory: EstimatorFactory = {
   kind: "sleec",
   settings: SLEEC_SETTINGS,
-  create: (options) => new SleecStream(SLEEC_SETTINGS.parse(options)),
+  create(options) {
+    SLEEC_SETTINGS.checkUsed(options);
+    return new SleecStream(SLEEC_SETTINGS.parse(options));
+  },
   restore: (state, options) =>
     isSleecReplicaState(state)
       ? SleecReplica.fromState(state, options?.adopt ?? false)
