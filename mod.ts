@@ -75,10 +75,13 @@ export {
   describeAllowed,
   type ModelSettings,
   parseSetting,
+  type SettingCondition,
   type SettingSpec,
   type SettingSpecs,
   type SettingValue,
   SIZE_SPECS,
+  whenIs,
+  whenPositive,
 } from "./src/models/settings.ts";
 export {
   DEFAULT_LIMITS,
