@@ -43,7 +43,15 @@ export async function modelsFromEnv(
   if (key) {
     const openKv = (Deno as unknown as { openKv?: (path?: string) => Promise<KvLike> }).openKv;
     if (!openKv) throw new Error("MODEL_KV_KEY needs Deno KV: run with --unstable-kv");
-    const kv = await openKv(env("MODEL_KV_PATH"));
+    const path = env("MODEL_KV_PATH") || undefined;
+    let kv: KvLike;
+    try {
+      kv = await openKv(path);
+    } catch (e) {
+      // "file is not a database": which one
+      const what = path === undefined ? "the default Deno KV database" : `MODEL_KV_PATH ${path}`;
+      throw new TypeError(`Cannot open ${what}: ${(e as Error).message}`);
+    }
     return modelFromKv(kv, key.split(","), { refreshMs, onError });
   }
   throw new Error("set MODEL_URL or MODEL_KV_KEY");

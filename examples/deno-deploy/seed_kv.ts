@@ -53,7 +53,15 @@ if (import.meta.main) {
     } catch (e) {
       throw new TypeError(`${file} is not a model the SDK loads: ${(e as Error).message}`);
     }
-    const kv = await openKv(values.kv);
+    if (values.kv === "") throw new TypeError("--kv is empty: give the KV database file");
+    let kv: KvLike;
+    try {
+      kv = await openKv(values.kv);
+    } catch (e) {
+      // "file is not a database" or "unable to open database file": which file, and why
+      const what = values.kv === undefined ? "the default Deno KV database" : `--kv ${values.kv}`;
+      throw new TypeError(`Cannot open ${what}: ${(e as Error).message}`);
+    }
     try {
       const manifest = await saveModelToKv(kv, values.key.split(","), bytes);
       console.log(

@@ -93,8 +93,13 @@ export async function runEventStream(options: {
   seed?: number;
   out?: string;
 }): Promise<EventStreamResult> {
-  // before any work: a model learned from a whole stream must not be lost at the end
-  if (options.out !== undefined) await checkOutFile(options.out);
+  // before any work: a model learned from a whole stream must not be lost at the end, nor
+  // written over the events it was learned from or another file that is not a model
+  if (options.out !== undefined) {
+    const src = options.source;
+    const inputs = typeof src === "string" ? [{ what: `--source ${src}`, path: src }] : [];
+    await checkOutFile(options.out, "out", { inputs, kind: "model" });
+  }
   const factory = await loadFactory(options.model ?? "leml");
   // the model is always written as a model file (and checked with the SDK) at the end
   if (factory.kind === "knn") {

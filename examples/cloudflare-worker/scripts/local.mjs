@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, posix, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -67,7 +67,14 @@ if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
 if (!/[^/]/.test(values.key) || values.key.endsWith("/")) {
   refuse(`--key must name a file (a KV key, R2 object or asset path), got '${values.key}'`);
 }
-if (!/^\d+$/.test(values["refresh-ms"])) {
+// the model is copied to the key's path in the asset directory: a key that climbs out of it
+// would replace a file elsewhere (and the worker, whose asset URL stops at "/", never find it)
+const keyPath = posix.normalize(values.key.replace(/^\/+/, ""));
+if (keyPath === "." || keyPath.split("/")[0] === "..") {
+  refuse(`--key must name a file inside the asset root (no '..' above it), got '${values.key}'`);
+}
+// as the worker reads MODEL_REFRESH_MS (refreshMsSetting): a whole number that is exact in a double
+if (!/^\d+$/.test(values["refresh-ms"]) || !Number.isSafeInteger(Number(values["refresh-ms"]))) {
   refuse(`--refresh-ms must be a whole number of milliseconds, got '${values["refresh-ms"]}'`);
 }
 // checked before the worker is bundled (a missing model used to fail after it, with a stack)

@@ -41,8 +41,9 @@ export interface Env {
  * The isolate's model cache for these bindings.
  *
  * @throws {RangeError} when `MODEL_REFRESH_MS` is not a whole number of milliseconds
- * @throws {TypeError} when `MODEL_SOURCE` is not `kv` (the default), `r2` or `asset`, or
- * `MODEL_KEY` is missing or empty
+ * @throws {TypeError} when `MODEL_SOURCE` is not `kv` (the default), `r2` or `asset`,
+ * `MODEL_KEY` is missing or empty, or the binding of the source (`MODELS`, `MODEL_BUCKET`,
+ * `ASSETS`) is missing
  *
  * @example
  * ```ts
@@ -65,6 +66,20 @@ export function modelsOf(env: Env): ModelCache {
   }
   if (typeof key !== "string" || !key) {
     throw new TypeError(`MODEL_KEY must name the model's key, object or asset path, got '${key}'`);
+  }
+  // a source without its binding failed each load with "Cannot read properties of undefined"
+  const [name, method] = from === "r2"
+    ? ["MODEL_BUCKET", "get"] as const
+    : from === "asset"
+    ? ["ASSETS", "fetch"] as const
+    : ["MODELS", "get"] as const;
+  if (
+    typeof (env[name] as unknown as Record<string, unknown> | undefined)?.[method] !== "function"
+  ) {
+    throw new TypeError(
+      `MODEL_SOURCE ${from} reads the ${name} binding, which this worker does not have ` +
+        `(see wrangler.toml)`,
+    );
   }
   const source = from === "r2"
     ? r2Source(env.MODEL_BUCKET, key)
