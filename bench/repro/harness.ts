@@ -17,6 +17,7 @@ import type { Batch } from "../../src/data/types.ts";
 import { numberFlag as cliNumberFlag } from "../../src/cli/commands/args.ts";
 import type { Estimator } from "../../src/models/estimator.ts";
 import { evaluateModel } from "../../src/metrics/evaluate.ts";
+import { checkModelFileOptions } from "../../src/models/file_options.ts";
 import { propensities as propensitiesOf } from "../../src/metrics/propensity.ts";
 import type { ExperimentContext, ExperimentResult } from "./types.ts";
 
@@ -157,7 +158,9 @@ export const PROPENSITY_FLAGS = ["propensity-a", "propensity-b"] as const;
 /**
  * Loads `<dataDir>/<dataset>.train.txt` and `.test.txt`, puts both in the same feature and label
  * spaces (the larger of the two), and computes the propensities from the training label counts
- * (flags `--propensity-a`, `--propensity-b` override A = 0.55 and B = 1.5).
+ * (flags `--propensity-a`, `--propensity-b` override A = 0.55 and B = 1.5). The label names of
+ * `<dataset>.labels.txt`, when there is one, must be one per label, distinct and not empty (a
+ * TypeError or RangeError naming the file).
  *
  * @example
  * ```ts
@@ -195,7 +198,17 @@ export async function loadTrainTest(ctx: ExperimentContext): Promise<TrainTest> 
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) throw e;
     labelNames = Array.from({ length: numLabels }, (_, l) => String(l));
+    return { train, test, propensities: p, labelNames };
   }
+  // checked now: the model file written at the end of the run refused them, losing the run
+  const file = `${ctx.dataDir}/${ctx.dataset}.labels.txt`;
+  if (labelNames.length !== numLabels) {
+    throw new TypeError(
+      `${file} has ${labelNames.length} label names for the ${numLabels} labels of --dataset ` +
+        `${ctx.dataset} (one name a line)`,
+    );
+  }
+  checkModelFileOptions({ labelNames }, file);
   return { train, test, propensities: p, labelNames };
 }
 

@@ -172,6 +172,23 @@ export const ABLATIONS: Record<string, Ablation> = {
   },
 };
 
+/** The fields of an {@linkcode Ablation}, the only ones an `--extra` variant may set. */
+const ABLATION_KEYS = [
+  "what",
+  "config",
+  "rowUpdate",
+  "epochs",
+  "gamma",
+  "gammaTimesMedian",
+  "stream",
+  "shuffle",
+  "tailAverage",
+  "streamBatch",
+  "replayOnly",
+  "deferUntilWarm",
+  "oracleV",
+];
+
 /**
  * A stream step where the new rows join the reservoir FIRST and every one of the `streamSteps`
  * global steps is taken on a fresh uniform sample of (1 + replayRatio)·B kept rows: SGD on the
@@ -273,14 +290,32 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     "coembed-ablation",
     "an object of named variants",
   ) as Record<string, Ablation>;
+  // an entry that is not an Ablation (a number, a typo'd key) would run as `reference`
+  for (const [n, a] of Object.entries(extra)) {
+    const bad = typeof a !== "object" || a === null || Array.isArray(a)
+      ? "is not an object"
+      : Object.keys(a).filter((k) => !ABLATION_KEYS.includes(k)).map((k) => `has no field ${k}`)[0];
+    if (bad) {
+      throw new TypeError(
+        `coembed-ablation: --extra variant ${n} ${bad} (fields: ${ABLATION_KEYS.join(", ")})`,
+      );
+    }
+  }
   const grid: Record<string, Ablation> = { ...ABLATIONS, ...extra };
-  const names = flags.variants === undefined
-    ? Object.keys(ABLATIONS)
-    : String(flags.variants).split(",").filter((n) => n !== "");
+  // each variant once: a repeated name ran twice into the same rows, pairing the second run's
+  // values with the next repeat's baseline
+  const names = [
+    ...new Set(
+      flags.variants === undefined
+        ? Object.keys(ABLATIONS)
+        : String(flags.variants).split(",").filter((n) => n !== ""),
+    ),
+  ];
   for (const n of Object.keys(extra)) if (!names.includes(n)) names.push(n);
   if (!names.includes("reference")) names.unshift("reference");
   for (const n of names) {
-    if (!(n in grid)) {
+    // own names only: "toString" or "constructor" are not variants
+    if (!Object.hasOwn(grid, n)) {
       throw new RangeError(
         `coembed-ablation: unknown variant ${n} (known: ${Object.keys(ABLATIONS).join(", ")})`,
       );

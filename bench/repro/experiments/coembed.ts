@@ -466,7 +466,11 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     replayRatio: tuned.replayRatio ?? REPRO_CONFIG.replayRatio,
     warmStart: tuned.warmStart ?? REPRO_CONFIG.warmStart,
   };
-  if (typeof flags.input === "string") overrides.inductiveInput = flags.input;
+  if (flags.input === true) {
+    // a bare --input was skipped: the default input was used and printed as the setting
+    throw new TypeError("coembed experiment: --input needs a value, projected or raw");
+  }
+  if (flags.input !== undefined) overrides.inductiveInput = flags.input;
   const map: [string, keyof CoEmbedConfig][] = [
     ["lambda", "lambda"],
     ["lambdaX", "lambdaX"],

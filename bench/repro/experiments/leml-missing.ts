@@ -117,8 +117,14 @@ const lemlMissing: Experiment = async (ctx) => {
   const fraction = numberFlag(ctx.flags, "fraction", 0.2);
   const lambda = numberFlag(ctx.flags, "lambda", 10);
   const iterations = numberFlag(ctx.flags, "iterations", 5);
-  if (!(fraction > 0 && fraction <= 1) || !(lambda >= 0) || !(iterations >= 1)) {
-    throw new TypeError("--fraction must be in (0, 1], --lambda >= 0, --iterations >= 1");
+  if (
+    !(fraction > 0 && fraction <= 1) || !(lambda >= 0) ||
+    !(Number.isInteger(iterations) && iterations >= 1)
+  ) {
+    throw new TypeError(
+      "--fraction must be in (0, 1], --lambda >= 0, --iterations an integer >= 1, got " +
+        `${fraction}, ${lambda}, ${iterations}`,
+    );
   }
   const brLambda = numberFlag(ctx.flags, "br-lambda", lambda);
   if (!(brLambda > 0)) {

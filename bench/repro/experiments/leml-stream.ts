@@ -120,6 +120,15 @@ const lemlStream: Experiment = async (ctx) => {
     l2Normalize: l2Flag === undefined ? undefined : l2Flag !== "false",
     replaySteps: flagNumber(ctx.flags, "replay-steps"),
   };
+  // whole numbers, checked now: a --replay is only used from the third round of the selection
+  for (const name of ["rank", "batch", "replay-steps", "replay"]) {
+    const v = flagNumber(ctx.flags, name);
+    if (v !== undefined && !Number.isSafeInteger(v)) {
+      throw new TypeError(
+        `leml-stream: --${name} must be a positive integer, got '${ctx.flags[name]}'`,
+      );
+    }
+  }
   const replayCap = flagNumber(ctx.flags, "replay") ?? 2000;
   const update = ctx.flags.update ?? "full";
   if (update !== "full" && update !== "local") {

@@ -30,6 +30,9 @@
  *   among {¼, 1, 4}·(1 unit-L2, 10 raw) on the validation split at the smallest k/L (best score).
  *   `metrics`, `rank` and `modelBytes` are those of the largest k/L; the decision threshold is 0.
  *
+ * A flag the chosen protocol does not read is refused: `--fractions` and `--mm-steps` without
+ * `--loss`, `--mm-steps` with `--loss squared`, `--rank` with the other two losses.
+ *
  * @module
  */
 import type { Experiment, ExperimentFlags } from "../types.ts";
@@ -130,14 +133,17 @@ function parseLossFlag(v: string | boolean | undefined): LemlLoss | undefined {
   throw new TypeError(`leml: --loss must be squared, logistic or squared-hinge, got '${v}'`);
 }
 
-/** Parses `--fractions` (comma-separated k/L values in (0, 1]); default 0.2,0.4,0.6. */
+/**
+ * Parses `--fractions` (comma-separated k/L values in (0, 1]), in increasing order without
+ * repeats (the smallest is where λ is chosen, the largest gives `metrics`); default 0.2,0.4,0.6.
+ */
 function parseFractions(v: string | boolean | undefined): number[] {
   if (v === undefined) return [0.2, 0.4, 0.6];
   const out = String(v).split(",").map(Number);
   if (out.length === 0 || !out.every((f) => f > 0 && f <= 1)) {
     throw new TypeError(`leml: --fractions must be comma-separated numbers in (0, 1], got '${v}'`);
   }
-  return out;
+  return [...new Set(out)].sort((a, b) => a - b);
 }
 
 /** One row of `table2`: our test figures at a k/L next to the paper's. */
@@ -207,6 +213,24 @@ function lossModel(
 
 const leml: Experiment = async (ctx) => {
   const loss = parseLossFlag(ctx.flags.loss);
+  // a flag the chosen protocol does not read would be printed as if it had been used (or not
+  // at all): the ranks of the logistic and squared-hinge tables are --fractions·L, the k/L
+  // table and MM steps only exist with --loss
+  const unused = loss === undefined
+    ? ["fractions", "mm-steps"]
+    : loss === "squared"
+    ? ["mm-steps"]
+    : ["rank"];
+  for (const name of unused) {
+    if (ctx.flags[name] === undefined) continue;
+    const mode = loss === undefined ? "without --loss" : `with --loss ${ctx.flags.loss}`;
+    const why = name === "rank"
+      ? " (its ranks are --fractions times the number of labels)"
+      : name === "mm-steps"
+      ? " (MM steps are the logistic and squared-hinge solver's)"
+      : " (the k/L table comes with --loss)";
+    throw new TypeError(`leml: --${name} does not apply ${mode}${why}`);
+  }
   const fractions = parseFractions(ctx.flags.fractions);
   if (loss !== undefined && loss !== "squared") {
     return await lossTable(ctx, loss, fractions);
@@ -215,8 +239,13 @@ const leml: Experiment = async (ctx) => {
   const L = train.numLabels;
   const iterations = flagNumber(ctx.flags, "iterations") ?? 5;
   const cgIterations = flagNumber(ctx.flags, "cg") ?? 10;
-  if (!Number.isInteger(iterations) || iterations < 1 || !(cgIterations >= 1)) {
-    throw new TypeError(`leml: --iterations and --cg must be positive integers`);
+  if (
+    !Number.isInteger(iterations) || iterations < 1 || !Number.isInteger(cgIterations) ||
+    cgIterations < 1
+  ) {
+    throw new TypeError(
+      `leml: --iterations and --cg must be positive integers, got ${iterations} and ${cgIterations}`,
+    );
   }
   const l2Flag = ctx.flags.l2;
   if (l2Flag !== undefined && l2Flag !== "true" && l2Flag !== "false" && l2Flag !== true) {

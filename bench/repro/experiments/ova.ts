@@ -3,10 +3,10 @@
  * [--replay R --replayRatio Q] [--epochs E]`: the sparse one-vs-all learner, one streaming pass
  * over the training file in file order (minibatches of 1024 rows), evaluated on the test file.
  * Every flag named after a setting of the learner (src/models/ova/config.ts) is passed to it.
- * Without `--replay`, replay (none, or 10,000 rows at ratio 1) is chosen on a seeded 20%
- * validation split of the training file (score: mean of P@1, P@3, P@5); the test file is read
- * only for the final evaluation. `trainCpuSeconds` is the process's CPU time of the final pass;
- * `selectSeconds` the selection's wall time.
+ * Without `--replay`, replay (none, or 10,000 rows at `--replayRatio`, default 1) is chosen on a
+ * seeded 20% validation split of the training file (score: mean of P@1, P@3, P@5); the test file
+ * is read only for the final evaluation. `trainCpuSeconds` is the process's CPU time of the final
+ * pass; `selectSeconds` the selection's wall time.
  *
  * @module
  */
@@ -46,8 +46,8 @@ const ova: Experiment = async (ctx) => {
       ? true
       : v === "false"
       ? false
-      : /^[a-z-]+$/.test(String(v))
-      ? String(v)
+      : typeof v === "string" && !Number.isFinite(Number(v))
+      ? v // a word ("Logistic" too): the learner names the setting and its values
       : numberFlag(ctx.flags, name);
   }
   const validation: Record<string, number> = {};
@@ -55,7 +55,9 @@ const ova: Experiment = async (ctx) => {
   if (options.replay === undefined) {
     const { fit, valid } = validationSplit(train, 0.2, ctx.seed);
     let best = -1;
-    for (const replay of [{ replay: 0 }, { replay: 10000, replayRatio: 1 }]) {
+    // a --replayRatio is the ratio of the replay candidate (it was replaced by 1, unseen)
+    const replayRatio = options.replayRatio ?? 1;
+    for (const replay of [{ replay: 0 }, { replay: 10000, replayRatio }]) {
       const m = new OvaEstimator({ ...options, ...replay, numFeatures: train.numFeatures });
       ctx.progress.start(fit.x.numRows * epochs, `ova: validating replay ${replay.replay}`);
       for (let e = 0; e < epochs; e++) {

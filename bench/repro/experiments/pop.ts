@@ -21,6 +21,7 @@
  */
 import type { Experiment, ExperimentFlags } from "../types.ts";
 import { loadTrainTest, numberFlag, PROPENSITY_FLAGS } from "../harness.ts";
+import { checkOutFile } from "../../../src/cli/commands/args.ts";
 import { BrEstimator, nnzOf } from "../../../src/models/br/mod.ts";
 import { popBr } from "../../../src/prune/pop_br.ts";
 import { curveSvg } from "../../../src/prune/curve.ts";
@@ -40,6 +41,19 @@ function choice<T extends string>(
 }
 
 const popExperiment: Experiment = async (ctx) => {
+  const plot = ctx.flags.plot;
+  if (plot !== undefined && typeof plot !== "string") {
+    throw new TypeError("--plot needs a file name, e.g. --plot pop-bibtex.svg");
+  }
+  // before any work: a plot that cannot be written, or that would replace a data file, must
+  // not be found out (or destroy the data) only at the end
+  if (plot !== undefined) {
+    const inputs = ["train", "test"].map((split) => ({
+      what: `the ${split} file of --dataset ${ctx.dataset}`,
+      path: `${ctx.dataDir}/${ctx.dataset}.${split}.txt`,
+    }));
+    await checkOutFile(plot, "plot", { inputs, kind: "svg" });
+  }
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   const settings = brSettings(ctx.flags);
   const epsilon = numberFlag(ctx.flags, "epsilon", 0.01);
@@ -48,10 +62,6 @@ const popExperiment: Experiment = async (ctx) => {
   const valFraction = numberFlag(ctx.flags, "val-fraction", 0.2);
   const weightType = choice(ctx.flags, "weights", ["f16", "f32"] as const);
   const indexType = choice(ctx.flags, "index", ["u16", "i32"] as const);
-  const plot = ctx.flags.plot;
-  if (plot !== undefined && typeof plot !== "string") {
-    throw new TypeError("--plot needs a file name, e.g. --plot pop-bibtex.svg");
-  }
   const opts = { epsilon, lambda, delta };
   ctx.progress.start(2 * train.numLabels, "br (fit split, then all rows)");
   const r = popBr(train, propensities, {

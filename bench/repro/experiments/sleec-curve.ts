@@ -11,9 +11,11 @@
  * Each point reports P@1/3/5, the `knn-embedding` model-file bytes with float32 points and with
  * 8-bit points (`quantize: "i8"`), and whether the i8 file fits `--edge-bytes` (default 25 MiB:
  * the largest value Cloudflare Workers KV stores, and well inside a Worker's 128 MB). `best` is
- * the point with the highest P@1 that fits; `bestEdgeFile` its i8 file's bytes and P@1/3/5 as the
- * SDK answers them (what an edge function serves), with `stdErr`, the standard errors of those
- * figures over the test rows (`PrecisionAtK.standardErrors`), and `fastxmlGapInStdErrs`, how many
+ * the point with the most learners that fits (the ensemble as set: T is chosen beforehand, on
+ * validation rows with `--validation`, never by the test rows' P@1); `bestEdgeFile` its i8
+ * file's bytes and P@1/3/5 as the SDK answers them (what an edge function serves), with
+ * `stdErr`, the standard errors of those figures over the test rows
+ * (`PrecisionAtK.standardErrors`), and `fastxmlGapInStdErrs`, how many
  * of them each lies above (+) or below (−) FastXML's, and `edge`, what serving it costs a Worker
  * (`edgeFootprint`, measured in a fresh process: `heldBytes`, the memory the loaded model holds,
  * against the Worker's 128 MB; `loadMs`, a cold load). `fastxml` holds FastXML's figures from the
@@ -62,6 +64,7 @@ import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
 import { memberClusters } from "../sleec_pool_members.ts";
 import { edgeFootprint } from "../../../src/cli/edge_footprint.ts";
+import { checkOutFile } from "../../../src/cli/commands/args.ts";
 import { labelLists, SleecModel } from "../../../src/models/sleec/batch.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { loadModel, type Model } from "../../../sdk/mod.ts";
@@ -134,6 +137,39 @@ async function curveData(ctx: Parameters<Experiment>[0]): Promise<TrainTest> {
   return { train: fit, test: valid, propensities, labelNames };
 }
 
+/**
+ * `--members`: the member specs, checked before the ensemble is trained (they were read after
+ * it: a typo failed only then). Their grammar is that of ../sleec_pool_members.ts.
+ */
+function membersFlag(
+  flags: Record<string, string | boolean>,
+  config: Partial<SleecConfig>,
+): string[] {
+  const v = flags.members;
+  const members = String(v ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+  if (v === true || (v !== undefined && members.length === 0)) {
+    throw new TypeError(
+      "sleec-curve: --members needs member specs, e.g. --members pca:0.25,leml:1",
+    );
+  }
+  if (members.length === 0) return members;
+  const num = "(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?";
+  const spec = new RegExp(`^(?:sleec:\\d+:\\d+(?::${num})?|pca:${num}|leml:${num}|raw)$`);
+  for (const m of members) {
+    if (!spec.test(m)) {
+      throw new TypeError(
+        `sleec-curve: unknown member '${m}' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)`,
+      );
+    }
+  }
+  if (resolveConfig(config as Record<string, unknown>).featureWeighting !== "none") {
+    throw new TypeError(
+      "sleec-curve: --members needs featureWeighting 'none' (members see unit rows)",
+    );
+  }
+  return members;
+}
+
 /** `--config`: a JSON object of SLEEC options, checked by `resolveConfig`. */
 function configFlag(flags: Record<string, string | boolean>): Partial<SleecConfig> {
   const parsed = jsonObjectFlag(flags, "config", "sleec-curve", "a JSON object of SLEEC options");
@@ -142,13 +178,7 @@ function configFlag(flags: Record<string, string | boolean>): Partial<SleecConfi
 }
 
 const sleecCurve: Experiment = async (ctx) => {
-  const { train, test, propensities, labelNames } = await curveData(ctx);
   const f = ctx.flags;
-  const T = numberFlag(f, "learners") ?? 10;
-  if (!Number.isInteger(T) || T < 1) {
-    throw new TypeError(`sleec-curve: --learners must be a positive integer, got ${T}`);
-  }
-  const edgeBytes = numberFlag(f, "edge-bytes") ?? 25 * 1024 * 1024;
   const plot = f.plot;
   if (plot !== undefined && typeof plot !== "string") {
     throw new TypeError("sleec-curve: --plot needs a file name, e.g. --plot sleec-delicious.svg");
@@ -156,6 +186,28 @@ const sleecCurve: Experiment = async (ctx) => {
   const out = f.out;
   if (out !== undefined && typeof out !== "string") {
     throw new TypeError("sleec-curve: --out needs a file name, e.g. --out sleec-delicious.tsm");
+  }
+  // before any work: a file that cannot be written, or that would replace a data file (or the
+  // other output), must not be found out (or destroy the data) only at the end
+  const inputs = ["train", "test"].map((split) => ({
+    what: `the ${split} file of --dataset ${ctx.dataset}`,
+    path: `${ctx.dataDir}/${ctx.dataset}.${split}.txt`,
+  }));
+  if (out !== undefined) await checkOutFile(out, "out", { inputs, kind: "model" });
+  if (plot !== undefined) {
+    if (out !== undefined) inputs.push({ what: `--out ${out}`, path: out });
+    if (plot === out) throw new TypeError(`sleec-curve: --plot and --out are both ${out}`);
+    await checkOutFile(plot, "plot", { inputs, kind: "svg" });
+  }
+  const { train, test, propensities, labelNames } = await curveData(ctx);
+  const T = numberFlag(f, "learners") ?? 10;
+  if (!Number.isInteger(T) || T < 1) {
+    throw new TypeError(`sleec-curve: --learners must be a positive integer, got ${T}`);
+  }
+  const edgeBytes = numberFlag(f, "edge-bytes") ?? 25 * 1024 * 1024;
+  // a size no file has (0, negative) left every point out: no best point, no --out written
+  if (!Number.isSafeInteger(edgeBytes) || edgeBytes < 1) {
+    throw new TypeError(`sleec-curve: --edge-bytes must be a positive integer, got ${edgeBytes}`);
   }
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
   const fixedC = numberFlag(f, "clusters");
@@ -168,7 +220,8 @@ const sleecCurve: Experiment = async (ctx) => {
   const base: Partial<SleecConfig> = { ...configFlag(f), seed: ctx.seed };
   const rank = numberFlag(f, "rank");
   if (rank !== undefined) base.rank = rank;
-  const wFlag = f.weighted;
+  // a bare `--weighted` is true (it was refused as "must be true or false, got 'true'")
+  const wFlag = f.weighted === true ? "true" : f.weighted;
   if (wFlag !== undefined && wFlag !== "true" && wFlag !== "false") {
     throw new TypeError(`sleec-curve: --weighted must be true or false, got '${wFlag}'`);
   }
@@ -214,6 +267,7 @@ const sleecCurve: Experiment = async (ctx) => {
   base.numClusters = clusters;
   base.svpNeighbours = neighbours;
   const selectSeconds = (performance.now() - t0) / 1000;
+  const members = membersFlag(f, base);
   ctx.progress.start(undefined, `train ${T} learners`);
   const { result: trained, seconds } = await timeSeconds(() =>
     trainSleec(
@@ -224,19 +278,8 @@ const sleecCurve: Experiment = async (ctx) => {
     )
   );
   ctx.progress.done();
-  const members = String(f.members ?? "").split(",").map((m) => m.trim()).filter(Boolean);
-  if (f.members === true || (f.members !== undefined && members.length === 0)) {
-    throw new TypeError(
-      "sleec-curve: --members needs member specs, e.g. --members pca:0.25,leml:1",
-    );
-  }
   let model = trained;
   if (members.length > 0) {
-    if (trained.idf !== undefined) {
-      throw new TypeError(
-        "sleec-curve: --members needs featureWeighting 'none' (members see unit rows)",
-      );
-    }
     const xn = preprocessRows(train.x, { l2Normalize: true }), labels = labelLists(train.y);
     const clusters = [...trained.knn.clusters];
     for (const [i, spec] of members.entries()) {
@@ -274,12 +317,10 @@ const sleecCurve: Experiment = async (ctx) => {
     last = ev;
     lastBytes = bytes;
   }
+  // the largest ensemble that fits: the number of learners is a setting, chosen before the run
+  // (on validation rows, `--validation`); the highest test P@1 would choose it on the test rows
   let best: Record<string, number | boolean | string> | undefined;
-  for (const p of curve) {
-    if (p.fitsEdge && (best === undefined || (p["P@1"] as number) > (best["P@1"] as number))) {
-      best = p;
-    }
-  }
+  for (const p of curve) if (p.fitsEdge) best = p;
   // the edge file of the best point (i8 points) as the SDK answers it: what a Worker serves
   let edgeFile: Record<string, number | Record<string, number | boolean>> | null = null;
   const fx = FASTXML[ctx.dataset];

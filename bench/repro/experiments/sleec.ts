@@ -61,7 +61,8 @@ const sleec: Experiment = async (ctx) => {
   const nGrid = fixedN !== undefined
     ? [fixedN]
     : intList(f["neighbours-grid"], [100, 250, 500], "neighbours-grid");
-  const wFlag = f["weighted"];
+  // a bare `--weighted` is true (it was refused as "must be true or false, got 'true'")
+  const wFlag = f["weighted"] === true ? "true" : f["weighted"];
   if (wFlag !== undefined && wFlag !== "true" && wFlag !== "false") {
     throw new TypeError(`--weighted must be true or false, got '${wFlag}'`);
   }

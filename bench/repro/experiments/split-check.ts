@@ -130,7 +130,8 @@ const splitCheck: Experiment = async (ctx): Promise<ExperimentResult> => {
 };
 
 /**
- * The flags `repro split-check` accepts besides `--dataset`, `--data-dir` and `--seed`.
+ * The flags `repro split-check` accepts besides `--dataset`, `--data-dir` and `--seed`; it reads
+ * `<dataset>.test.txt` (the `test` split).
  *
  * @example
  * ```ts
@@ -140,6 +141,7 @@ const splitCheck: Experiment = async (ctx): Promise<ExperimentResult> => {
  */
 export const FLAGS: ExperimentFlags = {
   flags: ["members", "splits", "k", "vote-power", "config"],
+  test: true,
 };
 
 export default splitCheck;

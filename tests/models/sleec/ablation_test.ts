@@ -164,8 +164,10 @@ Deno.test("repro sleec-curve --validation: curve on the last 20% of train, --con
     assert(points.map((p) => p.learners).join() === "1,2", "one point per ensemble size");
     assert(points[1].modelBytes > points[0].modelBytes, "two learners are not bigger than one");
     assert(points[1]["P@1"] === res.metrics["P@1"], "metrics are the last point's");
-    // the best point's i8 file, answered by the SDK: its bytes, and P@k near the trainer's
+    // the best point is the ensemble as set (its most learners that fit), not the best test P@1
     const best = x.best as Record<string, number>, edge = x.bestEdgeFile as Record<string, number>;
+    assert(best.learners === 2, `best point: ${best.learners} learners`);
+    // its i8 file, answered by the SDK: its bytes, and P@k near the trainer's
     assert(edge.bytes === best.modelBytesI8, `edge file ${edge.bytes} vs ${best.modelBytesI8}`);
     const stdErr = x.bestEdgeFile as unknown as { stdErr: Record<string, number> };
     const validRows = 30; // the last 20% of the folder's 150 rows
