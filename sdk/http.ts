@@ -10,7 +10,8 @@
  *
  * Bad requests get a 400 with `{"error": "..."}`, a body over 1 MiB a 413, another method a
  * 404 (as in the service), an unavailable model a 503; the handler never throws. Responses carry the model's
- * validator in `x-model-etag`. The JSON Schema: `schemaResponse()` of `./predict_protocol.ts`.
+ * validator in `x-model-etag`. The JSON Schema of the requests: `schemaResponse()` (the
+ * `GET /schema/predict.json` answer), re-exported here from `./predict_protocol.ts`.
  *
  * @module
  */
@@ -25,6 +26,8 @@ import {
   PredictError,
   readPredictBody,
 } from "./predict_protocol.ts";
+
+export { schemaResponse } from "./predict_protocol.ts";
 
 /**
  * What the handler needs from a model cache (a {@linkcode ModelCache} fits).

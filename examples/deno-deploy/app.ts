@@ -5,8 +5,7 @@
  */
 import { Hono } from "hono";
 import { type KvLike, modelFromKv, modelFromUrl } from "../../sdk/deno_deploy.ts";
-import { predictHandler } from "../../sdk/http.ts";
-import { schemaResponse } from "../../sdk/predict_protocol.ts";
+import { predictHandler, schemaResponse } from "../../sdk/http.ts";
 import { type ModelCache, refreshMsSetting } from "../../sdk/serving.ts";
 
 /**

@@ -14,8 +14,7 @@ import {
   type R2BucketLike,
   r2Source,
 } from "../../../sdk/cloudflare.ts";
-import { predictHandler } from "../../../sdk/http.ts";
-import { schemaResponse } from "../../../sdk/predict_protocol.ts";
+import { predictHandler, schemaResponse } from "../../../sdk/http.ts";
 import { type ModelCache, refreshMsSetting } from "../../../sdk/serving.ts";
 
 /**
