@@ -81,6 +81,8 @@ const COMMON: Case[] = [
     "larger than the limit of 1048576 bytes",
   ),
   { name: "GET /predict", method: "GET", path: "/predict", status: 404, error: "no route" },
+  // /health answers GET (the worker answered every method)
+  { name: "POST /health", method: "POST", path: "/health", status: 404, error: "no route" },
   { name: "schema", method: "GET", path: "/schema/predict.json", status: 200 },
   post("indices, binary", { indices: [3, 10], k: 3 }),
   post("rows", { rows: [{ indices: [1] }, { indices: [2], values: [2] }], k: 2 }),

@@ -138,7 +138,7 @@ export default {
       return handle(request, (p) => ctx.waitUntil(p));
     }
     if (path === "/schema/predict.json" && request.method === "GET") return schemaResponse();
-    if (path === "/health") {
+    if (path === "/health" && (request.method === "GET" || request.method === "HEAD")) {
       try {
         const m = await models.get((p) => ctx.waitUntil(p));
         return Response.json({ ok: true, kind: m.kind, numLabels: m.numLabels, etag: models.etag });
