@@ -45,6 +45,9 @@ export const KNN_SETTINGS: ModelSettings<KnnSettings> = defineSettings<KnnSettin
   threshold: {
     kind: "number",
     default: 0.5,
+    // a vote share is in [0, 1]: past it nothing (or, below 0, every label, unvoted too) counts
+    min: 0,
+    max: 1,
     doc: "Vote share above which a label counts as predicted (score > 0).",
   },
   ...SIZE_SPECS,

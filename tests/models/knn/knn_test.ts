@@ -3,7 +3,7 @@
 import { CosineIndex, factory, KnnEstimator } from "../../../src/models/knn/mod.ts";
 import type { SparseVector } from "../../../src/data/types.ts";
 import { mulberry32 } from "../../mulberry32.ts";
-import { assert } from "../../helpers.ts";
+import { assert, assertBadInput } from "../../helpers.ts";
 
 function randomRow(rand: () => number, numFeatures: number, signed: boolean): SparseVector {
   const idx: number[] = [];
@@ -155,4 +155,14 @@ Deno.test("kNN learnMany grows the spaces, leaves the batch intact; errors are c
     err = e;
   }
   assert(err instanceof RangeError && err.message.includes("k must be"), `k = 0: ${err}`);
+});
+
+Deno.test("kNN threshold is a vote share in [0, 1]: another value is refused, naming it", () => {
+  for (const threshold of [-0.1, 1.5, "2"]) {
+    assertBadInput([[
+      () => factory.create({ threshold }),
+      /^knn: option threshold must be a finite number in \[0, 1\], got /,
+    ]]);
+  }
+  assert(factory.create({ threshold: 1 }).kind === "knn", "threshold 1");
 });
