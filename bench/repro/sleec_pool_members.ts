@@ -94,18 +94,7 @@ export function buildMember(
   labels: readonly Int32Array[],
   config: Partial<SleecConfig>,
 ): PoolCluster[] {
-  const parts = spec.split(":");
-  const num = (i: number, integer = false) => {
-    const v = Number(parts[i]);
-    if (parts[i] === "" || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v))) {
-      throw new TypeError(
-        `sleec-pool: member '${spec}': part ${i + 1} must be ${
-          integer ? "an integer" : "a number"
-        } >= 0`,
-      );
-    }
-    return v;
-  };
+  const member = parseMember(spec);
   const cfg = resolveConfig(config as Record<string, unknown>);
   const D = xn.numCols, all = Int32Array.from({ length: xn.numRows }, (_, i) => i);
   const single = (v: Float32Array, rank: number): PoolCluster[] => [{
@@ -115,35 +104,73 @@ export function buildMember(
     points: embedPoints(xn, v, rank),
     rows: all,
   }];
-  if ((parts[0] === "pca" || parts[0] === "raw") && D > MAX_DENSE_FEATURES) {
+  if ((member.kind === "pca" || member.kind === "raw") && D > MAX_DENSE_FEATURES) {
     throw new RangeError(
       `sleec-pool: member '${spec}' needs a dense ${D} × ${D} matrix; at most ${MAX_DENSE_FEATURES} features`,
     );
   }
+  switch (member.kind) {
+    case "sleec": {
+      const [clusters, seed, beta] = member.args;
+      return sleecMember(xn, labels, y.numCols, Math.max(1, clusters), seed, beta, cfg);
+    }
+    case "pca":
+      return single(principalMap(xn, Math.min(cfg.rank, D), member.args[0]), Math.min(cfg.rank, D));
+    case "leml":
+      return single(lemlMap(xn, y, cfg.rank, member.args[0]), cfg.rank);
+    case "raw":
+      return single(identity(D), D);
+  }
+}
+
+/**
+ * A member spec parsed: its kind and its numbers (`sleec`: clusters, seed and β, 0 when not
+ * given; `pca`: W; `leml`: λ; `raw`: none). What {@linkcode buildMember} builds from, and what a
+ * caller can check before any work; errors start with `where`.
+ *
+ * @throws {TypeError} naming the spec when it is not one of the forms of the module doc
+ *
+ * @example
+ * ```ts
+ * import { parseMember } from "./sleec_pool_members.ts";
+ * console.log(parseMember("sleec:6:2")); // { kind: "sleec", args: [ 6, 2, 0 ] }
+ * try { parseMember("pca"); } catch (e) { console.log((e as Error).message); }
+ * // sleec-pool: unknown member 'pca' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)
+ * ```
+ */
+export function parseMember(
+  spec: string,
+  where = "sleec-pool",
+): { kind: "sleec" | "pca" | "leml" | "raw"; args: number[] } {
+  const parts = spec.split(":");
+  const num = (i: number, integer = false) => {
+    const v = Number(parts[i]);
+    if (parts[i] === "" || !Number.isFinite(v) || v < 0 || (integer && !Number.isInteger(v))) {
+      throw new TypeError(
+        `${where}: member '${spec}': part ${i + 1} must be ${
+          integer ? "an integer" : "a number"
+        } >= 0`,
+      );
+    }
+    return v;
+  };
   switch (parts[0]) {
     case "sleec":
       if (parts.length < 3 || parts.length > 4) break;
-      return sleecMember(
-        xn,
-        labels,
-        y.numCols,
-        Math.max(1, num(1, true)),
-        num(2, true),
-        parts.length > 3 ? num(3) : 0,
-        cfg,
-      );
+      return {
+        kind: "sleec",
+        args: [num(1, true), num(2, true), parts.length > 3 ? num(3) : 0],
+      };
     case "pca":
-      if (parts.length !== 2) break;
-      return single(principalMap(xn, Math.min(cfg.rank, D), num(1)), Math.min(cfg.rank, D));
     case "leml":
       if (parts.length !== 2) break;
-      return single(lemlMap(xn, y, cfg.rank, num(1)), cfg.rank);
+      return { kind: parts[0], args: [num(1)] };
     case "raw":
       if (parts.length !== 1) break;
-      return single(identity(D), D);
+      return { kind: "raw", args: [] };
   }
   throw new TypeError(
-    `sleec-pool: unknown member '${spec}' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)`,
+    `${where}: unknown member '${spec}' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)`,
   );
 }
 

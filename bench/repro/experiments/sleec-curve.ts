@@ -62,7 +62,7 @@ import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { propensities as propensitiesOf } from "../../../src/metrics/propensity.ts";
 import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
-import { memberClusters } from "../sleec_pool_members.ts";
+import { memberClusters, parseMember } from "../sleec_pool_members.ts";
 import { edgeFootprint } from "../../../src/cli/edge_footprint.ts";
 import { checkOutFile } from "../../../src/cli/commands/args.ts";
 import { labelLists, SleecModel } from "../../../src/models/sleec/batch.ts";
@@ -153,15 +153,7 @@ function membersFlag(
     );
   }
   if (members.length === 0) return members;
-  const num = "(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?";
-  const spec = new RegExp(`^(?:sleec:\\d+:\\d+(?::${num})?|pca:${num}|leml:${num}|raw)$`);
-  for (const m of members) {
-    if (!spec.test(m)) {
-      throw new TypeError(
-        `sleec-curve: unknown member '${m}' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)`,
-      );
-    }
-  }
+  for (const m of members) parseMember(m, "sleec-curve");
   if (resolveConfig(config as Record<string, unknown>).featureWeighting !== "none") {
     throw new TypeError(
       "sleec-curve: --members needs featureWeighting 'none' (members see unit rows)",
