@@ -25,7 +25,10 @@ export interface KMeansResult {
   assignment: Int32Array;
   /** Number of clusters. */
   clusters: number;
-  /** Iterations run. */
+  /**
+   * Iterations that moved a row (the last pass, which found every row where it was, is not
+   * counted; `iterations` when none converged).
+   */
   iterations: number;
 }
 
