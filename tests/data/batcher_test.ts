@@ -74,7 +74,7 @@ Deno.test("Minibatcher: batch sizes 1, 3, 7, 500 keep every row in order; the la
     }
     assert(r === 100, `size ${size}: ${r} rows`);
   }
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => new Minibatcher({ batchSize: 0 }),
     RangeError,
     "batchSize must be an integer in [1, 16777216], got 0",

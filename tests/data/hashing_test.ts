@@ -38,7 +38,7 @@ Deno.test("hashIndex equals hashName of the decimal text", () => {
   }
 });
 
-Deno.test("bucket and sign as documented; FeatureHasher validates and describes itself", () => {
+Deno.test("bucket and sign as documented; FeatureHasher validates and describes itself", async () => {
   assert(hashBucket(0xffffffff, 1000) === 4294967295 % 1000, "unsigned remainder");
   assert(hashSign(0x80000000) === -1 && hashSign(0x7fffffff) === 1, "bit 31");
   const h = new FeatureHasher({ dim: 1 << 10, seed: -1, signed: true });
@@ -51,8 +51,8 @@ Deno.test("bucket and sign as documented; FeatureHasher validates and describes 
   });
   const raw = hashName("word", 4294967295);
   assertEquals(h.bucketOfName("word"), { index: raw % 1024, sign: raw >= 0x80000000 ? -1 : 1 });
-  assertThrowsMsg(() => new FeatureHasher({ dim: 0 }), RangeError, "dim must be an integer");
-  assertThrowsMsg(
+  await assertThrowsMsg(() => new FeatureHasher({ dim: 0 }), RangeError, "dim must be an integer");
+  await assertThrowsMsg(
     () => new FeatureHasher({ dim: 8, seed: 0.5 }),
     RangeError,
     "seed must be an integer",
@@ -61,7 +61,7 @@ Deno.test("bucket and sign as documented; FeatureHasher validates and describes 
   const r = h.hashNamed(["word"], [2]);
   assertEquals(r.indices, [raw % 1024]);
   assertEquals(r.values, [raw >= 0x80000000 ? -2 : 2]);
-  assertThrowsMsg(() => h.hashNamed(["a"], []), RangeError, "1 names but 0 values");
+  await assertThrowsMsg(() => h.hashNamed(["a"], []), RangeError, "1 names but 0 values");
 });
 
 Deno.test("hashing cancels exactly-opposite collisions and keeps rows canonical", () => {

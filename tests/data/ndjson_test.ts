@@ -4,26 +4,26 @@ import { Vocabulary } from "../../src/data/vocabulary.ts";
 import { FeatureHasher } from "../../src/data/hashing.ts";
 import { assert, assertEquals, assertThrowsMsg } from "./helpers.ts";
 
-Deno.test("NdjsonParser limits: features per event, id and name length, full vocabularies", () => {
+Deno.test("NdjsonParser limits: features per event, id and name length, full vocabularies", async () => {
   const p = new NdjsonParser({ maxFeaturesPerEvent: 2, maxNameLength: 5 });
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => p.parse('{"features": {"0": 1, "1": 1, "2": 1}, "labels": []}'),
     RangeError,
     "features: more than 2 features in one event",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => p.parse('{"id": "toolong", "features": {}, "labels": []}'),
     RangeError,
     "field 'id' is longer than 5 characters",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => p.parse('{"features": {}, "labels": ["abcdef"]}'),
     RangeError,
     "labels[0]: name length must be 1..5",
   );
   const labels = new Vocabulary(["a"], 2);
   const q = new NdjsonParser({ labels });
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => q.parse('{"features": {}, "labels": ["b", "c"]}'),
     RangeError,
     "the label vocabulary is full (2 names)",
@@ -31,7 +31,7 @@ Deno.test("NdjsonParser limits: features per event, id and name length, full voc
   assert(labels.size === 1, "nothing added by the rejected line");
   const features = new Vocabulary([], 1);
   const r = new NdjsonParser({ featureKeys: "name", features });
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => r.parse('{"features": {"x": 1, "y": 1}, "labels": []}'),
     RangeError,
     "the feature vocabulary is full (1 names)",
@@ -39,18 +39,22 @@ Deno.test("NdjsonParser limits: features per event, id and name length, full voc
   assert(features.size === 0, "feature vocabulary unchanged");
 });
 
-Deno.test("featuresForPredict: never grows, drops unknown or out-of-range features, hashes alike", () => {
+Deno.test("featuresForPredict: never grows, drops unknown or out-of-range features, hashes alike", async () => {
   const byIndex = new NdjsonParser();
   const x = byIndex.featuresForPredict({ "7": 1, "2": 0.5, "9": 3 }, 8);
   assertEquals(x.indices, [2, 7]);
   assertEquals(x.values, [0.5, 1]);
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => byIndex.featuresForPredict({ a: 1 }, 8),
     TypeError,
     'key "a" is not a feature index',
   );
-  assertThrowsMsg(() => byIndex.featuresForPredict({ "1": "x" }, 8), TypeError, 'features["1"]');
-  assertThrowsMsg(() => byIndex.featuresForPredict([1], 8), TypeError, "must be an object");
+  await assertThrowsMsg(
+    () => byIndex.featuresForPredict({ "1": "x" }, 8),
+    TypeError,
+    'features["1"]',
+  );
+  await assertThrowsMsg(() => byIndex.featuresForPredict([1], 8), TypeError, "must be an object");
   const named = new NdjsonParser({ featureKeys: "name", features: new Vocabulary(["a", "b"]) });
   assertEquals(named.featuresForPredict({ zz: 1, a: 2 }, 2).indices, [0]);
   assert(named.features.size === 2, "no growth");

@@ -78,28 +78,28 @@ Deno.test("synthetic: planted structure — features come from the labels' proto
   assert(sameTopic / pairs > 0.4, `label pairs sharing a topic ${sameTopic / pairs}`);
 });
 
-Deno.test("synthetic: bad options are RangeErrors naming the option", () => {
-  assertThrowsMsg(
+Deno.test("synthetic: bad options are RangeErrors naming the option", async () => {
+  await assertThrowsMsg(
     () => resolveSyntheticOptions({ numLabels: 0 }),
     RangeError,
     "numLabels must be a positive integer",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => resolveSyntheticOptions({ avgLabels: 50, numLabels: 10 }),
     RangeError,
     "avgLabels must be in [1, numLabels]",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => resolveSyntheticOptions({ noise: 2 }),
     RangeError,
     "noise must be in [0, 1]",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => resolveSyntheticOptions({ rows: 1.5 }),
     RangeError,
     "rows must be an integer in [0, 2^31)",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => resolveSyntheticOptions({ featuresPerLabel: 99, numFeatures: 10 }),
     RangeError,
     "featuresPerLabel",

@@ -25,7 +25,7 @@ Deno.test("RowBuilder: sorts, sums duplicates, drops zeros — against a Map on 
   }
 });
 
-Deno.test("TfIdf: JSON round trip, freeze, idf vector", () => {
+Deno.test("TfIdf: JSON round trip, freeze, idf vector", async () => {
   const t = new TfIdf();
   t.apply({ indices: Int32Array.of(0, 2), values: Float32Array.of(1, 1) });
   t.apply({ indices: Int32Array.of(2), values: Float32Array.of(1) });
@@ -37,7 +37,7 @@ Deno.test("TfIdf: JSON round trip, freeze, idf vector", () => {
   u.apply({ indices: Int32Array.of(1), values: Float32Array.of(1) });
   assert(u.numDocs === 2 && !u.fitting, "frozen: not counted");
   assertEquals(t.idfVector(3), [Math.log(3 / 2) + 1, Math.log(3) + 1, 1].map(Math.fround));
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => TfIdf.fromJSON({ numDocs: 1, df: [2], fit: true }),
     TypeError,
     "expected {numDocs",
@@ -55,16 +55,16 @@ Deno.test("l2: unit norm, zero rows unchanged, the copy leaves the input alone",
   assert(y.indices === x.indices, "indices shared");
 });
 
-Deno.test("Vocabulary: stable ids, growth only when asked, maxSize, JSON round trip", () => {
+Deno.test("Vocabulary: stable ids, growth only when asked, maxSize, JSON round trip", async () => {
   const v = new Vocabulary(["a", "b"], 3);
   assert(v.idOf("c", false) === -1 && v.size === 2, "no growth without add");
   assert(v.idOf("c", true) === 2 && v.idOf("a", true) === 0, "ids");
-  assertThrowsMsg(() => v.idOf("d", true), RangeError, "Vocabulary is full");
+  await assertThrowsMsg(() => v.idOf("d", true), RangeError, "Vocabulary is full");
   assert(v.nameOf(1) === "b" && v.nameOf(9) === undefined, "nameOf");
   const w = Vocabulary.fromJSON(v.toJSON());
   assertEquals(w.names, ["a", "b", "c"]);
-  assertThrowsMsg(() => new Vocabulary(["x", "x"]), RangeError, "duplicate name 'x'");
-  assertThrowsMsg(
+  await assertThrowsMsg(() => new Vocabulary(["x", "x"]), RangeError, "duplicate name 'x'");
+  await assertThrowsMsg(
     () => Vocabulary.fromJSON({ names: [1] as unknown as string[] }),
     TypeError,
     "expected {names",

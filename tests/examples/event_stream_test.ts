@@ -9,6 +9,8 @@ Deno.test("event-stream example: learns from named events test-then-train; the S
   // the stream is learnable: the last window beats the running average, which includes the start
   assert(r.recentP1 > r.prequentialP1, `recent P@1 ${r.recentP1} vs overall ${r.prequentialP1}`);
   assert(r.recentP1 > 50, `recent P@1 ${r.recentP1}`);
+  // a top 5 was compared (with no query compared, sdkAgrees stays true and lastQuery empty)
+  assert(r.lastQuery.length === 5, `${r.lastQuery.length} labels in the last query's top 5`);
   assert(r.sdkAgrees, "SDK top-5 differs from the trainer's");
   assert(r.lastQuery.every((q) => q.label.startsWith("tag")), JSON.stringify(r.lastQuery));
 });

@@ -61,18 +61,18 @@ Deno.test("cut-offs: k = 0, negative, fractional, NaN, Infinity, none or a bare 
 });
 
 Deno.test("a k beyond the label space is cheap and counts the missing ranks as misses", () => {
-  const big = 1e9; // the old code allocated and walked O(k) per row
+  // the old code allocated and walked O(k) per row: at 1e15 the allocation throws and the walk
+  // never ends (speed itself is the benchmarks' business, not a timed assertion's)
+  const big = 1e15;
   const p = new PrecisionAtK([1, big]);
   const n = new NdcgAtK([2, big]);
   const s = new PspAtK(Float64Array.of(0.5, 0.25, 0.1), [big]);
   const ev = new Evaluator(3, { propensities: Float64Array.of(0.5, 0.25, 0.1), k: big });
-  const t0 = performance.now();
   // true labels {0, 1, 2}; the list ranks 5 (a miss) then 1
   p.add(Int32Array.of(5, 1), Int32Array.of(0, 1, 2));
   n.add(Int32Array.of(5, 1), Int32Array.of(0, 1, 2));
   s.add(Int32Array.of(5, 1), Int32Array.of(0, 1, 2));
   ev.addScores(Float32Array.of(0.1, 0.9, 0.5), Int32Array.of(1));
-  assert(performance.now() - t0 < 1000, "a large k must not cost O(k)");
   assertEquals(Object.keys(p.result()), ["P@1", `P@${big}`]);
   assertEquals(p.result()["P@1"], 0);
   close(p.result()[`P@${big}`], 100 / big, "P@big", 1e-20); // one hit among k

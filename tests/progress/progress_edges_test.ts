@@ -21,6 +21,7 @@ Deno.test("Progress: the ETA is 0 once the total is reached, even before any tim
   p.start(3, "t");
   p.tick(3);
   p.tick(2); // past the total
+  assert(events.length === 3, `${events.length} events: one per start and tick`);
   assert(events.slice(1).every((e) => e.etaSeconds === 0), JSON.stringify(events));
   assert(Number.isNaN(events[0].etaSeconds), "work left at rate 0: unknown");
 });

@@ -50,6 +50,7 @@ Deno.test("the service's predictRow answers overflowed scores as the largest flo
   const raw = l.estimator.predictTopK(x, 3);
   assert(raw.scores.some((s) => !Number.isFinite(s)), "the query no longer overflows");
   const answer = l.predictRow(x, 3);
+  assertEquals(answer.scores.length, raw.scores.length);
   assert(answer.scores.every(Number.isFinite), JSON.stringify(answer));
   assertEquals(JSON.parse(JSON.stringify(answer)).scores.includes(null), false);
 });

@@ -10,8 +10,10 @@ import { assert } from "../helpers.ts";
 const FIXTURES = new URL("../fixtures/v1/", import.meta.url);
 
 Deno.test("loadModel reads a model from a Node Buffer at an odd offset, as from the bytes", async () => {
+  let read = 0;
   for await (const e of Deno.readDir(FIXTURES)) {
     if (!e.name.endsWith(".tsm")) continue;
+    read++;
     const bytes = await Deno.readFile(new URL(e.name, FIXTURES));
     const big = Buffer.alloc(bytes.length + 3);
     big.set(bytes, 3);
@@ -26,4 +28,5 @@ Deno.test("loadModel reads a model from a Node Buffer at an odd offset, as from 
       `${e.name}: ${JSON.stringify(a)} against ${JSON.stringify(b)}`,
     );
   }
+  assert(read >= 5, `only ${read} model files in ${FIXTURES.pathname}`);
 });

@@ -27,7 +27,7 @@ function namedEvents(n: number): string[] {
   return out;
 }
 
-Deno.test("EventParser with hashing: names hash as FeatureHasher does, no vocabulary grows", () => {
+Deno.test("EventParser with hashing: names hash as FeatureHasher does, no vocabulary grows", async () => {
   const p = new EventParser([], [], { hashing: HASHING });
   assertEquals(p.featureKeys, "name");
   const r = p.parseLine('{"features": {"red": 1, "blue": 2, "17": 0.5}, "labels": ["x"]}');
@@ -42,8 +42,8 @@ Deno.test("EventParser with hashing: names hash as FeatureHasher does, no vocabu
   // prediction rows are hashed too; the compact index form needs index keys
   const x = p.featuresForPredict({ red: 1, blue: 2, "17": 0.5 }, 64);
   assertEquals(Array.from(x.indices), Array.from(want.indices));
-  assertThrowsMsg(() => p.rowForPredict([1], undefined, 64), TypeError, "index feature keys");
-  assertThrowsMsg(
+  await assertThrowsMsg(() => p.rowForPredict([1], undefined, 64), TypeError, "index feature keys");
+  await assertThrowsMsg(
     () => new EventParser([], [], { featureKeys: "index", hashing: HASHING }),
     TypeError,
     'featureKeys must be "name"',
@@ -131,7 +131,7 @@ Deno.test("service with hashed names: the published model answers named queries 
   });
 });
 
-Deno.test("--feature-keys hash: hashing limits from the flags; hashing flags alone are refused", () => {
+Deno.test("--feature-keys hash: hashing limits from the flags; hashing flags alone are refused", async () => {
   const f = (values: Record<string, string | boolean>) => ({ values, positionals: [] });
   const o = learnerOptionFlags(
     f({ "feature-keys": "hash", "hash-dim": "128", "hash-seed": "3", "hash-signed": true }),
@@ -143,17 +143,17 @@ Deno.test("--feature-keys hash: hashing limits from the flags; hashing flags alo
     seed: 0,
   });
   assertEquals(learnerOptionFlags(f({})).limits?.hashing, undefined);
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => learnerOptionFlags(f({ "hash-dim": "64" })),
     TypeError,
     "--feature-keys hash",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => learnerOptionFlags(f({ "feature-keys": "hash", "hash-dim": "0" })),
     RangeError,
     "hash-dim",
   );
-  assertThrowsMsg(
+  await assertThrowsMsg(
     () => learnerOptionFlags(f({ "feature-keys": "bag" })),
     TypeError,
     "index, name or hash",
