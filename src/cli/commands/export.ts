@@ -7,7 +7,7 @@
  */
 import { writeFileAtomic } from "../../service/checkpoint.ts";
 import type { StreamLearner } from "../../service/learner.ts";
-import { openState } from "./state.ts";
+import { logAfterCheckpoint, openState } from "./state.ts";
 import {
   checkOutFile,
   checkStateDir,
@@ -96,7 +96,34 @@ export const exportCommand: Command = {
     await checkOutFile(out, "out", { kind: "model" });
     const l = await openState(stateDir, stringFlag(f, "model"));
     const bytes = modelFileOf(l, { quantize: q === "f32" ? undefined : q });
+    // what the file does not hold, said (it was written silently)
+    const warnings: string[] = [];
+    // (a log that cannot be read, or a segment a running server releases meanwhile, does not
+    // stop the export of the checkpoint: it is said)
+    const logged = await logAfterCheckpoint(stateDir, l).then(
+      (r) => r.lines.length,
+      (e: Error) => e.message,
+    );
+    if (typeof logged === "string") {
+      warnings.push(
+        `cannot read the write-ahead log after the checkpoint (${logged}): the events in it, if ` +
+          "any, are not in the model",
+      );
+    } else if (logged > 0) {
+      warnings.push(
+        `${logged} event(s) in ${stateDir}/wal after the checkpoint are not in the model (a ` +
+          "restart replays them: stop serve, which checkpoints, or POST /checkpoint, and export " +
+          "again)",
+      );
+    }
+    if (l.learned === 0) {
+      warnings.push(
+        `the checkpoint of ${stateDir} has learned no events (${l.applied} applied, ${l.pendingCount} ` +
+          "queued for the first minibatch): the model knows nothing",
+      );
+    }
     await writeFileAtomic(out, bytes);
+    for (const w of warnings) console.error(`tagstream export: warning: ${w}`);
     console.log(JSON.stringify({
       out,
       bytes: bytes.length,
@@ -105,6 +132,7 @@ export const exportCommand: Command = {
       numLabels: l.estimator.numLabels,
       eventsApplied: l.applied,
       quantize: q,
+      ...(warnings.length > 0 ? { warnings } : {}),
     }));
     return 0;
   },

@@ -17,7 +17,7 @@ import {
   statOrUndefined,
   stringFlag,
 } from "./args.ts";
-import { namedStateDirError, openStateChain } from "./state.ts";
+import { logAfterCheckpoint, namedStateDirError, openStateChain } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
 tagstream inspect - [--json] [--labels N]       (the model file on stdin)
@@ -26,7 +26,8 @@ tagstream inspect --state-dir DIR [--json]
 Prints a model file's header (format version, kind, numbers of features and labels, feature
 space with a text model's tokenizer settings, preprocessing, parameters), its tensors (dtype,
 shape, bytes) and its metadata (training metrics, model version); or a state directory's
-checkpoint and published model.
+checkpoint and published model (the counts include the events of the write-ahead log after the
+checkpoint, replayed in memory as a restart replays them: events.fromLog; nothing is written).
 
   --json        one JSON object instead of text
   --labels N    label names shown (default 10)
@@ -215,7 +216,9 @@ function text(d: Record<string, unknown>, indent = ""): string {
 }
 
 /**
- * A state directory's description (checkpoint, write-ahead log, published model).
+ * A state directory's description (checkpoint, write-ahead log, published model). The counts are
+ * those a restart resumes with: the log's records after the checkpoint are replayed in memory
+ * (`events.fromLog`; damage a start would refuse is listed in `walDamage`). Nothing is written.
  *
  * @example
  * ```ts
@@ -227,6 +230,15 @@ export async function describeState(dir: string): Promise<Record<string, unknown
   // the checkpoint and its incremental checkpoints, as a restart would see them (read from the
   // learner: a whole new checkpoint would copy the model)
   const { learner: l, deltas, savedAt, base } = await openStateChain(dir);
+  // and the write-ahead log after them, replayed in memory as a restart replays it (the counts
+  // were the checkpoint's alone, missing what a killed or running server logged since)
+  const log = await logAfterCheckpoint(dir, l);
+  const decoder = new TextDecoder();
+  let replayed = 0;
+  for (const r of log.lines) {
+    const res = l.ingestLine(decoder.decode(r.bytes), "wal", `${r.segment}:${r.line}`);
+    if (res.ok && !res.duplicate) replayed++;
+  }
   const w = l.window;
   const fin = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
   const out: Record<string, unknown> = {
@@ -238,6 +250,8 @@ export async function describeState(dir: string): Promise<Record<string, unknown
       learned: l.learned,
       queued: l.pendingCount,
       rejected: l.rejected,
+      // of which replayed from the write-ahead log (not in a checkpoint yet)
+      fromLog: replayed,
     },
     labels: l.parser.labels.names.length,
     featureNames: l.parser.features.names.length,
@@ -255,6 +269,14 @@ export async function describeState(dir: string): Promise<Record<string, unknown
     position: l.position,
     modelVersion: l.modelVersion,
     incrementalCheckpoints: deltas,
+    ...(log.dropped.length > 0
+      ? {
+        // what a start refuses ('serve --repair' drops it)
+        walDamage: log.dropped.map((d) =>
+          `wal/${d.file} at byte ${d.offset}: ${d.reason} (${d.records} record(s))`
+        ),
+      }
+      : {}),
     walSegments: (await listSegments(`${dir}/wal`).catch((e) => {
       throw namedStateDirError(e, dir);
     })).length,

@@ -8,6 +8,7 @@ import { decodeCheckpoint, readFileIfExists } from "../../service/checkpoint.ts"
 import { CheckpointChain } from "../../service/checkpoint_chain.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts";
 import { CHECKPOINT_FORMAT } from "../../service/learner_types.ts";
+import { readWal, type WalPosition, type WalReadResult } from "../../service/wal.ts";
 
 /** The checkpoint file of a state directory. */
 function checkpointPath(stateDir: string): string {
@@ -154,4 +155,33 @@ export async function openStateChain(
  */
 export async function openState(stateDir: string, model?: string): Promise<StreamLearner> {
   return (await openStateChain(stateDir, model)).learner;
+}
+
+/**
+ * The write-ahead-log records of `stateDir` after the checkpoint `learner` was restored from (by
+ * {@linkcode openStateChain}): the events a restart replays. Read-only (nothing is truncated,
+ * moved or removed); damage is not refused but listed in `dropped`, as `serve --repair` would
+ * drop it (a start without `--repair` refuses it).
+ *
+ * @example
+ * ```ts
+ * import { logAfterCheckpoint, openStateChain } from "./state.ts";
+ * const show = async (dir: string) => {
+ *   const { learner } = await openStateChain(dir);
+ *   console.log((await logAfterCheckpoint(dir, learner)).lines.length); // events not in the checkpoint
+ * };
+ * console.log(typeof show); // "function"
+ * ```
+ */
+export async function logAfterCheckpoint(
+  stateDir: string,
+  learner: StreamLearner,
+): Promise<WalReadResult> {
+  // where the restart starts (src/service/open_state.ts)
+  const pos = learner.position.wal as WalPosition | undefined;
+  return await readWal(`${stateDir}/wal`, pos?.segment ?? 0, pos?.seq, { repair: true }).catch(
+    (e) => {
+      throw namedStateDirError(e, stateDir);
+    },
+  );
 }
