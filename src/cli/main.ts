@@ -80,7 +80,8 @@ export async function main(args: string[]): Promise<number> {
     return await command.run(rest);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
-    console.error(msg.startsWith("tagstream") ? msg : `tagstream ${name}: ${msg}`);
+    // a message naming the command already (not one naming a path `tagstream.tsm`)
+    console.error(/^tagstream( [a-z]+)?: /.test(msg) ? msg : `tagstream ${name}: ${msg}`);
     return isBadInput(e) ? 2 : 1;
   }
 }

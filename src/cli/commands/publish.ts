@@ -48,6 +48,13 @@ export function publishBuilder(
 ): Pick<ServiceOptions, "publishEvery" | "publishMinSeconds" | "buildModel" | "validationEvents"> {
   const publishEvery = intFlag(f, "publish-every", 5000, 0);
   const publishMinSeconds = numberFlag(f, "publish-min-seconds", 10, 0);
+  if (publishEvery === 0 && f.values["publish-min-seconds"] !== undefined) {
+    // it spaces the automatic publishes, and there are none (it was ignored)
+    throw new TypeError(
+      "--publish-min-seconds spaces the automatic publishes, which --publish-every 0 turns off: " +
+        "drop one or the other",
+    );
+  }
   if (f.values["no-prune"]) {
     const ignored = PRUNE_FLAGS.filter((k) => f.values[k] !== undefined);
     if (ignored.length > 0) {

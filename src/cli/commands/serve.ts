@@ -96,7 +96,7 @@ Durability:
   --no-wal                answer POST /events before the events are on disk (faster, not durable)
   --dedup-window N        event ids remembered: an event whose id is among the last N distinct
                           ids applied is acknowledged and not applied again (default 1000000,
-                          about 16 bytes each; 0: off)
+                          16-24 bytes each; 0: off)
   --repair                start despite a damaged write-ahead log or checkpoint: drop the
                           damaged part, log and save (repair-*.json) exactly what was lost
 
@@ -148,6 +148,13 @@ export const serveCommand: Command = {
       return 0;
     }
     const stateDir = requiredFlag(f, "state-dir", "serve");
+    if (stateDir === "-") {
+      // it is no stream: the service would create a directory named '-' in the working directory
+      throw new TypeError(
+        "tagstream serve: --state-dir - is not stdin: give the state directory's path (./- for " +
+          "a directory named '-')",
+      );
+    }
     if (f.values["same-thread"] && f.values["no-label-index"]) {
       throw new TypeError(
         "tagstream serve: --no-label-index has no effect with --same-thread (the label index " +
