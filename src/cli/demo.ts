@@ -329,7 +329,8 @@ const USAGE = `Usage: deno task demo [options]
                           --feature-keys name or --hash-dim); --text-only ignores "features"
   --tfidf, --l2           TF-IDF weighting, row L2 normalisation
   --rows N                rows to stream (default ${DEFAULT_SYNTHETIC_ROWS} synthetic; all of --data)
-  --features D --labels L --avg-nnz K   shape of the synthetic data
+  --features D --labels L --avg-nnz K   shape of the synthetic data (default ${DEFAULT_SYNTHETIC.numFeatures},
+                          ${DEFAULT_SYNTHETIC.numLabels}, ${DEFAULT_SYNTHETIC.avgNnz})
   --model NAME            leml (default), coembed, br, knn, popularity, ...
   --batch-size B          minibatch size (default 64)
   --seed S                seed of the data and the model (default 0)

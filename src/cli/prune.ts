@@ -712,7 +712,10 @@ if (import.meta.main) {
     "prune",
     async () => {
       if (Deno.args.includes("--help") || Deno.args.includes("-h")) {
-        console.log(`${USAGE}\n(all the options: npx deno task tagstream prune --help)`);
+        console.log(
+          `${USAGE}\n(all the options: npx deno task tagstream prune --help; --state-dir is only ` +
+            "tagstream prune's)",
+        );
         return;
       }
       let cmd: PruneCommand;

@@ -61,7 +61,8 @@ Learns test-then-train (each event is scored, then learned) from a file, without
 
 Input:
   --data FILE             one pass over an XC/LIBSVM training file or an NDJSON event file
-  --format F              xc, libsvm or ndjson (default: from the extension; .ndjson/.jsonl: ndjson)
+  --format F              xc, libsvm or ndjson (default: from the extension, .gz aside:
+                          .ndjson/.jsonl ndjson, .svm/.libsvm libsvm, else xc)
   --labels FILE           label names of an XC file, one per line (default: NAME.labels.txt
                           next to NAME.train.txt, else the label indices)
   --follow FILE           tail an NDJSON event file until SIGINT/SIGTERM (needs --state-dir;
