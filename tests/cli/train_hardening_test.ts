@@ -70,7 +70,7 @@ Deno.test("train: --max-features / --max-labels bound XC, LIBSVM and --option si
     await expectRun(
       [...base, "--data", `${dir}/big.svm`],
       2,
-      /big\.svm: feature index 1999999 needs 2000000 features, above --max-features 1048576/,
+      /big\.svm: feature index 2000000 needs 2000000 features, above --max-features 1048576/,
     );
     assert(!(await exists(out)), "no model file is written over a limit");
     // at the limit: accepted, and the model has the file's 5 features

@@ -261,19 +261,24 @@ async function writeOut(l: StreamLearner, out: string | undefined): Promise<numb
  */
 function checkDataSizes(
   data: string,
+  format: "xc" | "libsvm",
   ds: { numFeatures: number; numLabels: number; report: { header?: unknown } },
   limits: { maxFeatures: number; maxLabels: number },
 ): void {
   const header = ds.report.header !== undefined;
+  // the index as the file writes it: LIBSVM's features count from 1 (it said 4 for a '5:2')
+  const base = format === "libsvm" ? 1 : 0;
   const sizes = [
-    [ds.numFeatures, "features", "feature", "max-features", limits.maxFeatures],
-    [ds.numLabels, "labels", "label", "max-labels", limits.maxLabels],
+    [ds.numFeatures, "features", "feature", "max-features", limits.maxFeatures, base],
+    [ds.numLabels, "labels", "label", "max-labels", limits.maxLabels, 0],
   ] as const;
-  for (const [n, what, one, flag, max] of sizes) {
+  for (const [n, what, one, flag, max, first] of sizes) {
     if (n <= max) continue;
     throw new RangeError(
       `${data}: ${
-        header ? `the header declares ${n} ${what}` : `${one} index ${n - 1} needs ${n} ${what}`
+        header
+          ? `the header declares ${n} ${what}`
+          : `${one} index ${n - 1 + first} needs ${n} ${what}`
       }, above --${flag} ${max} (raise the limit with --${flag} N)`,
     );
   }
@@ -299,7 +304,7 @@ async function trainXc(
 ): Promise<TrainSummary> {
   const onError = onErrorFlag(f) ?? "fail", skipping = onError !== "fail";
   const ds = await loadXcFile(data, { format, onError });
-  checkDataSizes(data, ds, sizeLimits(learnerOptions));
+  checkDataSizes(data, format, ds, sizeLimits(learnerOptions));
   const names = await labelNamesFor(data, stringFlag(f, "labels"), ds.numLabels);
   const quiet = f.values.quiet === true;
   const modelOptions = {
