@@ -169,6 +169,14 @@ export function encodeModelFile(
       }
     }
   }
+  const meta = content.meta as unknown;
+  if (
+    meta !== undefined &&
+    (typeof meta !== "object" || meta === null || Array.isArray(meta) || ArrayBuffer.isView(meta))
+  ) {
+    // (written as given, an array made a file both readers refuse: "meta must be a map")
+    throw new TypeError(`${where}: meta must be an object (a map of training metadata)`);
+  }
   if (content.preprocess?.tfidf) {
     const idf = content.tensors.idf;
     if (!idf || idf.data.length !== content.numFeatures) {

@@ -40,3 +40,15 @@ Deno.test("encodeModelFile refuses a preprocess the strict reader would refuse, 
     assertEquals(back.preprocess, pre);
   }
 });
+
+Deno.test("encodeModelFile refuses a meta that is not a map (both readers refuse such a file)", async () => {
+  for (const meta of [[1, 2], "trained", 3, Float32Array.of(1)]) {
+    await assertThrowsMsg(
+      () => encodeModelFile({ ...content(undefined), meta: meta as never }),
+      TypeError,
+      "encodeModelFile: meta must be an object (a map of training metadata)",
+    );
+  }
+  const back = decodeModelFile(encodeModelFile({ ...content(undefined), meta: { rows: 3 } }));
+  assertEquals(back.meta, { rows: 3 });
+});
