@@ -829,7 +829,8 @@ export async function checkEventFile(path: string, flag: string): Promise<void> 
 
 /**
  * Checks, before any work, that `--state-dir` is a directory or does not exist yet (it is then
- * created). Throws a TypeError naming the flag and the path.
+ * created), and not `-` (no stream is a state directory). Throws a TypeError naming the flag and
+ * the path.
  *
  * @example
  * ```ts
@@ -841,6 +842,13 @@ export async function checkEventFile(path: string, flag: string): Promise<void> 
  */
 export async function checkStateDir(path: string): Promise<void> {
   if (path === "") throw new TypeError("--state-dir is empty: give a directory");
+  if (path === "-") {
+    // no stream: the command would create (or read) a directory named '-' here
+    throw new TypeError(
+      "--state-dir - is not stdin: give the state directory's path (./- for a directory " +
+        "named '-')",
+    );
+  }
   let info: Deno.FileInfo | undefined;
   try {
     info = await statOrUndefined(path);

@@ -148,13 +148,6 @@ export const serveCommand: Command = {
       return 0;
     }
     const stateDir = requiredFlag(f, "state-dir", "serve");
-    if (stateDir === "-") {
-      // it is no stream: the service would create a directory named '-' in the working directory
-      throw new TypeError(
-        "tagstream serve: --state-dir - is not stdin: give the state directory's path (./- for " +
-          "a directory named '-')",
-      );
-    }
     if (f.values["same-thread"] && f.values["no-label-index"]) {
       throw new TypeError(
         "tagstream serve: --no-label-index has no effect with --same-thread (the label index " +
