@@ -20,17 +20,27 @@ export function assert(cond: unknown, msg = "assertion failed"): asserts cond {
 }
 
 /**
- * Deep equality through JSON (typed arrays compared as plain arrays).
+ * Deep equality through JSON (typed arrays compared as plain arrays; NaN and ±Infinity as
+ * themselves, not as the `null` JSON writes for all three).
  *
  * @example
  * ```ts
  * import { assertEquals } from "./helpers.ts";
  * assertEquals(Int32Array.of(1, 2), [1, 2]);
+ * assertEquals([NaN, -Infinity], [NaN, -Infinity]);
  * ```
  */
 export function assertEquals(actual: unknown, expected: unknown, msg = ""): void {
   const norm = (v: unknown): string =>
-    JSON.stringify(v, (_k, x) => (ArrayBuffer.isView(x) ? Array.from(x as Int32Array) : x));
+    JSON.stringify(
+      v,
+      (_k, x) =>
+        ArrayBuffer.isView(x)
+          ? Array.from(x as Int32Array)
+          : typeof x === "number" && !Number.isFinite(x)
+          ? `<${x}>`
+          : x,
+    );
   const a = norm(actual), e = norm(expected);
   if (a !== e) throw new Error(`${msg ? msg + ": " : ""}expected ${e}, got ${a}`);
 }
