@@ -126,3 +126,22 @@ Deno.test("inspect --state-dir lists a damaged log record instead of failing", a
     assert(d.walDamage.length === 1 && d.walDamage[0].startsWith(`wal/${seg}`), d.walDamage[0]);
   });
 });
+
+Deno.test("eval --state-dir evaluates the model a restart serves: the log's events replayed", async () => {
+  await withTempDir(async (dir) => {
+    const state = await stateWithLog(dir);
+    await Deno.writeTextFile(
+      `${dir}/test.ndjson`,
+      [0, 1, 2, 3, 4, 5].map(event).join("\n") + "\n",
+    );
+    await appliedAfterRestart(dir, state); // dir/copy: restarted, the log now in its checkpoint
+    const run = async (stateDir: string) =>
+      JSON.parse(
+        (await expectRun(["eval", "--state-dir", stateDir, "--data", `${dir}/test.ndjson`], 0))
+          .out,
+      ) as { fromLog: number; metrics: Record<string, number> };
+    const [logged, restarted] = [await run(state), await run(`${dir}/copy`)];
+    assertEquals([logged.fromLog, restarted.fromLog], [2, 0]);
+    assertEquals(logged.metrics, restarted.metrics);
+  });
+});

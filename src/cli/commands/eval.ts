@@ -24,7 +24,7 @@ import { evaluatePredictionsFile } from "../eval.ts";
 import { Progress } from "../../progress/mod.ts";
 import { type Command, type Flags, intFlag, parseFlags, stringFlag } from "./args.ts";
 import { namedModelError, readModelArg } from "./inspect.ts";
-import { openState } from "./state.ts";
+import { openState, replayLog } from "./state.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { propensityFlags } from "./propensity_flags.ts";
 import {
@@ -44,7 +44,9 @@ Metrics (P@k, nDCG@k, PSP@k, PSnDCG@k in percent; AUCs, Hamming loss as fraction
 a labelled XC test file or on labelled NDJSON events, and the standard errors of the ranking
 metrics over the test rows (stdErr); prints one JSON object.
 
-  --state-dir DIR       the model of a serve/train state directory (its checkpoint)
+  --state-dir DIR       the model of a serve/train state directory, as a restart would serve
+                        it: its checkpoint and the write-ahead log's events after it, replayed
+                        in memory ("fromLog": how many)
   --model-file FILE     a model file, scored through the SDK (-: stdin)
   --dataset NAME        test on DATA_DIR/NAME.test.txt, propensities from NAME.train.txt,
                         label names from NAME.labels.txt
@@ -404,9 +406,21 @@ export const evalCommand: Command = {
     const labelsFlag = stringFlag(f, "labels");
     if (labelsFlag !== undefined) await checkFile(`--labels ${labelsFlag}`, labelsFlag);
     let model: EvalModel;
+    let fromLog: number | undefined;
+    const stateWarnings: string[] = [];
     if (stateDir !== undefined) {
       await checkDir(`--state-dir ${stateDir}`, stateDir);
       const l = await openState(stateDir);
+      // the model a restart would serve: the log's events after the checkpoint replayed (in
+      // memory; nothing is written)
+      const log = await replayLog(stateDir, l);
+      fromLog = log.replayed;
+      for (const d of log.dropped) {
+        stateWarnings.push(
+          `${stateDir}/wal/${d.file} is damaged at byte ${d.offset} (${d.reason}): its ` +
+            `${d.records} record(s) are not in the model evaluated`,
+        );
+      }
       const est = l.estimator, names = l.parser.labels.names, parser = l.parser;
       const readsText = parser.limits.text !== undefined;
       const input = (e: LabelledEvent) => {
@@ -449,7 +463,7 @@ export const evalCommand: Command = {
         top,
         progress: new Progress(),
       });
-      const warnings: string[] = [];
+      const warnings = [...stateWarnings];
       const testLabels = new Set(events.flatMap((e) => e.labels)).size;
       if (model.numLabels > 0 && testLabels > 0 && r.unknownLabels === testLabels) {
         warnings.push(
@@ -461,6 +475,7 @@ export const evalCommand: Command = {
         test: testPath,
         format,
         model: modelName,
+        ...(fromLog !== undefined ? { fromLog } : {}),
         rows: r.rows,
         unknownLabels: r.unknownLabels,
         features: { model: model.numFeatures },
@@ -500,7 +515,7 @@ export const evalCommand: Command = {
       counts = labelCounts(train.y);
       numTrain = train.x.numRows;
     }
-    const warnings: string[] = [];
+    const warnings = [...stateWarnings];
     if (test.numFeatures < model.numFeatures) {
       warnings.push(
         `${testPath} has ${test.numFeatures} features, fewer than the model's ` +
@@ -528,6 +543,7 @@ export const evalCommand: Command = {
     printReport(warnings, {
       test: testPath,
       model: modelName,
+      ...(fromLog !== undefined ? { fromLog } : {}),
       rows: r.rows,
       unknownLabels: r.unknownLabels,
       features: { model: model.numFeatures, test: test.numFeatures },

@@ -17,7 +17,7 @@ import {
   statOrUndefined,
   stringFlag,
 } from "./args.ts";
-import { logAfterCheckpoint, namedStateDirError, openStateChain } from "./state.ts";
+import { namedStateDirError, openStateChain, replayLog } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]
 tagstream inspect - [--json] [--labels N]       (the model file on stdin)
@@ -232,13 +232,7 @@ export async function describeState(dir: string): Promise<Record<string, unknown
   const { learner: l, deltas, savedAt, base } = await openStateChain(dir);
   // and the write-ahead log after them, replayed in memory as a restart replays it (the counts
   // were the checkpoint's alone, missing what a killed or running server logged since)
-  const log = await logAfterCheckpoint(dir, l);
-  const decoder = new TextDecoder();
-  let replayed = 0;
-  for (const r of log.lines) {
-    const res = l.ingestLine(decoder.decode(r.bytes), "wal", `${r.segment}:${r.line}`);
-    if (res.ok && !res.duplicate) replayed++;
-  }
+  const log = await replayLog(dir, l), replayed = log.replayed;
   const w = l.window;
   const fin = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
   const out: Record<string, unknown> = {

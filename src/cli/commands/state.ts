@@ -8,7 +8,7 @@ import { decodeCheckpoint, readFileIfExists } from "../../service/checkpoint.ts"
 import { CheckpointChain } from "../../service/checkpoint_chain.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts";
 import { CHECKPOINT_FORMAT } from "../../service/learner_types.ts";
-import { readWal, type WalPosition, type WalReadResult } from "../../service/wal.ts";
+import { readWal, type WalLoss, type WalPosition, type WalReadResult } from "../../service/wal.ts";
 
 /** The checkpoint file of a state directory. */
 function checkpointPath(stateDir: string): string {
@@ -184,4 +184,34 @@ export async function logAfterCheckpoint(
       throw namedStateDirError(e, stateDir);
     },
   );
+}
+
+/**
+ * Replays into `learner` (restored from `stateDir` by {@linkcode openStateChain}) the
+ * write-ahead-log records after its checkpoint, in memory, as a restart replays them: the model
+ * and the counts a restart resumes with. Nothing is written. Returns how many events were applied
+ * and the log's damage (which a start without `--repair` refuses; here it is skipped).
+ *
+ * @example
+ * ```ts
+ * import { openStateChain, replayLog } from "./state.ts";
+ * const current = async (dir: string) => {
+ *   const { learner } = await openStateChain(dir);
+ *   console.log((await replayLog(dir, learner)).replayed); // events logged after the checkpoint
+ * };
+ * console.log(typeof current); // "function"
+ * ```
+ */
+export async function replayLog(
+  stateDir: string,
+  learner: StreamLearner,
+): Promise<{ replayed: number; dropped: WalLoss[] }> {
+  const log = await logAfterCheckpoint(stateDir, learner);
+  const decoder = new TextDecoder();
+  let replayed = 0;
+  for (const r of log.lines) {
+    const res = learner.ingestLine(decoder.decode(r.bytes), "wal", `${r.segment}:${r.line}`);
+    if (res.ok && !res.duplicate) replayed++;
+  }
+  return { replayed, dropped: log.dropped };
 }
