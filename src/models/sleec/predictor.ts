@@ -31,7 +31,7 @@
  */
 import { scoresOut } from "../query_check.ts";
 import type { TopK } from "../estimator.ts";
-import { pushTop, topKDense } from "../../../sdk/internal.ts";
+import { pushTop, topKSparse } from "../../../sdk/internal.ts";
 
 /**
  * One cluster of one learner.
@@ -142,6 +142,10 @@ export class KnnPredictor {
   readonly #nnSim: Float64Array;
   readonly #acc: Float64Array;
   readonly #scores: Float32Array;
+  /** The labels the last row's votes reached, `#touched[0, #n)`, each marked in `#mark`. */
+  readonly #touched: Int32Array;
+  readonly #mark: Uint8Array;
+  #n = 0;
   /** The learners that own a cluster, increasing (the others cast no vote). */
   readonly #voters: number[];
   #sims = new Float64Array(0);
@@ -173,6 +177,8 @@ export class KnnPredictor {
     this.#nnSim = new Float64Array(kept);
     this.#acc = new Float64Array(model.numLabels);
     this.#scores = new Float32Array(model.numLabels);
+    this.#touched = new Int32Array(model.numLabels);
+    this.#mark = new Uint8Array(model.numLabels);
   }
 
   /** The model scored. */
@@ -305,12 +311,17 @@ export class KnnPredictor {
     };
   }
 
-  /** Accumulates Σ_t P_t into the internal buffer. */
+  /**
+   * Accumulates Σ_t P_t into the internal buffer (0 for every label no vote reaches; the labels
+   * votes reach in `#touched[0, #n)`): O(votes), not O(numLabels), once the last row's are reset.
+   */
   #score(indices: Int32Array, values: Float32Array): Float64Array {
     const m = this.#m;
     const L = m.numLabels;
     const acc = this.#acc, nnIdx = this.#nnIdx, nnSim = this.#nnSim;
-    acc.fill(0);
+    const touched = this.#touched, mark = this.#mark;
+    for (let n = this.#n; n--;) acc[touched[n]] = mark[touched[n]] = 0;
+    this.#n = 0; // (counted as labels are reached: a throw leaves none uncleared)
     const inv = this.#inv(indices, values), power = m.votePower ?? 1;
     for (const learner of this.#voters) {
       const best = this.#nearestCluster(learner, indices, values, inv);
@@ -324,7 +335,10 @@ export class KnnPredictor {
         const labs = cl.labels[nnIdx[t]];
         for (let q = 0; q < labs.length; q++) {
           const l = labs[q];
-          if (l < L && l >= 0) acc[l] += w;
+          if (l < L && l >= 0) {
+            if (mark[l] === 0) mark[l] = 1, touched[this.#n++] = l;
+            acc[l] += w;
+          }
         }
       }
     }
@@ -361,6 +375,11 @@ export class KnnPredictor {
    * ```
    */
   topK(indices: Int32Array, values: Float32Array, k: number): TopK {
-    return topKDense(this.scores(indices, values, this.#scores), Math.max(0, k));
+    // the scores of `scores` (float32), of the labels votes reach; every other label scores 0:
+    // topKSparse gives topKDense's answer in O(votes · k), not O(numLabels)
+    const acc = this.#score(indices, values), nl = this.#m.numLearners, n = this.#n;
+    const touched = this.#touched, s = this.#scores;
+    for (let j = 0; j < n; j++) s[j] = acc[touched[j]] / nl;
+    return topKSparse(touched.subarray(0, n), s.subarray(0, n), this.#m.numLabels, Math.max(0, k));
   }
 }
