@@ -394,31 +394,41 @@ export class RandomFeaturesPredictor {
    * ```
    */
   query(indices: ArrayLike<number>, values: ArrayLike<number>): Float64Array {
-    const t = this.t, D = t.numFeatures, kS = t.rankS;
-    this.complete(indices, values);
-    const xt = this.xt;
-    let h: Float64Array;
+    const t = this.t, D = t.numFeatures, kS = t.rankS, n = indices.length;
+    // a "raw" row with absent entries 0 and increasing indices is x̃ itself: its entries in
+    // [0, D), in increasing order, are the nonzero terms of the dense sums below in the same
+    // order, so the sums skip the O(D) completion and scan (as the SDK's scorer does)
+    let sparse = t.input === "raw" && t.absent === "zero";
+    for (let p = 1; sparse && p < n; p++) sparse = indices[p] > indices[p - 1];
+    if (!sparse) this.complete(indices, values);
+    const xt = this.xt, tv = this.tv, Q = t.Q;
+    let h: Float64Array = xt;
     if (t.variant === "NL") {
       const K = t.numRff, W = t.W!, a = this.a;
       a.fill(0);
-      for (let d = 0; d < D; d++) {
-        const x = xt[d];
-        if (x === 0) continue;
-        const base = d * K;
-        for (let k = 0; k < K; k++) a[k] += x * W[base + k];
+      if (sparse) {
+        for (let p = 0; p < n; p++) addRow(a, values[p], W, indices[p], K, D);
+      } else {
+        for (let d = 0; d < D; d++) {
+          const x = xt[d];
+          if (x === 0) continue;
+          const base = d * K;
+          for (let k = 0; k < K; k++) a[k] += x * W[base + k];
+        }
       }
       h = this.h;
       cosSinInto(a, K, h, 1 / Math.sqrt(K));
-    } else {
-      h = xt;
     }
-    const tv = this.tv, Q = t.Q;
     tv.fill(0);
-    for (let f = 0; f < h.length; f++) {
-      const hf = h[f];
-      if (hf === 0) continue;
-      const base = f * kS;
-      for (let s = 0; s < kS; s++) tv[s] += hf * Q[base + s];
+    if (sparse && h === xt) {
+      for (let p = 0; p < n; p++) addRow(tv, values[p], Q, indices[p], kS, D);
+    } else {
+      for (let f = 0; f < h.length; f++) {
+        const hf = h[f];
+        if (hf === 0) continue;
+        const base = f * kS;
+        for (let s = 0; s < kS; s++) tv[s] += hf * Q[base + s];
+      }
     }
     // a query whose norm exceeds QUERY_LIMIT (ColEmbed-L, features near 1e30 and more) is
     // scaled down to it, so that its scores stay finite in float32
@@ -428,6 +438,20 @@ export class RandomFeaturesPredictor {
     if (c < 1) { for (let s = 0; s < kS; s++) tv[s] *= c; }
     return tv;
   }
+}
+
+/** acc += x · row `r` of `M` [·, width]; nothing when x is 0 or r is not an integer in [0, rows). */
+function addRow(
+  acc: Float64Array,
+  x: number,
+  M: Float32Array,
+  r: number,
+  width: number,
+  rows: number,
+): void {
+  if (x === 0 || r >>> 0 !== r || r >= rows) return;
+  const base = r * width;
+  for (let k = 0; k < width; k++) acc[k] += x * M[base + k];
 }
 
 /**
