@@ -104,7 +104,7 @@ export class EventFeatures {
       }
       if (s.hasher === undefined) {
         if (key.length === 0 || key.length > maxName) {
-          throw new RangeError(`features: name length must be 1..${maxName}`);
+          throw new RangeError(`features: name length must be 1..${maxName}, got ${key.length}`);
         }
         // a vocabulary keeps names as UTF-8: a lone surrogate would merge distinct names
         if (!key.isWellFormed()) throw new RangeError(`features: ${notWellFormed(key)}`);

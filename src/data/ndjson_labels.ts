@@ -37,11 +37,13 @@ export function checkLabels(s: NdjsonSettings, v: unknown, field: string): (stri
         throw new RangeError(`${field}[${i}]: ${JSON.stringify(n)} is not a label index`);
       }
       if (n >= s.numLabels) {
-        throw new RangeError(`label index ${n} is out of range [0, ${s.numLabels})`);
+        throw new RangeError(
+          `${field}[${i}]: label index ${n} is out of range [0, ${s.numLabels})`,
+        );
       }
     } else if (typeof n === "string") {
       if (n.length === 0 || n.length > maxName) {
-        throw new RangeError(`${field}[${i}]: name length must be 1..${maxName}`);
+        throw new RangeError(`${field}[${i}]: name length must be 1..${maxName}, got ${n.length}`);
       }
       if (!n.isWellFormed()) throw new RangeError(`${field}[${i}]: ${notWellFormed(n)}`);
       if (!s.growLabels && s.labels.idOf(n, false) < 0) {
@@ -58,7 +60,13 @@ export function checkLabels(s: NdjsonSettings, v: unknown, field: string): (stri
       }
     } else {
       throw new TypeError(
-        `${field}[${i}]: a label must be a name (string) or a non-negative integer`,
+        `${field}[${i}]: a label must be a name (string) or a non-negative integer, got ${
+          n === null || typeof n !== "object"
+            ? String(n)
+            : Array.isArray(n)
+            ? "an array"
+            : "an object"
+        }`,
       );
     }
   }

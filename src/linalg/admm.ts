@@ -287,7 +287,9 @@ export function admmRegressor(
   const cgIterations = options.cgIterations ?? 25;
   const cgTol = options.cgTol ?? 1e-6;
   if (!(lambda > 0) || !(rho > 0) || !(mu >= 0)) {
-    throw new RangeError(`admmRegressor: need lambda > 0, rho > 0, mu >= 0`);
+    throw new RangeError(
+      `admmRegressor: need lambda > 0, rho > 0, mu >= 0, got ${lambda}, ${rho} and ${mu}`,
+    );
   }
   if (!(lambda < Infinity && rho < Infinity && mu < Infinity)) {
     throw new RangeError(

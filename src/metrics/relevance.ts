@@ -74,7 +74,15 @@ export function checkArrayLike(
 ): asserts value is ArrayLike<unknown> {
   const v = value as { length?: unknown } | null;
   if (v === null || typeof v !== "object" || typeof v.length !== "number") {
-    throw new TypeError(`${who}: ${what}, got ${value}`);
+    // (an object was shown as "[object Object]", a function as its whole source)
+    const got = typeof value === "string"
+      ? JSON.stringify(value.slice(0, 40))
+      : v === null || (typeof v !== "object" && typeof v !== "function")
+      ? String(value)
+      : typeof v === "function"
+      ? "a function"
+      : "an object without a length";
+    throw new TypeError(`${who}: ${what}, got ${got}`);
   }
 }
 

@@ -197,8 +197,13 @@ export function decodeCheckpoint(bytes: Uint8Array): unknown {
   try {
     raw = unpack(payload);
   } catch (e) {
+    // (bytes without the header that are not msgpack either, such as a text file, were
+    // reported only by the decoder's "Data read, but end of buffer not reached 103")
+    const what = payload === bytes
+      ? `no "${MAGIC}" header, and not an older (format 1) msgpack checkpoint either: `
+      : "";
     throw new SyntaxError(
-      `Cannot decode checkpoint (${bytes.length} bytes): ${(e as Error).message}`,
+      `Cannot decode checkpoint (${bytes.length} bytes): ${what}${(e as Error).message}`,
     );
   }
   return fromPlain(raw);
