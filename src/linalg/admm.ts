@@ -16,7 +16,7 @@
  * @module
  */
 import type { CsrMatrix } from "../data/types.ts";
-import { overflowScale } from "./overflow_scale.ts";
+import { columnOverflowScales, overflowScale, solveScaledColumns } from "./overflow_scale.ts";
 
 /**
  * Options of {@linkcode admmRegressor}.
@@ -148,26 +148,15 @@ export function ridgeCg(
   // each column at its own scale: next to a column of 1, one of 1e-170 (or one of 1 next to
   // 1e200, after admmRegressor's scaling) had ‖q‖² underflow to 0, passed for solved at once,
   // and its column of V stayed 0
-  const big = new Float64Array(k);
-  for (let o = 0; o < d * k; o += k) {
-    for (let a = 0; a < k; a++) big[a] = Math.max(big[a], Math.abs(q[o + a]));
-  }
-  let scaled = false;
-  for (let a = 0; a < k; a++) {
-    big[a] = overflowScale(big[a]);
-    if (big[a] !== 1) scaled = true;
-  }
-  if (scaled) {
-    const qs = new Float64Array(d * k), off = new Uint8Array(k);
-    for (let e = 0; e < d * k; e++) {
-      qs[e] = q[e] / big[e % k];
-      v[e] /= big[e % k];
-      if (!Number.isFinite(v[e])) off[e % k] = 1;
-    }
-    for (let e = 0; e < d * k; e++) if (off[e % k]) v[e] = 0;
-    const it = ridgeCg(x, c, lambda, qs, k, v, maxIter, tol);
-    for (let e = 0; e < d * k; e++) v[e] *= big[e % k];
-    return it;
+  const scales = columnOverflowScales(q.subarray(0, d * k), k);
+  if (scales !== undefined) {
+    return solveScaledColumns(
+      scales,
+      q,
+      v.subarray(0, d * k),
+      k,
+      (qs) => ridgeCg(x, c, lambda, qs, k, v, maxIter, tol),
+    );
   }
   const diag = new Float64Array(d);
   for (let e = 0; e < x.indptr[n]; e++) diag[x.indices[e]] += x.values[e] * x.values[e];

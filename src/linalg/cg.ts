@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { overflowScale } from "./overflow_scale.ts";
+import { columnOverflowScales, overflowScale, solveScaledColumns } from "./overflow_scale.ts";
 
 /**
  * Options of {@linkcode conjugateGradient}.
@@ -195,18 +195,14 @@ export function conjugateGradientColumns(
   // to one of 1e200 at 1e-200, whose ‖b_c‖² underflowed to 0, and the column was solved as 0
   const s = columnScales(b, x, cols, "conjugateGradientColumns");
   if (s !== undefined) {
-    const bs = new Float64Array(n);
-    let off: Uint8Array | undefined;
-    for (let e = 0; e < n; e++) {
-      bs[e] = b[e] / s[e % cols];
-      x[e] /= s[e % cols];
-      if (!Number.isFinite(x[e])) (off ??= new Uint8Array(cols))[e % cols] = 1;
-    }
-    // a column whose start overflows at its scale starts from 0, as in conjugateGradient
-    if (off) { for (let e = 0; e < n; e++) if (off[e % cols]) x[e] = 0; }
-    const result = conjugateGradientColumns(apply, bs, x, rows, cols, options);
-    for (let e = 0; e < n; e++) x[e] *= s[e % cols];
-    return result;
+    // (a column whose start overflows at its scale starts from 0, as in conjugateGradient)
+    return solveScaledColumns(
+      s,
+      b,
+      x,
+      cols,
+      (bs) => conjugateGradientColumns(apply, bs, x, rows, cols, options),
+    );
   }
   const r = new Float64Array(n), z = diag ? new Float64Array(n) : r;
   const p = new Float64Array(n), ap = new Float64Array(n);
@@ -350,27 +346,15 @@ function columnScales(
   cols: number,
   where: string,
 ): Float64Array | undefined {
-  const big = new Float64Array(cols);
-  for (let o = 0; o < b.length; o += cols) {
-    for (let c = 0, e = o; c < cols; c++, e++) {
-      const v = Math.abs(b[e]);
-      if (!(v < Infinity)) {
-        throw new RangeError(`${where}: b[${e}] is ${b[e]}, not a finite number`);
-      }
-      if (!Number.isFinite(x[e])) {
-        throw new RangeError(
-          `${where}: the starting point x[${e}] is ${x[e]}, not a finite number`,
-        );
-      }
-      if (v > big[c]) big[c] = v;
+  for (let e = 0; e < b.length; e++) {
+    if (!Number.isFinite(b[e])) {
+      throw new RangeError(`${where}: b[${e}] is ${b[e]}, not a finite number`);
+    }
+    if (!Number.isFinite(x[e])) {
+      throw new RangeError(`${where}: the starting point x[${e}] is ${x[e]}, not a finite number`);
     }
   }
-  let scaled = false;
-  for (let c = 0; c < cols; c++) {
-    big[c] = overflowScale(big[c]);
-    if (big[c] !== 1) scaled = true;
-  }
-  return scaled ? big : undefined;
+  return columnOverflowScales(b, cols);
 }
 
 /** Solves A (x/s) = b/s with `solve` (which works on `x` in place), then scales x back. */
