@@ -5,6 +5,8 @@
  * export, which writes the checkpoint's model, says that the log's events are not in it.
  */
 import { factory as ova } from "../../src/models/ova/mod.ts";
+import { factory as br } from "../../src/models/br/mod.ts";
+import type { EstimatorFactory } from "../../src/models/estimator.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { decodeCheckpoint } from "../../src/service/checkpoint.ts";
 import { type WalPosition, WriteAheadLog } from "../../src/service/wal.ts";
@@ -14,22 +16,26 @@ const event = (i: number) =>
   JSON.stringify({ id: `e${i}`, features: { [String(i % 3)]: 1 }, labels: [`l${i % 2}`] });
 
 /** `dir/state`: 3 events checkpointed, then 2 events on the log only (as after a kill). */
-async function stateWithLog(dir: string): Promise<string> {
+async function stateWithLog(
+  dir: string,
+  factory: EstimatorFactory = ova,
+  ev: (i: number) => string = event,
+): Promise<string> {
   const state = `${dir}/state`;
   const s = await LearningService.open({
-    factory: ova,
+    factory,
     stateDir: state,
     batchSize: 1,
     log: () => {},
   });
-  await s.ingestBody([0, 1, 2].map(event).join("\n") + "\n", "t");
+  await s.ingestBody([0, 1, 2].map(ev).join("\n") + "\n", "t");
   await s.stop();
   const ck = decodeCheckpoint(await Deno.readFile(`${state}/checkpoint.msgpack`)) as {
     position: { wal: WalPosition };
   };
   const p = ck.position.wal;
   const wal = await WriteAheadLog.open(`${state}/wal`, p.segment, { nextSeq: p.seq });
-  await wal.append(new TextEncoder().encode([3, 4].map(event).join("\n") + "\n"));
+  await wal.append(new TextEncoder().encode([3, 4].map(ev).join("\n") + "\n"));
   await wal.close();
   return state;
 }
@@ -143,5 +149,21 @@ Deno.test("eval --state-dir evaluates the model a restart serves: the log's even
     const [logged, restarted] = [await run(state), await run(`${dir}/copy`)];
     assertEquals([logged.fromLog, restarted.fromLog], [2, 0]);
     assertEquals(logged.metrics, restarted.metrics);
+  });
+});
+
+Deno.test("prune --state-dir prunes the model a restart serves: the log's events replayed", async () => {
+  await withTempDir(async (dir) => {
+    // labels and features named by their indices, in order: the dataset's label order
+    const indexed = (i: number) =>
+      JSON.stringify({ id: `e${i}`, features: { [String(i % 3)]: 1 }, labels: [String(i % 2)] });
+    const state = await stateWithLog(dir, br, indexed);
+    const rows = Array.from({ length: 20 }, (_, i) => `${i % 2} ${i % 3}:1`);
+    await Deno.writeTextFile(`${dir}/t.train.txt`, `20 3 2\n${rows.join("\n")}\n`);
+    const r = await expectRun(
+      ["prune", "--dataset", "t", "--data-dir", dir, "--state-dir", state, "--no-plot"],
+      0,
+    );
+    assertEquals((JSON.parse(r.out.trim().split("\n").at(-1)!) as { fromLog: number }).fromLog, 2);
   });
 });

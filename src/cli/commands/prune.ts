@@ -9,7 +9,7 @@ import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { Progress } from "../../progress/mod.ts";
 import { checkStateDir, type Command } from "./args.ts";
 import { modelFileOf } from "./export.ts";
-import { openState } from "./state.ts";
+import { openState, replayLog } from "./state.ts";
 
 const USAGE =
   `tagstream prune --dataset NAME (--model FILE.tsm | --state-dir DIR | --train br) [options]
@@ -29,8 +29,10 @@ must hold rows; a flag the run would ignore is an error naming it.
 
   --dataset NAME        label statistics from DATA_DIR/NAME.train.txt (required)
   --model FILE          model file to prune (linear-sparse or linear-lowrank)
-  --state-dir DIR       prune the model of a serve/train state directory (its labels must be
-                        in the dataset's label order, as 'train --data NAME.train.txt' makes them)
+  --state-dir DIR       prune the model of a serve/train state directory, as a restart would
+                        serve it (the log's events after the checkpoint replayed: "fromLog"; its
+                        labels must be in the dataset's label order, as 'train --data
+                        NAME.train.txt' makes them)
   --train br            train binary relevance and prune it (its settings: --C 1 --eps 0.1
                         --normalize true|false)
   --out FILE            pruned model file (default MODEL.pop.tsm; NAME.br.pop.tsm with
@@ -70,6 +72,15 @@ export const pruneCommand: Command = {
     const run = { ...cmd, stateDir: undefined, out: cmd.out ?? `${dir}/model.pop.tsm` };
     const files = await checkPruneFiles(run);
     const l = await openState(dir);
+    // the model a restart would serve: the write-ahead log's events after the checkpoint
+    // replayed in memory, as eval and inspect do (nothing is written)
+    const log = await replayLog(dir, l);
+    for (const d of log.dropped) {
+      console.error(
+        `tagstream prune: warning: ${dir}/wal/${d.file} is damaged at byte ${d.offset} ` +
+          `(${d.reason}): its ${d.records} record(s) are not in the model pruned`,
+      );
+    }
     const numLabels = l.estimator.numLabels;
     const names = await loadNames(files.dataDir, cmd.dataset, "labels").catch(() => undefined);
     if (names !== undefined && names.length !== numLabels) {
@@ -109,7 +120,7 @@ export const pruneCommand: Command = {
         source: dir,
         progress: new Progress(),
       });
-      console.log(JSON.stringify(summary));
+      console.log(JSON.stringify({ ...summary, fromLog: log.replayed }));
     } finally {
       await Deno.remove(temp).catch(() => {});
       await Deno.remove(`${temp}.tmp`).catch(() => {});
