@@ -51,8 +51,45 @@ async function expectPrune(
   code: number,
   ...patterns: RegExp[]
 ): Promise<{ code: number; out: string; err: string }> {
+  return await expectPruneWith((a) => runMain(a), dir, args, code, ...patterns);
+}
+
+/**
+ * As {@linkcode expectPrune}, in a child process whose temporary directory is `tmp`: the test
+ * files run in parallel in one process, so setting TMPDIR there moved the other tests' temporary
+ * files into this test's directory (and its removal deleted them).
+ */
+async function expectPruneIn(
+  tmp: string,
+  dir: string,
+  args: string[],
+  code: number,
+  ...patterns: RegExp[]
+): Promise<{ code: number; out: string; err: string }> {
+  const main = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+  const child = async (a: string[]) => {
+    const o = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", main, ...a],
+      env: { TMPDIR: tmp, NO_COLOR: "1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    return { code: o.code, out: text(o.stdout), err: text(o.stderr) };
+  };
+  return await expectPruneWith(child, dir, args, code, ...patterns);
+}
+
+async function expectPruneWith(
+  run: (args: string[]) => Promise<{ code: number; out: string; err: string }>,
+  dir: string,
+  args: string[],
+  code: number,
+  ...patterns: RegExp[]
+): Promise<{ code: number; out: string; err: string }> {
   const before = await filesIn(dir);
-  const r = await runMain(["prune", ...args]);
+  const r = await run(["prune", ...args]);
   assertEquals(r.code, code, `prune ${args.join(" ")}\nstdout: ${r.out}\nstderr: ${r.err}`);
   for (const p of patterns) assert(p.test(r.err), `prune ${args.join(" ")}: ${p} not in: ${r.err}`);
   if (code !== 0) assertEquals(await filesIn(dir), before, `prune ${args.join(" ")} wrote files`);
@@ -257,9 +294,7 @@ Deno.test("prune --state-dir: parsed like every flag, checked first, no temporar
     await Deno.writeTextFile(`${dir}/ev.ndjson`, events.join("\n") + "\n");
     await train(`${dir}/ev.ndjson`, "br", `${dir}/st-ev`);
     const base = ["--dataset", "good", "--data-dir", dir, "--no-plot"];
-    const oldTmp = Deno.env.get("TMPDIR");
-    Deno.env.set("TMPDIR", tmp);
-    try {
+    {
       const cases: [string[], RegExp][] = [
         [[...base, "--state-dir", `${dir}/good.tsm`], /--state-dir .*good\.tsm is not a directory/],
         [[...base, "--state-dir", ""], /--state-dir is empty/],
@@ -275,9 +310,10 @@ Deno.test("prune --state-dir: parsed like every flag, checked first, no temporar
         // a model that cannot be written as a file left its temporary file behind
         [[...base, "--state-dir", `${dir}/st-knn`], /--state-dir .*st-knn: POP prunes linear/],
       ];
-      for (const [args, re] of cases) await expectPrune(dir, args, 2, re);
+      for (const [args, re] of cases) await expectPruneIn(tmp, dir, args, 2, re);
       await Deno.writeTextFile(`${dir}/good.labels.txt`, "a\nb\nc\n");
-      await expectPrune(
+      await expectPruneIn(
+        tmp,
         dir,
         [...base, "--state-dir", `${dir}/st-ev`],
         2,
@@ -286,7 +322,7 @@ Deno.test("prune --state-dir: parsed like every flag, checked first, no temporar
       await Deno.remove(`${dir}/good.labels.txt`);
       assertEquals(await filesIn(tmp), [], "temporary model files left behind");
       // --flag=value forms reach the state directory too
-      const r = await expectPrune(dir, [
+      const r = await expectPruneIn(tmp, dir, [
         "--dataset=good",
         `--data-dir=${dir}`,
         `--state-dir=${dir}/st-br`,
@@ -295,9 +331,6 @@ Deno.test("prune --state-dir: parsed like every flag, checked first, no temporar
       ], 0);
       assertEquals(lastJson(r.out).source, `${dir}/st-br`);
       assertEquals(await filesIn(tmp), [], "temporary model file left behind");
-    } finally {
-      if (oldTmp === undefined) Deno.env.delete("TMPDIR");
-      else Deno.env.set("TMPDIR", oldTmp);
     }
   });
 });

@@ -31,8 +31,8 @@ must hold rows; a flag the run would ignore is an error naming it.
   --model FILE          model file to prune (linear-sparse or linear-lowrank)
   --state-dir DIR       prune the model of a serve/train state directory, as a restart would
                         serve it (the log's events after the checkpoint replayed: "fromLog"; its
-                        labels must be in the dataset's label order, as 'train --data
-                        NAME.train.txt' makes them)
+                        labels must be in the dataset's label order, as
+                        'train --data NAME.train.txt' makes them)
   --train br            train binary relevance and prune it (its settings: --C 1 --eps 0.1
                         --normalize true|false)
   --out FILE            pruned model file (default MODEL.pop.tsm; NAME.br.pop.tsm with
