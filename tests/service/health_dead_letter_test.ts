@@ -9,21 +9,15 @@ import type { ServiceHandle } from "../../src/service/service_handle.ts";
 import {
   assert,
   assertEquals,
+  brokenDeadLetterOptions,
   plantedEvents,
-  serviceOptions,
   waitUntil,
   withRedis,
 } from "./helpers.ts";
 
 Deno.test("/health: a failing Redis dead-letter copy is 'degraded' with the stream and the error, and 'ok' once copies succeed", async () => {
   await withRedis(async (url, c, dir) => {
-    // the dead-letter key holds a plain string: XADD to it answers WRONGTYPE
-    await c.command("SET", "ev:rejected", "not a stream");
-    const s = await LearningService.open(serviceOptions(dir, {
-      redis: { url: url, key: "ev", blockMs: 20 },
-      checkpointSeconds: 0,
-      checkpointEvery: 1e9,
-    }));
+    const s = await LearningService.open(await brokenDeadLetterOptions(c, url, dir));
     await s.start();
     const app = createApp({ service: s });
     try {

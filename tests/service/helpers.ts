@@ -52,6 +52,28 @@ export function serviceOptions(dir: string, extra: Partial<ServiceOptions> = {})
   };
 }
 
+/**
+ * Options of a small test service ({@linkcode serviceOptions}) reading the Redis stream "ev" at
+ * `url`, whose dead-letter stream "ev:rejected" cannot be written: the key is set to a plain
+ * string here, so every copy answers WRONGTYPE. No automatic checkpoint; `redis` adds to the
+ * source's options, `extra` to the service's.
+ */
+export async function brokenDeadLetterOptions(
+  c: RedisClient,
+  url: string,
+  dir: string,
+  redis: Partial<NonNullable<ServiceOptions["redis"]>> = {},
+  extra: Partial<ServiceOptions> = {},
+): Promise<ServiceOptions> {
+  await c.command("SET", "ev:rejected", "not a stream");
+  return serviceOptions(dir, {
+    redis: { url, key: "ev", blockMs: 20, ...redis },
+    checkpointSeconds: 0,
+    checkpointEvery: 1e9,
+    ...extra,
+  });
+}
+
 /** One NDJSON event line. */
 export function eventLine(
   id: string,

@@ -6,17 +6,18 @@
  */
 import { LearningService } from "../../src/service/service.ts";
 import { createApp } from "../../src/service/http_app.ts";
-import { assert, assertEquals, serviceOptions, waitUntil, withRedis } from "./helpers.ts";
+import {
+  assert,
+  assertEquals,
+  brokenDeadLetterOptions,
+  serviceOptions,
+  waitUntil,
+  withRedis,
+} from "./helpers.ts";
 
 Deno.test("/metrics: the rejected Redis entries' lines waiting for their dead-letter copy are not in the answer, the checkpoint keeps them", async () => {
   await withRedis(async (url, c, dir) => {
-    // the dead-letter key holds a plain string: XADD to it answers WRONGTYPE
-    await c.command("SET", "ev:rejected", "not a stream");
-    const s = await LearningService.open(serviceOptions(dir, {
-      redis: { url: url, key: "ev", blockMs: 20 },
-      checkpointSeconds: 0,
-      checkpointEvery: 1e9,
-    }));
+    const s = await LearningService.open(await brokenDeadLetterOptions(c, url, dir));
     await s.start();
     try {
       for (let i = 0; i < 3; i++) await c.xadd("ev", { event: `{broken private-${i}` });

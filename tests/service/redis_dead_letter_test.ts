@@ -14,8 +14,8 @@ import { checkCheckpointFields } from "../../src/service/checkpoint_fields.ts";
 import {
   assert,
   assertEquals,
+  brokenDeadLetterOptions,
   plantedEvents,
-  serviceOptions,
   waitUntil,
   withRedis,
 } from "./helpers.ts";
@@ -32,14 +32,10 @@ async function deadLetters(c: RedisClient, key: string): Promise<Record<string, 
 
 Deno.test("Redis dead-letter: a reject whose copy fails (WRONGTYPE) stays pending through a checkpoint and is acknowledged once copied", () =>
   withRedis(async (url, c, dir) => {
-    await c.command("SET", "ev:rejected", "not a stream");
     const logs: string[] = [];
-    const s = await LearningService.open(serviceOptions(dir, {
-      redis: { url, key: "ev", blockMs: 20 },
-      checkpointSeconds: 0,
-      checkpointEvery: 1e9,
-      log: (m) => logs.push(m),
-    }));
+    const s = await LearningService.open(
+      await brokenDeadLetterOptions(c, url, dir, {}, { log: (m) => logs.push(m) }),
+    );
     await s.start();
     try {
       await c.xadd("ev", { event: plantedEvents(1)[0] });
@@ -68,12 +64,7 @@ Deno.test("Redis dead-letter: a reject whose copy fails (WRONGTYPE) stays pendin
 
 Deno.test("Redis dead-letter: a reject not yet copied survives a restart (kept in the checkpoint) and is copied then", () =>
   withRedis(async (url, c, dir) => {
-    await c.command("SET", "ev:rejected", "not a stream");
-    const o = serviceOptions(dir, {
-      redis: { url, key: "ev", blockMs: 20 },
-      checkpointSeconds: 0,
-      checkpointEvery: 1e9,
-    });
+    const o = await brokenDeadLetterOptions(c, url, dir);
     const a = await LearningService.open(o);
     await a.start();
     await c.xadd("ev", { event: plantedEvents(1)[0] });
@@ -149,14 +140,10 @@ Deno.test("Redis dead-letter: an entry held for its copy (keepPending) is not re
 
 Deno.test("Redis dead-letter: past 10000 rejects waiting for their copy the oldest is dropped, logged and acknowledged", () =>
   withRedis(async (url, c, dir) => {
-    await c.command("SET", "ev:rejected", "not a stream");
     const logs: string[] = [];
-    const s = await LearningService.open(serviceOptions(dir, {
-      redis: { url, key: "ev", blockMs: 20, count: 4096 },
-      checkpointSeconds: 0,
-      checkpointEvery: 1e9,
-      log: (m) => logs.push(m),
-    }));
+    const s = await LearningService.open(
+      await brokenDeadLetterOptions(c, url, dir, { count: 4096 }, { log: (m) => logs.push(m) }),
+    );
     await s.start();
     try {
       const ids = await Promise.all(
