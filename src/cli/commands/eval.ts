@@ -415,12 +415,7 @@ export const evalCommand: Command = {
       // memory; nothing is written)
       const log = await replayLog(stateDir, l);
       fromLog = log.replayed;
-      for (const d of log.dropped) {
-        stateWarnings.push(
-          `${stateDir}/wal/${d.file} is damaged at byte ${d.offset} (${d.reason}): its ` +
-            `${d.records} record(s) are not in the model evaluated`,
-        );
-      }
+      stateWarnings.push(...log.warnings);
       const est = l.estimator, names = l.parser.labels.names, parser = l.parser;
       const readsText = parser.limits.text !== undefined;
       const input = (e: LabelledEvent) => {

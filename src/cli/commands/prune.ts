@@ -75,12 +75,7 @@ export const pruneCommand: Command = {
     // the model a restart would serve: the write-ahead log's events after the checkpoint
     // replayed in memory, as eval and inspect do (nothing is written)
     const log = await replayLog(dir, l);
-    for (const d of log.dropped) {
-      console.error(
-        `tagstream prune: warning: ${dir}/wal/${d.file} is damaged at byte ${d.offset} ` +
-          `(${d.reason}): its ${d.records} record(s) are not in the model pruned`,
-      );
-    }
+    for (const w of log.warnings) console.error(`tagstream prune: warning: ${w}`);
     const numLabels = l.estimator.numLabels;
     const names = await loadNames(files.dataDir, cmd.dataset, "labels").catch(() => undefined);
     if (names !== undefined && names.length !== numLabels) {

@@ -189,8 +189,9 @@ export async function logAfterCheckpoint(
 /**
  * Replays into `learner` (restored from `stateDir` by {@linkcode openStateChain}) the
  * write-ahead-log records after its checkpoint, in memory, as a restart replays them: the model
- * and the counts a restart resumes with. Nothing is written. Returns how many events were applied
- * and the log's damage (which a start without `--repair` refuses; here it is skipped).
+ * and the counts a restart resumes with. Nothing is written. Returns how many events were applied,
+ * the log's damage (which a start without `--repair` refuses; here it is skipped) and a warning
+ * for each damaged part, naming its file and byte, for the commands to show.
  *
  * @example
  * ```ts
@@ -205,7 +206,7 @@ export async function logAfterCheckpoint(
 export async function replayLog(
   stateDir: string,
   learner: StreamLearner,
-): Promise<{ replayed: number; dropped: WalLoss[] }> {
+): Promise<{ replayed: number; dropped: WalLoss[]; warnings: string[] }> {
   const log = await logAfterCheckpoint(stateDir, learner);
   const decoder = new TextDecoder();
   let replayed = 0;
@@ -213,5 +214,9 @@ export async function replayLog(
     const res = learner.ingestLine(decoder.decode(r.bytes), "wal", `${r.segment}:${r.line}`);
     if (res.ok && !res.duplicate) replayed++;
   }
-  return { replayed, dropped: log.dropped };
+  const warnings = log.dropped.map((d) =>
+    `${stateDir}/wal/${d.file} is damaged at byte ${d.offset} (${d.reason}): its ${d.records} ` +
+    "record(s) are not in the model"
+  );
+  return { replayed, dropped: log.dropped, warnings };
 }
