@@ -21,6 +21,13 @@ import { EVENT_MAX_DEPTH, jsonDepthExceeded } from "./json_depth.ts";
 import { GrowthGuard } from "./growth_guard.ts";
 import { predictBodyAscii, rowForPredict } from "./predict_rows.ts";
 
+/** A reason of an event whose feature key is not an index, in index mode. */
+const NOT_AN_INDEX = /is not a feature index/;
+/** What such a reason adds: the stream's key mode and the modes that read names. */
+const NAMES_HINT =
+  "; this stream reads feature indices (--feature-keys index): events that name their " +
+  "features need --feature-keys name or hash";
+
 export type { FeatureKeys } from "../data/ndjson.ts";
 export type { EventLimits, GrowthLimits } from "./event_limits.ts";
 export { EVENT_MAX_DEPTH, jsonDepthExceeded } from "./json_depth.ts";
@@ -71,7 +78,7 @@ export interface ParseMark {
  * const r = p.parseLine('{"features": {"3": 1, "0": 0.5}, "labels": ["cat"]}');
  * console.log(r.ok && Array.from(r.event.x.indices), p.labels.names); // [ 0, 3 ] [ "cat" ]
  * const bad = p.parseLine('{"features": {"-1": 1}, "labels": []}');
- * console.log(bad.ok ? "" : bad.reason); // features: key "-1" is not a feature index (a non-negative integer)
+ * console.log(bad.ok ? "" : bad.reason); // features: key "-1" is not a feature index (a non-negative integer); this stream reads …
  * ```
  */
 export class EventParser {
@@ -333,7 +340,11 @@ export class EventParser {
       this.namesUsed++;
       return { ok: true, event };
     } catch (e) {
-      return { ok: false, reason: (e as Error).message };
+      const m = (e as Error).message;
+      return {
+        ok: false,
+        reason: this.featureKeys === "index" && NOT_AN_INDEX.test(m) ? m + NAMES_HINT : m,
+      };
     } finally {
       // only this slow path ignores fields (the fast path leaves lines with other fields here)
       const ignored = this.#ndjson.ignoredFields;
