@@ -32,14 +32,7 @@
  *
  * @module
  */
-import {
-  type Dataset,
-  labelCounts,
-  loadDataset,
-  loadNames,
-  loadXcFile,
-  splitRows,
-} from "../data/dataset.ts";
+import { type Dataset, labelCounts, loadDataset, loadXcFile, splitRows } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { LabelWeights } from "../models/br/label_weights.ts";
@@ -55,6 +48,7 @@ import { modelColumns, validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
 import { namedModelError, readModelArg } from "./commands/inspect.ts";
+import { readDatasetLabels } from "./commands/label_names.ts";
 import {
   checkInputFile,
   checkOutFile,
@@ -321,13 +315,12 @@ function defaultOut(cmd: PruneCommand): string {
   return `${cmd.dataset}.br.pop.tsm`;
 }
 
+/**
+ * `DATA_DIR/NAME.labels.txt`, or undefined when there is none; an unreadable or malformed file
+ * (not UTF-8, an empty or repeated name) is an error naming it, as the names go into the model.
+ */
 async function labelNamesOf(dataDir: string, dataset: string): Promise<string[] | undefined> {
-  try {
-    return await loadNames(dataDir, dataset, "labels");
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return undefined;
-    throw e;
-  }
+  return await readDatasetLabels(`${dataDir}/${dataset}.labels.txt`);
 }
 
 /**

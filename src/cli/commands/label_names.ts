@@ -7,6 +7,37 @@
 import { Vocabulary, VocabularyError } from "../../data/vocabulary.ts";
 
 /**
+ * The text of a label-names file, decoded as UTF-8 (a leading byte order mark kept, as
+ * `Deno.readTextFile` keeps it): invalid UTF-8 is a TypeError naming `where` and the line, not
+ * names with U+FFFD in them.
+ */
+function decodeNames(bytes: Uint8Array, where: string): string {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    // the line of the first invalid byte (a line holds whole characters: "\n" ends no sequence)
+    let line = 1;
+    for (let start = 0; start < bytes.length; line++) {
+      let end = bytes.indexOf(10, start);
+      if (end < 0) end = bytes.length;
+      try {
+        decoder.decode(bytes.subarray(start, end));
+      } catch {
+        break;
+      }
+      start = end + 1;
+    }
+    throw new TypeError(`${where} line ${line}: not valid UTF-8 (save the file as UTF-8)`);
+  }
+}
+
+/** An OS error's message without its `(os error N)` and the call after it. */
+function osReason(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s*\(os error \d+\).*$/s, "");
+}
+
+/**
  * The names of a label-names text: one per line (`\r\n` line ends too), a leading UTF-8 byte
  * order mark and the newline(s) that end the file dropped. An empty name (a blank line before
  * the end) or a repeated one is a RangeError naming `where` and the line.
@@ -36,11 +67,13 @@ function parseNames(text: string, where: string): string[] {
 
 /**
  * Reads a `--labels` file: one name per line (`\r` line ends and the newlines that end the file
- * are dropped), exactly `numLabels` of them. A file that cannot be read, an empty name (a blank
- * line before the end) or a wrong count is an error naming `--labels`, the file (and the line).
+ * are dropped), exactly `numLabels` of them. A file that cannot be read or is not UTF-8, an empty
+ * name (a blank line before the end), a repeated name or a wrong count is an error naming
+ * `--labels`, the file (and the line).
  *
- * @throws {TypeError} when the file cannot be read
- * @throws {RangeError} for an empty name, or when the file does not hold `numLabels` names
+ * @throws {TypeError} when the file cannot be read, or is not UTF-8
+ * @throws {RangeError} for an empty or repeated name, or when the file does not hold `numLabels`
+ *   names
  *
  * @example
  * ```ts
@@ -55,9 +88,9 @@ function parseNames(text: string, where: string): string[] {
  * ```
  */
 export async function readLabelsFlag(flag: string, numLabels: number): Promise<string[]> {
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await Deno.readTextFile(flag);
+    bytes = await Deno.readFile(flag);
   } catch (e) {
     throw new TypeError(
       e instanceof Deno.errors.NotFound
@@ -65,7 +98,7 @@ export async function readLabelsFlag(flag: string, numLabels: number): Promise<s
         : `--labels ${flag}: cannot read it: ${(e as Error).message}`,
     );
   }
-  const names = parseNames(text, `--labels ${flag}`);
+  const names = parseNames(decodeNames(bytes, `--labels ${flag}`), `--labels ${flag}`);
   if (names.length !== numLabels) {
     throw new RangeError(
       `--labels ${flag} has ${names.length} names, the data has ${numLabels} labels`,
@@ -77,9 +110,10 @@ export async function readLabelsFlag(flag: string, numLabels: number): Promise<s
 /**
  * The names in `NAME.labels.txt` beside an XC file `DIR/NAME.train.txt` (or `.test.txt`) when
  * that file exists, else `undefined`. A beside file that does not fit (a wrong count, an empty
- * name, unreadable) is not used: `warn` (default: a `[tagstream]` line on stderr) says why and
- * the label indices are used, as without the file. (A warning, not an error: the file was not
- * named on the command line, and runs that worked with the indices keep working.)
+ * or repeated name, unreadable, not UTF-8) is not used: `warn` (default: a `[tagstream]` line on
+ * stderr) says why and the label indices are used, as without the file. (A warning, not an
+ * error: the file was not named on the command line, and runs that worked with the indices keep
+ * working.)
  *
  * @example
  * ```ts
@@ -99,9 +133,9 @@ export async function labelsBeside(
   const m = /^(.*\/)?([^/]+)\.(train|test)\.txt$/.exec(path);
   if (!m) return undefined;
   const file = `${m[1] ?? ""}${m[2]}.labels.txt`;
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await Deno.readTextFile(file);
+    bytes = await Deno.readFile(file);
   } catch (e) {
     if (!(e instanceof Deno.errors.NotFound)) {
       warn(`not using ${file} for label names (${(e as Error).message}): labels are indices`);
@@ -109,7 +143,7 @@ export async function labelsBeside(
     return undefined;
   }
   try {
-    const names = parseNames(text, file);
+    const names = parseNames(decodeNames(bytes, file), file);
     if (names.length === numLabels) return names;
     warn(
       `not using ${file} for label names: it has ${names.length} names, ${path} has ` +
@@ -119,4 +153,37 @@ export async function labelsBeside(
     warn(`not using ${file} for label names: ${(e as Error).message}; labels are indices`);
   }
   return undefined;
+}
+
+/**
+ * The names in a dataset's own label-names file `file` (`DATA_DIR/NAME.labels.txt`, as prune
+ * reads it), or `undefined` when there is no such file. Any other failure is an error naming the
+ * file: one that cannot be read (permissions, a directory at its path), text that is not UTF-8,
+ * an empty or repeated name. (Unlike {@linkcode labelsBeside}: the file belongs to the dataset
+ * named on the command line, and the names go into the model file.)
+ *
+ * @throws {TypeError} when the file exists but cannot be read, or is not UTF-8
+ * @throws {RangeError} for an empty or repeated name
+ *
+ * @example
+ * ```ts
+ * import { readDatasetLabels } from "./label_names.ts";
+ * const dir = await Deno.makeTempDir();
+ * console.log(await readDatasetLabels(`${dir}/toy.labels.txt`)); // undefined
+ * await Deno.writeTextFile(`${dir}/toy.labels.txt`, "sports\nnews\n");
+ * console.log(await readDatasetLabels(`${dir}/toy.labels.txt`)); // [ "sports", "news" ]
+ * await Deno.writeTextFile(`${dir}/toy.labels.txt`, "sports\nsports\n");
+ * await readDatasetLabels(`${dir}/toy.labels.txt`).catch((e) => console.log(e.message)); // .../toy.labels.txt line 2: label name "sports" repeats line 1
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function readDatasetLabels(file: string): Promise<string[] | undefined> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(file);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw new TypeError(`Cannot read label names ${file}: ${osReason(e)}`);
+  }
+  return parseNames(decodeNames(bytes, file), file);
 }

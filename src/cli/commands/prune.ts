@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { loadNames } from "../../data/dataset.ts";
 import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { Progress } from "../../progress/mod.ts";
 import { checkStateDir, type Command } from "./args.ts";
+import { readDatasetLabels } from "./label_names.ts";
 import { modelFileOf } from "./export.ts";
 import { openState, replayLog } from "./state.ts";
 
@@ -77,7 +77,8 @@ export const pruneCommand: Command = {
     const log = await replayLog(dir, l);
     for (const w of log.warnings) console.error(`tagstream prune: warning: ${w}`);
     const numLabels = l.estimator.numLabels;
-    const names = await loadNames(files.dataDir, cmd.dataset, "labels").catch(() => undefined);
+    // only a missing file means "no names": an unreadable or malformed one is an error naming it
+    const names = await readDatasetLabels(`${files.dataDir}/${cmd.dataset}.labels.txt`);
     if (names !== undefined && names.length !== numLabels) {
       throw new RangeError(
         `the model of ${dir} has ${numLabels} labels but ${cmd.dataset} has ${names.length} ` +
