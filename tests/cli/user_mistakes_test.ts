@@ -308,7 +308,7 @@ Deno.test("train: misplaced files and flags are named", async () => {
       ["train", "--data", `${dir}/ev.ndjson`, "--out", `${dir}/m.tsm`, "--quiet"],
       1,
       /is not a feature index/,
-      /give --feature-keys name or --feature-keys hash/,
+      /reads feature indices \(--feature-keys index\): events that name their features need --feature-keys name or hash/,
     );
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -430,16 +430,6 @@ async function trainXc(
   };
 }
 
-/**
- * A hint after the first reasons of a run that rejected most of its lines, when they are events
- * with named features read as indices (`--feature-keys index`, the default): the flag to give.
- */
-function featureKeysHint(rejects: readonly Reject[]): string {
-  return rejects.length > 0 && rejects.every((r) => /is not a feature index/.test(r.reason))
-    ? "\n  (the events name their features: give --feature-keys name or --feature-keys hash)"
-    : "";
-}
-
 /** `--on-error fail|skip`, or undefined when not given. */
 function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
   const v = stringFlag(f, "on-error");
@@ -528,7 +518,7 @@ async function trainEvents(
         rejected + applied
       } lines of ${file}; first reasons:\n${
         rejects.map((r) => `  line ${r.line}: ${r.reason}`).join("\n")
-      }${featureKeysHint(rejects)}`,
+      }`,
     );
   }
   if (interrupted !== undefined) {
