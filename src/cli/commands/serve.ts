@@ -136,6 +136,14 @@ function checkHostname(hostname: string): void {
   probe.close();
 }
 
+/**
+ * Tells on stderr of `error`, met while `what` after an earlier failure: that failure stays the
+ * error reported (and sets the exit status), this one is a note beside it.
+ */
+function noteAlsoFailed(what: string, error: unknown): void {
+  log(`also, ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: "serve",
@@ -203,7 +211,9 @@ export const serveCommand: Command = {
         refuseChangedSettings(f, s.learner, stateDir);
         await s.start();
       } catch (e) {
-        await s.stop().catch(() => {});
+        await s.stop().catch((stopError) =>
+          noteAlsoFailed("stopping the service", namedStateDirError(stopError, stateDir))
+        );
         throw namedStateDirError(e, stateDir);
       }
       service = s;
@@ -287,7 +297,10 @@ export const serveCommand: Command = {
         announce(front.addr);
         return { server, front };
       } catch (e) {
-        await server.shutdown();
+        // (the front's error is the one reported: a failed shutdown must not replace it)
+        await server.shutdown().catch((shutdownError) =>
+          noteAlsoFailed("shutting the server down", shutdownError)
+        );
         await removeSocketDir();
         throw e;
       }
@@ -303,7 +316,9 @@ export const serveCommand: Command = {
     } catch (e) {
       Deno.removeSignalListener("SIGTERM", onSignal);
       Deno.removeSignalListener("SIGINT", onSignal);
-      await service.stop().catch(() => {});
+      await service.stop().catch((stopError) =>
+        noteAlsoFailed("stopping the service", namedStateDirError(stopError, stateDir))
+      );
       if (e instanceof Deno.errors.AddrInUse) {
         throw new Error(
           `tagstream serve: port ${port} on ${hostname} is already in use (another server, or ` +

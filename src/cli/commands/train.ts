@@ -52,7 +52,7 @@ import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
 import { modelFileOf } from "./export.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { refuseChangedSettings } from "./resume_settings.ts";
-import { namedCheckpointError } from "./state.ts";
+import { namedCheckpointError, namedStateDirError } from "./state.ts";
 
 const USAGE =
   `tagstream train (--data FILE | --follow FILE) [--state-dir DIR] [--out FILE.tsm] [options]
@@ -439,6 +439,16 @@ function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
   return v;
 }
 
+/**
+ * Tells on stderr of `error`, met while `what` after an earlier failure: that failure stays the
+ * error reported (and sets the exit status), this one is a note beside it.
+ */
+function noteAlsoFailed(what: string, error: unknown): void {
+  console.error(
+    `[tagstream] also, ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
+
 /** An NDJSON file through the service: once (`follow` false) or followed until a signal. */
 async function trainEvents(
   f: Flags,
@@ -480,7 +490,9 @@ async function trainEvents(
     try {
       refuseChangedSettings(f, service.learner, stateDir!);
     } catch (e) {
-      await service.stop().catch(() => {});
+      await service.stop().catch((stopError) =>
+        noteAlsoFailed("stopping the service", namedStateDirError(stopError, stateDir!))
+      );
       throw e;
     }
   }
@@ -489,6 +501,8 @@ async function trainEvents(
   const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
   let interrupted: Deno.Signal | undefined;
   let published: Record<string, unknown> | null = null, learnedAt: number | undefined;
+  // (a failed run's error, thrown once the service stopped)
+  let runFailure: { error: unknown } | undefined;
   try {
     await service.start();
     // --follow: until a signal; --data: until the end of the file, or a signal
@@ -500,13 +514,31 @@ async function trainEvents(
       learnedAt = performance.now();
       published = await publishAtEnd(service, temp ? 0 : publishing.publishEvery ?? 5000);
     }
-  } finally {
-    // with --state-dir, the last checkpoint (a signal now waits for it): an interrupted --data
-    // run resumes where it stopped
-    await service.stop();
-    endProgress?.();
-    if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
+  } catch (e) {
+    runFailure = { error: e };
   }
+  // with --state-dir, the last checkpoint (a signal now waits for it): an interrupted --data
+  // run resumes where it stopped
+  let stopFailure: { error: unknown } | undefined;
+  try {
+    await service.stop();
+  } catch (e) {
+    stopFailure = { error: e };
+  }
+  endProgress?.();
+  if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
+  if (runFailure !== undefined) {
+    // the run's error is the one reported; a failed stop after it is a note beside it
+    if (stopFailure !== undefined) {
+      noteAlsoFailed(
+        "stopping the service",
+        temp ? stopFailure.error : namedStateDirError(stopFailure.error, stateDir!),
+      );
+    }
+    throw runFailure.error;
+  }
+  // after a good run, a failed stop fails it: the last checkpoint may not be saved
+  if (stopFailure !== undefined) throw stopFailure.error;
   const l = service.learner;
   const seconds = ((learnedAt ?? performance.now()) - t0) / 1000;
   const applied = l.applied - applied0, rejected = l.rejected - rejected0;
