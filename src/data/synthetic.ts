@@ -516,7 +516,9 @@ export function syntheticXcStream(
 }
 
 /**
- * Writes synthetic rows to an XC text file; returns the file size in bytes.
+ * Writes synthetic rows to an XC text file; returns the file size in bytes. The rows go to a
+ * temporary file beside `path`, renamed to `path` once complete: a failure leaves no partial file
+ * under `path` (an earlier file there stays as it was) and removes the temporary one.
  *
  * @example
  * ```ts
@@ -531,14 +533,34 @@ export async function writeSyntheticXc(
   path: string,
   options: SyntheticOptions = {},
 ): Promise<number> {
-  const file = await Deno.open(path, { write: true, create: true, truncate: true });
+  // (options are checked before any file is made)
+  const rows = syntheticXcStream(options);
+  // a sibling (same file system: the rename is atomic), named anew for each call
+  const tmp = `${path}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const file = await Deno.open(tmp, { write: true, createNew: true });
   let bytes = 0;
-  const counter = new TransformStream<Uint8Array, Uint8Array>({
-    transform(chunk, controller) {
-      bytes += chunk.length;
-      controller.enqueue(chunk);
-    },
-  });
-  await syntheticXcStream(options).pipeThrough(counter).pipeTo(file.writable);
+  try {
+    try {
+      await rows.pipeTo(
+        new WritableStream<Uint8Array>({
+          async write(chunk) {
+            for (let p = 0; p < chunk.length;) {
+              const n = await file.write(chunk.subarray(p));
+              if (n <= 0) throw new Error(`Cannot write ${tmp}: no byte written`);
+              p += n;
+            }
+            bytes += chunk.length;
+          },
+        }),
+      );
+      await file.sync();
+    } finally {
+      file.close();
+    }
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
   return bytes;
 }
