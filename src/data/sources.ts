@@ -158,14 +158,14 @@ function isUrlString(s: string): boolean {
 }
 
 async function openFile(path: string): Promise<ReadableStream<Uint8Array>> {
+  let file: Deno.FsFile | undefined;
   try {
-    const file = await Deno.open(path, { read: true });
-    if ((await file.stat()).isDirectory) {
-      file.close();
-      throw new Deno.errors.IsADirectory(path);
-    }
+    file = await Deno.open(path, { read: true });
+    if ((await file.stat()).isDirectory) throw new Deno.errors.IsADirectory(path);
     return file.readable;
   } catch (e) {
+    // (a file opened, then refused or failing: closed, not leaked)
+    file?.close();
     if (e instanceof Deno.errors.NotFound) throw new TypeError(`Cannot read ${path}: no such file`);
     if (e instanceof Deno.errors.PermissionDenied) {
       throw new TypeError(`Cannot read ${path}: permission denied`);
