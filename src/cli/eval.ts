@@ -27,7 +27,7 @@ import { propensities } from "../metrics/propensity.ts";
 import { Evaluator } from "../metrics/evaluate.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
-import { intFlag, parseFlags, stringFlag } from "./commands/args.ts";
+import { intFlag, osReason, parseFlags, stringFlag } from "./commands/args.ts";
 import { propensityFlags } from "./commands/propensity_flags.ts";
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -200,7 +200,12 @@ export async function evaluatePredictionsFile(
     if (e instanceof Deno.errors.NotFound) {
       throw new TypeError(`Cannot read predictions ${options.predictions}: no such file`);
     }
-    throw e;
+    if (e instanceof Deno.errors.IsADirectory) {
+      throw new TypeError(`Cannot read predictions ${options.predictions}: it is a directory`);
+    }
+    // any other reason the file cannot be read (the OS's, without its `(os error N)` and the
+    // call after it): bad input naming the file, as a missing one
+    throw new TypeError(`Cannot read predictions ${options.predictions}: ${osReason(e)}`);
   }
   const source = options.predictions.slice(options.predictions.lastIndexOf("/") + 1);
   const lines = predictionLines(text);

@@ -614,8 +614,18 @@ function looksLike(head: Uint8Array, kind: OutKind): boolean {
   return [1, 3, 5].some((at) => MODEL_MAGIC.every((b, i) => head[at + i] === b));
 }
 
-/** An OS error's message without its `(os error N)` and the call after it. */
-function osReason(e: unknown): string {
+/**
+ * An OS error's message without its `(os error N)` and the call after it, for messages that name
+ * the file themselves.
+ *
+ * @example
+ * ```ts
+ * import { osReason } from "./args.ts";
+ * const e = new Error("Is a directory (os error 21): read '/tmp'");
+ * console.log(osReason(e)); // "Is a directory"
+ * ```
+ */
+export function osReason(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).replace(/\s*\(os error \d+\).*$/s, "");
 }
 

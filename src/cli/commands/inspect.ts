@@ -13,6 +13,7 @@ import {
   checkStateDir,
   type Command,
   intFlag,
+  osReason,
   parseFlags,
   statOrUndefined,
   stringFlag,
@@ -63,16 +64,16 @@ export async function readModelArg(flag: string, path: string): Promise<Uint8Arr
     if (e instanceof TypeError) throw e;
     if (e instanceof Deno.errors.NotFound) throw new TypeError(`${what}: no such file`);
     if (e instanceof Deno.errors.IsADirectory) {
-      // inspect, eval and prune all read a serve/train state directory with --state-dir
-      const state = (await statOrUndefined(`${path}/checkpoint.msgpack`))?.isFile === true;
+      // inspect, eval and prune all read a serve/train state directory with --state-dir (a hint
+      // only: a stat that fails leaves it out, the message stays this one)
+      const state = (await statOrUndefined(`${path}/checkpoint.msgpack`).catch(() => undefined))
+        ?.isFile === true;
       throw new TypeError(
         `${what}: is a directory, not a model file` +
           (state ? ` (a state directory: give --state-dir ${path})` : ""),
       );
     }
-    // the OS's reason, without its `(os error N)` and the call after it
-    const reason = (e as Error).message.replace(/\s*\(os error \d+\).*$/s, "");
-    throw new TypeError(`${what}: cannot be read (${reason})`);
+    throw new TypeError(`${what}: cannot be read (${osReason(e)})`);
   }
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     // model files are read as they are (the SDK gets the bytes of the file)

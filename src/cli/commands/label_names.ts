@@ -5,6 +5,7 @@
  * @module
  */
 import { Vocabulary, VocabularyError } from "../../data/vocabulary.ts";
+import { osReason } from "./args.ts";
 
 /**
  * The text of a label-names file, decoded as UTF-8 (a leading byte order mark kept, as
@@ -30,11 +31,6 @@ function decodeNames(bytes: Uint8Array, where: string): string {
     }
     throw new TypeError(`${where} line ${line}: not valid UTF-8 (save the file as UTF-8)`);
   }
-}
-
-/** An OS error's message without its `(os error N)` and the call after it. */
-function osReason(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).replace(/\s*\(os error \d+\).*$/s, "");
 }
 
 /**
