@@ -19,12 +19,16 @@
  *   up to date; `{op: "resync"}` (no answer) when a delta could not be applied: the next
  *   snapshot is then a full one;
  * - from the worker: `{event: "ready"}` or `{event: "failed", error}` after `init`; answers
- *   `{id, ok, value | error, applied}`; `{event: "snapshot", ck, stopping, costMs}` — the
- *   learner as a checkpoint without its queued events, sent every `snapshotMs` (default 100)
- *   while the model, counts or version change, but not sooner than 10 times the last
- *   snapshot's cost, or the last replica's rebuild time on the serving thread, after it (a big
- *   model: snapshots take at most about a tenth of the learner's time, and rebuilds about a
- *   tenth of the serving thread's), and at once after `checkpoint`/`publish`/`stop`;
+ *   `{id, ok, value | error, applied}` (an `error` is a record of the error's class, name,
+ *   message and fields, rebuilt here as the same class: a caller sees the error it would see
+ *   with the service on its own thread); `{event: "closed"}` when the thread ends without being
+ *   asked to (`close()`, `Deno.exit()`): it is then lost, as after an uncaught error;
+ *   `{event: "snapshot", ck, stopping, costMs}` — the learner as a checkpoint without its
+ *   queued events, sent every `snapshotMs` (default 100) while the model, counts or version
+ *   change, but not sooner than 10 times the last snapshot's cost, or the last replica's
+ *   rebuild time on the serving thread, after it (a big model: snapshots take at most about a
+ *   tenth of the learner's time, and rebuilds about a tenth of the serving thread's), and at
+ *   once after `checkpoint`/`publish`/`stop`;
  *   `{event: "published", model}` when a new model file was published.
  * - For a model with replica deltas (`beginReplicaDeltas`/`toReplicaDelta`/`applyReplicaDelta`,
  *   e.g. "ova"), a snapshot after the first full one is a delta when it can be:
@@ -84,12 +88,19 @@ import {
   wrongType,
 } from "../data/option_check.ts";
 import { factoryOption } from "./option_rules.ts";
+import { VocabularyError } from "../data/vocabulary.ts";
+import { WalDamageError } from "./wal_reader.ts";
+import { CheckpointDamageError } from "./checkpoint.ts";
+import { CheckpointFieldError } from "./checkpoint_fields.ts";
+import { RedisConnectionError } from "./redis_client.ts";
+import { ModelFormatError } from "../../sdk/internal.ts";
 
 /** The worker scope's messaging (typed here: the project compiles against `deno.window`). */
 interface WorkerScope {
   postMessage(message: unknown, transfer?: Transferable[]): void;
   onmessage: ((e: MessageEvent) => void) | null;
   addEventListener(type: string, listener: (e: Event) => void): void;
+  close(): void;
 }
 
 interface Snapshot {
@@ -126,7 +137,7 @@ interface Answer {
   id: number;
   ok: boolean;
   value?: unknown;
-  error?: { name: string; message: string };
+  error?: ErrorRecord;
   applied: number;
 }
 
@@ -135,23 +146,102 @@ type FromWorker =
   | DeltaSnapshot
   | Answer
   | { event: "ready" }
-  | { event: "failed"; error: { name: string; message: string } }
-  | { event: "published"; model: PublishedModel };
+  | { event: "failed"; error: ErrorRecord }
+  | { event: "published"; model: PublishedModel }
+  | { event: "closed" };
 
-function errorOf(e: unknown): { name: string; message: string } {
-  const err = e as Error;
-  return { name: err?.name ?? "Error", message: err?.message ?? String(e) };
+/**
+ * An error as it crosses the threads (structured-clonable): what {@linkcode rebuildError} needs to
+ * throw the same class with the same fields on the other side, so that a caller sees what it
+ * would see with the service on its own thread (`instanceof`, `name`, `message`, and the data of
+ * e.g. a `WalDamageError`, a `VocabularyError` or an OS error's `code`). The CLI's exit status
+ * depends on the built-in class (2 for a TypeError, RangeError or SyntaxError, subclasses
+ * included).
+ */
+interface ErrorRecord {
+  /** The error's `name`. */
+  name: string;
+  /** The error's `message`. */
+  message: string;
+  /** Its class (`constructor.name`), e.g. "WalDamageError", "VocabularyError", "NotFound". */
+  type: string;
+  /** The built-in class it is an instance of: "TypeError", "RangeError", "SyntaxError", ... "Error". */
+  base: string;
+  /** Its own fields that a structured clone carries (`file`, `offset`, `reason`, `code`, ...). */
+  data: Record<string, unknown>;
 }
 
-function rebuildError(e: { name: string; message: string }): Error {
-  const C = e.name === "TypeError"
-    ? TypeError
-    : e.name === "RangeError"
-    ? RangeError
-    : e.name === "SyntaxError"
-    ? SyntaxError
-    : Error;
-  return new C(e.message);
+/** The built-in error classes an error record's `base` names (any other: Error). */
+const BUILT_IN_ERRORS: Record<string, ErrorConstructor> = {
+  TypeError,
+  RangeError,
+  SyntaxError,
+  ReferenceError,
+  EvalError,
+  URIError,
+};
+
+/**
+ * The project's error classes that the learning thread may throw, rebuilt as themselves (Deno's
+ * `Deno.errors` classes are too); another class is rebuilt as its built-in class, with its name
+ * and fields.
+ */
+const KNOWN_ERRORS: Record<string, unknown> = {
+  VocabularyError,
+  WalDamageError,
+  CheckpointDamageError,
+  CheckpointFieldError,
+  RedisConnectionError,
+  ModelFormatError,
+};
+
+/** The record of an error (or of any thrown value) to send to the other thread. */
+function errorRecord(e: unknown): ErrorRecord {
+  const err = e as { name?: unknown; message?: unknown } | null | undefined;
+  const name = typeof err?.name === "string" ? err.name : "Error";
+  const message = typeof err?.message === "string" ? err.message : String(e);
+  if (!(e instanceof Error)) {
+    return { name, message, type: "", base: name in BUILT_IN_ERRORS ? name : "Error", data: {} };
+  }
+  const base = Object.keys(BUILT_IN_ERRORS).find((b) => e instanceof BUILT_IN_ERRORS[b]) ??
+    "Error";
+  const data: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(e)) {
+    if (k === "message" || k === "stack") continue; // an own `name` is kept: it is one of them
+    try {
+      data[k] = structuredClone(v);
+    } catch {
+      // a field a message cannot carry is left out
+    }
+  }
+  return { name, message, type: e.constructor?.name ?? "", base, data };
+}
+
+/** The error an {@linkcode ErrorRecord} describes: the same class, name, message and fields. */
+function rebuildError(r: ErrorRecord): Error {
+  const Base = BUILT_IN_ERRORS[r.base] ?? Error;
+  const known = KNOWN_ERRORS[r.type] ?? (Deno.errors as Record<string, unknown>)[r.type];
+  const C = typeof known === "function" && (known === Base || known.prototype instanceof Base)
+    ? known
+    : Base;
+  // the class's prototype, built as its built-in class is (its constructor's arguments differ)
+  const e: Error = r.type === "DOMException"
+    ? new DOMException(r.message, r.name)
+    : Reflect.construct(Base, [String(r.message)], C);
+  if (e.name !== r.name) e.name = r.name;
+  for (const [k, v] of Object.entries(r.data ?? {})) {
+    try {
+      (e as unknown as Record<string, unknown>)[k] = v;
+    } catch {
+      // a read-only field of the class keeps its own value
+    }
+  }
+  return e;
+}
+
+/** What a message from the learning thread that is not an object is, for the error naming it. */
+function shape(m: unknown): string {
+  return m === null ? "null" : typeof m;
 }
 
 /**
@@ -276,9 +366,13 @@ export class LearnerThread implements ServiceHandle {
 
   /**
    * Starts the worker, opens and starts its service (resume, write-ahead-log replay, sources)
-   * and waits for its first snapshot. Rejects with the worker's error when it cannot open, and
-   * before starting it with a TypeError or RangeError for a bad option (see
-   * `checkThreadOptions` in `service_options.ts`).
+   * and waits for its first snapshot. Rejects with the worker's error when it cannot open (the
+   * same class, message and fields as `LearningService.open` and `start` would reject with on
+   * this thread), before starting it with a TypeError or RangeError for a bad option (see
+   * {@linkcode checkThreadOptions}), and with an Error saying `learner thread failed: ...` when
+   * the thread dies, ends itself, or sends a message that cannot be read or a first snapshot
+   * that cannot be restored (one it cannot take or send: its error, `the learner's first
+   * snapshot could not be sent: ...`). The worker is ended in every case.
    */
   static open(options: LearnerThreadOptions): Promise<LearnerThread> {
     try {
@@ -286,7 +380,12 @@ export class LearnerThread implements ServiceHandle {
     } catch (e) {
       return Promise.reject(e);
     }
-    const worker = new Worker(options.workerUrl, { type: "module" });
+    let worker: Worker;
+    try {
+      worker = new Worker(options.workerUrl, { type: "module" });
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return new Promise<LearnerThread>((resolve, reject) => {
       let thread: LearnerThread | undefined;
       let first: Snapshot | undefined;
@@ -310,20 +409,59 @@ export class LearnerThread implements ServiceHandle {
         lost("learner thread failed: a message from it could not be read");
       };
       worker.onmessage = (e: MessageEvent<FromWorker>) => {
-        const m = e.data;
-        if (thread !== undefined) return thread.#receive(m);
-        if ("event" in m && m.event === "snapshot" && !m.delta) first = m;
-        else if ("event" in m && m.event === "published") published = m.model;
-        else if ("event" in m && m.event === "failed") {
-          worker.terminate();
-          reject(rebuildError(m.error));
-        } else if ("event" in m && m.event === "ready" && first !== undefined) {
-          thread = new LearnerThread(worker, options.factory, first, options.labelIndex);
-          thread.#published = published;
-          resolve(thread);
+        const m: FromWorker = e.data;
+        // whatever goes wrong with a message fails the thread: never an uncaught error on the
+        // serving thread, nor an open() that waits for ever
+        if (m === null || typeof m !== "object") {
+          return lost(`learner thread failed: a message from it could not be read (${shape(m)})`);
+        }
+        if ("event" in m && m.event === "closed") {
+          return lost(
+            `learner thread failed: it closed itself${
+              thread === undefined ? " while opening" : ""
+            }`,
+          );
+        }
+        try {
+          if (thread !== undefined) return thread.#receive(m);
+          if ("event" in m && m.event === "snapshot" && !m.delta) first = m;
+          else if ("event" in m && m.event === "published") published = m.model;
+          else if ("event" in m && m.event === "failed") {
+            worker.terminate();
+            reject(rebuildError(m.error));
+          } else if ("event" in m && m.event === "ready") {
+            if (first === undefined) {
+              return lost("learner thread failed: it was ready before its first snapshot");
+            }
+            let t: LearnerThread;
+            try {
+              t = new LearnerThread(worker, options.factory, first, options.labelIndex);
+            } catch (err) {
+              return lost(
+                `learner thread failed: its first snapshot could not be restored: ${
+                  (err as Error)?.message ?? String(err)
+                }`,
+              );
+            }
+            thread = t;
+            thread.#published = published;
+            resolve(thread);
+          }
+        } catch (err) {
+          lost(
+            `learner thread failed: a message from it could not be handled: ${
+              (err as Error)?.message ?? String(err)
+            }`,
+          );
         }
       };
-      worker.postMessage({ op: "init", init: options.init });
+      try {
+        worker.postMessage({ op: "init", init: options.init });
+      } catch (e) {
+        // checkThreadOptions clones it first: not expected
+        worker.terminate();
+        reject(e);
+      }
     });
   }
 
@@ -523,6 +661,21 @@ export function serveLearnerThread(
   let timer: ReturnType<typeof setInterval> | undefined;
   let sent = "";
   let sentPublished: PublishedModel | undefined;
+  /** Whether `stop` was asked for (the thread then ends as expected) or "closed" was sent. */
+  let ended = false;
+  // A thread that ends itself (`close()`, `Deno.exit()` in a worker) raises no event on the
+  // serving thread: say so, or the calls waiting (and an open() before "ready") wait for ever.
+  const closed = () => {
+    if (ended) return;
+    ended = true;
+    scope.postMessage({ event: "closed" });
+  };
+  scope.addEventListener("unload", closed); // Deno.exit()
+  const close = scope.close.bind(scope);
+  scope.close = () => { // a message posted after close() is not delivered
+    closed();
+    close();
+  };
   // a request that cannot be read is never answered: fail the thread (the serving thread then
   // refuses the calls waiting) rather than leave its caller waiting for ever
   scope.addEventListener("messageerror", () => {
@@ -612,10 +765,19 @@ export function serveLearnerThread(
         await service.start();
       } catch (err) {
         await service?.stop().catch(() => {});
-        scope.postMessage({ event: "failed", error: errorOf(err) });
+        scope.postMessage({ event: "failed", error: errorRecord(err) });
         return;
       }
-      update(false);
+      try {
+        update(false);
+      } catch (err) {
+        // without its first snapshot the serving thread cannot answer: refuse the start
+        await service.stop().catch(() => {});
+        const error = errorRecord(err);
+        error.message = `the learner's first snapshot could not be sent: ${error.message}`;
+        scope.postMessage({ event: "failed", error });
+        return;
+      }
       scope.postMessage({ event: "ready" });
       timer = setInterval(() => update(true), snapshotMs);
       return;
@@ -640,6 +802,7 @@ export function serveLearnerThread(
           update(false);
           break;
         case "stop":
+          ended = true;
           clearInterval(timer);
           await s.stop();
           update(false);
@@ -648,10 +811,17 @@ export function serveLearnerThread(
           throw new TypeError(`unknown learner-thread request '${m.op}'`);
       }
     } catch (err) {
-      scope.postMessage({ id: m.id, ok: false, error: errorOf(err), applied: s.applied });
+      scope.postMessage({ id: m.id, ok: false, error: errorRecord(err), applied: s.applied });
       return;
     }
-    scope.postMessage({ id: m.id, ok: true, value, applied: s.applied });
+    try {
+      scope.postMessage({ id: m.id, ok: true, value, applied: s.applied });
+    } catch (err) {
+      // an answer a message cannot carry: its caller is told so instead of waiting for ever
+      const error = errorRecord(err);
+      error.message = `the answer to '${m.op}' could not be sent: ${error.message}`;
+      scope.postMessage({ id: m.id, ok: false, error, applied: s.applied });
+    }
   };
 }
 
@@ -667,8 +837,9 @@ const THREAD_KEYS = [
  * Checks the options of `LearnerThread.open` ({@linkcode LearnerThreadOptions}, its
  * `labelIndex` included) before the worker starts, and returns them.
  *
- * @throws {TypeError} for a non-object, an unknown key, a missing `workerUrl` or `factory`, or a
- * value of the wrong type
+ * @throws {TypeError} for a non-object, an unknown key, a missing `workerUrl` or `factory`, a
+ * value of the wrong type, or an `init` that a message cannot carry (holding a function, a
+ * symbol, ...)
  * @throws {RangeError} for a `labelIndex` value out of range
  *
  * @example
@@ -690,6 +861,15 @@ export function checkThreadOptions(options: unknown): LearnerThreadOptions {
     wrongType(where, "workerUrl", "a URL or a non-empty string", url);
   }
   factoryOption(where, o.factory);
+  try {
+    structuredClone(o.init); // what postMessage will do with it: refused now, before the worker
+  } catch (e) {
+    throw new TypeError(
+      `${where}: option init must be a value a message can carry (structured-clonable): ${
+        (e as Error)?.message ?? String(e)
+      }`,
+    );
+  }
   functionOption(where, "onFailure", o.onFailure);
   typed(where, "labelIndex", o.labelIndex, "an object", isPlainObject(o.labelIndex));
   checkIndexOptions(`${where}: labelIndex`, o.labelIndex);
