@@ -13,6 +13,7 @@ import {
   OVA_THREAD_FLAGS,
   plantedEvents,
   serviceOptions,
+  waitUntil,
   withTempDir,
 } from "./helpers.ts";
 
@@ -252,15 +253,23 @@ Deno.test("learner thread: a snapshot that cannot be restored keeps the previous
 });
 
 Deno.test("learner thread: a slow replica rebuild spaces the snapshots out", async () => {
-  // The serving thread's factory takes 40 ms per rebuild: snapshots must then come at most
-  // every 10 × 40 ms (not every 100 ms), so rebuilds take about a tenth of the serving thread.
+  // The serving thread's factory takes at least 40 ms per rebuild: once the learner thread has
+  // heard of a rebuild, it sends no periodic snapshot sooner than 10 times that after the one
+  // rebuilt (not at the next 100 ms tick), so rebuilds take about a tenth of the serving thread.
+  // Checked from causes, not rates: the rebuild of body r's snapshot is reported (its "rebuilt"
+  // message posted) before body r + 1 is sent, and that snapshot left after body r was sent, so
+  // the next rebuild cannot start before body r was sent + 10 × that rebuild, on any machine.
   const REBUILD_MS = 40;
+  /** Start (serving thread's clock) and duration of every rebuild. */
+  const rebuilds: { start: number; ms: number }[] = [];
   const slow = {
     ...leml,
     restore(...args: Parameters<typeof leml.restore>) {
       const t0 = performance.now();
       while (performance.now() - t0 < REBUILD_MS) { /* a slow rebuild */ }
-      return leml.restore(...args);
+      const e = leml.restore(...args);
+      rebuilds.push({ start: t0, ms: performance.now() - t0 });
+      return e;
     },
   };
   await withTempDir(async (dir) => {
@@ -270,26 +279,33 @@ Deno.test("learner thread: a slow replica rebuild spaces the snapshots out", asy
       factory: slow,
     });
     try {
-      const first = t.replicas;
-      const start = performance.now();
-      let i = 0;
-      // at least 1.5 s, and until one rebuild came (a loaded machine can take longer for it)
-      while (
-        performance.now() - start < 1500 ||
-        (t.replicas === first && performance.now() - start < 30_000)
-      ) {
-        await t.ingestBody(plantedEvents(8, i).join("\n"), "http");
-        i += 8;
-        await new Promise((r) => setTimeout(r, 5));
+      let n = 0;
+      let previous: { sent: number; rebuild: { start: number; ms: number } } | undefined;
+      for (let round = 0; round < 4; round++) {
+        const seen = rebuilds.length;
+        const sent = performance.now();
+        // 8 events: two whole minibatches, learned at once (no later flush changes the model)
+        await t.ingestBody(plantedEvents(8, n).join("\n"), "http");
+        n += 8;
+        await waitUntil(
+          () => t.predictor.applied === n && t.predictor.learned === n,
+          `the replica of ${n} events`,
+          30_000,
+        );
+        if (previous !== undefined) {
+          const next = rebuilds[seen]; // the first rebuild after body `round` was sent
+          const notBefore = previous.sent + 10 * previous.rebuild.ms;
+          assert(
+            next.start >= notBefore,
+            `a rebuild ${(next.start - previous.rebuild.start).toFixed(0)} ms after one of ${
+              previous.rebuild.ms.toFixed(0)
+            } ms (at least ${(notBefore - previous.rebuild.start).toFixed(0)} ms expected)`,
+          );
+        }
+        // the last rebuild before the next body is of a snapshot taken after this body was sent
+        previous = { sent, rebuild: rebuilds[rebuilds.length - 1] };
       }
-      const elapsed = performance.now() - start;
-      const built = t.replicas - first;
-      // 100 ms snapshots would give about 15 rebuilds (60% of the thread); spaced: about 4
-      assert(built >= 1, "the replica never followed");
-      assert(
-        built * REBUILD_MS <= 0.25 * elapsed,
-        `${built} rebuilds of ${REBUILD_MS} ms in ${elapsed.toFixed(0)} ms`,
-      );
+      assert(rebuilds.length >= 4, `${rebuilds.length} rebuilds`);
     } finally {
       await t.stop();
     }

@@ -60,7 +60,13 @@ Deno.test("replica index: from the threshold on, answers exact-scored; below it,
 Deno.test("replica index (synchronous): /predict's path answers from it, a newer replica refreshes it", () => {
   const ix = new ReplicaIndexer({ worker: false, minLabels: 64 });
   const a = replica(300);
+  // the full build below starts after t0 and takes less than t1 - t0: the next one is due at
+  // max(1000, 10 × its cost) after its start, so not at t0 + 999 and surely at `due` (clocks
+  // passed to update, not waited for: a slow or paused machine cannot change the answers)
+  const t0 = performance.now();
   ix.update(a.estimator);
+  const t1 = performance.now();
+  const due = t1 + Math.max(1000, 10 * (t1 - t0));
   assertEquals([ix.builds, ix.refreshes, ix.metrics(a.estimator).indexed], [0 + 1, 0, true]);
   const est = a.estimator as LemlStream;
   for (let j = 0; j < 20; j++) {
@@ -80,10 +86,10 @@ Deno.test("replica index (synchronous): /predict's path answers from it, a newer
   assert((b.estimator as LemlStream).labelIndex!.reused, "refreshed");
   // more labels: a full build, but not before the spacing allows
   const c = replica(400);
-  const wait = ix.update(c.estimator, performance.now() - 10_000);
+  const wait = ix.update(c.estimator, t0 + 999);
   assert(wait > 0, "not due yet");
   assertEquals(ix.metrics(c.estimator).indexed, false, "answers exactly meanwhile");
-  assertEquals(ix.update(c.estimator, performance.now() + 60_000), 0);
+  assertEquals(ix.update(c.estimator, due), 0);
   assertEquals([ix.builds, ix.metrics(c.estimator).indexed], [2, true]);
 });
 
@@ -148,6 +154,9 @@ Deno.test("replica index (worker): built off the thread, applied to the current 
   const ix = new ReplicaIndexer({ minLabels: 64 });
   try {
     const a = replica(300), est = a.estimator as LemlStream;
+    // posted after t0, built in less than t1 - t0 (t1: when it is back): the next full build
+    // is due max(1000, 10 × the build) after the post, so not at t0 + 999 and surely at `due`
+    const t0 = performance.now();
     assertEquals(ix.update(est), 0);
     assertEquals(ix.inFlight, true, "posted to the worker");
     assertEquals(ix.metrics(est).inFlight, true);
@@ -157,6 +166,8 @@ Deno.test("replica index (worker): built off the thread, applied to the current 
     }
     ix.update(est); // at most one build in flight
     await ix.whenIdle();
+    const t1 = performance.now();
+    const due = t1 + Math.max(1000, 10 * (t1 - t0));
     assertEquals([ix.inFlight, ix.builds, ix.error], [false, 1, undefined]);
     assert(ix.buildMs > 0, "the worker's build time");
     assertEquals(ix.metrics(est).indexed, true, "applied to the replica (a refresh)");
@@ -180,9 +191,9 @@ Deno.test("replica index (worker): built off the thread, applied to the current 
     assert((b.estimator as LemlStream).labelIndex!.reused, "refreshed");
     // more labels: answers exactly until a build of its count is due and back
     const c = replica(400);
-    ix.update(c.estimator, performance.now() - 10_000);
+    ix.update(c.estimator, t0 + 999);
     assertEquals([ix.inFlight, ix.metrics(c.estimator).indexed], [false, false], "not due yet");
-    ix.update(c.estimator, performance.now() + 60_000);
+    ix.update(c.estimator, due);
     assertEquals(ix.inFlight, true, "due");
     await ix.whenIdle();
     assertEquals([ix.builds, ix.metrics(c.estimator).indexed], [2, true]);
