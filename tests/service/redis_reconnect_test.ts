@@ -106,15 +106,27 @@ Deno.test({
     const port = server.port;
     await server.stop();
     try {
-      const t0 = Date.now();
-      let attempts = 0;
-      while (Date.now() - t0 < 1000) {
-        await src.read().catch(() => attempts++);
+      // The first read finds the connection gone; each later one reconnects after a backoff
+      // that doubles: 100, 200, 400, 800 ms, not a busy loop. Checked as lower bounds on the
+      // gaps between failed reads (a slow or paused machine only widens them), with a tenth off
+      // for timer and clock rounding; 30 s is a hang guard.
+      const failedAt: number[] = [];
+      const t0 = performance.now();
+      while (failedAt.length < 5) {
+        if (performance.now() - t0 > 30_000) throw new Error(`${failedAt.length} failed reads`);
+        await src.read().then(
+          () => {
+            throw new Error(`a read succeeded with the server stopped (port ${port})`);
+          },
+          () => failedAt.push(performance.now()),
+        );
       }
-      // 100, 200, 400 ms apart: a handful of attempts in a second, not a busy loop.
-      if (attempts < 2 || attempts > 6) {
-        throw new Error(`${attempts} attempts in 1 s (port ${port})`);
-      }
+      const gaps = failedAt.slice(1).map((t, i) => Math.round(t - failedAt[i]));
+      [100, 200, 400, 800].forEach((backoff, i) => {
+        if (gaps[i] < 0.9 * backoff) {
+          throw new Error(`reads failed ${gaps.join(", ")} ms apart: not backing off`);
+        }
+      });
     } finally {
       src.close();
     }

@@ -57,14 +57,24 @@ function streamReply(key: string, entries: [string, string][]): string {
   return r;
 }
 
+/** Whether stream id `a` ("ms-seq") comes after `b`. */
+function idAfter(a: string, b: string): boolean {
+  const [am, as = 0n] = a.split("-").map(BigInt), [bm, bs = 0n] = b.split("-").map(BigInt);
+  return am > bm || (am === bm && as > bs);
+}
+
 /**
- * A fake Redis: creates the group, has no pending entries, delivers `entries` to the first
- * read of new entries, then answers nothing more, on any connection.
+ * A fake Redis: creates the group, delivers `entries` to the first read of new entries, then
+ * answers nothing more, on any connection, from the second read of new entries on. Until then
+ * a read of pending entries answers the delivered ones not acknowledged, as Redis does: when a
+ * slow or paused machine makes the delivery's reply late, the source's reply timeout drops it
+ * and the source reads it again from there after reconnecting.
  */
 function silentAfterDelivery(key: string, entries: [string, string][]) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns: Deno.Conn[] = [];
   const state = { delivered: false, silent: false, commandsIgnored: 0 };
+  const acked = new Set<string>();
   (async () => {
     for await (const conn of listener) {
       conns.push(conn);
@@ -89,9 +99,17 @@ function silentAfterDelivery(key: string, entries: [string, string][]) {
               }
               state.delivered = true;
               reply = streamReply(key, entries);
-            } else if (cmd === "XREADGROUP") reply = "*-1\r\n"; // no pending entries
-            else if (cmd === "XACK") reply = `:${args.length - 3}\r\n`;
-            else if (cmd === "XPENDING") reply = "*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n";
+            } else if (cmd === "XREADGROUP") {
+              // this consumer's pending entries after the id given
+              const after = args[args.length - 1];
+              const pending = state.delivered
+                ? entries.filter(([id]) => !acked.has(id) && idAfter(id, after))
+                : [];
+              reply = pending.length > 0 ? streamReply(key, pending) : "*-1\r\n";
+            } else if (cmd === "XACK") {
+              for (const id of args.slice(3)) acked.add(id);
+              reply = `:${args.length - 3}\r\n`;
+            } else if (cmd === "XPENDING") reply = "*4\r\n:0\r\n$-1\r\n$-1\r\n*-1\r\n";
             await conn.write(enc.encode(reply)).catch(() => {});
           }
         }
