@@ -15,8 +15,12 @@ import { assert, assertEquals, serviceOptions, withTempDir } from "./helpers.ts"
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** Writes `request` on a new connection to `port` and reads until the peer closes (or 3 s). */
-async function rawExchange(port: number, request: string, boundMs = 3000): Promise<string> {
+/**
+ * Writes `request` on a new connection to `port` and reads until the peer closes or the answer
+ * is complete (or 30 s, a hang guard: a slow or paused machine must not end the wait for an
+ * answer that its own timer, e.g. a 0.3 s body timeout, sends).
+ */
+async function rawExchange(port: number, request: string, boundMs = 30_000): Promise<string> {
   const c = await Deno.connect({ hostname: "127.0.0.1", port });
   await c.write(enc.encode(request));
   let out = "";

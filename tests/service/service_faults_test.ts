@@ -307,32 +307,54 @@ async function readAll(c: Deno.Conn, ms: number): Promise<string> {
   return out;
 }
 
-Deno.test("slow clients: a body that does not arrive in time gets a 408; over the in-flight cap a 503", async () => {
-  // The 503 needs both slow requests in flight: wait until both reached the app (not a fixed
-  // 100 ms), with a body timeout that outlasts that wait and the third request on a loaded
-  // machine (with 300 ms, a stall of 200 ms let the 408s free both slots first).
-  await withServer({ bodyTimeoutMs: 1500, maxInFlight: 2 }, async (port, started) => {
-    const slow = await Deno.connect({ hostname: "127.0.0.1", port });
-    await slow.write(enc.encode(
-      "POST /events HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{",
-    ));
-    const slow2 = await Deno.connect({ hostname: "127.0.0.1", port });
-    await slow2.write(enc.encode(
-      "POST /events HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n",
-    ));
-    await waitUntil(() => started() === 2, "both slow requests in the app");
-    const busy = await fetch(`http://127.0.0.1:${port}/events`, post("{}\n"));
-    assertEquals(busy.status, 503);
-    assertEquals(busy.headers.get("retry-after"), "1");
-    await busy.body?.cancel();
+/** Opens two requests whose bodies never finish (one by length, one chunked) to `port`. */
+async function slowRequests(port: number): Promise<[Deno.TcpConn, Deno.TcpConn]> {
+  const slow = await Deno.connect({ hostname: "127.0.0.1", port });
+  await slow.write(enc.encode(
+    "POST /events HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{",
+  ));
+  const slow2 = await Deno.connect({ hostname: "127.0.0.1", port });
+  await slow2.write(enc.encode(
+    "POST /events HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n1\r\n{\r\n",
+  ));
+  return [slow, slow2];
+}
+
+function closeQuietly(c: Deno.Conn): void {
+  try {
+    c.close();
+  } catch {
+    // closed
+  }
+}
+
+Deno.test("slow clients: a body that does not arrive in time gets a 408", async () => {
+  await withServer({ bodyTimeoutMs: 300 }, async (port) => {
+    const [slow, slow2] = await slowRequests(port);
     const answer = await readAll(slow, 15000);
     assert(answer.startsWith("HTTP/1.1 408"), answer);
     assert((await readAll(slow2, 15000)).startsWith("HTTP/1.1 408"), "chunked too");
-    slow.close();
+    closeQuietly(slow);
+    closeQuietly(slow2);
+  });
+});
+
+Deno.test("slow clients: over the in-flight cap a 503", async () => {
+  // The 503 needs both slow requests in flight: wait until both reached the app (not a fixed
+  // 100 ms), with a body timeout far longer than the test, so that no 408 frees a slot before
+  // the third request however slow or paused the machine is (with 1.5 s, a stall that long
+  // let the 408s free both slots first); the client's closes end them.
+  await withServer({ bodyTimeoutMs: 600_000, maxInFlight: 2 }, async (port, started) => {
+    const [slow, slow2] = await slowRequests(port);
     try {
-      slow2.close();
-    } catch {
-      // closed
+      await waitUntil(() => started() === 2, "both slow requests in the app");
+      const busy = await fetch(`http://127.0.0.1:${port}/events`, post("{}\n"));
+      assertEquals(busy.status, 503);
+      assertEquals(busy.headers.get("retry-after"), "1");
+      await busy.body?.cancel();
+    } finally {
+      closeQuietly(slow);
+      closeQuietly(slow2);
     }
   });
 });

@@ -37,7 +37,11 @@ Deno.test("TaskYielder: close releases the tasks still waiting", async () => {
   assertEquals(released, 3);
 });
 
-/** Runs `fn` while a client process sends requests one after the other to a server of this thread. */
+/**
+ * Runs `fn` while a client process sends requests one after the other to a server of this
+ * thread, until `fn` is done (the client is killed then; its own 120 s limit only keeps it from
+ * outliving a test process that died: a slow or paused machine must not end it early).
+ */
 async function withClient(fn: (handled: () => number) => Promise<void>): Promise<void> {
   let handled = 0;
   const ac = new AbortController();
@@ -52,7 +56,7 @@ async function withClient(fn: (handled: () => number) => Promise<void>): Promise
   const client = new Deno.Command(Deno.execPath(), {
     args: [
       "eval",
-      `const end = Date.now() + 8000;
+      `const end = Date.now() + 120_000;
        while (Date.now() < end) { try { await (await fetch("${url}")).text(); } catch { break; } }`,
     ],
     stdout: "null",
@@ -60,7 +64,7 @@ async function withClient(fn: (handled: () => number) => Promise<void>): Promise
   }).spawn();
   try {
     const t0 = performance.now();
-    while (handled === 0 && performance.now() - t0 < 10000) {
+    while (handled === 0 && performance.now() - t0 < 30_000) { // a hang guard
       await new Promise((r) => setTimeout(r, 5));
     }
     assert(handled > 0, "the client never reached the server");
@@ -76,9 +80,11 @@ async function withClient(fn: (handled: () => number) => Promise<void>): Promise
 Deno.test("TaskYielder: requests from another process are answered during a chain of busy slices", async () => {
   // The property the service depends on: between two slices the event loop polls for I/O, so
   // requests do not wait for the chain's end. A client process sends requests one after the
-  // other; a chain of 1 ms slices runs until the server has answered 10 of them, and records
-  // after which slice each was answered. The evidence is the interleaving, not a rate: requests
-  // seen while the chain ran (it ends only after the tenth) and after several different slices.
+  // other; a chain of 1 ms slices runs until the server has answered 10 of them after at least
+  // 5 different slices, and records after which slice each was answered. The evidence is the
+  // interleaving, not a rate: requests seen while the chain ran (it ends only after them) and
+  // after several different slices (a loaded machine may stretch one turn over several polls
+  // and let it see two answers: the chain then runs on; it is bounded in slices, not in time).
   // (How many requests a second get through is measured by bench/service_load.ts, not asserted.)
   await withClient(async (handled) => {
     const y = new TaskYielder();
@@ -96,18 +102,17 @@ Deno.test("TaskYielder: requests from another process are answered during a chai
       // answeredAfter[i]: the slice after whose turn the (i+1)-th request of the chain was seen
       const answeredAfter: number[] = [];
       let slices = 0;
-      while (answeredAfter.length < 10 && slices < 20_000) {
+      const distinct = () => new Set(answeredAfter).size;
+      while ((answeredAfter.length < 10 || distinct() < 5) && slices < 20_000) {
         busy(1);
         slices++;
         await y.yield();
         const n = handled() - before;
         while (answeredAfter.length < n) answeredAfter.push(slices);
       }
-      assertEquals(answeredAfter.length, 10, `${slices} slices answered only ${answeredAfter}`);
-      // spread over the chain, slices running between answers (one turn may see two answers
-      // when a loaded machine stretches it over several polls, so not necessarily ten)
-      const distinct = new Set(answeredAfter).size;
-      assert(distinct >= 5, `requests answered after slices ${answeredAfter}: not interleaved`);
+      assert(answeredAfter.length >= 10, `${slices} slices answered only ${answeredAfter}`);
+      // spread over the chain, slices running between answers
+      assert(distinct() >= 5, `requests answered after slices ${answeredAfter}: not interleaved`);
     } finally {
       await y.close();
     }
@@ -142,7 +147,7 @@ Deno.test("TaskYielder: loopback or blocking-pool turns; close ends a turn in fl
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000); // a hang guard
     const out = await child.output();
     clearTimeout(timer);
     const err = new TextDecoder().decode(out.stderr);
