@@ -46,7 +46,27 @@ export interface TcpFrontOptions {
   maxConnections: number;
   /** Log lines (connection errors are not logged, they are the clients'). */
   log?: (message: string) => void;
+  /**
+   * The timers of the header timeout and of the close after an early answer (default
+   * `setTimeout` / `clearTimeout`): a test passes timers it fires itself, which no pause of a
+   * loaded machine fires early.
+   */
+  timers?: TcpFrontTimers;
 }
+
+/** Schedules the front's timeouts (see {@linkcode TcpFrontOptions.timers}). */
+export interface TcpFrontTimers {
+  /** Calls `fn` once, `ms` milliseconds from now; returns a handle (not undefined) for `clear`. */
+  set(fn: () => void, ms: number): unknown;
+  /** Cancels what `set` scheduled (a handle that fired or was cleared is ignored). */
+  clear(handle: unknown): void;
+}
+
+/** The real clock's timers. */
+const REAL_TIMERS: TcpFrontTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** What the front has done so far. */
 export interface TcpFrontStats {
@@ -493,16 +513,17 @@ export class TcpFront {
 
   async #forward(client: Deno.Conn): Promise<void> {
     const { backend, headerTimeoutMs } = this.#opts;
+    const timers = this.#opts.timers ?? REAL_TIMERS;
     this.#conns.add(client);
     let server: Deno.Conn | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown;
     /** Set when the server answered, closing, a request whose body has not all arrived. */
-    let lingerTimer: ReturnType<typeof setTimeout> | undefined;
+    let lingerTimer: unknown;
     let over = false;
     const closeBoth = () => {
       over = true;
-      if (timer !== undefined) clearTimeout(timer);
-      if (lingerTimer !== undefined) clearTimeout(lingerTimer);
+      if (timer !== undefined) timers.clear(timer);
+      if (lingerTimer !== undefined) timers.clear(lingerTimer);
       for (const c of [client, server]) {
         try {
           c?.close();
@@ -528,11 +549,11 @@ export class TcpFront {
     };
     const arm = () => {
       if (!timed || over) return;
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(onTimeout, headerTimeoutMs);
+      if (timer !== undefined) timers.clear(timer);
+      timer = timers.set(onTimeout, headerTimeoutMs);
     };
     const disarm = () => {
-      if (timer !== undefined) clearTimeout(timer);
+      if (timer !== undefined) timers.clear(timer);
       timer = undefined;
     };
     arm(); // from the connection's opening
@@ -592,7 +613,7 @@ export class TcpFront {
             timed && lingerTimer === undefined && inBody(tracker) &&
             CLOSING.test(latin1.decode(buf.subarray(0, n)))
           ) {
-            lingerTimer = setTimeout(() => {
+            lingerTimer = timers.set(() => {
               if (inBody(tracker)) closeBoth();
             }, headerTimeoutMs);
           }

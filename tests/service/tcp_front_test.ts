@@ -1,14 +1,16 @@
 /**
  * The TCP front (src/service/tcp_front.ts): header timeout, connection cap, transparent
  * forwarding (large bodies, chunked bodies, keep-alive, pipelining), closing; and `serve` with
- * it. Timeouts are short (0.5 s) and the bounds generous (`BOUND_MS`, 30 s: a hang guard that a
- * slow or paused machine does not reach): nothing here depends on timing beyond "eventually,
- * well within the bound".
+ * it. The front's own header timeouts run on timers the test fires itself ({@linkcode
+ * ManualTimers}), once the front has read what it should have (a relay between the front and
+ * the backend shows what it forwarded); `serve`'s are short (0.5 s); the bounds are generous
+ * (`BOUND_MS`, 30 s: a hang guard that a slow or paused machine does not reach): nothing here
+ * depends on timing beyond "eventually, well within the bound".
  */
-import { RequestTracker, TcpFront } from "../../src/service/tcp_front.ts";
+import { RequestTracker, TcpFront, type TcpFrontTimers } from "../../src/service/tcp_front.ts";
 import { startService } from "../../bench/service/harness.ts";
 import { assert, assertEquals, withTempDir } from "../helpers.ts";
-import { readUntilClosed } from "./helpers.ts";
+import { readUntilClosed, waitUntil } from "./helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -25,21 +27,92 @@ function startBackend(): Deno.HttpServer<Deno.NetAddr> {
   });
 }
 
+/** Timers that go off only when the test calls `fire` (as if the timeout had passed). */
+class ManualTimers implements TcpFrontTimers {
+  #next = 1;
+  /** The callbacks set and neither fired nor cleared, by handle. */
+  readonly pending = new Map<number, () => void>();
+  set = (fn: () => void): number => {
+    const handle = this.#next++;
+    this.pending.set(handle, fn);
+    return handle;
+  };
+  clear = (handle: unknown): void => {
+    this.pending.delete(handle as number);
+  };
+  /** Fires every pending timer. */
+  fire(): void {
+    const due = [...this.pending.values()];
+    this.pending.clear();
+    for (const fn of due) fn();
+  }
+}
+
+/**
+ * A relay from the front to `port` that records, per connection, the bytes the front forwarded:
+ * what the front has read from its client (it forwards a chunk once it has followed it).
+ */
+function startRelay(port: number): { port: number; forwarded: string[]; close(): Promise<void> } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const forwarded: string[] = [];
+  const conns = new Set<Deno.Conn>();
+  const pipe = async (from: Deno.Conn, to: Deno.Conn, record?: number) => {
+    const buf = new Uint8Array(1 << 16);
+    try {
+      for (let n = await from.read(buf); n !== null; n = await from.read(buf)) {
+        if (record !== undefined) forwarded[record] += dec.decode(buf.subarray(0, n));
+        for (let off = 0; off < n;) off += await to.write(buf.subarray(off, n));
+      }
+    } catch { /* closed */ }
+    for (const c of [from, to]) {
+      try {
+        c.close();
+      } catch { /* closed */ }
+    }
+  };
+  const loops: Promise<void>[] = [];
+  const accepting = (async () => {
+    for await (const a of listener) {
+      const b = await Deno.connect({ hostname: "127.0.0.1", port });
+      conns.add(a).add(b);
+      loops.push(pipe(a, b, forwarded.push("") - 1), pipe(b, a));
+    }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    forwarded,
+    async close() {
+      listener.close();
+      for (const c of conns) {
+        try {
+          c.close();
+        } catch { /* closed */ }
+      }
+      await accepting.catch(() => {});
+      await Promise.all(loops);
+    },
+  };
+}
+
 async function withFront(
-  opts: { headerTimeoutMs?: number; maxConnections?: number },
-  fn: (port: number, front: TcpFront) => Promise<void>,
+  opts: { headerTimeoutMs?: number; maxConnections?: number; timers?: ManualTimers },
+  fn: (port: number, front: TcpFront, forwarded: string[]) => Promise<void>,
 ): Promise<void> {
   const server = startBackend();
+  // with manual timers, through a relay that shows what the front has read
+  const relay = opts.timers === undefined ? undefined : startRelay(server.addr.port);
   const front = TcpFront.listen({
     port: 0,
-    backend: { hostname: "127.0.0.1", port: server.addr.port },
+    backend: { hostname: "127.0.0.1", port: relay?.port ?? server.addr.port },
     headerTimeoutMs: opts.headerTimeoutMs ?? 10000,
     maxConnections: opts.maxConnections ?? 1024,
+    timers: opts.timers,
   });
   try {
-    await fn(front.addr.port, front);
+    await fn(front.addr.port, front, relay?.forwarded ?? []);
   } finally {
     await front.close();
+    await relay?.close();
     await server.shutdown();
   }
 }
@@ -77,13 +150,19 @@ async function connect(port: number): Promise<Deno.TcpConn> {
 const GET = (path: string) => enc.encode(`GET ${path} HTTP/1.1\r\nhost: x\r\n\r\n`);
 
 Deno.test("front: a connection with half a head is closed by the header timeout (408)", async () => {
-  await withFront({ headerTimeoutMs: 500 }, async (port, front) => {
+  const timers = new ManualTimers();
+  await withFront({ headerTimeoutMs: 500, timers }, async (port, front, forwarded) => {
+    const half = "GET /health HTTP/1.1\r\nhost: x\r\n";
     const slow = await connect(port);
-    await slow.write(enc.encode("GET /health HTTP/1.1\r\nhost: x\r\n"));
+    await slow.write(enc.encode(half));
     const silent = await connect(port); // not a byte
     // meanwhile a full request on another connection is answered normally
     const ok = await fetch(`http://127.0.0.1:${port}/fine`);
     assertEquals([ok.status, await ok.text()], [200, "GET /fine 0 0"]);
+    // the timeout passes once the front has read the half head and taken the silent connection
+    await waitUntil(() => forwarded.includes(half), "the half head forwarded", BOUND_MS);
+    await waitUntil(() => front.stats.accepted >= 3, "three connections taken", BOUND_MS);
+    timers.fire();
     const r = await readUntilClosed(slow, BOUND_MS);
     assert(r.closed, `half-head connection still open after ${r.ms} ms`);
     assert(r.text.startsWith("HTTP/1.1 408 "), r.text);
@@ -94,17 +173,23 @@ Deno.test("front: a connection with half a head is closed by the header timeout 
 });
 
 Deno.test("front: an idle keep-alive connection is closed after the timeout; a slow body is not timed by the front", async () => {
-  await withFront({ headerTimeoutMs: 500 }, async (port) => {
+  const timers = new ManualTimers();
+  await withFront({ headerTimeoutMs: 500, timers }, async (port, _front, forwarded) => {
     const c = await connect(port);
     await c.write(GET("/one"));
     assertEquals((await readResponse(c)).body, "GET /one 0 0");
+    // the head's timer was cleared before the answer; the idle one is set once it is written
+    await waitUntil(() => timers.pending.size === 1, "the idle timer set", BOUND_MS);
+    timers.fire();
     const r = await readUntilClosed(c, BOUND_MS);
     assert(r.closed, "idle keep-alive connection still open");
     assertEquals(r.text, ""); // closed silently, no 408 for an idle connection
-    // a complete head stops the clock: a body arriving over 1 s (twice the timeout) still works
+    // a complete head stops the clock: a body whose rest arrives after the timeout still works
     const b = await connect(port);
-    await b.write(enc.encode("POST /slow HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\n\r\nab"));
-    await new Promise((res) => setTimeout(res, 1000));
+    const head = "POST /slow HTTP/1.1\r\nhost: x\r\ncontent-length: 4\r\n\r\nab";
+    await b.write(enc.encode(head));
+    await waitUntil(() => forwarded.includes(head), "the head forwarded", BOUND_MS);
+    timers.fire();
     await b.write(enc.encode("cd"));
     assertEquals((await readResponse(b)).body, `POST /slow 4 ${97 + 98 + 99 + 100}`);
     b.close();
