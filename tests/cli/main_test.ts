@@ -158,20 +158,31 @@ Deno.test("train --follow keeps its offset in the state directory across runs", 
         stdout: "piped",
         stderr: "piped",
       }).spawn();
+      // wait until a checkpoint covers the file, then stop it (a hang guard of 120 s, not a
+      // timing: past it the test fails saying so, rather than stopping the run early)
+      let applied: number | undefined, hung = false;
       try {
-        // wait until a checkpoint covers the file, then stop it
         const t0 = performance.now();
-        while (performance.now() - t0 < 20000) {
-          const ck = await readCheckpoint(`${dir}/state`).catch(() => undefined);
-          if (ck !== undefined && ck.applied >= expected) break;
+        while (applied === undefined || applied < expected) {
+          if (performance.now() - t0 > 120_000) {
+            hung = true;
+            break;
+          }
           await new Promise((r) => setTimeout(r, 50));
+          applied = (await readCheckpoint(`${dir}/state`).catch(() => undefined))?.applied;
         }
       } finally {
         child.kill("SIGTERM");
       }
       const out = await child.output();
       const text = new TextDecoder().decode(out.stdout);
-      assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+      const err = new TextDecoder().decode(out.stderr);
+      assert(
+        !hung,
+        `train --follow: no checkpoint with ${expected} events applied within 120 s (the last ` +
+          `held ${applied ?? "none"}); stderr: ${err}`,
+      );
+      assertEquals(out.code, 0, err);
       return lastJson(text);
     };
     const first = await follow(30);
