@@ -18,7 +18,8 @@
  *   `{op: "rebuilt", ms}` (no answer) after each replica the serving thread built or brought
  *   up to date; `{op: "resync"}` (no answer) when a delta could not be applied: the next
  *   snapshot is then a full one;
- * - from the worker: `{event: "ready"}` or `{event: "failed", error}` after `init`; answers
+ * - from the worker: `{event: "ready", retryAfterSeconds}` (the service's option) or
+ *   `{event: "failed", error}` after `init`; answers
  *   `{id, ok, value | error, applied}` (an `error` is a record of the error's class, name,
  *   message and fields, rebuilt here as the same class: a caller sees the error it would see
  *   with the service on its own thread); `{event: "closed"}` when the thread ends without being
@@ -145,7 +146,7 @@ type FromWorker =
   | Snapshot
   | DeltaSnapshot
   | Answer
-  | { event: "ready" }
+  | { event: "ready"; retryAfterSeconds?: number }
   | { event: "failed"; error: ErrorRecord }
   | { event: "published"; model: PublishedModel }
   | { event: "closed" };
@@ -306,6 +307,7 @@ export class LearnerThread implements ServiceHandle {
   #published: PublishedModel | undefined;
   #applied: number;
   #stopping = false;
+  #retryAfterSeconds = 2;
   #failed: string | undefined;
   #nextId = 1;
   #calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -445,6 +447,10 @@ export class LearnerThread implements ServiceHandle {
             }
             thread = t;
             thread.#published = published;
+            // the thread's service's option (2, its default, from a thread that does not say)
+            if (typeof m.retryAfterSeconds === "number") {
+              thread.#retryAfterSeconds = m.retryAfterSeconds;
+            }
             resolve(thread);
           }
         } catch (err) {
@@ -573,6 +579,11 @@ export class LearnerThread implements ServiceHandle {
   /** Whether the service is stopping (or the learning thread failed). */
   get stopping(): boolean {
     return this.#stopping;
+  }
+
+  /** Seconds a 503 tells the client to wait: the learning thread's service's option. */
+  get retryAfterSeconds(): number {
+    return this.#retryAfterSeconds;
   }
 
   /** Why the learning thread failed or stopped, if it did. */
@@ -778,7 +789,7 @@ export function serveLearnerThread(
         scope.postMessage({ event: "failed", error });
         return;
       }
-      scope.postMessage({ event: "ready" });
+      scope.postMessage({ event: "ready", retryAfterSeconds: service.retryAfterSeconds });
       timer = setInterval(() => update(true), snapshotMs);
       return;
     }

@@ -270,6 +270,11 @@ export class LearningService implements ServiceHandle {
     return this.#stopping;
   }
 
+  /** Seconds a 503 of the service tells the client to wait: the `retryAfterSeconds` option. */
+  get retryAfterSeconds(): number {
+    return this.options.retryAfterSeconds ?? 2;
+  }
+
   /** Starts the sources and timers. Rejects when a source cannot be opened. */
   async start(): Promise<void> {
     const o = this.options;
@@ -478,7 +483,7 @@ export class LearningService implements ServiceHandle {
         ignoredFields,
         unavailable: {
           reason: "the service is stopping; nothing of this body was applied",
-          retryAfterSeconds: this.options.retryAfterSeconds ?? 2,
+          retryAfterSeconds: this.retryAfterSeconds,
         },
       };
     }
@@ -542,7 +547,7 @@ export class LearningService implements ServiceHandle {
         unavailable: {
           reason:
             `the write-ahead log cannot be written (${refused}); nothing of this body was applied`,
-          retryAfterSeconds: this.options.retryAfterSeconds ?? 2,
+          retryAfterSeconds: this.retryAfterSeconds,
         },
       };
     }

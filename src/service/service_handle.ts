@@ -38,6 +38,12 @@ export interface ServiceHandle {
   readonly published: PublishedModel | undefined;
   /** Whether the service is stopping (new events are refused). */
   readonly stopping: boolean;
+  /**
+   * Seconds a client is told to wait (`Retry-After`) before sending again what the service
+   * refused while unavailable (stopping, or its write-ahead log cannot be written): the
+   * service's `retryAfterSeconds` option (default 2).
+   */
+  readonly retryAfterSeconds: number;
   /** Validates and applies an NDJSON body (see `LearningService.ingestBody`). */
   ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult>;
   /** Metrics for `GET /metrics`. */

@@ -3,8 +3,12 @@
  * optional Redis Stream and followed-file sources, checkpoints in `--state-dir`, and a status
  * line on a terminal. Prints one JSON line on stdout once listening
  * (`{"event":"listening","url":...,"port":...}`); logs go to stderr. SIGTERM or SIGINT stops it
- * cleanly: in-flight requests finish, a last checkpoint is written, Redis entries are
- * acknowledged.
+ * cleanly (exit status 0): in-flight requests whose bodies have arrived finish, a body still
+ * arriving is cut within 0.1 s (503 with `Retry-After`, nothing of it applied; a stalled client
+ * does not hold the stop up), connections still open 1 s after the last answer are closed, a
+ * last checkpoint is written, Redis entries are acknowledged.
+ * Every step of the stop runs even if one before it failed; the first failure is then reported
+ * (exit status 1) once the service has stopped.
  *
  * @module
  */
@@ -114,6 +118,16 @@ ${LEARNER_USAGE}
 Example:
   TAGSTREAM_TOKEN=secret npx deno task tagstream serve --model leml --port 8080 --state-dir state`;
 
+/**
+ * Milliseconds a stop gives the server, once every request in flight has its answer, to send
+ * those answers before the connections still open are closed. A JSON answer goes out in well
+ * under a millisecond; what this cuts is a connection whose body never finished arriving (Deno's
+ * server would hold it until it does) or a large `GET /model` still streaming to a slow client
+ * (it gets a short body and fetches again from the restarted service). 1 s keeps the stop well
+ * within a container platform's grace (10-30 s), leaving it to the last checkpoint.
+ */
+const STOP_FLUSH_MS = 1000;
+
 /** Whether `serve` puts the TCP front (header timeout, connection cap) before `Deno.serve`. */
 function frontEnabled(f: Flags): boolean {
   return f.values["no-front"] !== true;
@@ -142,6 +156,71 @@ function checkHostname(hostname: string): void {
  */
 function noteAlsoFailed(what: string, error: unknown): void {
   log(`also, ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/**
+ * `service` as the HTTP app sees it: stopping as soon as `serve` begins to stop (`begun()`),
+ * before the server's shutdown waits for the requests in flight, so that a body still arriving
+ * is cut (503) rather than waited for, while the service itself stops only after the server
+ * (it still applies and answers the bodies that have arrived).
+ */
+function stoppingView(service: ServiceHandle, begun: () => boolean): ServiceHandle {
+  return {
+    get applied() {
+      return service.applied;
+    },
+    get predictor() {
+      return service.predictor;
+    },
+    get published() {
+      return service.published;
+    },
+    get stopping() {
+      return begun() || service.stopping;
+    },
+    get retryAfterSeconds() {
+      return service.retryAfterSeconds;
+    },
+    ingestBody: (body, source) => service.ingestBody(body, source),
+    metrics: () => service.metrics(),
+    checkpoint: () => service.checkpoint(),
+    publish: () => service.publish(),
+    recentRate: () => service.recentRate(),
+    stop: () => service.stop(),
+  };
+}
+
+/**
+ * Runs every step in order, each even if one before it failed, and then throws the first
+ * failure (the later ones are notes on stderr beside it).
+ *
+ * @example
+ * ```ts
+ * import { runEveryStep } from "./serve.ts";
+ * const ran: string[] = [];
+ * try {
+ *   await runEveryStep([
+ *     ["shutting the server down", () => Promise.reject(new Error("boom"))],
+ *     ["stopping the service", () => void ran.push("service")],
+ *   ]);
+ * } catch (e) {
+ *   console.log((e as Error).message, ran); // boom [ "service" ]
+ * }
+ * ```
+ */
+export async function runEveryStep(
+  steps: readonly (readonly [what: string, step: () => unknown])[],
+): Promise<void> {
+  let first: { error: unknown } | undefined;
+  for (const [what, step] of steps) {
+    try {
+      await step();
+    } catch (e) {
+      if (first === undefined) first = { error: e };
+      else noteAlsoFailed(what, e);
+    }
+  }
+  if (first !== undefined) throw first.error;
 }
 
 /** The `serve` command. */
@@ -238,8 +317,10 @@ export const serveCommand: Command = {
     });
     // the TCP front's counters, once it listens, under "front" in /metrics
     let frontStats: TcpFrontStats | undefined;
+    // set as the stop begins: from then on the app answers as a stopping service does
+    let stopBegun = false;
     const app = createApp({
-      service,
+      service: stoppingView(service, () => stopBegun),
       token,
       publicRead: f.values["public-read"] === true,
       ...limits,
@@ -253,7 +334,7 @@ export const serveCommand: Command = {
     const onSignal = () => {
       if (stopping !== undefined) Deno.exit(130); // a second signal: give up at once
       signalled = true;
-      stop();
+      stop().catch(() => {}); // (its failure is reported by run, which awaits the same stop)
     };
     Deno.addSignalListener("SIGTERM", onSignal);
     Deno.addSignalListener("SIGINT", onSignal);
@@ -273,17 +354,36 @@ export const serveCommand: Command = {
       log(`request failed: ${(e as Error)?.message ?? String(e)}`);
       return Response.json({ error: "internal error" }, { status: 500 });
     };
+    // the requests whose answers are not given yet (the stop waits for them, see there)
+    let handling = 0;
+    let allAnswered = () => {};
+    const handle = (request: Request): Response | Promise<Response> => {
+      handling++;
+      const answered = () => {
+        if (--handling === 0) allAnswered();
+      };
+      let r: Response | Promise<Response>;
+      try {
+        r = app.fetch(request);
+      } catch (e) {
+        answered();
+        throw e;
+      }
+      if (r instanceof Promise) return r.finally(answered);
+      answered();
+      return r;
+    };
     // With the front (src/service/tcp_front.ts, the default), Deno.serve listens on a unix
     // socket in a private temporary directory and the front holds the public port, timing
     // request heads out and capping connections.
     let socketDir: string | undefined;
     const listen = async (): Promise<{ server: Deno.HttpServer; front?: TcpFront }> => {
       if (!useFront) {
-        return { server: Deno.serve({ port, hostname, onListen: announce, onError }, app.fetch) };
+        return { server: Deno.serve({ port, hostname, onListen: announce, onError }, handle) };
       }
       socketDir = await Deno.makeTempDir({ prefix: "tagstream-" });
       const path = `${socketDir}/http.sock`;
-      const server = Deno.serve({ path, onListen() {}, onError }, app.fetch);
+      const server = Deno.serve({ path, onListen() {}, onError }, handle);
       try {
         const front = TcpFront.listen({
           hostname,
@@ -332,30 +432,75 @@ export const serveCommand: Command = {
       );
     }
     const endProgress = f.values.quiet ? undefined : showProgress(service, new Progress());
+    // resolves when the stop begins (the server may not finish if its shutdown fails)
+    let stopRequested = () => {};
+    const stopBegins = new Promise<void>((resolve) => (stopRequested = resolve));
+    // The server's shutdown: it waits for every connection to end, and (Deno 2.9.6) a request
+    // answered before its body has all arrived keeps its connection until the body does, for
+    // ever if the client stalls. So it is awaited until every request in flight has its answer
+    // (the bodies still arriving are cut within STOP_CHECK_MS), then STOP_FLUSH_MS more for the
+    // answers to be sent; the connections still open then are closed (by the front's close, or
+    // by the process's exit).
+    const shutDown = async () => {
+      const shutdown = server.shutdown();
+      shutdown.catch(() => {}); // (awaited below; a failure after the grace no longer matters)
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const flushed = new Promise<"flushed">((resolve) => {
+        const afterAnswers = () => {
+          timer ??= setTimeout(() => resolve("flushed"), STOP_FLUSH_MS);
+        };
+        if (handling === 0) afterAnswers();
+        else allAnswered = afterAnswers;
+      });
+      try {
+        if (await Promise.race([shutdown, flushed]) === "flushed") {
+          log(
+            "stopping: connections still open after their answers (a body that never finished " +
+              "arriving, or an answer still being sent) are closed",
+          );
+        }
+      } finally {
+        clearTimeout(timer);
+        allAnswered = () => {};
+      }
+    };
     stop = () => {
       stopping ??= (async () => {
         log("stopping: finishing requests, writing the last checkpoint");
-        front?.stopAccepting();
-        await server.shutdown();
-        await front?.close();
-        await removeSocketDir();
-        await service.stop();
-        endProgress?.();
+        // bodies still arriving are cut (503) from here on, within STOP_CHECK_MS
+        stopBegun = true;
+        // every step runs even if one before it failed: the service's stop above all (the last
+        // checkpoint, the learner thread and the sources)
+        try {
+          await runEveryStep([
+            ["closing the TCP front to new connections", () => front?.stopAccepting()],
+            ["shutting the server down", shutDown],
+            ["closing the TCP front", () => front?.close()],
+            ["removing the socket directory", removeSocketDir],
+            ["stopping the service", () => service.stop()],
+          ]);
+        } finally {
+          endProgress?.();
+        }
         log(`stopped after ${service.applied} events applied`);
       })();
+      stopRequested();
       return stopping;
     };
     let failed: string | undefined;
     onFailure = (message) => {
       failed = message;
       log(`${message}; stopping (everything acknowledged is on disk: restart to resume)`);
-      stop();
+      stop().catch(() => {}); // (reported by run, as above)
     };
-    if (signalled) stop();
-    await server.finished;
-    await stop();
-    Deno.removeSignalListener("SIGTERM", onSignal);
-    Deno.removeSignalListener("SIGINT", onSignal);
+    if (signalled) stop().catch(() => {});
+    await Promise.race([server.finished, stopBegins]);
+    try {
+      await stop();
+    } finally {
+      Deno.removeSignalListener("SIGTERM", onSignal);
+      Deno.removeSignalListener("SIGINT", onSignal);
+    }
     return failed === undefined ? 0 : 1;
   },
 };

@@ -4,8 +4,12 @@
  * was accepted (or the body held only blank lines) — the accepted events are then durable (in
  * the fsynced write-ahead log) —, 400 when every line was rejected (a reason per line), 413 over
  * the body limit, 408 when the body does not arrive within the body timeout, 503 with
- * `Retry-After` while stopping or while the write-ahead log cannot be written (nothing of the
- * body was applied).
+ * `Retry-After` (the service's `retryAfterSeconds`) while stopping or while the write-ahead log
+ * cannot be written (nothing of the body was applied). A body still arriving when the service
+ * starts stopping gets that 503 within `STOP_CHECK_MS` of `read_body.ts` (0.1 s), not once it
+ * has arrived or timed out: a slow or stalled sender does not hold the stop up (`serve` then
+ * closes the connection, see there). A body that finishes arriving before the check sees the
+ * stop is applied and answered as usual: the service's stop waits for it.
  *
  * @module
  */
@@ -62,14 +66,15 @@ export interface IngestRouteOptions {
  */
 export function ingestRoutes(service: ServiceHandle, options: IngestRouteOptions): Hono {
   const { maxBodyBytes, bodyTimeoutMs } = options;
+  // as the service answers a body begun while it stops
+  const stopped = () =>
+    new HttpError(503, "the service is stopping; nothing of this body was applied", {
+      "retry-after": String(service.retryAfterSeconds),
+    });
+  const cutByStop = () => service.stopping ? stopped() : undefined;
   return new Hono().post("/events", options.auth, async (c) => {
-    if (service.stopping) {
-      // as the service answers a body begun while it stops (its default Retry-After)
-      throw new HttpError(503, "the service is stopping; nothing of this body was applied", {
-        "retry-after": "2",
-      });
-    }
-    const body = await readBody(c.req.raw, maxBodyBytes, "/events", bodyTimeoutMs);
+    if (service.stopping) throw stopped();
+    const body = await readBody(c.req.raw, maxBodyBytes, "/events", bodyTimeoutMs, cutByStop);
     const r = await service.ingestBody(body, "http");
     if (r.unavailable !== undefined) {
       throw new HttpError(503, r.unavailable.reason, {

@@ -12,6 +12,10 @@
  * `{"modelVersion", "results"}`. It is authenticated as a read (see `auth_middleware.ts`).
  * `GET /schema/predict.json`, never authenticated, is the JSON Schema of `/predict`.
  *
+ * A `/predict` body still arriving when the service starts stopping is cut within
+ * `STOP_CHECK_MS` of `read_body.ts` (0.1 s): a 503 with `Retry-After` (`serve` then closes the
+ * connection), so that a slow or stalled client does not hold the stop up for the body timeout.
+ *
  * @module
  */
 import type { ServiceHandle } from "../service_handle.ts";
@@ -172,10 +176,16 @@ export function predictRoutes(
   options: PredictRouteOptions,
 ): (request: Request) => Response | Promise<Response> | undefined {
   const { token, maxBodyBytes, maxRows, maxK, bodyTimeoutMs } = options;
+  const cutByStop = () =>
+    service.stopping
+      ? new HttpError(503, "the service is stopping; the rest of this body was not waited for", {
+        "retry-after": String(service.retryAfterSeconds),
+      })
+      : undefined;
   const predict = async (req: Request): Promise<Response> => {
     try {
       checkBearer(req.headers.get("authorization"), token);
-      const body = await readBody(req, maxBodyBytes, "/predict", bodyTimeoutMs);
+      const body = await readBody(req, maxBodyBytes, "/predict", bodyTimeoutMs, cutByStop);
       return json(predictAnswer(service, body, maxK, maxRows), 200);
     } catch (err) {
       return errorResponse(err);

@@ -3,7 +3,10 @@
  * of the body is read and dropped, bounded, so that a client still sending reads the answer), a
  * 408 when it does not arrive in time; both close the connection (Deno's server once the body
  * has all arrived; `serve`'s TCP front sooner, see `tcp_front.ts`). A compressed body
- * (`Content-Encoding` other than `identity`) is dropped the same way and answered 415.
+ * (`Content-Encoding` other than `identity`) is dropped the same way and answered 415. A body
+ * still arriving when the service starts stopping is cut (the caller's answer, a 503) within
+ * {@linkcode STOP_CHECK_MS}, so that a slow or stalled client does not hold the stop up for the
+ * body timeout.
  *
  * @module
  */
@@ -12,6 +15,15 @@ import { HttpError } from "./errors.ts";
 
 /** How much of an oversized body is still read (and dropped) so that the client reads the 413. */
 const DRAIN_LIMIT = 64 << 20;
+
+/**
+ * How often, in milliseconds, a body still arriving checks whether the service is stopping: a
+ * stop cuts it within this time. Short beside a container platform's grace between SIGTERM and
+ * SIGKILL (10-30 s), which the last checkpoint needs; long enough that the check costs nothing
+ * (one timer a body, re-armed: the same timer as the body timeout's, so a body that arrives at
+ * once, as nearly all do, costs no timer more than before).
+ */
+export const STOP_CHECK_MS = 100;
 
 /** A `Content-Encoding` that leaves the body as it is (empty, or `identity`s). */
 const IDENTITY = /^[ \t]*(identity[ \t]*(,[ \t]*identity[ \t]*)*)?$/i;
@@ -38,6 +50,11 @@ async function drain(
  * client is not reset before it reads the answer), and (408) when it does not arrive within
  * `timeoutMs`, and (415, body dropped) when it has a `Content-Encoding` other than `identity`
  * (compressed bodies are not decoded). `what` names the endpoint in the error messages.
+ * `stopping`, when given, is asked every {@linkcode STOP_CHECK_MS} while the body arrives: an
+ * error it returns (the answer to a body cut by a stop, e.g. a 503) ends the read at once, the
+ * rest of the body unread (the connection is then closed by the stop: see `serve`); it is also
+ * the answer to a body that breaks off while the service is stopping (Deno's server shutdown
+ * drops the bodies still arriving).
  *
  * @example
  * ```ts
@@ -57,6 +74,7 @@ export async function readBody(
   limit: number,
   what: string,
   timeoutMs: number,
+  stopping?: () => HttpError | undefined,
 ): Promise<Uint8Array> {
   const tooLarge = () =>
     new HttpError(413, `${what} body is larger than the limit of ${limit} bytes`, {
@@ -71,12 +89,29 @@ export async function readBody(
     );
   const declared = req.headers.get("content-length");
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // the body timed out or was cut by a stop
   let timedOut = false;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    if (stopping === undefined) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(tooSlow());
+      }, timeoutMs);
+      return;
+    }
+    // one timer, re-armed every STOP_CHECK_MS until the body timeout
+    const end = performance.now() + timeoutMs;
+    const check = () => {
+      const cut = stopping();
+      const left = end - performance.now();
+      if (cut === undefined && left > 0) {
+        timer = setTimeout(check, Math.min(STOP_CHECK_MS, left));
+        return;
+      }
       timedOut = true;
-      reject(tooSlow());
-    }, timeoutMs);
+      reject(cut ?? tooSlow());
+    };
+    timer = setTimeout(check, Math.min(STOP_CHECK_MS, timeoutMs));
   });
   deadline.catch(() => {});
   try {
@@ -115,8 +150,12 @@ export async function readBody(
     }
     return concatBytes(parts, total);
   } catch (e) {
-    // a body that breaks off (the client went away, a reset) is the client's: a 400, not a 500
+    // a body that breaks off (the client went away, a reset) is the client's: a 400, not a 500;
+    // but one broken off by a stop (the server's shutdown drops the bodies it waits for) is the
+    // stop's answer
     if (e instanceof HttpError) throw e;
+    const cut = stopping?.();
+    if (cut !== undefined) throw cut;
     throw new HttpError(400, `${what} body could not be read: ${(e as Error)?.message ?? e}`);
   } finally {
     clearTimeout(timer);
