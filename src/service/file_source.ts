@@ -12,6 +12,10 @@
  * again from its start. What was written to it after the last read and before the truncation is
  * only in the copy, as with any copy-truncate reader.
  *
+ * A read takes up to 1 MiB; {@linkcode FileFollower.next} can hand its lines out a few at a time
+ * (`maxLines`), so that a caller learning them slowly can stop, or save its position, between
+ * two calls without a read's worth of lines in between.
+ *
  * @module
  */
 import { lineTooLong } from "./event_limits.ts";
@@ -102,6 +106,11 @@ export class FileFollower {
   #pos = 0;
   /** The last bytes read (up to `FINGERPRINT`, ending at `#pos`): compared before each read. */
   #recent: Uint8Array = new Uint8Array(0);
+  /** The bytes of the last read (in `#buf`); `[#chunkAt, end)` is not split into lines yet. */
+  #chunk: Uint8Array = new Uint8Array(0);
+  #chunkAt = 0;
+  /** The last bytes before `#chunk` (up to `FINGERPRINT`), for the tails of its lines. */
+  #chunkBefore: Uint8Array = new Uint8Array(0);
   /** The last bytes up to the end of the last complete line split (see `tail`). */
   #lineTail: Uint8Array | undefined;
   /** The saved position's `tail`, checked at the first open. */
@@ -130,9 +139,26 @@ export class FileFollower {
    * The next complete lines. Returns `[]` after waiting `pollMs` when nothing new arrived
    * (follow mode, or while the file does not exist yet), and `null` at the end of the file
    * when not following (a last line without newline is then returned too).
+   *
+   * @param maxLines at most this many lines (default: all those of a read, up to 1 MiB); the
+   *   others of the same read come at the next calls, without reading the file again
+   *
+   * @example
+   * ```ts
+   * import { FileFollower } from "./file_source.ts";
+   * const path = await Deno.makeTempFile();
+   * await Deno.writeTextFile(path, '{"a":1}\n{"b":2}\n{"c":3}\n');
+   * const f = new FileFollower(path);
+   * console.log((await f.next(2))!.map((l) => l.line), f.offset); // [ 1, 2 ] 16
+   * console.log((await f.next(2))!.map((l) => l.line), f.offset); // [ 3 ] 24
+   * f.close();
+   * await Deno.remove(path);
+   * ```
    */
-  async next(): Promise<FileLine[] | null> {
+  async next(maxLines = Infinity): Promise<FileLine[] | null> {
     if (this.#closed) return null;
+    // lines of the last read not handed out yet: no look at the file before they are
+    if (this.#chunkAt < this.#chunk.length) return this.#split(maxLines);
     if (this.#file === undefined) {
       try {
         this.#file = await Deno.open(this.path, { read: true });
@@ -192,22 +218,25 @@ export class FileFollower {
     }
     const n = await this.#file.read(this.#buf);
     if (n === null || n === 0) return await this.#atEnd();
-    return this.#split(this.#buf.subarray(0, n));
+    this.#chunk = this.#buf.subarray(0, n);
+    this.#chunkAt = 0;
+    this.#chunkBefore = this.#recent;
+    this.#recent = lastBytes(this.#recent, this.#chunk, n);
+    this.#pos += n;
+    return this.#split(maxLines);
   }
 
   async #atEnd(): Promise<FileLine[] | null> {
     if (!this.#follow) {
       if (this.#carry.length === 0 && !this.#skipping) return null;
       // The file ends without a newline: its last line is complete.
-      const out = this.#split(Uint8Array.of(10), false);
+      const out = this.#endLastLine();
       return out.length > 0 ? out : null;
     }
     if (this.#replaced) {
       // the old file read to its end once more: its last line is complete even without a
       // newline (as at the end of a file read once), then the new file
-      const out = this.#carry.length > 0 || this.#skipping
-        ? this.#split(Uint8Array.of(10), false)
-        : [];
+      const out = this.#carry.length > 0 || this.#skipping ? this.#endLastLine() : [];
       this.#restart();
       return out;
     }
@@ -284,17 +313,37 @@ export class FileFollower {
     this.#pos = 0;
     this.#recent = new Uint8Array(0);
     this.#lineTail = undefined;
+    this.#chunk = new Uint8Array(0);
+    this.#chunkAt = 0;
   }
 
   #sleep(): Promise<void> {
     return new Promise((r) => setTimeout(r, this.#pollMs));
   }
 
-  /** Splits bytes read from the file (`read` false: a newline ending its last line, not in it). */
-  #split(chunk: Uint8Array, read = true): FileLine[] {
+  /** The last line of a file that ends without a newline (it has none in the file). */
+  #endLastLine(): FileLine[] {
+    const chunk = this.#chunk, at = this.#chunkAt;
+    this.#chunk = Uint8Array.of(10);
+    this.#chunkAt = 0;
+    try {
+      return this.#split(Infinity, false);
+    } finally {
+      this.#chunk = chunk;
+      this.#chunkAt = at;
+    }
+  }
+
+  /**
+   * Splits up to `maxLines` lines of the last read, from `#chunkAt` (`read` false: `#chunk` is a
+   * newline ending the last line, not in the file). The bytes after the last complete line are
+   * carried to the next read once the whole read is split.
+   */
+  #split(maxLines: number, read = true): FileLine[] {
+    const chunk = this.#chunk;
     const out: FileLine[] = [];
-    let start = 0, lastEnd = -1;
-    for (let i = 0; i < chunk.length; i++) {
+    let start = this.#chunkAt, lastEnd = -1;
+    for (let i = start; i < chunk.length; i++) {
       if (chunk[i] !== 10) continue;
       lastEnd = i;
       const piece = chunk.subarray(start, i);
@@ -332,7 +381,14 @@ export class FileFollower {
       this.#carry = new Uint8Array(0);
       this.#skipping = false;
       start = i + 1;
+      if (out.length >= maxLines) break;
     }
+    this.#chunkAt = start;
+    if (lastEnd >= 0) {
+      this.#lineTail = read ? lastBytes(this.#chunkBefore, chunk, lastEnd + 1) : undefined;
+    }
+    if (out.length >= maxLines && start < chunk.length) return out; // the rest at the next call
+    this.#chunkAt = chunk.length;
     const rest = chunk.subarray(start);
     if (this.#skipping || this.#carry.length + rest.length > this.#maxLine) {
       // Too long already: keep counting its bytes but not its content.
@@ -344,14 +400,6 @@ export class FileFollower {
       c.set(this.#carry, 0);
       c.set(rest, this.#carry.length);
       this.#carry = c;
-    }
-    if (!read) {
-      if (lastEnd >= 0) this.#lineTail = undefined; // its newline is not in the file
-    } else {
-      const before = this.#recent;
-      if (lastEnd >= 0) this.#lineTail = lastBytes(before, chunk, lastEnd + 1);
-      this.#recent = lastBytes(before, chunk, chunk.length);
-      this.#pos += chunk.length;
     }
     return out;
   }

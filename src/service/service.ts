@@ -75,6 +75,13 @@ const PENDING_WAIT_MS = 1000;
  */
 const YIELD_MS = 1;
 
+/**
+ * Longest stretch of learning from a file before a turn for the rest of the thread (a stop, the
+ * checkpoint timer, requests), unless one minibatch takes longer: the file is learnt a minibatch
+ * at a time. Longer than {@linkcode YIELD_MS}: a turn costs ~30 µs, 0.15% of 20 ms.
+ */
+const FILE_SLICE_MS = 20;
+
 async function sha1Hex(bytes: Uint8Array): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes as Uint8Array<ArrayBuffer>));
   return Array.from(d.subarray(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -943,11 +950,16 @@ export class LearningService implements ServiceHandle {
     const f = gzip
       ? new FileLines(path, pos, { maxLineBytes, tooLong: lineTooLong, log: this.#log })
       : new FileFollower(path, pos, { follow, maxLineBytes, log: this.#log });
+    // A minibatch at a time (the lines up to the end of the learner's next minibatch; a gzip
+    // file's reader gives a decompressed chunk's lines): the position, a stop and the
+    // checkpoint-every count are seen between two (a read is up to 1 MiB, ~10^4 lines, minutes
+    // of a slow learner), and the rest of the thread gets a turn every FILE_SLICE_MS at most.
+    let slice = performance.now();
     try {
       while (!this.#stopping) {
         let lines;
         try {
-          lines = await f.next();
+          lines = await f.next(Math.max(1, l.batchSize - l.pendingCount));
         } catch (e) {
           if (!follow) throw e;
           this.#error(`follow ${path}`, e);
@@ -971,7 +983,10 @@ export class LearningService implements ServiceHandle {
         const tail = lines.length > 0 ? f.tail : undefined;
         if (tail !== undefined) l.position.file!.tail = tail;
         if (any) this.#afterIngest();
-        if (lines.length > 0) await this.#yielder.yield();
+        if (lines.length > 0 && performance.now() - slice >= FILE_SLICE_MS) {
+          await this.#yielder.yield();
+          slice = performance.now();
+        }
       }
     } finally {
       f.close();
