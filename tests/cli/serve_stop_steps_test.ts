@@ -6,7 +6,7 @@
  * front close skipped the service's stop. The real steps cannot be made to fail from a test,
  * so the sequence the stop runs them with is tested with failing steps.
  */
-import { runEveryStep } from "../../src/cli/commands/serve.ts";
+import { runEveryStep } from "../../src/cli/commands/stop_steps.ts";
 import { assert, assertEquals } from "./helpers.ts";
 
 Deno.test("serve's stop: every step runs after a failed one; the first failure is reported after the last", async () => {

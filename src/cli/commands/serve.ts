@@ -37,6 +37,7 @@ import {
 import { PUBLISH_USAGE } from "./publish.ts";
 import { namedCheckpointError, namedStateDirError } from "./state.ts";
 import { log, SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
+import { noteAlsoFailed, runEveryStep } from "./stop_steps.ts";
 import { refuseChangedSettings } from "./resume_settings.ts";
 import { MAX_INT32, MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
@@ -151,14 +152,6 @@ function checkHostname(hostname: string): void {
 }
 
 /**
- * Tells on stderr of `error`, met while `what` after an earlier failure: that failure stays the
- * error reported (and sets the exit status), this one is a note beside it.
- */
-function noteAlsoFailed(what: string, error: unknown): void {
-  log(`also, ${what} failed: ${error instanceof Error ? error.message : String(error)}`);
-}
-
-/**
  * `service` as the HTTP app sees it: stopping as soon as `serve` begins to stop (`begun()`),
  * before the server's shutdown waits for the requests in flight, so that a body still arriving
  * is cut (503) rather than waited for, while the service itself stops only after the server
@@ -188,39 +181,6 @@ function stoppingView(service: ServiceHandle, begun: () => boolean): ServiceHand
     recentRate: () => service.recentRate(),
     stop: () => service.stop(),
   };
-}
-
-/**
- * Runs every step in order, each even if one before it failed, and then throws the first
- * failure (the later ones are notes on stderr beside it).
- *
- * @example
- * ```ts
- * import { runEveryStep } from "./serve.ts";
- * const ran: string[] = [];
- * try {
- *   await runEveryStep([
- *     ["shutting the server down", () => Promise.reject(new Error("boom"))],
- *     ["stopping the service", () => void ran.push("service")],
- *   ]);
- * } catch (e) {
- *   console.log((e as Error).message, ran); // boom [ "service" ]
- * }
- * ```
- */
-export async function runEveryStep(
-  steps: readonly (readonly [what: string, step: () => unknown])[],
-): Promise<void> {
-  let first: { error: unknown } | undefined;
-  for (const [what, step] of steps) {
-    try {
-      await step();
-    } catch (e) {
-      if (first === undefined) first = { error: e };
-      else noteAlsoFailed(what, e);
-    }
-  }
-  if (first !== undefined) throw first.error;
 }
 
 /** The `serve` command. */

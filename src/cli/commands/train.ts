@@ -53,6 +53,7 @@ import { modelFileOf } from "./export.ts";
 import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { refuseChangedSettings } from "./resume_settings.ts";
 import { namedCheckpointError, namedStateDirError } from "./state.ts";
+import { noteAlsoFailed } from "./stop_steps.ts";
 
 const USAGE =
   `tagstream train (--data FILE | --follow FILE) [--state-dir DIR] [--out FILE.tsm] [options]
@@ -437,16 +438,6 @@ function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
     throw new TypeError(`tagstream train: --on-error must be fail or skip, got '${v}'`);
   }
   return v;
-}
-
-/**
- * Tells on stderr of `error`, met while `what` after an earlier failure: that failure stays the
- * error reported (and sets the exit status), this one is a note beside it.
- */
-function noteAlsoFailed(what: string, error: unknown): void {
-  console.error(
-    `[tagstream] also, ${what} failed: ${error instanceof Error ? error.message : String(error)}`,
-  );
 }
 
 /** An NDJSON file through the service: once (`follow` false) or followed until a signal. */
