@@ -177,6 +177,38 @@ export function lastJson(stdout: string): Record<string, unknown> {
 }
 
 /**
+ * A small XC training file: 10 rows, 6 features, 3 labels (row i has label i % 3); the default
+ * 0.2 validation split holds 2 rows.
+ *
+ * @example
+ * ```ts
+ * import { TEN_ROWS_XC } from "./helpers.ts";
+ * console.log(TEN_ROWS_XC.split("\n")[0]); // "10 6 3"
+ * ```
+ */
+export const TEN_ROWS_XC = "10 6 3\n" + Array.from({ length: 10 }, (_, i) => {
+  const l = i % 3;
+  return `${l} ${l}:1 ${3 + (i % 3)}:0.5`;
+}).join("\n") + "\n";
+
+/**
+ * The names of the entries of `dir`, sorted.
+ *
+ * @example
+ * ```ts
+ * import { filesIn } from "./helpers.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/b`, "");
+ * await Deno.writeTextFile(`${dir}/a`, "");
+ * console.log(await filesIn(dir)); // [ "a", "b" ]
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function filesIn(dir: string): Promise<string[]> {
+  return (await Array.fromAsync(Deno.readDir(dir), (e) => e.name)).sort();
+}
+
+/**
  * A new temporary directory (name starting with `prefix`) holding `files` (name → text); the
  * caller removes it.
  *

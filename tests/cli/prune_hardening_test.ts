@@ -8,24 +8,19 @@
  */
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { parsePruneArgs } from "../../src/cli/prune.ts";
-import { assert, assertEquals, lastJson, runMain, withTempDir } from "./helpers.ts";
-
-/** 10 rows, 6 features, 3 labels: the default 0.2 validation split holds 2 rows. */
-const GOOD = "10 6 3\n" + Array.from({ length: 10 }, (_, i) => {
-  const l = i % 3;
-  return `${l} ${l}:1 ${3 + (i % 3)}:0.5`;
-}).join("\n") + "\n";
-
-/** Names of the files in `dir`, sorted. */
-async function filesIn(dir: string): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of Deno.readDir(dir)) names.push(e.name);
-  return names.sort();
-}
+import {
+  assert,
+  assertEquals,
+  filesIn,
+  lastJson,
+  runMain,
+  TEN_ROWS_XC,
+  withTempDir,
+} from "./helpers.ts";
 
 /** `dir` with good.train.txt, empty.train.txt, one.train.txt and a BR model good.tsm. */
 async function fixture(dir: string): Promise<void> {
-  await Deno.writeTextFile(`${dir}/good.train.txt`, GOOD);
+  await Deno.writeTextFile(`${dir}/good.train.txt`, TEN_ROWS_XC);
   await Deno.writeTextFile(`${dir}/empty.train.txt`, "0 6 3\n");
   await Deno.writeTextFile(`${dir}/one.train.txt`, "1 6 3\n0 0:1\n");
   const t = await runMain([

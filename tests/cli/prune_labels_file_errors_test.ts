@@ -6,24 +6,11 @@
  * read it as "no names", and both read invalid UTF-8 as U+FFFD names and kept empty and repeated
  * names, which the pruned BR model file then carried.)
  */
-import { assert, assertEquals, runMain, withTempDir } from "./helpers.ts";
-
-/** 10 rows, 6 features, 3 labels. */
-const GOOD = "10 6 3\n" + Array.from({ length: 10 }, (_, i) => {
-  const l = i % 3;
-  return `${l} ${l}:1 ${3 + (i % 3)}:0.5`;
-}).join("\n") + "\n";
-
-/** Names of the files in `dir`, sorted. */
-async function filesIn(dir: string): Promise<string[]> {
-  const names: string[] = [];
-  for await (const e of Deno.readDir(dir)) names.push(e.name);
-  return names.sort();
-}
+import { assert, assertEquals, filesIn, runMain, TEN_ROWS_XC, withTempDir } from "./helpers.ts";
 
 /** `dir/good.train.txt`, a BR model `dir/good.tsm` and a BR state directory `dir/st`. */
 async function fixture(dir: string): Promise<void> {
-  await Deno.writeTextFile(`${dir}/good.train.txt`, GOOD);
+  await Deno.writeTextFile(`${dir}/good.train.txt`, TEN_ROWS_XC);
   for (const target of [["--out", `${dir}/good.tsm`], ["--state-dir", `${dir}/st`]]) {
     const t = await runMain([
       "train",
