@@ -3,6 +3,7 @@
 // waited for all of it (a LEML rank-64 learner at ~1 ms per event took ~25 s to stop on Ctrl-C
 // and wrote its first checkpoint after ~45,000 events with --checkpoint-every 2000). These count
 // events, not time: the file fits in one read, so the code before learnt it all before either.
+import type { EstimatorFactory } from "../../src/models/estimator.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { slowLeml } from "./fixtures/slow_learner.ts";
 import { assert, assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
@@ -21,6 +22,33 @@ async function withFile(
   });
 }
 
+/**
+ * Opens a service learning `file` in minibatches of BATCH with `factory` (`ref.service` set before
+ * it starts, for the learner's hooks), runs it to the file's end, and waits for the stop the hooks
+ * asked for (`stopped()`, asserted asked).
+ */
+async function learnUntilStopped(
+  dir: string,
+  file: string,
+  factory: EstimatorFactory,
+  ref: { service?: LearningService },
+  stopped: () => Promise<void> | undefined,
+): Promise<LearningService> {
+  const service = ref.service = await LearningService.open(
+    serviceOptions(`${dir}/state`, { factory, batchSize: BATCH, file, followFile: false }),
+  );
+  try {
+    await service.start();
+    await service.fileDone();
+    const stop = stopped();
+    assert(stop !== undefined, "the stop was asked");
+    await stop;
+  } finally {
+    await service.stop(); // (at once when the stop above ran)
+  }
+  return service;
+}
+
 Deno.test("file source: a stop asked while a minibatch is learnt ends the file's learning after it", async () => {
   await withFile(EVENTS, async (dir, file) => {
     const ref: { service?: LearningService } = {};
@@ -35,17 +63,7 @@ Deno.test("file source: a stop asked while a minibatch is learnt ends the file's
         }
       },
     });
-    const service = ref.service = await LearningService.open(
-      serviceOptions(`${dir}/state`, { factory, batchSize: BATCH, file, followFile: false }),
-    );
-    try {
-      await service.start();
-      await service.fileDone();
-      assert(stopped !== undefined, "the stop was asked");
-      await stopped;
-    } finally {
-      await service.stop(); // (at once when the stop above ran)
-    }
+    const service = await learnUntilStopped(dir, file, factory, ref, () => stopped);
     const after = service.learner.applied - stopAt!;
     assert(
       after <= BATCH,
@@ -73,17 +91,7 @@ Deno.test("file source: a stop asked from a timer (as a signal is) is seen withi
         }, 0);
       },
     });
-    const service = ref.service = await LearningService.open(
-      serviceOptions(`${dir}/state`, { factory, batchSize: BATCH, file, followFile: false }),
-    );
-    try {
-      await service.start();
-      await service.fileDone();
-      assert(stopped !== undefined, "the stop was asked");
-      await stopped;
-    } finally {
-      await service.stop(); // (at once when the stop above ran)
-    }
+    const service = await learnUntilStopped(dir, file, factory, ref, () => stopped);
     assert(
       stopAt! - askedAt! <= 2 * BATCH,
       `the timer set at ${askedAt} events ran at ${stopAt} (at most two minibatches later)`,
