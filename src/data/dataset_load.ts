@@ -8,6 +8,7 @@
 import type { Dataset } from "./types.ts";
 import { baseName, openSource } from "./sources.ts";
 import { LineSplitter } from "./line_splitter.ts";
+import { decodeNameLines } from "./name_lines.ts";
 import { type OnError, type ParseReport, sourceError } from "./parse_report.ts";
 import { checkTextRowsOptions, type TextRowsOptions, TextRowsParser } from "./xc_rows.ts";
 import { checkOptionKeys, shown } from "./option_check.ts";
@@ -234,7 +235,13 @@ export async function loadDataset(
 
 /**
  * Reads `${dataDir}/${name}.${what}.txt`: one name per line, line k is index k (a leading UTF-8
- * byte order mark is skipped).
+ * byte order mark is skipped, `\r\n` line ends are read as `\n`). The text must be UTF-8: a
+ * line that is not is a TypeError naming the file and the line
+ * (`data/toy.labels.txt line 3: not valid UTF-8 (save the file as UTF-8)`), not a name with
+ * U+FFFD in it. A file that cannot be read throws the `Deno.readFile` error (e.g.
+ * `Deno.errors.NotFound`).
+ *
+ * @throws {TypeError} when `what` is not `"labels"` or `"features"`, or a line is not UTF-8
  *
  * @example
  * ```ts
@@ -253,9 +260,6 @@ export async function loadNames(
   if (what !== "labels" && what !== "features") {
     throw new TypeError(`loadNames: what must be "labels" or "features", got '${what}'`);
   }
-  let text = await Deno.readTextFile(`${dataDir}/${name}.${what}.txt`);
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a leading UTF-8 BOM
-  const lines = text.split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  return lines.map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  const file = `${dataDir}/${name}.${what}.txt`;
+  return decodeNameLines(await Deno.readFile(file), file);
 }

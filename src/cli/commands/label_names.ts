@@ -4,45 +4,20 @@
  *
  * @module
  */
+import { decodeNameLines } from "../../data/name_lines.ts";
 import { Vocabulary, VocabularyError } from "../../data/vocabulary.ts";
 import { osReason } from "./args.ts";
 
 /**
- * The text of a label-names file, decoded as UTF-8 (a leading byte order mark kept, as
- * `Deno.readTextFile` keeps it): invalid UTF-8 is a TypeError naming `where` and the line, not
- * names with U+FFFD in them.
+ * The names of a label-names file's bytes: one per line (`\r\n` line ends too), a leading UTF-8
+ * byte order mark and the newline(s) that end the file dropped. Invalid UTF-8 is a TypeError
+ * naming `where` and the line (see {@linkcode decodeNameLines}), an empty name (a blank line
+ * before the end) or a repeated one a RangeError naming `where` and the line.
  */
-function decodeNames(bytes: Uint8Array, where: string): string {
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  try {
-    return decoder.decode(bytes);
-  } catch {
-    // the line of the first invalid byte (a line holds whole characters: "\n" ends no sequence)
-    let line = 1;
-    for (let start = 0; start < bytes.length; line++) {
-      let end = bytes.indexOf(10, start);
-      if (end < 0) end = bytes.length;
-      try {
-        decoder.decode(bytes.subarray(start, end));
-      } catch {
-        break;
-      }
-      start = end + 1;
-    }
-    throw new TypeError(`${where} line ${line}: not valid UTF-8 (save the file as UTF-8)`);
-  }
-}
-
-/**
- * The names of a label-names text: one per line (`\r\n` line ends too), a leading UTF-8 byte
- * order mark and the newline(s) that end the file dropped. An empty name (a blank line before
- * the end) or a repeated one is a RangeError naming `where` and the line.
- */
-function parseNames(text: string, where: string): string[] {
-  // a leading UTF-8 BOM is not part of the first name (Deno.readTextFile keeps it)
-  const body = text.replace(/^\uFEFF/, "").replace(/(\r?\n)+$/, "");
-  if (body === "") return [];
-  const names = body.split("\n").map((l) => l.replace(/\r$/, ""));
+function parseNames(bytes: Uint8Array, where: string): string[] {
+  const names = decodeNameLines(bytes, where);
+  // the blank lines that end the file are not names
+  while (names.length > 0 && names[names.length - 1] === "") names.pop();
   const empty = names.indexOf("");
   if (empty >= 0) {
     throw new RangeError(`${where} line ${empty + 1}: empty label name (one name per line)`);
@@ -94,7 +69,7 @@ export async function readLabelsFlag(flag: string, numLabels: number): Promise<s
         : `--labels ${flag}: cannot read it: ${(e as Error).message}`,
     );
   }
-  const names = parseNames(decodeNames(bytes, `--labels ${flag}`), `--labels ${flag}`);
+  const names = parseNames(bytes, `--labels ${flag}`);
   if (names.length !== numLabels) {
     throw new RangeError(
       `--labels ${flag} has ${names.length} names, the data has ${numLabels} labels`,
@@ -139,7 +114,7 @@ export async function labelsBeside(
     return undefined;
   }
   try {
-    const names = parseNames(decodeNames(bytes, file), file);
+    const names = parseNames(bytes, file);
     if (names.length === numLabels) return names;
     warn(
       `not using ${file} for label names: it has ${names.length} names, ${path} has ` +
@@ -181,5 +156,5 @@ export async function readDatasetLabels(file: string): Promise<string[] | undefi
     if (e instanceof Deno.errors.NotFound) return undefined;
     throw new TypeError(`Cannot read label names ${file}: ${osReason(e)}`);
   }
-  return parseNames(decodeNames(bytes, file), file);
+  return parseNames(bytes, file);
 }
