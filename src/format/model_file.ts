@@ -72,12 +72,44 @@ function leBytes(data: Tensor["data"]): Uint8Array {
   return out;
 }
 
+/** The longest value {@linkcode shownValue} shows, in characters. */
+const SHOWN_MAX = 60;
+
+/**
+ * `v` as an error message shows it, readably and briefly: a string quoted, an array or object as
+ * JSON (not `[object Object]`; a bigint as `5n`), a typed array by its type and length, a symbol
+ * or function by kind, cut to {@linkcode SHOWN_MAX} characters.
+ */
+function shownValue(v: unknown): string {
+  let s: string;
+  if (typeof v === "bigint") s = `${v}n`;
+  else if (typeof v === "function") s = "a function";
+  else if (typeof v === "symbol") s = String(v);
+  else if (ArrayBuffer.isView(v)) {
+    s = `${v.constructor.name}(${"length" in v ? v.length : v.byteLength})`;
+  } else if (typeof v === "string" || (typeof v === "object" && v !== null)) {
+    try {
+      s = JSON.stringify(v, (_k, x) => typeof x === "bigint" ? `${x}n` : x) ?? String(v);
+    } catch {
+      s = Object.prototype.toString.call(v); // a cycle, or a throwing toJSON
+    }
+  } else s = String(v);
+  return cut(s);
+}
+
+/** `s` cut to {@linkcode SHOWN_MAX} characters (ending in `...` when cut). */
+function cut(s: string): string {
+  return s.length > SHOWN_MAX ? `${s.slice(0, SHOWN_MAX - 3)}...` : s;
+}
+
 function shapeSize(shape: readonly number[], where: string): number {
-  if (!Array.isArray(shape)) throw new TypeError(`${where}: shape must be an array of sizes`);
+  if (!Array.isArray(shape)) {
+    throw new TypeError(`${where}: shape must be an array of sizes, got ${shownValue(shape)}`);
+  }
   let n = 1;
   for (const d of shape) {
     if (!Number.isSafeInteger(d) || d < 0) {
-      throw new RangeError(`${where}: shape entry ${d} is not a non-negative integer`);
+      throw new RangeError(`${where}: shape entry ${shownValue(d)} is not a non-negative integer`);
     }
     n *= d;
   }
@@ -87,7 +119,7 @@ function shapeSize(shape: readonly number[], where: string): number {
 
 function checkCount(v: unknown, where: string): void {
   if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-    throw new RangeError(`${where} must be a non-negative integer, got ${v}`);
+    throw new RangeError(`${where} must be a non-negative integer, got ${shownValue(v)}`);
   }
 }
 
@@ -134,22 +166,33 @@ export function encodeModelFile(
     if (
       key !== "quantize" && key !== "keepF32" && options[key as keyof EncodeOptions] !== undefined
     ) {
-      throw new TypeError(`${where}: unknown option "${key}" (known: quantize, keepF32)`);
+      throw new TypeError(
+        `${where}: unknown option ${shownValue(key)} (known: quantize, keepF32)`,
+      );
     }
   }
   if (typeof content.kind !== "string" || content.kind.length === 0) {
-    throw new TypeError(`${where}: kind must be a non-empty string`);
+    throw new TypeError(
+      `${where}: kind must be a non-empty string, got ${shownValue(content.kind)}`,
+    );
   }
   checkCount(content.numFeatures, `${where}: numFeatures`);
   checkCount(content.numLabels, `${where}: numLabels`);
   if (content.labelNames !== undefined) {
+    if (!Array.isArray(content.labelNames)) {
+      throw new TypeError(
+        `${where}: labelNames must be an array of names, got ${shownValue(content.labelNames)}`,
+      );
+    }
     if (content.labelNames.length !== content.numLabels) {
       throw new RangeError(
         `${where}: labelNames has ${content.labelNames.length} names for ${content.numLabels} labels`,
       );
     }
     content.labelNames.forEach((s, i) => {
-      if (typeof s !== "string") throw new TypeError(`${where}: labelNames[${i}] is not a string`);
+      if (typeof s !== "string") {
+        throw new TypeError(`${where}: labelNames[${i}] is not a string, got ${shownValue(s)}`);
+      }
     });
   }
   checkFeatureSpace(
@@ -165,7 +208,10 @@ export function encodeModelFile(
     }
     for (const k of ["tfidf", "l2Normalize"] as const) {
       if (pre[k] !== undefined && typeof pre[k] !== "boolean") {
-        throw new TypeError(`${where}: preprocess.${k} must be a boolean, got ${pre[k]}`);
+        // (a string unquoted, as this message has always shown it)
+        const v: unknown = pre[k];
+        const got = typeof v === "string" ? cut(v) : shownValue(v);
+        throw new TypeError(`${where}: preprocess.${k} must be a boolean, got ${got}`);
       }
     }
   }
@@ -190,19 +236,21 @@ export function encodeModelFile(
       typeof v === "boolean" || (Array.isArray(v) && v.every((x) => typeof x === "number"));
     if (!ok) {
       throw new TypeError(
-        `${where}: params.${k} must be a number, string, boolean or number array`,
+        `${where}: params.${k} must be a number, string, boolean or number array, got ${
+          shownValue(v)
+        }`,
       );
     }
   }
   const quantize = options.quantize ?? "f32";
   if (!["f32", "f16", "i8"].includes(quantize)) {
     const Err = typeof quantize === "string" ? RangeError : TypeError;
-    throw new Err(`${where}: quantize must be "f32", "f16" or "i8", got ${quantize}`);
+    throw new Err(`${where}: quantize must be "f32", "f16" or "i8", got ${shownValue(quantize)}`);
   }
   const keepF32 = options.keepF32 ?? ["bias", "idf"];
   if (!Array.isArray(keepF32) || !keepF32.every((n) => typeof n === "string")) {
     throw new TypeError(
-      `${where}: keepF32 must be an array of tensor names, got ${JSON.stringify(keepF32)}`,
+      `${where}: keepF32 must be an array of tensor names, got ${shownValue(keepF32)}`,
     );
   }
   const keep = new Set(keepF32);
@@ -282,15 +330,16 @@ function checkHalfRange(values: Float32Array, bits: Uint16Array, where: string):
 
 function writeTensor(w: MsgpackWriter, name: string, t: Tensor, quantize: string): void {
   const where = `encodeModelFile: tensor ${name}`;
-  const ctor = TENSOR_ARRAYS[t.dtype];
-  if (!ctor) throw new TypeError(`${where}: unknown dtype ${t.dtype}`);
+  // (own keys only: "constructor" or "toString" is no dtype)
+  const ctor = Object.hasOwn(TENSOR_ARRAYS, t.dtype) ? TENSOR_ARRAYS[t.dtype] : undefined;
+  if (!ctor) throw new TypeError(`${where}: unknown dtype ${shownValue(t.dtype)}`);
   if (!(t.data instanceof ctor)) {
     throw new TypeError(`${where}: dtype ${t.dtype} needs a ${ctor.name}`);
   }
   const n = shapeSize(t.shape, where);
   if (n !== t.data.length) {
     throw new RangeError(
-      `${where}: shape [${t.shape}] has ${n} elements but data has ${t.data.length}`,
+      `${where}: shape ${shownValue(t.shape)} has ${n} elements but data has ${t.data.length}`,
     );
   }
   let { dtype, data, scale } = t;
