@@ -28,10 +28,11 @@
  * Other flags: --rowUpdate fold-in|joint (the batch fit's row update, `FitOptions.rowUpdate`;
  * default fold-in, "joint" is the paper's), --epochs, --batch, --gamma (number or "auto": 1 / median squared distance
  * between training rows over their commonly observed entries, rescaled to D), --lambda,
- * --transLambda (λ of the transductive fit; default: --lambda), --lambdaX, --lambdaS, --lambdaE,
- * --alpha, --lr, --rowLr, --rff, --rank, --input projected|raw, --init spectral|random,
- * --streamBatch, --streamSteps, --replayRatio, --replay, --replayPerStep 0|1, --streamRowSteps,
- * --foldInSteps, --warmStart, --consolidateEpochs, --no-transductive, --no-baseline.
+ * --transLambda (λ of the transductive fit; default: --lambda; refused with --no-transductive),
+ * --lambdaX, --lambdaS, --lambdaE, --alpha, --lr, --rowLr, --rff, --rank, --input projected|raw,
+ * --init spectral|random, --streamBatch, --streamSteps, --replayRatio, --replay,
+ * --replayPerStep 0|1, --streamRowSteps, --foldInSteps, --warmStart, --consolidateEpochs,
+ * --no-transductive, --no-baseline.
  *
  * @module
  */
@@ -452,6 +453,18 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     );
   }
   const doTrans = on("transductive");
+  // λ of the transductive fit: nothing else reads it, so without that fit it would be ignored
+  // while the result still reported it
+  const transLambda = numFlag(flags, "transLambda");
+  if (transLambda !== undefined && !doTrans) {
+    const off = flags["no-transductive"] !== undefined
+      ? "--no-transductive"
+      : "--transductive false";
+    throw new TypeError(
+      `coembed experiment: --transLambda sets λ of the transductive fit, which ${off} turns ` +
+        `off: give one or the other`,
+    );
+  }
   const doBase = on("baseline");
   const doStream = on("stream");
   const tune = on("tune", false);
@@ -610,7 +623,6 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       const tGamma = gammaFlag === "auto"
         ? medianGamma(mAll, dense, allRows, new Rng(seed + 3))
         : Number(gammaFlag);
-      const transLambda = numFlag(flags, "transLambda");
       const tOverrides = transLambda === undefined
         ? overrides
         : { ...overrides, lambda: transLambda };
@@ -688,7 +700,7 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
       config: { ...cfg, gamma: undefined, seed: undefined, variant: undefined },
       perRepeat: res,
       fitSeconds,
-      transLambda: numFlag(flags, "transLambda") ?? cfg.lambda,
+      transLambda: transLambda ?? cfg.lambda,
       data: tune ? `${ctx.dataset}.train.txt only (--tune)` : "train ∪ test (the paper's protocol)",
       ...(doStream
         ? {
