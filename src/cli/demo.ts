@@ -469,6 +469,16 @@ async function main(args: string[]): Promise<void> {
   console.log(JSON.stringify(r));
 }
 
+/**
+ * A parse error (`Cannot parse line N of SOURCE: DETAIL`, alone or last in "gave no rows: …,
+ * the first: …") whose detail is the refusal of a feature key that is not an index
+ * (`NotAFeatureIndexError` of `ndjson_features.ts`): its whole form, at the end, so that a
+ * label, a key or a file name that merely says those words does not match. (The reader passes
+ * on the message only, `lineError` of `parse_report.ts`: the error's class is not there to test.)
+ */
+const NOT_AN_INDEX_LAST =
+  /: features: key "(?:[^"\\]|\\.)*" is not a feature index \(a non-negative integer\)$/;
+
 if (import.meta.main) {
   await runScript("demo", () =>
     main(Deno.args).catch((e) => {
@@ -477,7 +487,7 @@ if (import.meta.main) {
         e.message = e.message.replace(/^demo: /, "");
         // NDJSON events with named features read as column indices (the default)
         const keys = Deno.args.some((a) => /^--(feature-keys|hash-dim|text|text-only)\b/.test(a));
-        if (!keys && /is not a feature index/.test(e.message)) {
+        if (!keys && NOT_AN_INDEX_LAST.test(e.message)) {
           e.message +=
             " (the events name their features: give --feature-keys name or --hash-dim N)";
         }

@@ -14,6 +14,40 @@ import { parseIndexKey, showName as show } from "./json_text.ts";
 import { notWellFormed } from "./ndjson_labels.ts";
 
 /**
+ * The refusal of an event's feature key that is not a feature index, in index mode
+ * (`featureKeys: "index"`, no hashing): the RangeError `features: key "…" is not a feature
+ * index (a non-negative integer)`, carrying the key so that a caller tells an event that names
+ * its features by the error's class, not by its message (the service then names the key modes
+ * that read names).
+ *
+ * @example
+ * ```ts
+ * import { EventFeatures, NotAFeatureIndexError } from "./ndjson_features.ts";
+ * import { resolveNdjsonOptions } from "./ndjson_options.ts";
+ * try {
+ *   new EventFeatures(resolveNdjsonOptions()).check({ direct: 1 });
+ * } catch (e) {
+ *   console.log(e instanceof NotAFeatureIndexError && e.key, e instanceof RangeError); // direct true
+ *   console.log((e as Error).message); // features: key "direct" is not a feature index (a non-negative integer)
+ * }
+ * ```
+ */
+export class NotAFeatureIndexError extends RangeError {
+  /** The key that is not a feature index. */
+  readonly key: string;
+
+  /**
+   * The refusal of `key`.
+   *
+   * @param key the feature key of the event
+   */
+  constructor(key: string) {
+    super(`features: key ${show(key)} is not a feature index (a non-negative integer)`);
+    this.key = key;
+  }
+}
+
+/**
  * The checked, not yet mapped features of one event line (reused from line to line). Index
  * keys go straight into {@linkcode EventFeatures.row} (nothing grows until the line is
  * accepted); names wait in `keys`/`vals`.
@@ -90,11 +124,7 @@ export class EventFeatures {
       }
       if (direct) {
         const j = parseIndexKey(key);
-        if (j < 0) {
-          throw new RangeError(
-            `features: key ${show(key)} is not a feature index (a non-negative integer)`,
-          );
-        }
+        if (j < 0) throw new NotAFeatureIndexError(key);
         if (j >= s.numFeatures) {
           throw new RangeError(`feature index ${j} is out of range [0, ${s.numFeatures})`);
         }

@@ -15,15 +15,17 @@
 import type { Example, SparseVector } from "../data/types.ts";
 import { Vocabulary } from "../data/vocabulary.ts";
 import { type FeatureKeys, NdjsonParser } from "../data/ndjson.ts";
+import { NotAFeatureIndexError } from "../data/ndjson_features.ts";
 import type { FeatureSpace } from "../format/types.ts";
 import { type EventLimits, type GrowthLimits, lineTooLong } from "./event_limits.ts";
 import { EVENT_MAX_DEPTH, jsonDepthExceeded } from "./json_depth.ts";
 import { GrowthGuard } from "./growth_guard.ts";
 import { predictBodyAscii, rowForPredict } from "./predict_rows.ts";
 
-/** A reason of an event whose feature key is not an index, in index mode. */
-const NOT_AN_INDEX = /is not a feature index/;
-/** What such a reason adds: the stream's key mode and the modes that read names. */
+/**
+ * What the reason of an event whose feature key is not an index (index mode:
+ * `NotAFeatureIndexError`) adds: the stream's key mode and the modes that read names.
+ */
 const NAMES_HINT =
   "; this stream reads feature indices (--feature-keys index): events that name their " +
   "features need --feature-keys name or hash";
@@ -341,10 +343,8 @@ export class EventParser {
       return { ok: true, event };
     } catch (e) {
       const m = (e as Error).message;
-      return {
-        ok: false,
-        reason: this.featureKeys === "index" && NOT_AN_INDEX.test(m) ? m + NAMES_HINT : m,
-      };
+      // (the error's kind, not its text: a label or another key may say the same words)
+      return { ok: false, reason: e instanceof NotAFeatureIndexError ? m + NAMES_HINT : m };
     } finally {
       // only this slow path ignores fields (the fast path leaves lines with other fields here)
       const ignored = this.#ndjson.ignoredFields;
