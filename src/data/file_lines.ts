@@ -94,8 +94,9 @@ export interface FileLinesOptions {
 /**
  * Reads a file's lines once, decompressing gzip (detected by content). The same shape as the
  * service's file follower without follow mode: {@linkcode FileLines.next} returns the next
- * complete lines, `[]` when a chunk completed none, `null` at the end of the file (a last line
- * without newline is returned before). A truncated or corrupt gzip file makes `next` throw a
+ * complete lines (all those of a decompressed chunk, or at most `maxLines` of them: the others
+ * at the next calls, the position exact after each), `[]` when a chunk completed none, `null` at
+ * the end of the file (a last line without newline is returned before). A truncated or corrupt gzip file makes `next` throw a
  * `TypeError` naming the file. A resume (`start` with an offset) checks that it is in the same
  * file: a `start.ino` other than the file's, a `start.tail` (its {@linkcode FileLines.tail}) that
  * the bytes before the offset do not match, or a file shorter than the offset, and the file is
@@ -143,8 +144,14 @@ export class FileLines {
   #pending: Uint8Array | undefined;
   #pendingStart = 0;
   #pendingEnd = 0;
-  /** The chunk being split: a line in another buffer is in the splitter's carry (see #onLine). */
+  /** The part of a chunk being split: a line in another buffer is in the splitter's carry. */
   #chunk: Uint8Array | undefined;
+  /**
+   * The last chunk read, `[#restAt, end)` not split yet (its lines beyond a call's `maxLines`,
+   * handed out at the next calls); undefined once it is all split.
+   */
+  #rest: Uint8Array | undefined;
+  #restAt = 0;
   /** The resume's checks, done at the first read: its inode and the bytes before its offset. */
   #startIno: number | null | undefined;
   #startTail: Uint8Array | undefined;
@@ -257,9 +264,36 @@ export class FileLines {
     this.#tailLen = keep + m;
   }
 
-  /** The next complete lines; `[]` when a chunk completed none; `null` at the end. */
-  async next(): Promise<FileLinesLine[] | null> {
+  /**
+   * The next complete lines; `[]` when a chunk completed none; `null` at the end. The offset,
+   * line and tail are those of the last line returned.
+   *
+   * @param maxLines at most this many lines (default: all those of a decompressed chunk); the
+   *   others of the same chunk come at the next calls, before anything more is read
+   * @throws {RangeError} for a `maxLines` that is not an integer >= 1 (nor Infinity)
+   * @throws {TypeError} for a truncated or corrupt gzip file (naming it)
+   *
+   * @example
+   * ```ts
+   * import { FileLines } from "./file_lines.ts";
+   * const path = await Deno.makeTempFile();
+   * await Deno.writeTextFile(path, '{"a":1}\n{"b":2}\n{"c":3}\n');
+   * const f = new FileLines(path);
+   * console.log((await f.next(2))!.map((l) => l.line), f.offset); // [ 1, 2 ] 16
+   * console.log((await f.next(2))!.map((l) => l.line), f.offset); // [ 3 ] 24
+   * f.close();
+   * await Deno.remove(path);
+   * ```
+   */
+  async next(maxLines: number = Infinity): Promise<FileLinesLine[] | null> {
+    if (!(maxLines >= 1 && (Number.isInteger(maxLines) || maxLines === Infinity))) {
+      throw new RangeError(
+        `FileLines.next: maxLines must be an integer >= 1 (or Infinity), got ${shown(maxLines)}`,
+      );
+    }
     if (this.#closed || this.#ended) return null;
+    // lines of the last chunk not handed out yet: before anything more is read
+    if (this.#rest !== undefined) return this.#split(maxLines);
     if (this.#reader === undefined) {
       this.#ino = (await Deno.stat(this.path)).ino;
       const was = this.#startIno;
@@ -303,8 +337,31 @@ export class FileLines {
         this.#tailLen = saved.length;
       }
     }
-    this.#chunk = chunk;
-    if (chunk.length > 0) this.#splitter.push(chunk);
+    if (chunk.length === 0) return [];
+    this.#rest = chunk;
+    this.#restAt = 0;
+    return this.#split(maxLines);
+  }
+
+  /**
+   * Splits the lines of `#rest` from `#restAt`, up to `maxLines` of them: the bytes up to the
+   * end of the last one go to the splitter (the rest stays for the next call, unless it ends no
+   * line: then it goes to the splitter's carry at once).
+   */
+  #split(maxLines: number): FileLinesLine[] {
+    const chunk = this.#rest!, from = this.#restAt;
+    let end = chunk.length;
+    if (maxLines !== Infinity) {
+      // each newline ends one line (a too-long one, one begun in an earlier chunk included)
+      let e = from - 1, k = 0;
+      while (k < maxLines && (e = chunk.indexOf(10, e + 1)) >= 0) k++;
+      if (k === maxLines && chunk.indexOf(10, e + 1) >= 0) end = e + 1;
+    }
+    const part = from === 0 && end === chunk.length ? chunk : chunk.subarray(from, end);
+    if (end === chunk.length) this.#rest = undefined;
+    else this.#restAt = end;
+    this.#chunk = part;
+    this.#splitter.push(part);
     this.#chunk = undefined;
     this.#flushTail();
     return this.#take() ?? [];
@@ -323,6 +380,7 @@ export class FileLines {
     this.#skipped = new Uint8Array(0);
     this.#pending = undefined;
     this.#tailLen = -1;
+    this.#rest = undefined;
     return [];
   }
 

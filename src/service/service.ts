@@ -578,8 +578,10 @@ export class LearningService implements ServiceHandle {
     // log already makes every acknowledged event durable, so spacing them only lengthens the
     // replay after a crash, while taking one every 5000 events would stall a big model's learning
     // most of the time. At most about a tenth of the learning thread goes to checkpoints.
+    // (checkpointEvery 0: none)
+    const ckEvery = o.checkpointEvery ?? 5000;
     if (
-      l.applied - this.#appliedAtCheckpoint >= (o.checkpointEvery ?? 5000) && !this.#ckActive &&
+      ckEvery > 0 && l.applied - this.#appliedAtCheckpoint >= ckEvery && !this.#ckActive &&
       performance.now() - this.#checkpointEndMs >= 10 * this.#checkpointCostMs
     ) {
       this.#backgroundCheckpoint();
