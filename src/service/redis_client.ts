@@ -352,6 +352,65 @@ interface Waiter {
 }
 
 /**
+ * The TCP connection (and TLS handshake) to the server, given up after `limitMs` when given: a
+ * host that drops packets, or a server that accepts the connection but never answers the TLS
+ * handshake, would otherwise hold it for ever (the handshake) or for the system's TCP timeout
+ * (about 2 min on Linux). A connection made too late is closed. (A TLS connection given up in its
+ * handshake is closed too, which ends the handshake here, but Deno keeps its socket open until
+ * the server answers or closes it.)
+ */
+async function openConnection(
+  opts: RedisConnectOptions,
+  limitMs: number | undefined,
+): Promise<Deno.Conn> {
+  // set once given up: a connection that comes later is closed, a handshake in flight ended
+  let gaveUp = false;
+  let pending: Deno.Conn | undefined;
+  const opening = (async () => {
+    const caCerts = opts.tls && opts.caFile !== undefined
+      ? [await Deno.readTextFile(opts.caFile)]
+      : undefined;
+    const conn = opts.tls
+      ? await Deno.connectTls({ hostname: opts.hostname, port: opts.port, caCerts })
+      : await Deno.connect({ hostname: opts.hostname, port: opts.port });
+    if (gaveUp) {
+      conn.close();
+      throw new RedisConnectionError("connected after the limit");
+    }
+    pending = conn;
+    if (opts.tls) await (conn as Deno.TlsConn).handshake();
+    return conn;
+  })();
+  if (limitMs === undefined) return await opening;
+  opening.catch(() => {}); // (its failure after the limit is not anyone's)
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      opening,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          gaveUp = true;
+          try {
+            pending?.close(); // ends a handshake in flight (its promise rejects)
+          } catch {
+            // already closed
+          }
+          reject(
+            new RedisConnectionError(
+              `no connection within ${limitMs} ms (${
+                opts.tls ? "TCP connection and TLS handshake" : "TCP connection"
+              }; the server or the network is not answering)`,
+            ),
+          );
+        }, Math.min(MAX_TIMER_MS, limitMs));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * A pipelined RESP2 client over one TCP connection. Commands are answered in order.
  *
  * @example
@@ -384,7 +443,9 @@ export class RedisClient {
    * given (`AUTH user pass` with a user name, else the legacy `AUTH pass`), then SELECT. With
    * `replyTimeoutMs`, a command whose reply does not come within it (plus its own `BLOCK` time)
    * fails the connection (a server or network gone silent: no reset ever comes), rejecting
-   * every command in flight with a {@linkcode RedisConnectionError}.
+   * every command in flight with a {@linkcode RedisConnectionError}; the TCP connection and the
+   * TLS handshake are given up after it too (a `RedisConnectionError` saying `Cannot connect to
+   * Redis at <address>: no connection within <N> ms ...`). Without it, nothing is timed.
    *
    * @example
    * ```ts
@@ -405,15 +466,7 @@ export class RedisClient {
     const label = describeTarget(opts);
     let conn: Deno.Conn;
     try {
-      if (opts.tls) {
-        const caCerts = opts.caFile !== undefined
-          ? [await Deno.readTextFile(opts.caFile)]
-          : undefined;
-        conn = await Deno.connectTls({ hostname: opts.hostname, port: opts.port, caCerts });
-        await (conn as Deno.TlsConn).handshake();
-      } else {
-        conn = await Deno.connect({ hostname: opts.hostname, port: opts.port });
-      }
+      conn = await openConnection(opts, replyTimeoutMs);
     } catch (e) {
       throw new RedisConnectionError(
         `Cannot connect to Redis at ${label}: ${(e as Error).message}`,

@@ -75,7 +75,10 @@ export interface RedisSourceOptions {
   /**
    * Longest wait for a reply (beyond a blocking read's `blockMs`) before the connection is taken
    * for dead and made again, in milliseconds (default 10000): a server or network gone silent
-   * sends no reset, and a read or acknowledgement would otherwise wait for ever.
+   * sends no reset, and a read or acknowledgement would otherwise wait for ever. It also bounds
+   * each step of a connection: the TCP connection, the TLS handshake, AUTH, SELECT and the group's
+   * creation, so that {@linkcode RedisStreamSource.connect} (and the service's start) fails naming
+   * the address and the limit instead of hanging on a server that accepts and never answers.
    */
   replyTimeoutMs?: number;
 }

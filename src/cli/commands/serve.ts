@@ -87,7 +87,8 @@ Sources besides HTTP:
   --redis-claim-idle-ms N take over entries pending with a dead consumer for N ms
                           (default 60000; 0: never)
   --redis-reply-timeout-ms N  take a Redis server silent for N ms (beyond a blocking read's
-                          wait) for dead and connect again (default 10000)
+                          wait) for dead and connect again; also the limit of connecting
+                          (TCP and TLS handshake) (default 10000)
   --stream-key KEY        stream key (default tagstream:events)
   --group NAME            consumer group (default tagstream)
   --consumer NAME         consumer name, keep it stable across restarts (default learner-1)
