@@ -41,9 +41,10 @@ export interface ServiceHandle {
   /**
    * Seconds a client is told to wait (`Retry-After`) before sending again what the service
    * refused while unavailable (stopping, or its write-ahead log cannot be written): the
-   * service's `retryAfterSeconds` option (default 2).
+   * service's `retryAfterSeconds` option. Optional: without it, 2 (the service's default; see
+   * {@linkcode retryAfterOf}).
    */
-  readonly retryAfterSeconds: number;
+  readonly retryAfterSeconds?: number;
   /** Validates and applies an NDJSON body (see `LearningService.ingestBody`). */
   ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult>;
   /** Metrics for `GET /metrics`. */
@@ -56,4 +57,18 @@ export interface ServiceHandle {
   recentRate(): number;
   /** Stops the sources, writes the last checkpoint and releases everything. */
   stop(): Promise<void>;
+}
+
+/**
+ * The seconds a client of `service` is told to wait (`Retry-After`): its
+ * {@linkcode ServiceHandle.retryAfterSeconds}, or 2 (the service's default) when it has none.
+ *
+ * @example
+ * ```ts
+ * import { retryAfterOf } from "./service_handle.ts";
+ * console.log(retryAfterOf({ retryAfterSeconds: 5 }), retryAfterOf({})); // 5 2
+ * ```
+ */
+export function retryAfterOf(service: Pick<ServiceHandle, "retryAfterSeconds">): number {
+  return service.retryAfterSeconds ?? 2;
 }

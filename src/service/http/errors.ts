@@ -7,8 +7,8 @@
  */
 
 /**
- * A 4xx answer thrown by a handler or a middleware; {@linkcode errorResponse} turns it into the
- * JSON answer.
+ * A 4xx answer (or a 503, or a 500 that says more than "internal error", e.g. with `Retry-After`)
+ * thrown by a handler or a middleware; {@linkcode errorResponse} turns it into the JSON answer.
  *
  * @example
  * ```ts
@@ -19,12 +19,12 @@
  */
 export class HttpError extends Error {
   /**
-   * @param status the 4xx (or 503) status of the answer
+   * @param status the 4xx (or 500, 503) status of the answer
    * @param message the answer's `error`
    * @param headers extra headers of the answer
    */
   constructor(
-    readonly status: 400 | 401 | 404 | 408 | 413 | 415 | 503,
+    readonly status: 400 | 401 | 404 | 408 | 413 | 415 | 500 | 503,
     message: string,
     readonly headers?: Record<string, string>,
   ) {

@@ -11,10 +11,17 @@
  * closes the connection, see there). A body that finishes arriving before the check sees the
  * stop is applied and answered as usual: the service's stop waits for it.
  *
+ * A body being applied when the service is lost (its learner thread dies) gets a 500 with
+ * `Retry-After`: it may be in the write-ahead log already (a restart replays it) or not, so the
+ * 503's "nothing of this body was applied" cannot be said; the client should send it again to
+ * the restarted service, and events with an `id` are not applied twice (see `--dedup-window`).
+ * A body arriving after that is refused with the 503.
+ *
  * @module
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import type { ServiceHandle } from "../service_handle.ts";
+import { retryAfterOf, type ServiceHandle } from "../service_handle.ts";
+import type { IngestResult } from "../service_types.ts";
 import { HttpError } from "./errors.ts";
 import { readBody } from "./read_body.ts";
 
@@ -69,13 +76,29 @@ export function ingestRoutes(service: ServiceHandle, options: IngestRouteOptions
   // as the service answers a body begun while it stops
   const stopped = () =>
     new HttpError(503, "the service is stopping; nothing of this body was applied", {
-      "retry-after": String(service.retryAfterSeconds),
+      "retry-after": String(retryAfterOf(service)),
     });
   const cutByStop = () => service.stopping ? stopped() : undefined;
   return new Hono().post("/events", options.auth, async (c) => {
     if (service.stopping) throw stopped();
     const body = await readBody(c.req.raw, maxBodyBytes, "/events", bodyTimeoutMs, cutByStop);
-    const r = await service.ingestBody(body, "http");
+    let r: IngestResult;
+    try {
+      r = await service.ingestBody(body, "http");
+    } catch (e) {
+      // not a bad body: the service was lost while applying it (a dead learner thread), or
+      // gone before (then nothing was handed over, but there is no telling the two apart here)
+      if (!service.stopping) throw e;
+      throw new HttpError(
+        500,
+        `the service stopped while this body was being applied (${
+          (e as Error)?.message ?? String(e)
+        }): it may have been applied (it may be in the write-ahead log, which a restart ` +
+          "replays) or not; send it again once the service is back — events with an id are " +
+          "not applied twice",
+        { "retry-after": String(retryAfterOf(service)) },
+      );
+    }
     if (r.unavailable !== undefined) {
       throw new HttpError(503, r.unavailable.reason, {
         "retry-after": String(r.unavailable.retryAfterSeconds),

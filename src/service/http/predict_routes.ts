@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { ServiceHandle } from "../service_handle.ts";
+import { retryAfterOf, type ServiceHandle } from "../service_handle.ts";
 import type { SparseVector } from "../../data/types.ts";
 import {
   columnOverflow,
@@ -179,7 +179,7 @@ export function predictRoutes(
   const cutByStop = () =>
     service.stopping
       ? new HttpError(503, "the service is stopping; the rest of this body was not waited for", {
-        "retry-after": String(service.retryAfterSeconds),
+        "retry-after": String(retryAfterOf(service)),
       })
       : undefined;
   const predict = async (req: Request): Promise<Response> => {
