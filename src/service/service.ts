@@ -285,8 +285,10 @@ export class LearningService implements ServiceHandle {
   /** Starts the sources and timers. Rejects when a source cannot be opened. */
   async start(): Promise<void> {
     const o = this.options;
+    // checkpointEvery 0: no checkpoints of its own (a state directory nobody resumes from)
+    const checkpoints = o.checkpointEvery !== 0;
     const ckMs = (o.checkpointSeconds ?? 5) * 1000;
-    if (ckMs > 0) {
+    if (checkpoints && ckMs > 0) {
       this.#timers.push(setInterval(() => {
         if (
           this.#dirty() && !this.#ckActive &&
@@ -301,7 +303,7 @@ export class LearningService implements ServiceHandle {
         if (l.pendingCount > 0 && performance.now() - this.#lastIngestMs >= flushMs) l.flush();
       }, Math.max(10, Math.floor(flushMs / 2))));
     }
-    if (this.#checkpointAtStart) await this.checkpoint();
+    if (checkpoints && this.#checkpointAtStart) await this.checkpoint();
     const l = this.#learner;
     if (this.#published === undefined && l.applied > 0 && (o.publishEvery ?? 5000) > 0) {
       await this.publish();
@@ -952,9 +954,9 @@ export class LearningService implements ServiceHandle {
     const f = gzip
       ? new FileLines(path, pos, { maxLineBytes, tooLong: lineTooLong, log: this.#log })
       : new FileFollower(path, pos, { follow, maxLineBytes, log: this.#log });
-    // A minibatch at a time (the lines up to the end of the learner's next minibatch; a gzip
-    // file's reader gives a decompressed chunk's lines): the position, a stop and the
-    // checkpoint-every count are seen between two (a read is up to 1 MiB, ~10^4 lines, minutes
+    // A minibatch at a time (the lines up to the end of the learner's next minibatch, plain or
+    // gzip): the position, a stop and the checkpoint-every count are seen between two (a read
+    // is up to 1 MiB, a decompressed chunk up to 256 KiB: up to ~10^4 lines, seconds to minutes
     // of a slow learner), and the rest of the thread gets a turn every FILE_SLICE_MS at most.
     let slice = performance.now();
     try {
@@ -1017,7 +1019,8 @@ export class LearningService implements ServiceHandle {
   /**
    * Stops the sources and timers, writes a final checkpoint (acknowledging what it covers) and
    * closes the write-ahead log. Queued events are saved in the checkpoint, not learned early, so
-   * batches stay aligned across restarts.
+   * batches stay aligned across restarts. With `checkpointEvery: 0` no final checkpoint is
+   * written (the queued events are lost with the state, which nobody resumes from).
    */
   async stop(): Promise<void> {
     if (this.#stopping) return;
@@ -1028,7 +1031,7 @@ export class LearningService implements ServiceHandle {
     // a copy in flight ends before the last checkpoint records what still waits
     await this.#deadLetters?.stop();
     try {
-      await this.checkpoint();
+      if (this.options.checkpointEvery !== 0) await this.checkpoint();
     } finally {
       await this.#publishing?.catch(() => {});
       this.options.buildModel?.close?.();

@@ -117,8 +117,12 @@ export function checkLearnerOptions(where: string, options: unknown): LearnerOpt
  * Checks the options of `LearningService.open` ({@linkcode ServiceOptions}, the learner's
  * included) before anything is opened, and returns them.
  *
- * @throws {TypeError} for a non-object, an unknown key, a missing `factory` or `stateDir`, or a
- * value of the wrong type (e.g. `repair: "false"`)
+ * `checkpointEvery: 0` turns checkpoints off (for a state directory nobody resumes from): it
+ * needs `wal: false` and no `redis`.
+ *
+ * @throws {TypeError} for a non-object, an unknown key, a missing `factory` or `stateDir`, a
+ * value of the wrong type (e.g. `repair: "false"`), or `checkpointEvery: 0` with the
+ * write-ahead log or Redis
  * @throws {RangeError} for a value out of range, e.g. `checkpointSeconds: Infinity` (a delay
  * must fit a timer: at most 2^31 − 1 ms)
  *
@@ -140,7 +144,7 @@ export function checkServiceOptions(options: unknown): ServiceOptions {
   factoryOption(where, o.factory);
   stringOption(where, "stateDir", o.stateDir, true);
   stringOption(where, "file", o.file);
-  numberOption(where, "checkpointEvery", o.checkpointEvery, 5000, 1, SAFE, true);
+  numberOption(where, "checkpointEvery", o.checkpointEvery, 5000, 0, SAFE, true);
   numberOption(where, "checkpointSeconds", o.checkpointSeconds, 5, 0, MAX_TIMER_MS / 1000);
   numberOption(where, "publishEvery", o.publishEvery, 5000, 0, SAFE, true);
   numberOption(where, "publishMinSeconds", o.publishMinSeconds, 10, 0, SAFE);
@@ -158,6 +162,19 @@ export function checkServiceOptions(options: unknown): ServiceOptions {
   );
   typed(where, "redis", o.redis, "an object with a url", isPlainObject(o.redis));
   if (o.redis !== undefined) checkRedisOptions(`${where}: redis`, o.redis);
+  if (o.checkpointEvery === 0) {
+    // checkpoints release the write-ahead log and acknowledge the Redis entries they cover
+    const needs = o.wal !== false
+      ? `wal: false (checkpoints release the write-ahead log), got wal: ${
+        o.wal ?? "true (the default)"
+      }`
+      : o.redis !== undefined
+      ? "no redis (checkpoints acknowledge its entries)"
+      : undefined;
+    if (needs !== undefined) {
+      throw new TypeError(`${where}: option checkpointEvery 0 (no checkpoints) needs ${needs}`);
+    }
+  }
   typed(where, "growth", o.growth, "an object", isPlainObject(o.growth));
   const growth = checkOptionKeys(`${where}: growth`, o.growth, GROWTH_KEYS);
   for (const k of GROWTH_KEYS as (keyof typeof growth)[]) {

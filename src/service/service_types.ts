@@ -102,7 +102,11 @@ export interface ServiceOptions extends LearnerOptions {
   factory: EstimatorFactory;
   /** Directory of `checkpoint.msgpack`, `model.tsm` and `wal/` (created when missing). */
   stateDir: string;
-  /** Checkpoint after this many applied events (default 5000). */
+  /**
+   * Checkpoint after this many applied events (default 5000). 0: never on its own (not every N
+   * events, nor every `checkpointSeconds`, nor at start or stop; `checkpoint()` still writes
+   * one), for a state directory nobody resumes from: needs `wal: false` and no `redis`.
+   */
   checkpointEvery?: number;
   /** Checkpoint at least this often while events arrive, in seconds (default 5). */
   checkpointSeconds?: number;

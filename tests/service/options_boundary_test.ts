@@ -98,10 +98,31 @@ Deno.test("LearningService.open: bad options are refused by name before the stat
       RangeError,
       "option flushMs must be a finite number in [0, 2147483647], got Infinity",
     );
-    // NaN never checkpointed by count, 0 checkpointed after every body
-    for (const checkpointEvery of [NaN, 0, 1.5]) {
-      await assertThrowsMsg(open({ checkpointEvery }), RangeError, "option checkpointEvery must");
+    // NaN never checkpointed by count
+    for (const checkpointEvery of [NaN, -1, 1.5]) {
+      await assertThrowsMsg(
+        open({ checkpointEvery }),
+        RangeError,
+        `option checkpointEvery must be an integer in [0, ${Number.MAX_SAFE_INTEGER}], got ${checkpointEvery}`,
+      );
     }
+    // 0 (no checkpoints) would keep the write-ahead log and the Redis entries forever
+    await assertThrowsMsg(
+      open({ checkpointEvery: 0 }),
+      TypeError,
+      "LearningService.open: option checkpointEvery 0 (no checkpoints) needs wal: false " +
+        "(checkpoints release the write-ahead log), got wal: true (the default)",
+    );
+    await assertThrowsMsg(
+      open({ checkpointEvery: 0, wal: true }),
+      TypeError,
+      "needs wal: false (checkpoints release the write-ahead log), got wal: true",
+    );
+    await assertThrowsMsg(
+      open({ checkpointEvery: 0, wal: false, redis: { url: "redis://127.0.0.1:1" } }),
+      TypeError,
+      "option checkpointEvery 0 (no checkpoints) needs no redis (checkpoints acknowledge its entries)",
+    );
     await assertThrowsMsg(open({ checkpointEvery: "100" }), TypeError, "checkpointEvery");
     // "false" is truthy: it turned a destructive repair on
     await assertThrowsMsg(

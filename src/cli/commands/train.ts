@@ -454,7 +454,9 @@ async function trainEvents(
   const temp = stateDir === undefined;
   // validated before the (temporary) state directory exists
   const publishing = temp ? { publishEvery: 0 } : publishBuilder(f);
-  const checkpointEvery = intFlag(f, "checkpoint-every", 5000, 1);
+  // a temporary state directory is never resumed from: no checkpoints (nor write-ahead log, nor
+  // published models), which cost up to a tenth of the run
+  const checkpointEvery = temp ? 0 : intFlag(f, "checkpoint-every", 5000, 1);
   const checkpointSeconds = numberFlag(f, "checkpoint-seconds", 5, 0, MAX_TIMER_MS / 1000);
   if (temp) stateDir = await Deno.makeTempDir({ prefix: "tagstream-train-" });
   const quiet = f.values.quiet === true;
