@@ -1,36 +1,90 @@
 /**
  * The TCP front's header timeout for a pipelined head that is still half-sent while the front
  * writes a large answer to a client that does not read it: the timer that goes off during the
- * write must not be lost. As in tcp_front_test.ts, the timeout is short (0.3 s) and the bound
- * generous (30 s, a hang guard): nothing depends on timing beyond "eventually, well within the
- * bound".
+ * write must not be lost. The front's timers are fired by the test ({@linkcode ManualTimers}),
+ * once the backend shows that the front is stuck writing the answer (its own write to the front
+ * has stayed pending); the bounds are hang guards (30 s): nothing depends on timing.
  */
 import { TcpFront } from "../../src/service/tcp_front.ts";
 import { assert, assertEquals } from "../helpers.ts";
-import { readUntilClosed } from "./helpers.ts";
+import { readUntilClosed, waitUntil } from "./helpers.ts";
+import { ManualTimers } from "./manual_timers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+const BOUND_MS = 30_000;
+
+/** Writes all of `bytes` to `conn`. */
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  for (let off = 0; off < bytes.length;) off += await conn.write(bytes.subarray(off));
+}
 
 Deno.test("front: a half-sent pipelined head is still timed out when its timer went off while a large answer was being written", async () => {
-  const size = 32 << 20; // far more than the sockets buffer: the front's write waits for the client
-  const big = new Uint8Array(size);
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen() {} },
-    () => new Response(big),
-  );
+  // far more than the sockets between the front and the client hold: the front's write waits
+  // for the client
+  const size = 64 << 20;
+  const request = "GET /big HTTP/1.1\r\nhost: x\r\n\r\nGET /next HTTP/1.1\r\nho";
+  // a backend answering the first request with `size` bytes, a write at a time; `writing` is the
+  // number of the write under way (0: none), which stays the same while the front does not read
+  const backend = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  let writing = 0, received = "";
+  const served = (async () => {
+    const conn = await backend.accept();
+    try {
+      const buf = new Uint8Array(4096);
+      while (received !== request) {
+        const n = await conn.read(buf);
+        if (n === null) return;
+        received += dec.decode(buf.subarray(0, n));
+      }
+      await writeAll(conn, enc.encode(`HTTP/1.1 200 OK\r\ncontent-length: ${size}\r\n\r\n`));
+      const piece = new Uint8Array(1 << 16);
+      for (let off = 0, k = 1; off < size; off += piece.length, k++) {
+        writing = k;
+        await writeAll(conn, piece);
+        writing = 0;
+      }
+      // held open (keep-alive) until the front closes it
+      while (await conn.read(buf) !== null) { /* drop */ }
+    } catch {
+      /* closed by the front */
+    } finally {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }
+  })();
+  const timers = new ManualTimers();
   const front = TcpFront.listen({
     port: 0,
-    backend: { hostname: "127.0.0.1", port: server.addr.port },
+    backend: { hostname: "127.0.0.1", port: (backend.addr as Deno.NetAddr).port },
     headerTimeoutMs: 300,
     maxConnections: 16,
+    timers,
   });
   try {
     const c = await Deno.connect({ hostname: "127.0.0.1", port: front.addr.port });
     // a whole request, then the start of a next head that never ends
-    await c.write(enc.encode("GET /big HTTP/1.1\r\nhost: x\r\n\r\nGET /next HTTP/1.1\r\nho"));
-    // not reading: the head's timer goes off while the front waits to write the answer
-    await new Promise((r) => setTimeout(r, 1000));
+    await c.write(enc.encode(request));
+    // not reading: the front's write of the answer waits for the client, so it stops reading
+    // the backend, whose write then stays pending (the same write seen by 5 polls in a row)
+    let seen = 0, polls = 0;
+    await waitUntil(
+      () => {
+        polls = writing !== 0 && writing === seen ? polls + 1 : 0;
+        seen = writing;
+        return polls >= 5;
+      },
+      "the front stuck writing the answer",
+      BOUND_MS,
+    );
+    // the front has followed the request (it forwards what it has read): one timer, the half
+    // head's; it goes off now, during the write
+    assertEquals(received, request);
+    assertEquals(timers.pending.size, 1);
+    timers.fire();
+    // skipped during the write (the front writes no 408 into the middle of an answer)
+    assertEquals(front.stats.headerTimeouts, 0, "the timer went off outside the write");
     // now read the whole answer
     const buf = new Uint8Array(1 << 16);
     let head = "", body = 0;
@@ -45,13 +99,23 @@ Deno.test("front: a half-sent pipelined head is still timed out when its timer w
     }
     assert(head.startsWith("HTTP/1.1 200 "), head.slice(0, 80));
     assertEquals(body, size);
-    // the half head is timed again from the answer's last byte: a 408, then closed
-    const r = await readUntilClosed(c, 30_000);
+    // the half head is timed again once a write ends: its timer goes off (again if it went off
+    // while the answer's last bytes were still being written) until the front answers 408
+    while (front.stats.headerTimeouts === 0) {
+      await waitUntil(
+        () => timers.pending.size === 1,
+        "the half head timed again after the write",
+        BOUND_MS,
+      );
+      timers.fire();
+    }
+    const r = await readUntilClosed(c, BOUND_MS);
     assert(r.closed, "the connection with half a head is still open");
     assert(r.text.startsWith("HTTP/1.1 408 "), JSON.stringify(r.text.slice(0, 80)));
-    assertEquals(front.stats.headerTimeouts >= 1, true);
+    assertEquals(front.stats.headerTimeouts, 1);
   } finally {
     await front.close();
-    await server.shutdown();
+    backend.close();
+    await served.catch(() => {});
   }
 });

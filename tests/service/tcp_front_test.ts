@@ -7,7 +7,8 @@
  * (`BOUND_MS`, 30 s: a hang guard that a slow or paused machine does not reach): nothing here
  * depends on timing beyond "eventually, well within the bound".
  */
-import { RequestTracker, TcpFront, type TcpFrontTimers } from "../../src/service/tcp_front.ts";
+import { RequestTracker, TcpFront } from "../../src/service/tcp_front.ts";
+import { ManualTimers } from "./manual_timers.ts";
 import { startService } from "../../bench/service/harness.ts";
 import { assert, assertEquals, withTempDir } from "../helpers.ts";
 import { readUntilClosed, waitUntil } from "./helpers.ts";
@@ -25,27 +26,6 @@ function startBackend(): Deno.HttpServer<Deno.NetAddr> {
     for (const b of body) sum = (sum + b) % 65521;
     return new Response(`${req.method} ${new URL(req.url).pathname} ${body.length} ${sum}`);
   });
-}
-
-/** Timers that go off only when the test calls `fire` (as if the timeout had passed). */
-class ManualTimers implements TcpFrontTimers {
-  #next = 1;
-  /** The callbacks set and neither fired nor cleared, by handle. */
-  readonly pending = new Map<number, () => void>();
-  set = (fn: () => void): number => {
-    const handle = this.#next++;
-    this.pending.set(handle, fn);
-    return handle;
-  };
-  clear = (handle: unknown): void => {
-    this.pending.delete(handle as number);
-  };
-  /** Fires every pending timer. */
-  fire(): void {
-    const due = [...this.pending.values()];
-    this.pending.clear();
-    for (const fn of due) fn();
-  }
 }
 
 /**
