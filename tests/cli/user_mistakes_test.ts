@@ -451,11 +451,13 @@ Deno.test("train: SIGTERM on an NDJSON run without --state-dir leaves no tempora
 
 Deno.test("train: Ctrl-C on an XC run says what was kept and writes nothing", async () => {
   await withTempDir(async (dir) => {
-    // a pass long enough to be interrupted (a few seconds of leml)
-    const rows = 60_000;
-    const lines: string[] = [`${rows} 200 50`];
+    // a pass that cannot end before the signal: 600,000 rows of 5,000 labels take the slow
+    // learner many minutes (a few ms a row), and the test signals as soon as the pass starts
+    // (the pass used to take 0.6 s: a stall of the test that long let it end first)
+    const rows = 600_000, labels = 5000;
+    const lines: string[] = [`${rows} 200 ${labels}`];
     for (let i = 0; i < rows; i++) {
-      lines.push(`${i % 50} ${i % 100}:1 ${100 + ((i * 7) % 100)}:0.5`);
+      lines.push(`${(i * 37) % labels} ${i % 100}:1 ${100 + ((i * 7) % 100)}:0.5`);
     }
     await Deno.writeTextFile(`${dir}/big.train.txt`, lines.join("\n") + "\n");
     const child = new Deno.Command(Deno.execPath(), {
@@ -466,6 +468,7 @@ Deno.test("train: Ctrl-C on an XC run says what was kept and writes nothing", as
         "train",
         "--data",
         `${dir}/big.train.txt`,
+        ...SLOW_MODEL,
         "--state-dir",
         `${dir}/state`,
         "--out",
@@ -475,17 +478,27 @@ Deno.test("train: Ctrl-C on an XC run says what was kept and writes nothing", as
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    // the state directory is opened right before the pass (no fixed wait after it: on a fast
-    // machine the pass could end first; a signal before the first row still stops the pass)
+    // the state directory is opened right before the pass (a signal before the first row still
+    // stops the pass)
     await waitFor(() => exists(`${dir}/state/wal`));
     child.kill("SIGINT");
-    const r = await child.output();
+    // a hang guard, not a timing: a run that does not stop (a signal noticed only at the end of
+    // the pass) is killed after 120 s, and the test fails saying so
+    let hung = false;
+    const guard = setTimeout(() => {
+      hung = true;
+      child.kill("SIGKILL");
+    }, 120_000);
+    const r = await child.output().finally(() => clearTimeout(guard));
     const err = new TextDecoder().decode(r.stderr);
+    assert(!hung, `train did not stop within 120 s of SIGINT: ${err}`);
     assertEquals(r.code, 130, err);
     // it used to die without a word
-    assert(/interrupted by SIGINT after \d+ of 60000 rows/.test(err), err);
+    assert(/interrupted by SIGINT after \d+ of 600000 rows/.test(err), err);
     assert(/nothing written to .*m\.tsm/.test(err), err);
-    assertEquals(lastJson(new TextDecoder().decode(r.stdout)).interrupted, "SIGINT");
+    const summary = lastJson(new TextDecoder().decode(r.stdout));
+    assertEquals(summary.interrupted, "SIGINT");
+    assert((summary.rowsLearned as number) < rows, `rows learned ${summary.rowsLearned}`);
     assertEquals(await exists(`${dir}/m.tsm`), false);
     assertEquals(await exists(`${dir}/m.tsm.tmp`), false);
   });
