@@ -1,10 +1,11 @@
 /**
  * `deno task demo [--data FILE|URL|-] [--format xc|libsvm|ndjson] [--on-error fail|skip]
- * [--hash-dim N] [--tfidf] [--l2] [--rows N] [--features D --labels L --avg-nnz K]
- * [--model NAME] [--batch-size B] [--seed S] [--holdout F] [--plot FILE.svg]`: streams a multi-label dataset
- * through a streaming model in minibatches, test-then-train, with a progress bar showing the
- * prequential P@1; then evaluates the model on held-out rows and prints the metrics as ONE JSON
- * object on the last stdout line.
+ * [--feature-keys index|name] [--text|--text-only] [--hash-dim N] [--tfidf] [--l2] [--rows N]
+ * [--features D --labels L --avg-nnz K] [--model NAME] [--batch-size B] [--seed S]
+ * [--holdout F] [--plot FILE.svg]`: streams a multi-label dataset through a streaming model
+ * in minibatches, test-then-train, with a progress bar showing the prequential P@1; then
+ * evaluates the model on held-out rows and prints the metrics as ONE JSON object on the last
+ * stdout line.
  *
  * Without `--data` the rows come from the synthetic generator (planted structure, power-law
  * label frequencies), so the demo needs no data directory and no server. Every `1/F`-th row
@@ -21,6 +22,7 @@ import { formatFromName, readExamples, type StreamFormat } from "../data/readers
 import { syntheticExamples, type SyntheticOptions } from "../data/synthetic.ts";
 import { examplesToBatch, Minibatcher } from "../data/batcher.ts";
 import type { OnError, ParseReport } from "../data/parse_report.ts";
+import { NotAFeatureIndexError } from "../data/ndjson_features.ts";
 import { rowView } from "../data/dataset.ts";
 import { evaluateModel } from "../metrics/evaluate.ts";
 import { PrequentialP1 } from "../metrics/prequential.ts";
@@ -257,12 +259,17 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   progress.done();
   if (rows === 0 && report !== undefined && report.skipped > 0) {
     // every line was malformed: more rows or a larger --holdout would not help
-    const first = report.errors[0]?.message;
+    const first = report.errors[0];
     throw new RangeError(
       `demo: ${sourceName} gave no rows: ${report.skipped} malformed ` +
         `line${report.skipped === 1 ? "" : "s"} skipped (--on-error skip)` +
-        (first === undefined ? "" : `, the first: ${first}`),
+        (first === undefined ? "" : `, the first: ${first.message}`),
+      first?.error ? { cause: first.error } : undefined,
     );
+  }
+  if (rows === 0) {
+    // (more rows or a larger --holdout would not help either)
+    throw new RangeError(`demo: ${sourceName} has no rows: nothing to learn from or evaluate on`);
   }
   if (held.length === 0) {
     throw new RangeError(
@@ -371,6 +378,8 @@ const DATA_ONLY = [
   "l2",
 ];
 const SYNTHETIC_ONLY = ["features", "labels", "avg-nnz"];
+/** Flags that only apply to NDJSON events. */
+const NDJSON_ONLY = ["feature-keys", "text", "text-only"];
 
 /** Refuses the given flags (the run would ignore them), naming them and why. */
 function refuseFlags(f: Flags, names: readonly string[], why: string): void {
@@ -409,7 +418,18 @@ async function main(args: string[]): Promise<void> {
   // values first, then whether the run would use them
   if (data === undefined) {
     refuseFlags(f, DATA_ONLY, "without --data (the synthetic rows are generated, not read)");
-  } else refuseFlags(f, SYNTHETIC_ONLY, "with --data (the shape of the synthetic rows)");
+  } else {
+    refuseFlags(f, SYNTHETIC_ONLY, "with --data (the shape of the synthetic rows)");
+    const read = format ?? formatFromName(data);
+    if (read !== "ndjson") {
+      refuseFlags(
+        f,
+        NDJSON_ONLY,
+        `on ${read} input, only on NDJSON events (--data ${data} is read as ${read}` +
+          `${format ? ", --format " + format : ""}; --format ndjson reads events)`,
+      );
+    }
+  }
   const holdout = numberFlag(f, "holdout", undefined);
   if (holdout !== undefined && !(holdout > 0 && holdout < 1)) {
     throw new RangeError(
@@ -443,10 +463,16 @@ async function main(args: string[]): Promise<void> {
     synthetic,
     model: stringFlag(f, "model"),
     batchSize: intFlag(f, "batch-size", undefined, 1, 1 << 16),
-    seed: intFlag(f, "seed", undefined),
+    // (the models' seed range: out of it, the model's option would be named, not the flag)
+    seed: intFlag(f, "seed", undefined, 0, 2 ** 32 - 1),
     holdout,
     plot,
   };
+  if (options.text && featureKeys !== "name" && options.hashDim === undefined) {
+    // (the words of a text are named features: column indices cannot hold them)
+    const given = f.values["text-only"] ? "--text-only" : "--text";
+    throw new TypeError(`${given} needs --feature-keys name or --hash-dim N`);
+  }
   if (options.model !== undefined) await loadFactory(options.model);
   if (plot !== undefined) {
     const inputs = data === undefined ? [] : [{ what: `--data ${data}`, path: data }];
@@ -470,14 +496,18 @@ async function main(args: string[]): Promise<void> {
 }
 
 /**
- * A parse error (`Cannot parse line N of SOURCE: DETAIL`, alone or last in "gave no rows: …,
- * the first: …") whose detail is the refusal of a feature key that is not an index
- * (`NotAFeatureIndexError` of `ndjson_features.ts`): its whole form, at the end, so that a
- * label, a key or a file name that merely says those words does not match. (The reader passes
- * on the message only, `lineError` of `parse_report.ts`: the error's class is not there to test.)
+ * Whether `e` is, or was caused by, the refusal of a feature key that is not an index
+ * (`NotAFeatureIndexError` of `ndjson_features.ts`): a parse error (`lineError` of
+ * `parse_report.ts`) keeps the parser's error as its `cause`, and "gave no rows: …, the first:
+ * …" keeps the first parse error. Tested by class, so that a label, a key or a file name that
+ * merely says those words does not count.
  */
-const NOT_AN_INDEX_LAST =
-  /: features: key "(?:[^"\\]|\\.)*" is not a feature index \(a non-negative integer\)$/;
+function refusesNamedKey(e: unknown): boolean {
+  for (let c = e, depth = 0; c instanceof Error && depth < 8; c = c.cause, depth++) {
+    if (c instanceof NotAFeatureIndexError) return true;
+  }
+  return false;
+}
 
 if (import.meta.main) {
   await runScript("demo", () =>
@@ -487,7 +517,7 @@ if (import.meta.main) {
         e.message = e.message.replace(/^demo: /, "");
         // NDJSON events with named features read as column indices (the default)
         const keys = Deno.args.some((a) => /^--(feature-keys|hash-dim|text|text-only)\b/.test(a));
-        if (!keys && NOT_AN_INDEX_LAST.test(e.message)) {
+        if (!keys && refusesNamedKey(e)) {
           e.message +=
             " (the events name their features: give --feature-keys name or --hash-dim N)";
         }

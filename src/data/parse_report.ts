@@ -19,6 +19,29 @@ export interface ParseErrorEntry {
   readonly line: number;
   /** The full message (`Cannot parse line 12 of x.txt: ...`). */
   readonly message: string;
+  /**
+   * The error itself, when the reader kept it (not enumerable: JSON and `console.log` show
+   * `line` and `message` only). Its `cause` is the parser's own error, so that a caller tells
+   * a kind of refusal by its class rather than by its message.
+   */
+  readonly error?: Error;
+}
+
+/**
+ * The entry of `error` at `line`: `{ line, message }`, with `error` kept as a property that is
+ * not enumerable.
+ *
+ * @example
+ * ```ts
+ * import { errorEntry } from "./parse_report.ts";
+ * const e = errorEntry(3, new RangeError("Cannot parse line 3 of x.txt: bad"));
+ * console.log(JSON.stringify(e), e.error instanceof RangeError); // {"line":3,"message":"Cannot parse line 3 of x.txt: bad"} true
+ * ```
+ */
+export function errorEntry(line: number, error: Error): ParseErrorEntry {
+  const entry = { line, message: error.message };
+  Object.defineProperty(entry, "error", { value: error, writable: false, enumerable: false });
+  return entry;
 }
 
 /**
@@ -95,26 +118,29 @@ export function recordSkip(
   maxErrors: number,
 ): void {
   report.skipped++;
-  if (report.errors.length < maxErrors) report.errors.push({ line, message: error.message });
+  if (report.errors.length < maxErrors) report.errors.push(errorEntry(line, error));
 }
 
 /**
  * Builds the library's standard parse error: same class as `cause` (`SyntaxError`,
- * `RangeError` or `TypeError`), message `Cannot parse line N of SOURCE: DETAIL`.
+ * `RangeError` or `TypeError`), message `Cannot parse line N of SOURCE: DETAIL`, and `cause`
+ * kept as its `cause` (a caller tells a refusal by the class of the cause, not by the message).
  *
  * @example
  * ```ts
  * import { lineError } from "./parse_report.ts";
- * const e = lineError(new RangeError("feature index 9 is out of range [0, 9)"), 12, "x.txt");
+ * const detail = new RangeError("feature index 9 is out of range [0, 9)");
+ * const e = lineError(detail, 12, "x.txt");
  * console.log(e.message); // "Cannot parse line 12 of x.txt: feature index 9 is out of range [0, 9)"
+ * console.log(e instanceof RangeError, e.cause === detail); // true true
  * ```
  */
 export function lineError(cause: unknown, line: number, source: string): Error {
   const detail = cause instanceof Error ? cause.message : String(cause);
   const message = `Cannot parse line ${line} of ${source}: ${detail}`;
-  if (cause instanceof RangeError) return new RangeError(message);
-  if (cause instanceof TypeError) return new TypeError(message);
-  if (cause instanceof SyntaxError) return new SyntaxError(message);
+  if (cause instanceof RangeError) return new RangeError(message, { cause });
+  if (cause instanceof TypeError) return new TypeError(message, { cause });
+  if (cause instanceof SyntaxError) return new SyntaxError(message, { cause });
   throw cause; // not a parse error: an internal bug, keep its stack
 }
 

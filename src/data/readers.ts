@@ -35,6 +35,7 @@ import {
   TextRowsParser,
 } from "./xc_rows.ts";
 import {
+  errorEntry,
   lineError,
   type OnError,
   type ParseReport,
@@ -597,7 +598,7 @@ export async function readExamples(
         let at = errors.length;
         while (at > 0 && errors[at - 1].line > lineNos[r]) at--;
         if (at < maxErrors) {
-          errors.splice(at, 0, { line: lineNos[r], message: wrapped.message });
+          errors.splice(at, 0, errorEntry(lineNos[r], wrapped));
           if (errors.length > maxErrors) errors.pop();
         }
         continue;
