@@ -192,16 +192,18 @@ export interface ExampleReader {
 
 /**
  * The format implied by a file name: `.ndjson`/`.jsonl` → ndjson, `.svm`/`.libsvm` → libsvm,
- * anything else → xc (a trailing `.gz` is ignored).
+ * anything else → xc (a trailing `.gz` is ignored). An http(s) or file URL is named by its path
+ * (its query and fragment are not part of the name), as {@linkcode readExamples} names it.
  *
  * @example
  * ```ts
  * import { formatFromName } from "./readers.ts";
  * console.log(formatFromName("ev.jsonl.gz"), formatFromName("a.svm"), formatFromName("b.txt")); // ndjson libsvm xc
+ * console.log(formatFromName("https://host/ev.ndjson?token=1")); // ndjson
  * ```
  */
 export function formatFromName(name: string): StreamFormat {
-  const p = name.replace(/\.gz$/i, "");
+  const p = nameForFormat(name, name).replace(/\.gz$/i, "");
   if (/\.(ndjson|jsonl)$/i.test(p)) return "ndjson";
   if (/\.(svm|libsvm)$/i.test(p)) return "libsvm";
   return "xc";
@@ -211,7 +213,10 @@ export function formatFromName(name: string): StreamFormat {
 function nameForFormat(input: SourceInput, name: string): string {
   if (input instanceof URL) return input.pathname;
   if (typeof input === "string") {
-    return /^(https?|file):\/\//i.test(input) ? new URL(input).pathname : input;
+    // (a malformed URL is named as given: opening it says what is wrong)
+    return /^(https?|file):\/\//i.test(input) && URL.canParse(input)
+      ? new URL(input).pathname
+      : input;
   }
   return name;
 }
