@@ -154,8 +154,15 @@ export function resolveSyntheticOptions(options: SyntheticOptions = {}): Resolve
     "rows must be an integer in [0, 2^31)",
     o.rows,
   );
-  check(posInt(o.numFeatures), "numFeatures must be a positive integer", o.numFeatures);
-  check(posInt(o.numLabels), "numLabels must be a positive integer", o.numLabels);
+  // (a positive integer first, then its bound: 2^40 is a positive integer, too large)
+  const positive = (v: number) => Number.isInteger(v) && v >= 1;
+  check(positive(o.numFeatures), "numFeatures must be a positive integer", o.numFeatures);
+  check(
+    o.numFeatures <= 2147483647,
+    "numFeatures must be at most 2^31 - 1 (2147483647)",
+    o.numFeatures,
+  );
+  check(positive(o.numLabels), "numLabels must be a positive integer", o.numLabels);
   check(
     o.numLabels <= MAX_SYNTHETIC_LABELS,
     `numLabels must be at most 2^24 (${MAX_SYNTHETIC_LABELS})`,
