@@ -10,7 +10,7 @@ import type { SparseVector } from "./types.ts";
 import { hashBucket, hashIndex, hashName, hashSign } from "./feature_hash.ts";
 import { RowBuilder } from "./sparse_row.ts";
 import type { FeatureSpace } from "../format/types.ts";
-import { booleanOption, checkOptionKeys } from "./option_check.ts";
+import { booleanOption, checkOptionKeys, shown } from "./option_check.ts";
 
 /**
  * Feature hashing settings.
@@ -93,7 +93,7 @@ export class FeatureHasher {
     const dim = options.dim;
     if (!(Number.isInteger(dim) && dim >= 1 && dim <= 2147483647)) {
       const Err = typeof dim === "number" ? RangeError : TypeError;
-      throw new Err(`hashing: dim must be an integer in [1, 2^31-1], got ${dim}`);
+      throw new Err(`hashing: dim must be an integer in [1, 2^31-1], got ${shown(dim)}`);
     }
     const seed = options.seed ?? 0;
     if (!Number.isInteger(seed)) {

@@ -189,7 +189,12 @@ export function parseXcHeader(
   const text = utf8.decode(buf.subarray(start, Math.min(end, start + 200)));
   const m = /^\s*(\d+)[ \t]+(\d+)[ \t]+(\d+)\s*$/.exec(text);
   if (m === null || end - start > 200) {
-    const shown = text.length > 40 ? text.slice(0, 37) + "..." : text;
+    // control bytes escaped: a binary file (a model file, say) would write them to a terminal
+    const cut = text.length > 40 ? text.slice(0, 37) + "..." : text;
+    const shown = cut.replace(
+      /[\x00-\x1f\x7f]/g,
+      (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    );
     throw new SyntaxError(
       `expected the header 'N D L' (three non-negative integers), found '${shown}'`,
     );
