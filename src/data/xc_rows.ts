@@ -192,6 +192,7 @@ export function parseXcHeader(
     // control bytes escaped: a binary file (a model file, say) would write them to a terminal
     const cut = text.length > 40 ? text.slice(0, 37) + "..." : text;
     const shown = cut.replace(
+      // deno-lint-ignore no-control-regex
       /[\x00-\x1f\x7f]/g,
       (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
     );

@@ -3,16 +3,7 @@
 // file given as data) has its control bytes escaped rather than written raw to the terminal.
 import { FeatureHasher } from "../../src/data/hashing.ts";
 import { parseXcHeader } from "../../src/data/xc_rows.ts";
-import { assert, assertEquals } from "./helpers.ts";
-
-function messageOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return (e as Error).message;
-  }
-  throw new Error("expected a throw");
-}
+import { assert, assertEquals, messageOf } from "../helpers.ts";
 
 Deno.test("FeatureHasher: a dim of the wrong type is shown quoted", () => {
   const m = messageOf(() => new FeatureHasher({ dim: "8" as unknown as number }));
@@ -23,6 +14,7 @@ Deno.test("FeatureHasher: a dim of the wrong type is shown quoted", () => {
 Deno.test("parseXcHeader: control bytes of a binary header are escaped", () => {
   const bytes = Uint8Array.of(0x85, 0xa4, 0x6b, 0x69, 0x6e, 0x64, 0x00, 0x1b, 0x5b, 0x32, 0x4a);
   const m = messageOf(() => parseXcHeader(bytes, 0, bytes.length));
+  // deno-lint-ignore no-control-regex
   assert(!/[\x00-\x1f\x7f]/.test(m), JSON.stringify(m));
   assert(m.includes("kind\\x00\\x1b[2J"), m);
   // a text header is shown as it is
