@@ -276,7 +276,7 @@ export async function checkDirectory(
  * The data directory ({@linkcode dataDirOf}), checked to hold `NAME.train.txt` (and
  * `NAME.test.txt` when `needsTest`) of each of `datasets` (the repro runner's
  * `checkDataFiles`: a TypeError naming the directory or the missing file, listing the datasets
- * there).
+ * there; the file is named by `flag`, the flag that gave the dataset).
  *
  * @example
  * ```ts
@@ -293,8 +293,9 @@ export async function checkXcDatasets(
   f: Flags,
   datasets: readonly string[],
   needsTest: boolean,
+  flag = "--dataset",
 ): Promise<string> {
   const { dir, source, hint } = dataDirOf(f);
-  for (const name of datasets) await checkDataFiles(dir, name, needsTest, source, hint);
+  for (const name of datasets) await checkDataFiles(dir, name, needsTest, source, hint, flag);
   return dir;
 }

@@ -92,7 +92,7 @@ JSON line per dataset and probe count.`,
         throw new TypeError(`--model-dir ${modelDir}: cannot create it: ${(e as Error).message}`);
       });
     }
-    const dataDir = await checkXcDatasets(f, datasets, true);
+    const dataDir = await checkXcDatasets(f, datasets, true, "--datasets");
     return {
       datasets,
       probesGrid,

@@ -62,7 +62,7 @@ line per dataset, model and loss.`,
     const models = namesFlag(f, "models", ["leml", "br"], ["leml", "br"]) as ("leml" | "br")[];
     const batch = intFlag(f, "batch", 64, 1, 1 << 20)!;
     const seed = intFlag(f, "seed", 0, 0, 2 ** 31 - 1)!;
-    const dataDir = await checkXcDatasets(f, datasets, true);
+    const dataDir = await checkXcDatasets(f, datasets, true, "--datasets");
     return { datasets, models, batch, seed, dataDir };
   },
 };

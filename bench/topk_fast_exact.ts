@@ -120,7 +120,7 @@ probe count.`,
       probesGrid: listFlag(f, "probes-grid", [], (g, n) => intFlag(g, n, 0, 1, 1 << 20)!),
       synthetic,
       calibrate: choiceFlag(f, "calibrate", "queries", ["queries", "synthetic"]),
-      dataDir: datasets.length > 0 ? await checkXcDatasets(f, datasets, true) : "",
+      dataDir: datasets.length > 0 ? await checkXcDatasets(f, datasets, true, "--datasets") : "",
     };
   },
 };

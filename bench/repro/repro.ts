@@ -266,6 +266,7 @@ export async function checkDataFiles(
   needsTest: boolean,
   source: string,
   hint = "",
+  flag = "--dataset",
 ): Promise<void> {
   const info = await statNamed(dataDir);
   const holds = `it should hold ${dataset}.train.txt`;
@@ -284,7 +285,7 @@ export async function checkDataFiles(
       if (e.name.endsWith(".train.txt")) found.push(e.name.slice(0, -".train.txt".length));
     }
     throw new TypeError(
-      `--dataset ${dataset}: ${path} ${file ? "is not a file" : "does not exist"} ` +
+      `${flag} ${dataset}: ${path} ${file ? "is not a file" : "does not exist"} ` +
         `(datasets in ${dataDir}: ${found.sort().join(", ") || "none"})`,
     );
   }
