@@ -2,7 +2,9 @@
  * `POST /events`: an NDJSON body, one event per line; bad lines are answered with their line
  * numbers and reasons while the good lines of the same body are kept. 200 when at least one line
  * was accepted (or the body held only blank lines) — the accepted events are then durable (in
- * the fsynced write-ahead log) —, 400 when every line was rejected (a reason per line), 413 over
+ * the fsynced write-ahead log) —, 400 when every line was rejected (a reason per line; the first
+ * also says so when the body is not NDJSON: a JSON array, a pretty-printed event, or events
+ * joined on one line as `curl -d @FILE` sends them), 413 over
  * the body limit, 408 when the body does not arrive within the body timeout, 503 with
  * `Retry-After` (the service's `retryAfterSeconds`) while stopping or while the write-ahead log
  * cannot be written (nothing of the body was applied). A body still arriving when the service
@@ -24,6 +26,7 @@ import { retryAfterOf, type ServiceHandle } from "../service_handle.ts";
 import type { IngestResult } from "../service_types.ts";
 import { HttpError } from "./errors.ts";
 import { readBody } from "./read_body.ts";
+import { bodyShapeHint } from "./body_shape_hint.ts";
 
 /**
  * Options of {@linkcode ingestRoutes}.
@@ -113,7 +116,14 @@ export function ingestRoutes(service: ServiceHandle, options: IngestRouteOptions
       ignoredFields: r.ignoredFields ?? 0,
       eventsApplied: service.applied,
     };
-    if (r.accepted === 0 && r.rejectedCount > 0) return c.json(answer, 400);
+    if (r.accepted === 0 && r.rejectedCount > 0) {
+      const hint = bodyShapeHint(body);
+      if (hint !== undefined && answer.rejected.length > 0) {
+        const [first, ...rest] = answer.rejected;
+        answer.rejected = [{ ...first, reason: `${first.reason}; ${hint}` }, ...rest];
+      }
+      return c.json(answer, 400);
+    }
     return c.json(answer, 200);
   });
 }
