@@ -16,20 +16,32 @@ function checkpointPath(stateDir: string): string {
 }
 
 /**
- * Names the checkpoint file in an error found while opening the state directory `stateDir` (a
- * learner's `Not a Tagstream checkpoint (…)`, which does not know the file: e.g. a model file
- * copied to `checkpoint.msgpack`): a SyntaxError `Cannot read checkpoint DIR/checkpoint.msgpack:
- * …`, as {@linkcode readCheckpoint} reports it. Any other error is returned as it is.
+ * Names the checkpoint file in an error found while opening the state directory `stateDir`,
+ * which the learner's message does not know: a learner's `Not a Tagstream checkpoint (…)` (e.g. a
+ * model file copied to `checkpoint.msgpack`) becomes a SyntaxError `Cannot read checkpoint
+ * DIR/checkpoint.msgpack: …`, as {@linkcode readCheckpoint} reports it; a checkpoint of another
+ * model than `--model` asks for, a TypeError naming the file and the two ways on (the `--model`
+ * that resumes it, or a new `--state-dir`). Any other error is returned as it is.
  *
  * @example
  * ```ts
  * import { namedCheckpointError } from "./state.ts";
  * const e = namedCheckpointError(new TypeError("Not a Tagstream checkpoint (format field missing)"), "st");
  * console.log((e as Error).message); // Cannot read checkpoint st/checkpoint.msgpack: not a Tagstream checkpoint (format field missing)
+ * const k = namedCheckpointError(new TypeError("Checkpoint holds a 'leml' model but 'br' was asked for"), "st");
+ * console.log((k as Error).message); // st/checkpoint.msgpack: Checkpoint holds a 'leml' model but 'br' was asked for (--model leml resumes it; a new --state-dir starts a br model)
  * ```
  */
 export function namedCheckpointError(e: unknown, stateDir: string): unknown {
-  if (!(e instanceof Error) || !/^Not a Tagstream checkpoint\b/.test(e.message)) return e;
+  if (!(e instanceof Error)) return e;
+  const kinds = /^Checkpoint holds a '([^']*)' model but '([^']*)' was asked for$/.exec(e.message);
+  if (kinds !== null) {
+    return new TypeError(
+      `${checkpointPath(stateDir)}: ${e.message} (--model ${kinds[1]} resumes it; a new ` +
+        `--state-dir starts a ${kinds[2]} model)`,
+    );
+  }
+  if (!/^Not a Tagstream checkpoint\b/.test(e.message)) return e;
   return new SyntaxError(
     `Cannot read checkpoint ${checkpointPath(stateDir)}: n${e.message.slice(1)}`,
   );
