@@ -10,7 +10,8 @@
  * tokenized as the model file's `featureSpace.text` says, so the SDK gives the same answer), or
  * `{"rows": [<any row form>, ...], "k": 5}` → `{"modelVersion", "labels", "scores"}` or
  * `{"modelVersion", "results"}`. It is authenticated as a read (see `auth_middleware.ts`).
- * `GET /schema/predict.json`, never authenticated, is the JSON Schema of `/predict`.
+ * `GET /schema/predict.json`, never authenticated, is the JSON Schema of `/predict`, with the
+ * service's own limits of `k`, rows and body bytes.
  *
  * A `/predict` body still arriving when the service starts stopping is cut within
  * `STOP_CHECK_MS` of `read_body.ts` (0.1 s): a 503 with `Retry-After` (`serve` then closes the
@@ -182,6 +183,7 @@ export function predictRoutes(
         "retry-after": String(retryAfterOf(service)),
       })
       : undefined;
+  const schema = schemaWithLimits(maxK, maxRows, maxBodyBytes);
   const predict = async (req: Request): Promise<Response> => {
     try {
       checkBearer(req.headers.get("authorization"), token);
@@ -194,7 +196,40 @@ export function predictRoutes(
   return (request) => {
     const path = pathOf(request.url);
     if (path === "/predict" && request.method === "POST") return predict(request);
-    if (path === "/schema/predict.json" && request.method === "GET") return schemaResponse();
+    if (path === "/schema/predict.json" && request.method === "GET") return schema();
     return undefined;
   };
+}
+
+/**
+ * The `GET /schema/predict.json` answer of a service with these limits: the protocol's schema
+ * (`schemaResponse`), with `k`'s maximum and default, `rows`' maxItems and the description's
+ * row and byte limits set to the service's when its flags (`--max-k`, `--max-predict-rows`,
+ * `--max-predict-bytes`) changed them. It used to say the protocol's defaults whatever the
+ * service took, so a client that validated against it refused requests the service answers (or
+ * sent ones it refuses).
+ */
+function schemaWithLimits(
+  maxK: number,
+  maxRows: number,
+  maxBodyBytes: number,
+): () => Response | Promise<Response> {
+  const d = PREDICT_LIMITS;
+  if (maxK === d.maxK && maxRows === d.maxRows && maxBodyBytes === d.maxBodyBytes) {
+    return schemaResponse;
+  }
+  let text: Promise<string> | undefined;
+  const patched = async () => {
+    const schema = await schemaResponse().json();
+    const request = schema.$defs.request.properties;
+    request.k.maximum = maxK;
+    request.k.default = Math.min(d.defaultK, maxK);
+    request.rows.maxItems = maxRows;
+    schema.description = String(schema.description)
+      .replace(`(at most ${d.maxRows})`, `(at most ${maxRows})`)
+      .replace(`body at most ${d.maxBodyBytes} bytes`, `body at most ${maxBodyBytes} bytes`);
+    return JSON.stringify(schema);
+  };
+  const headers = schemaResponse().headers;
+  return async () => new Response(await (text ??= patched()), { status: 200, headers });
 }
