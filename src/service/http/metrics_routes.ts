@@ -1,7 +1,8 @@
 /**
  * `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory; as JSON,
  * or in Prometheus' text format (`?format=prometheus`, or an `Accept` header asking for
- * `text/plain` or OpenMetrics, as Prometheus sends; `?format=json` forces JSON).
+ * `text/plain` or OpenMetrics, as Prometheus sends; `?format=json` forces JSON; another `format`
+ * is a 400 naming it).
  *
  * @module
  */
@@ -82,11 +83,18 @@ export function metricsRoutes(
   extra?: () => Record<string, unknown>,
 ): Hono {
   return new Hono().get("/metrics", auth, async (c) => {
+    const format = c.req.query("format");
+    if (format !== undefined && format !== "json" && format !== "prometheus") {
+      // a typo (`?format=prom`) used to get JSON, which a scraper then failed to parse
+      return c.json(
+        { error: `query parameter 'format' must be json or prometheus, got '${format}'` },
+        400,
+      );
+    }
     const m = { ...await service.metrics(), ...extra?.() };
     const accept = c.req.header("accept") ?? "";
     if (
-      c.req.query("format") === "prometheus" ||
-      (c.req.query("format") !== "json" && /text\/plain|openmetrics/i.test(accept))
+      format === "prometheus" || (format !== "json" && /text\/plain|openmetrics/i.test(accept))
     ) {
       return c.body(prometheusText(m), 200, { "content-type": PROMETHEUS_TYPE });
     }
