@@ -58,7 +58,7 @@ Server:
   --state-dir DIR         checkpoint, write-ahead log and published model (required)
   --port P                TCP port (default 8080; 0 picks a free one)
   --hostname H            interface (default 127.0.0.1)
-  --no-auth               run without a token when $TAGSTREAM_TOKEN is unset
+  --no-auth               run without a token ($TAGSTREAM_TOKEN must be unset)
   --public-read           GET /model, GET /metrics and POST /predict without the token
   --max-body-bytes N      largest POST /events body (default 8388608; larger: 413)
   --body-timeout S        seconds a request body may take to arrive (default 30; slower: 408)
@@ -213,6 +213,15 @@ export const serveCommand: Command = {
       throw new TypeError(
         "tagstream serve: set TAGSTREAM_TOKEN (clients send 'Authorization: Bearer <token>'), " +
           "or pass --no-auth to run without authentication",
+      );
+    }
+    // it used to be ignored: the service started and answered every request without the token
+    // with a 401 (the README's first step exports TAGSTREAM_TOKEN)
+    if (token !== undefined && f.values["no-auth"]) {
+      throw new TypeError(
+        "tagstream serve: --no-auth has no effect while $TAGSTREAM_TOKEN is set (every request " +
+          "but GET /health would still need the token): unset TAGSTREAM_TOKEN to run without " +
+          "authentication, or drop --no-auth (--public-read lets the reads through without it)",
       );
     }
     const port = intFlag(f, "port", 8080, 0, 65535)!;
