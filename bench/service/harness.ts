@@ -90,7 +90,11 @@ export async function startService(o: StartOptions): Promise<ServiceProcess> {
     ...(o.args ?? []),
   ];
   if (o.token !== undefined) env.TAGSTREAM_TOKEN = o.token;
-  else args.push("--no-auth");
+  else {
+    // (a token exported in the caller's shell, as the README's first step does, is not this run's)
+    env.TAGSTREAM_TOKEN = "";
+    args.push("--no-auth");
+  }
   const child = new Deno.Command(Deno.execPath(), {
     args,
     cwd: REPO_ROOT,
