@@ -58,7 +58,8 @@ export async function modelsFromEnv(
 
 /**
  * The Hono app: `GET /health`, `POST /predict` (the protocol of sdk/predict_protocol.ts, as the
- * learning service speaks it) and its JSON Schema at `GET /schema/predict.json`.
+ * learning service speaks it) and its JSON Schema at `GET /schema/predict.json`. While no model
+ * can be loaded, `/health` is a 503 `{"ok": false, "error": "..."}` saying why.
  *
  * @example
  * ```ts
@@ -78,7 +79,13 @@ export function appFor(models: ModelCache): Hono {
       const m = await models.get();
       return c.json({ ok: true, kind: m.kind, numLabels: m.numLabels, etag: models.etag });
     } catch (e) {
-      return c.json({ ok: false, error: String(e) }, 503);
+      // the message, not `String(e)`'s "Error: …"; a 401 from a URL most likely comes from a
+      // learning service started without --public-read (MODEL_URL sends no token)
+      let error = e instanceof Error ? e.message : String(e);
+      if (/^GET \S+: 401\b/.test(error)) {
+        error += " (MODEL_URL sends no token: start tagstream serve with --public-read)";
+      }
+      return c.json({ ok: false, error }, 503);
     }
   });
   app.all("/predict", (c) => predict(c.req.raw));

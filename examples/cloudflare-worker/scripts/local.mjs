@@ -12,14 +12,18 @@
 // SIGINT/SIGTERM.
 import { spawnSync } from "node:child_process";
 import {
+  closeSync,
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
+  readSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, resolve } from "node:path";
 import { createInterface } from "node:readline";
@@ -79,9 +83,51 @@ if (!/^\d+$/.test(values["refresh-ms"]) || !Number.isSafeInteger(Number(values["
 }
 // checked before the worker is bundled (a missing model used to fail after it, with a stack)
 for (const [flag, path] of [["model", values.model], ["bundle", values.bundle]]) {
-  if (path !== undefined && !statSync(path, { throwIfNoEntry: false })?.isFile()) {
-    refuse(`--${flag} ${path}: no such file`);
+  const stat = path === undefined ? undefined : statSync(path, { throwIfNoEntry: false });
+  if (path !== undefined && !stat?.isFile()) {
+    refuse(
+      `--${flag} ${path}: ${stat?.isDirectory() ? "a directory, not a file" : "no such file"}`,
+    );
   }
+}
+// a file that is not a model at all (the events, a bundle) used to start a worker that answered
+// every request with a 503; a damaged model still does (the SDK checks the rest in the worker)
+if (!hasModelMagic(values.model)) {
+  refuse(`--model ${values.model}: not a Tagstream model file (no "TAGSTREAM" magic at its start)`);
+}
+// a port in use used to fail after the bundling, with workerd's and Miniflare's stack traces
+if (values.port !== "0") {
+  const code = await new Promise((done) => {
+    const probe = createServer();
+    probe.once("error", (e) => done(e.code ?? String(e)));
+    probe.listen(Number(values.port), "127.0.0.1", () => probe.close(() => done(undefined)));
+  });
+  if (code === "EADDRINUSE") {
+    refuse(
+      `--port ${values.port}: 127.0.0.1:${values.port} is already in use (another server, or an ` +
+        "earlier local.mjs still running?); pick another, or --port 0 for a free one",
+    );
+  } else if (code !== undefined) {
+    refuse(`--port ${values.port}: cannot listen on 127.0.0.1:${values.port} (${code})`);
+  }
+}
+
+/**
+ * Whether `path` starts as a Tagstream model file does (docs/model-format.md, "Header"): a map
+ * header of 1, 3 or 5 bytes, then "magic" → "TAGSTREAM".
+ */
+function hasModelMagic(path) {
+  const head = Buffer.alloc(21);
+  const fd = openSync(path, "r");
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const at = head[0] === 0xde ? 3 : head[0] === 0xdf ? 5 : (head[0] & 0xf0) === 0x80 ? 1 : -1;
+  const magic = Buffer.concat([Buffer.from([0xa5]), Buffer.from("magic"), Buffer.from([0xa9])]);
+  return at > 0 &&
+    head.subarray(at, at + 16).equals(Buffer.concat([magic, Buffer.from("TAGSTREAM")]));
 }
 
 const work = mkdtempSync(join(tmpdir(), "tagstream-worker-"));
@@ -169,7 +215,9 @@ try {
   await put(values.model);
   console.log(JSON.stringify({ url: url.href, source: values.source, bundle }));
 } catch (e) {
-  console.error(`workerd did not start: ${e?.stack ?? e}`);
+  // Miniflare's own errors say what is wrong; their stack is of its internals
+  const why = /^Miniflare\w*Error\b/.test(e?.name ?? "") ? e.message : e?.stack ?? e;
+  console.error(`workerd did not start: ${why}`);
   await stop(1);
 }
 const lines = createInterface({ input: process.stdin });

@@ -143,7 +143,9 @@ export default {
         const m = await models.get((p) => ctx.waitUntil(p));
         return Response.json({ ok: true, kind: m.kind, numLabels: m.numLabels, etag: models.etag });
       } catch (e) {
-        return Response.json({ ok: false, error: String(e) }, { status: 503 });
+        // the message, as /predict's 503 says it (`String(e)` put "ModelFormatError: " before it)
+        const error = e instanceof Error ? e.message : String(e);
+        return Response.json({ ok: false, error }, { status: 503 });
       }
     }
     return Response.json({ error: `no route for ${request.method} ${path}` }, { status: 404 });
