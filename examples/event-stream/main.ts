@@ -131,6 +131,20 @@ export async function runEventStream(options: {
     }),
   ).pipeThrough(new Minibatcher({ batchSize: options.batchSize ?? 64, sizes: reader }));
   for await (const batch of batches) model.learnMany(batch);
+  // a source of which no line is an event (a model file, a page of HTML, events whose labels
+  // are not a list) used to end with exit status 0 and an empty model written to --out
+  const { skipped, errors } = reader.report;
+  if (events === 0 && skipped > 0) {
+    const src = options.source === "-"
+      ? "standard input"
+      : typeof options.source === "string"
+      ? options.source
+      : "the source";
+    throw new SyntaxError(
+      `${src} gave no events: ${skipped} line${skipped === 1 ? "" : "s"} skipped as not ` +
+        `events${errors[0] ? `; the first: ${errors[0].message}` : ""}`,
+    );
+  }
 
   const labelNames = reader.labelVocabulary?.names.slice(0, model.numLabels) ?? [];
   const featureNames = reader.featureVocabulary?.names.slice(0, model.numFeatures) ?? [];
@@ -169,11 +183,22 @@ export async function runEventStream(options: {
   };
 }
 
+/** What `--help` prints. */
+const USAGE = `usage: deno run -A examples/event-stream/main.ts [--events N | --source FILE|URL|-]
+  [--model leml] [--batch-size 64] [--seed 0] [--out model.tsm]
+
+Learns a tagger test-then-train from NDJSON events {"id", "features": {"name": value},
+"labels": ["name"]}: --events N synthetic ones (default 6000), or --source a file (gzip ok), an
+http(s) URL or - for stdin (bad lines are skipped and counted). Writes the model file to --out,
+checks that the SDK answers the last event like the trainer, and prints a JSON summary.
+See examples/event-stream/README.md.`;
+
 if (import.meta.main) {
   await runScript("event-stream", async () => {
     const { values } = parseArgs({
       args: Deno.args,
       options: {
+        help: { type: "boolean", short: "h" },
         source: { type: "string" },
         events: { type: "string" },
         model: { type: "string", default: "leml" },
@@ -182,6 +207,10 @@ if (import.meta.main) {
         out: { type: "string" },
       },
     });
+    if (values.help) {
+      console.log(USAGE);
+      return;
+    }
     // every flag checked, naming it, before any event is read
     const flags = { values, positionals: [] };
     if (values.source !== undefined && values.events !== undefined) {
