@@ -137,7 +137,10 @@ export interface EvalOptions {
   predictions: string;
   /** Data directory (default: `$TAGSTREAM_DATA`, else `./data`). */
   dataDir?: string;
-  /** Largest cut-off (default 5). */
+  /**
+   * Largest cut-off: at most the test file's number of labels (default 5, with the cut-offs 1, 3
+   * and 5 whatever the number of labels).
+   */
   k?: number;
   /**
    * The propensity model's A and B (default 0.55 and 1.5, the Extreme Classification
@@ -190,6 +193,13 @@ export async function evaluatePredictionsFile(
     );
   }
   const numLabels = test.numLabels;
+  if (options.k !== undefined && options.k > numLabels) {
+    // a line ranks at most the test file's labels: P@k past them measures nothing
+    throw new RangeError(
+      `--k ${options.k} is above the ${numLabels} labels of ${testFile}: give --k ` +
+        `${Math.max(1, numLabels)} or less`,
+    );
+  }
   const counts = new Float64Array(numLabels);
   counts.set(labelCounts(train.y));
   const p = propensities(counts, Math.max(1, train.x.numRows), A, B);
@@ -242,13 +252,14 @@ Evaluates a predictions file against DIR/NAME.test.txt (propensities from NAME.t
 --data-dir, else $TAGSTREAM_DATA, else ./data). FILE has one line per test row, in test-file
 order, of space-separated label:score pairs (0-based labels, any order). Prints one JSON line:
 P@k, nDCG@k, PSP@k, PSnDCG@k (percent) and coverage@k for the k of 1, 3, 5, K up to K (default
-5), instanceAUC, macroAUC and hamming (fractions; a listed label with a score > 0 counts as
-predicted), and stdErr. A test row with no true label counts 0 in P@k and nDCG@k and nothing in
-PSP@k and PSnDCG@k; instanceAUC averages over the rows with a true and a false label, macroAUC
-over the labels true in some rows and false in others (the others are left out). PSP and
-PSnDCG weigh label l by its inverse propensity 1/p_l, where p_l = 1/(1 + C·(N_l + B)^-A) and
-C = (ln N − 1)·(B + 1)^A, with N_l training rows carrying l out of N (Jain et al. 2016):
-A = 0.55, B = 1.5 by default; Wikipedia-LSHTC 0.5 and 0.4, Amazon 0.6 and 2.6.`;
+5; a K given is at most the number of labels), instanceAUC, macroAUC and hamming (fractions; a
+listed label with a score > 0 counts as predicted), and stdErr. A test row with no true label
+counts 0 in P@k and nDCG@k and nothing in PSP@k and PSnDCG@k; instanceAUC averages over the rows
+with a true and a false label, macroAUC over the labels true in some rows and false in others
+(the others are left out). PSP and PSnDCG weigh label l by its inverse propensity 1/p_l, where
+p_l = 1/(1 + C·(N_l + B)^-A) and C = (ln N − 1)·(B + 1)^A, with N_l training rows carrying l out
+of N (Jain et al. 2016): A = 0.55, B = 1.5 by default; Wikipedia-LSHTC 0.5 and 0.4, Amazon 0.6
+and 2.6.`;
 
 async function main(args: string[]): Promise<void> {
   const f = parseFlags("eval", args, {
@@ -272,7 +283,8 @@ async function main(args: string[]): Promise<void> {
   }
   const dataDir = stringFlag(f, "data-dir");
   if (dataDir === "") throw new TypeError("--data-dir is empty: give a directory");
-  const k = intFlag(f, "k", 5, 1, 1000)!;
+  // (only a --k given is held to the number of labels: the default 5 evaluates any dataset)
+  const k = intFlag(f, "k", undefined, 1, 1000);
   const propensity = propensityFlags(f);
   const out = await evaluatePredictionsFile({
     dataset,

@@ -35,6 +35,7 @@ import {
 } from "./eval_events.ts";
 import { type LabelledEvent, readLabelledEvents } from "../../data/labelled_events.ts";
 import { formatFromName } from "../../data/readers.ts";
+import { parseIndexKey } from "../../data/json_text.ts";
 
 const USAGE =
   `tagstream eval (--state-dir DIR | --model-file FILE.tsm) (--dataset NAME | --data FILE) [options]
@@ -57,7 +58,8 @@ metrics over the test rows (stdErr); prints one JSON object.
   --train FILE          propensities from this training file (with --data; XC: it must have
                         the test file's number of labels; NDJSON: label counts by name; -: stdin)
   --labels FILE         label names of an XC test file, one per line
-  --k K                 largest cut-off (default 5; at most the model's number of labels)
+  --k K                 largest cut-off (default 5; at most the model's number of labels, or
+                        with --predictions the test file's)
   --top N               score each row's N best labels only (N >= --k), by the model's top-k
                         search, as /predict answers: P@k, nDCG@k, PSP@k, PSnDCG@k and
                         coverage@k are unchanged, and on many labels it is much faster; the
@@ -89,6 +91,11 @@ interface NamedModel extends ScoringModel {
 
 /** A loaded model: it also scores an event's raw input (text and features) as `/predict` does. */
 interface EvalModel extends NamedModel {
+  /**
+   * How it reads named features ("feature space 'hashing', with text"), when its columns are not
+   * feature indices (a vocabulary or hashing): XC rows' columns then mean nothing to it.
+   */
+  namedFeatures?: string;
   predictTopK(x: SparseVector, k: number): TopK;
   scoreEvent(e: LabelledEvent): Float32Array;
   topOfEvent(e: LabelledEvent, n: number): TopK;
@@ -97,6 +104,25 @@ interface EvalModel extends NamedModel {
 /** The TypeError of an event that has no features for a model that reads no text. */
 function noFeatures(): never {
   throw new TypeError("the event has no 'features' and the model was not trained on text");
+}
+
+/**
+ * Refuses an event's `features` whose key is not a feature index, for a model that reads
+ * feature indices (`--feature-keys index` or XC/LIBSVM rows): with the key modes that read
+ * names, as the learning service's rejection names them. (The SDK would drop such a key, and
+ * score the event without it.)
+ */
+function indexKeysOnly(features: unknown, model: string): void {
+  if (typeof features !== "object" || features === null || Array.isArray(features)) return;
+  for (const key in features) {
+    if (parseIndexKey(key) >= 0) continue;
+    throw new TypeError(
+      `features: key ${JSON.stringify(key.slice(0, 40))} is not a feature index (a ` +
+        `non-negative integer); the model ${model} reads feature indices (--feature-keys ` +
+        `index, or XC/LIBSVM rows): events that name their features need a model trained with ` +
+        `--feature-keys name or hash`,
+    );
+  }
 }
 
 /**
@@ -182,7 +208,9 @@ async function sdkModel(path: string): Promise<EvalModel> {
     throw namedModelError(e, path);
   }
   const L = m.numLabels;
-  const readsText = (m.featureSpace as { text?: unknown } | undefined)?.text !== undefined;
+  const space = m.featureSpace as { type?: string; text?: unknown } | undefined;
+  const readsText = space?.text !== undefined;
+  const readsIndices = space === undefined || space.type === "index";
   type Input = Parameters<typeof m.predictTopK>[0];
   const scores = (x: Input, out?: Float32Array) => {
     const s = out !== undefined && out.length === L ? out : new Float32Array(L);
@@ -193,11 +221,15 @@ async function sdkModel(path: string): Promise<EvalModel> {
   const input = (e: LabelledEvent): Input => {
     const features = e.features as Record<string, number> | undefined;
     if (readsText && e.text !== undefined) return { text: e.text, features };
+    if (readsIndices) indexKeysOnly(features, path);
     return features ?? noFeatures();
   };
   return {
     numFeatures: m.numFeatures,
     numLabels: L,
+    namedFeatures: readsIndices
+      ? undefined
+      : `feature space '${space.type}'${readsText ? ", with text" : ""}`,
     labelName: (l) => m.labelName(l),
     predictScores: (x: SparseVector, out?: Float32Array) => scores(x, out),
     predictTopK: (x, n) => m.predictTopK(x, n),
@@ -350,7 +382,8 @@ export const evalCommand: Command = {
         dataset,
         predictions,
         dataDir: stringFlag(f, "data-dir"),
-        k,
+        // only a --k given is held to the test file's number of labels
+        k: f.values.k !== undefined ? k : undefined,
         propensity,
         progress: new Progress(),
       });
@@ -418,14 +451,20 @@ export const evalCommand: Command = {
       stateWarnings.push(...log.warnings);
       const est = l.estimator, names = l.parser.labels.names, parser = l.parser;
       const readsText = parser.limits.text !== undefined;
+      const readsIndices = parser.featureKeys === "index" && parser.limits.hashing === undefined;
       const input = (e: LabelledEvent) => {
         const d = est.numFeatures;
         if (readsText && e.text !== undefined) return parser.textForPredict(e.text, e.features, d);
+        if (readsIndices) indexKeysOnly(e.features, stateDir);
         return parser.featuresForPredict(e.features ?? noFeatures(), d);
       };
+      const named = parser.limits.hashing !== undefined ? "hashing" : "vocabulary";
       model = {
         numFeatures: est.numFeatures,
         numLabels: est.numLabels,
+        namedFeatures: readsIndices
+          ? undefined
+          : `feature space '${named}'${readsText ? ", with text" : ""}`,
         labelName: (i) => names[i] ?? String(i),
         predictScores: (x, out) => est.predictScores(x, out),
         predictTopK: (x, n) => est.predictTopK(x, n),
@@ -447,6 +486,17 @@ export const evalCommand: Command = {
       throw new RangeError(
         `--top ${top} is above the ${model.numLabels} labels of the model ${modelName}: ` +
           `leave --top out to score every label`,
+      );
+    }
+    if (format === "xc" && model.namedFeatures !== undefined) {
+      // an XC row's columns are feature indices: through a vocabulary or a hash they are
+      // unrelated weights (the metrics would measure nothing)
+      throw new TypeError(
+        `tagstream eval: ${testWhat} is an XC file, whose features are feature indices, but the ` +
+          `model ${modelName} reads named features (${model.namedFeatures}): evaluate it on ` +
+          `labelled NDJSON events (--format ndjson${
+            dataset !== undefined ? `: ${dataset}.test.ndjson` : ""
+          })`,
       );
     }
     if (format === "ndjson") {
