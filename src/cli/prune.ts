@@ -479,6 +479,18 @@ async function readModel(
         `(${source}): its scores are not a per-label weight vector over the input features`,
     );
   }
+  const space = content.featureSpace;
+  if (space !== undefined && space.type !== "index") {
+    // its columns are names' (a vocabulary's or hashed), not the XC rows' feature indices: the
+    // validation PSP@k would score the rows through unrelated weights
+    throw new TypeError(
+      `POP validates on the dataset's XC rows, whose features are feature indices, but the ` +
+        `model ${source} reads named features (feature space '${space.type}'` +
+        `${"text" in space && space.text !== undefined ? ", with text" : ""}: trained on NDJSON ` +
+        `events with --feature-keys name or hash, or --text): prune a model trained on the ` +
+        `dataset's XC file or on events with feature indices`,
+    );
+  }
   return { input, content };
 }
 
