@@ -102,7 +102,11 @@ export interface PopBrResult {
   bytes: Uint8Array;
   /** The held-out rows, preprocessed as the model expects. */
   validation: ValidationRows;
-  /** The ε and λ sweeps, when `options.curve` was given. */
+  /**
+   * The ε and λ sweeps, when `options.curve` was given: each point's `nnz` and `bytes` are those
+   * of the file its setting writes (BR trained on all rows), its `psp` the held-out PSP@k of BR
+   * fitted without them.
+   */
   curve?: CurvePoint[];
   /** Wall-clock seconds of the fit-split training + search, and of the full training. */
   searchSeconds: number;
@@ -214,6 +218,9 @@ export function popBr(
   const weights = prune(search.numPrunedLabels, lambda);
   const content = build(weights, popMeta);
   const bytes = encodeModelFile(content);
+  // each point's size and weights are those of the file its setting writes (the full model,
+  // cut and thresholded), its PSP@k the probe's on the held-out rows
+  const fileNnz = new Map<string, number>();
   const curve = options.curve &&
     popCurve(probe, validation, counts, propensities, {
       epsilon: options.epsilon,
@@ -223,10 +230,12 @@ export function popBr(
       ks: options.ks,
       cache,
       ...storage,
-      sizeOf: (m, lam) =>
-        encodeModelFile(build(prune(m, lam), { ...popMeta, lambda: lam, numPrunedLabels: m }))
-          .length,
-    });
+      sizeOf: (m, lam) => {
+        const w = prune(m, lam);
+        fileNnz.set(`${m} ${lam}`, w.labelPtr[w.numLabels]);
+        return encodeModelFile(build(w, { ...popMeta, lambda: lam, numPrunedLabels: m })).length;
+      },
+    }).map((q) => ({ ...q, nnz: fileNnz.get(`${q.numPrunedLabels} ${q.lambda}`) ?? q.nnz }));
   return {
     full,
     search,

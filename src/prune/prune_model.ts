@@ -245,8 +245,11 @@ export function pruneModel(
   } else {
     const why: string[] = [];
     if (!smaller) {
+      // (the pruned product is one thing, the pruned weights many)
       why.push(
-        `is not smaller than the ${content.kind} original ${kb(before)}: pruning cannot help`,
+        `${lowRank ? "is" : "are"} not smaller than the ${content.kind} original ${
+          kb(before)
+        }: pruning cannot help`,
       );
     }
     const short = toleranceShortfall(storedPsp, search.baseline, eps, ks);
