@@ -81,6 +81,32 @@ export function numberFlag(
 }
 
 /**
+ * A flag holding a positive integer in plain decimal (`--k 30`), or undefined when it is absent:
+ * checked before any work, where a model would refuse it only after training (naming its own
+ * option, not the flag).
+ *
+ * @throws {TypeError} when it is not a positive integer (`0`, `1.5`), naming the flag
+ * @throws {RangeError} when it is not a finite number in plain decimal (see {@linkcode numberFlag})
+ *
+ * @example
+ * ```ts
+ * import { positiveIntFlag } from "./harness.ts";
+ * console.log(positiveIntFlag({ k: "30" }, "k"), positiveIntFlag({}, "k")); // 30 undefined
+ * try { positiveIntFlag({ k: "0" }, "k"); } catch (e) { console.log((e as Error).message); } // --k must be a positive integer, got '0'
+ * ```
+ */
+export function positiveIntFlag(
+  flags: Record<string, string | boolean>,
+  name: string,
+): number | undefined {
+  const v = numberFlag(flags, name);
+  if (v !== undefined && !(Number.isSafeInteger(v) && v >= 1)) {
+    throw new TypeError(`--${name} must be a positive integer, got '${flags[name]}'`);
+  }
+  return v;
+}
+
+/**
  * A flag holding comma-separated positive integers in plain decimal (`--k-grid 5,10,20`),
  * without duplicates, or `fallback` when it is absent.
  *

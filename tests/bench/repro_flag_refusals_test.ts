@@ -231,3 +231,35 @@ Deno.test("repro coembed-ablation: a bare --repeats or --epochs is refused, not 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("the SLEEC experiments refuse a --k, --neighbours or --clusters that is not a positive integer before any work", async () => {
+  const dir = await trainTestFolder();
+  try {
+    const fixed = { weighted: "true", rank: "4", learners: "1", splits: "1" };
+    const cases: [() => Promise<unknown>, string][] = [
+      [() => sleec(context(dir, { ...fixed, clusters: "1", neighbours: "10", k: "0" })), "--k"],
+      [
+        () => sleec(context(dir, { ...fixed, clusters: "1", neighbours: "0", k: "5" })),
+        "--neighbours",
+      ],
+      [
+        () => sleec(context(dir, { ...fixed, clusters: "1.5", neighbours: "10", k: "5" })),
+        "--clusters",
+      ],
+      [() => sleecStream(context(dir, { k: "0" })), "--k"],
+      [
+        () =>
+          sleecCurve(
+            context(dir, { ...fixed, validation: "true", clusters: "1", neighbours: "10", k: "0" }),
+          ),
+        "--k",
+      ],
+    ];
+    // (a model would refuse them only after training, naming its own option)
+    for (const [run, flag] of cases) {
+      await assertThrowsMsg(run, TypeError, `${flag} must be a positive integer`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -51,6 +51,7 @@ import {
   jsonObjectFlag,
   loadTrainTest,
   numberFlag,
+  positiveIntFlag,
   PROPENSITY_FLAGS,
   timeSeconds,
   type TrainTest,
@@ -202,8 +203,8 @@ const sleecCurve: Experiment = async (ctx) => {
     throw new TypeError(`sleec-curve: --edge-bytes must be a positive integer, got ${edgeBytes}`);
   }
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
-  const fixedC = numberFlag(f, "clusters");
-  const fixedN = numberFlag(f, "neighbours");
+  const fixedC = positiveIntFlag(f, "clusters");
+  const fixedN = positiveIntFlag(f, "neighbours");
   for (const [one, grid] of [["k", "k-grid"], ["neighbours", "neighbours-grid"]]) {
     if (f[one] !== undefined && f[grid] !== undefined) {
       throw new TypeError(`sleec-curve: give --${one} or --${grid}, not both`);
@@ -217,7 +218,7 @@ const sleecCurve: Experiment = async (ctx) => {
   if (wFlag !== undefined && wFlag !== "true" && wFlag !== "false") {
     throw new TypeError(`sleec-curve: --weighted must be true or false, got '${wFlag}'`);
   }
-  const fixedK = numberFlag(f, "k");
+  const fixedK = positiveIntFlag(f, "k");
   const kGrid = fixedK !== undefined
     ? [fixedK]
     : intList(f["k-grid"], [5, 10, 15, 20, 30, 50], "k-grid");

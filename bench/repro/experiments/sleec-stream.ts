@@ -26,6 +26,7 @@ import {
   intList,
   loadTrainTest,
   numberFlag,
+  positiveIntFlag,
   prequential,
   PROPENSITY_FLAGS,
   timeSeconds,
@@ -71,7 +72,7 @@ const sleecStream: Experiment = async (ctx) => {
   if (f.k !== undefined && f["k-grid"] !== undefined) {
     throw new TypeError("sleec-stream: give --k or --k-grid, not both");
   }
-  const fixedK = numberFlag(f, "k");
+  const fixedK = positiveIntFlag(f, "k");
   const kGrid = fixedK !== undefined
     ? [fixedK]
     : intList(f["k-grid"], [5, 10, 15, 20, 30, 50, 70, 100], "k-grid");

@@ -27,6 +27,7 @@ import {
   intList,
   loadTrainTest,
   numberFlag,
+  positiveIntFlag,
   PROPENSITY_FLAGS,
   timeSeconds,
   validationSplit,
@@ -42,14 +43,14 @@ const sleec: Experiment = async (ctx) => {
     numLearners: numberFlag(f, "learners") ?? 1,
   };
   const paperClusters = Math.max(1, Math.floor(train.x.numRows / 6000));
-  const fixedC = numberFlag(f, "clusters");
+  const fixedC = positiveIntFlag(f, "clusters");
   const cGrid = fixedC !== undefined ? [fixedC] : [...new Set([1, paperClusters])];
   for (const [flag, key] of [["rank", "rank"], ["lambda", "lambda"], ["mu", "mu"]] as const) {
     const v = numberFlag(f, flag);
     if (v !== undefined) base[key] = v;
   }
-  const fixedK = numberFlag(f, "k");
-  const fixedN = numberFlag(f, "neighbours");
+  const fixedK = positiveIntFlag(f, "k");
+  const fixedN = positiveIntFlag(f, "neighbours");
   for (const [one, grid] of [["k", "k-grid"], ["neighbours", "neighbours-grid"]]) {
     if (f[one] !== undefined && f[grid] !== undefined) {
       throw new TypeError(`sleec: give --${one} or --${grid}, not both`);
