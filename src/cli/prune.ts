@@ -13,9 +13,10 @@
  *
  * - `--model FILE`: a `linear-sparse` (BR) or `linear-lowrank` (LEML) model file. Labels are
  *   ranked by wⱼuⱼ from `<dataset>.train.txt`; the search validates on `--valid FILE` (an XC
- *   file), else on a seeded `--val-fraction` of the training rows. A LEML model is pruned as its
- *   product W·Hᵀ and replaced by the `linear-sparse` result only when that is smaller and within
- *   ε; otherwise nothing is written (`"pruned": false`, `"out": null`, `reason` says why, and
+ *   file), else on a seeded `--val-fraction` of the training rows, which the model may have
+ *   learned: stderr then warns and the summary's `validation` says so. A LEML model is pruned
+ *   as its product W·Hᵀ and replaced by the `linear-sparse` result only when that is smaller
+ *   and within ε; otherwise nothing is written (`"pruned": false`, `"out": null`, `reason` says why, and
  *   stderr says `prune: POP cannot help …`).
  * - `"pruned": true` with `"withinTolerance": false` (BR): ε bounds POP's label search only; the
  *   λ thresholding after it may lose more. The pruned file is written, `reason` explains and
@@ -556,6 +557,14 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   } else {
     checkSplit(cmd, train.x.numRows, trainFile);
   }
+  const split = `${cmd.valFraction ?? 0.2} of ${trainFile}`;
+  if (model && valid === undefined) {
+    // (--train br holds its split out of the fit; a given model may have been trained on it)
+    warnings.push(
+      `${source} is validated on ${split}, rows the model may have learned: POP's ε is then ` +
+        `measured on memorised rows; give --valid FILE with rows it was not trained on`,
+    );
+  }
   let test: Dataset | undefined;
   if (files.test !== undefined) {
     test = await loadDataset(dataDir, cmd.dataset, "test");
@@ -589,7 +598,8 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
       kind: r.pruned ? "linear-sparse" : content.kind,
       pruned: r.pruned,
       reason: r.reason,
-      validation: cmd.valid ?? `${cmd.valFraction ?? 0.2} of ${cmd.dataset}.train.txt`,
+      validation: cmd.valid ??
+        `train split (${split}; the model may have learned these rows): give --valid`,
       numPrunedLabels: r.search.numPrunedLabels,
       nnzBefore: r.search.nnzBefore,
       nnzAfter: r.search.nnzAfter,

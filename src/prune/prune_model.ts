@@ -70,7 +70,9 @@ const PRUNE_CURVE_KEYS = ["epsilons", "lambdas", "epsilon", "lambda", "sizeOf"];
 export interface PrunedModel {
   /**
    * True when `bytes` is the pruned model; false when the original was kept (the CLI then writes
-   * no output model: it would be a copy of the input).
+   * no output model: it would be a copy of the input). A `linear-sparse` model of which no
+   * weight is dropped and whose storage does not shrink (e.g. f16 already) is kept: its pruned
+   * file would differ only by metadata.
    */
   pruned: boolean;
   /**
@@ -104,6 +106,11 @@ export interface PrunedModel {
   curve?: CurvePoint[];
 }
 
+/** Bytes of a `linear-sparse` content's weights and label indices (its per-weight storage). */
+function weightBytes(c: ModelFileContent): number {
+  return (c.tensors.weights?.data.byteLength ?? 0) + (c.tensors.labelIdx?.data.byteLength ?? 0);
+}
+
 /**
  * Runs POP on a decoded `linear-sparse` or `linear-lowrank` model: the validation rows are
  * restricted to the model's columns and preprocessed as the file says (as the SDK does), labels
@@ -113,10 +120,11 @@ export interface PrunedModel {
  * PSP@k).
  *
  * Which file is returned: a `linear-sparse` model is replaced by its pruned version when that is
- * smaller (Algorithm 2 as is; `withinTolerance` reports whether the thresholding kept the
- * validation PSP@k within ε). A `linear-lowrank` model changes representation, so its pruned
- * product replaces it only when it is smaller AND within the tolerance ε on every validation
- * PSP@k (the constraint of the paper's Eq. 1); otherwise the original is kept and `reason` says
+ * smaller and POP dropped weights or stored them in fewer bytes (Algorithm 2 as is;
+ * `withinTolerance` reports whether the thresholding kept the validation PSP@k within ε; a file
+ * POP already pruned, of which nothing more is dropped, is kept: "already pruned"). A
+ * `linear-lowrank` model changes representation, so its pruned product replaces it only when it
+ * is smaller AND within the tolerance ε on every validation PSP@k (the constraint of the paper's Eq. 1); otherwise the original is kept and `reason` says
  * why (with the curve, it names the smallest swept λ that would have qualified, if any).
  *
  * @param originalFile the input file's bytes, returned unchanged when the original is kept
@@ -212,7 +220,12 @@ export function pruneModel(
   const storedWithin = within(storedPsp);
   const lowRank = content.kind === "linear-lowrank";
   const smaller = bytes.length < before;
-  const kept = smaller && (storedWithin || !lowRank);
+  // a linear-sparse file of which POP drops nothing and whose weights it stores no smaller (a
+  // POP-pruned file pruned again) would differ from the input by its `meta.pop` only
+  const nothingToDrop = !lowRank && search.nnzAfter === search.nnzBefore &&
+    weightBytes(pruned) >= weightBytes(content);
+  const already = content.meta?.pop !== undefined;
+  const kept = smaller && !nothingToDrop && (storedWithin || !lowRank);
   const curve = options.curve &&
     popCurve(weights, prepared, labelCounts, propensities, {
       epsilon: eps,
@@ -254,9 +267,19 @@ export function pruneModel(
     }
     const short = toleranceShortfall(storedPsp, search.baseline, eps, ks);
     if (lowRank && short) why.push(short);
-    reason = search.nnzBefore === 0
-      ? `not pruned: the ${content.kind} model has no feature weights to prune`
-      : `not pruned: ${what} ${why.join(" and ")}`;
+    if (search.nnzBefore === 0) {
+      reason = `not pruned: the ${content.kind} model has no feature weights to prune`;
+    } else if (nothingToDrop && (smaller || already)) {
+      // (a file POP did not prune, and that would grow by its metadata, is "not smaller")
+      const storage = (c: ModelFileContent) =>
+        `${c.tensors.weights?.dtype}/${c.tensors.labelIdx?.dtype}`;
+      reason =
+        `not pruned: ${already ? "already pruned: nothing more to drop" : "nothing to drop"}` +
+        ` (all ${search.nnzBefore} weights kept; ${storage(pruned)} storage is no smaller than ` +
+        `the file's ${storage(content)})`;
+    } else {
+      reason = `not pruned: ${what} ${why.join(" and ")}`;
+    }
     if (curve) {
       const ok = smallestWithin(curve, search.baseline, eps, before);
       reason += ok
