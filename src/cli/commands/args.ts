@@ -661,7 +661,8 @@ async function sameFile(a: string, b: string): Promise<boolean> {
  * created (tried, then removed). With `inputs`, it must not be one of the files the run reads
  * (`what` names each: `--out` the same as `--data` would destroy the data); with `kind`, an existing file is only
  * replaced when it already is a file of that kind (a model file, an SVG image) or empty: a data
- * file given as `--out` by mistake is kept. Throws a TypeError naming the flag and the path.
+ * file given as `--out` by mistake is kept. With `kind: "svg"` the path must end in `.svg` (no
+ * SVG text in a `.png`). Throws a TypeError naming the flag and the path.
  *
  * @example
  * ```ts
@@ -676,6 +677,8 @@ async function sameFile(a: string, b: string): Promise<boolean> {
  *   .catch((e) => console.log(e.message)); // --out /tmp/.../train.txt is the same file as --data train.txt: ...
  * await checkOutFile(`${dir}/train.txt`, "out", { kind: "model" })
  *   .catch((e) => console.log(e.message)); // --out /tmp/.../train.txt exists and is not a Tagstream model file: ...
+ * await checkOutFile(`${dir}/curve.png`, "plot", { kind: "svg" })
+ *   .catch((e) => console.log(e.message)); // --plot /tmp/.../curve.png: the plot is written as SVG: give a file name ending in .svg (e.g. /tmp/.../curve.svg)
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -738,6 +741,13 @@ export async function checkOutFile(
         );
       }
     }
+  }
+  if (options.kind === "svg" && !/\.svg$/i.test(path)) {
+    // (an image viewer given x.png would find SVG text in it)
+    throw new TypeError(
+      `--${flag} ${path}: the plot is written as SVG: give a file name ending in .svg (e.g. ` +
+        `${path.replace(/(\.[^./]*)?$/, ".svg")})`,
+    );
   }
   // a file can be created there: tried now rather than after the work
   const probe = `${parent}/.tagstream-probe-${crypto.randomUUID()}`;
