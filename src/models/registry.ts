@@ -47,11 +47,12 @@ export const factories: Partial<Record<ModelName, EstimatorFactory>> = {
  * import { loadFactory } from "./registry.ts";
  * const f = await loadFactory("leml");
  * console.log(f.create({ seed: 1 }).kind); // "leml"
+ * await loadFactory("lemx").catch((e) => console.log(e.message)); // unknown model 'lemx': expected one of leml, ...
  * ```
  */
 export async function loadFactory(name: string): Promise<EstimatorFactory> {
   if (!(MODEL_NAMES as readonly string[]).includes(name)) {
-    throw new TypeError(`Unknown model '${name}': expected one of ${MODEL_NAMES.join(", ")}`);
+    throw new TypeError(`unknown model '${name}': expected one of ${MODEL_NAMES.join(", ")}`);
   }
   const linked = factories[name as ModelName];
   if (linked !== undefined) return linked;
@@ -60,7 +61,7 @@ export async function loadFactory(name: string): Promise<EstimatorFactory> {
   try {
     mod = await import(specifier);
   } catch (e) {
-    throw new TypeError(`Model '${name}' is not available in this build: ${(e as Error).message}`);
+    throw new TypeError(`model '${name}' is not available in this build: ${(e as Error).message}`);
   }
   if (mod.factory === undefined || typeof mod.factory.create !== "function") {
     throw new TypeError(`src/models/${name}/mod.ts does not export an EstimatorFactory 'factory'`);

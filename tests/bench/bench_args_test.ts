@@ -196,7 +196,7 @@ Deno.test("bench args: deno task scale refuses bad sizes, learners, options and 
       [["--heap-mb", "1e30"], /--heap-mb must be an integer in \[16, 1048576\]/],
       // each worker failed on its own (an error entry per learner, exit 0)
       [["--sizes", "3"], /^--sizes 3: synthetic: avgLabels must be in \[1, numLabels\], got 5$/],
-      [["--learners", "leml,nope"], /^--learners: Unknown model 'nope'/],
+      [["--learners", "leml,nope"], /^--learners: unknown model 'nope'/],
       [["--learners", "leml,leml"], /^--learners names 'leml' twice$/],
       [["--learners", ""], /^--learners is empty/],
       [["--options", "leml:rnak=3"], /^--options: leml: unknown option "rnak"/],
@@ -526,7 +526,7 @@ Deno.test("bench args: deno task text checks the model, the batch size and the N
     await refuses(TEXT, [
       [[...d, "--batch-size", "0x10"], /^--batch-size must be an integer in \[1, 65536\]/],
       [[...d, "--batch-size", "abc"], /--batch-size must be an integer/],
-      [[...d, "--model", "nope"], /^--model: Unknown model 'nope'/],
+      [[...d, "--model", "nope"], /^--model: unknown model 'nope'/],
       [["--dataset", "", "--data-dir", dir], /^--dataset is empty/],
       [["--dataset", "nope", "--data-dir", dir], /^--dataset .*nope\.train\.ndjson: no such file$/],
       [["--dataset", "trainonly", "--data-dir", dir], /trainonly\.test\.ndjson: no such file/],

@@ -60,7 +60,7 @@ Deno.test("demo reads an XC file with --data; the default model runs", async () 
 Deno.test("demo rejects an unknown model, listing the available ones", async () => {
   const r = await runDemo(["--model", "nope", "--rows", "10"]);
   assert(r.code === 2, `exit ${r.code}`);
-  assert(r.stderr.includes("Unknown model 'nope'") && r.stderr.includes("knn"), r.stderr);
+  assert(r.stderr.includes("unknown model 'nope'") && r.stderr.includes("knn"), r.stderr);
 });
 
 Deno.test("the demo's progress reporter throttles events and always reports start and done", async () => {

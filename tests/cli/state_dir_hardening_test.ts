@@ -43,7 +43,7 @@ Deno.test("offline commands: a foreign or incomplete checkpoint is refused namin
       ["a model file", await Deno.readFile(MODEL_FILE), named("not a Tagstream checkpoint")],
       ["msgpack of {}", encodeCheckpoint({}).subarray(16), named("not a Tagstream checkpoint")],
       ["a checksummed null", encodeCheckpoint(null), named("not a Tagstream checkpoint")],
-      ["an unknown model", encodeCheckpoint({ ...ck, kind: "toString" }), named("Unknown model")],
+      ["an unknown model", encodeCheckpoint({ ...ck, kind: "toString" }), named("unknown model")],
       ["no options", encodeCheckpoint({ ...ck, options: undefined }), named("")],
       ["no state", encodeCheckpoint({ ...ck, state: null }), named("")],
       [

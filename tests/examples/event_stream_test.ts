@@ -59,7 +59,7 @@ Deno.test("event-stream example: bad flags are one line naming the flag, exit 2,
       [["--seed", "x"], /--seed must be an integer, got 'x'/],
       [["--source", `${dir}/e.ndjson`, "--events", "5"], /--events .* cannot go with --source/],
       [["--events", "50", "--out", `${dir}/nodir/m.tsm`], /--out .*nodir\/m\.tsm: directory/],
-      [["--model", "nope"], /Unknown model 'nope'/],
+      [["--model", "nope"], /unknown model 'nope'/],
     ];
     for (const [args, re] of cases) {
       const r = await runDenoScript(script, ["--allow-all"], args);
