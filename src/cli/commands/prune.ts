@@ -37,8 +37,10 @@ must hold rows; a flag the run would ignore is an error naming it.
                         --normalize true|false)
   --out FILE            pruned model file (default MODEL.pop.tsm; NAME.br.pop.tsm with
                         --train br; DIR/model.pop.tsm with --state-dir)
-  --plot FILE.svg | --no-plot   the size-vs-PSP@k curve (default: the --out path with .svg)
+  --plot FILE.svg | --no-plot   the size-vs-PSP@k curve (default: the --out path with .svg;
+                        the name must end in .svg)
   --valid FILE          validation rows (XC file) instead of a split of the training file
+                        (without it, a split the model may have learned: a warning)
   --val-fraction F      validation share of the training file (default 0.2)
   --epsilon E --lambda L --delta D --ks 1,3,5
   --epsilons LIST --lambdas LIST      sweeps of the curve
