@@ -1,13 +1,14 @@
 /**
  * Turns a raw input row into model columns and values: `{indices, values}` rows are taken as
- * column indices; `{name: value}` records are mapped through the model's feature space (index,
- * vocabulary or hashing, signed or not; colliding names add up and zero sums are dropped, as in
- * the trainer's row builder); `{text, features?}` (models trained on text) goes through the
- * model's tokenizer (`./tokenizer.ts`) into named features first. Values are rounded to float32 (what the trainers see); features
- * unknown to the model are dropped. Then the model's preprocessing: TF-IDF (value × idf, rounded
- * to float32 as the trainer's pipeline does; before L2 normalisation, a row whose weighted values
- * would overflow float32 is scaled by a power of two first, as the trainer's) and L2 normalisation (in float64, as the BR trainer
- * does).
+ * column indices (strictly increasing integers, as the trainers' rows: any other is a
+ * `RangeError` naming the entry); `{name: value}` records are mapped through the model's feature
+ * space (index, vocabulary or hashing, signed or not; colliding names add up and zero sums are
+ * dropped, as in the trainer's row builder); `{text, features?}` (models trained on text) goes
+ * through the model's tokenizer (`./tokenizer.ts`) into named features first. Values are rounded
+ * to float32 (what the trainers see); features unknown to the model are dropped. Then the model's
+ * preprocessing: TF-IDF (value × idf, rounded to float32 as the trainer's pipeline does; before L2
+ * normalisation, a row whose weighted values would overflow float32 is scaled by a power of two
+ * first, as the trainer's) and L2 normalisation (in float64, as the BR trainer does).
  *
  * @module
  */
@@ -22,8 +23,8 @@ import {
   invNorm,
   isNumber,
   isString,
-  log2,
   max,
+  range,
   zeros,
 } from "./vector.ts";
 import { textFeatures, type TextSettings } from "./tokenizer.ts";
@@ -39,7 +40,10 @@ import { textFeatures, type TextSettings } from "./tokenizer.ts";
  * ```
  */
 export interface SparseInput {
-  /** Model column indices. */
+  /**
+   * Model column indices, strictly increasing integers in [0, 2³²) (any other is a
+   * `RangeError`); those at or past the model's `numFeatures` are dropped.
+   */
   readonly indices: ArrayLike<number>;
   /**
    * The value of each listed column. (A row that leaves it out at run time is binary, every
@@ -93,7 +97,7 @@ export interface TextInput {
  * ```
  */
 export interface BinaryInput {
-  /** Model column indices, each with the value 1. */
+  /** Model column indices (as in {@linkcode SparseInput}), each with the value 1. */
   readonly indices: ArrayLike<number>;
 }
 
@@ -157,20 +161,45 @@ export const murmur3 = (
 };
 
 /**
- * Throws the `TypeError` "predictTopK: `what`" (a malformed query).
+ * Throws the `TypeError` (or `Type`) "`where`: `what`" (a malformed query; `where` defaults to
+ * "predictTopK").
  *
  * @example
  * ```ts
  * import { badInput } from "./features.ts";
  * try { badInput("x is odd"); } catch (e) { console.log(`${e}`); } // TypeError: predictTopK: x is odd
+ * try { badInput("l is odd", RangeError, "labelName"); } catch (e) { console.log(`${e}`); } // RangeError: labelName: l is odd
  * ```
  */
-export const badInput: (what: string, Type?: typeof TypeError) => never = (
+export const badInput: (what: string, Type?: typeof TypeError, where?: string) => never = (
   what,
   Type = TypeError,
+  where = "predictTopK",
 ) => {
-  throw new Type("predictTopK: " + what);
+  throw new Type(where + ": " + what);
 };
+
+/**
+ * Whether `v` is an integer in [`lo`, `hi`] (`hi` defaults to 2³² − 1); else throws the
+ * `RangeError` "`where`: `what` must be an integer in [`lo`, `hi`], got `v`" (`where` defaults to
+ * "predictTopK").
+ *
+ * @example
+ * ```ts
+ * import { int } from "./features.ts";
+ * console.log(int(3, "k", 0)); // true
+ * try { int(1.5, "k", 0, 9); } catch (e) { console.log(`${e}`); } // RangeError: predictTopK: k must be an integer in [0, 9], got 1.5
+ * ```
+ */
+export const int = (
+  v: number,
+  what: string,
+  lo: number,
+  hi = 2 ** 32 - 1,
+  where?: string,
+): true =>
+  v >>> 0 === v && v >= lo && v <= hi ||
+  badInput(range(what, lo, hi) + ", got " + v, RangeError, where);
 
 /**
  * The row preprocessor of a model: returns a function that maps an input row to model columns
@@ -181,13 +210,18 @@ export const badInput: (what: string, Type?: typeof TypeError) => never = (
  * TF-IDF and L2 normalisation when the model asks for them.
  *
  * `{indices}` without `values` is a binary row (every value 1), as in the `/predict` protocol.
- * In an index feature space a record's names are plain decimal column numbers (`"7"`; `"07"`,
- * `" 7"` or `"7e0"` name no column and are dropped like other unknown names).
+ * Its indices are strictly increasing integers in [0, 2³²), as the trainers' rows (a repeated
+ * index is not summed, nor a negative or fractional one dropped: each is refused); those at or
+ * past D are dropped (a suffix of the row). In an index feature space a record's names are plain
+ * decimal column numbers (`"7"`; `"07"`, `" 7"`, `"7e0"`, `"-1"` or `"1.5"` name no column and
+ * are dropped like other unknown names).
  *
  * @throws {TypeError} (from the returned function) when `x` is not an object, its indices
  * and values differ in length, a value (or a named feature's sum) is not a number or is NaN or
  * infinite as a float32, or it has a `text` the model was not trained on (or that is not a
- * string), or a value of the `features` beside a text is not a number.
+ * string), or a value of the `features` beside a text is not a number; {RangeError} when an
+ * index is not an integer above the one before it, in [0, 2³²) (the message names the entry,
+ * the range and the value).
  *
  * @example
  * ```ts
@@ -236,22 +270,25 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
           j = h % fs.dim;
           if (fs.signed && h >> 31) v = -v;
         }
-        // (unknown names, j = -1, add up nowhere: they are dropped)
-        finite(v) && j < 0 || sum.set(j, (sum.get(j) ?? 0) + v);
+        // (unknown names, j = -1, and in an index space a name like "1.5" or "-1", add up
+        // nowhere: they are dropped)
+        finite(v) && j >>> 0 != j || sum.set(j, (sum.get(j) ?? 0) + v);
       }
       vs = (cols = [...sum.keys()].filter((j) => sum.get(j) != 0).sort((a, b) => a - b))
         .map((j) => sum.get(j)!);
-    } else if ((vs ??= Array.from(cols, () => 1)).length != cols.length) { // binary: every value 1
+    } else if (vs && vs.length != cols.length) { // (no values: binary, every value 1)
       badInput("x.indices/values lengths differ");
     }
     const len = cols.length, idx = i32s(len), val = zeros(len);
     let n = 0;
-    for (let p = 0, j; p < len; p++) {
-      finite(vs[p]);
-      if ((j = cols[p]) >>> 0 === j && j < D) { // an integer column in [0, D)
-        idx[n] = j;
-        val[n++] = fround(vs[p]);
-      }
+    for (let p = 0, j, i = -1, v; p < len; i = j, p++) {
+      finite(v = vs ? vs[p] : 1);
+      // strictly increasing integers in [0, 2³²) (as the trainers' rows; a record's columns are),
+      // the message built only for a refusal; those at or past D (a suffix) are dropped
+      (j = cols[p]) >>> 0 === j && j > i || int(j, `x.indices[${p}]`, i + 1);
+      idx[p] = j;
+      val[p] = fround(v);
+      if (j < D) n++;
     }
     if (idf) {
       // value × idf, rounded to float32; before L2, a row whose weighted values would pass
@@ -259,7 +296,7 @@ export const featurizer = (m: DecodedModel): (x: ModelInput) => [Int32Array, Flo
       let m = 0, s = 1, p = n;
       if (l2) {
         while (p--) m = max(m, abs(val[p] * idf[idx[p]]));
-        if (!isFinite(fround(m))) s = 2 ** -ceil(log2(m));
+        if (!isFinite(fround(m))) s = 2 ** -ceil(Math.log2(m));
       }
       for (p = n; p--;) val[p] = fround(fround(val[p] * s) * idf[idx[p]]);
     }

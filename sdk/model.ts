@@ -7,9 +7,9 @@
  */
 import { decodeModel } from "./decode.ts";
 import { formatError } from "./errors.ts";
-import { badInput, featurizer, type ModelInput } from "./features.ts";
+import { featurizer, int, type ModelInput } from "./features.ts";
 import { KINDS } from "./kinds/mod.ts";
-import { range, U8 } from "./vector.ts";
+import { U8 } from "./vector.ts";
 import type { DecodedModel, KindFactory } from "./kinds/types.ts";
 import type { TopK } from "./topk.ts";
 
@@ -62,22 +62,28 @@ export interface Model extends DecodedModel {
    * its best lists; `options.exact` gives the exact answer instead, and `options.probes` sets the
    * clusters or lists probed (default: the file's `mipsProbes` / `knnProbes`).
    *
+   * `x.indices` are strictly increasing integers in [0, 2³²), as the trainers' rows (`[3, 3]`,
+   * `[2, 1]`, `[-1]`, `[1.5]` or `[NaN]` is refused; an index at or past `numFeatures` is
+   * dropped, as a feature the model never saw).
+   *
    * @throws {TypeError} when `x` is malformed (a NaN or infinite value among them, as the
-   * trainers' `predictTopK` refuses it); {RangeError} when `k` is not an integer in
-   * [0, 2³²), `options.probes` not one in [1, 2³²), or when a `random-features` model cannot
-   * fold the row in (its V holds a value that is not finite: the trainer's predictor refuses the
-   * same row).
+   * trainers' `predictTopK` refuses it); {RangeError} when an index of `x` is not an integer
+   * above the one before it (`predictTopK: x.indices[1] must be an integer in [4, 4294967295],
+   * got 3`), `k` is not an integer in [0, 2³²), `options.probes` not one in [1, 2³²) (each
+   * message ends with the value it got), or when a `random-features` model cannot fold the row
+   * in (its V holds a value that is not finite: the trainer's predictor refuses the same row).
    */
   predictTopK(x: ModelInput, k: number, options?: TopKOptions): TopK;
   /** {@linkcode Model.predictTopK} for each row. */
   predictBatch(rows: Iterable<ModelInput>, k: number, options?: TopKOptions): TopK[];
-  /** The name of label `l` (its index as a string when the file has no names). */
+  /**
+   * The name of label `l` (its index as a string when the file has no names).
+   *
+   * @throws {RangeError} when `l` is not a label of the model, an integer in [0, `numLabels`)
+   * (`labelName: l must be an integer in [0, 2], got 1000000`).
+   */
   labelName(l: number): string;
 }
-
-// `v` an integer in [`lo`, 2³²), else a RangeError naming `what` and the range
-const int = (v: number, what: string, lo: number) =>
-  v >>> 0 === v && v >= lo || badInput(range(what, lo, 2 ** 32 - 1), RangeError);
 
 /**
  * Decodes a model file (once; keep the returned model) and builds its scorer. Aligned float32
@@ -118,6 +124,7 @@ export const loadModel = (bytes: Uint8Array | ArrayBuffer): Model => {
     ...m,
     predictTopK,
     predictBatch: (xs, k, o) => Array.from(xs, (x) => predictTopK(x, k, o)),
-    labelName: (l) => m.labelNames?.[l] ?? `${l}`,
+    // a label of the model (1e6 or -1 named no label, and were answered "1000000" and "-1")
+    labelName: (l) => (int(l, "l", 0, m.numLabels - 1, "labelName"), m.labelNames?.[l] ?? "" + l),
   };
 };

@@ -247,7 +247,7 @@ export function validatePredict(
   // (null is not absent: the schema's k is an integer, and a client sending null meant something)
   const k = body.k === undefined ? Math.min(PREDICT_LIMITS.defaultK, maxK) : body.k;
   if (!Number.isInteger(k) || (k as number) < 1 || (k as number) > maxK) {
-    throw bad(`field 'k' must be an integer in [1, ${maxK}]`);
+    throw bad(`field 'k' must be an integer in [1, ${maxK}], got ${got(k)}`);
   }
   const hasRow = ROW_FIELDS.some((f) => body[f] !== undefined);
   if (body.rows === undefined) {

@@ -5,18 +5,19 @@
  */
 
 /**
- * `Math.sqrt`, `Math.min`, `Math.max`, `Math.floor`, `Math.fround`, `Math.imul`, `Math.ceil`,
- * `Math.cos`, `Math.sin`, `Math.abs` and `Math.log2` under short local names (a minifier renames
- * these, not `Math`'s properties).
+ * `Math.sqrt`, `Math.min`, `Math.max`, `Math.fround`, `Math.imul`, `Math.ceil` and `Math.abs`
+ * under short local names (a minifier renames these, not `Math`'s properties). Only functions
+ * the SDK calls more than once are here: each name is in every bundle, used or not, and costs more
+ * than one `Math.cos` call.
  *
  * @example
  * ```ts
- * import { abs, ceil, cos, floor, fround, imul, log2, max, min, sin, sqrt } from "./vector.ts";
- * console.log(sqrt(4), min(1, 2), max(1, 2), floor(1.5), fround(0.1)); // 2 1 2 1 0.10000000149011612
- * console.log(imul(3, 5), ceil(1.5), cos(0), sin(0), abs(-2), log2(8)); // 15 2 1 0 2 3
+ * import { abs, ceil, fround, imul, max, min, sqrt } from "./vector.ts";
+ * console.log(sqrt(4), min(1, 2), max(1, 2), fround(0.1)); // 2 1 2 0.10000000149011612
+ * console.log(imul(3, 5), ceil(1.5), abs(-2)); // 15 2 2
  * ```
  */
-export const { sqrt, min, max, floor, fround, imul, ceil, cos, sin, abs, log2 } = Math;
+export const { sqrt, min, max, fround, imul, ceil, abs } = Math;
 
 /**
  * The classes `Float32Array`, `Int32Array`, `Uint8Array` and `Uint16Array` under short local

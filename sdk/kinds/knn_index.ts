@@ -35,8 +35,8 @@
  * @module
  */
 import { pushTop } from "../topk.ts";
-import { abs, dot, f32s, i32s, iota, max, rankable, sqrt, u8s, zeros } from "../vector.ts";
-import { probeCount, span } from "./mips_index.ts";
+import { abs, dot, f32s, i32s, iota, max, min, rankable, sqrt, u8s, zeros } from "../vector.ts";
+import { span } from "./mips_index.ts";
 import { bad, floats, intParam, ints, ptrs } from "./tensors.ts";
 import type { DecodedModel } from "./types.ts";
 
@@ -172,7 +172,7 @@ export const knnSearch = (
     let count = 0, n = 0;
     // the lists best first (by z · centroid; the best `probes` of them, else all): the early
     // neighbours raise the bounds' bar
-    const cap = probeCount(probes ?? nl, nl);
+    const cap = min(nl, probes ?? nl);
     for (let s = f; s < f + nl; s++) {
       n = pushTop(ls, lsim, n, cap, s, rankable(dot(z, cen, s * r, r)));
     }

@@ -15,12 +15,10 @@ import {
   ceil,
   dot,
   f32s,
-  floor,
   fround,
   I32,
   i32s,
   matVec,
-  max,
   min,
   rankable,
   sqrt,
@@ -100,7 +98,9 @@ export const mipsIndex = (
   const rank = (q: Float64Array, qn: number, c: number, x: Float32Array, s?: Float32Array) =>
     rankable(dot(q, x, c * w, r, x[c * w + r] + (s ? qn * s[c] : -0)));
   return (q, k, probes) => {
-    const p = probeCount(probes ?? def, C); // (null too: the default, as knn_index.ts reads it)
+    // (null too: the default, as knn_index.ts reads it; probes is an integer ≥ 1, as loadModel
+    // and the trainers' checkProbes require, and the file's default too)
+    const p = min(C, probes ?? def);
     if (!(p < C)) return undefined;
     // groups: the file's count up to the default probes, then in proportion
     const pg = min(G, p > def ? ceil(gdef * p / def) : gdef); // 1 without groups
@@ -184,17 +184,6 @@ export const span = (ptr: Int32Array, ids: Int32Array, n: number): number => {
   for (let i = 0; i < n; i++) items += ptr[ids[i] + 1] - ptr[ids[i]];
   return items;
 };
-
-/**
- * A probe count `p` as used: an integer in [1, `n`] (NaN stays NaN).
- *
- * @example
- * ```ts
- * import { probeCount } from "./mips_index.ts";
- * console.log(probeCount(2.5, 4), probeCount(0, 4), probeCount(9, 4)); // 2 1 4
- * ```
- */
-export const probeCount = (p: number, n: number): number => min(n, max(1, floor(p)));
 
 /**
  * The dense scorer of a kind whose label vectors are the rows of `M` [L, r] with `bias`, for the

@@ -18,7 +18,7 @@
  */
 import { bad, floats, intParam } from "./tensors.ts";
 import type { DecodedModel, KindFactory } from "./types.ts";
-import { cos, invNorm, matVec, max, sin, sqrt, vecMat, zeros } from "../vector.ts";
+import { invNorm, matVec, max, sqrt, vecMat, zeros } from "../vector.ts";
 import { indexedScorer } from "./mips_index.ts";
 
 /**
@@ -86,13 +86,14 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
 
   // t = f(x̃) Q: the query of the label vectors (rows of P)
   const embed = (indices: Int32Array, values: Float32Array | Float64Array, e = 0): Float64Array => {
-    if (!nl && !project && !missing && indices.every((j, p) => !p || j > indices[p - 1])) {
+    if (!nl && !project && !missing) {
       // x̃ = x and h = x̃ (L, raw, absent = zero): t = Σ x_j Q_j over the row's columns in
-      // increasing order, the sums of the dense product below without its O(D) passes
+      // increasing order (the featurizer refuses any other order), the sums of the dense product
+      // below without its O(D) passes
       vecMat(tv, values, Q, kS, indices);
     } else {
-      // x̃: the row (the first value of a repeated column, written last), its absent entries 0,
-      // or NaN while "missing"; completed or replaced by its fold-in
+      // x̃: the row, its absent entries 0, or NaN while "missing"; completed or replaced by its
+      // fold-in
       const observe = () => {
         for (let n = indices.length; n--;) xt[indices[n]] = values[n];
       };
@@ -119,7 +120,7 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
         if (!solveSpd(gram, kX)) {
           e ? bad(m, "fold-in failed") : embed(indices, values, 1e-8 * tr || 1);
         }
-        // x̃ = u Vᵀ, keeping the observed entries of a "raw" row (the first of a repeated column)
+        // x̃ = u Vᵀ, keeping the observed entries of a "raw" row
         matVec(xt, V, u, kX);
         if (!project) observe();
       }
@@ -127,8 +128,8 @@ export const randomFeatures: KindFactory = (m: DecodedModel) => {
         // h = φ(x̃): the angles x̃W in its first half, then (1/√K)[cos, sin] of them
         vecMat(h = hBuf, xt, W, K);
         for (let k = 0; k < K; k++) {
-          h[K + k] = rffScale * sin(h[k]);
-          h[k] = rffScale * cos(h[k]);
+          h[K + k] = rffScale * Math.sin(h[k]);
+          h[k] = rffScale * Math.cos(h[k]);
         }
       }
       vecMat(tv, h, Q, kS);

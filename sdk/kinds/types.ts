@@ -98,8 +98,8 @@ export interface DecodedModel {
  * Scores a preprocessed sparse row: returns the score of every label (numLabels values, in the
  * precision the trainer ranks them in) in a scratch buffer that the next call overwrites; the
  * caller picks the top k (`topK` of ../topk.ts). Indices are model columns in [0, numFeatures),
- * in the caller's order (duplicates add up, as in the trainers). Must not allocate per call and
- * must not mutate the model.
+ * strictly increasing (as the featurizer of ../features.ts gives them; `random-features` relies
+ * on it). Must not allocate per call and must not mutate the model.
  *
  * @example
  * ```ts

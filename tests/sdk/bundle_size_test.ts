@@ -42,7 +42,10 @@
  * helper shared with the tokenizer and `k` (whose "bad k 1.5" became that phrase): 14,994. Then
  * (SDK 0.6.0) unknown names dropped one by one with each value checked as read, paid for by
  * `Math.abs` in the overflow scan and the L2 loop skipped without L2 (−2): 14,992; an odd-offset
- * tensor copied by `new U8` (a Node Buffer's `slice` is a view, −1): 14,991.
+ * tensor copied by `new U8` (a Node Buffer's `slice` is a view, −1): 14,991. Then 14,966 (SDK
+ * 0.6.1), and (SDK 0.7.0) query rows' indices checked strictly increasing and `labelName`'s
+ * label checked, paid for by dead code (random-features' sortedness test, `probeCount`, `floor`,
+ * −66) and binary rows read as 1 without an array (−15): 14,999.
  */
 import { assert } from "./helpers.ts";
 

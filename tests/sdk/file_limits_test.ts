@@ -207,7 +207,7 @@ Deno.test("probes: an integer in [1, 2^32) for every kind, else a RangeError nam
       for (const exact of [undefined, true]) {
         const e = thrown(() => m.predictTopK(x, 3, { probes: probes as number, exact }));
         assert(
-          e instanceof RangeError && e.message === message,
+          e instanceof RangeError && e.message === `${message}, got ${String(probes)}`,
           `${m.kind}, probes ${String(probes)}, exact ${exact}: ${e}`,
         );
       }

@@ -72,7 +72,9 @@ Deno.test("knn-embedding top-k: the neighbours' labels then the rest by index = 
       clusters,
     }));
     const queries = Array.from({ length: 30 }, () => {
-      const indices = [...new Set([0, 1, 2, 3].map(() => Math.floor(rand() * D)))];
+      const indices = [...new Set([0, 1, 2, 3].map(() => Math.floor(rand() * D)))].sort((a, b) =>
+        a - b
+      );
       return { indices, values: indices.map(g) };
     });
     queries.push({ indices: [], values: [] });

@@ -114,15 +114,20 @@ function checkModel(content: ModelFileContent, rand: () => number, rowNnz: numbe
       D,
       rowNnz,
     );
-    const inRange = indices.map((j) => j >= 0 && j < D ? 1 : 0);
-    const x = {
-      indices: indices.filter((_, p) => inRange[p]),
-      values: values.filter((_, p) => inRange[p]),
-    };
+    // predictTopK takes the row's columns in [0, D) strictly increasing (it refuses a repeated
+    // or negative index), each the float32 sum of its values
+    const sums = new Map<number, number>();
+    indices.forEach((j, p) => j >= 0 && j < D && sums.set(j, (sums.get(j) ?? 0) + values[p]));
+    const cols = Int32Array.from([...sums.keys()].sort((a, b) => a - b));
+    const x = { indices: cols, values: Float64Array.from(cols, (j) => Math.fround(sums.get(j)!)) };
     for (const k of ks) {
       const want = reference(decoded, indices, values, k);
       const at = `${what}, row ${q}, k = ${k}`;
-      same(model.predictTopK(x, k), want, `${at} (predictTopK)`);
+      same(
+        model.predictTopK(x, k),
+        reference(decoded, x.indices, x.values, k),
+        `${at} (predictTopK)`,
+      );
       same(fast(indices, values, k), want, `${at} (scorer topK, raw columns)`);
       same(fast(indices, values, k, false), want, `${at} (sparse path)`);
       same(fast(indices, values, k, true), want, `${at} (dense path forced)`);

@@ -46,7 +46,10 @@ function lowrank(L: number, D: number, r: number, seed: number, clusters: number
 function rows(D: number, n: number, seed: number): SparseInput[] {
   const rand = mulberry32(seed);
   return Array.from({ length: n }, () => {
-    const indices = [...new Set(Array.from({ length: 6 }, () => Math.floor(rand() * D)))];
+    const indices = [...new Set(Array.from({ length: 6 }, () => Math.floor(rand() * D)))].sort((
+      a,
+      b,
+    ) => a - b);
     return { indices, values: indices.map(() => rand() * 2) };
   });
 }

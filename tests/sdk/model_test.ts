@@ -36,16 +36,12 @@ Deno.test("typed arrays, plain arrays and index records give the same answer", (
   assert(a === key(m, { indices: [1, 3], values: [2, -0.5] }), "plain arrays");
   assert(a === key(m, { "1": 2, "3": -0.5 }), "index record");
   assert(a === key(m, { "3": -0.5, "1": 2 }), "record order");
-  assert(a === key(m, { indices: [1, 3, 4, -2, 1.5], values: [2, -0.5, 9, 9, 9] }), "out of range");
+  assert(a === key(m, { indices: [1, 3, 4, 7], values: [2, -0.5, 9, 9] }), "beyond the model");
   assert(a === key(m, { "1": 2, "3": -0.5, "99": 1, x: 4, "": 1 }), "unknown names");
   assert(a !== key(m, { indices: [1], values: [2] }), "answers depend on the row");
   // values are float32, as the trainers see them
   assert(key(m, { indices: [1], values: [0.1] }) === key(m, { "1": Math.fround(0.1) }), "fround");
-  // duplicated columns add up, as in the trainers
-  assert(
-    key(m, { indices: [1, 1], values: [1, 1] }) === key(m, { indices: [1], values: [2] }),
-    "dup",
-  );
+  // (a repeated, negative or fractional index is refused: tests/sdk/row_indices_test.ts)
 });
 
 Deno.test("vocabulary and hashing feature spaces map names to the right columns", () => {

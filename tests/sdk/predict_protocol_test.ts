@@ -163,7 +163,7 @@ Deno.test("validatePredict: rows built sorted with values, messages name the fie
     validatePredict({ indices: [1], k: 7 }, INDEX, { maxK: 5 });
     assert(false, "k over a lowered maxK");
   } catch (e) {
-    assert((e as Error).message === "field 'k' must be an integer in [1, 5]", String(e));
+    assert((e as Error).message === "field 'k' must be an integer in [1, 5], got 7", String(e));
   }
 });
 

@@ -58,7 +58,10 @@ function models() {
     V: Float32Array.from({ length: D * 2 }, g),
   }, 0.1);
   const queries = Array.from({ length: 25 }, () => {
-    const indices = [...new Set(Array.from({ length: 5 }, () => Math.floor(rand() * D)))];
+    const indices = [...new Set(Array.from({ length: 5 }, () => Math.floor(rand() * D)))].sort((
+      a,
+      b,
+    ) => a - b);
     return { indices, values: indices.map(() => rand()) };
   }).flatMap((x) => [
     { x, k: 5 },
