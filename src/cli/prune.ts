@@ -535,7 +535,13 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   const L = model?.content.numLabels ?? train.numLabels;
   if (model) checkLabelCount(trainFile, train.numLabels, source, L);
   checkKs(cmd, L, model ? `the model ${source}` : trainFile);
+  const say = cmd.onMessage ?? ((m: string) => console.error(`prune: ${m}`));
+  // said when found, before the search (which can take minutes), and kept for the summary
   const warnings: string[] = [];
+  const warn = (w: string) => {
+    warnings.push(w);
+    say(`warning: ${w}`);
+  };
   let valid: Dataset | undefined;
   if (cmd.valid !== undefined) {
     valid = await loadXcFile(cmd.valid);
@@ -548,7 +554,7 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     const D = model?.content.numFeatures ?? train.numFeatures;
     if (valid.numFeatures > D) {
       // the model scores only its own columns: the others would be dropped without a word
-      warnings.push(
+      warn(
         `--valid ${cmd.valid} has ${valid.numFeatures} features, more than the ${D} of ` +
           `${model ? `the model ${source}` : trainFile} (the others are ignored): is it another ` +
           `dataset?`,
@@ -560,7 +566,7 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
   const split = `${cmd.valFraction ?? 0.2} of ${trainFile}`;
   if (model && valid === undefined) {
     // (--train br holds its split out of the fit; a given model may have been trained on it)
-    warnings.push(
+    warn(
       `${source} is validated on ${split}, rows the model may have learned: POP's ε is then ` +
         `measured on memorised rows; give --valid FILE with rows it was not trained on`,
     );
@@ -715,8 +721,6 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     summary.message = `${out} is pruned but not within ε = ${popOpts.epsilon} of the unpruned ` +
       `validation PSP@k: see reason.`;
   }
-  const say = cmd.onMessage ?? ((m: string) => console.error(`prune: ${m}`));
-  for (const w of warnings) say(`warning: ${w}`);
   if (warnings.length > 0) summary.warnings = warnings;
   if (typeof summary.message === "string") say(summary.message);
   return summary;

@@ -70,3 +70,30 @@ Deno.test("prune with --valid, or --train br, does not warn about the training s
     assertEquals(trained.summary.warnings, undefined);
   });
 });
+
+Deno.test("prune says its warnings when it finds them, before the search: a run that fails later has said them", async () => {
+  await withTempDir(async (dir) => {
+    await toy(dir);
+    // a test file of another label count fails the run after the validation split is chosen
+    await Deno.writeTextFile(`${dir}/toy.test.txt`, `1 7 4\n3 0:1\n`);
+    const messages: string[] = [];
+    let failed: Error | undefined;
+    try {
+      await runPrune({
+        dataset: "toy",
+        dataDir: dir,
+        out: `${dir}/out.tsm`,
+        plot: false,
+        model: `${dir}/m.tsm`,
+        test: true,
+        onMessage: (m) => messages.push(m),
+      });
+    } catch (e) {
+      failed = e as Error;
+    }
+    assert(failed !== undefined && /toy\.test\.txt/.test(failed.message), String(failed));
+    const warned = messages.filter((m) => m.startsWith("warning: "));
+    assertEquals(warned.length, 1, messages.join("\n"));
+    assert(/may have learned/.test(warned[0]), warned[0]);
+  });
+});
