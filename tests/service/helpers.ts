@@ -96,6 +96,21 @@ export function plantedEvents(n: number, start = 0): string[] {
   return out;
 }
 
+/** What `p` settles with, or a "timed out" error after 30 s (a hang guard, not a timing assert). */
+export async function settled<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out: ${what} never settled`)), 30_000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Polls `fn` every 20 ms until it holds; throws naming `what` after `ms` (a hang guard, not a
  * timing assertion).

@@ -8,7 +8,7 @@
  */
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
-import { assert, assertEquals, plantedEvents, waitUntil, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, plantedEvents, settled, waitUntil, withTempDir } from "./helpers.ts";
 
 const FAULTY = new URL("./fixtures/startup_fault_learner.ts", import.meta.url);
 
@@ -33,21 +33,6 @@ async function watchingWorkers<T>(
     return await fn(made);
   } finally {
     globalThis.Worker = Real;
-  }
-}
-
-/** What `p` settles with, or a "timed out" error after 30 s (a hang guard, not a timing assert). */
-async function settled<T>(p: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out: ${what} never settled`)), 30_000);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

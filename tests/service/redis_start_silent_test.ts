@@ -11,7 +11,7 @@ import { factory as leml } from "../../src/models/leml/mod.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
 import { RedisClient, RedisConnectionError } from "../../src/service/redis_client.ts";
 import { LearningService } from "../../src/service/service.ts";
-import { assert, serviceOptions, waitUntil, withTempDir } from "./helpers.ts";
+import { assert, serviceOptions, settled, waitUntil, withTempDir } from "./helpers.ts";
 
 const WORKER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
 
@@ -48,21 +48,6 @@ function silentServer() {
       }
     },
   };
-}
-
-/** What `p` settles with, or a "timed out" error after 30 s (a hang guard, not a timing assert). */
-async function settled<T>(p: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      p,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`timed out: ${what} never settled`)), 30_000);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The error `p` rejects with (fails when it resolves or hangs). */
