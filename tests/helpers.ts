@@ -135,6 +135,23 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
 }
 
 /**
+ * `data` (text as UTF-8, or bytes) gzip-compressed, one member, as `gzip` writes it.
+ *
+ * @example
+ * ```ts
+ * import { gzip } from "./helpers.ts";
+ * const z = await gzip("a\n");
+ * console.log(z[0] === 0x1f && z[1] === 0x8b); // true
+ * ```
+ */
+export async function gzip(
+  data: string | Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const s = new Blob([data]).stream().pipeThrough(new CompressionStream("gzip"));
+  return new Uint8Array(await new Response(s).arrayBuffer());
+}
+
+/**
  * Runs `fn` with the base URL (`http://127.0.0.1:PORT`) of a local `Deno.serve` answering with
  * `handler`, and stops the server afterwards.
  *

@@ -3,16 +3,12 @@
  * decompressed, as the same events in a plain file are; a gzip file cannot be followed.
  */
 import { assert, runMain, withTempDir } from "./helpers.ts";
+import { gzip } from "../helpers.ts";
 
 const events = Array.from(
   { length: 300 },
   (_, i) => JSON.stringify({ features: { [i % 7]: 1, [10 + (i % 5)]: 2 }, labels: [`l${i % 3}`] }),
 ).join("\n") + "\n";
-
-async function gzip(text: string): Promise<Uint8Array> {
-  const stream = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
 
 Deno.test("train --data: a gzip NDJSON file learns what the plain file learns", async () => {
   await withTempDir(async (dir) => {

@@ -5,12 +5,7 @@
  * first lines and cutting one in two.
  */
 import { FileLines, type FileLinesLine } from "../../src/data/file_lines.ts";
-import { assert, assertEquals } from "../helpers.ts";
-
-async function gzip(text: string): Promise<Uint8Array> {
-  const s = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
-}
+import { assert, assertEquals, gzip } from "../helpers.ts";
 
 async function readAll(f: FileLines): Promise<FileLinesLine[]> {
   const out: FileLinesLine[] = [];

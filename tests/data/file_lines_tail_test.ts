@@ -7,31 +7,8 @@
  */
 import { FileLines } from "../../src/data/file_lines.ts";
 import { toHex } from "../../src/data/fingerprint.ts";
-import { mulberry32 } from "../mulberry32.ts";
-import { assert, assertEquals } from "../helpers.ts";
-
-async function gzip(data: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  const s = new Blob([data]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
-}
-
-const MAX_LINE = 300;
-
-/** `n` seeded lines (`a`..`z`, some ending in `\r`), a newline after each (but maybe the last). */
-function seededFile(seed: number, n: number, lastNewline: boolean): Uint8Array<ArrayBuffer> {
-  const rand = mulberry32(seed);
-  const lengths = [0, 1, 5, 62, 63, 64, 65, 120, MAX_LINE, MAX_LINE + 1, 2000];
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const len = rand() < 0.7
-      ? Math.floor(rand() * 40)
-      : lengths[Math.floor(rand() * lengths.length)];
-    for (let k = 0; k < len; k++) out.push(97 + Math.floor(rand() * 26));
-    if (len > 0 && rand() < 0.2) out[out.length - 1] = 13;
-    if (i < n - 1 || lastNewline) out.push(10);
-  }
-  return Uint8Array.from(out);
-}
+import { MAX_LINE, seededFile } from "./seeded_lines.ts";
+import { assert, assertEquals, gzip } from "../helpers.ts";
 
 /**
  * Reads `path` from `start`, checking the tail after every `next()` against `data`: the last 64

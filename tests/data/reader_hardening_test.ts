@@ -6,6 +6,7 @@ import { loadNames, loadXcBytes, loadXcFile } from "../../src/data/dataset.ts";
 import { FileLines, type FileLinesLine, isGzipFile } from "../../src/data/file_lines.ts";
 import { Vocabulary, VocabularyError } from "../../src/data/vocabulary.ts";
 import { assert, assertEquals, assertThrowsMsg, bytes, readAll, withTempDir } from "./helpers.ts";
+import { gzip } from "../helpers.ts";
 
 /** The message of the error ending a read of `text` (fails when the read succeeds). */
 async function errorOf(text: string | Uint8Array, options: ReadExamplesOptions): Promise<Error> {
@@ -22,11 +23,6 @@ function withBom(text: string): Uint8Array {
   out.set(BOM);
   out.set(b, 3);
   return out;
-}
-
-async function gzip(text: string | Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  const s = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
 }
 
 Deno.test("LIBSVM messages show indices as written in the file (1-based), ranges in file terms", async () => {

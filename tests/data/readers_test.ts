@@ -14,6 +14,7 @@ import {
   HAS_DATA,
   readAll,
 } from "./helpers.ts";
+import { gzip } from "../helpers.ts";
 
 function plain(rows: Example[]) {
   return rows.map((e) => ({
@@ -190,11 +191,6 @@ Deno.test("XC onError skip: bad lines counted and reported, good rows all kept",
     "shortfall",
   );
 });
-
-async function gzip(text: string): Promise<Uint8Array<ArrayBuffer>> {
-  const s = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
-}
 
 Deno.test("gzip: detected by magic bytes (any name), streamed; truncated data is a clear error", async () => {
   const n = 3000;

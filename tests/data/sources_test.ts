@@ -2,14 +2,9 @@
 import { openSource } from "../../src/data/sources.ts";
 import { readExamples } from "../../src/data/readers.ts";
 import { assert, assertEquals, assertThrowsMsg, bytes } from "./helpers.ts";
-import { withLocalServer } from "../helpers.ts";
+import { gzip, withLocalServer } from "../helpers.ts";
 
 const TEXT = "3 4 2\n0 1:1\n1 2:0.5\n0,1 0:1 3:2\n";
-
-async function gzip(text: string): Promise<Uint8Array<ArrayBuffer>> {
-  const s = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
-}
 
 async function labelsOf(input: Parameters<typeof readExamples>[0], name?: string) {
   const r = await readExamples(input, name ? { name } : {});

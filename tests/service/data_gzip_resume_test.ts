@@ -5,11 +5,7 @@
  */
 import { LearningService } from "../../src/service/service.ts";
 import { assertEquals, plantedEvents, serviceOptions, waitUntil, withTempDir } from "./helpers.ts";
-
-async function gzip(text: string): Promise<Uint8Array> {
-  const s = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
-}
+import { gzip } from "../helpers.ts";
 
 Deno.test("service --data: a gzip file replaced while the service was down is learnt from its start", async () => {
   await withTempDir(async (dir) => {

@@ -11,17 +11,13 @@ import { LearningService } from "../../src/service/service.ts";
 import { toHex } from "../../src/data/fingerprint.ts";
 import { slowLeml } from "./fixtures/slow_learner.ts";
 import { assert, assertEquals, plantedEvents, serviceOptions, withTempDir } from "./helpers.ts";
+import { gzip } from "../helpers.ts";
 
 const BATCH = 8;
 const EVENTS = 400;
 
 /** The text of a file of `events` planted events. */
 const eventsText = (events: number) => plantedEvents(events).join("\n") + "\n";
-
-async function gzip(text: string): Promise<Uint8Array> {
-  const s = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
-  return new Uint8Array(await new Response(s).arrayBuffer());
-}
 
 /** Runs `fn` on a file of `events` planted events, gzip-compressed with `gz` (one chunk). */
 async function withFile(
