@@ -80,9 +80,14 @@ export interface CurveOptions extends StorageOptions {
   /**
    * Size in bytes of the model a point stands for (default: the `linear-sparse` file of the
    * pruned weights with the storage options). Lets a search run on one model while sizes come
-   * from another, e.g. BR retrained on all rows.
+   * from another, e.g. BR retrained on all rows: then it also returns that model's weights kept,
+   * `{bytes, nnz}`, the point's `nnz` (a number alone: the pruned weights' count).
    */
-  sizeOf?: (numPrunedLabels: number, lambda: number, pruned: LabelWeights) => number;
+  sizeOf?: (
+    numPrunedLabels: number,
+    lambda: number,
+    pruned: LabelWeights,
+  ) => number | { bytes: number; nnz: number };
 }
 
 /**
@@ -152,11 +157,12 @@ export function popCurve(
     let r = measured.get(key);
     if (!r) {
       const pruned = storedWeights(applyPop(w, order, m, { lambda, delta }), storage.weightType);
+      const size = sizeOf(m, lambda, pruned);
       r = {
         lambda,
         numPrunedLabels: m,
-        nnz: pruned.labelPtr[pruned.numLabels],
-        bytes: sizeOf(m, lambda, pruned),
+        nnz: typeof size === "number" ? pruned.labelPtr[pruned.numLabels] : size.nnz,
+        bytes: typeof size === "number" ? size : size.bytes,
         psp: validationPsp(pruned, rows, propensities, ks),
       };
       measured.set(key, r);

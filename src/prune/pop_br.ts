@@ -218,9 +218,6 @@ export function popBr(
   const weights = prune(search.numPrunedLabels, lambda);
   const content = build(weights, popMeta);
   const bytes = encodeModelFile(content);
-  // each point's size and weights are those of the file its setting writes (the full model,
-  // cut and thresholded), its PSP@k the probe's on the held-out rows
-  const fileNnz = new Map<string, number>();
   const curve = options.curve &&
     popCurve(probe, validation, counts, propensities, {
       epsilon: options.epsilon,
@@ -230,12 +227,14 @@ export function popBr(
       ks: options.ks,
       cache,
       ...storage,
+      // each point's size and weights are those of the file its setting writes (the full
+      // model, cut and thresholded), its PSP@k the probe's on the held-out rows
       sizeOf: (m, lam) => {
         const w = prune(m, lam);
-        fileNnz.set(`${m} ${lam}`, w.labelPtr[w.numLabels]);
-        return encodeModelFile(build(w, { ...popMeta, lambda: lam, numPrunedLabels: m })).length;
+        const meta = { ...popMeta, lambda: lam, numPrunedLabels: m };
+        return { bytes: encodeModelFile(build(w, meta)).length, nnz: w.labelPtr[w.numLabels] };
       },
-    }).map((q) => ({ ...q, nnz: fileNnz.get(`${q.numPrunedLabels} ${q.lambda}`) ?? q.nnz }));
+    });
   return {
     full,
     search,
