@@ -8,7 +8,7 @@
 import { crc32 } from "./crc32.ts";
 import { enc } from "./features.ts";
 import { formatError, type ModelFormatErrorReason } from "./errors.ts";
-import { F32, I32, max, U16, U8 } from "./vector.ts";
+import { F32, F64, I32, max, U16, U8 } from "./vector.ts";
 
 /**
  * The newest model-file format version: what this SDK reads and the trainer writes. Version 2
@@ -59,7 +59,7 @@ export const LITTLE_ENDIAN: boolean = new U8(U16.of(1).buffer)[0] === 1;
  */
 export const TENSOR_ARRAYS = {
   f32: F32,
-  f64: Float64Array,
+  f64: F64,
   i32: I32,
   u8: U8,
   i8: Int8Array,

@@ -140,7 +140,8 @@ export const textFeatures = (
 ): Map<string, number> => {
   const m = new Map<string, number>(), words = tokenize(text, s), n = s.ngrams ?? 1;
   const add = (k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
-  if (features && !s.ignoreFeatures) {
+  // (for-in over undefined visits nothing)
+  if (!s.ignoreFeatures) {
     for (const k in features) {
       const v = features[k];
       if (isNumber(v)) add(k, v);

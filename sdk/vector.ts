@@ -20,16 +20,22 @@
 export const { sqrt, min, max, fround, imul, ceil, abs } = Math;
 
 /**
- * The classes `Float32Array`, `Int32Array`, `Uint8Array` and `Uint16Array` under short local
- * names, as `Math`'s functions above (a minifier renames these, not the global names).
+ * The classes `Float32Array`, `Float64Array`, `Int32Array`, `Uint8Array` and `Uint16Array` under
+ * short local names, as `Math`'s functions above (a minifier renames these, not the global names).
  *
  * @example
  * ```ts
- * import { F32, I32, U16, U8 } from "./vector.ts";
- * console.log(F32 === Float32Array, I32.name, U8.of(1), new U16(1)); // true Int32Array Uint8Array(1) [ 1 ] Uint16Array(1) [ 0 ]
+ * import { F32, F64, I32, U16, U8 } from "./vector.ts";
+ * console.log(F32 === Float32Array, F64.name, I32.name, U8.of(1), new U16(1)); // true Float64Array Int32Array Uint8Array(1) [ 1 ] Uint16Array(1) [ 0 ]
  * ```
  */
-export const { Float32Array: F32, Int32Array: I32, Uint8Array: U8, Uint16Array: U16 } = globalThis;
+export const {
+  Float32Array: F32,
+  Float64Array: F64,
+  Int32Array: I32,
+  Uint8Array: U8,
+  Uint16Array: U16,
+} = globalThis;
 
 /**
  * `Array.isArray`, `Number.isInteger`, `Number.isSafeInteger`, `Object.entries` and
@@ -89,7 +95,7 @@ export const range = (what: string, lo: number, hi: number): string =>
  * console.log(zeros(2)); // Float64Array(2) [ 0, 0 ]
  * ```
  */
-export const zeros = (n: number): Float64Array => new Float64Array(n);
+export const zeros = (n: number): Float64Array => new F64(n);
 
 /**
  * 1/‖v[0, n)‖₂ (squares summed in float64 in index order), or 0 for a zero vector.

@@ -21,9 +21,19 @@ export const bad: (m: { kind: string }, what: string) => never = (m, what) => {
   throw new RangeError(`${m.kind} model: ${what}`);
 };
 
-// The tensor `name` of class T or U (with `length` values when given; `undefined` when it is
-// absent and `optional`).
-const tensor = (
+/**
+ * The float tensor `name` (with `length` values when given; `undefined` when it is absent and
+ * `optional`); of class `T` or `U` when given (`ints` asks for i32, or also u16).
+ *
+ * @example
+ * ```ts
+ * import { floats } from "./tensors.ts";
+ * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: {},
+ *   tensors: { b: { shape: [2], data: Float32Array.of(1, 2) } } };
+ * console.log(floats(m, "b", 2), floats(m, "bias", 2, true)); // Float32Array(2) [ 1, 2 ] undefined
+ * ```
+ */
+export const floats = ((
   m: DecodedModel,
   name: string,
   length?: number,
@@ -37,23 +47,17 @@ const tensor = (
     bad(m, `tensor "${name}" missing or of wrong type or size`);
   }
   return d;
-};
-
-/**
- * The float tensor `name` (with `length` values when given; `undefined` when it is absent and
- * `optional`).
- *
- * @example
- * ```ts
- * import { floats } from "./tensors.ts";
- * const m = { kind: "k", formatVersion: 1, numFeatures: 0, numLabels: 0, params: {},
- *   tensors: { b: { shape: [2], data: Float32Array.of(1, 2) } } };
- * console.log(floats(m, "b", 2), floats(m, "bias", 2, true)); // Float32Array(2) [ 1, 2 ] undefined
- * ```
- */
-export const floats = tensor as {
+}) as {
   (m: DecodedModel, name: string, length?: number): Float32Array;
   (m: DecodedModel, name: string, length: number, optional: true): Float32Array | undefined;
+  (
+    m: DecodedModel,
+    name: string,
+    length: number | undefined,
+    optional: false,
+    T: typeof Int32Array,
+    U?: typeof Uint16Array,
+  ): Int32Array | Uint16Array;
 };
 
 /**
@@ -79,7 +83,7 @@ export const ints = (
   ptr?: boolean,
   U?: typeof Uint16Array,
 ): Int32Array | Uint16Array => {
-  const a = tensor(m, name, length, false, I32, U) as Int32Array;
+  const a = floats(m, name, length, false, I32, U) as Int32Array;
   // every value in [0, max] (with `ptr`, in [previous value, max], the first in [0, 0]). One
   // loop for i32 and u16 tensors: loading a u16 file and then a 24 MB i32 one took as long as
   // with a loop per type (`deno task sdk-scale`).
