@@ -112,9 +112,26 @@ export interface ModelFileContent {
   tensors: Record<string, Tensor>;
 }
 
+// A value as these messages show it (as ./predict_protocol.ts shows a request's): a number as
+// is; a string, array or object as JSON (not `[object Object]`, and "5" not as 5); a bigint as
+// `5n`; cut to 40 characters.
+const shown = (v: unknown): string => {
+  let s: string | undefined;
+  try {
+    s = typeof v === "string" || typeof v === "object" ? JSON.stringify(v) : undefined;
+  } catch { // a cycle, or a bigint inside
+  }
+  s ??= typeof v === "bigint"
+    ? `${v}n`
+    : typeof v === "object" && v
+    ? Object.prototype.toString.call(v)
+    : String(v);
+  return s.length > 40 ? s.slice(0, 37) + "..." : s;
+};
+
 /**
  * Checks a feature space against the model's `numFeatures` (the rules of the writer and of the
- * strict reader): throws `err(message)` naming the field.
+ * strict reader): throws `err(message)` naming the field and showing the value it got.
  *
  * @example
  * ```ts
@@ -156,18 +173,24 @@ export function checkFeatureSpace(
     // at or beyond numFeatures have no weights (readers drop them, as the trainer does)
     if (!Number.isInteger(fs.dim) || fs.dim < numFeatures || fs.dim > 0x7fffffff) {
       throw err(
-        `featureSpace.dim must be an integer in [numFeatures = ${numFeatures}, 2^31), got ${fs.dim}`,
+        `featureSpace.dim must be an integer in [numFeatures = ${numFeatures}, 2^31), got ${
+          shown(fs.dim)
+        }`,
       );
     }
     if (!Number.isInteger(fs.seed) || fs.seed < 0 || fs.seed > 0xffffffff) {
-      throw err(`featureSpace.seed must be an integer in [0, 2^32), got ${fs.seed}`);
+      throw err(`featureSpace.seed must be an integer in [0, 2^32), got ${shown(fs.seed)}`);
     }
     if (fs.signed !== undefined && typeof fs.signed !== "boolean") {
-      throw err(`featureSpace.signed must be a boolean, got ${fs.signed}`);
+      throw err(`featureSpace.signed must be a boolean, got ${shown(fs.signed)}`);
     }
     return;
   }
-  throw err(`featureSpace.type must be "index", "vocabulary" or "hashing"`);
+  throw err(
+    `featureSpace.type must be "index", "vocabulary" or "hashing", got ${
+      shown((fs as { type: unknown }).type)
+    }`,
+  );
 }
 
 /**

@@ -141,6 +141,10 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const ROW_FIELDS = ["features", "indices", "values", "text"];
 const FIELDS = [...ROW_FIELDS, "rows", "k"];
 const MAX_INDEX = 2147483647;
+// what a refused index key adds: what this model reads, and what to send instead
+const INDEX_HINT =
+  `; this model reads feature indices: send {"indices": [...], "values": [...]}, ` +
+  "or named features to a model trained with --feature-keys name or hash";
 
 /**
  * Where JSON text nests deeper than `maxDepth` (the offset of the bracket that goes too deep),
@@ -334,7 +338,8 @@ function named(f: unknown, where: string, rules: FeatureRules): Record<string, n
     }
     if (rules.indexKeys && !(/^(0|[1-9]\d{0,9})$/.test(key) && +key <= MAX_INDEX)) {
       throw bad(
-        `${where}features: key ${show(key)} is not a feature index (a non-negative integer)`,
+        `${where}features: key ${show(key)} is not a feature index (a non-negative integer)` +
+          INDEX_HINT,
       );
     }
   }
