@@ -10,7 +10,8 @@ import type { SparseVector } from "../data/types.ts";
 import { checkRowEntries } from "../data/batch_check.ts";
 
 /**
- * Throws a `RangeError` naming `where` and the entry at fault unless `x` is a well-formed row.
+ * Throws a `RangeError` naming `where` and the entry at fault unless `x` is a well-formed row (a
+ * `TypeError` when it is not an object with `indices` and `values`).
  *
  * @example
  * ```ts
@@ -24,6 +25,13 @@ import { checkRowEntries } from "../data/batch_check.ts";
  * ```
  */
 export function checkRow(x: SparseVector, where: string): void {
+  if (x === null || typeof x !== "object" || x.indices == null || x.values == null) {
+    throw new TypeError(
+      `${where}: x must be a sparse row { indices, values }, got ${
+        x === null || typeof x !== "object" ? String(x) : "an object without indices or values"
+      }`,
+    );
+  }
   const { indices, values } = x;
   if (values.length !== indices.length) {
     throw new RangeError(`${where}: x has ${indices.length} indices but ${values.length} values`);
@@ -32,7 +40,8 @@ export function checkRow(x: SparseVector, where: string): void {
 }
 
 /**
- * Throws a `RangeError` naming `where` unless `k` is a non-negative integer.
+ * Throws a `RangeError` naming `where` unless `k` is a non-negative integer (a `TypeError` when it
+ * is not a number: a string "2" is not read as 2).
  *
  * @example
  * ```ts
@@ -46,6 +55,13 @@ export function checkRow(x: SparseVector, where: string): void {
  * ```
  */
 export function checkK(k: number, where: string): void {
+  if (typeof k !== "number") {
+    throw new TypeError(
+      `${where}: k must be an integer >= 0, got ${
+        typeof k === "string" ? JSON.stringify(k) : String(k)
+      } (a ${typeof k})`,
+    );
+  }
   if (!Number.isInteger(k) || k < 0) {
     throw new RangeError(`${where}: k must be an integer >= 0, got ${k}`);
   }

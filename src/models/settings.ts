@@ -173,7 +173,8 @@ export interface ModelSettings<T> {
    * Validates `options` (strings are parsed by the declared kind) and fills the defaults.
    * Keys whose value is `undefined` count as not given.
    *
-   * @throws {TypeError} for an unknown key or a value of the wrong type
+   * @throws {TypeError} for options that are not an object (null, an array), an unknown key or
+   * a value of the wrong type
    * @throws {RangeError} for a value out of range, not an integer, not one of the allowed
    * values, or a string that does not parse
    */
@@ -223,6 +224,13 @@ export function defineSettings<T>(model: string, specs: SettingSpecs<T>): ModelS
   const names = Object.freeze(Object.keys(all));
   for (const name of names) checkSpec(model, name, all[name]);
   const checkKeys = (options: Readonly<Record<string, unknown>>): void => {
+    if (options === null || typeof options !== "object" || Array.isArray(options)) {
+      throw new TypeError(
+        `${model}: the options must be an object, got ${
+          Array.isArray(options) ? "an array" : String(options)
+        }`,
+      );
+    }
     for (const key of Object.keys(options)) {
       if (options[key] !== undefined && !Object.hasOwn(all, key)) {
         throw new TypeError(`${model}: unknown option "${key}" (known: ${names.join(", ")})`);

@@ -227,7 +227,7 @@ Deno.test("SleecStream and BrEstimator: sizes checked like the factory's; a size
   for (
     const [name, expected] of [[
       "sleec",
-      /^sleec\.learnMany: cannot grow the model to 2147483647 features/,
+      /^sleec\.learnOne: cannot grow the model to 2147483647 features/,
     ], [
       "br",
       /^br: cannot allocate the dense weights of 2147483647 features × 2147483647 labels/,

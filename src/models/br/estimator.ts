@@ -14,7 +14,7 @@ import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKDense } from "../../../sdk/internal.ts";
@@ -480,7 +480,7 @@ export class BrEstimator implements Estimator {
 
   /** Learns from one example; `y` lists the positive labels. */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "br.learnOne"));
+    learnOneVia(this, x, y, "br");
   }
 
   /** Scores of every label (features beyond the model are ignored). */
@@ -565,6 +565,7 @@ export class BrEstimator implements Estimator {
         ? { ...options.preprocess, l2Normalize: true }
         : options.preprocess,
       meta: { trainer: "br", ...withoutLimits(this.#cfg), steps: this.#step, ...options.meta },
+      where: "br.toModelFile",
     });
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }

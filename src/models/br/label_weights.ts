@@ -280,6 +280,11 @@ export interface LinearSparseContentOptions {
    * bounded in bytes may rather spend them on weights.
    */
   biasOrder?: boolean;
+  /**
+   * Names the caller in errors about the label or feature names, the feature space and the
+   * preprocessing (default "linearSparseContent"), e.g. "br.toModelFile".
+   */
+  where?: string;
 }
 
 /**
@@ -402,5 +407,5 @@ export function linearSparseContentOf(
     params: { nnz, ...options.params },
     tensors,
   };
-  return applyModelFileOptions(content, options, "linearSparseContent");
+  return applyModelFileOptions(content, options, options.where ?? "linearSparseContent");
 }

@@ -28,7 +28,7 @@ import {
   checkScalar,
   checkSums,
 } from "../state_check.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -208,7 +208,7 @@ export class CoEmbedLearner {
   }
 
   learnMany(batch: Batch): void {
-    const where = "CoEmbed learnMany";
+    const where = "coembed.learnMany";
     const [needD, needL] = checkBatch(batch, where, this.limits);
     const core = this.core, c = core.config;
     const D = Math.max(core.numFeatures, batch.x.numCols);
@@ -390,7 +390,7 @@ export class CoEmbedLearner {
   }
 
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "CoEmbed learnOne"));
+    learnOneVia(this, x, y, "coembed");
   }
 
   private getPredictor(): RandomFeaturesPredictor {
@@ -403,7 +403,7 @@ export class CoEmbedLearner {
   }
 
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
-    checkRow(x, "CoEmbed.predictScores");
+    checkRow(x, "coembed.predictScores");
     return this.getPredictor().scores(x.indices, x.values, out);
   }
 
@@ -427,9 +427,9 @@ export class CoEmbedLearner {
    * ```
    */
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
-    checkRow(x, "CoEmbed.predictTopK");
-    checkK(k, "CoEmbed.predictTopK");
-    checkProbes(options.probes, "CoEmbed.predictTopK");
+    checkRow(x, "coembed.predictTopK");
+    checkK(k, "coembed.predictTopK");
+    checkProbes(options.probes, "coembed.predictTopK");
     const index = options.exact ? undefined : this.labelIndex;
     if (index !== undefined) {
       const q = this.getPredictor().query(x.indices, x.values);

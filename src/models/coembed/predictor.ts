@@ -361,7 +361,7 @@ export class RandomFeaturesPredictor {
   ): Float32Array {
     const t = this.t, L = t.numLabels, kS = t.rankS;
     if (out.length < L) {
-      throw new RangeError(`CoEmbed predictScores: out has ${out.length} entries, need ${L}`);
+      throw new RangeError(`coembed.predictScores: out has length ${out.length}, need ${L}`);
     }
     const tv = this.query(indices, values), P = t.P;
     for (let j = 0; j < L; j++) {

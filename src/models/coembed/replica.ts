@@ -213,7 +213,7 @@ export class CoEmbedReplica extends PredictionReplica {
 
   /** Scores of every label (as the learner it was taken from scored them). */
   predictScores(x: SparseVector, out?: Float32Array): Float32Array {
-    checkRow(x, "CoEmbed replica.predictScores");
+    checkRow(x, "coembed replica.predictScores");
     return this.#predictor.scores(x.indices, x.values, out);
   }
 
@@ -223,9 +223,9 @@ export class CoEmbedReplica extends PredictionReplica {
    * scores are the predictor's own (the same serial sums from the bias, rounded to float32).
    */
   predictTopK(x: SparseVector, k: number, options: TopKQueryOptions = {}): TopK {
-    checkRow(x, "CoEmbed replica.predictTopK");
-    checkK(k, "CoEmbed replica.predictTopK");
-    checkProbes(options.probes, "CoEmbed replica.predictTopK");
+    checkRow(x, "coembed replica.predictTopK");
+    checkK(k, "coembed replica.predictTopK");
+    checkProbes(options.probes, "coembed replica.predictTopK");
     const index = options.exact ? undefined : this.#index;
     if (index !== undefined) {
       const top = index.search(this.#predictor.query(x.indices, x.values), k, options.probes);

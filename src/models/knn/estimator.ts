@@ -8,7 +8,7 @@
 import { checkK as checkTopK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
 import { spaceLimits, type SpaceLimitSettings, withStoredLimits } from "../space_limits.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKSparse } from "../../../sdk/internal.ts";
@@ -121,7 +121,7 @@ export class KnnEstimator implements Estimator {
 
   /** Stores one row; `y` lists its positive labels (any order, duplicates ignored). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "knn.learnOne"));
+    learnOneVia(this, x, y, "knn");
   }
 
   /**

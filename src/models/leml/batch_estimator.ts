@@ -8,7 +8,7 @@
  * @module
  */
 import { checkBatch } from "../../data/batch_check.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelState } from "../estimator.ts";
 import { type LemlBatchOptions, trainLemlBatch } from "./batch.ts";
@@ -168,7 +168,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
   learnMany(batch: Batch): void {
     const { x, y } = batch;
     const n = x.numRows;
-    const [D, L] = checkBatch(batch, "leml batch", this.config);
+    const [D, L] = checkBatch(batch, "leml batch.learnMany", this.config);
     const obs = batch.observed, full = batch.fullyObserved;
     const s = this.#data;
     for (let i = 0; i < n; i++) {
@@ -203,7 +203,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
    * ```
    */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "leml batch learnOne"));
+    learnOneVia(this, x, y, "leml batch");
   }
 
   /** The rows as the factors see them (unit L2 norm when configured; never mutates `x`). */

@@ -50,7 +50,7 @@ import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.t
 import { withStoredLimits } from "../space_limits.ts";
 import { shown } from "../../data/option_check.ts";
 import { checkFinite } from "../state_check.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import { learnWithReplay } from "./replay.ts";
 import type { RefreshResult, RefreshStats } from "./refresh.ts";
 import {
@@ -409,7 +409,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * ```
    */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "leml.learnOne"));
+    learnOneVia(this, x, y, "leml");
   }
 
   #step(batch: Batch, haveU = 0): void {

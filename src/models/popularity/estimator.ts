@@ -8,7 +8,7 @@
 import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
 import { spaceLimits, type SpaceLimitSettings, withStoredLimits } from "../space_limits.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import type { ModelFileContent } from "../../format/types.ts";
@@ -116,7 +116,7 @@ export class PopularityEstimator implements Estimator {
 
   /** Counts one row's labels (any order, duplicates counted once). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "popularity.learnOne"));
+    learnOneVia(this, x, y, "popularity");
   }
 
   /** One score per label, the same for every `x`: frequency − threshold. */

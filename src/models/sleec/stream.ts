@@ -18,7 +18,7 @@ import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow } from "../query_check.ts";
 import { checkBatch, type SpaceLimits } from "../../data/batch_check.ts";
 import { spaceLimits, type SpaceLimitSettings, withStoredLimits } from "../space_limits.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
@@ -145,7 +145,7 @@ export class SleecStream implements Estimator {
 
   /** Learns one row; `y` lists its positive labels (any order, duplicates ignored). */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "sleec.learnOne"));
+    learnOneVia(this, x, y, "sleec");
   }
 
   /**

@@ -26,7 +26,7 @@ Deno.test("coembed: an index past the batch's declared numCols is refused saying
   assertBadInput([
     [
       () => m.learnMany(batch(3, 2, 7, 1)),
-      /^CoEmbed learnMany: row 0 has feature index 7 out of range \[0, 3\): CoEmbed grows to a batch's declared sizes \(x\.numCols 3, y\.numCols 2\), never past them; declare the columns the rows use \(x\.numCols 8, y\.numCols 2\)$/,
+      /^coembed\.learnMany: row 0 has feature index 7 out of range \[0, 3\): CoEmbed grows to a batch's declared sizes \(x\.numCols 3, y\.numCols 2\), never past them; declare the columns the rows use \(x\.numCols 8, y\.numCols 2\)$/,
     ],
     [
       () => m.learnMany(batch(3, 2, 1, 5)),

@@ -1,0 +1,91 @@
+/**
+ * `learnOne` of every model: the one example as a one-row minibatch for the model's own
+ * `learnMany`, with the errors naming what the caller called. A row `learnMany` refuses is
+ * refused as `<model>.learnOne: x: …` instead of `<model>.learnMany: row 0 of x: …`: the caller
+ * built no batch, so its "row 0" would only mislead.
+ *
+ * @module
+ */
+import type { Batch, SparseVector } from "../data/types.ts";
+import { oneRowBatch } from "../data/one_row_batch.ts";
+
+/**
+ * Learns one example through `model.learnMany`, for a model whose `learnMany` errors begin with
+ * `<name>.learnMany: `. Checks first that `x` is a sparse row (a `TypeError` for a value that is
+ * not an object with an `Int32Array` of indices and a `Float32Array` of values, a `RangeError`
+ * when their lengths differ), and `y` as {@linkcode oneRowBatch} does. An error of `learnMany`
+ * is re-thrown, the same object, with its message naming `<name>.learnOne` instead and without
+ * the batch's row ("row 0 of x: …" becomes "x: …", "cannot learn row 0 of the batch" becomes
+ * "cannot learn the row"); an error worded otherwise passes unchanged. An example that is
+ * learned costs three O(1) checks more than the one-row batch did; messages are only reworded
+ * on refusal.
+ *
+ * @param name the model's name in its `learnMany` errors (e.g. `"br"`)
+ *
+ * @example
+ * ```ts
+ * import { learnOneVia } from "./learn_one.ts";
+ * import { checkBatch } from "../data/batch_check.ts";
+ * const model = { learnMany: (b: Parameters<typeof checkBatch>[0]) => void checkBatch(b, "toy.learnMany") };
+ * try {
+ *   learnOneVia(model, { indices: Int32Array.of(3, 1), values: Float32Array.of(1, 1) }, [0], "toy");
+ * } catch (e) {
+ *   console.log((e as Error).message); // toy.learnOne: x: feature indices are not strictly increasing (1 after 3)
+ * }
+ * ```
+ */
+export function learnOneVia(
+  model: { learnMany(batch: Batch): void },
+  x: SparseVector,
+  y: ArrayLike<number>,
+  name: string,
+): void {
+  const where = `${name}.learnOne`;
+  checkSparseRow(x, where);
+  const batch = oneRowBatch(x, y, where);
+  try {
+    model.learnMany(batch);
+  } catch (e) {
+    throw renamed(e, `${name}.learnMany: `, `${where}: `);
+  }
+}
+
+/** Throws unless `x` is an object holding an Int32Array of indices and as many Float32 values. */
+function checkSparseRow(x: SparseVector, where: string): void {
+  if (x === null || typeof x !== "object") {
+    throw new TypeError(
+      `${where}: x must be a sparse row { indices, values }, got ${x === null ? "null" : typeof x}`,
+    );
+  }
+  if (!(x.indices instanceof Int32Array)) notTyped(x.indices, "x.indices", "an Int32Array", where);
+  if (!(x.values instanceof Float32Array)) notTyped(x.values, "x.values", "a Float32Array", where);
+  if (x.indices.length !== x.values.length) {
+    throw new RangeError(
+      `${where}: x has ${x.indices.length} indices but ${x.values.length} values`,
+    );
+  }
+}
+
+function notTyped(v: unknown, field: string, type: string, where: string): never {
+  const got = v === undefined || v === null
+    ? String(v)
+    : typeof v === "object"
+    ? v.constructor?.name ?? "object"
+    : typeof v;
+  throw new TypeError(`${where}: ${field} must be ${type}, got ${got}`);
+}
+
+/** `e` with its message (and stack) worded for `learnOne` when it begins with `from`. */
+function renamed(e: unknown, from: string, to: string): unknown {
+  if (!(e instanceof Error) || !e.message.startsWith(from)) return e;
+  const old = e.message;
+  let rest = old.slice(from.length);
+  if (rest.startsWith("row 0 of ")) rest = rest.slice("row 0 of ".length);
+  else if (rest.startsWith("cannot learn row 0 of the batch: ")) {
+    rest = `cannot learn the row: ${rest.slice("cannot learn row 0 of the batch: ".length)}`;
+  }
+  e.message = to + rest;
+  // the stack's first line is its message when it was formatted before (V8 formats it lazily)
+  if (typeof e.stack === "string") e.stack = e.stack.replace(old, e.message);
+  return e;
+}
