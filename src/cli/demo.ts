@@ -16,7 +16,8 @@
  */
 import type { TextSettings } from "../../sdk/mod.ts";
 import type { Example } from "../data/types.ts";
-import type { Estimator } from "../models/estimator.ts";
+import type { Estimator, EstimatorFactory } from "../models/estimator.ts";
+import type { SpaceLimits } from "../data/batch_check.ts";
 import { loadFactory } from "../models/registry.ts";
 import { formatFromName, readExamples, type StreamFormat } from "../data/readers.ts";
 import { syntheticExamples, type SyntheticOptions } from "../data/synthetic.ts";
@@ -184,6 +185,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
   const modelName = options.model ?? DEFAULT_DEMO_MODEL;
   const factory = await loadFactory(modelName);
   const model: Estimator = factory.create({ seed, ...options.modelOptions });
+  const limits = modelLimits(factory, { seed, ...options.modelOptions });
   const progress = options.progress ?? new Progress();
 
   let sourceName: string;
@@ -209,7 +211,31 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     const shape = { ...DEFAULT_SYNTHETIC, ...options.synthetic };
     examples = ReadableStream.from(syntheticExamples({ ...shape, rows: limit, seed }));
     sizes = { numFeatures: shape.numFeatures!, numLabels: shape.numLabels! };
+    checkSize(limits, modelName, "--features", sizes.numFeatures, "maxFeatures");
+    checkSize(limits, modelName, "--labels", sizes.numLabels, "maxLabels");
   }
+  if (options.hashDim !== undefined) {
+    checkSize(limits, modelName, "--hash-dim", options.hashDim, "maxFeatures");
+  }
+  // XC/LIBSVM/NDJSON rows the model would refuse are named by their line (and the XC header,
+  // read with the first row, by line 1) instead of by their row in a minibatch
+  const base = options.data && sourceFormat(options) === "libsvm" ? 1 : 0;
+  let headerChecked = false;
+  const checkLearnable = (e: Example) => {
+    if (limits === undefined) return;
+    const header = report?.header;
+    if (!headerChecked && header !== undefined) {
+      headerChecked = true;
+      const at = `line 1 of ${sourceName} (the header)`;
+      checkSize(limits, modelName, at, header.numFeatures, "maxFeatures", "declares");
+      checkSize(limits, modelName, at, header.numLabels, "maxLabels", "declares");
+    }
+    const j = e.x.indices.length > 0 ? e.x.indices[e.x.indices.length - 1] : -1;
+    const l = e.labels.length > 0 ? e.labels[e.labels.length - 1] : -1;
+    const line = `line ${e.line} of ${sourceName}`;
+    if (j >= limits.maxFeatures) pastLimit(line, "feature", j, base, limits.maxFeatures, modelName);
+    if (l >= limits.maxLabels) pastLimit(line, "label", l, 0, limits.maxLabels, modelName);
+  };
 
   // split: every 1/holdout-th row is held out, the others go to the minibatcher
   const held: Example[] = [];
@@ -219,11 +245,26 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
       if (rows >= limit) return;
       const r = rows++;
       if (Math.floor((r + 1) * holdout) > Math.floor(r * holdout)) held.push(e);
-      else controller.enqueue(e);
+      else {
+        checkLearnable(e);
+        controller.enqueue(e);
+      }
       if (rows >= limit) controller.terminate();
     },
   });
-  const batcher = new Minibatcher({ batchSize, sizes });
+  // a reader's sizes grow with the rows it has parsed, ahead of those batched: capped at the
+  // limits, the rows before one past them (refused by checkLearnable) are learned as usual
+  const batcher = new Minibatcher({
+    batchSize,
+    sizes: sizes === undefined || limits === undefined ? sizes : {
+      get numFeatures() {
+        return Math.min(sizes!.numFeatures, limits.maxFeatures);
+      },
+      get numLabels() {
+        return Math.min(sizes!.numLabels, limits.maxLabels);
+      },
+    },
+  });
   let numFeatures = 0, numLabels = 0;
   let counts = new Float64Array(64);
   const preq = new PrequentialP1(500);
@@ -324,6 +365,57 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     result.plot = options.plot;
   }
   return result;
+}
+
+/** The growth limits the model was created with, when its factory declares settings. */
+function modelLimits(
+  factory: EstimatorFactory,
+  options: Record<string, unknown>,
+): SpaceLimits | undefined {
+  const s = factory.settings?.resolve(options) as Partial<SpaceLimits> | undefined;
+  const { maxFeatures, maxLabels } = s ?? {};
+  return typeof maxFeatures === "number" && typeof maxLabels === "number"
+    ? { maxFeatures, maxLabels }
+    : undefined;
+}
+
+/** The format `runDemo` reads `options.data` as. */
+function sourceFormat(options: DemoOptions): StreamFormat {
+  return options.format ?? formatFromName(options.data!);
+}
+
+/** Throws a RangeError naming `what` when the size `n` it sets is above the model's limit. */
+function checkSize(
+  limits: SpaceLimits | undefined,
+  model: string,
+  what: string,
+  n: number,
+  setting: "maxFeatures" | "maxLabels",
+  verb: "is" | "declares" = "is",
+): void {
+  if (limits === undefined || n <= limits[setting]) return;
+  const size = verb === "declares"
+    ? `declares ${n} ${setting === "maxFeatures" ? "features" : "labels"},`
+    : `${n} is`;
+  throw new RangeError(
+    `demo: ${what} ${size} above the ${model} model's ${setting} ${limits[setting]}`,
+  );
+}
+
+/** Throws a RangeError naming the line whose index `j` (0-based; `base` as written) is past `limit`. */
+function pastLimit(
+  line: string,
+  entity: "feature" | "label",
+  j: number,
+  base: number,
+  limit: number,
+  model: string,
+): never {
+  const setting = entity === "feature" ? "maxFeatures" : "maxLabels";
+  throw new RangeError(
+    `demo: ${line}: ${entity} index ${j + base} is out of range [${base}, ${limit + base}): ` +
+      `above the ${model} model's ${setting} ${limit}`,
+  );
 }
 
 const USAGE = `Usage: deno task demo [options]
