@@ -455,8 +455,16 @@ export const evalCommand: Command = {
       const input = (e: LabelledEvent) => {
         const d = est.numFeatures;
         if (readsText && e.text !== undefined) return parser.textForPredict(e.text, e.features, d);
-        if (readsIndices) indexKeysOnly(e.features, stateDir);
-        return parser.featuresForPredict(e.features ?? noFeatures(), d);
+        if (!readsIndices) return parser.featuresForPredict(e.features ?? noFeatures(), d);
+        try {
+          return parser.featuresForPredict(e.features ?? noFeatures(), d);
+        } catch (err) {
+          // the parser refuses a key that is not an index, tersely: only a refused event's keys
+          // are read again, for its first such key with the key-mode hint (also when a value
+          // before that key failed first)
+          indexKeysOnly(e.features, stateDir);
+          throw err;
+        }
       };
       const named = parser.limits.hashing !== undefined ? "hashing" : "vocabulary";
       model = {
