@@ -2,12 +2,14 @@
  * `GET /metrics`: counts, rejects, prequential P@1/P@5 (percent), model version, memory; as JSON,
  * or in Prometheus' text format (`?format=prometheus`, or an `Accept` header asking for
  * `text/plain` or OpenMetrics, as Prometheus sends; `?format=json` forces JSON; another `format`
- * is a 400 naming it).
+ * is a 400 naming it). A service that cannot answer because it is stopping or lost (its learner
+ * thread died) gets a 503 with `Retry-After`: nothing was changed, ask again.
  *
  * @module
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import type { ServiceHandle } from "../service_handle.ts";
+import { retryAfterOf, type ServiceHandle } from "../service_handle.ts";
+import { HttpError } from "./errors.ts";
 
 /** The content type of Prometheus' text exposition format. */
 const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -91,7 +93,21 @@ export function metricsRoutes(
         400,
       );
     }
-    const m = { ...await service.metrics(), ...extra?.() };
+    let metrics: Record<string, unknown>;
+    try {
+      metrics = await service.metrics();
+    } catch (e) {
+      // a stopping service may still answer (it is asked); one lost (a dead learner thread) not
+      if (!service.stopping) throw e;
+      throw new HttpError(
+        503,
+        `GET /metrics is not available: the service is stopping or was lost (${
+          (e as Error)?.message ?? String(e)
+        }); nothing was changed, ask again once the service is back`,
+        { "retry-after": String(retryAfterOf(service)) },
+      );
+    }
+    const m = { ...metrics, ...extra?.() };
     const accept = c.req.header("accept") ?? "";
     if (
       format === "prometheus" || (format !== "json" && /text\/plain|openmetrics/i.test(accept))

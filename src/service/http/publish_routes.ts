@@ -7,10 +7,16 @@
  * - `POST /checkpoint` (a writer): a checkpoint now, answered once it is durable.
  * - `POST /publish` (a writer): a model file now; 400 before the first event.
  *
+ * While the service is stopping (or lost: its learner thread died), `POST /checkpoint` and
+ * `POST /publish` are refused with a 503 and `Retry-After` (nothing was done). One being answered
+ * when the service is lost gets a 500 with `Retry-After`: the checkpoint may have been written,
+ * the model file published, or not; the client should ask again once the service is back (as
+ * `POST /events` is answered then, see `ingest_routes.ts`).
+ *
  * @module
  */
 import { Hono, type MiddlewareHandler } from "hono";
-import type { ServiceHandle } from "../service_handle.ts";
+import { retryAfterOf, type ServiceHandle } from "../service_handle.ts";
 import { HttpError } from "./errors.ts";
 
 /**
@@ -79,13 +85,59 @@ export function publishRoutes(service: ServiceHandle, auth: PublishRouteAuth): H
     return c.body(m.bytes as Uint8Array<ArrayBuffer>, 200);
   });
   app.post("/checkpoint", auth.write, async (c) => {
-    await service.checkpoint();
+    await whileUp(
+      service,
+      "POST /checkpoint",
+      "the checkpoint may have been written",
+      () => service.checkpoint(),
+    );
     return c.json({ checkpointed: true, eventsApplied: service.applied });
   });
   app.post("/publish", auth.write, async (c) => {
+    if (service.stopping) throw notAvailable(service, "POST /publish");
     if (service.applied === 0) throw new HttpError(400, "no event has been applied yet");
-    const m = await service.publish();
+    const m = await whileUp(
+      service,
+      "POST /publish",
+      "a model file may have been published (see GET /model then)",
+      () => service.publish(),
+    );
     return c.json({ version: m.version, etag: m.etag, bytes: m.bytes.length, pruned: m.pruned });
   });
   return app;
+}
+
+/** The 503 of `route` while `service` is stopping or lost: nothing was done. */
+function notAvailable(service: ServiceHandle, route: string): HttpError {
+  return new HttpError(
+    503,
+    `${route} is not available: the service is stopping (or was lost); nothing was done`,
+    { "retry-after": String(retryAfterOf(service)) },
+  );
+}
+
+/**
+ * `work()` on an available `service` (else its 503); a failure of it because the service was
+ * lost meanwhile is a 500 with `Retry-After` saying `mayHave` happened or not. Any other
+ * failure is thrown as it is.
+ */
+async function whileUp<T>(
+  service: ServiceHandle,
+  route: string,
+  mayHave: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (service.stopping) throw notAvailable(service, route);
+  try {
+    return await work();
+  } catch (e) {
+    if (!service.stopping) throw e;
+    throw new HttpError(
+      500,
+      `the service stopped while ${route} was being answered (${
+        (e as Error)?.message ?? String(e)
+      }): ${mayHave} or not; ask again once the service is back`,
+      { "retry-after": String(retryAfterOf(service)) },
+    );
+  }
 }
