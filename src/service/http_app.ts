@@ -12,7 +12,8 @@
  *   (a reason per line, e.g. a growth limit it exceeds), 413 over the body limit, 408 when the
  *   body does not arrive within the body timeout, 401 without the right bearer token, 503 with
  *   `Retry-After` while stopping, while the write-ahead log cannot be written (a full disk:
- *   nothing of the body was applied) or over the cap of requests in flight.
+ *   nothing of the body was applied) or over the cap of requests, or of bytes of request
+ *   bodies, in flight (`maxInFlight`, `maxBodyBytesInFlight`).
  * - `POST /predict` (`http/predict_routes.ts`, answered before the router): the protocol of
  *   `sdk/predict_protocol.ts`, shared with the SDK's edge handler (same validation, limits,
  *   errors and answers): `{"features": {...}, "k": 5}`, the compact form
@@ -101,6 +102,15 @@ export interface AppOptions {
    */
   maxInFlight?: number;
   /**
+   * Most bytes of request bodies held at once (default 256 MiB): a body counts its declared
+   * `Content-Length` (a chunked one, the largest body limit) from its request's start to its
+   * answer. Beyond it, a 503 with `Retry-After` at once, unless nothing else is held: bodies are
+   * held in memory while they arrive and are applied, so without it a client sending many large
+   * bodies slowly (up to `maxInFlight` of `maxBodyBytes` each, 8 GiB by default; several times
+   * that in memory) could exhaust the process's memory.
+   */
+  maxBodyBytesInFlight?: number;
+  /**
    * Metrics of the serving process itself (e.g. `serve`'s TCP front: `{ front: { open, accepted,
    * refused, headerTimeouts } }`), added to the service's in `GET /metrics`.
    */
@@ -125,29 +135,54 @@ export interface ServiceApp {
   request(input: string | URL | Request, init?: RequestInit): Response | Promise<Response>;
 }
 
-/** `fetch` answering at most `max` requests at once: beyond, a 503 with `Retry-After` at once. */
+/**
+ * The bytes a request's body may hold: its declared `Content-Length` up to `largest` (a longer
+ * one is refused unread, 413), `largest` for a body of unknown length (chunked), 0 without a
+ * body. From the headers only: touching `request.body` costs a `/predict` request dearly.
+ */
+function bodyBytesOf(request: Request, largest: number): number {
+  const declared = request.headers.get("content-length");
+  if (declared !== null) return /^\d+$/.test(declared) ? Math.min(Number(declared), largest) : 0;
+  return request.headers.has("transfer-encoding") ? largest : 0;
+}
+
+/**
+ * `fetch` answering at most `max` requests at once, whose bodies hold at most `maxBytes` in all
+ * (a body counting `bodyBytes(request)` until its answer; one body alone is always let through):
+ * beyond either, a 503 with `Retry-After` at once.
+ */
 function limitInFlight<R extends unknown[]>(
   max: number,
+  maxBytes: number,
+  bodyBytes: (request: Request) => number,
   fetch: (request: Request, ...rest: R) => Response | Promise<Response>,
 ): (request: Request, ...rest: R) => Response | Promise<Response> {
-  let inFlight = 0;
+  let inFlight = 0, heldBytes = 0;
+  const busy = (error: string) => json({ error }, 503, { "retry-after": "1", connection: "close" });
   return (request, ...rest) => {
-    if (inFlight >= max) {
-      return json({ error: `more than ${max} requests in flight; retry later` }, 503, {
-        "retry-after": "1",
-        connection: "close",
-      });
+    if (inFlight >= max) return busy(`more than ${max} requests in flight; retry later`);
+    const bytes = bodyBytes(request);
+    if (bytes > 0 && heldBytes > 0 && heldBytes + bytes > maxBytes) {
+      return busy(
+        `request bodies in flight hold ${heldBytes} bytes; this one's ${bytes} would pass the ` +
+          `limit of ${maxBytes} bytes of bodies in flight; retry later`,
+      );
     }
     inFlight++;
+    heldBytes += bytes;
+    const done = () => {
+      inFlight--;
+      heldBytes -= bytes;
+    };
     let r: Response | Promise<Response>;
     try {
       r = fetch(request, ...rest);
     } catch (e) {
-      inFlight--;
+      done();
       throw e;
     }
-    if (r instanceof Promise) return r.finally(() => inFlight--);
-    inFlight--;
+    if (r instanceof Promise) return r.finally(done);
+    done();
     return r;
   };
 }
@@ -177,6 +212,9 @@ function limitInFlight<R extends unknown[]>(
 export function createApp(options: AppOptions): ServiceApp {
   const { service, token } = checkAppOptions(options);
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30000;
+  const maxBodyBytes = options.maxBodyBytes ?? 8 << 20;
+  const maxPredictBytes = options.maxPredictBytes ?? PREDICT_LIMITS.maxBodyBytes;
+  const largestBody = Math.max(maxBodyBytes, maxPredictBytes);
   const readToken = options.publicRead ? undefined : token;
   const read = bearerAuth(readToken), write = bearerAuth(token);
   const app = new Hono()
@@ -187,7 +225,7 @@ export function createApp(options: AppOptions): ServiceApp {
       "/",
       ingestRoutes(service, {
         auth: write,
-        maxBodyBytes: options.maxBodyBytes ?? 8 << 20,
+        maxBodyBytes,
         bodyTimeoutMs,
       }),
     )
@@ -196,7 +234,7 @@ export function createApp(options: AppOptions): ServiceApp {
   // `POST /predict` and the schema skip Hono's router and context (the hot path)
   const beforeRouter = predictRoutes(service, {
     token: readToken,
-    maxBodyBytes: options.maxPredictBytes ?? PREDICT_LIMITS.maxBodyBytes,
+    maxBodyBytes: maxPredictBytes,
     maxRows: options.maxPredictRows ?? PREDICT_LIMITS.maxRows,
     maxK: options.maxK ?? PREDICT_LIMITS.maxK,
     bodyTimeoutMs,
@@ -206,6 +244,8 @@ export function createApp(options: AppOptions): ServiceApp {
     beforeRouter(request) ?? honoFetch(request, env, ctx);
   app.fetch = limitInFlight(
     options.maxInFlight ?? 1024,
+    options.maxBodyBytesInFlight ?? 256 << 20,
+    (request) => bodyBytesOf(request, largestBody),
     (request, env, ctx) =>
       request.method === "HEAD"
         ? headOf(request, (get) => answer(get, env, ctx))
@@ -241,6 +281,7 @@ const APP_KEYS = [
   "maxK",
   "bodyTimeoutMs",
   "maxInFlight",
+  "maxBodyBytesInFlight",
   "extraMetrics",
 ] as const satisfies readonly (keyof AppOptions)[];
 
@@ -275,6 +316,15 @@ export function checkAppOptions(options: unknown): AppOptions {
   ) {
     numberOption(where, k, o[k], 1, 1, INT32, true);
   }
+  numberOption(
+    where,
+    "maxBodyBytesInFlight",
+    o.maxBodyBytesInFlight,
+    1,
+    1,
+    Number.MAX_SAFE_INTEGER,
+    true,
+  );
   numberOption(where, "bodyTimeoutMs", o.bodyTimeoutMs, 30000, 1e-3, MAX_TIMER_MS);
   functionOption(where, "extraMetrics", o.extraMetrics);
   return o;
