@@ -17,10 +17,13 @@
  *   sends it, holding a connection of the cap. The front closes such a connection
  *   `headerTimeoutMs` after that answer if the body has still not all arrived.
  * - **Malformed framing.** A head whose `Content-Length` is not a non-negative integer, is
- *   beyond 2^64 − 1 or disagrees with another `Content-Length` is answered by the front with a
- *   `400` and a JSON `{"error": ...}` naming the value (the server would answer a bare 400),
- *   and the connection is closed; on a connection's first request only (after others, whose
- *   answers may still be due, the server's bare 400 stays).
+ *   beyond 2^64 − 1 or disagrees with another `Content-Length`, that has both
+ *   `Transfer-Encoding` and `Content-Length`, or whose `Transfer-Encoding` does not end with
+ *   `chunked`, is answered by the front with a `400` and a JSON `{"error": ...}` naming the
+ *   header and value (the server would answer a bare 400); a head longer than 65535 bytes
+ *   (`MAX_HEAD_BYTES`: request line and headers; the server refuses one reaching 64 KiB) with a
+ *   `431` saying so. The connection is then closed. On a connection's first request only
+ *   (after others, whose answers may still be due, the server's bare 400 stays).
  * - **Connection cap.** Past `maxConnections` open connections, a new one is answered
  *   `503 Service Unavailable` with `Retry-After: 1` and closed, without reaching the server.
  *
@@ -82,8 +85,12 @@ export interface TcpFrontStats {
 
 const enc = new TextEncoder();
 const CR = 13, LF = 10;
-/** A head longer than this is left to the server to refuse (431); the front stops tracking. */
-const MAX_TRACKED_HEAD = 64 * 1024;
+/**
+ * The longest head (request line and headers) the front tracks; a longer one is refused with a
+ * 431. The server answers a bare 400 once it holds 64 KiB of a head that has not ended, so the
+ * front, which forwards what it has read, refuses one byte earlier.
+ */
+const MAX_HEAD_BYTES = 64 * 1024 - 1;
 const BUF = 64 * 1024;
 
 function httpResponse(status: string, headers: Record<string, string>, body: string): Uint8Array {
@@ -97,16 +104,26 @@ function httpResponse(status: string, headers: Record<string, string>, body: str
   return out;
 }
 
-const REFUSED = httpResponse(
-  "503 Service Unavailable",
-  { "content-type": "application/json", "retry-after": "1" },
-  JSON.stringify({ error: "too many connections: retry later" }) + "\n",
-);
-const HEADER_TIMEOUT = httpResponse(
-  "408 Request Timeout",
-  { "content-type": "application/json" },
-  JSON.stringify({ error: "request header timeout" }) + "\n",
-);
+/** The 503 of a connection past the cap of `max` connections. */
+function refused(max: number): Uint8Array {
+  return httpResponse(
+    "503 Service Unavailable",
+    { "content-type": "application/json", "retry-after": "1" },
+    JSON.stringify({
+      error: `too many connections: the server holds at most ${max} at once; retry later`,
+    }) + "\n",
+  );
+}
+/** The 408 of a head that did not arrive within `ms`. */
+function headerTimeout(ms: number): Uint8Array {
+  return httpResponse(
+    "408 Request Timeout",
+    { "content-type": "application/json" },
+    JSON.stringify({
+      error: `request header timeout: the request head did not arrive within ${ms / 1000} s`,
+    }) + "\n",
+  );
+}
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let off = 0;
@@ -168,10 +185,37 @@ export function badContentLength(head: string): string | undefined {
   return undefined;
 }
 
-/** The front's answer to a head whose framing is refused. */
-function badRequest(reason: string): Uint8Array {
+/**
+ * Why the `Transfer-Encoding` of a request head (as latin1 text) is refused — not ending with
+ * `chunked` (the body's length is then unknown), or sent with a `Content-Length` — or
+ * `undefined` when it is fine or absent. (The server refuses such a head with a bare 400.)
+ *
+ * @example
+ * ```ts
+ * import { badTransferEncoding } from "./tcp_front.ts";
+ * console.log(badTransferEncoding("POST / HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n")); // undefined
+ * console.log(badTransferEncoding("POST / HTTP/1.1\r\ntransfer-encoding: gzip\r\n\r\n"));
+ * // Transfer-Encoding header "gzip" is not supported: a body is sent with Content-Length or Transfer-Encoding: chunked
+ * ```
+ */
+export function badTransferEncoding(head: string): string | undefined {
+  const values = [...head.matchAll(/\r?\ntransfer-encoding:([^\r\n]*)/gi)].map((m) => m[1].trim());
+  if (values.length === 0) return undefined;
+  const all = values.join(", ");
+  if (!/(^|,)\s*chunked$/i.test(all)) {
+    return `Transfer-Encoding header ${JSON.stringify(all)} is not supported: a body is sent ` +
+      "with Content-Length or Transfer-Encoding: chunked";
+  }
+  if (/\r?\ncontent-length:/i.test(head)) {
+    return "both Transfer-Encoding and Content-Length headers: a request has one of them";
+  }
+  return undefined;
+}
+
+/** The front's answer to a head it refuses: `status` (a status line's code and reason). */
+function badRequest(reason: string, status = "400 Bad Request"): Uint8Array {
   return httpResponse(
-    "400 Bad Request",
+    status,
     { "content-type": "application/json" },
     JSON.stringify({ error: reason }) + "\n",
   );
@@ -198,7 +242,8 @@ function badRequest(reason: string): Uint8Array {
 export class RequestTracker {
   /** "idle": between requests; "head": in a head; "body": Content-Length bytes left;
    * "chunk-size" / "chunk-data" / "chunk-crlf" / "trailer": chunked framing; "lost": gave up;
-   * "bad": a head whose `Content-Length` is malformed or conflicting (see `badFraming`). */
+   * "bad": a head the front refuses: its framing is malformed or conflicting, or it is too
+   * long (see `badFraming`). */
   state:
     | "idle"
     | "head"
@@ -211,6 +256,10 @@ export class RequestTracker {
     | "bad" = "idle";
   /** With state "bad": why the head's framing is refused. */
   badFraming: string | undefined;
+  /** With state "bad": the status line of the refusal ("400 Bad Request" or a 431's). */
+  badStatus = "400 Bad Request";
+  /** With state "bad": whether the refused head is the connection's first. */
+  badIsFirst = false;
   /** Heads completed so far. */
   heads = 0;
   /** Bytes of the current head seen so far. */
@@ -269,8 +318,12 @@ export class RequestTracker {
           }
           const stop = end === -1 ? b.length : end;
           this.headBytes += stop - start;
-          if (this.headBytes > MAX_TRACKED_HEAD) {
-            this.state = "lost";
+          if (this.headBytes > MAX_HEAD_BYTES) {
+            this.state = "bad";
+            this.badFraming = `request head (request line and headers) is longer than ` +
+              `${MAX_HEAD_BYTES} bytes`;
+            this.badStatus = "431 Request Header Fields Too Large";
+            this.badIsFirst = this.heads === 0;
             this.#head = [];
             return;
           }
@@ -360,20 +413,20 @@ export class RequestTracker {
     }
     this.#head = [];
     const text = new TextDecoder("latin1").decode(all);
-    const te = /\r?\ntransfer-encoding:([^\r\n]*)/i.exec(text);
-    if (te !== null) {
-      if (/chunked\s*$/i.test(te[1])) {
-        this.state = "chunk-size";
-        this.#size = -1;
-        this.#ext = false;
-      } else this.state = "lost"; // the server answers 400 and closes
-      return true;
-    }
-    const bad = badContentLength(text);
+    // the server would answer a bare 400 to these: the front answers instead, saying why
+    const bad = badTransferEncoding(text) ?? badContentLength(text);
     if (bad !== undefined) {
-      this.state = "bad"; // the server would answer a bare 400: the front answers instead
+      this.state = "bad";
       this.badFraming = bad;
+      this.badStatus = "400 Bad Request";
+      this.badIsFirst = this.heads === 1;
       return false;
+    }
+    if (/\r?\ntransfer-encoding:/i.test(text)) {
+      this.state = "chunk-size";
+      this.#size = -1;
+      this.#ext = false;
+      return true;
     }
     const cl = /\r?\ncontent-length:[ \t]*(\d+)[ \t]*(?=\r?\n)/i.exec(text);
     const n = cl === null ? 0 : Number(cl[1]);
@@ -499,7 +552,7 @@ export class TcpFront {
       } catch { /* closed */ }
     }, 1000);
     try {
-      await writeAll(conn, REFUSED);
+      await writeAll(conn, refused(this.#opts.maxConnections));
       await conn.closeWrite();
       const sink = new Uint8Array(4096);
       while (await conn.read(sink) !== null) { /* drop */ }
@@ -542,7 +595,7 @@ export class TcpFront {
       if (tracker.inHead) {
         over = true;
         try {
-          await writeAll(client, HEADER_TIMEOUT);
+          await writeAll(client, headerTimeout(headerTimeoutMs));
         } catch { /* gone */ }
       }
       closeBoth();
@@ -575,12 +628,12 @@ export class TcpFront {
           // answered here (JSON), not by the server (a bare 400)
           const heads = tracker.heads;
           tracker.feed(buf.subarray(0, n));
-          if (tracker.state === "bad" && tracker.heads === 1) {
+          if (tracker.state === "bad" && tracker.badIsFirst) {
             // the connection's first request: nothing of the server's is due, the front
             // answers and closes (with an earlier request, whose answer the server would drop
             // on the end of the requests, the head goes on to the server: its bare 400)
             disarm();
-            refusal = badRequest(tracker.badFraming!);
+            refusal = badRequest(tracker.badFraming!, tracker.badStatus);
             break;
           }
           if (timed) {
