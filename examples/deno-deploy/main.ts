@@ -11,7 +11,10 @@
  * Routes: `GET /health` (model kind, sizes, ETag), `POST /predict` (see sdk/http.ts: the same
  * protocol as the learning service) and `GET /schema/predict.json` (its JSON Schema).
  *
- *   MODEL_URL=http://127.0.0.1:8080/model npx deno serve --allow-net --allow-env examples/deno-deploy/main.ts
+ *   MODEL_URL=http://127.0.0.1:8080/model npx deno serve --host 127.0.0.1 --allow-net --allow-env examples/deno-deploy/main.ts
+ *
+ * (`deno serve` listens on every interface, 0.0.0.0, without `--host`; the module cannot choose
+ * its address. On Deno Deploy the platform sets the listener.)
  *
  * Without `MODEL_URL` or `MODEL_KV_KEY` it prints one line saying so and exits with code 2.
  *
