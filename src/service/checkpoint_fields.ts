@@ -37,6 +37,57 @@ export class CheckpointFieldError extends SyntaxError {
 }
 
 /**
+ * Decoded checkpoint data that is not a Tagstream checkpoint (a model file or another program's
+ * msgpack copied to `checkpoint.msgpack`), with why: the message is `Not a Tagstream checkpoint
+ * (REASON)`; callers that name the file use {@linkcode NotACheckpointError.reason} rather than
+ * the message's text.
+ *
+ * @example
+ * ```ts
+ * import { NotACheckpointError } from "./checkpoint_fields.ts";
+ * const e = new NotACheckpointError("format field missing");
+ * console.log(e instanceof TypeError, e.reason); // true format field missing
+ * console.log(e.message); // Not a Tagstream checkpoint (format field missing)
+ * ```
+ */
+export class NotACheckpointError extends TypeError {
+  /** Why it is not one (e.g. `format field missing`). */
+  readonly reason: string;
+
+  constructor(reason: string) {
+    super(`Not a Tagstream checkpoint (${reason})`);
+    this.name = "NotACheckpointError";
+    this.reason = reason;
+  }
+}
+
+/**
+ * A checkpoint of another model kind than the one asked for: the two kinds, so that a caller can
+ * say how to go on (`--model FOUND` resumes it) without reading them out of the message.
+ *
+ * @example
+ * ```ts
+ * import { CheckpointKindError } from "./checkpoint_fields.ts";
+ * const e = new CheckpointKindError("leml", "br");
+ * console.log(e instanceof TypeError, e.found, e.asked); // true leml br
+ * console.log(e.message); // Checkpoint holds a 'leml' model but 'br' was asked for
+ * ```
+ */
+export class CheckpointKindError extends TypeError {
+  /** The model kind the checkpoint holds. */
+  readonly found: string;
+  /** The model kind that was asked for. */
+  readonly asked: string;
+
+  constructor(found: string, asked: string) {
+    super(`Checkpoint holds a '${found}' model but '${asked}' was asked for`);
+    this.name = "CheckpointKindError";
+    this.found = found;
+    this.asked = asked;
+  }
+}
+
+/**
  * Runs `restore` (the part of a restore that reads `field`), turning what it throws into a
  * {@linkcode CheckpointFieldError} naming the field.
  *

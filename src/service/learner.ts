@@ -37,13 +37,15 @@ import {
 } from "./learner_types.ts";
 import { chainId, checkLabelCounts, newNames, pendingFrom } from "./learner_checks.ts";
 import { checkLearnerOptions } from "./service_options.ts";
-import { numberOption } from "../data/option_check.ts";
+import { numberOption, shown } from "../data/option_check.ts";
 import { jsonScore } from "../../sdk/internal.ts";
 import {
   checkCheckpointDeltaFields,
   checkCheckpointFields,
   CheckpointFieldError,
+  CheckpointKindError,
   checkpointPart,
+  NotACheckpointError,
 } from "./checkpoint_fields.ts";
 export type {
   IngestLineResult,
@@ -206,7 +208,8 @@ export class StreamLearner {
    * `dedupWindow` resizes the deduplication window (a smaller one keeps the newest ids; default:
    * the checkpoint's size, or 1,000,000 for a checkpoint without a window).
    *
-   * @throws {TypeError} when it is not a checkpoint, or one of another model kind
+   * @throws {NotACheckpointError} (a TypeError) when it is not a checkpoint, with why
+   * @throws {CheckpointKindError} (a TypeError) for a checkpoint of another model kind, naming both
    * @throws {RangeError} for a checkpoint version this code does not read
    * @throws {CheckpointFieldError} (a SyntaxError) naming the field of a damaged or foreign
    * checkpoint: missing, of the wrong type, or not agreeing with the others (see
@@ -228,7 +231,13 @@ export class StreamLearner {
     options: { adopt?: boolean; dedupWindow?: number } = {},
   ): StreamLearner {
     if (ck === null || typeof ck !== "object" || ck.format !== CHECKPOINT_FORMAT) {
-      throw new TypeError("Not a Tagstream checkpoint (format field missing)");
+      // (a delta file, or another program's, copied over it carries a format of its own)
+      const format = ck !== null && typeof ck === "object" ? ck.format : undefined;
+      throw new NotACheckpointError(
+        format === undefined
+          ? "format field missing"
+          : `format is ${shown(format)}, not "${CHECKPOINT_FORMAT}"`,
+      );
     }
     if (ck.version !== CHECKPOINT_VERSION) {
       throw new RangeError(
@@ -237,11 +246,7 @@ export class StreamLearner {
     }
     const labels = checkpointPart("labels", () => Vocabulary.fromJSON(ck.labels).names);
     checkCheckpointFields(ck, labels.length);
-    if (ck.kind !== factory.kind) {
-      throw new TypeError(
-        `Checkpoint holds a '${ck.kind}' model but '${factory.kind}' was asked for`,
-      );
-    }
+    if (ck.kind !== factory.kind) throw new CheckpointKindError(ck.kind, factory.kind);
     const features = checkpointPart("features", () => Vocabulary.fromJSON(ck.features).names);
     const limits = ck.options.limits;
     const parser = checkpointPart(

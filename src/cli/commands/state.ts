@@ -6,6 +6,7 @@
 import { loadFactory } from "../../models/registry.ts";
 import { decodeCheckpoint, readFileIfExists } from "../../service/checkpoint.ts";
 import { CheckpointChain } from "../../service/checkpoint_chain.ts";
+import { CheckpointKindError, NotACheckpointError } from "../../service/checkpoint_fields.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../service/learner.ts";
 import { CHECKPOINT_FORMAT } from "../../service/learner_types.ts";
 import { readWal, type WalLoss, type WalPosition, type WalReadResult } from "../../service/wal.ts";
@@ -17,33 +18,36 @@ function checkpointPath(stateDir: string): string {
 
 /**
  * Names the checkpoint file in an error found while opening the state directory `stateDir`,
- * which the learner's message does not know: a learner's `Not a Tagstream checkpoint (…)` (e.g. a
+ * which the learner's message does not know: a learner's {@linkcode NotACheckpointError} (e.g. a
  * model file copied to `checkpoint.msgpack`) becomes a SyntaxError `Cannot read checkpoint
- * DIR/checkpoint.msgpack: …`, as {@linkcode readCheckpoint} reports it; a checkpoint of another
- * model than `--model` asks for, a TypeError naming the file and the two ways on (the `--model`
- * that resumes it, or a new `--state-dir`). Any other error is returned as it is.
+ * DIR/checkpoint.msgpack: not a Tagstream checkpoint (REASON)`, as {@linkcode readCheckpoint}
+ * reports it; a {@linkcode CheckpointKindError} (a checkpoint of another model than `--model`
+ * asks for), a TypeError naming the file and the two ways on (the `--model` that resumes it, or
+ * a new `--state-dir`). The errors are told by their class and the data they carry, not by their
+ * message. Any other error is returned as it is.
  *
  * @example
  * ```ts
  * import { namedCheckpointError } from "./state.ts";
- * const e = namedCheckpointError(new TypeError("Not a Tagstream checkpoint (format field missing)"), "st");
+ * import { CheckpointKindError, NotACheckpointError } from "../../service/checkpoint_fields.ts";
+ * const e = namedCheckpointError(new NotACheckpointError("format field missing"), "st");
  * console.log((e as Error).message); // Cannot read checkpoint st/checkpoint.msgpack: not a Tagstream checkpoint (format field missing)
- * const k = namedCheckpointError(new TypeError("Checkpoint holds a 'leml' model but 'br' was asked for"), "st");
+ * const k = namedCheckpointError(new CheckpointKindError("leml", "br"), "st");
  * console.log((k as Error).message); // st/checkpoint.msgpack: Checkpoint holds a 'leml' model but 'br' was asked for (--model leml resumes it; a new --state-dir starts a br model)
  * ```
  */
 export function namedCheckpointError(e: unknown, stateDir: string): unknown {
-  if (!(e instanceof Error)) return e;
-  const kinds = /^Checkpoint holds a '([^']*)' model but '([^']*)' was asked for$/.exec(e.message);
-  if (kinds !== null) {
+  if (e instanceof CheckpointKindError) {
     return new TypeError(
-      `${checkpointPath(stateDir)}: ${e.message} (--model ${kinds[1]} resumes it; a new ` +
-        `--state-dir starts a ${kinds[2]} model)`,
+      `${checkpointPath(stateDir)}: ${e.message} (--model ${e.found} resumes it; a new ` +
+        `--state-dir starts a ${e.asked} model)`,
+      { cause: e },
     );
   }
-  if (!/^Not a Tagstream checkpoint\b/.test(e.message)) return e;
+  if (!(e instanceof NotACheckpointError)) return e;
   return new SyntaxError(
-    `Cannot read checkpoint ${checkpointPath(stateDir)}: n${e.message.slice(1)}`,
+    `Cannot read checkpoint ${checkpointPath(stateDir)}: not a Tagstream checkpoint (${e.reason})`,
+    { cause: e },
   );
 }
 
@@ -56,6 +60,7 @@ const OS_VERBS: Record<string, string> = {
   open: "open",
   mkdir: "create",
   writefile: "write",
+  write: "write",
   rename: "rename",
   remove: "remove",
 };
