@@ -411,3 +411,116 @@ export class FileFollower {
     this.#file = undefined;
   }
 }
+
+/**
+ * Tells a user tailing a file (`--follow`) about the lines refused in it, on the service's log,
+ * without flooding it: the first `first` refused lines one by one (the file, the line number and
+ * the reason), then at most one log line every `everyMs` with how many more were refused since
+ * the last (their line numbers, and the last one's reason), and at {@linkcode RefusedLineLog.end}
+ * what was still held back and the total. Why so: the first lines show what is wrong (usually
+ * one cause, repeated), and a producer writing nothing but bad lines costs one log line per
+ * interval instead of one per line; a bad line long after the last report is shown at once (as a
+ * count of 1, with its line number and reason). Refused lines are only reported: the lines
+ * around them are learnt as before.
+ *
+ * @example
+ * ```ts
+ * import { RefusedLineLog } from "./file_source.ts";
+ * let t = 0;
+ * const r = new RefusedLineLog("e.ndjson", (m) => console.log(m), { first: 1, everyMs: 10_000, now: () => t });
+ * r.refused(2, "invalid JSON"); // e.ndjson: line 2 refused: invalid JSON (...)
+ * r.refused(5, "labels missing"); // held back: less than 10 s since the last report
+ * t = 10_000;
+ * r.tick(); // e.ndjson: 1 more line refused (line 5): line 5: labels missing
+ * r.end(); // e.ndjson: 2 lines refused in all (lines 2..5), reported above
+ * ```
+ */
+export class RefusedLineLog {
+  readonly #path: string;
+  readonly #log: (message: string) => void;
+  readonly #first: number;
+  readonly #everyMs: number;
+  readonly #now: () => number;
+  #total = 0;
+  #firstLine = 0;
+  #lastLine = 0;
+  /** Refused lines not reported yet (after the first ones): how many, the first and last. */
+  #held = 0;
+  #heldFrom = 0;
+  #heldLast: { line: number; reason: string } | undefined;
+  #reportedAt = 0;
+
+  /**
+   * @param path the file, as the user named it
+   * @param log where the reports go (the service's log)
+   * @param options `first` lines reported one by one (default 10), then one report per
+   *   `everyMs` (default 10,000); `now` the clock in milliseconds (default `performance.now`)
+   */
+  constructor(
+    path: string,
+    log: (message: string) => void,
+    options: { first?: number; everyMs?: number; now?: () => number } = {},
+  ) {
+    this.#path = path;
+    this.#log = log;
+    this.#first = options.first ?? 10;
+    this.#everyMs = options.everyMs ?? 10_000;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Lines refused so far. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** Line `line` of the file was refused for `reason`: reported now, or counted for later. */
+  refused(line: number, reason: string): void {
+    this.#total++;
+    if (this.#total === 1) this.#firstLine = line;
+    this.#lastLine = line;
+    if (this.#total <= this.#first) {
+      const more = this.#total === this.#first
+        ? ` (further refused lines are counted: one report every ${this.#everyMs / 1000} s)`
+        : "";
+      this.#log(`${this.#path}: line ${line} refused: ${reason}${more}`);
+      this.#reportedAt = this.#now();
+      return;
+    }
+    if (this.#held === 0) this.#heldFrom = line;
+    this.#held++;
+    this.#heldLast = { line, reason };
+    this.tick();
+  }
+
+  /** Reports the refused lines held back, once `everyMs` passed since the last report. */
+  tick(): void {
+    if (this.#held > 0 && this.#now() - this.#reportedAt >= this.#everyMs) this.#report();
+  }
+
+  /** Reports what is still held back, and the total (nothing when no line was refused). */
+  end(): void {
+    if (this.#held > 0) this.#report();
+    if (this.#total === 0) return;
+    const lines = this.#total === 1
+      ? `line ${this.#firstLine}`
+      : `lines ${this.#firstLine}..${this.#lastLine}`;
+    this.#log(
+      `${this.#path}: ${this.#total} line${
+        this.#total === 1 ? "" : "s"
+      } refused in all (${lines}), reported above`,
+    );
+  }
+
+  #report(): void {
+    const n = this.#held, last = this.#heldLast!;
+    const lines = n === 1 ? `line ${last.line}` : `lines ${this.#heldFrom}..${last.line}`;
+    this.#log(
+      `${this.#path}: ${n} more line${n === 1 ? "" : "s"} refused (${lines}): ${
+        n === 1 ? "" : "the last, "
+      }line ${last.line}: ${last.reason}`,
+    );
+    this.#held = 0;
+    this.#heldLast = undefined;
+    this.#reportedAt = this.#now();
+  }
+}

@@ -35,7 +35,7 @@
 import type { Example } from "../data/types.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import { readFileIfExists, writeFileAtomic } from "./checkpoint.ts";
-import { FileFollower } from "./file_source.ts";
+import { FileFollower, RefusedLineLog } from "./file_source.ts";
 import { FileLines, isGzipFile } from "../data/file_lines.ts";
 import type { StreamLearner, StreamPosition } from "./learner.ts";
 import { CheckpointChain } from "./checkpoint_chain.ts";
@@ -160,6 +160,9 @@ export class LearningService implements ServiceHandle {
   #chain: Promise<unknown> = Promise.resolve();
   #walError: string | undefined;
   #checkpointError: string | undefined;
+  /** The last checkpoint error logged, and the checkpoints failed since the last written. */
+  #checkpointErrorLogged: string | undefined;
+  #checkpointsFailed = 0;
   #storageSince: string | undefined;
   /** Events replayed from the write-ahead log when the service opened (applied). */
   readonly walReplayed: number;
@@ -605,7 +608,17 @@ export class LearningService implements ServiceHandle {
   }
 
   #backgroundCheckpoint(): void {
-    this.checkpoint().catch((e) => this.#error("checkpoint", e));
+    this.checkpoint().catch((e) => {
+      // a full disk fails every checkpoint alike (one every few events): logged once, then
+      // again when the reason changes; the one that succeeds says how many failed
+      const m = (e as Error)?.message ?? String(e);
+      if (m === this.#checkpointErrorLogged) {
+        this.lastError = `checkpoint: ${m}`;
+        return;
+      }
+      this.#checkpointErrorLogged = m;
+      this.#error("checkpoint", e);
+    });
   }
 
   /**
@@ -665,9 +678,16 @@ export class LearningService implements ServiceHandle {
       this.#unacked = snap.covered.concat(this.#unacked);
       if (this.#deadLetters !== undefined) this.#deadLetters.changed = true;
       this.#storageFailed("checkpoint", e);
+      this.#checkpointsFailed++;
       throw e;
     }
     this.#checkpointError = undefined;
+    if (this.#checkpointsFailed > 0) {
+      const n = this.#checkpointsFailed;
+      this.#log(`checkpoint written again after ${n} failed attempt${n === 1 ? "" : "s"}`);
+      this.#checkpointsFailed = 0;
+      this.#checkpointErrorLogged = undefined;
+    }
     this.#appliedAtCheckpoint = snap.applied;
     this.#progressAtCheckpoint = snap.progress;
     this.checkpointsWritten++;
@@ -959,6 +979,8 @@ export class LearningService implements ServiceHandle {
     // is up to 1 MiB, a decompressed chunk up to 256 KiB: up to ~10^4 lines, seconds to minutes
     // of a slow learner), and the rest of the thread gets a turn every FILE_SLICE_MS at most.
     let slice = performance.now();
+    // a followed file's refused lines on the log (a file read once: train's summary lists them)
+    const refused = follow ? new RefusedLineLog(path, this.#log) : undefined;
     try {
       while (!this.#stopping) {
         let lines;
@@ -977,12 +999,18 @@ export class LearningService implements ServiceHandle {
         }
         let any = false;
         for (const line of lines) {
-          if (line.text === undefined) l.reject(path, line.line, line.error ?? "unreadable line");
-          else if (!isBlankLine(line.text) && l.ingestLine(line.text, path, line.line).ok) {
-            any = true;
+          if (line.text === undefined) {
+            const reason = line.error ?? "unreadable line";
+            l.reject(path, line.line, reason);
+            refused?.refused(line.line, reason);
+          } else if (!isBlankLine(line.text)) {
+            const r = l.ingestLine(line.text, path, line.line);
+            if (r.ok) any = true;
+            else refused?.refused(line.line, r.reason);
           }
           l.position.file = { path, offset: line.offset, line: line.line, ino: f.ino };
         }
+        refused?.tick();
         // the bytes before the last line's offset (a resume checks the file still has them)
         const tail = lines.length > 0 ? f.tail : undefined;
         if (tail !== undefined) l.position.file!.tail = tail;
@@ -994,6 +1022,7 @@ export class LearningService implements ServiceHandle {
       }
     } finally {
       f.close();
+      refused?.end();
     }
   }
 
