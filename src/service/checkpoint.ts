@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { namedWriteError } from "./named_write_error.ts";
 import { unpack } from "msgpackr/unpack";
 import { packSized } from "./packed_size.ts";
 import { crc32 } from "../format/crc32.ts";
@@ -238,7 +239,7 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
     // a full disk: do not leave the partial temporary file taking space
     f.close();
     await Deno.remove(tmp).catch(() => {});
-    throw e;
+    throw namedWriteError(e, tmp);
   }
   f.close();
   try {

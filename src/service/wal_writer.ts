@@ -8,6 +8,7 @@
  * @module
  */
 import { writeAllChecked } from "./storage_faults.ts";
+import { namedWriteError } from "./named_write_error.ts";
 import { frameRecords } from "./wal_record.ts";
 import { listSegmentFiles, listSegments, segmentName, syncDir } from "./wal_segments.ts";
 
@@ -273,7 +274,7 @@ export class WriteAheadLog {
         this.#fileSegment = -1;
         this.#cut = { segment, size };
       }
-      throw e;
+      throw namedWriteError(e, path);
     }
     this.#fileSize = size + bytes.length;
     this.bytesWritten += bytes.length;

@@ -442,6 +442,16 @@ function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
   return v;
 }
 
+/**
+ * An error met while a run used `stateDir` (a full disk failing its last checkpoint or publish),
+ * naming the state directory and the file as {@linkcode namedStateDirError} does, but as a plain
+ * Error: the run failed, its input was not bad (exit status 1, not 2).
+ */
+function runError(e: unknown, stateDir: string): unknown {
+  const named = namedStateDirError(e, stateDir);
+  return named === e ? e : new Error((named as Error).message, { cause: e });
+}
+
 /** An NDJSON file through the service: once (`follow` false) or followed until a signal. */
 async function trainEvents(
   f: Flags,
@@ -530,15 +540,29 @@ async function trainEvents(
         temp ? stopFailure.error : namedStateDirError(stopFailure.error, stateDir!),
       );
     }
-    throw runFailure.error;
+    throw temp ? runFailure.error : runError(runFailure.error, stateDir!);
   }
-  // after a good run, a failed stop fails it: the last checkpoint may not be saved
-  if (stopFailure !== undefined) throw stopFailure.error;
+  // after a good run, a failed stop fails it: the last checkpoint may not be saved (a full
+  // disk: the error names the state directory's file, not only the OS's reason)
+  if (stopFailure !== undefined) {
+    throw temp ? stopFailure.error : runError(stopFailure.error, stateDir!);
+  }
   const l = service.learner;
   const seconds = ((learnedAt ?? performance.now()) - t0) / 1000;
   const applied = l.applied - applied0, rejected = l.rejected - rejected0;
   run.rejected = rejected;
-  const learnedNothing = l.applied === 0 || (applied === 0 && (!follow || rejected > 0));
+  // the same command again after a run that read the whole file (killed after its last
+  // checkpoint, before --out was written): the state directory holds the file, nothing is new
+  const readBefore = !follow && applied === 0 && rejected === 0 && l.applied > 0;
+  const learnedNothing = l.applied === 0 ||
+    (applied === 0 && (!follow || rejected > 0) && !readBefore);
+  if (readBefore && !quiet) {
+    console.error(
+      `[tagstream] ${stateDir} holds ${file} to its end already (line ${
+        l.position.file?.line ?? 0
+      }, ${l.applied} events): nothing new to learn`,
+    );
+  }
   if (rejected > applied) {
     console.error(
       `[tagstream] rejected ${rejected} of ${
