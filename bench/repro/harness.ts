@@ -107,6 +107,48 @@ export function positiveIntFlag(
 }
 
 /**
+ * Runs `check` (a model's check of its options, e.g. `resolveConfig(options)`) and returns what
+ * it returns. When it refuses an option that came from a flag (its message names `option NAME`,
+ * and `optionFlags` maps NAME to a flag that was given), the error is thrown again, of the same
+ * type, with the flag and its value first: the user typed `--neighbours`, not `svpNeighbours`.
+ * Run it before any work, so that the refusal does not wait for the first fit.
+ *
+ * @throws whatever `check` throws; a TypeError or RangeError naming the flag when the option came
+ *   from one
+ *
+ * @example
+ * ```ts
+ * import { namingFlags } from "./harness.ts";
+ * const check = (o: { svpNeighbours: number }) => {
+ *   if (o.svpNeighbours < 1) throw new RangeError(`sleec: option svpNeighbours must be >= 1, got ${o.svpNeighbours}`);
+ * };
+ * try {
+ *   namingFlags({ neighbours: "0" }, { svpNeighbours: "neighbours" }, () => check({ svpNeighbours: 0 }));
+ * } catch (e) { console.log((e as Error).message); } // --neighbours 0: sleec: option svpNeighbours must be >= 1, got 0
+ * ```
+ */
+export function namingFlags<T>(
+  flags: Record<string, string | boolean>,
+  optionFlags: Readonly<Record<string, string>>,
+  check: () => T,
+): T {
+  try {
+    return check();
+  } catch (e) {
+    const refusal = e instanceof TypeError || e instanceof RangeError;
+    const option = refusal ? /\boption (\w+)/.exec(e.message)?.[1] : undefined;
+    const flag = option !== undefined && Object.hasOwn(optionFlags, option)
+      ? optionFlags[option]
+      : undefined;
+    if (flag === undefined || flags[flag] === undefined) throw e;
+    const message = `--${flag} ${flags[flag]}: ${(e as Error).message}`;
+    throw e instanceof RangeError
+      ? new RangeError(message, { cause: e })
+      : new TypeError(message, { cause: e });
+  }
+}
+
+/**
  * A flag holding comma-separated positive integers in plain decimal (`--k-grid 5,10,20`),
  * without duplicates, or `fallback` when it is absent.
  *

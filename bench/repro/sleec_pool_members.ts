@@ -104,11 +104,7 @@ export function buildMember(
     points: embedPoints(xn, v, rank),
     rows: all,
   }];
-  if ((member.kind === "pca" || member.kind === "raw") && D > MAX_DENSE_FEATURES) {
-    throw new RangeError(
-      `sleec-pool: member '${spec}' needs a dense ${D} × ${D} matrix; at most ${MAX_DENSE_FEATURES} features`,
-    );
-  }
+  checkDense(spec, member.kind, D, "sleec-pool");
   switch (member.kind) {
     case "sleec": {
       const [clusters, seed, beta] = member.args;
@@ -123,12 +119,52 @@ export function buildMember(
   }
 }
 
+/** Refuses a `pca` or `raw` member on more than {@linkcode MAX_DENSE_FEATURES} features. */
+function checkDense(spec: string, kind: string, D: number, where: string): void {
+  if ((kind === "pca" || kind === "raw") && D > MAX_DENSE_FEATURES) {
+    throw new RangeError(
+      `${where}: member '${spec}' needs a dense ${D} × ${D} matrix; at most ${MAX_DENSE_FEATURES} features`,
+    );
+  }
+}
+
+/**
+ * Checks member specs before any member is fitted: every spec parses ({@linkcode parseMember}),
+ * and, given `numFeatures`, a `pca` or `raw` member has at most {@linkcode MAX_DENSE_FEATURES}
+ * features. {@linkcode buildMember} would refuse either only when it reaches that member, after
+ * fitting the ones before it. Errors start with `where`.
+ *
+ * @throws {TypeError} naming a spec that is not one of the forms of the module doc
+ * @throws {RangeError} naming a `pca` or `raw` spec on more than MAX_DENSE_FEATURES features
+ *
+ * @example
+ * ```ts
+ * import { checkMembers } from "./sleec_pool_members.ts";
+ * checkMembers(["sleec:1:0", "raw"], "split-check", 500); // fine
+ * try { checkMembers(["sleec:1:0", "pca"], "split-check"); } catch (e) { console.log((e as Error).message); }
+ * // split-check: unknown member 'pca' (sleec:C:SEED[:BETA], pca:W, leml:LAMBDA or raw)
+ * try { checkMembers(["raw"], "split-check", 5000); } catch (e) { console.log((e as Error).message); }
+ * // split-check: member 'raw' needs a dense 5000 × 5000 matrix; at most 4096 features
+ * ```
+ */
+export function checkMembers(
+  specs: readonly string[],
+  where: string,
+  numFeatures?: number,
+): void {
+  for (const spec of specs) {
+    const { kind } = parseMember(spec, where);
+    if (numFeatures !== undefined) checkDense(spec, kind, numFeatures, where);
+  }
+}
+
 /**
  * A member spec parsed: its kind and its numbers (`sleec`: clusters, seed and β, 0 when not
  * given; `pca`: W; `leml`: λ; `raw`: none). What {@linkcode buildMember} builds from, and what a
  * caller can check before any work; errors start with `where`.
  *
  * @throws {TypeError} naming the spec when it is not one of the forms of the module doc
+ * @throws {RangeError} for `sleec:0:SEED` (C, the clusters, is at least 1)
  *
  * @example
  * ```ts
@@ -155,12 +191,15 @@ export function parseMember(
     return v;
   };
   switch (parts[0]) {
-    case "sleec":
+    case "sleec": {
       if (parts.length < 3 || parts.length > 4) break;
-      return {
-        kind: "sleec",
-        args: [num(1, true), num(2, true), parts.length > 3 ? num(3) : 0],
-      };
+      const clusters = num(1, true);
+      if (clusters < 1) {
+        // 0 was fitted as one cluster, under the name of the spec
+        throw new RangeError(`${where}: member '${spec}': C, the clusters, must be at least 1`);
+      }
+      return { kind: "sleec", args: [clusters, num(2, true), parts.length > 3 ? num(3) : 0] };
+    }
     case "pca":
     case "leml":
       if (parts.length !== 2) break;

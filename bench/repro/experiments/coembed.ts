@@ -31,8 +31,8 @@
  * --transLambda (λ of the transductive fit; default: --lambda; refused with --no-transductive),
  * --lambdaX, --lambdaS, --lambdaE, --alpha, --lr, --rowLr, --rff, --rank, --input projected|raw,
  * --init spectral|random, --streamBatch, --streamSteps, --replayRatio, --replay,
- * --replayPerStep 0|1, --streamRowSteps, --foldInSteps, --warmStart, --consolidateEpochs,
- * --no-transductive, --no-baseline.
+ * --replayPerStep 0|1, --streamRowSteps, --foldInSteps, --warmStart, --consolidateEpochs (these
+ * nine set the streaming learner: refused with --no-stream), --no-transductive, --no-baseline.
  *
  * @module
  */
@@ -394,6 +394,19 @@ function meanStd(a: number[]): { mean: number; std: number } {
   return { mean, std };
 }
 
+/** The flags only the streaming learner reads (refused with `--no-stream`). */
+const STREAM_FLAGS = [
+  "streamBatch",
+  "streamSteps",
+  "replayRatio",
+  "replay",
+  "replayPerStep",
+  "streamRowSteps",
+  "foldInSteps",
+  "warmStart",
+  "consolidateEpochs",
+] as const;
+
 function numFlag(flags: Record<string, string | boolean>, name: string): number | undefined {
   const v = flags[name];
   if (v === undefined || v === false) return undefined;
@@ -467,6 +480,17 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
   }
   const doBase = on("baseline");
   const doStream = on("stream");
+  // without the stream nothing reads the streaming learner's flags, while the JSON's `config`
+  // still printed them as the settings of the run
+  const streamOnly = STREAM_FLAGS.filter((name) => flags[name] !== undefined);
+  if (!doStream && streamOnly.length > 0) {
+    const off = flags["no-stream"] !== undefined ? "--no-stream" : "--stream false";
+    throw new TypeError(
+      `coembed experiment: ${streamOnly.map((name) => `--${name}`).join(", ")} ` +
+        `set${streamOnly.length > 1 ? "" : "s"} the streaming learner, which ${off} turns off: ` +
+        `give one or the other`,
+    );
+  }
   const tune = on("tune", false);
   const rowUpdate = String(flags.rowUpdate ?? "fold-in");
   if (rowUpdate !== "fold-in" && rowUpdate !== "joint") {
@@ -508,6 +532,10 @@ const experiment: Experiment = async (ctx: ExperimentContext): Promise<Experimen
     if (v !== undefined) overrides[key] = v;
   }
   const perStep = numFlag(flags, "replayPerStep");
+  if (perStep !== undefined && perStep !== 0 && perStep !== 1) {
+    // any other number was read as 1
+    throw new RangeError(`coembed experiment: --replayPerStep must be 0 or 1, got '${perStep}'`);
+  }
   if (perStep !== undefined) overrides.replayPerStep = perStep !== 0;
   const rank = numFlag(flags, "rank");
   if (rank !== undefined) Object.assign(overrides, { rankX: rank, rankS: rank, rankE: rank });

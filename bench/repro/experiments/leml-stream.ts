@@ -29,19 +29,40 @@
  * periodic closed-form refresh on a reservoir of R rows, see src/models/leml/stream.ts): without
  * replay steps the reservoir still keeps R rows, for the refresh only (replay ratio 0). The JSON
  * then reports `refresh` (count and milliseconds of the final pass's refreshes).
+ * The flags are checked before any work: a value the estimator refuses is an error naming the flag,
+ * and so is `--replay-ratio` (or, but with `--update local`, `--replay`) with `--replay-steps 1`,
+ * which replays nothing.
  * `trainSeconds` is the time spent in `learnMany` during the final pass (the test-then-train
  * predictions are not counted; `passSeconds` includes them); `selectSeconds` the selection.
  *
  * @module
  */
 import type { Experiment, ExperimentFlags } from "../types.ts";
-import { loadTrainTest, prequential, PROPENSITY_FLAGS, validationSplit } from "../harness.ts";
+import {
+  loadTrainTest,
+  namingFlags,
+  prequential,
+  PROPENSITY_FLAGS,
+  validationSplit,
+} from "../harness.ts";
 import { batchesOf, type Dataset } from "../../../src/data/dataset.ts";
 import type { Batch } from "../../../src/data/types.ts";
 import type { Estimator } from "../../../src/models/estimator.ts";
 import { LemlStream, type LemlStreamOptions } from "../../../src/models/leml/mod.ts";
+import { resolveLemlStreamOptions } from "../../../src/models/leml/settings.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { validationScore } from "./leml.ts";
+
+/** The flag each estimator option comes from. */
+const OPTION_FLAGS = {
+  rank: "rank",
+  lr: "lr",
+  lrH: "lrH",
+  lambda: "lambda",
+  replay: "replay",
+  replayRatio: "replay-ratio",
+  replaySteps: "replay-steps",
+} as const;
 
 /** A numeric flag, or undefined when absent. */
 function flagNumber(flags: Record<string, string | boolean>, name: string): number | undefined {
@@ -135,6 +156,17 @@ const lemlStream: Experiment = async (ctx) => {
     throw new TypeError(`leml-stream: --update must be full or local, got '${update}'`);
   }
   const replayRatio = flagNumber(ctx.flags, "replay-ratio") ?? 1;
+  // with --replay-steps 1 nothing is replayed: a replay flag would be printed as if it had been
+  // used (--update local still keeps --replay rows, for its refresh, at ratio 0)
+  if (fixed.replaySteps === 1) {
+    for (const name of update === "local" ? ["replay-ratio"] : ["replay", "replay-ratio"]) {
+      if (ctx.flags[name] === undefined) continue;
+      throw new TypeError(
+        `leml-stream: --${name} does not apply with --replay-steps 1 (no replay` +
+          `${update === "local" ? "; the local refresh's reservoir has ratio 0" : ""})`,
+      );
+    }
+  }
   const cap = Math.max(1, Math.round(0.6 * L));
   let best: Setting = {
     rank: fixed.rank ?? Math.min(64, cap),
@@ -146,6 +178,15 @@ const lemlStream: Experiment = async (ctx) => {
     replayRatio,
     replaySteps: fixed.replaySteps ?? 1,
   };
+  // the estimator's checks, now and naming the flags (they came at the first fit, as options);
+  // a setting with replay steps, as the selection's third round tries, unless there is none
+  const replayed = fixed.replaySteps === 1
+    ? best
+    : { ...best, replay: replayCap, replaySteps: fixed.replaySteps ?? 4 };
+  namingFlags(ctx.flags, OPTION_FLAGS, () =>
+    resolveLemlStreamOptions({
+      ...modelOptions(replayed, lambda, ctx.seed, update, replayCap),
+    } as Record<string, unknown>));
   const validation: Record<string, { score: number; se: number }> = {};
   const t0 = performance.now();
   if (Object.values(fixed).some((v) => v === undefined)) {
@@ -245,6 +286,7 @@ const lemlStream: Experiment = async (ctx) => {
   const file = model.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
   return {
     metrics: { ...ev.metrics, "prequentialP@1": preq.p1 },
+    stdErr: ev.stdErr,
     trainSeconds: learnSeconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: file.byteLength,

@@ -15,18 +15,31 @@
  * model's metrics and file size and the relative PSP@k changes in percent. `--plot FILE.svg`
  * also sweeps ε and λ on the held-out rows and writes the size-vs-PSP@k curve (`src/prune/curve.ts`).
  *
+ * The flags are checked before any work (POP's `--epsilon`, `--lambda` and `--delta` were refused
+ * by the search, after the BR fit).
+ *
  * The protocol itself is `popBr` (src/prune/pop_br.ts), shared with `deno task prune --train br`.
  *
  * @module
  */
 import type { Experiment, ExperimentFlags } from "../types.ts";
-import { loadTrainTest, numberFlag, PROPENSITY_FLAGS } from "../harness.ts";
+import { loadTrainTest, namingFlags, numberFlag, PROPENSITY_FLAGS } from "../harness.ts";
 import { checkOutFile } from "../../../src/cli/commands/args.ts";
 import { BrEstimator, nnzOf } from "../../../src/models/br/mod.ts";
 import { popBr } from "../../../src/prune/pop_br.ts";
 import { curveSvg } from "../../../src/prune/curve.ts";
+import { applyPop } from "../../../src/prune/pop.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { BR_FLAGS, brSettings } from "./br.ts";
+
+/** A model without labels: {@linkcode applyPop} on it only checks the POP options. */
+const NO_WEIGHTS = {
+  numFeatures: 0,
+  numLabels: 0,
+  labelPtr: Int32Array.of(0),
+  featIdx: new Int32Array(0),
+  values: new Float32Array(0),
+};
 
 function choice<T extends string>(
   flags: Record<string, string | boolean>,
@@ -54,7 +67,6 @@ const popExperiment: Experiment = async (ctx) => {
     }));
     await checkOutFile(plot, "plot", { inputs, kind: "svg" });
   }
-  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   const settings = brSettings(ctx.flags);
   const epsilon = numberFlag(ctx.flags, "epsilon", 0.01);
   const lambda = numberFlag(ctx.flags, "lambda", 0.01);
@@ -63,6 +75,16 @@ const popExperiment: Experiment = async (ctx) => {
   const weightType = choice(ctx.flags, "weights", ["f16", "f32"] as const);
   const indexType = choice(ctx.flags, "index", ["u16", "i32"] as const);
   const opts = { epsilon, lambda, delta };
+  // POP's checks, now and naming the flags: the search checked them after the BR fit
+  namingFlags(
+    ctx.flags,
+    { epsilon: "epsilon", lambda: "lambda", delta: "delta" },
+    () => applyPop(NO_WEIGHTS, new Int32Array(0), 0, opts),
+  );
+  if (!(valFraction > 0 && valFraction < 1)) {
+    throw new RangeError(`--val-fraction must be in (0, 1), got '${ctx.flags["val-fraction"]}'`);
+  }
+  const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
   ctx.progress.start(2 * train.numLabels, "br (fit split, then all rows)");
   const r = popBr(train, propensities, {
     ...opts,

@@ -20,6 +20,10 @@
  * unnormalised embeddings, counted votes), which the `knn-embedding` file cannot express; those
  * grid points carry `euclidean: true` and never count as `best`.
  *
+ * Every flag and every variant's configuration is checked before the data is read: an unknown
+ * variant (the `--extra` ones may be named in `--variants`), a setting the trainer refuses,
+ * `--euclidean` other than true or false, or `--learners` when only `reference` runs.
+ *
  * Prints one JSON line per variant as it goes (`best`: the (k, weighting, learners) with the
  * highest mean of P@1, P@3 and P@5; `grid`: every scored point; `fitSeconds`; the i8 and
  * float32 `knn-embedding` model-file bytes), then the usual single result object whose
@@ -34,9 +38,14 @@ import { embedRow } from "../../../src/models/sleec/learner.ts";
 import { subsetRows } from "../../../src/data/dataset_subsets.ts";
 import { propensities as propensitiesOf } from "../../../src/metrics/propensity.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
-import { type SleecConfig, SleecModel, trainSleec } from "../../../src/models/sleec/mod.ts";
+import {
+  resolveConfig,
+  type SleecConfig,
+  SleecModel,
+  trainSleec,
+} from "../../../src/models/sleec/mod.ts";
 import type { Experiment, ExperimentFlags, ExperimentResult } from "../types.ts";
-import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
+import { intList, jsonObjectFlag, namingFlags, numberFlag } from "../harness.ts";
 
 /**
  * One ablation: overrides of the reference configuration.
@@ -341,25 +350,61 @@ const r2 = (v: number) => Math.round(v * 100) / 100;
 
 const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
   const f = ctx.flags;
-  const train = await loadDataset(ctx.dataDir, ctx.dataset, "train");
-  const { fit, valid } = lastRowsSplit(train, numberFlag(f, "valid-fraction") ?? 0.2);
-  // propensities from the fit rows' label counts (A = 0.55, B = 1.5), as repro's harness does
-  const propensities = propensitiesOf(labelCounts(fit.y), Math.max(1, fit.x.numRows), 0.55, 1.5);
+  // every flag and variant is checked before the data is read and the first fit: they were
+  // found out at their turn, after the fits before them
+  const validFraction = numberFlag(f, "valid-fraction") ?? 0.2;
+  if (!(validFraction > 0 && validFraction < 1)) {
+    throw new RangeError(
+      `sleec-ablation: --valid-fraction must be in (0, 1), got ${validFraction}`,
+    );
+  }
+  const euclidean = f.euclidean === true ? "true" : f.euclidean;
+  if (euclidean !== undefined && euclidean !== "true" && euclidean !== "false") {
+    // any other word was read as false
+    throw new TypeError(`sleec-ablation: --euclidean must be true or false, got '${euclidean}'`);
+  }
   const extra = extraVariants(f);
+  const all: Record<string, SleecAblation> = { ...ABLATIONS, ...extra };
   const named = f.variants === undefined
     ? Object.keys(ABLATIONS)
     : String(f.variants).split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   for (const n of named) {
-    if (!(n in ABLATIONS)) {
+    // an --extra variant may be named too (it was refused as unknown)
+    if (!Object.hasOwn(all, n)) {
       throw new TypeError(
-        `sleec-ablation: unknown variant '${n}' (known: ${Object.keys(ABLATIONS).join(", ")})`,
+        `sleec-ablation: unknown variant '${n}' (known: ${Object.keys(all).join(", ")})`,
       );
     }
   }
   const order = [...new Set(["reference", ...named, ...Object.keys(extra)])];
-  const all: Record<string, SleecAblation> = { ...ABLATIONS, ...extra };
   const kGrid = intList(f["k-grid"], [5, 10, 15, 20, 30, 50, 70, 100], "k-grid");
   const learners = numberFlag(f, "learners");
+  if (learners !== undefined && order.length === 1) {
+    throw new TypeError(
+      "sleec-ablation: --learners sets the learners of every variant but reference, the only " +
+        "one run here: name others with --variants or --extra",
+    );
+  }
+  for (const name of order) {
+    const cfg: Partial<SleecConfig> = { seed: ctx.seed, ...REFERENCE, ...all[name].config };
+    if (learners !== undefined && name !== "reference") cfg.numLearners = learners;
+    // the trainer's checks: --learners names its flag, a variant's own config its variant
+    const optionFlags: Record<string, string> = learners !== undefined && name !== "reference"
+      ? { numLearners: "learners" }
+      : {};
+    try {
+      namingFlags(f, optionFlags, () => resolveConfig(cfg as Record<string, unknown>));
+    } catch (e) {
+      if (!(e instanceof TypeError || e instanceof RangeError)) throw e;
+      if (e.message.startsWith("--")) throw e;
+      const Err = e instanceof RangeError ? RangeError : TypeError;
+      throw new Err(`sleec-ablation: variant '${name}': ${e.message}`, { cause: e });
+    }
+  }
+  const train = await loadDataset(ctx.dataDir, ctx.dataset, "train");
+  const { fit, valid } = lastRowsSplit(train, validFraction);
+  // propensities from the fit rows' label counts (A = 0.55, B = 1.5), as repro's harness does
+  const propensities = propensitiesOf(labelCounts(fit.y), Math.max(1, fit.x.numRows), 0.55, 1.5);
   const rows: Record<string, unknown>[] = [];
   const fits = new Map<string, { model: SleecModel; fitSeconds: number }>();
   let fitTotal = 0;
@@ -406,7 +451,7 @@ const sleecAblation: Experiment = async (ctx): Promise<ExperimentResult> => {
         }
       }
     }
-    if (f.euclidean === true || f.euclidean === "true") {
+    if (euclidean === "true") {
       if (model.knn.clusters.length === T) {
         for (const k of kGrid) {
           const r = evaluateModel(new EuclideanKnn(model, fit.x, k), valid, {

@@ -50,6 +50,7 @@ import {
   intList,
   jsonObjectFlag,
   loadTrainTest,
+  namingFlags,
   numberFlag,
   positiveIntFlag,
   PROPENSITY_FLAGS,
@@ -227,6 +228,39 @@ const sleecCurve: Experiment = async (ctx) => {
   const nGrid = fixedN !== undefined
     ? [fixedN]
     : intList(f["neighbours-grid"], [100, 250], "neighbours-grid");
+  // the trainer's checks, now and naming the flags: a bad --learners, --rank or grid entry was
+  // refused by the final fit (as an option), after the selection's fits
+  namingFlags(f, {
+    numLearners: "learners",
+    rank: "rank",
+    numClusters: "clusters",
+    svpNeighbours: fixedN !== undefined ? "neighbours" : "neighbours-grid",
+    k: fixedK !== undefined ? "k" : "k-grid",
+  }, () =>
+    resolveConfig({
+      ...base,
+      numLearners: T,
+      numClusters: Math.max(...cGrid),
+      svpNeighbours: Math.max(...nGrid),
+      k: Math.max(...kGrid),
+    }));
+  // (before the selection too: its featureWeighting comes from --config alone)
+  const members = membersFlag(f, base);
+  // a member's rank must be the model's: `pca` has min(rank, D), `raw` D (refused after the
+  // ensemble was trained, and on emotions' 72 features, `pca` at the default rank 100 was)
+  const modelRank = resolveConfig(base as Record<string, unknown>).rank, D = train.x.numCols;
+  for (const m of members) {
+    const { kind } = parseMember(m, "sleec-curve");
+    const r = kind === "raw" ? D : kind === "pca" ? Math.min(modelRank, D) : modelRank;
+    if (r !== modelRank) {
+      throw new RangeError(
+        `sleec-curve: member '${m}' has another rank than the model's ${modelRank} (${r}, ` +
+          `from the ${D} features of --dataset ${ctx.dataset}): give --rank ${
+            kind === "raw" ? D : `${D} or less`
+          }`,
+      );
+    }
+  }
   let k = kGrid[0], weighted = wGrid[0], clusters = cGrid[0], neighbours = nGrid[0];
   const validation: Record<string, number> = {};
   const t0 = performance.now();
@@ -260,7 +294,6 @@ const sleecCurve: Experiment = async (ctx) => {
   base.numClusters = clusters;
   base.svpNeighbours = neighbours;
   const selectSeconds = (performance.now() - t0) / 1000;
-  const members = membersFlag(f, base);
   ctx.progress.start(undefined, `train ${T} learners`);
   const { result: trained, seconds } = await timeSeconds(() =>
     trainSleec(

@@ -13,6 +13,7 @@
  * ...]}'`; by default the members alone and all of them together), each with P@1/3/5 and their
  * mean for every k. `--config` sets the SLEEC options of every member (n̄, rank, …; default n̄ =
  * 250 as `sleec-ablation`). `--seed` other than 0 is refused: the seeds are in the member specs.
+ * Every member spec is checked before the first member is fitted.
  *
  * @module
  */
@@ -24,7 +25,7 @@ import { topKDense } from "../../../sdk/internal.ts";
 import { PrecisionAtK } from "../../../src/metrics/precision.ts";
 import { voteWeights } from "../../../src/models/sleec/predictor.ts";
 import { intList, jsonObjectFlag, numberFlag } from "../harness.ts";
-import { buildMember, nearestRows, type Neighbours } from "../sleec_pool_members.ts";
+import { buildMember, checkMembers, nearestRows, type Neighbours } from "../sleec_pool_members.ts";
 import type { Experiment, ExperimentFlags, ExperimentResult } from "../types.ts";
 import { lastRowsSplit } from "./sleec-ablation.ts";
 
@@ -85,6 +86,8 @@ const sleecPool: Experiment = async (ctx): Promise<ExperimentResult> => {
     throw new TypeError("sleec-pool: --members needs a comma-separated list of member specs");
   }
   const specs = [...new Set(String(f.members).split(",").map((s) => s.trim()).filter(Boolean))];
+  // every spec now, not when its turn comes after the members before it were fitted
+  checkMembers(specs, "sleec-pool");
   const combos: Record<string, string[]> = {};
   for (const [name, list] of Object.entries(jsonObjectFlag(f, "combos", "sleec-pool"))) {
     if (!Array.isArray(list) || list.length === 0 || list.some((s) => !specs.includes(s))) {
@@ -104,8 +107,13 @@ const sleecPool: Experiment = async (ctx): Promise<ExperimentResult> => {
     svpNeighbours: 250,
     ...jsonObjectFlag(f, "config", "sleec-pool", "an object of SLEEC options"),
   };
+  const validFraction = numberFlag(f, "valid-fraction") ?? 0.2;
+  if (!(validFraction > 0 && validFraction < 1)) {
+    throw new RangeError(`sleec-pool: --valid-fraction must be in (0, 1), got ${validFraction}`);
+  }
   const train = await loadDataset(ctx.dataDir, ctx.dataset, "train");
-  const { fit, valid } = lastRowsSplit(train, numberFlag(f, "valid-fraction") ?? 0.2);
+  checkMembers(specs, "sleec-pool", train.x.numCols);
+  const { fit, valid } = lastRowsSplit(train, validFraction);
   const xn = preprocessRows(fit.x, { l2Normalize: true });
   const qn = preprocessRows(valid.x, { l2Normalize: true });
   const fitLabels = labelLists(fit.y), truth = labelLists(valid.y), L = fit.y.numCols;

@@ -16,6 +16,8 @@
  * hyper-parameters are the estimator's defaults (n̄ = 100, one cluster, one learner) unless
  * flagged.
  *
+ * The flags are checked before any work: a value the estimator refuses is an error naming the flag.
+ *
  * `trainSeconds` is the whole pass (learning, refreshes and the prequential predictions) plus
  * the final refresh.
  *
@@ -25,6 +27,7 @@ import type { Experiment, ExperimentFlags } from "../types.ts";
 import {
   intList,
   loadTrainTest,
+  namingFlags,
   numberFlag,
   positiveIntFlag,
   prequential,
@@ -36,6 +39,7 @@ import { batchesOf } from "../../../src/data/dataset.ts";
 import type { Dataset } from "../../../src/data/dataset.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { SleecModel, SleecStream, type SleecStreamOptions } from "../../../src/models/sleec/mod.ts";
+import { resolveConfig } from "../../../src/models/sleec/config.ts";
 
 const sleecStream: Experiment = async (ctx) => {
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
@@ -59,7 +63,7 @@ const sleecStream: Experiment = async (ctx) => {
     const v = numberFlag(f, flag);
     if (v !== undefined) opts[key] = v;
   }
-  const batch = numberFlag(f, "batch") ?? 32;
+  const batch = positiveIntFlag(f, "batch") ?? 32;
   const stream = (ds: Dataset, k: number) => {
     const m = new SleecStream({ ...opts, k });
     const pre = prequential(m, batchesOf(ds, batch), {
@@ -76,6 +80,14 @@ const sleecStream: Experiment = async (ctx) => {
   const kGrid = fixedK !== undefined
     ? [fixedK]
     : intList(f["k-grid"], [5, 10, 15, 20, 30, 50, 70, 100], "k-grid");
+  // the estimator's checks, now and naming the flags (they came at the first fit, as options)
+  const optionFlags = Object.fromEntries(flagKeys.map(([flag, key]) => [key, flag]));
+  const kFlag = f.k !== undefined ? "k" : "k-grid";
+  namingFlags(
+    f,
+    { ...optionFlags, k: kFlag },
+    () => resolveConfig({ ...opts, k: Math.max(...kGrid) }),
+  );
   const validation: Record<string, number> = {};
   let k = kGrid[0];
   const t0 = performance.now();
@@ -105,6 +117,7 @@ const sleecStream: Experiment = async (ctx) => {
   const file = m.toModelFile({ labelNames, meta: { dataset: ctx.dataset } });
   return {
     metrics: { ...ev.metrics, "prequentialP@1": pre.p1, "P@1BeforeFinalRefresh": beforeFinal },
+    stdErr: ev.stdErr,
     trainSeconds: seconds + finalSeconds,
     predictMsPerRow: ev.predictMsPerRow,
     modelBytes: file.byteLength,

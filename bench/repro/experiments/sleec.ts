@@ -17,6 +17,8 @@
  * grid entry. The model is then refitted on the whole training file; the test file is read only
  * for the final evaluation. Embedding dimension 100, one learner unless flagged.
  *
+ * The flags are checked before any work: a value the trainer refuses is an error naming the flag.
+ *
  * `trainSeconds` is the final fit; the selection time is `selectSeconds`. `modelBytes` is the
  * `knn-embedding` model file (float32 points); `modelBytesI8` the same with 8-bit points.
  *
@@ -26,6 +28,7 @@ import type { Experiment, ExperimentFlags } from "../types.ts";
 import {
   intList,
   loadTrainTest,
+  namingFlags,
   numberFlag,
   positiveIntFlag,
   PROPENSITY_FLAGS,
@@ -34,6 +37,16 @@ import {
 } from "../harness.ts";
 import { evaluateModel } from "../../../src/metrics/evaluate.ts";
 import { type SleecConfig, trainSleec } from "../../../src/models/sleec/mod.ts";
+import { resolveConfig } from "../../../src/models/sleec/config.ts";
+
+/** The flag each SLEEC option comes from. */
+const OPTION_FLAGS = {
+  numLearners: "learners",
+  numClusters: "clusters",
+  rank: "rank",
+  lambda: "lambda",
+  mu: "mu",
+} as const;
 
 const sleec: Experiment = async (ctx) => {
   const { train, test, propensities, labelNames } = await loadTrainTest(ctx);
@@ -72,6 +85,20 @@ const sleec: Experiment = async (ctx) => {
   if (!Number.isInteger(splits) || splits < 1) {
     throw new TypeError(`--splits must be a positive integer, got ${splits}`);
   }
+  // the trainer's checks, now and naming the flags (they came at the first fit, as options)
+  // (the largest of each grid: the option checks are ranges)
+  const optionFlags = {
+    ...OPTION_FLAGS,
+    k: f.k !== undefined ? "k" : "k-grid",
+    svpNeighbours: f.neighbours !== undefined ? "neighbours" : "neighbours-grid",
+  };
+  namingFlags(f, optionFlags, () =>
+    resolveConfig({
+      ...base,
+      numClusters: Math.max(...cGrid),
+      svpNeighbours: Math.max(...nGrid),
+      k: Math.max(...kGrid),
+    }));
   // summed validation score of every (C, n̄, k, weighting), in grid order
   const sums = new Map<string, { score: number; c: number; n: number; k: number; w: boolean }>();
   const t0 = performance.now();

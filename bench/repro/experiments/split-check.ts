@@ -12,7 +12,8 @@
  *
  * It chooses nothing: no setting is tuned here, so reading the test file is a measurement of the
  * splits, not of a choice. Prints one JSON line per member and split, and per member the spread of
- * the validation means and the test mean's distance to them.
+ * the validation means and the test mean's distance to them. Every member spec is checked before
+ * the first member is fitted.
  *
  * @module
  */
@@ -23,7 +24,7 @@ import type { Dataset } from "../../../src/data/types.ts";
 import { labelLists } from "../../../src/models/sleec/batch.ts";
 import type { SleecConfig } from "../../../src/models/sleec/config.ts";
 import { jsonObjectFlag, numberFlag, validationSplit } from "../harness.ts";
-import { buildMember, nearestRows } from "../sleec_pool_members.ts";
+import { buildMember, checkMembers, nearestRows } from "../sleec_pool_members.ts";
 import type { Experiment, ExperimentFlags, ExperimentResult } from "../types.ts";
 import { lastRowsSplit } from "./sleec-ablation.ts";
 import { poolPrecision } from "./sleec-pool.ts";
@@ -38,6 +39,8 @@ const splitCheck: Experiment = async (ctx): Promise<ExperimentResult> => {
   if (f.members === true || specs.length === 0) {
     throw new TypeError("split-check: --members needs a comma-separated list of member specs");
   }
+  // every spec now, not when its turn comes after the members before it were fitted
+  checkMembers(specs, "split-check");
   const count = numberFlag(f, "splits") ?? 4;
   const k = numberFlag(f, "k") ?? 30;
   const power = numberFlag(f, "vote-power") ?? 8;
@@ -62,6 +65,7 @@ const splitCheck: Experiment = async (ctx): Promise<ExperimentResult> => {
   };
   const train = await loadDataset(ctx.dataDir, ctx.dataset, "train");
   const test = await loadDataset(ctx.dataDir, ctx.dataset, "test");
+  checkMembers(specs, "split-check", train.x.numCols);
   const n = train.x.numRows, nValid = Math.round(n * 0.2);
   const range = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, i) => a + i);
   const splits: { name: string; fit: Dataset; valid: Dataset }[] = [
