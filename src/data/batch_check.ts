@@ -14,6 +14,7 @@ import type { Batch } from "./types.ts";
  * sizes it needs: the largest index + 1, at least the declared `numCols` of `x` and of `y` (and
  * `observed`).
  *
+ * @throws {TypeError} when `batch` is not an object holding `x` and `y`
  * @throws {RangeError} naming the part, the row and the entry at fault
  *
  * @example
@@ -30,6 +31,13 @@ import type { Batch } from "./types.ts";
  * ```
  */
 export function checkBatch(batch: Batch, where: string, limits?: SpaceLimits): [number, number] {
+  if (batch === null || typeof batch !== "object" || !isObject(batch.x) || !isObject(batch.y)) {
+    throw new TypeError(
+      `${where}: the batch must be an object { x, y } of two CSR matrices, got ${
+        batch === null || typeof batch !== "object" ? String(batch) : "an object without x or y"
+      }`,
+    );
+  }
   const { x, y, observed, fullyObserved, ids } = batch;
   const n = x.numRows;
   if (!(Number.isInteger(n) && n >= 0)) {
@@ -231,3 +239,5 @@ export function checkRowEntries(
   }
   return prev;
 }
+
+const isObject = (v: unknown): boolean => v !== null && typeof v === "object";

@@ -239,8 +239,8 @@ export class BrEstimator implements Estimator {
 
   /** Learns from a minibatch (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
-    const { x } = batch;
     const [maxF, maxL] = checkBatch(batch, "br.learnMany", this.#cfg);
+    const { x } = batch;
     // SGD on raw values: weights grow by lr·value a step and scores by lr·value², past float32
     // from about 1e19 (../../optim/limits.ts); Adam's steps stay near lr and need no limit
     checkRawValues(batch, "br.learnMany", this.#valueLimit());

@@ -106,8 +106,8 @@ export class KnnEstimator implements Estimator {
 
   /** Stores every row of the batch (the batch is not mutated). */
   learnMany(batch: Batch): void {
-    const { x, y } = batch;
     const [needD, needL] = checkBatch(batch, "knn.learnMany", this.#limits);
+    const { x, y } = batch;
     this.#numFeatures = Math.max(this.#numFeatures, needD);
     this.#numLabels = Math.max(this.#numLabels, needL);
     for (let i = 0; i < x.numRows; i++) {

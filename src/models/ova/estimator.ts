@@ -488,8 +488,8 @@ export class OvaEstimator implements Estimator {
 
   /** Learns from a minibatch, row by row (grows to the batch's feature and label spaces). */
   learnMany(batch: Batch): void {
-    const { x } = batch;
     const [maxF, maxL] = checkBatch(batch, "ova.learnMany", this.config);
+    const { x } = batch;
     this.#grow(maxF, maxL);
     this.#learnRows(batch, true);
     const res = this.#reservoir;

@@ -104,8 +104,8 @@ export class PopularityEstimator implements Estimator {
 
   /** Counts the batch's label occurrences (the batch is not mutated). */
   learnMany(batch: Batch): void {
-    const { y } = batch;
     const [needD, needL] = checkBatch(batch, "popularity.learnMany", this.#limits);
+    const { y } = batch;
     this.#numFeatures = Math.max(this.#numFeatures, needD);
     this.#growLabels(needL);
     const end = y.indptr[y.numRows];

@@ -129,8 +129,8 @@ export class SleecStream implements Estimator {
 
   /** Learns every row of the batch in order (the batch is not mutated). */
   learnMany(batch: Batch): void {
-    const { x, y } = batch;
     const [needD, needL] = checkBatch(batch, "sleec.learnMany", this.#limits);
+    const { x, y } = batch;
     this.#grow(needD, needL);
     const xn = preprocessRows(x, { l2Normalize: true });
     for (let i = 0; i < x.numRows; i++) {
