@@ -45,7 +45,12 @@ export interface SyntheticOptions {
   numLabels?: number;
   /** Average number of feature draws per row, about the average non-zeros (default 25). */
   avgNnz?: number;
-  /** Average number of labels per row, at least 1 (default 2.5). */
+  /**
+   * Average number of labels per row, at least 1 (default 2.5). A row's further labels come
+   * mostly (`coherence`) from its first label's topic, about `numLabels / topics` labels, in at
+   * most 8 draws per label wanted, so an average near or past a topic's size is not reached
+   * (10,000 at 10⁵ labels gave about 6,500 a row).
+   */
   avgLabels?: number;
   /** Power-law exponent of the label frequencies (default 1). */
   labelExponent?: number;
