@@ -66,12 +66,17 @@ Deno.test("factories: options that are not an object are a TypeError naming the 
   }
 });
 
-Deno.test("br.toModelFile and coembed's predict errors name the method", async () => {
+Deno.test("br and ova toModelFile and coembed's predict errors name the method", async () => {
   const br = (await loadFactory("br")).create({ seed: 1, numFeatures: 4, numLabels: 3 });
+  const ova = (await loadFactory("ova")).create({ seed: 1, numFeatures: 4, numLabels: 3 });
   const coembed = (await loadFactory("coembed")).create({ seed: 1, numFeatures: 4, numLabels: 3 });
   coembed.learnOne(x, [0]);
   assertBadInput([
     [() => br.toModelFile({ labelNames: ["a"] }), /^br\.toModelFile: 1 label names for 3 labels$/],
+    [
+      () => ova.toModelFile({ labelNames: ["a"] }),
+      /^ova\.toModelFile: 1 label names for 3 labels$/,
+    ],
     [
       () => br.toModelFile({ featureNames: ["a"] }),
       /^br\.toModelFile: 1 feature names for 4 features$/,

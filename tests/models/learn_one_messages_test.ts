@@ -1,7 +1,7 @@
 // learnOne hands its example to learnMany as a one-row batch, and its errors named learnMany and
 // the batch's row ("leml.learnMany: row 0 of y: label index 7 is out of range ..."), a batch the
 // caller never built. They now name learnOne, without the row (src/models/learn_one.ts), in every
-// model but ova (whose learnOne is another file's); learnMany's own messages are unchanged.
+// model; learnMany's own messages are unchanged.
 // CoEmbed's prefix was "CoEmbed learnMany" where the others write "leml.learnMany".
 import { loadFactory, MODEL_NAMES } from "../../src/models/registry.ts";
 import { batchFactory } from "../../src/models/leml/mod.ts";
@@ -18,7 +18,7 @@ const row = (indices: number[], values: number[]): SparseVector => ({
 async function models(): Promise<[string, EstimatorFactory, Record<string, unknown>][]> {
   const out: [string, EstimatorFactory, Record<string, unknown>][] = [];
   for (const name of MODEL_NAMES) {
-    if (name !== "ova") out.push([name, await loadFactory(name), {}]);
+    out.push([name, await loadFactory(name), {}]);
   }
   out.push(["leml batch", batchFactory, { rank: 2, iterations: 1 }]);
   return out;

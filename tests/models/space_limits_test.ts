@@ -40,7 +40,7 @@ Deno.test("growth limits: the limits a model was created with survive toState an
   const message = messageOf(() => r.learnOne(x, [7]));
   assertEquals(
     message,
-    "ova.learnMany: row 0 of y: label index 7 is out of range [0, 7): above the model's maxLabels 7",
+    "ova.learnOne: y: label index 7 is out of range [0, 7): above the model's maxLabels 7",
   );
   assert(
     messageOf(() => ova.create({ maxLabels: 0 })).includes("option maxLabels must be an integer"),

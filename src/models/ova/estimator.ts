@@ -37,7 +37,7 @@
 import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
-import { oneRowBatch } from "../../data/one_row_batch.ts";
+import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
@@ -590,7 +590,7 @@ export class OvaEstimator implements Estimator {
 
   /** Learns from one example; `y` lists the positive labels. */
   learnOne(x: SparseVector, y: ArrayLike<number>): void {
-    this.learnMany(oneRowBatch(x, y, "ova.learnOne"));
+    learnOneVia(this, x, y, "ova");
   }
 
   /** Exact scores of every label (O(L); for evaluation). */
@@ -720,6 +720,7 @@ export class OvaEstimator implements Estimator {
           ? { ...options.preprocess, l2Normalize: true }
           : options.preprocess,
         meta: { trainer: "ova", ...withoutLimits(this.config), rows: this.#rows, ...options.meta },
+        where: "ova.toModelFile",
       },
     );
     return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
