@@ -49,7 +49,11 @@ export { Vocabulary, type VocabularyJSON } from "./src/data/vocabulary.ts";
 export { FeatureHasher, type HashingJSON, type HashingOptions } from "./src/data/hashing.ts";
 export { TfIdf, type TfIdfJSON } from "./src/data/tfidf.ts";
 export { l2Normalized } from "./src/data/normalize.ts";
-export { syntheticExamples, type SyntheticOptions } from "./src/data/synthetic.ts";
+export {
+  syntheticExamples,
+  type SyntheticOptions,
+  writeSyntheticXc,
+} from "./src/data/synthetic.ts";
 export {
   batchesOf,
   type Dataset,

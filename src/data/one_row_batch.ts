@@ -34,8 +34,16 @@ export function oneRowBatch(x: SparseVector, y: ArrayLike<number>, where: string
     );
   }
   for (let i = 0; i < y.length; i++) {
-    if (!(Number.isInteger(y[i]) && y[i] >= 0 && y[i] <= 0x7fffffff)) {
-      throw new RangeError(`${where}: label ${y[i]} is not a non-negative integer`);
+    const v: unknown = y[i];
+    if (typeof v !== "number") {
+      throw new TypeError(
+        `${where}: y[${i}] must be a label index (a number), got ${
+          typeof v === "string" ? `${JSON.stringify(v)} (a string)` : String(v)
+        }`,
+      );
+    }
+    if (!(Number.isInteger(v) && v >= 0 && v <= 0x7fffffff)) {
+      throw new RangeError(`${where}: label ${v} is not a non-negative integer`);
     }
   }
   const sorted = Int32Array.from(y).sort();

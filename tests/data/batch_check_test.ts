@@ -100,6 +100,20 @@ Deno.test("oneRowBatch: labels sorted and kept once, features as given, sizes fr
       `${l}`,
     );
   }
+  // a label given as a string said `label 3 is not a non-negative integer`, as if 3 were refused
+  {
+    let e: unknown;
+    try {
+      oneRowBatch(x, [0, "3" as unknown as number], "t");
+    } catch (err) {
+      e = err;
+    }
+    assert(e instanceof TypeError, String(e));
+    assert(
+      (e as Error).message === 't: y[1] must be a label index (a number), got "3" (a string)',
+      (e as Error).message,
+    );
+  }
   // a bare label number would be read as no labels at all
   for (const [y, what] of [[3, "number"], [null, "null"], [{}, "an object without a length"]]) {
     let err: unknown;
