@@ -1,16 +1,17 @@
 /**
  * `deno task demo [--data FILE|URL|-] [--format xc|libsvm|ndjson] [--on-error fail|skip]
  * [--feature-keys index|name] [--text|--text-only] [--hash-dim N] [--tfidf] [--l2] [--rows N]
- * [--features D --labels L --avg-nnz K] [--model NAME] [--batch-size B] [--seed S]
- * [--holdout F] [--plot FILE.svg]`: streams a multi-label dataset through a streaming model
- * in minibatches, test-then-train, with a progress bar showing the prequential P@1; then
- * evaluates the model on held-out rows and prints the metrics as ONE JSON object on the last
- * stdout line.
+ * [--features D --labels L --avg-nnz K] [--model NAME] [--option KEY=VALUE]...
+ * [--batch-size B] [--seed S] [--holdout F] [--plot FILE.svg]`: streams a multi-label dataset
+ * through a streaming model in minibatches, test-then-train, with a progress bar showing the
+ * prequential P@1; then evaluates the model on held-out rows and prints the metrics as ONE JSON
+ * object on the last stdout line.
  *
  * Without `--data` the rows come from the synthetic generator (planted structure, power-law
  * label frequencies), so the demo needs no data directory and no server. Every `1/F`-th row
  * (F = `--holdout`, default 0.2) is held out for the final evaluation and never learned from.
- * `--model` is any name of `src/models/registry.ts` (default: leml, streaming LEML).
+ * `--model` is any name of `MODEL_NAMES` (src/models/registry.ts; default: leml, streaming LEML),
+ * `--option KEY=VALUE` sets one of its settings, as for `tagstream train`.
  *
  * @module
  */
@@ -36,9 +37,12 @@ import {
   type Flags,
   type FlagSpec,
   intFlag,
+  modelNamesUsage,
   numberFlag,
   parseFlags,
+  seededModelOptions,
   stringFlag,
+  usageWithModelOptions,
 } from "./commands/args.ts";
 import { writeFileAtomic } from "../service/checkpoint.ts";
 
@@ -430,7 +434,10 @@ const USAGE = `Usage: deno task demo [options]
   --rows N                rows to stream (default ${DEFAULT_SYNTHETIC_ROWS} synthetic; all of --data)
   --features D --labels L --avg-nnz K   shape of the synthetic data (default ${DEFAULT_SYNTHETIC.numFeatures},
                           ${DEFAULT_SYNTHETIC.numLabels}, ${DEFAULT_SYNTHETIC.avgNnz})
-  --model NAME            leml (default), coembed, br, knn, popularity, ...
+  --model NAME            ${modelNamesUsage(DEFAULT_DEMO_MODEL)}
+  --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32); an
+                          unknown key or a bad value is an error naming what is allowed;
+                          --model NAME --help lists the model's options
   --batch-size B          minibatch size (default 64)
   --seed S                seed of the data and the model (default 0)
   --holdout F             share of rows held out for evaluation (default 0.2)
@@ -452,6 +459,7 @@ const DEMO_FLAGS: FlagSpec = {
   labels: "string",
   "avg-nnz": "string",
   model: "string",
+  option: "multiple",
   "batch-size": "string",
   seed: "string",
   holdout: "string",
@@ -490,7 +498,7 @@ async function main(args: string[]): Promise<void> {
     program: "deno task demo",
   });
   if (f.values.help) {
-    console.log(USAGE);
+    console.log(await usageWithModelOptions(USAGE, f));
     return;
   }
   const data = stringFlag(f, "data");
@@ -554,6 +562,8 @@ async function main(args: string[]): Promise<void> {
     rows: intFlag(f, "rows", undefined, 1, 2 ** 31 - 1),
     synthetic,
     model: stringFlag(f, "model"),
+    // --seed and --option KEY=VALUE, as `tagstream train` reads them (the seed given once)
+    modelOptions: seededModelOptions(f),
     batchSize: intFlag(f, "batch-size", undefined, 1, 1 << 16),
     // (the models' seed range: out of it, the model's option would be named, not the flag)
     seed: intFlag(f, "seed", undefined, 0, 2 ** 32 - 1),

@@ -1,6 +1,8 @@
 /**
- * Maps model names ("leml", "sleec", "coembed", "br", "ova", and the baselines "knn" and "popularity")
- * to their {@linkcode EstimatorFactory}.
+ * Maps model names to their {@linkcode EstimatorFactory}. {@linkcode MODEL_NAMES} is the one list
+ * of the models: the help texts of `tagstream train`/`serve` and `deno task demo` are built from
+ * it, and the tests (tests/models/contract_registry_test.ts, tests/docs/) check that every name
+ * has its estimator checks and appears in the help texts and DEVELOPERS.md ("Adding a model").
  * Models that are statically imported here are always available; the others are loaded from
  * `src/models/<name>/mod.ts` on demand by {@linkcode loadFactory}.
  *

@@ -198,21 +198,43 @@ Deno.test("toModelFile: every model refuses an unknown option, a bad quantize an
   );
 });
 
+/**
+ * Registered models that break the longer-`out` contract, each with why, until fixed: their
+ * check is reported as ignored (below) rather than left out without a word.
+ */
+const LONGER_OUT_FAILS: Partial<Record<string, string>> = {
+  // RandomFeaturesPredictor.scores (src/models/coembed/predictor.ts) returns the whole `out`
+  // (length numLabels + 3), as LEML, BR and OVA did before tests/models/ova/predict_scores_out_test.ts
+  coembed: "returns the whole out, not its first numLabels entries",
+};
+
 Deno.test("predictScores: an out shorter than numLabels is refused; a longer one is written into", async () => {
   for (const name of MODEL_NAMES) {
     const m = await trained(name);
     const q = data.rows[2].x;
     const m1 = messageOf(() => m.predictScores(q, new Float32Array(1)));
     assert(/out has (length )?1/.test(m1), `${name}: "${m1}"`);
-    if (["sleec", "knn", "popularity"].includes(name)) {
-      const out = new Float32Array(m.numLabels + 3).fill(7);
-      const s = m.predictScores(q, out);
-      assertEquals(s.length, m.numLabels, name);
-      assertEquals(Array.from(out.subarray(0, m.numLabels)), Array.from(m.predictScores(q)), name);
-      assertEquals(out[m.numLabels], 7, name);
-    }
+    if (LONGER_OUT_FAILS[name] === undefined) checkLongerOut(name, m);
   }
 });
+
+/** The scores go into the first numLabels entries of a longer `out`; the rest is left alone. */
+function checkLongerOut(name: string, m: Estimator): void {
+  const q = data.rows[2].x;
+  const out = new Float32Array(m.numLabels + 3).fill(7);
+  const s = m.predictScores(q, out);
+  assertEquals(s.length, m.numLabels, name);
+  assertEquals(Array.from(out.subarray(0, m.numLabels)), Array.from(m.predictScores(q)), name);
+  assertEquals(Array.from(out.subarray(m.numLabels)), [7, 7, 7], name);
+}
+
+for (const [name, why] of Object.entries(LONGER_OUT_FAILS)) {
+  Deno.test({
+    name: `predictScores: ${name} writes into a longer out (ignored, known failure: ${why})`,
+    ignore: true,
+    fn: async () => checkLongerOut(name, await trained(name)),
+  });
+}
 
 Deno.test("SleecStream and BrEstimator: sizes checked like the factory's; a size that cannot be allocated leaves the model as it was", async () => {
   assertEquals(new SleecStream({ numFeatures: "3" as never }).numFeatures, 3);

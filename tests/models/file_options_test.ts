@@ -5,7 +5,7 @@
 import { FeatureHasher } from "../../src/data/hashing.ts";
 import { examplesToBatch } from "../../src/data/batcher.ts";
 import type { Example } from "../../src/data/types.ts";
-import { loadFactory } from "../../src/models/registry.ts";
+import { loadFactory, MODEL_NAMES } from "../../src/models/registry.ts";
 import { applyModelFileOptions } from "../../src/models/file_options.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { loadModel } from "../../sdk/mod.ts";
@@ -30,7 +30,9 @@ function namedRows(
   return rows;
 }
 
-for (const kind of ["leml", "br", "sleec", "popularity", "coembed"]) {
+// every registered model that writes a model file: the kNN baseline refuses to (the file would
+// ship its whole training set: KnnEstimator.toModelFile throws a TypeError saying so)
+for (const kind of MODEL_NAMES.filter((n) => n !== "knn")) {
   Deno.test(`${kind}: a model trained on hashed named features answers named queries the same in the SDK`, async () => {
     for (const signed of [false, true]) {
       const hasher = new FeatureHasher({ dim: 64, seed: 11, signed });

@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { isGzipFile } from "../../data/file_lines.ts";
 import type { LearnerOptions } from "../../service/learner.ts";
-import { loadFactory } from "../../models/registry.ts";
+import { loadFactory, MODEL_NAMES } from "../../models/registry.ts";
 
 /**
  * One `tagstream` sub-command.
@@ -470,9 +470,26 @@ export const LEARNER_FLAGS: FlagSpec = {
   "strict-fields": "boolean",
 };
 
+/**
+ * The model names for a `--model NAME` help line: every name of `MODEL_NAMES`
+ * (src/models/registry.ts), in its order, `dflt` marked as the default.
+ *
+ * @example
+ * ```ts
+ * import { modelNamesUsage } from "./args.ts";
+ * console.log(modelNamesUsage("leml")); // leml (default), sleec, coembed, br, ova, knn, popularity
+ * ```
+ */
+export function modelNamesUsage(dflt: string): string {
+  if (!(MODEL_NAMES as readonly string[]).includes(dflt)) {
+    throw new TypeError(`default model '${dflt}' is not one of ${MODEL_NAMES.join(", ")}`);
+  }
+  return MODEL_NAMES.map((n) => n === dflt ? `${n} (default)` : n).join(", ");
+}
+
 /** Help text of {@linkcode LEARNER_FLAGS}. */
 export const LEARNER_USAGE = `Model and learner:
-  --model NAME            leml (default), sleec, coembed, br, ova, knn, popularity
+  --model NAME            ${modelNamesUsage("leml")}
   --seed S                model seed, an integer in [0, 2^32 - 1] (default 0)
   --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32, or
                           --model br --option learningRate=0.05); an unknown key, a bad
@@ -945,10 +962,23 @@ export function learnerOptionFlags(f: Flags): LearnerOptions {
 }
 
 /**
- * `--seed` (default 0) and the `--option` pairs as model options: `--option seed=S` beside a
- * `--seed` of another value is a TypeError (one of the two would be ignored).
+ * `--seed` (default 0) and the `--option` pairs ({@linkcode modelOptionFlags}) as model options:
+ * `--option seed=S` beside a `--seed` of another value is a TypeError (one of the two would be
+ * ignored). Shared by `train`, `serve` and `deno task demo`.
+ *
+ * @example
+ * ```ts
+ * import { seededModelOptions } from "./args.ts";
+ * const f = { values: { seed: "7", option: ["rank=8"] }, positionals: [] };
+ * console.log(seededModelOptions(f)); // { seed: 7, rank: "8" }
+ * try {
+ *   seededModelOptions({ values: { seed: "7", option: ["seed=8"] }, positionals: [] });
+ * } catch (e) {
+ *   console.log((e as Error).message); // --seed 7 and --option seed=8 disagree: give the seed once
+ * }
+ * ```
  */
-function seededModelOptions(f: Flags): Record<string, unknown> {
+export function seededModelOptions(f: Flags): Record<string, unknown> {
   // every model takes a seed in [0, 2³² − 1] (src/models/settings.ts SEED_SPEC): named as the flag
   const seed = intFlag(f, "seed", 0, 0, 2 ** 32 - 1);
   const options = modelOptionFlags(f);
