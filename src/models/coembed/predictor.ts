@@ -352,7 +352,8 @@ export class RandomFeaturesPredictor {
 
   /**
    * Scores of every label for a sparse row (indices ≥ numFeatures are ignored), written into
-   * `out` when given (a `RangeError` when it is shorter than numLabels).
+   * the first numLabels entries of `out` when given (a `RangeError` when it is shorter); returns
+   * those numLabels entries.
    */
   scores(
     indices: ArrayLike<number>,
@@ -370,7 +371,7 @@ export class RandomFeaturesPredictor {
       for (let s = 0; s < kS; s++) z += tv[s] * P[base + s];
       out[j] = z;
     }
-    return out;
+    return out.length === L ? out : out.subarray(0, L);
   }
 
   /**
