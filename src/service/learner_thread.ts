@@ -43,7 +43,8 @@
  *   `replicaError` (cleared by the next one applied), skips the deltas already on their way and
  *   asks for a full snapshot (`resync`).
  *
- * The snapshot's model state is the model's `toReplicaState()` (every streaming model has one):
+ * The snapshot's model state is the model's `toReplicaState()` (the models but `knn` and
+ * `popularity` have one; theirs is their full `toState()`, cloned):
  * only what prediction needs, transferred rather than cloned, and adopted by the replica without
  * a copy. LEML: W, H and the bias (and from 4096 labels the label index's calibration queries,
  * so that the replica's index calibrates as the learner's and its file's do); BR: weights and biases; CoEmbed: the inductive predictor's
