@@ -42,6 +42,7 @@ import { refuseChangedSettings } from "./resume_settings.ts";
 import { MAX_INT32, MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { TcpFront, type TcpFrontStats } from "../../service/tcp_front.ts";
 import { PREDICT_LIMITS } from "../../../sdk/internal.ts";
+import { lockStateDir, type StateDirLock } from "../state_lock.ts";
 
 const USAGE = `tagstream serve --state-dir DIR [options]
 
@@ -246,6 +247,10 @@ export const serveCommand: Command = {
           "drop --no-front to use them",
       );
     }
+    // one process at a time writes a state directory: refused, before it is opened, if another
+    // one does (the lock is held until run returns, or the process ends)
+    let lock: StateDirLock | undefined;
+    using _release = { [Symbol.dispose]: () => lock?.release() };
     let service: ServiceHandle;
     let factory: EstimatorFactory;
     // set once the server runs: a dead learner thread stops it (exit status 1)
@@ -253,6 +258,7 @@ export const serveCommand: Command = {
     if (f.values["same-thread"]) {
       const options = await serviceOptionsFromFlags(f);
       factory = options.factory;
+      lock = await lockStateDir(stateDir, "serve");
       const s = await LearningService.open(options).catch((e) => {
         throw namedStateDirError(namedCheckpointError(e, stateDir), stateDir);
       });
@@ -269,6 +275,8 @@ export const serveCommand: Command = {
     } else {
       // the learner thread builds the service's options from the same flags
       factory = await loadFactory(stringFlag(f, "model", "leml")!);
+      // (the learner thread checks the service's flags: a bad one is found after this)
+      lock = await lockStateDir(stateDir, "serve");
       service = await LearnerThread.open({
         workerUrl: new URL("./serve_learner.ts", import.meta.url),
         init: args,

@@ -24,6 +24,7 @@ import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { showProgress } from "../../service/live_progress.ts";
 import { type Reject, StreamLearner } from "../../service/learner.ts";
 import { LearningService } from "../../service/service.ts";
+import { UnreadableCheckpointError } from "../../service/open_state.ts";
 import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
@@ -54,6 +55,7 @@ import { labelsBeside, readLabelsFlag } from "./label_names.ts";
 import { refuseChangedSettings } from "./resume_settings.ts";
 import { namedCheckpointError, namedStateDirError } from "./state.ts";
 import { noteAlsoFailed } from "./stop_steps.ts";
+import { lockStateDir, type StateDirLock } from "../state_lock.ts";
 
 const USAGE =
   `tagstream train (--data FILE | --follow FILE) [--state-dir DIR] [--out FILE.tsm] [options]
@@ -302,6 +304,7 @@ async function trainXc(
   factory: EstimatorFactory,
   sig: Interruptions,
   run: RunCounts,
+  lock: RunLock,
 ): Promise<TrainSummary> {
   const onError = onErrorFlag(f) ?? "fail", skipping = onError !== "fail";
   const ds = await loadXcFile(data, { format, onError });
@@ -315,6 +318,7 @@ async function trainXc(
   };
   // a file without rows teaches nothing: no model, no state directory
   const stateDir = ds.x.numRows === 0 ? undefined : stringFlag(f, "state-dir");
+  if (stateDir !== undefined) await lock.take();
   const service = stateDir === undefined ? undefined : await LearningService.open({
     ...learnerOptions,
     modelOptions,
@@ -324,7 +328,7 @@ async function trainXc(
     publishEvery: 0,
     log: quiet ? () => {} : (m) => console.error(`[tagstream] ${m}`),
   }).catch((e) => {
-    throw namedCheckpointError(e, stateDir);
+    throw trainCheckpointError(namedCheckpointError(e, stateDir), data, false);
   });
   const l = service?.learner ??
     StreamLearner.create(factory, { ...learnerOptions, modelOptions, labelNames: names });
@@ -443,6 +447,45 @@ function onErrorFlag(f: Flags): "fail" | "skip" | undefined {
 }
 
 /**
+ * An unreadable checkpoint in train's words: the service's message names `serve --repair`, which
+ * train does not have. The way on is to set the file aside, named as a repair names it (so that a
+ * start after it takes the directory's write-ahead log as a repair's), and run again: an NDJSON
+ * run then reads `input` from its first line (its offset was in the checkpoint), an XC/LIBSVM run
+ * starts a new model. Any other error is returned as it is.
+ */
+function trainCheckpointError(e: unknown, input: string, ndjson: boolean): unknown {
+  if (!(e instanceof UnreadableCheckpointError)) return e;
+  const aside = `${e.path}.damaged-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+  return new SyntaxError(
+    `${e.reason}. Refusing to start; train has no --repair: set the file aside (mv ${e.path} ` +
+      `${aside}) and run the same command again: ${
+        ndjson
+          ? `it reads ${input} again from its first line (what the checkpoint held of other ` +
+            `sources is lost)`
+          : `it starts a new model with ${input} (what the checkpoint held is lost)`
+      }; or give another --state-dir`,
+    { cause: e },
+  );
+}
+
+/**
+ * The lock of a `train` run's state directory ({@linkcode lockStateDir}), taken once, when first
+ * asked for, and held until `release()`.
+ */
+class RunLock {
+  #held: StateDirLock | undefined;
+  constructor(readonly stateDir: string | undefined) {}
+  /** Takes the lock (once; nothing without a state directory). */
+  async take(): Promise<void> {
+    if (this.stateDir !== undefined) this.#held ??= await lockStateDir(this.stateDir, "train");
+  }
+  /** Releases it, if taken. */
+  release(): void {
+    this.#held?.release();
+  }
+}
+
+/**
  * An error met while a run used `stateDir` (a full disk failing its last checkpoint or publish),
  * naming the state directory and the file as {@linkcode namedStateDirError} does, but as a plain
  * Error: the run failed, its input was not bad (exit status 1, not 2).
@@ -488,7 +531,7 @@ async function trainEvents(
     });
   } catch (e) {
     if (temp) await Deno.remove(stateDir!, { recursive: true }).catch(() => {});
-    throw namedCheckpointError(e, stateDir!);
+    throw trainCheckpointError(namedCheckpointError(e, stateDir!), file, true);
   }
   if (!temp) {
     // a resumed state directory keeps its learner's settings: a flag asking for others is refused
@@ -758,6 +801,13 @@ export const trainCommand: Command = {
       await checkOutFile(out, "out", { inputs, kind: "model" });
     }
 
+    // one process at a time writes a state directory: one in use is refused now, before any
+    // data is read (a new one is locked as it is created: an XC file without rows makes none)
+    const lock = new RunLock(stateDir);
+    const exists = stateDir !== undefined &&
+      await Deno.stat(stateDir).then(() => true, () => false);
+    if (format === "ndjson" || exists) await lock.take();
+
     let result: TrainSummary;
     const run: RunCounts = { rejected: 0 };
     // from here to the summary, SIGINT / SIGTERM stop the run cleanly (see interruptions)
@@ -768,10 +818,11 @@ export const trainCommand: Command = {
       } else {
         result = format === "ndjson"
           ? await trainEvents(f, data!, false, learnerOptions, factory, sig, run)
-          : await trainXc(f, data!, format, learnerOptions, factory, sig, run);
+          : await trainXc(f, data!, format, learnerOptions, factory, sig, run, lock);
       }
     } finally {
       sig.dispose();
+      lock.release();
     }
     console.log(JSON.stringify(result));
     if (typeof result.interrupted === "string") return signalStatus(result.interrupted);
