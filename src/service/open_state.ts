@@ -22,6 +22,37 @@ import { pickOptions } from "../data/option_check.ts";
 import { LEARNER_OPTION_KEYS } from "./service_options.ts";
 
 /**
+ * A state directory's checkpoint that cannot be read (damaged bytes or fields), refusing the start
+ * without `repair`: the file and what is wrong, for a command to say its own way on. The message
+ * says serve's: `REASON. Refusing to start; 'serve --repair' sets it aside and starts a new model
+ * from the write-ahead log that remains (the checkpoint's events are lost)`.
+ *
+ * @example
+ * ```ts
+ * import { UnreadableCheckpointError } from "./open_state.ts";
+ * const e = new UnreadableCheckpointError("st/checkpoint.msgpack", "Cannot read checkpoint st/checkpoint.msgpack: cut short");
+ * console.log(e instanceof SyntaxError, e.path); // true st/checkpoint.msgpack
+ * ```
+ */
+export class UnreadableCheckpointError extends SyntaxError {
+  /** The checkpoint file. */
+  readonly path: string;
+  /** What is wrong with it: `Cannot read checkpoint PATH: ...`. */
+  readonly reason: string;
+
+  constructor(path: string, reason: string, options?: ErrorOptions) {
+    super(
+      `${reason}. Refusing to start; 'serve --repair' sets it aside and starts a new model from ` +
+        `the write-ahead log that remains (the checkpoint's events are lost)`,
+      options,
+    );
+    this.name = "UnreadableCheckpointError";
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/**
  * A state directory, opened: the learner as the checkpoint and the log left it, the log to
  * append to, what was replayed, the repair report (when something was repaired) and whether a
  * checkpoint should be written at start (replayed or migrated state, a repair).
@@ -95,12 +126,7 @@ export async function openState(options: ServiceOptions): Promise<OpenedState> {
       if (!(e instanceof SyntaxError)) throw e;
       ck = undefined;
       const reason = `Cannot read checkpoint ${path}: ${(e as Error).message}`;
-      if (!options.repair) {
-        throw new SyntaxError(
-          `${reason}. Refusing to start; 'serve --repair' sets it aside and starts a new ` +
-            `model from the write-ahead log that remains (the checkpoint's events are lost)`,
-        );
-      }
+      if (!options.repair) throw new UnreadableCheckpointError(path, reason, { cause: e });
       const movedTo = `${path}.damaged-${at.replace(/[:.]/g, "-")}`;
       await Deno.rename(path, movedTo);
       report.checkpoint = { movedTo, reason };
