@@ -27,6 +27,10 @@ Deno.test("serve refuses bad server flags before creating the state directory", 
       [["--body-timeout", "0"], /^tagstream serve: --body-timeout must be a number /],
       [["--max-in-flight", "0"], /^tagstream serve: --max-in-flight must be an integer /],
       [
+        ["--max-body-bytes-in-flight", "0"],
+        /^tagstream serve: --max-body-bytes-in-flight must be an integer /,
+      ],
+      [
         ["--no-front", "--header-timeout", "5"],
         /^tagstream serve: --header-timeout and --max-connections are enforced by the TCP front/,
       ],

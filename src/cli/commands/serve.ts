@@ -64,6 +64,8 @@ Server:
   --max-body-bytes N      largest POST /events body (default 8388608; larger: 413)
   --body-timeout S        seconds a request body may take to arrive (default 30; slower: 408)
   --max-in-flight N       requests handled at once (default 1024; more: 503 + Retry-After)
+  --max-body-bytes-in-flight N   bytes of request bodies held at once, by their declared length
+                          (default 268435456; more: 503 + Retry-After; one body always passes)
   --max-predict-bytes N   largest POST /predict body (default 1048576; larger: 413)
   --max-predict-rows N    most rows in one POST /predict (default 1000; more: 400)
   --max-k N               largest k of POST /predict (default 100; larger: 400)
@@ -237,6 +239,7 @@ export const serveCommand: Command = {
       maxK: intFlag(f, "max-k", PREDICT_LIMITS.maxK, 1, MAX_INT32),
       bodyTimeoutMs: numberFlag(f, "body-timeout", 30, 0.001, MAX_TIMER_MS / 1000)! * 1000,
       maxInFlight: intFlag(f, "max-in-flight", 1024, 1, MAX_INT32),
+      maxBodyBytesInFlight: intFlag(f, "max-body-bytes-in-flight", 256 << 20, 1, 2 ** 53 - 1),
     };
     const headerTimeoutS = numberFlag(f, "header-timeout", 10, 0, MAX_TIMER_MS / 1000)!;
     const maxConnections = intFlag(f, "max-connections", 1024, 1)!;

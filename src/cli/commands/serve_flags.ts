@@ -76,6 +76,7 @@ export const SERVE_FLAGS: FlagSpec = {
   "max-new-labels": "string",
   "body-timeout": "string",
   "max-in-flight": "string",
+  "max-body-bytes-in-flight": "string",
   "max-predict-bytes": "string",
   "max-predict-rows": "string",
   "max-k": "string",
