@@ -471,6 +471,17 @@ export const LEARNER_FLAGS: FlagSpec = {
 };
 
 /**
+ * The model `train` and `serve` learn without `--model`.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MODEL } from "./args.ts";
+ * console.log(DEFAULT_MODEL); // leml
+ * ```
+ */
+export const DEFAULT_MODEL = "leml";
+
+/**
  * The model names for a `--model NAME` help line: every name of `MODEL_NAMES`
  * (src/models/registry.ts), in its order, `dflt` marked as the default.
  *
@@ -489,7 +500,7 @@ export function modelNamesUsage(dflt: string): string {
 
 /** Help text of {@linkcode LEARNER_FLAGS}. */
 export const LEARNER_USAGE = `Model and learner:
-  --model NAME            ${modelNamesUsage("leml")}
+  --model NAME            ${modelNamesUsage(DEFAULT_MODEL)}
   --seed S                model seed, an integer in [0, 2^32 - 1] (default 0)
   --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32, or
                           --model br --option learningRate=0.05); an unknown key, a bad

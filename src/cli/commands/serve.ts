@@ -25,6 +25,7 @@ import {
   checkFollowFile,
   checkStateDir,
   type Command,
+  DEFAULT_MODEL,
   type Flags,
   intFlag,
   LEARNER_USAGE,
@@ -277,7 +278,7 @@ export const serveCommand: Command = {
       service = s;
     } else {
       // the learner thread builds the service's options from the same flags
-      factory = await loadFactory(stringFlag(f, "model", "leml")!);
+      factory = await loadFactory(stringFlag(f, "model", DEFAULT_MODEL)!);
       // (the learner thread checks the service's flags: a bad one is found after this)
       lock = await lockStateDir(stateDir, "serve");
       service = await LearnerThread.open({

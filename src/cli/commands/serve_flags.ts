@@ -9,6 +9,7 @@ import { loadFactory } from "../../models/registry.ts";
 import type { ServiceOptions } from "../../service/service.ts";
 import {
   checkSizeOptions,
+  DEFAULT_MODEL,
   type Flags,
   type FlagSpec,
   intFlag,
@@ -160,7 +161,7 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
       maxFeatureGrowth: intFlag(f, "max-feature-growth", 131072, 1, 2 ** 31 - 1),
       maxNewLabels: intFlag(f, "max-new-labels", 1024, 1, 2 ** 31 - 1),
     },
-    factory: await loadFactory(stringFlag(f, "model", "leml")!),
+    factory: await loadFactory(stringFlag(f, "model", DEFAULT_MODEL)!),
     stateDir,
     checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),
     // a delay must fit a timer (a longer one fires at once)

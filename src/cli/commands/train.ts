@@ -35,6 +35,7 @@ import {
   checkSizeOptions,
   checkStateDir,
   type Command,
+  DEFAULT_MODEL,
   type Flags,
   intFlag,
   LEARNER_FLAGS,
@@ -730,7 +731,7 @@ export const trainCommand: Command = {
     const learnerOptions = learnerOptionFlags(f);
     const limits = sizeLimits(learnerOptions);
     checkSizeOptions(learnerOptions.modelOptions ?? {}, limits);
-    const factory = await loadFactory(stringFlag(f, "model", "leml")!);
+    const factory = await loadFactory(stringFlag(f, "model", DEFAULT_MODEL)!);
     // unknown keys and bad values of --option, named now rather than after reading the data
     factory.settings?.resolve(learnerOptions.modelOptions);
     if (out !== undefined && NOT_EXPORTABLE.has(factory.kind)) {
