@@ -2,10 +2,12 @@
  * POP-pruned publishing for the learning service: a {@linkcode ModelBuilder} that builds the
  * model file, then runs POP (`src/prune/prune_model.ts`) in a worker (`pop_worker.ts`, so
  * serving never waits for it) with the latest applied events as the validation rows, the applied
- * label counts and their propensities. POP decides which file is published: a BR
- * (`linear-sparse`) model is replaced by its pruned weights; a LEML (`linear-lowrank`) model by
- * its pruned product W·Hᵀ only when that is smaller and within ε, otherwise the original file
- * is published and `note` says why.
+ * label counts and their propensities. POP decides which file is published, always one within ε
+ * of the unpruned model's validation PSP@k: a BR (`linear-sparse`) model is replaced by its
+ * pruned weights; when the λ thresholding loses more than ε (ε bounds only POP's label search),
+ * by its pruned weights at the largest λ of POP's sweep that is within ε, else not at all; a
+ * LEML (`linear-lowrank`) model by its pruned product W·Hᵀ only when that is smaller and within
+ * ε. Otherwise the original file is published; `note` (and a pruned file's `meta.pop`) says why.
  *
  * The validation rows have already been learned (the stream gives no held-out rows), so the
  * tolerance is checked on rows the model has seen; the pruned file's `meta.pop` records the
@@ -33,7 +35,10 @@ import type { BuiltModel, ModelBuilder, PublishContext } from "./service.ts";
 export interface PopPublishOptions {
   /** Relative PSP@k tolerance (default 0.01). */
   epsilon?: number;
-  /** Weights in [−√λ, √λ] are dropped (default 0.01). */
+  /**
+   * Weights in [−√λ, √λ] are dropped (default 0.01); when that loses more than ε, the largest λ
+   * of POP's sweep that does not (see the module doc).
+   */
   lambda?: number;
   /** Weights every label keeps at least (default 5). */
   delta?: number;
