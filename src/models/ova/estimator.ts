@@ -11,7 +11,8 @@
  *   through a truncated index left labels whose mass was spread over many features unchecked, 55
  *   vs 66 P@1 on delicious) and the first 4 × `hardNegatives` labels in bias order (the others
  *   score their bias; the walk is bounded so that a row's cost does not grow with L, so an
- *   untouched label past them is missed only when those labels are all touched or positive);
+ *   untouched label past them can be missed only when more than 3 × `hardNegatives` of the
+ *   walked labels were touched or positive);
  * - `negatives` labels drawn by frequency (uniformly from the recent positives);
  * - with explicit negatives (`observed`), exactly the observed labels instead of the two above.
  * All of them are scored before any of them moves, like a minibatch of one row. A feature keeps
@@ -34,18 +35,13 @@
  *
  * @module
  */
-import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
-import { encodeModelFile } from "../../format/model_file.ts";
-import {
-  type FeatureMajor,
-  type LabelWeights,
-  linearSparseContentOf,
-} from "../br/label_weights.ts";
+import type { LabelWeights } from "../br/label_weights.ts";
+import { type FeatureMajor, linearSparseFile } from "../linear_sparse_file.ts";
 import { SmallRng } from "../../random/mod.ts";
 import { OVA_SETTINGS, type OvaConfig } from "./config.ts";
 import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
@@ -54,7 +50,15 @@ import { BiasHeap } from "./bias_heap.ts";
 import { RowReservoir } from "../../data/reservoir.ts";
 import { ChangeLog } from "./change_log.ts";
 import { checkDelta, type CheckedDelta, checkLearnerFields } from "./delta_check.ts";
-import { checkCounts, checkFinite, checkGeneratorState, checkSums } from "../state_check.ts";
+import {
+  type ArrayClass,
+  checkCounts,
+  checkFinite,
+  checkGeneratorState,
+  checkStateKind,
+  checkSums,
+  requireTensor,
+} from "../state_check.ts";
 import { FLOAT32_MAX, GRADIENT_LIMIT } from "../../optim/limits.ts";
 
 /**
@@ -708,22 +712,18 @@ export class OvaEstimator implements Estimator {
 
   /** Inference-only `linear-sparse` model file (the SDK scores every label exactly). */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
-    checkModelFileOptions(options, "ova.toModelFile");
-    const content = linearSparseContentOf(
+    return linearSparseFile(
       this.toFeatureMajor(),
       this.#d,
       this.#l,
       this.#bias.slice(0, this.#l),
+      options,
       {
-        ...options,
-        preprocess: this.config.l2Normalize
-          ? { ...options.preprocess, l2Normalize: true }
-          : options.preprocess,
-        meta: { trainer: "ova", ...withoutLimits(this.config), rows: this.#rows, ...options.meta },
         where: "ova.toModelFile",
+        meta: { trainer: "ova", ...withoutLimits(this.config), rows: this.#rows },
+        normalizes: this.config.l2Normalize,
       },
     );
-    return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }
 
   /**
@@ -1227,9 +1227,7 @@ export class OvaEstimator implements Estimator {
    */
   static restore(state: ModelState): OvaEstimator {
     const where = "ova.restore";
-    if (state?.kind !== "ova") {
-      throw new TypeError(`${where}: state kind is ${state?.kind}, not "ova"`);
-    }
+    checkStateKind(state, "ova", where);
     // (a state without scalars or tensors is refused naming the first one missing)
     const sc = state.scalars ?? {};
     const size = (name: string): number => {
@@ -1243,36 +1241,26 @@ export class OvaEstimator implements Estimator {
     const m = new OvaEstimator({ ...withStoredLimits(state.config), numFeatures: D, numLabels: L });
     const replica = sc.replica === 1;
     const t = state.tensors ?? {};
-    // deno-lint-ignore no-explicit-any
-    const take = <T>(name: string, type: any, len?: number): T => {
-      const a = t[name];
-      if (!(a instanceof type) || (len !== undefined && a.length !== len)) {
-        throw new RangeError(
-          `${where}: tensor ${name} must be a ${type.name}${
-            len === undefined ? "" : ` of length ${len}`
-          }`,
-        );
-      }
-      return a as T;
-    };
+    const take = <T extends ArrayLike<number>>(name: string, type: ArrayClass<T>, len?: number) =>
+      requireTensor(t, name, type, where, len);
     // every value is checked before the model takes any (the rules of the deltas'
     // ./delta_check.ts and ../state_check.ts): a NaN weight or bias, a negative sum, a window
     // label past the labels or a replay row past the features is refused, not served or learned
-    const labels = take<Int32Array>("labels", Int32Array);
+    const labels = take("labels", Int32Array);
     for (let e = 0; e < labels.length; e++) {
       if (labels[e] >= L) throw new RangeError(`${where}: label ${labels[e]} >= ${L}`);
     }
-    const weights = take<Float32Array>("weights", Float32Array);
+    const weights = take("weights", Float32Array);
     checkFinite(weights, "weights", where);
-    const sums = replica ? undefined : take<Float32Array>("sums", Float32Array);
+    const sums = replica ? undefined : take("sums", Float32Array);
     if (sums) checkSums(sums, "sums", where);
-    const bias = take<Float32Array>("bias", Float32Array, L);
+    const bias = take("bias", Float32Array, L);
     checkFinite(bias, "bias", where);
     let biasSums: Float32Array | undefined, counts: Float64Array | undefined;
     if (!replica) {
-      biasSums = take<Float32Array>("biasSums", Float32Array, L);
+      biasSums = take("biasSums", Float32Array, L);
       checkSums(biasSums, "biasSums", where);
-      counts = take<Float64Array>("counts", Float64Array, L);
+      counts = take("counts", Float64Array, L);
       checkCounts(counts, "counts", where);
       checkLearnerFields(sc, t, D, L, m.#window.length, m.config.replay > 0, where);
     } else {
@@ -1288,7 +1276,7 @@ export class OvaEstimator implements Estimator {
       : (sc.stateSeq === undefined ? 0 : size("stateSeq"));
     // a block grows only while it holds fewer than maxLabelsPerFeature labels: a larger size is
     // no learner's (one byte of tableLogs up to 29 allocated 2^29 slots, gigabytes)
-    const logs = take<Uint8Array>("tableLogs", Uint8Array, D);
+    const logs = take("tableLogs", Uint8Array, D);
     const cap = m.config.maxLabelsPerFeature, maxLog = 32 - Math.clz32(cap - 1);
     for (let j = 0; j < D; j++) {
       if (logs[j] > maxLog) {
@@ -1298,7 +1286,7 @@ export class OvaEstimator implements Estimator {
       }
     }
     m.#w = InvertedWeights.fromCompact(
-      take<Int32Array>("featPtr", Int32Array, D + 1),
+      take("featPtr", Int32Array, D + 1),
       labels,
       weights,
       sums,
