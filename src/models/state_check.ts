@@ -4,14 +4,96 @@
  * same values with the same words. A corrupted or hostile state (a NaN weight, a negative
  * AdaGrad sum, a fractional count, a generator state past 32 bits, a replay row with a feature
  * past the model's) is refused with a `RangeError` naming `where`, the field and the entry, and
- * nothing of it is applied; a value of the wrong type (a missing scalar, a reservoir tensor of
- * the wrong array class) is a `TypeError`.
+ * nothing of it is applied; a value of the wrong type (a state of another kind, a missing scalar,
+ * a tensor missing or of the wrong array class) is a `TypeError`.
  *
  * Every check is one pass over its array, run once per restore or delta, never per prediction.
  *
  * @module
  */
 import { checkRowEntries } from "../data/batch_check.ts";
+import { shown } from "../data/option_check.ts";
+
+/**
+ * A class of typed arrays (`Float32Array`, `Int32Array`, ...), as {@linkcode requireTensor}
+ * takes it.
+ *
+ * @example
+ * ```ts
+ * import type { ArrayClass } from "./state_check.ts";
+ * const c: ArrayClass<Float64Array> = Float64Array;
+ * console.log(c.name); // Float64Array
+ * ```
+ */
+export type ArrayClass<T> = { new (length: number): T; readonly name: string };
+
+/**
+ * The kind of a state (or of a delta) a model restores: `state.kind` must be `kind`. A missing
+ * state (null, undefined) is refused the same way, not with a bare property error.
+ *
+ * @throws {TypeError} `<where>: state kind is "x", not "<kind>"`
+ *
+ * @example
+ * ```ts
+ * import { checkStateKind } from "./state_check.ts";
+ * checkStateKind({ kind: "br" }, "br", "br.restore"); // fine
+ * try {
+ *   checkStateKind({ kind: "ova" }, "br", "br.restore");
+ * } catch (e) {
+ *   console.log((e as Error).message); // br.restore: state kind is "ova", not "br"
+ * }
+ * ```
+ */
+export function checkStateKind(state: unknown, kind: string, where: string): void {
+  const got = (state as { kind?: unknown } | null | undefined)?.kind;
+  if (got !== kind) throw new TypeError(`${where}: state kind is ${shown(got)}, not "${kind}"`);
+}
+
+/**
+ * The tensor `name` of a state: an instance of `type` (of `length` entries when given). Returns
+ * it. `tensors` may be missing (a state without tensors): the first tensor asked for is then
+ * refused as missing.
+ *
+ * @throws {TypeError} `<where>: tensor <name> must be a <type>[ of length n], got <what>` when it
+ * is missing or of another class
+ * @throws {RangeError} `<where>: tensor <name> must be a <type> of length n, got length m`
+ *
+ * @example
+ * ```ts
+ * import { requireTensor } from "./state_check.ts";
+ * const t = { w: Float32Array.of(1, 2), n: Float64Array.of(3) };
+ * console.log(requireTensor(t, "w", Float32Array, "demo", 2).length); // 2
+ * for (const f of [() => requireTensor(t, "n", Float32Array, "demo"), () => requireTensor(t, "w", Float32Array, "demo", 3)]) {
+ *   try { f(); } catch (e) { console.log((e as Error).message); }
+ * }
+ * // demo: tensor n must be a Float32Array, got Float64Array
+ * // demo: tensor w must be a Float32Array of length 3, got length 2
+ * ```
+ */
+export function requireTensor<T extends ArrayLike<number>>(
+  tensors: Readonly<Record<string, unknown>> | undefined,
+  name: string,
+  type: ArrayClass<T>,
+  where: string,
+  length?: number,
+): T {
+  const a = tensors?.[name];
+  const want = `${where}: tensor ${name} must be a ${type.name}${
+    length === undefined ? "" : ` of length ${length}`
+  }`;
+  if (!(a instanceof type)) {
+    const got = a === undefined || a === null
+      ? "none"
+      : typeof a === "object"
+      ? (a.constructor?.name ?? "an object")
+      : typeof a;
+    throw new TypeError(`${want}, got ${got}`);
+  }
+  if (length !== undefined && a.length !== length) {
+    throw new RangeError(`${want}, got length ${a.length}`);
+  }
+  return a;
+}
 
 /** Throws a RangeError at the first entry of `a` that `ok` refuses. */
 function each(
@@ -205,13 +287,8 @@ export function checkReservoirRows(
   where: string,
 ): void {
   if (tensors.resXIndptr === undefined) return;
-  const typed = <T>(name: string, type: { new (n: number): T; name: string }): T => {
-    const a = tensors[name];
-    if (!(a instanceof type)) {
-      throw new TypeError(`${where}: tensor ${name} must be a ${type.name}`);
-    }
-    return a;
-  };
+  const typed = <T extends ArrayLike<number>>(name: string, type: ArrayClass<T>): T =>
+    requireTensor(tensors, name, type, where);
   const xp = typed("resXIndptr", Int32Array);
   const n = xp.length - 1;
   const rows = (

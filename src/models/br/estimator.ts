@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { checkModelFileOptions } from "../file_options.ts";
 import { checkK, checkRow, scoresOut } from "../query_check.ts";
 import { checkBatch } from "../../data/batch_check.ts";
 import { spaceLimits, withoutLimits, withStoredLimits } from "../space_limits.ts";
@@ -18,10 +17,10 @@ import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKDense } from "../../../sdk/internal.ts";
-import { encodeModelFile } from "../../format/model_file.ts";
-import { type LabelWeights, linearSparseContent } from "./label_weights.ts";
+import { type LabelWeights, toFeatureMajor } from "./label_weights.ts";
+import { linearSparseFile } from "../linear_sparse_file.ts";
 import { BR_SETTINGS, type BrSettings } from "./settings.ts";
-import { checkFinite, checkSums } from "../state_check.ts";
+import { checkFinite, checkStateKind, checkSums, requireTensor } from "../state_check.ts";
 import { clipGradient, GRADIENT_LIMIT } from "../../optim/limits.ts";
 import { checkRawValues, rawValueRefusal } from "../raw_value_limit.ts";
 import { curvatureBound, LabelStepScratch, unitRowsNeedCap } from "./step_cap.ts";
@@ -558,16 +557,12 @@ export class BrEstimator implements Estimator {
 
   /** Inference-only `linear-sparse` model file of the non-zero weights. */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
-    checkModelFileOptions(options, "br.toModelFile");
-    const content = linearSparseContent(this.toLabelWeights(), {
-      ...options,
-      preprocess: this.#cfg.l2Normalize
-        ? { ...options.preprocess, l2Normalize: true }
-        : options.preprocess,
-      meta: { trainer: "br", ...withoutLimits(this.#cfg), steps: this.#step, ...options.meta },
+    const w = this.toLabelWeights();
+    return linearSparseFile(toFeatureMajor(w), w.numFeatures, w.numLabels, w.bias, options, {
       where: "br.toModelFile",
+      meta: { trainer: "br", ...withoutLimits(this.#cfg), steps: this.#step },
+      normalizes: this.#cfg.l2Normalize,
     });
-    return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
   }
 
   #compact(src: Float32Array): Float32Array {
@@ -626,12 +621,11 @@ export class BrEstimator implements Estimator {
    * Rebuilds a model from {@linkcode BrEstimator.toState}, bit-for-bit (or from
    * {@linkcode BrEstimator.toReplicaState}: zero Adam moments). Every value is checked first:
    * a weight, bias or first moment that is not finite, or a second moment below 0 or NaN, is a
-   * `RangeError` naming the field.
+   * `RangeError` naming the field; a state of another kind, or a tensor missing or of another
+   * array class, a `TypeError` (../state_check.ts).
    */
   static restore(state: ModelState): BrEstimator {
-    if (state.kind !== "br") {
-      throw new TypeError(`br.restore: state kind is ${state.kind}, not "br"`);
-    }
+    checkStateKind(state, "br", "br.restore");
     const D = checkSize("state numFeatures", state.scalars.numFeatures);
     const L = checkSize("state numLabels", state.scalars.numLabels);
     const m = new BrEstimator({
@@ -642,10 +636,7 @@ export class BrEstimator implements Estimator {
     // every tensor is checked before any is taken: finite weights, biases and first moments,
     // second moments >= 0 (a NaN would be served, or spread by the next Adam step)
     const take = (name: string, len: number, sums = false): Float32Array => {
-      const t = state.tensors[name];
-      if (!(t instanceof Float32Array) || t.length !== len) {
-        throw new RangeError(`br.restore: tensor ${name} must be a Float32Array of length ${len}`);
-      }
+      const t = requireTensor(state.tensors, name, Float32Array, "br.restore", len);
       if (sums) checkSums(t, name, "br.restore");
       else checkFinite(t, name, "br.restore");
       return t;

@@ -1,14 +1,28 @@
 /**
  * Per-label sparse weight vectors (label-major CSR) of a linear multi-label model: the form the
  * batch BR trainer produces and POP prunes, with conversions to and from the feature-major
- * `linear-sparse` model-file tensors (docs/model-format.md).
+ * `linear-sparse` model-file tensors (docs/model-format.md; the file's writer is
+ * ../linear_sparse_file.ts).
  *
  * @module
  */
 import type { SparseVector } from "../../data/types.ts";
-import type { ModelFileContent, Tensor } from "../../format/types.ts";
+import type { ModelFileContent } from "../../format/types.ts";
 import { float16ToFloat32, float32ToFloat16 } from "../../format/quantize.ts";
-import { applyModelFileOptions } from "../file_options.ts";
+import {
+  type FeatureMajor,
+  linearSparseContentOf,
+  type LinearSparseContentOptions,
+} from "../linear_sparse_file.ts";
+
+// the writer of linear-sparse files lives in ../linear_sparse_file.ts; re-exported here for the
+// importers of this module
+export {
+  biasOrderOf,
+  type FeatureMajor,
+  linearSparseContentOf,
+  type LinearSparseContentOptions,
+} from "../linear_sparse_file.ts";
 
 /**
  * Label-major sparse weights: for label `l`, features `featIdx[labelPtr[l]..labelPtr[l+1])`
@@ -38,29 +52,6 @@ export interface LabelWeights {
   readonly values: Float32Array;
   /** Optional per-label bias, length `numLabels`. */
   readonly bias?: Float32Array;
-}
-
-/**
- * Feature-major tensors of a `linear-sparse` model file.
- *
- * @example
- * ```ts
- * import type { FeatureMajor } from "./label_weights.ts";
- * const f: FeatureMajor = {
- *   featPtr: Int32Array.of(0, 1),
- *   labelIdx: Int32Array.of(0),
- *   weights: Float32Array.of(1),
- * };
- * console.log(f.featPtr.length); // 1 feature + 1
- * ```
- */
-export interface FeatureMajor {
-  /** Feature pointers, length `numFeatures + 1`. */
-  readonly featPtr: Int32Array;
-  /** Label indices, strictly increasing within a feature. */
-  readonly labelIdx: Int32Array;
-  /** Weights, same length as `labelIdx`. */
-  readonly weights: Float32Array;
 }
 
 /**
@@ -249,45 +240,6 @@ export function nnzOf(w: LabelWeights): number {
 }
 
 /**
- * Options of {@linkcode linearSparseContent}: what the file records besides the weights.
- *
- * @example
- * ```ts
- * import type { LinearSparseContentOptions } from "./label_weights.ts";
- * const o: LinearSparseContentOptions = { labelNames: ["a"] };
- * console.log(o.labelNames?.length); // 1
- * ```
- */
-export interface LinearSparseContentOptions {
-  labelNames?: readonly string[];
-  featureNames?: readonly string[];
-  meta?: Record<string, unknown>;
-  preprocess?: { tfidf?: boolean; l2Normalize?: boolean; idf?: Float32Array };
-  params?: Record<string, number | string | boolean | number[]>;
-  /**
-   * Storage of `weights`: "f32" (default) or "f16" (half precision, 2 bytes; pair it with
-   * {@linkcode roundWeights} to evaluate exactly what the file holds).
-   */
-  weightType?: "f32" | "f16";
-  /**
-   * Storage of `labelIdx`: "i32" (default) or "u16" (2 bytes; only when numLabels ≤ 65536).
-   * Readers must accept a `u16` labelIdx (see the report on docs/model-format.md).
-   */
-  indexType?: "i32" | "u16";
-  /**
-   * Whether to store the labels' bias order (`biasOrder`, 4 bytes per label; default true), which
-   * spares the SDK a sort of the biases on its first query (about 0.3 s at 10⁶ labels). A file
-   * bounded in bytes may rather spend them on weights.
-   */
-  biasOrder?: boolean;
-  /**
-   * Names the caller in errors about the label or feature names, the feature space and the
-   * preprocessing (default "linearSparseContent"), e.g. "br.toModelFile".
-   */
-  where?: string;
-}
-
-/**
  * A copy of `w` whose weights are rounded as the file stores them (the bias stays f32): identity for
  * "f32", nearest float16 for "f16".
  *
@@ -309,25 +261,9 @@ export function roundWeights(w: LabelWeights, type: "f32" | "f16"): LabelWeights
 }
 
 /**
- * The labels by decreasing bias, ties by the smaller index (NaN ranks lowest, as -Infinity;
- * -0 equals 0): the `biasOrder` tensor of a `linear-sparse` file (docs/model-format.md).
- *
- * @example
- * ```ts
- * import { biasOrderOf } from "./label_weights.ts";
- * console.log([...biasOrderOf(Float32Array.of(-1, 2, NaN, 2, 0))]); // [1, 3, 4, 0, 2]
- * ```
- */
-export function biasOrderOf(bias: Float32Array): Int32Array {
-  const key = (l: number) => bias[l] === bias[l] ? bias[l] : -Infinity;
-  const order = Int32Array.from({ length: bias.length }, (_, l) => l);
-  return order.sort((a, b) => key(b) > key(a) ? 1 : key(b) < key(a) ? -1 : a - b);
-}
-
-/**
- * The `linear-sparse` model-file content of label-major weights (encode it with
- * `encodeModelFile` from src/format/model_file.ts). With a bias it also writes `biasOrder`
- * ({@linkcode biasOrderOf}).
+ * The `linear-sparse` model-file content of label-major weights: {@linkcode toFeatureMajor},
+ * then `linearSparseContentOf` of ../linear_sparse_file.ts (encode it with `encodeModelFile`
+ * from src/format/model_file.ts). With a bias it also writes `biasOrder` (`biasOrderOf`).
  *
  * @example
  * ```ts
@@ -344,68 +280,4 @@ export function linearSparseContent(
   options: LinearSparseContentOptions = {},
 ): ModelFileContent {
   return linearSparseContentOf(toFeatureMajor(w), w.numFeatures, w.numLabels, w.bias, options);
-}
-
-/**
- * The `linear-sparse` model-file content of feature-major weights (what
- * {@linkcode linearSparseContent} builds after its transpose; for models that keep their
- * weights feature-major). The arrays are used as they are, not copied.
- *
- * @example
- * ```ts
- * import { linearSparseContentOf } from "./label_weights.ts";
- * const c = linearSparseContentOf(
- *   { featPtr: Int32Array.of(0, 0, 1), labelIdx: Int32Array.of(0), weights: Float32Array.of(0.5) },
- *   2, 1, Float32Array.of(-1),
- * );
- * console.log(c.kind, c.params.nnz, Object.keys(c.tensors)); // linear-sparse 1 [ "featPtr", "labelIdx", "weights", "bias", "biasOrder" ]
- * ```
- */
-export function linearSparseContentOf(
-  f: FeatureMajor,
-  numFeatures: number,
-  numLabels: number,
-  bias: Float32Array | undefined,
-  options: LinearSparseContentOptions = {},
-): ModelFileContent {
-  const nnz = f.weights.length;
-  const u16 = options.indexType === "u16";
-  if (u16 && numLabels > 65536) {
-    throw new RangeError(
-      `linearSparseContent: u16 labelIdx needs numLabels <= 65536, got ${numLabels}`,
-    );
-  }
-  if (f.featPtr.length !== numFeatures + 1 || f.featPtr[numFeatures] !== nnz) {
-    throw new RangeError(
-      `linearSparseContent: featPtr of length ${f.featPtr.length} ending at ${
-        f.featPtr[f.featPtr.length - 1]
-      } for ${numFeatures} features and ${nnz} weights`,
-    );
-  }
-  const f16 = options.weightType === "f16";
-  const tensors: Record<string, Tensor> = {
-    featPtr: { dtype: "i32", shape: [numFeatures + 1], data: f.featPtr },
-    labelIdx: u16
-      ? { dtype: "u16", shape: [nnz], data: Uint16Array.from(f.labelIdx) }
-      : { dtype: "i32", shape: [nnz], data: f.labelIdx },
-    weights: f16
-      ? { dtype: "f16", shape: [nnz], data: float32ToFloat16(f.weights) }
-      : { dtype: "f32", shape: [nnz], data: f.weights },
-  };
-  // the bias stays f32 (L values): scores keep the trainer's bias exactly; its order lets the
-  // SDK find the best untouched labels of a query without scanning all L (no sort at load)
-  if (bias) {
-    tensors.bias = { dtype: "f32", shape: [numLabels], data: bias };
-    if (options.biasOrder !== false) {
-      tensors.biasOrder = { dtype: "i32", shape: [numLabels], data: biasOrderOf(bias) };
-    }
-  }
-  const content: ModelFileContent = {
-    kind: "linear-sparse",
-    numFeatures,
-    numLabels,
-    params: { nnz, ...options.params },
-    tensors,
-  };
-  return applyModelFileOptions(content, options, options.where ?? "linearSparseContent");
 }

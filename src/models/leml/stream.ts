@@ -49,7 +49,7 @@ import { RowReservoir } from "../../data/reservoir.ts";
 import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
 import { withStoredLimits } from "../space_limits.ts";
 import { shown } from "../../data/option_check.ts";
-import { checkFinite } from "../state_check.ts";
+import { checkFinite, checkStateKind } from "../state_check.ts";
 import { learnOneVia } from "../learn_one.ts";
 import { learnWithReplay } from "./replay.ts";
 import type { RefreshResult, RefreshStats } from "./refresh.ts";
@@ -594,9 +594,7 @@ export class LemlStream extends LowRankScorer implements Estimator {
    * ```
    */
   static fromState(state: ModelState, adopt = false): LemlStream {
-    if (state.kind !== "leml") {
-      throw new TypeError(`leml.restore: state kind is "${state.kind}", expected "leml"`);
-    }
+    checkStateKind(state, "leml", "leml.restore");
     const { trainer, ...config } = withStoredLimits(state.config);
     // "stream" (or absent); any other trainer is not this model's state, whatever else it holds
     if (trainer !== undefined && trainer !== "stream") {

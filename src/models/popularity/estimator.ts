@@ -16,7 +16,7 @@ import { topKDense } from "../../../sdk/internal.ts";
 import { encodeModelFile } from "../../format/model_file.ts";
 import { applyModelFileOptions, checkModelFileOptions } from "../file_options.ts";
 import { POPULARITY_SETTINGS, type PopularitySettings } from "./settings.ts";
-import { checkCounts, checkScalar } from "../state_check.ts";
+import { checkCounts, checkScalar, checkStateKind, requireTensor } from "../state_check.ts";
 
 /**
  * Options of {@linkcode PopularityEstimator}.
@@ -208,30 +208,22 @@ export class PopularityEstimator implements Estimator {
    * ```
    */
   static fromState(state: ModelState): PopularityEstimator {
-    if (state?.kind !== "popularity") {
-      throw new TypeError(
-        `popularity.restore: state kind is '${state?.kind}', expected 'popularity'`,
-      );
-    }
+    const where = "popularity.restore";
+    checkStateKind(state, "popularity", where);
     // (a state without tensors or scalars is refused naming the first one missing)
-    const counts = state.tensors?.counts;
-    if (!(counts instanceof Float64Array)) {
-      throw new TypeError("popularity.restore: tensor 'counts' is missing or not a Float64Array");
-    }
+    const counts = requireTensor(state.tensors, "counts", Float64Array, where);
     const scalars = state.scalars ?? {}, { numFeatures, numLabels } = scalars;
     if (counts.length !== numLabels) {
-      throw new RangeError(
-        `popularity.restore: ${counts.length} counts for numLabels ${numLabels}`,
-      );
+      throw new RangeError(`${where}: ${counts.length} counts for numLabels ${numLabels}`);
     }
     // a label is counted once per row that carries it: every count is a whole number of rows
     // (a NaN or fractional count, or one above the rows, would be served as a score)
-    const rows = checkScalar(scalars, "rows", "popularity.restore");
-    checkCounts(counts, "counts", "popularity.restore");
+    const rows = checkScalar(scalars, "rows", where);
+    checkCounts(counts, "counts", where);
     for (let l = 0; l < counts.length; l++) {
       if (counts[l] > rows) {
         throw new RangeError(
-          `popularity.restore: counts[${l}] = ${counts[l]} is above the rows seen (${rows})`,
+          `${where}: counts[${l}] = ${counts[l]} is above the rows seen (${rows})`,
         );
       }
     }

@@ -149,10 +149,10 @@ Deno.test("ova.restore refuses a damaged state with a clear error", () => {
   learn(m, rows(100, 20, 12));
   const s = m.toState();
   assertBadInput([
-    [() => OvaEstimator.restore({ ...s, kind: "br" }), /state kind is br/],
+    [() => OvaEstimator.restore({ ...s, kind: "br" }), /state kind is "br", not "ova"/],
     [
       () => OvaEstimator.restore({ ...s, tensors: { ...s.tensors, bias: new Float32Array(1) } }),
-      /tensor bias must be a Float32Array of length 20/,
+      /tensor bias must be a Float32Array of length 20, got length 1$/,
     ],
     [
       () =>

@@ -61,5 +61,8 @@ Deno.test("popularity model file is linear-sparse with the scores as bias; state
   } catch (e) {
     err = e;
   }
-  assert(err instanceof TypeError && err.message.includes("expected 'popularity'"), `${err}`);
+  assert(
+    err instanceof TypeError && err.message.endsWith('state kind is "knn", not "popularity"'),
+    `${err}`,
+  );
 });

@@ -11,9 +11,12 @@ Deno.test("popularity.restore: a state missing its tensors or scalars is refused
   m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [1]);
   const st = m.toState();
   const cases: [unknown, RegExp][] = [
-    [{ ...st, tensors: undefined }, /^popularity\.restore: tensor 'counts' is missing/],
+    [
+      { ...st, tensors: undefined },
+      /^popularity\.restore: tensor counts must be a Float64Array, got none$/,
+    ],
     [{ ...st, scalars: undefined }, /^popularity\.restore: 2 counts for numLabels undefined/],
-    [null, /^popularity\.restore: state kind is 'undefined'/],
+    [null, /^popularity\.restore: state kind is undefined, not "popularity"$/],
   ];
   for (const [bad, message] of cases) {
     let err: unknown;
