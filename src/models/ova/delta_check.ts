@@ -10,13 +10,16 @@ import type { ModelState } from "../estimator.ts";
 import type { SpaceLimits } from "../../data/batch_check.ts";
 import { spaceLimits } from "../space_limits.ts";
 import {
+  type ArrayClass,
   checkCounts,
   checkFinite,
   checkGeneratorState,
   checkIndices,
   checkReservoirRows,
   checkScalar,
+  checkStateKind,
   checkSums,
+  requireTensor,
 } from "../state_check.ts";
 
 /**
@@ -93,9 +96,7 @@ export function checkDelta(
   where: string,
   counters: readonly number[] = [0, 0, 0, 0],
 ): CheckedDelta {
-  if (delta === null || typeof delta !== "object" || delta.kind !== "ova") {
-    throw new TypeError(`${where}: state kind is ${delta?.kind}, not "ova"`);
-  }
+  checkStateKind(delta, "ova", where);
   const sc = delta.scalars ?? {}, t = delta.tensors ?? {};
   const want = state ? 2 : 1;
   if (sc.delta !== want) {
@@ -123,18 +124,8 @@ export function checkDelta(
   const next4 = ["rows", "prunes", "evictions", "updates"].map((name, i) =>
     int(name, counters[i] ?? 0)
   );
-  // deno-lint-ignore no-explicit-any
-  const take = <T>(name: string, type: any, len?: number): T => {
-    const a = t[name];
-    if (!(a instanceof type) || (len !== undefined && a.length !== len)) {
-      throw new RangeError(
-        `${where}: tensor ${name} must be a ${type.name}${
-          len === undefined ? "" : ` of length ${len}`
-        }`,
-      );
-    }
-    return a as T;
-  };
+  const take = <T extends ArrayLike<number>>(name: string, type: ArrayClass<T>, len?: number): T =>
+    requireTensor(t, name, type, where, len);
   const inRange = (a: Int32Array, name: string, max: number) => checkIndices(a, name, max, where);
   const finite = (a: Float32Array, name: string) => checkFinite(a, name, where);
   const sums = (a: Float32Array, name: string) => checkSums(a, name, where);
