@@ -44,6 +44,7 @@ import { labelWeightsOfContent, rowPreprocessOfContent } from "../prune/model_we
 import { popDefaults, withinTolerance } from "../prune/pop.ts";
 import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
+import { searchProgress } from "../prune/search_progress.ts";
 import { thresholdingNote } from "../prune/tolerance.ts";
 import { modelColumns, validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
@@ -594,9 +595,19 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     counts.set(labelCounts(train.y));
     const p = propensitiesOf(counts, Math.max(1, train.x.numRows));
     const rows = valid ?? splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
-    progress.start(undefined, "POP search");
-    const r = pruneModel(content, rows, counts, p, { ...popOpts, curve }, input);
-    progress.done();
+    // "POP search" (its label cuts), then "POP curve" (its points: popCurve's 6 ε and 6 λ by
+    // default), with rate and ETA on a terminal
+    const points = curve ? (cmd.epsilons?.length ?? 6) + (cmd.lambdas?.length ?? 6) : 0;
+    const report = searchProgress(progress, L, points, ks);
+    const r = pruneModel(
+      content,
+      rows,
+      counts,
+      p,
+      { ...popOpts, curve, cache: report.cache },
+      input,
+    );
+    report.done();
     written = r.pruned ? r.bytes : undefined;
     Object.assign(summary, {
       source,

@@ -5,13 +5,10 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../data/types.ts";
-import {
-  type LabelWeights,
-  scoreFeatureMajor,
-  toFeatureMajor,
-} from "../models/br/label_weights.ts";
+import { type LabelWeights, toFeatureMajor } from "../models/br/label_weights.ts";
+import { biasOrderOf } from "../models/linear_sparse_file.ts";
 import { PspAtK } from "../metrics/psp.ts";
-import { topKDense } from "../../sdk/internal.ts";
+import { pushTop, type TopK } from "../../sdk/internal.ts";
 
 /**
  * Labelled validation rows (a `Dataset` fits).
@@ -33,6 +30,13 @@ export interface ValidationRows {
 
 /**
  * PSP@k (percent, one per entry of `ks`) of `w` on the validation rows.
+ *
+ * Each row's top k is exact (the answer of `topKDense` over every label's score) but found as the
+ * SDK's `linear-sparse` scorer finds it: the row's feature postings score the labels it touches,
+ * every other label scores its bias, and those are walked by decreasing bias only until they
+ * cannot beat the k-th best ({@linkcode sparseTopK}). So a row costs its postings plus about k,
+ * not one score per label: at 10⁵ labels a POP search no longer scores every label of every
+ * validation row.
  *
  * @param propensities one propensity per label of `w`
  * @param ks increasing cut-offs (default [1, 3, 5])
@@ -65,23 +69,98 @@ export function validationPsp(
       `validationPsp: ${propensities.length} propensities for ${w.numLabels} labels`,
     );
   }
-  const f = toFeatureMajor(w);
-  const scores = new Float64Array(w.numLabels);
   const psp = new PspAtK(propensities, ks);
   const maxK = Math.max(...ks);
+  const top = sparseTopK(w);
   for (let i = 0; i < x.numRows; i++) {
     const s = x.indptr[i], e = x.indptr[i + 1];
-    scoreFeatureMajor(
-      f,
-      w.bias,
-      { indices: x.indices.subarray(s, e), values: x.values.subarray(s, e) },
-      scores,
-    );
-    const top = topKDense(scores, maxK);
-    psp.add(top.labels, y.indices.subarray(y.indptr[i], y.indptr[i + 1]));
+    const t = top(x.indices.subarray(s, e), x.values.subarray(s, e), maxK);
+    psp.add(t.labels, y.indices.subarray(y.indptr[i], y.indptr[i + 1]));
   }
   const r = psp.result();
   return ks.map((k) => r[`PSP@${k}`]);
+}
+
+/** The last bias ordered by {@linkcode biasOrderFor}, its bits and its order. */
+let lastBias: { bits: Uint32Array; order: Int32Array } | undefined;
+
+/**
+ * `biasOrderOf(bias)`, reusing the previous call's order when `bias` holds the same values (the
+ * POP search validates many cuts of one model, each with a copy of its bias): a comparison of L
+ * values instead of a sort of L labels.
+ */
+function biasOrderFor(bias: Float32Array): Int32Array {
+  const bits = new Uint32Array(bias.buffer, bias.byteOffset, bias.length);
+  const last = lastBias;
+  if (last !== undefined && last.bits.length === bits.length) {
+    let same = true;
+    for (let l = 0; l < bits.length && same; l++) same = last.bits[l] === bits[l];
+    if (same) return last.order;
+  }
+  const order = biasOrderOf(bias);
+  lastBias = { bits: bits.slice(), order };
+  return order;
+}
+
+/**
+ * The exact top k of label-major weights for sparse rows, without scoring every label: returns
+ * `top(indices, values, k)`, the same labels in the same order as `topKDense` of every label's
+ * score `bias_l + Σ_p values[p]·w[indices[p], l]` (accumulated in float64 in the order of the
+ * row's entries, entries outside [0, numFeatures) ignored; ties by the smaller label, NaN as
+ * −∞). The row's postings score the labels it touches; the others score their bias and are
+ * walked by decreasing bias (ties by the smaller label) until they cannot beat the k-th best —
+ * the SDK's `linear-sparse` top k. Building it costs one transpose of the weights and one sort
+ * of the bias (skipped when the previous call had the same bias); a row costs its postings plus
+ * at most k + (labels it touches) steps of the walk, whatever the number of labels.
+ *
+ * @example
+ * ```ts
+ * import { sparseTopK } from "./validation.ts";
+ * // label 0 ← feature 0 (weight 2); label 2 has the largest bias
+ * const top = sparseTopK({ numFeatures: 1, numLabels: 3, labelPtr: Int32Array.of(0, 1, 1, 1),
+ *   featIdx: Int32Array.of(0), values: Float32Array.of(2), bias: Float32Array.of(0, -1, 1) });
+ * console.log([...top(Int32Array.of(0), Float32Array.of(1), 2).labels]); // [ 0, 2 ]
+ * console.log([...top(Int32Array.of(0), Float32Array.of(0.25), 3).labels]); // [ 2, 0, 1 ]
+ * ```
+ */
+export function sparseTopK(
+  w: LabelWeights,
+): (indices: Int32Array, values: Float32Array | Float64Array, k: number) => TopK {
+  const L = w.numLabels, d = w.numFeatures, bias = w.bias;
+  const { featPtr, labelIdx, weights } = toFeatureMajor(w);
+  const order = bias ? biasOrderFor(bias) : undefined;
+  const s = new Float64Array(L), mark = new Uint8Array(L), touched = new Int32Array(L);
+  return (indices, values, k) => {
+    let n = 0;
+    for (let p = 0; p < indices.length; p++) {
+      const j = indices[p];
+      if (j < 0 || j >= d) continue;
+      const v = values[p];
+      for (let q = featPtr[j]; q < featPtr[j + 1]; q++) {
+        const l = labelIdx[q];
+        if (!mark[l]) {
+          mark[l] = 1;
+          s[l] = bias ? bias[l] : 0;
+          touched[n++] = l;
+        }
+        s[l] += v * weights[q];
+      }
+    }
+    const cap = Math.min(k, L), labels = new Int32Array(cap), top = new Float64Array(cap);
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const x = s[touched[i]];
+      size = pushTop(labels, top, size, cap, touched[i], x === x ? x : -Infinity);
+    }
+    // the untouched labels score their bias: by decreasing bias, until one cannot enter
+    for (let i = 0; i < L && cap > 0; i++) {
+      const l = order ? order[i] : i, b = bias ? bias[l] : 0, x = b === b ? b : -Infinity;
+      if (size === cap && !(x > top[cap - 1] || x === top[cap - 1] && l < labels[cap - 1])) break;
+      if (!mark[l]) size = pushTop(labels, top, size, cap, l, x);
+    }
+    for (let i = 0; i < n; i++) mark[touched[i]] = 0;
+    return { labels, scores: Float32Array.from(top) };
+  };
 }
 
 /**

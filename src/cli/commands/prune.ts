@@ -21,7 +21,8 @@ product W·H^T, kept only when smaller and within epsilon; otherwise no file is 
 ("pruned": false, "out": null, and a reason). "pruned": true beside "withinTolerance": false (BR):
 epsilon bounds only the label search, and the lambda thresholding may lose more (see "reason", or
 use a smaller --lambda). Writes the pruned file and an SVG size-vs-PSP@k curve with the input
-model's PSP@1/3/5; prints one JSON summary.
+model's PSP@1/3/5; prints one JSON summary. On a terminal, stderr shows the progress of a
+--model run (the label cuts evaluated, then the curve's points) with rate and ETA.
 
 Every flag and path is checked before any data is read or anything written: numbers are plain
 decimals in range, --ks at most the number of labels, and the validation split (or --valid)
