@@ -56,4 +56,4 @@ export {
   schemaResponse,
 } from "./predict_protocol.ts";
 export { textFeatures, type TextSettings, textSettingsError } from "./tokenizer.ts";
-export { pushTop, type TopK, topK, topKDense, topKSparse } from "./topk.ts";
+export { pushTop, type TopK, topK, topKDense, topKSparse, topKTouched } from "./topk.ts";

@@ -8,7 +8,7 @@ import type { BinaryCsr, CsrMatrix } from "../data/types.ts";
 import { type LabelWeights, toFeatureMajor } from "../models/br/label_weights.ts";
 import { biasOrderOf } from "../models/linear_sparse_file.ts";
 import { PspAtK } from "../metrics/psp.ts";
-import { pushTop, type TopK } from "../../sdk/internal.ts";
+import { type TopK, topKTouched } from "../../sdk/internal.ts";
 
 /**
  * Labelled validation rows (a `Dataset` fits).
@@ -146,20 +146,10 @@ export function sparseTopK(
         s[l] += v * weights[q];
       }
     }
-    const cap = Math.min(k, L), labels = new Int32Array(cap), top = new Float64Array(cap);
-    let size = 0;
-    for (let i = 0; i < n; i++) {
-      const x = s[touched[i]];
-      size = pushTop(labels, top, size, cap, touched[i], x === x ? x : -Infinity);
-    }
-    // the untouched labels score their bias: by decreasing bias, until one cannot enter
-    for (let i = 0; i < L && cap > 0; i++) {
-      const l = order ? order[i] : i, b = bias ? bias[l] : 0, x = b === b ? b : -Infinity;
-      if (size === cap && !(x > top[cap - 1] || x === top[cap - 1] && l < labels[cap - 1])) break;
-      if (!mark[l]) size = pushTop(labels, top, size, cap, l, x);
-    }
+    // the touched labels, then the untouched ones (scoring their bias) by decreasing bias
+    const top = topKTouched(k, L, s, touched, n, mark, order, bias);
     for (let i = 0; i < n; i++) mark[touched[i]] = 0;
-    return { labels, scores: Float32Array.from(top) };
+    return top;
   };
 }
 
