@@ -33,6 +33,43 @@ export const DELTA_DIR = "checkpoint.deltas";
 const NAME_RE = /^delta-([0-9a-f]{16})-(\d{8})\.msgpack$/;
 
 /**
+ * An incremental checkpoint of a state directory that cannot be read or applied, refusing the
+ * start (or an offline command's read) without `repair`: the delta file and what is wrong, for a
+ * command to say its own way on. The message says serve's: `REASON. Refusing to start; 'serve
+ * --repair' sets it and the deltas after it aside and resumes from the checkpoint before it
+ * (their events are lost)` (a read-only load's, without "Refusing to start").
+ *
+ * @example
+ * ```ts
+ * import { DamagedDeltaError } from "./checkpoint_chain.ts";
+ * const path = "st/checkpoint.deltas/delta-0123456789abcdef-00000002.msgpack";
+ * const e = new DamagedDeltaError(path, `Cannot apply checkpoint delta ${path}: cut short`);
+ * console.log(e instanceof SyntaxError, e.path === path); // true true
+ * ```
+ */
+export class DamagedDeltaError extends SyntaxError {
+  /** The delta file. */
+  readonly path: string;
+  /** What is wrong with it: `Cannot apply checkpoint delta PATH: ...`. */
+  readonly reason: string;
+
+  /**
+   * The delta `path` that cannot be applied, and why (`reason`); `readOnly`: found by a load that
+   * starts nothing (an offline command's).
+   */
+  constructor(path: string, reason: string, readOnly = false, options?: ErrorOptions) {
+    super(
+      `${reason}. ${readOnly ? "" : "Refusing to start; "}'serve --repair' sets it and the ` +
+        `deltas after it aside and resumes from the checkpoint before it (their events are lost)`,
+      options,
+    );
+    this.name = "DamagedDeltaError";
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/**
  * A checkpoint taken ({@linkcode CheckpointChain.take}) and not yet written.
  *
  * @example
@@ -157,9 +194,10 @@ export class CheckpointChain {
   /**
    * Applies the deltas of `learner`'s chain found in `stateDir` to it, in order, and removes the
    * delta files of other chains. A delta that cannot be read or applied stops the restore: a
-   * `SyntaxError` naming the file, or, with `repair`, that delta and the ones after it are moved
-   * aside (`<name>.damaged-<time>`, their events lost) and reported. With `readOnly` nothing in
-   * `stateDir` is removed or moved (for the offline commands, which may run beside a service).
+   * {@linkcode DamagedDeltaError} (a SyntaxError) naming the file, or, with `repair`, that delta
+   * and the ones after it are moved aside (`<name>.damaged-<time>`, their events lost) and
+   * reported. With `readOnly` nothing in `stateDir` is removed or moved (for the offline
+   * commands, which may run beside a service).
    */
   static async load(
     stateDir: string,
@@ -192,11 +230,7 @@ export class CheckpointChain {
         const reason = `Cannot apply checkpoint delta ${path}: ${(e as Error).message}`;
         if (!options.repair) {
           // a read-only load is an offline command's, which does not start anything
-          throw new SyntaxError(
-            `${reason}. ${options.readOnly ? "" : "Refusing to start; "}'serve --repair' sets ` +
-              `it and the deltas after it aside and resumes from the checkpoint before it ` +
-              `(their events are lost)`,
-          );
+          throw new DamagedDeltaError(path, reason, options.readOnly, { cause: e });
         }
         const at = (options.at ?? new Date().toISOString()).replace(/[:.]/g, "-");
         const movedTo: string[] = [];

@@ -11,13 +11,16 @@ import { listSegmentFiles } from "./wal_segments.ts";
 import { parseRecord } from "./wal_record.ts";
 
 /**
- * Damage found in the write-ahead log: the file, the byte offset and what is wrong.
+ * Damage found in the write-ahead log: the file, the byte offset and what is wrong, for a command
+ * to say its own way on. The message says serve's: `DAMAGE. Refusing to start; 'serve --repair'
+ * drops the damaged part and reports what was lost` (`DAMAGE`: {@linkcode WalDamageError.damage}).
  *
  * @example
  * ```ts
  * import { WalDamageError } from "./wal_reader.ts";
  * const e = new WalDamageError("/s/wal/0000000002.wal", 120, "record checksum mismatch");
  * console.log(e.offset, e.message.includes("byte 120")); // 120 true
+ * console.log(e.damage); // The write-ahead log is damaged: /s/wal/0000000002.wal at byte 120: record checksum mismatch
  * ```
  */
 export class WalDamageError extends Error {
@@ -37,7 +40,7 @@ export class WalDamageError extends Error {
    */
   constructor(file: string, offset: number, reason: string) {
     super(
-      `The write-ahead log is damaged: ${file} at byte ${offset}: ${reason}. ` +
+      `${walDamage(file, offset, reason)}. ` +
         `Refusing to start; 'serve --repair' drops the damaged part and reports what was lost`,
     );
     this.name = "WalDamageError";
@@ -45,6 +48,16 @@ export class WalDamageError extends Error {
     this.offset = offset;
     this.reason = reason;
   }
+
+  /** The damage, without a way on: `The write-ahead log is damaged: FILE at byte N: REASON`. */
+  get damage(): string {
+    return walDamage(this.file, this.offset, this.reason);
+  }
+}
+
+/** What a {@linkcode WalDamageError} found, in words. */
+function walDamage(file: string, offset: number, reason: string): string {
+  return `The write-ahead log is damaged: ${file} at byte ${offset}: ${reason}`;
 }
 
 /**
