@@ -16,9 +16,9 @@ import {
   type FlagSpec,
   listFlag,
   parseFlags,
-  statOrUndefined,
   stringFlag,
 } from "../src/cli/commands/args.ts";
+import { statOrUndefined } from "../src/cli/commands/path_checks.ts";
 import { runScript } from "../src/cli/run_script.ts";
 import { resolveDataDir } from "../src/data/data_dir.ts";
 import { checkDataFiles } from "./repro/repro.ts";

@@ -22,7 +22,8 @@
  *
  * @module
  */
-import { checkOutFile, intFlag, numberFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { intFlag, numberFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { checkOutFile } from "../src/cli/commands/path_checks.ts";
 import { type BenchScript, checkDirectory, dataDirOf, refuseIgnored, runBench } from "./args.ts";
 import { loadXcFile } from "../src/data/dataset.ts";
 import { readExamples } from "../src/data/readers.ts";

@@ -24,7 +24,8 @@
  *
  * @module
  */
-import { type Flags, statOrUndefined, stringFlag } from "../src/cli/commands/args.ts";
+import { type Flags, stringFlag } from "../src/cli/commands/args.ts";
+import { statOrUndefined } from "../src/cli/commands/path_checks.ts";
 import { loadDataset } from "../src/data/dataset.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
 import { float32ToFloat16 } from "../src/format/quantize.ts";

@@ -24,7 +24,8 @@ import { examplesToBatch } from "../src/data/batcher.ts";
 import { factory } from "../src/models/leml/mod.ts";
 import { EventParser } from "../src/service/events.ts";
 import { LearningService } from "../src/service/service.ts";
-import { countFlag, modelOptionFlags, stringFlag } from "../src/cli/commands/args.ts";
+import { countFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { modelOptionFlags } from "../src/cli/commands/learner_flags.ts";
 import { cpuSecondsOf, loadAverage, xcEvents } from "./service/harness.ts";
 import { type BenchScript, checkXcDatasets, runBench } from "./args.ts";
 

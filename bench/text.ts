@@ -26,7 +26,8 @@
  * @module
  */
 import process from "node:process";
-import { checkInputFile, intFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { intFlag, stringFlag } from "../src/cli/commands/args.ts";
+import { checkInputFile } from "../src/cli/commands/path_checks.ts";
 import { Minibatcher } from "../src/data/batcher.ts";
 import { readExamples, type ReadExamplesOptions } from "../src/data/readers.ts";
 import type { Example } from "../src/data/types.ts";

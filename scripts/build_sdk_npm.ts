@@ -20,7 +20,8 @@
  */
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseFlags, statOrUndefined, stringFlag } from "../src/cli/commands/args.ts";
+import { parseFlags, stringFlag } from "../src/cli/commands/args.ts";
+import { statOrUndefined } from "../src/cli/commands/path_checks.ts";
 import { runScript } from "../src/cli/run_script.ts";
 
 // a path, not a URL's pathname: a checkout under "my projects/" is not under "my%20projects/"

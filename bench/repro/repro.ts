@@ -19,8 +19,8 @@ import {
   type Flags,
   intFlag,
   NEGATIVE_NUMBER,
-  statOrUndefined,
 } from "../../src/cli/commands/args.ts";
+import { statOrUndefined } from "../../src/cli/commands/path_checks.ts";
 import { resolveDataDir } from "../../src/data/data_dir.ts";
 import { Progress } from "../../src/progress/mod.ts";
 import type { Experiment, ExperimentContext, ExperimentFlags } from "./types.ts";

@@ -21,7 +21,8 @@ import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { loadFactory } from "../../src/models/registry.ts";
 import { PrequentialP1 } from "../../src/metrics/prequential.ts";
 import { loadModel } from "../../sdk/mod.ts";
-import { checkOutFile, intFlag } from "../../src/cli/commands/args.ts";
+import { intFlag } from "../../src/cli/commands/args.ts";
+import { checkOutFile } from "../../src/cli/commands/path_checks.ts";
 import { runScript } from "../../src/cli/run_script.ts";
 
 /**

@@ -33,17 +33,19 @@ import { linePlot } from "../plot/line_plot.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
 import {
-  checkOutFile,
   type Flags,
   type FlagSpec,
   intFlag,
-  modelNamesUsage,
   numberFlag,
   parseFlags,
-  seededModelOptions,
   stringFlag,
-  usageWithModelOptions,
 } from "./commands/args.ts";
+import {
+  modelNamesUsage,
+  seededModelOptions,
+  usageWithModelOptions,
+} from "./commands/learner_flags.ts";
+import { checkOutFile } from "./commands/path_checks.ts";
 import { writeFileAtomic } from "../service/checkpoint.ts";
 
 /**

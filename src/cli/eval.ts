@@ -27,7 +27,8 @@ import { propensities } from "../metrics/propensity.ts";
 import { Evaluator } from "../metrics/evaluate.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
-import { intFlag, osReason, parseFlags, stringFlag } from "./commands/args.ts";
+import { intFlag, parseFlags, stringFlag } from "./commands/args.ts";
+import { osReason } from "./commands/path_checks.ts";
 import { propensityFlags } from "./commands/propensity_flags.ts";
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;

@@ -52,8 +52,6 @@ import { runScript } from "./run_script.ts";
 import { namedModelError, readModelArg } from "./commands/inspect.ts";
 import { readDatasetLabels } from "./commands/label_names.ts";
 import {
-  checkInputFile,
-  checkOutFile,
   type Flags,
   type FlagSpec,
   intFlag,
@@ -61,6 +59,7 @@ import {
   parseFlags,
   stringFlag,
 } from "./commands/args.ts";
+import { checkInputFile, checkOutFile } from "./commands/path_checks.ts";
 import { writeFileAtomic } from "../service/checkpoint.ts";
 
 /**

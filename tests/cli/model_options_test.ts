@@ -4,7 +4,7 @@
  * a state directory's checkpoint is resumed; `--model NAME --help` lists the model's options.
  */
 import { readCheckpoint } from "../../src/cli/commands/state.ts";
-import { learnerOptionFlags, modelOptionFlags } from "../../src/cli/commands/args.ts";
+import { learnerOptionFlags, modelOptionFlags } from "../../src/cli/commands/learner_flags.ts";
 import { assert, assertEquals, runMain, withTempDir } from "./helpers.ts";
 
 const run = runMain;

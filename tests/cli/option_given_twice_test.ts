@@ -2,7 +2,7 @@
 // both as --seed and as --option seed=S with another value: one of the two was ignored without a
 // word (the last --option won, and --option seed overrode --seed). Refused before any data is
 // read, naming the option; the same value twice is harmless.
-import { learnerOptionFlags, modelOptionFlags } from "../../src/cli/commands/args.ts";
+import { learnerOptionFlags, modelOptionFlags } from "../../src/cli/commands/learner_flags.ts";
 import { assertEquals, expectRun, withTempDir } from "./helpers.ts";
 
 const flags = (values: Record<string, string | string[]>) => ({ values, positionals: [] });

@@ -2,7 +2,7 @@
 // `checkOutFile(path, "plot", { kind: "svg" })`) wrote SVG text into the `.png` without a word.
 // Now a path not ending in `.svg` is refused before any work, naming the flag and that the plot
 // is SVG.
-import { checkOutFile } from "../../src/cli/commands/args.ts";
+import { checkOutFile } from "../../src/cli/commands/path_checks.ts";
 import { runPrune } from "../../src/cli/prune.ts";
 import { assert, assertEquals, assertThrowsMsg, withTempDir } from "../helpers.ts";
 import { runDenoScript, TEN_ROWS_XC } from "./helpers.ts";

@@ -5,7 +5,8 @@
  * front, no temporary file left behind, unexpected positionals refused, OS errors named by flag
  * and path, strict integer flags, and `--labels` files read strictly.
  */
-import { checkOutFile, intFlag, parseFlags } from "../../src/cli/commands/args.ts";
+import { intFlag, parseFlags } from "../../src/cli/commands/args.ts";
+import { checkOutFile } from "../../src/cli/commands/path_checks.ts";
 import { labelsBeside, readLabelsFlag } from "../../src/cli/commands/label_names.ts";
 import { writeFileAtomic } from "../../src/service/checkpoint.ts";
 import { assert, assertEquals, expectRun, lastJson, runMain, withTempDir } from "./helpers.ts";

@@ -9,7 +9,7 @@ import { factory as leml } from "../../src/models/leml/mod.ts";
 import { EventParser } from "../../src/service/events.ts";
 import { createApp } from "../../src/service/http_app.ts";
 import { LearningService } from "../../src/service/service.ts";
-import { learnerOptionFlags } from "../../src/cli/commands/args.ts";
+import { learnerOptionFlags } from "../../src/cli/commands/learner_flags.ts";
 import { loadModel } from "../../sdk/mod.ts";
 import { assert, assertEquals, assertThrowsMsg, eventLine, withTempDir } from "./helpers.ts";
 

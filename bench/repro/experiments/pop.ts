@@ -24,7 +24,7 @@
  */
 import type { Experiment, ExperimentFlags } from "../types.ts";
 import { loadTrainTest, namingFlags, numberFlag, PROPENSITY_FLAGS } from "../harness.ts";
-import { checkOutFile } from "../../../src/cli/commands/args.ts";
+import { checkOutFile } from "../../../src/cli/commands/path_checks.ts";
 import { BrEstimator, nnzOf } from "../../../src/models/br/mod.ts";
 import { popBr } from "../../../src/prune/pop_br.ts";
 import { curveSvg } from "../../../src/prune/curve.ts";

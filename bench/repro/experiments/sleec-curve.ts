@@ -66,7 +66,7 @@ import { resolveConfig, type SleecConfig, trainSleec } from "../../../src/models
 import { firstLearners, lastRowsSplit } from "./sleec-ablation.ts";
 import { memberClusters, parseMember } from "../sleec_pool_members.ts";
 import { edgeFootprint } from "../../../src/cli/edge_footprint.ts";
-import { checkOutFile } from "../../../src/cli/commands/args.ts";
+import { checkOutFile } from "../../../src/cli/commands/path_checks.ts";
 import { labelLists, SleecModel } from "../../../src/models/sleec/batch.ts";
 import { preprocessRows } from "../../../src/data/preprocess.ts";
 import { loadModel, type Model } from "../../../sdk/mod.ts";

@@ -8,14 +8,8 @@
 import { writeFileAtomic } from "../../service/checkpoint.ts";
 import type { StreamLearner } from "../../service/learner.ts";
 import { logAfterCheckpoint, openState } from "./state.ts";
-import {
-  checkOutFile,
-  checkStateDir,
-  type Command,
-  parseFlags,
-  requiredFlag,
-  stringFlag,
-} from "./args.ts";
+import { type Command, parseFlags, requiredFlag, stringFlag } from "./args.ts";
+import { checkOutFile, checkStateDir } from "./path_checks.ts";
 
 const USAGE =
   `tagstream export --state-dir DIR --out FILE.tsm [--quantize f32|f16|i8] [--model NAME]

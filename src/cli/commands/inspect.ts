@@ -9,15 +9,8 @@ import { decodeModelFile } from "../../../sdk/internal.ts";
 import { readFileIfExists } from "../../service/checkpoint.ts";
 import { listSegments } from "../../service/wal.ts";
 import { edgeFootprint } from "../edge_footprint.ts";
-import {
-  checkStateDir,
-  type Command,
-  intFlag,
-  osReason,
-  parseFlags,
-  statOrUndefined,
-  stringFlag,
-} from "./args.ts";
+import { type Command, intFlag, parseFlags, stringFlag } from "./args.ts";
+import { checkStateDir, osReason, statOrUndefined } from "./path_checks.ts";
 import { namedStateDirError, openStateChain, replayLog } from "./state.ts";
 
 const USAGE = `tagstream inspect FILE.tsm [--json] [--labels N] [--edge]

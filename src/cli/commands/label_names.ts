@@ -6,7 +6,7 @@
  */
 import { decodeNameLines } from "../../data/name_lines.ts";
 import { Vocabulary, VocabularyError } from "../../data/vocabulary.ts";
-import { osReason } from "./args.ts";
+import { osReason } from "./path_checks.ts";
 
 /**
  * The names of a label-names file's bytes: one per line (`\r\n` line ends too), a leading UTF-8

@@ -6,7 +6,8 @@
  */
 import { writeFileAtomic } from "../../service/checkpoint.ts";
 import { Progress } from "../../progress/mod.ts";
-import { checkStateDir, type Command } from "./args.ts";
+import { type Command } from "./args.ts";
+import { checkStateDir } from "./path_checks.ts";
 import { readDatasetLabels } from "./label_names.ts";
 import { modelFileOf } from "./export.ts";
 import { openState, replayLog } from "./state.ts";

@@ -6,7 +6,8 @@
  */
 import type { StreamLearner } from "../../service/learner.ts";
 import type { EventLimits } from "../../service/events.ts";
-import { type Flags, learnerOptionFlags } from "./args.ts";
+import { type Flags } from "./args.ts";
+import { learnerOptionFlags } from "./learner_flags.ts";
 
 /** How a learner reads features: `index`, `name` or `hash` (as `--feature-keys` says it). */
 function keyMode(limits: Readonly<EventLimits>): string {

@@ -21,20 +21,16 @@ import { createApp } from "../../service/http_app.ts";
 import { showProgress } from "../../service/live_progress.ts";
 import { Progress } from "../../progress/mod.ts";
 import {
-  checkEventFile,
-  checkFollowFile,
-  checkStateDir,
   type Command,
-  DEFAULT_MODEL,
   type Flags,
   intFlag,
-  LEARNER_USAGE,
   numberFlag,
   parseFlags,
   requiredFlag,
   stringFlag,
-  usageWithModelOptions,
 } from "./args.ts";
+import { DEFAULT_MODEL, LEARNER_USAGE, usageWithModelOptions } from "./learner_flags.ts";
+import { checkEventFile, checkFollowFile, checkStateDir } from "./path_checks.ts";
 import { PUBLISH_USAGE } from "./publish.ts";
 import { namedCheckpointError, namedStateDirError } from "./state.ts";
 import { log, SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";

@@ -8,17 +8,19 @@
 import { loadFactory } from "../../models/registry.ts";
 import type { ServiceOptions } from "../../service/service.ts";
 import {
-  checkSizeOptions,
-  DEFAULT_MODEL,
   type Flags,
   type FlagSpec,
   intFlag,
-  LEARNER_FLAGS,
-  learnerOptionFlags,
   numberFlag,
   requiredFlag,
   stringFlag,
 } from "./args.ts";
+import {
+  checkSizeOptions,
+  DEFAULT_MODEL,
+  LEARNER_FLAGS,
+  learnerOptionFlags,
+} from "./learner_flags.ts";
 import { PUBLISH_FLAGS, publishBuilder } from "./publish.ts";
 import { installFaultFromEnv } from "../../service/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";

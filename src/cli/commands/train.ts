@@ -29,27 +29,24 @@ import { DamagedDeltaError, DELTA_DIR } from "../../service/checkpoint_chain.ts"
 import { WalDamageError } from "../../service/wal_reader.ts";
 import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { Progress } from "../../progress/mod.ts";
+import { type Command, type Flags, intFlag, numberFlag, parseFlags, stringFlag } from "./args.ts";
+import {
+  checkSizeOptions,
+  DEFAULT_MODEL,
+  LEARNER_FLAGS,
+  LEARNER_USAGE,
+  learnerOptionFlags,
+  TRAIN_LIMITS,
+  TRAIN_LIMITS_USAGE,
+  usageWithModelOptions,
+} from "./learner_flags.ts";
 import {
   checkEventFile,
   checkFollowFile,
   checkInputFile,
   checkOutFile,
-  checkSizeOptions,
   checkStateDir,
-  type Command,
-  DEFAULT_MODEL,
-  type Flags,
-  intFlag,
-  LEARNER_FLAGS,
-  LEARNER_USAGE,
-  learnerOptionFlags,
-  numberFlag,
-  parseFlags,
-  stringFlag,
-  TRAIN_LIMITS,
-  TRAIN_LIMITS_USAGE,
-  usageWithModelOptions,
-} from "./args.ts";
+} from "./path_checks.ts";
 import type { LearnerOptions } from "../../service/learner.ts";
 import type { EstimatorFactory } from "../../models/estimator.ts";
 import { PUBLISH_FLAGS, PUBLISH_USAGE, publishBuilder } from "./publish.ts";
