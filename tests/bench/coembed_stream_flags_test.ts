@@ -5,8 +5,8 @@
  * other number was read as 1).
  */
 import { assert, assertThrowsMsg } from "../helpers.ts";
-import { Progress } from "../../src/progress/mod.ts";
 import coembed from "../../bench/repro/experiments/coembed.ts";
+import { inFolder, reproContext } from "./repro_context.ts";
 
 const TINY = {
   repeats: "1",
@@ -24,19 +24,12 @@ async function folder(): Promise<string> {
   return dir;
 }
 
-function context(dataDir: string, flags: Record<string, string | boolean>) {
-  return {
-    dataset: "toy",
-    dataDir,
-    seed: 0,
-    flags: { ...TINY, ...flags },
-    progress: new Progress({ silent: true, intervalMs: 0 }),
-  };
-}
+/** The context of a tiny run ({@linkcode TINY}) with `flags` added. */
+const context = (dataDir: string, flags: Record<string, string | boolean>) =>
+  reproContext(dataDir, { ...TINY, ...flags });
 
-Deno.test("repro coembed without the stream refuses the streaming learner's flags", async () => {
-  const dir = await folder();
-  try {
+Deno.test("repro coembed without the stream refuses the streaming learner's flags", () =>
+  inFolder(folder(), async (dir) => {
     const cases = [
       [
         { "no-stream": true, consolidateEpochs: "10" },
@@ -56,20 +49,13 @@ Deno.test("repro coembed without the stream refuses the streaming learner's flag
       (r.extra?.stream as Record<string, unknown> | undefined)?.batch === 4,
       JSON.stringify(r.extra?.stream),
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro coembed refuses a --replayPerStep other than 0 or 1", async () => {
-  const dir = await folder();
-  try {
+Deno.test("repro coembed refuses a --replayPerStep other than 0 or 1", () =>
+  inFolder(folder(), async (dir) => {
     await assertThrowsMsg(
       () => coembed(context(dir, { replayPerStep: "2" })),
       RangeError,
       "--replayPerStep must be 0 or 1, got '2'",
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

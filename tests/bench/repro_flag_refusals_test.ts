@@ -8,8 +8,6 @@
  * `--epochs` (read as 1).
  */
 import { assert, assertThrowsMsg } from "../helpers.ts";
-import { plantedData } from "../models/estimator_checks.ts";
-import { Progress } from "../../src/progress/mod.ts";
 import ova from "../../bench/repro/experiments/ova.ts";
 import br from "../../bench/repro/experiments/br.ts";
 import lemlMissing from "../../bench/repro/experiments/leml-missing.ts";
@@ -20,49 +18,21 @@ import sleec from "../../bench/repro/experiments/sleec.ts";
 import sleecStream from "../../bench/repro/experiments/sleec-stream.ts";
 import sleecCurve from "../../bench/repro/experiments/sleec-curve.ts";
 import coembedAblation from "../../bench/repro/experiments/coembed-ablation.ts";
+import {
+  inFolder,
+  plantedTrainTestFolder,
+  RecordingProgress,
+  reproContext,
+  TINY_LEML_STREAM_FLAGS,
+} from "./repro_context.ts";
 
 /** A folder with `toy.train.txt` (40 planted rows) and `toy.test.txt` (10 rows). */
-async function trainTestFolder(): Promise<string> {
-  const data = plantedData(50, 4, 3);
-  const line = (r: (typeof data.rows)[number]) =>
-    `${Array.from(r.labels).join(",")} ${
-      Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e]}`).join(" ")
-    }`;
-  const dir = await Deno.makeTempDir({ prefix: "s28_repro_flags_" });
-  const write = async (name: string, rows: typeof data.rows) => {
-    const head = `${rows.length} ${data.numFeatures} ${data.numLabels}`;
-    await Deno.writeTextFile(`${dir}/${name}`, [head, ...rows.map(line)].join("\n") + "\n");
-  };
-  await write("toy.train.txt", data.rows.slice(0, 40));
-  await write("toy.test.txt", data.rows.slice(40));
-  return dir;
-}
+const trainTestFolder = () => plantedTrainTestFolder("s28_repro_flags_", 3, 50, 40);
 
-/** A progress reporter that records the labels of the tasks started. */
-class RecordingProgress extends Progress {
-  started: string[] = [];
-  constructor() {
-    super({ silent: true, intervalMs: 0 });
-  }
-  override start(total: number | undefined, label: string): void {
-    this.started.push(label);
-    super.start(total, label);
-  }
-}
+const context = reproContext;
 
-function context(dataDir: string, flags: Record<string, string | boolean>, progress?: Progress) {
-  return {
-    dataset: "toy",
-    dataDir,
-    seed: 0,
-    flags,
-    progress: progress ?? new Progress({ silent: true, intervalMs: 0 }),
-  };
-}
-
-Deno.test("repro ova refuses an --epochs that is not an integer >= 1", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro ova refuses an --epochs that is not an integer >= 1", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     // 0 trained nothing and evaluated the empty model; 1.5 made two passes, reported as 1.5
     for (const epochs of ["0", "1.5", "-1"]) {
       await assertThrowsMsg(
@@ -71,14 +41,10 @@ Deno.test("repro ova refuses an --epochs that is not an integer >= 1", async () 
         "--epochs must be an integer >= 1",
       );
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro br refuses the flags its trainer does not read", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro br refuses the flags its trainer does not read", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     // adam has no C or eps (the JSON reported them as used); DCD has no epochs
     await assertThrowsMsg(
       () => br(context(dir, { trainer: "adam", C: "0.5" })),
@@ -104,27 +70,19 @@ Deno.test("repro br refuses the flags its trainer does not read", async () => {
     // what runs is what is reported
     const r = await br(context(dir, { trainer: "adam", epochs: "2" }));
     assert(r.extra?.epochs === 2 && !("C" in r.extra!), JSON.stringify(r.extra));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro leml-missing: a bare --fraction is refused, not read as 1", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro leml-missing: a bare --fraction is refused, not read as 1", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     await assertThrowsMsg(
       () => lemlMissing(context(dir, { fraction: true })),
       TypeError,
       "--fraction",
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro leml-missing checks --br-lambda before training anything", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro leml-missing checks --br-lambda before training anything", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const progress = new RecordingProgress();
     await assertThrowsMsg(
       () => lemlMissing(context(dir, { "br-lambda": "0" }, progress)),
@@ -132,49 +90,30 @@ Deno.test("repro leml-missing checks --br-lambda before training anything", asyn
       "--br-lambda must be > 0",
     );
     assert(progress.started.length === 0, `work started first: ${progress.started}`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro leml-stream: a bare --lambda is refused, not read as 1", async () => {
-  const dir = await trainTestFolder();
-  try {
-    const fixed = {
-      rank: "2",
-      lr: "0.01",
-      lrH: "0.01",
-      batch: "8",
-      l2: "true",
-      "replay-steps": "1",
-    };
+Deno.test("repro leml-stream: a bare --lambda is refused, not read as 1", () =>
+  inFolder(trainTestFolder(), async (dir) => {
+    const fixed = TINY_LEML_STREAM_FLAGS;
     await assertThrowsMsg(
       () => lemlStream(context(dir, { ...fixed, lambda: true })),
       TypeError,
       "--lambda must be a number >= 0",
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro sleec-pool refuses a --seed it does not read", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro sleec-pool refuses a --seed it does not read", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     // every member's randomness comes from its spec: the JSON reported "seed": 3 for nothing
     await assertThrowsMsg(
       () => sleecPool({ ...context(dir, { members: "raw", "k-grid": "3" }), seed: 3 }),
       TypeError,
       "--seed is not read",
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro knn and the SLEEC experiments refuse a fixed value next to its grid", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro knn and the SLEEC experiments refuse a fixed value next to its grid", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const sleecFixed = { clusters: "1", weighted: "true", rank: "4", learners: "1" };
     const cases: [() => Promise<unknown>, string][] = [
       [() => knn(context(dir, { k: "3", "k-grid": "1,5" })), "--k-grid"],
@@ -208,14 +147,10 @@ Deno.test("repro knn and the SLEEC experiments refuse a fixed value next to its 
       ],
     ];
     for (const [run, flag] of cases) await assertThrowsMsg(run, TypeError, flag);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro coembed-ablation: a bare --repeats or --epochs is refused, not read as 1", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro coembed-ablation: a bare --repeats or --epochs is refused, not read as 1", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const small = { taus: "0.5", variants: "reference" };
     await assertThrowsMsg(
       () => coembedAblation(context(dir, { ...small, epochs: "1", repeats: true })),
@@ -227,14 +162,10 @@ Deno.test("repro coembed-ablation: a bare --repeats or --epochs is refused, not 
       RangeError,
       "--epochs",
     );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("the SLEEC experiments refuse a --k, --neighbours or --clusters that is not a positive integer before any work", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("the SLEEC experiments refuse a --k, --neighbours or --clusters that is not a positive integer before any work", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const fixed = { weighted: "true", rank: "4", learners: "1", splits: "1" };
     const cases: [() => Promise<unknown>, string][] = [
       [() => sleec(context(dir, { ...fixed, clusters: "1", neighbours: "10", k: "0" })), "--k"],
@@ -259,7 +190,4 @@ Deno.test("the SLEEC experiments refuse a --k, --neighbours or --clusters that i
     for (const [run, flag] of cases) {
       await assertThrowsMsg(run, TypeError, `${flag} must be a positive integer`);
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

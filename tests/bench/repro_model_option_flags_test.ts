@@ -18,7 +18,6 @@
  *   `--rank 1000` on the 6 labels of emotions ran for minutes.
  */
 import { assert, assertThrowsMsg } from "../helpers.ts";
-import { plantedData } from "../models/estimator_checks.ts";
 import { Progress } from "../../src/progress/mod.ts";
 import leml from "../../bench/repro/experiments/leml.ts";
 import pop from "../../bench/repro/experiments/pop.ts";
@@ -26,44 +25,37 @@ import lemlStream from "../../bench/repro/experiments/leml-stream.ts";
 import sleec from "../../bench/repro/experiments/sleec.ts";
 import sleecStream from "../../bench/repro/experiments/sleec-stream.ts";
 import sleecCurve from "../../bench/repro/experiments/sleec-curve.ts";
-import { TINY_CURVE_FLAGS } from "./repro_context.ts";
+import {
+  inFolder,
+  plantedTrainTestFolder,
+  RecordingProgress,
+  reproContext,
+  TINY_CURVE_FLAGS,
+  TINY_LEML_STREAM_FLAGS,
+} from "./repro_context.ts";
 
 /** A folder with `toy.train.txt` (40 planted rows, 4 labels) and `toy.test.txt` (10 rows). */
-async function trainTestFolder(): Promise<string> {
-  const data = plantedData(50, 4, 3);
-  const line = (r: (typeof data.rows)[number]) =>
-    `${Array.from(r.labels).join(",")} ${
-      Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e]}`).join(" ")
-    }`;
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_repro_options_" });
-  const write = async (name: string, rows: typeof data.rows) => {
-    const head = `${rows.length} ${data.numFeatures} ${data.numLabels}`;
-    await Deno.writeTextFile(`${dir}/${name}`, [head, ...rows.map(line)].join("\n") + "\n");
-  };
-  await write("toy.train.txt", data.rows.slice(0, 40));
-  await write("toy.test.txt", data.rows.slice(40));
-  return dir;
+const trainTestFolder = () => plantedTrainTestFolder("tagstream_repro_options_", 3, 50, 40);
+
+const context = reproContext;
+
+/**
+ * Asserts that `run`, reporting to a new {@linkcode RecordingProgress}, throws a RangeError whose
+ * message holds `part` and starts with `start`, before any work started.
+ */
+async function assertRefusedFirst(
+  run: (p: Progress) => Promise<unknown>,
+  part: string,
+  start: string,
+): Promise<void> {
+  const progress = new RecordingProgress();
+  const e = await assertThrowsMsg(() => run(progress), RangeError, part);
+  assert(e.message.startsWith(start), `expected '${start}...', got ${e.message}`);
+  assert(progress.started.length === 0, `${start}: work started: ${progress.started}`);
 }
 
-/** A silent progress reporter that records the tasks started (the fits begin with one). */
-class RecordingProgress extends Progress {
-  started: string[] = [];
-  constructor() {
-    super({ silent: true, intervalMs: 0 });
-  }
-  override start(total: number | undefined, label: string): void {
-    this.started.push(label);
-    super.start(total, label);
-  }
-}
-
-function context(dataDir: string, flags: Record<string, string>, progress: Progress) {
-  return { dataset: "toy", dataDir, seed: 0, flags, progress };
-}
-
-Deno.test("repro sleec, sleec-stream and leml-stream name the flag of an option the model refuses, before any work", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro sleec, sleec-stream and leml-stream name the flag of an option the model refuses, before any work", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const cases: [(p: Progress) => Promise<unknown>, string][] = [
       [(p) => sleec(context(dir, { learners: "0" }, p)), "--learners 0: "],
       [(p) => sleec(context(dir, { rank: "99999", k: "5" }, p)), "--rank 99999: "],
@@ -77,20 +69,11 @@ Deno.test("repro sleec, sleec-stream and leml-stream name the flag of an option 
       [(p) => lemlStream(context(dir, { lr: "1e9" }, p)), "--lr 1e9: "],
       [(p) => lemlStream(context(dir, { "replay-steps": "100000" }, p)), "--replay-steps 100000: "],
     ];
-    for (const [run, start] of cases) {
-      const progress = new RecordingProgress();
-      const e = await assertThrowsMsg(() => run(progress), RangeError, "option ");
-      assert(e.message.startsWith(start), `expected '${start}...', got ${e.message}`);
-      assert(progress.started.length === 0, `${start}: work started: ${progress.started}`);
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+    for (const [run, start] of cases) await assertRefusedFirst(run, "option ", start);
+  }));
 
-Deno.test("repro sleec-stream refuses a --batch that is not a positive integer, naming it", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro sleec-stream refuses a --batch that is not a positive integer, naming it", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     for (const batch of ["0", "1.5"]) {
       // it was refused as "batchesOf: option batchSize", after the model was built
       await assertThrowsMsg(
@@ -99,15 +82,11 @@ Deno.test("repro sleec-stream refuses a --batch that is not a positive integer, 
         `--batch must be a positive integer, got '${batch}'`,
       );
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro leml-stream --replay-steps 1 refuses the replay flags it would ignore", async () => {
-  const dir = await trainTestFolder();
-  const fixed = { rank: "2", lr: "0.01", lrH: "0.01", batch: "8", l2: "true", "replay-steps": "1" };
-  try {
+Deno.test("repro leml-stream --replay-steps 1 refuses the replay flags it would ignore", () =>
+  inFolder(trainTestFolder(), async (dir) => {
+    const fixed = TINY_LEML_STREAM_FLAGS;
     for (
       const [flags, flag] of [[{ replay: "10" }, "--replay"], [
         { "replay-ratio": "3" },
@@ -128,14 +107,10 @@ Deno.test("repro leml-stream --replay-steps 1 refuses the replay flags it would 
       context(dir, { ...fixed, update: "local", replay: "10" }, new RecordingProgress()),
     );
     assert(r.metrics["P@1"] >= 0, "the local run gave no P@1");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro leml refuses a --rank above the number of labels before any fit", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro leml refuses a --rank above the number of labels before any fit", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const progress = new RecordingProgress();
     await assertThrowsMsg(
       () => leml(context(dir, { rank: "9", l2: "true", lambda: "1" }, progress)),
@@ -146,14 +121,10 @@ Deno.test("repro leml refuses a --rank above the number of labels before any fit
     // a rank of L is a rank W·Hᵀ can have
     const r = await leml(context(dir, { rank: "4", l2: "true", lambda: "1" }, progress));
     assert(r.extra?.rank === 4, `rank ${r.extra?.rank}`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro pop refuses POP's options and --val-fraction before the BR fit, naming the flags", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro pop refuses POP's options and --val-fraction before the BR fit, naming the flags", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     for (
       const [flags, start] of [
         [{ epsilon: "-1" }, "--epsilon -1: "],
@@ -163,19 +134,12 @@ Deno.test("repro pop refuses POP's options and --val-fraction before the BR fit,
         [{ "val-fraction": "1" }, "--val-fraction must be in (0, 1)"],
       ] as const
     ) {
-      const progress = new RecordingProgress();
-      const e = await assertThrowsMsg(() => pop(context(dir, flags, progress)), RangeError, "");
-      assert(e.message.startsWith(start), `expected '${start}...', got ${e.message}`);
-      assert(progress.started.length === 0, `${start}: work started: ${progress.started}`);
+      await assertRefusedFirst((p) => pop(context(dir, flags, p)), "", start);
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("repro sleec-curve refuses --learners past the limit and a member of another rank before any fit", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro sleec-curve refuses --learners past the limit and a member of another rank before any fit", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     // the planted rows have 28 features: a pca member has rank min(--rank, 28)
     const cases = [
       [{ ...TINY_CURVE_FLAGS, learners: "2000" }, "--learners 2000: "],
@@ -186,16 +150,6 @@ Deno.test("repro sleec-curve refuses --learners past the limit and a member of a
       ],
     ] as const;
     for (const [flags, start] of cases) {
-      const progress = new RecordingProgress();
-      const e = await assertThrowsMsg(
-        () => sleecCurve(context(dir, flags, progress)),
-        RangeError,
-        "",
-      );
-      assert(e.message.startsWith(start), `expected '${start}...', got ${e.message}`);
-      assert(progress.started.length === 0, `${start}: work started: ${progress.started}`);
+      await assertRefusedFirst((p) => sleecCurve(context(dir, flags, p)), "", start);
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

@@ -15,23 +15,9 @@ import { assert, assertThrowsMsg } from "../helpers.ts";
 import { Progress } from "../../src/progress/mod.ts";
 import sleecAblation from "../../bench/repro/experiments/sleec-ablation.ts";
 import sleecPool from "../../bench/repro/experiments/sleec-pool.ts";
-import { plantedTrainFolder } from "./repro_context.ts";
+import { plantedTrainFolder, RecordingProgress, reproContext } from "./repro_context.ts";
 
-/** A silent progress reporter that records the tasks started (the variants' fits begin with one). */
-class RecordingProgress extends Progress {
-  started: string[] = [];
-  constructor() {
-    super({ silent: true, intervalMs: 0 });
-  }
-  override start(total: number | undefined, label: string): void {
-    this.started.push(label);
-    super.start(total, label);
-  }
-}
-
-function context(dataDir: string, flags: Record<string, string>, progress: Progress) {
-  return { dataset: "toy", dataDir, seed: 0, flags, progress };
-}
+const context = reproContext;
 
 Deno.test("repro sleec-ablation refuses bad flags and variant configs before any fit", async () => {
   const dir = await plantedTrainFolder("tagstream_sleec_ablation_flags_", 5, 60);

@@ -4,53 +4,26 @@
  * says such experiments do (it was left out).
  */
 import { assert } from "../helpers.ts";
-import { plantedData } from "../models/estimator_checks.ts";
-import { Progress } from "../../src/progress/mod.ts";
 import lemlStream from "../../bench/repro/experiments/leml-stream.ts";
 import sleecStream from "../../bench/repro/experiments/sleec-stream.ts";
+import {
+  inFolder,
+  plantedTrainTestFolder,
+  reproContext,
+  TINY_LEML_STREAM_FLAGS,
+} from "./repro_context.ts";
 
 /** A folder with `toy.train.txt` (60 planted rows) and `toy.test.txt` (20 rows). */
-async function trainTestFolder(): Promise<string> {
-  const data = plantedData(80, 4, 5);
-  const line = (r: (typeof data.rows)[number]) =>
-    `${Array.from(r.labels).join(",")} ${
-      Array.from(r.x.indices, (j, e) => `${j}:${r.x.values[e]}`).join(" ")
-    }`;
-  const dir = await Deno.makeTempDir({ prefix: "tagstream_stream_stderr_" });
-  const write = async (name: string, rows: typeof data.rows) => {
-    const head = `${rows.length} ${data.numFeatures} ${data.numLabels}`;
-    await Deno.writeTextFile(`${dir}/${name}`, [head, ...rows.map(line)].join("\n") + "\n");
-  };
-  await write("toy.train.txt", data.rows.slice(0, 60));
-  await write("toy.test.txt", data.rows.slice(60));
-  return dir;
-}
+const trainTestFolder = () => plantedTrainTestFolder("tagstream_stream_stderr_", 5, 80, 60);
 
-function context(dataDir: string, flags: Record<string, string>) {
-  return {
-    dataset: "toy",
-    dataDir,
-    seed: 0,
-    flags,
-    progress: new Progress({ silent: true, intervalMs: 0 }),
-  };
-}
+const context = reproContext;
 
-Deno.test("repro leml-stream and sleec-stream report the standard errors of their test metrics", async () => {
-  const dir = await trainTestFolder();
-  try {
+Deno.test("repro leml-stream and sleec-stream report the standard errors of their test metrics", () =>
+  inFolder(trainTestFolder(), async (dir) => {
     const runs = [
       [
         "leml-stream",
-        () =>
-          lemlStream(context(dir, {
-            rank: "2",
-            lr: "0.01",
-            lrH: "0.01",
-            batch: "8",
-            l2: "true",
-            "replay-steps": "1",
-          })),
+        () => lemlStream(context(dir, TINY_LEML_STREAM_FLAGS)),
       ],
       [
         "sleec-stream",
@@ -64,7 +37,4 @@ Deno.test("repro leml-stream and sleec-stream report the standard errors of thei
         assert(typeof se === "number" && se >= 0 && se <= 100, `${name}: stdErr ${m} = ${se}`);
       }
     }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));

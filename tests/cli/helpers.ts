@@ -192,6 +192,53 @@ export const TEN_ROWS_XC = "10 6 3\n" + Array.from({ length: 10 }, (_, i) => {
 }).join("\n") + "\n";
 
 /**
+ * Six NDJSON events, one a line (event i: feature `i % 3`, label `l<i % 2>`), for `train --data`.
+ *
+ * @example
+ * ```ts
+ * import { SIX_EVENTS } from "./helpers.ts";
+ * console.log(SIX_EVENTS.trim().split("\n").length); // 6
+ * ```
+ */
+export const SIX_EVENTS: string = Array.from(
+  { length: 6 },
+  (_, i) => `{"features": {"${i % 3}": 1}, "labels": ["l${i % 2}"]}`,
+).join("\n") + "\n";
+
+/**
+ * Writes {@linkcode SIX_EVENTS} to `DIR/e.ndjson` and runs `tagstream train --quiet --model
+ * popularity --data DIR/e.ndjson --state-dir STATE_DIR ARGS` in this process
+ * ({@linkcode runMain}).
+ *
+ * @example
+ * ```ts
+ * import { trainSixEvents } from "./helpers.ts";
+ * const dir = await Deno.makeTempDir();
+ * const r = await trainSixEvents(dir, `${dir}/s`, ["--out", `${dir}/m.tsm`]);
+ * console.log(r.code); // 0
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function trainSixEvents(
+  dir: string,
+  stateDir: string,
+  args: string[],
+): Promise<{ code: number; out: string; err: string }> {
+  await Deno.writeTextFile(`${dir}/e.ndjson`, SIX_EVENTS);
+  return await runMain([
+    "train",
+    "--quiet",
+    "--model",
+    "popularity",
+    "--data",
+    `${dir}/e.ndjson`,
+    "--state-dir",
+    stateDir,
+    ...args,
+  ]);
+}
+
+/**
  * The names of the entries of `dir`, sorted.
  *
  * @example

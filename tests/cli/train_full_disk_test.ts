@@ -6,44 +6,23 @@
 //
 // The full disk is /dev/full (every write fails with ENOSPC), where the checkpoint's temporary
 // copy goes: `checkpoint.msgpack.tmp` is a symbolic link to it.
-import { assert, runMain, withTempDir } from "./helpers.ts";
+import { assert, trainSixEvents } from "./helpers.ts";
+import { fullDiskTest } from "../service/full_disk.ts";
 
-const EVENTS = Array.from(
-  { length: 6 },
-  (_, i) => `{"features": {"${i % 3}": 1}, "labels": ["l${i % 2}"]}`,
-).join("\n") + "\n";
-
-const hasDevFull = await Deno.stat("/dev/full").then(() => true, () => false);
-
-Deno.test({
-  name: "train: a full disk failing the last checkpoint names the state directory and the file",
-  ignore: !hasDevFull,
-  fn: async () => {
-    await withTempDir(async (dir) => {
-      const state = `${dir}/s`;
-      await Deno.mkdir(state);
-      await Deno.symlink("/dev/full", `${state}/checkpoint.msgpack.tmp`);
-      await Deno.writeTextFile(`${dir}/e.ndjson`, EVENTS);
-      const r = await runMain([
-        "train",
-        "--quiet",
-        "--model",
-        "popularity",
-        "--data",
-        `${dir}/e.ndjson`,
-        "--state-dir",
-        state,
-        "--checkpoint-seconds",
-        "0",
-      ]);
-      assert(r.code === 1, `exit ${r.code}: ${r.err}`);
-      const last = r.err.trim().split("\n").at(-1)!;
-      assert(
-        last ===
-          `tagstream train: --state-dir ${state}: cannot write ${state}/checkpoint.msgpack.tmp ` +
-            "(No space left on device)",
-        last,
-      );
-    });
+fullDiskTest(
+  "train: a full disk failing the last checkpoint names the state directory and the file",
+  async (dir) => {
+    const state = `${dir}/s`;
+    await Deno.mkdir(state);
+    await Deno.symlink("/dev/full", `${state}/checkpoint.msgpack.tmp`);
+    const r = await trainSixEvents(dir, state, ["--checkpoint-seconds", "0"]);
+    assert(r.code === 1, `exit ${r.code}: ${r.err}`);
+    const last = r.err.trim().split("\n").at(-1)!;
+    assert(
+      last ===
+        `tagstream train: --state-dir ${state}: cannot write ${state}/checkpoint.msgpack.tmp ` +
+          "(No space left on device)",
+      last,
+    );
   },
-});
+);

@@ -6,30 +6,16 @@
 //
 // The state directory is made to refuse writes with a directory where a file's temporary copy
 // goes (`NAME.tmp`): a write there fails whoever runs the test (root too).
-import { assert, runMain, withTempDir } from "./helpers.ts";
+import { assert, runMain, SIX_EVENTS, trainSixEvents, withTempDir } from "./helpers.ts";
 
-const EVENTS = Array.from(
-  { length: 6 },
-  (_, i) => `{"features": {"${i % 3}": 1}, "labels": ["l${i % 2}"]}`,
-).join("\n") + "\n";
-
-/** `tagstream train` of EVENTS with `--state-dir DIR/s`, where `blocked` files cannot be written. */
+/**
+ * `tagstream train` of SIX_EVENTS with `--state-dir DIR/s`, where `blocked` files cannot be
+ * written.
+ */
 async function trainBlocked(dir: string, blocked: string[]) {
   await Deno.mkdir(`${dir}/s`);
   for (const name of blocked) await Deno.mkdir(`${dir}/s/${name}.tmp`);
-  await Deno.writeTextFile(`${dir}/e.ndjson`, EVENTS);
-  return await runMain([
-    "train",
-    "--quiet",
-    "--model",
-    "popularity",
-    "--data",
-    `${dir}/e.ndjson`,
-    "--state-dir",
-    `${dir}/s`,
-    "--out",
-    `${dir}/m.tsm`,
-  ]);
+  return await trainSixEvents(dir, `${dir}/s`, ["--out", `${dir}/m.tsm`]);
 }
 
 Deno.test("train: a run that failed reports its own error, not the failed stop after it", async () => {
@@ -66,7 +52,7 @@ Deno.test("train: a failed stop after a good run still fails the run", async () 
 
 Deno.test("train: a failed stop after refused settings is a note beside the refusal", async () => {
   await withTempDir(async (dir) => {
-    await Deno.writeTextFile(`${dir}/e.ndjson`, EVENTS);
+    await Deno.writeTextFile(`${dir}/e.ndjson`, SIX_EVENTS);
     const base = ["train", "--quiet", "--model", "ova", "--data", `${dir}/e.ndjson`];
     const state = ["--state-dir", `${dir}/s`, "--feature-keys", "hash"];
     const first = await runMain([...base, ...state, "--hash-dim", "4096"]);

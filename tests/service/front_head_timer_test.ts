@@ -5,10 +5,8 @@
  * once the backend shows that the front is stuck writing the answer (its own write to the front
  * has stayed pending); the bounds are hang guards (30 s): nothing depends on timing.
  */
-import { TcpFront } from "../../src/service/tcp_front.ts";
 import { assert, assertEquals } from "../helpers.ts";
-import { readUntilClosed, waitUntil } from "./helpers.ts";
-import { ManualTimers } from "./manual_timers.ts";
+import { readUntilClosed, waitUntil, withRawBackendFront } from "./helpers.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -26,43 +24,25 @@ Deno.test("front: a half-sent pipelined head is still timed out when its timer w
   const request = "GET /big HTTP/1.1\r\nhost: x\r\n\r\nGET /next HTTP/1.1\r\nho";
   // a backend answering the first request with `size` bytes, a write at a time; `writing` is the
   // number of the write under way (0: none), which stays the same while the front does not read
-  const backend = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   let writing = 0, received = "";
-  const served = (async () => {
-    const conn = await backend.accept();
-    try {
-      const buf = new Uint8Array(4096);
-      while (received !== request) {
-        const n = await conn.read(buf);
-        if (n === null) return;
-        received += dec.decode(buf.subarray(0, n));
-      }
-      await writeAll(conn, enc.encode(`HTTP/1.1 200 OK\r\ncontent-length: ${size}\r\n\r\n`));
-      const piece = new Uint8Array(1 << 16);
-      for (let off = 0, k = 1; off < size; off += piece.length, k++) {
-        writing = k;
-        await writeAll(conn, piece);
-        writing = 0;
-      }
-      // held open (keep-alive) until the front closes it
-      while (await conn.read(buf) !== null) { /* drop */ }
-    } catch {
-      /* closed by the front */
-    } finally {
-      try {
-        conn.close();
-      } catch { /* closed */ }
+  const serve = async (conn: Deno.Conn) => {
+    const buf = new Uint8Array(4096);
+    while (received !== request) {
+      const n = await conn.read(buf);
+      if (n === null) return;
+      received += dec.decode(buf.subarray(0, n));
     }
-  })();
-  const timers = new ManualTimers();
-  const front = TcpFront.listen({
-    port: 0,
-    backend: { hostname: "127.0.0.1", port: (backend.addr as Deno.NetAddr).port },
-    headerTimeoutMs: 300,
-    maxConnections: 16,
-    timers,
-  });
-  try {
+    await writeAll(conn, enc.encode(`HTTP/1.1 200 OK\r\ncontent-length: ${size}\r\n\r\n`));
+    const piece = new Uint8Array(1 << 16);
+    for (let off = 0, k = 1; off < size; off += piece.length, k++) {
+      writing = k;
+      await writeAll(conn, piece);
+      writing = 0;
+    }
+    // held open (keep-alive) until the front closes it
+    while (await conn.read(buf) !== null) { /* drop */ }
+  };
+  await withRawBackendFront(300, serve, async (front, timers) => {
     const c = await Deno.connect({ hostname: "127.0.0.1", port: front.addr.port });
     // a whole request, then the start of a next head that never ends
     await c.write(enc.encode(request));
@@ -113,9 +93,5 @@ Deno.test("front: a half-sent pipelined head is still timed out when its timer w
     assert(r.closed, "the connection with half a head is still open");
     assert(r.text.startsWith("HTTP/1.1 408 "), JSON.stringify(r.text.slice(0, 80)));
     assertEquals(front.stats.headerTimeouts, 1);
-  } finally {
-    await front.close();
-    backend.close();
-    await served.catch(() => {});
-  }
+  });
 });

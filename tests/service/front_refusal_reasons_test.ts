@@ -7,32 +7,11 @@
  */
 import { badTransferEncoding, TcpFront } from "../../src/service/tcp_front.ts";
 import { assert, assertEquals } from "../helpers.ts";
-import { readUntilClosed } from "./helpers.ts";
-import { ManualTimers } from "./manual_timers.ts";
+import { readUntilClosed, withBodyLengthFront, withRawBackendFront } from "./helpers.ts";
 
 const enc = new TextEncoder();
 /** A hang guard: the read returns as soon as the front closes the connection. */
 const BOUND_MS = 30_000;
-
-/** A front on a server answering the length of each body. */
-async function withFront(fn: (port: number) => Promise<void>): Promise<void> {
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen() {} },
-    async (req) => new Response(`${(await req.arrayBuffer()).byteLength}`),
-  );
-  const front = TcpFront.listen({
-    port: 0,
-    backend: { hostname: "127.0.0.1", port: server.addr.port },
-    headerTimeoutMs: 10_000,
-    maxConnections: 16,
-  });
-  try {
-    await fn(front.addr.port);
-  } finally {
-    await front.close();
-    await server.shutdown();
-  }
-}
 
 /** Sends `request` on a new connection and reads until the front closes it. */
 async function send(port: number, request: string): Promise<{ status: string; error: string }> {
@@ -46,7 +25,7 @@ async function send(port: number, request: string): Promise<{ status: string; er
 }
 
 Deno.test("front: a head over 65535 bytes is a JSON 431 saying so, not the server's bare 400", async () => {
-  await withFront(async (port) => {
+  await withBodyLengthFront(async (port) => {
     const big = `GET /health HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(70_000)}\r\n\r\n`;
     const r = await send(port, big);
     assertEquals(r.status, "HTTP/1.1 431 Request Header Fields Too Large");
@@ -64,7 +43,7 @@ Deno.test("front: a Transfer-Encoding not ending with chunked, or with a Content
   assertEquals(badTransferEncoding("\r\ntransfer-encoding: chunked\r\n"), undefined);
   assertEquals(badTransferEncoding("\r\ntransfer-encoding: gzip, chunked\r\n"), undefined);
   assertEquals(badTransferEncoding("\r\ncontent-length: 5\r\n"), undefined);
-  await withFront(async (port) => {
+  await withBodyLengthFront(async (port) => {
     for (
       const [te, re] of [
         ["gzip", /Transfer-Encoding header "gzip" is not supported/],
@@ -98,36 +77,18 @@ Deno.test("front: the 408 of a head that does not arrive says within how long", 
   // a raw backend: once it has the partial head, the front has read it (it forwards what it
   // has read), so the timer fired then finds the head unfinished
   const head = "POST /events HTTP/1.1\r\nhost: x\r\n";
-  const backend = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   let got = "";
   const received = Promise.withResolvers<void>();
-  const served = (async () => {
-    const conn = await backend.accept();
+  const serve = async (conn: Deno.Conn) => {
     const buf = new Uint8Array(4096);
-    try {
-      while (true) {
-        const n = await conn.read(buf);
-        if (n === null) break;
-        got += new TextDecoder().decode(buf.subarray(0, n));
-        if (got === head) received.resolve();
-      }
-    } catch {
-      /* closed by the front */
-    } finally {
-      try {
-        conn.close();
-      } catch { /* closed */ }
+    while (true) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      got += new TextDecoder().decode(buf.subarray(0, n));
+      if (got === head) received.resolve();
     }
-  })();
-  const timers = new ManualTimers();
-  const front = TcpFront.listen({
-    port: 0,
-    backend: { hostname: "127.0.0.1", port: (backend.addr as Deno.NetAddr).port },
-    headerTimeoutMs: 2500,
-    maxConnections: 16,
-    timers,
-  });
-  try {
+  };
+  await withRawBackendFront(2500, serve, async (front, timers) => {
     const c = await Deno.connect({ hostname: "127.0.0.1", port: front.addr.port });
     await c.write(enc.encode(head));
     await received.promise;
@@ -136,11 +97,7 @@ Deno.test("front: the 408 of a head that does not arrive says within how long", 
     assert(r.text.startsWith("HTTP/1.1 408 "), r.text);
     const error = JSON.parse(r.text.slice(r.text.indexOf("\r\n\r\n") + 4)).error as string;
     assert(/the request head did not arrive within 2\.5 s/.test(error), error);
-  } finally {
-    await front.close();
-    backend.close();
-    await served;
-  }
+  });
 });
 
 Deno.test("front: the 503 of a connection past the cap says how many it holds", async () => {

@@ -1,5 +1,6 @@
 /**
- * Small helpers of the stream tests: assertions, event lines, temporary directories.
+ * Small helpers of the stream tests: assertions, event lines, temporary directories, TCP fronts
+ * on test backends, POP publishing.
  *
  * @module
  */
@@ -14,9 +15,15 @@ export {
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import { mulberry32 } from "../mulberry32.ts";
 import type { ServiceOptions } from "../../src/service/service.ts";
+import type { BuiltModel } from "../../src/service/service_types.ts";
+import type { Estimator } from "../../src/models/estimator.ts";
+import type { Example } from "../../src/data/types.ts";
+import { popModelBuilder } from "../../src/service/publish_pop.ts";
 import { RedisClient } from "../../src/service/redis_client.ts";
 import { startRedisServer } from "../../scripts/redis_server.ts";
 import { withTempDir } from "../data/helpers.ts";
+import { TcpFront } from "../../src/service/tcp_front.ts";
+import { ManualTimers } from "./manual_timers.ts";
 
 /**
  * `serve` flags of a small OVA learner thread (seed 3, 16 labels per feature, minibatches of 8,
@@ -191,5 +198,97 @@ export async function withRedis(
   } finally {
     c.close();
     await server.stop();
+  }
+}
+
+/**
+ * Runs `fn` with the port of a TCP front (header timeout 10 s, at most 16 connections) on a server
+ * that answers each request with the length of its body in bytes; closes both afterwards.
+ */
+export async function withBodyLengthFront(fn: (port: number) => Promise<void>): Promise<void> {
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    async (req) => new Response(`${(await req.arrayBuffer()).byteLength}`),
+  );
+  const front = TcpFront.listen({
+    port: 0,
+    backend: { hostname: "127.0.0.1", port: server.addr.port },
+    headerTimeoutMs: 10_000,
+    maxConnections: 16,
+  });
+  try {
+    await fn(front.addr.port);
+  } finally {
+    await front.close();
+    await server.shutdown();
+  }
+}
+
+/**
+ * Runs `fn` with a TCP front (at most 16 connections, header timeout `headerTimeoutMs`) whose
+ * timers go off only when the test fires them, on a raw TCP backend that serves its one
+ * connection with `serve`, then closes it (`serve` failing, the front having closed the
+ * connection, ends it quietly). Closes the front and the backend afterwards.
+ */
+export async function withRawBackendFront(
+  headerTimeoutMs: number,
+  serve: (conn: Deno.Conn) => Promise<void>,
+  fn: (front: TcpFront, timers: ManualTimers) => Promise<void>,
+): Promise<void> {
+  const backend = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = (async () => {
+    const conn = await backend.accept();
+    try {
+      await serve(conn);
+    } catch {
+      /* closed by the front */
+    } finally {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }
+  })();
+  const timers = new ManualTimers();
+  const front = TcpFront.listen({
+    port: 0,
+    backend: { hostname: "127.0.0.1", port: (backend.addr as Deno.NetAddr).port },
+    headerTimeoutMs,
+    maxConnections: 16,
+    timers,
+  });
+  try {
+    await fn(front, timers);
+  } finally {
+    await front.close();
+    backend.close();
+    await served.catch(() => {}); // a backend the front never connected to: nothing served
+  }
+}
+
+/**
+ * The file POP publishing (`popModelBuilder`, 10 validation rows at least, `maxWeights` if given)
+ * builds of `m`, trained on `events`, which are also its validation rows: label counts of each
+ * event's first label, label names `labelNames` (default `l0`, `l1`, ...).
+ */
+export async function publishWithPop(
+  m: Estimator,
+  events: readonly Example[],
+  options: { labelNames?: string[]; maxWeights?: number } = {},
+): Promise<BuiltModel> {
+  const { labelNames, maxWeights } = options;
+  const builder = popModelBuilder({ minValidationRows: 10, ...(maxWeights ? { maxWeights } : {}) });
+  try {
+    const counts = new Float64Array(m.numLabels);
+    for (const e of events) counts[e.labels[0]]++;
+    return await builder.build({
+      estimator: m,
+      labelNames: labelNames ?? Array.from({ length: m.numLabels }, (_, l) => `l${l}`),
+      labelCounts: counts,
+      applied: events.length,
+      meta: {},
+      validation: events,
+    });
+  } finally {
+    builder.close?.();
   }
 }

@@ -5,10 +5,10 @@
 import { assert, assertEquals } from "../helpers.ts";
 import { factory as ova } from "../../src/models/ova/mod.ts";
 import { factory as leml } from "../../src/models/leml/mod.ts";
-import { popModelBuilder } from "../../src/service/publish_pop.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { Estimator } from "../../src/models/estimator.ts";
 import { examplesToBatch } from "../../src/data/batcher.ts";
+import { publishWithPop } from "./helpers.ts";
 
 // 240 events on 2 labels over features spread across a 2²⁰-column space
 const D = 1 << 20, L = 60;
@@ -17,23 +17,7 @@ const events = Array.from({ length: 240 }, (_, i) => ({
   labels: Int32Array.of(i % 7 < 4 ? 0 : 1),
 }));
 
-async function publish(m: Estimator, maxWeights?: number) {
-  const builder = popModelBuilder({ minValidationRows: 10, ...(maxWeights ? { maxWeights } : {}) });
-  try {
-    const counts = new Float64Array(m.numLabels);
-    for (const e of events) counts[e.labels[0]]++;
-    return await builder.build({
-      estimator: m,
-      labelNames: Array.from({ length: m.numLabels }, (_, l) => `l${l}`),
-      labelCounts: counts,
-      applied: events.length,
-      meta: {},
-      validation: events,
-    });
-  } finally {
-    builder.close?.();
-  }
-}
+const publish = (m: Estimator, maxWeights?: number) => publishWithPop(m, events, { maxWeights });
 
 Deno.test("a sparse model wider than the limit (numFeatures × numLabels > 5e7) is POP-pruned by its nonzero weights", async () => {
   const m = ova.create({ seed: 1, numFeatures: D, numLabels: L });

@@ -6,7 +6,7 @@
 // `meta.pop` say so.
 import { assert, assertEquals } from "../helpers.ts";
 import { factory as br } from "../../src/models/br/mod.ts";
-import { popModelBuilder, validationRows } from "../../src/service/publish_pop.ts";
+import { validationRows } from "../../src/service/publish_pop.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
@@ -17,6 +17,7 @@ import { withinTolerance } from "../../src/prune/pop.ts";
 import { answerPop } from "../../src/service/pop_worker.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { publishWithPop } from "./helpers.ts";
 
 // 4 labels, each told by any of its 40 features (a row has 3 of them): every weight matters a
 // little, none is large, so keeping a label's δ = 5 largest weights leaves most rows unscored
@@ -47,20 +48,7 @@ Deno.test("a linear-sparse model of small weights is published within ε of its 
   assert(w.every((v) => Math.abs(v) < 0.1), "every weight is within ±0.1 (λ = 0.01)");
   const counts = new Float64Array(L);
   for (const e of events) counts[e.labels[0]]++;
-  const builder = popModelBuilder({ minValidationRows: 10 });
-  let out;
-  try {
-    out = await builder.build({
-      estimator: m,
-      labelNames: ["a", "b", "c", "d"],
-      labelCounts: counts,
-      applied: events.length,
-      meta: {},
-      validation: events,
-    });
-  } finally {
-    builder.close?.();
-  }
+  const out = await publishWithPop(m, events, { labelNames: ["a", "b", "c", "d"] });
   // the validation PSP@1/3/5 of a file, measured as POP measures it
   const rows = validationRows(events, D, L);
   const props = propensities(counts, events.length);

@@ -7,30 +7,23 @@
 // The full disk is /dev/full (every write fails with ENOSPC): the segment is a link to it.
 import { WriteAheadLog } from "../../src/service/wal_writer.ts";
 import { segmentName } from "../../src/service/wal_segments.ts";
-import { assertEquals, withTempDir } from "./helpers.ts";
+import { assertEquals } from "./helpers.ts";
+import { fullDiskTest } from "./full_disk.ts";
 
-const hasDevFull = await Deno.stat("/dev/full").then(() => true, () => false);
-
-Deno.test({
-  name: "WriteAheadLog: an append failing on a full disk names the segment",
-  ignore: !hasDevFull,
-  fn: async () => {
-    await withTempDir(async (dir) => {
-      const wal = await WriteAheadLog.open(`${dir}/wal`, 0);
-      const segment = `${dir}/wal/${segmentName(wal.segment)}`;
-      await Deno.symlink("/dev/full", segment);
-      let message = "";
-      try {
-        await wal.append(new TextEncoder().encode('{"features": {}, "labels": ["a"]}\n'));
-      } catch (e) {
-        message = (e as Error).message;
-      } finally {
-        await wal.close().catch(() => {});
-      }
-      assertEquals(
-        message,
-        `write-ahead log ${dir}/wal: No space left on device (os error 28): write '${segment}'`,
-      );
-    });
-  },
+fullDiskTest("WriteAheadLog: an append failing on a full disk names the segment", async (dir) => {
+  const wal = await WriteAheadLog.open(`${dir}/wal`, 0);
+  const segment = `${dir}/wal/${segmentName(wal.segment)}`;
+  await Deno.symlink("/dev/full", segment);
+  let message = "";
+  try {
+    await wal.append(new TextEncoder().encode('{"features": {}, "labels": ["a"]}\n'));
+  } catch (e) {
+    message = (e as Error).message;
+  } finally {
+    await wal.close().catch(() => {});
+  }
+  assertEquals(
+    message,
+    `write-ahead log ${dir}/wal: No space left on device (os error 28): write '${segment}'`,
+  );
 });
