@@ -29,3 +29,39 @@ Deno.test("train --data: run again after the whole file is in the state director
     assert((await Deno.stat(`${dir}/m.tsm`)).size > 0);
   });
 });
+
+// ... but only on that file: another file with no event (empty, or blank lines) on a state
+// directory that holds a file learned nothing. The first version of the rerun rule said "DIR holds
+// OTHER to its end already (line 6, 6 events)" (e.ndjson's line), wrote --out and exited 0.
+for (const [what, content] of [["empty", ""], ["blank lines only", "\n\n\n"]]) {
+  Deno.test(`train --data: another file (${what}) on a state directory that holds a file learned nothing`, async () => {
+    await withTempDir(async (dir) => {
+      await Deno.writeTextFile(`${dir}/e.ndjson`, EVENTS);
+      await Deno.writeTextFile(`${dir}/other.ndjson`, content);
+      const state = ["--state-dir", `${dir}/s`];
+      const first = await runMain([
+        "train",
+        "--model",
+        "popularity",
+        "--data",
+        `${dir}/e.ndjson`,
+        "--quiet",
+        ...state,
+      ]);
+      assertEquals(first.code, 0, first.err);
+      const r = await runMain([
+        "train",
+        "--model",
+        "popularity",
+        "--data",
+        `${dir}/other.ndjson`,
+        ...state,
+        "--out",
+        `${dir}/m.tsm`,
+      ]);
+      assert(!r.err.includes("to its end already"), r.err);
+      const s = JSON.parse(r.out.trim().split("\n").at(-1)!);
+      assertEquals([r.code, s.learnedNothing], [1, true], r.err);
+    });
+  });
+}

@@ -520,6 +520,8 @@ async function trainEvents(
       throw e;
     }
   }
+  // the file the state directory had read when this run began (a rerun on it: see readBefore)
+  const resumedFile = service.learner.position.file?.path;
   const t0 = performance.now(), applied0 = service.learner.applied;
   const rejected0 = service.learner.rejected, rejects = keepFirstRejects(service.learner);
   const endProgress = quiet ? undefined : showProgress(service, new Progress(), `learning ${file}`);
@@ -572,7 +574,9 @@ async function trainEvents(
   run.rejected = rejected;
   // the same command again after a run that read the whole file (killed after its last
   // checkpoint, before --out was written): the state directory holds the file, nothing is new
-  const readBefore = !follow && applied === 0 && rejected === 0 && l.applied > 0;
+  // (only on the file the state directory had read: another file with no event learned nothing)
+  const readBefore = !follow && applied === 0 && rejected === 0 && l.applied > 0 &&
+    resumedFile === file;
   const learnedNothing = l.applied === 0 ||
     (applied === 0 && (!follow || rejected > 0) && !readBefore);
   if (readBefore && !quiet) {
