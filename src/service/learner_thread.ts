@@ -93,7 +93,13 @@ import { factoryOption } from "./option_rules.ts";
 import { VocabularyError } from "../data/vocabulary.ts";
 import { WalDamageError } from "./wal_reader.ts";
 import { CheckpointDamageError } from "./checkpoint.ts";
-import { CheckpointFieldError } from "./checkpoint_fields.ts";
+import {
+  CheckpointFieldError,
+  CheckpointKindError,
+  NotACheckpointError,
+} from "./checkpoint_fields.ts";
+import { UnreadableCheckpointError } from "./open_state.ts";
+import { DamagedDeltaError } from "./checkpoint_chain.ts";
 import { RedisConnectionError } from "./redis_client.ts";
 import { ModelFormatError } from "../../sdk/internal.ts";
 
@@ -193,6 +199,10 @@ const KNOWN_ERRORS: Record<string, unknown> = {
   WalDamageError,
   CheckpointDamageError,
   CheckpointFieldError,
+  NotACheckpointError,
+  CheckpointKindError,
+  UnreadableCheckpointError,
+  DamagedDeltaError,
   RedisConnectionError,
   ModelFormatError,
 };
