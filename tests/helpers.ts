@@ -92,6 +92,24 @@ export function messageOf(f: () => unknown): string {
 }
 
 /**
+ * The class and message of what `f` throws (`"RangeError: ..."`), or `none` when it returns.
+ *
+ * @example
+ * ```ts
+ * import { refusalOf } from "./helpers.ts";
+ * console.log(refusalOf(() => new Array(-1)), refusalOf(() => 1, "accepted")); // RangeError: Invalid array length accepted
+ * ```
+ */
+export function refusalOf(f: () => unknown, none = "no error"): string {
+  try {
+    f();
+  } catch (e) {
+    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+  }
+  return none;
+}
+
+/**
  * Asserts that every case throws a TypeError or RangeError whose message matches its pattern.
  *
  * @example

@@ -7,19 +7,9 @@
 // and CoEmbed's predict errors were prefixed "CoEmbed.predictTopK" and "CoEmbed predictScores"
 // where the other models write "leml.predictTopK".
 import { loadFactory, MODEL_NAMES } from "../../src/models/registry.ts";
-import { assert, assertBadInput } from "../helpers.ts";
+import { assert, assertBadInput, refusalOf } from "../helpers.ts";
 
 const x = { indices: Int32Array.of(1), values: Float32Array.of(1) };
-
-/** The message and class of what `f` throws. */
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
-  }
-  return "no error";
-}
 
 Deno.test("predictTopK and predictScores: a row that is not one, and a k that is not a number, are TypeErrors naming them", async () => {
   for (const name of MODEL_NAMES) {
@@ -48,7 +38,7 @@ Deno.test("predictTopK and predictScores: a row that is not one, and a k that is
       ],
     ];
     for (const [what, f, want] of cases) {
-      const got = refusal(f);
+      const got = refusalOf(f);
       assert(got === want, `${name}, ${what}: ${got}`);
     }
   }
@@ -58,7 +48,7 @@ Deno.test("factories: options that are not an object are a TypeError naming the 
   for (const name of MODEL_NAMES) {
     const f = await loadFactory(name);
     for (const [bad, shown] of [[null, "null"], [[1], "an array"], [3, "3"]] as const) {
-      const got = refusal(() => f.create(bad as never));
+      const got = refusalOf(() => f.create(bad as never));
       assert(got === `TypeError: ${name}: the options must be an object, got ${shown}`, got);
     }
     // undefined options are no options

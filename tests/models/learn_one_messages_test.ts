@@ -7,7 +7,7 @@ import { loadFactory, MODEL_NAMES } from "../../src/models/registry.ts";
 import { batchFactory } from "../../src/models/leml/mod.ts";
 import type { EstimatorFactory } from "../../src/models/estimator.ts";
 import type { SparseVector } from "../../src/data/types.ts";
-import { assert, assertBadInput, assertEquals } from "../helpers.ts";
+import { assert, assertBadInput, assertEquals, refusalOf } from "../helpers.ts";
 
 const row = (indices: number[], values: number[]): SparseVector => ({
   indices: Int32Array.from(indices),
@@ -22,16 +22,6 @@ async function models(): Promise<[string, EstimatorFactory, Record<string, unkno
   }
   out.push(["leml batch", batchFactory, { rank: 2, iterations: 1 }]);
   return out;
-}
-
-/** What the refusal says, and its class. */
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
-  }
-  return "no error";
 }
 
 Deno.test("learnOne: a row learnMany refuses is named as learnOne's x or y, without a batch row", async () => {
@@ -103,7 +93,7 @@ Deno.test("learnOne: a row learnMany refuses is named as learnOne's x or y, with
       ],
     ];
     for (const [what, f, re] of cases) {
-      const got = refusal(f);
+      const got = refusalOf(f);
       assert(re.test(got), `${name}, ${what}: ${got}`);
       assert(!/learnMany|row 0/.test(got), `${name}, ${what}: ${got}`);
     }
@@ -112,7 +102,7 @@ Deno.test("learnOne: a row learnMany refuses is named as learnOne's x or y, with
 
 Deno.test("learnOne: a raw value past the limit says it cannot learn the row, not row 0 of a batch", async () => {
   const leml = await loadFactory("leml");
-  const got = refusal(() => leml.create({ seed: 1 }).learnOne(row([0, 4], [1, -2e16]), [0]));
+  const got = refusalOf(() => leml.create({ seed: 1 }).learnOne(row([0, 4], [1, -2e16]), [0]));
   assert(
     got.startsWith(
       "RangeError: leml.learnOne: cannot learn the row: feature 4 has value -2e+16, above the limit 1e+15",
@@ -148,7 +138,7 @@ Deno.test("learnOne: the error is learnMany's own (same class), and learnMany's 
     y: { numRows: 2, numCols: 8, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 7) },
   };
   assertEquals(
-    refusal(() => m.learnMany(batch)),
+    refusalOf(() => m.learnMany(batch)),
     "RangeError: br.learnMany: row 1 of y: label index 7 is out of range [0, 5): above the model's maxLabels 5",
   );
 });

@@ -15,7 +15,7 @@ import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileOptions } from "../../src/models/estimator.ts";
 import { BrEstimator } from "../../src/models/br/estimator.ts";
 import { OvaEstimator } from "../../src/models/ova/estimator.ts";
-import { assert, assertEquals } from "../helpers.ts";
+import { assert, assertEquals, refusalOf } from "../helpers.ts";
 
 /** Two features, three labels: feature 0 → labels 0, 2; feature 1 → label 1. */
 const F: FeatureMajor = {
@@ -25,14 +25,7 @@ const F: FeatureMajor = {
 };
 const BIAS = Float32Array.of(-1, 0.5, 0);
 
-function messageOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
-  }
-  return "accepted";
-}
+const messageOf = (f: () => unknown): string => refusalOf(f, "accepted");
 
 Deno.test("linearSparseFile checks the caller's options, naming the model, before merging its own", () => {
   const model = { where: "demo.toModelFile", meta: { trainer: "demo" }, normalizes: true };

@@ -11,16 +11,9 @@ import { PopularityEstimator } from "../../src/models/popularity/estimator.ts";
 import { LemlStream } from "../../src/models/leml/stream.ts";
 import type { ModelState } from "../../src/models/estimator.ts";
 import { checkStateKind, requireTensor } from "../../src/models/state_check.ts";
-import { assertEquals } from "../helpers.ts";
+import { assertEquals, refusalOf } from "../helpers.ts";
 
-function messageOf(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    return `${(e as Error).constructor.name}: ${(e as Error).message}`;
-  }
-  return "accepted";
-}
+const messageOf = (f: () => unknown): string => refusalOf(f, "accepted");
 
 /** `s` with its tensors edited (a copy: `s` stays as it is). */
 function withTensors(s: ModelState, edit: (t: Record<string, unknown>) => void): ModelState {
