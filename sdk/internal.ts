@@ -42,6 +42,7 @@ export {
   type ModelFileContent,
   type ModelKind,
   type Preprocess,
+  shownValue,
   type Tensor,
 } from "./model_file.ts";
 export type { MsgpackValue } from "./msgpack_reader.ts";

@@ -112,22 +112,39 @@ export interface ModelFileContent {
   tensors: Record<string, Tensor>;
 }
 
-// A value as these messages show it (as ./predict_protocol.ts shows a request's): a number as
-// is; a string, array or object as JSON (not `[object Object]`, and "5" not as 5); a bigint as
-// `5n`; cut to 40 characters.
-const shown = (v: unknown): string => {
-  let s: string | undefined;
-  try {
-    s = typeof v === "string" || typeof v === "object" ? JSON.stringify(v) : undefined;
-  } catch { // a cycle, or a bigint inside
-  }
-  s ??= typeof v === "bigint"
-    ? `${v}n`
-    : typeof v === "object" && v
-    ? Object.prototype.toString.call(v)
-    : String(v);
-  return s.length > 40 ? s.slice(0, 37) + "..." : s;
-};
+/**
+ * `v` as an error message shows it, readably and briefly: a string quoted, an array or object as
+ * JSON (not `[object Object]`; a bigint as `5n`), a typed array by its type and length, a symbol
+ * or function by kind, cut to `max` characters (ending in `...` when cut). The model-file
+ * messages of the SDK and the trainer's writer show values with it.
+ *
+ * @example
+ * ```ts
+ * import { shownValue } from "./model_file.ts";
+ * console.log(shownValue({ size: 8 }), shownValue("8"), shownValue(new Float32Array(3)), shownValue(5n)); // {"size":8} "8" Float32Array(3) 5n
+ * console.log(shownValue("x".repeat(50), 10)); // "xxxxxx...
+ * ```
+ */
+export function shownValue(v: unknown, max = 60): string {
+  let s: string;
+  if (typeof v === "bigint") s = `${v}n`;
+  else if (typeof v === "function") s = "a function";
+  else if (typeof v === "symbol") s = String(v);
+  else if (ArrayBuffer.isView(v)) {
+    s = `${v.constructor.name}(${"length" in v ? v.length : v.byteLength})`;
+  } else if (typeof v === "string" || (typeof v === "object" && v !== null)) {
+    try {
+      s = JSON.stringify(v, (_k, x) => typeof x === "bigint" ? `${x}n` : x) ?? String(v);
+    } catch {
+      s = Object.prototype.toString.call(v); // a cycle, or a throwing toJSON
+    }
+  } else s = String(v);
+  return s.length > max ? `${s.slice(0, max - 3)}...` : s;
+}
+
+/** The longest value {@linkcode checkFeatureSpace}'s messages show, in characters. */
+const FEATURE_SPACE_SHOWN_MAX = 40;
+const shown = (v: unknown): string => shownValue(v, FEATURE_SPACE_SHOWN_MAX);
 
 /**
  * Checks a feature space against the model's `numFeatures` (the rules of the writer and of the

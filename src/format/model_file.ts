@@ -11,6 +11,7 @@ import {
   MAGIC,
   maxDimension,
   type ModelFileContent,
+  shownValue,
   type Tensor,
   TENSOR_ARRAYS,
 } from "../../sdk/internal.ts";
@@ -70,36 +71,6 @@ function leBytes(data: Tensor["data"]): Uint8Array {
     for (let b = 0; b < size; b++) out[i + b] = raw[i + size - 1 - b];
   }
   return out;
-}
-
-/** The longest value {@linkcode shownValue} shows, in characters. */
-const SHOWN_MAX = 60;
-
-/**
- * `v` as an error message shows it, readably and briefly: a string quoted, an array or object as
- * JSON (not `[object Object]`; a bigint as `5n`), a typed array by its type and length, a symbol
- * or function by kind, cut to {@linkcode SHOWN_MAX} characters.
- */
-function shownValue(v: unknown): string {
-  let s: string;
-  if (typeof v === "bigint") s = `${v}n`;
-  else if (typeof v === "function") s = "a function";
-  else if (typeof v === "symbol") s = String(v);
-  else if (ArrayBuffer.isView(v)) {
-    s = `${v.constructor.name}(${"length" in v ? v.length : v.byteLength})`;
-  } else if (typeof v === "string" || (typeof v === "object" && v !== null)) {
-    try {
-      s = JSON.stringify(v, (_k, x) => typeof x === "bigint" ? `${x}n` : x) ?? String(v);
-    } catch {
-      s = Object.prototype.toString.call(v); // a cycle, or a throwing toJSON
-    }
-  } else s = String(v);
-  return cut(s);
-}
-
-/** `s` cut to {@linkcode SHOWN_MAX} characters (ending in `...` when cut). */
-function cut(s: string): string {
-  return s.length > SHOWN_MAX ? `${s.slice(0, SHOWN_MAX - 3)}...` : s;
 }
 
 function shapeSize(shape: readonly number[], where: string): number {
@@ -210,7 +181,9 @@ export function encodeModelFile(
       if (pre[k] !== undefined && typeof pre[k] !== "boolean") {
         // (a string unquoted, as this message has always shown it)
         const v: unknown = pre[k];
-        const got = typeof v === "string" ? cut(v) : shownValue(v);
+        const got = typeof v === "string"
+          ? (v.length > 60 ? `${v.slice(0, 57)}...` : v)
+          : shownValue(v);
         throw new TypeError(`${where}: preprocess.${k} must be a boolean, got ${got}`);
       }
     }
