@@ -46,7 +46,7 @@ import { popBr } from "../prune/pop_br.ts";
 import { pruneModel } from "../prune/prune_model.ts";
 import { searchProgress } from "../prune/search_progress.ts";
 import { thresholdingNote } from "../prune/tolerance.ts";
-import { modelColumns, validationPsp } from "../prune/validation.ts";
+import { biasOrderMemo, modelColumns, validationPsp } from "../prune/validation.ts";
 import { Progress } from "../progress/mod.ts";
 import { runScript } from "./run_script.ts";
 import { namedModelError, readModelArg } from "./commands/inspect.ts";
@@ -456,7 +456,9 @@ function testPsp(
   ks: number[],
 ): number[][] {
   const rows = { x: preprocessRows(modelColumns(test.x, models[0].numFeatures), pre), y: test.y };
-  return models.map((w) => validationPsp(w, rows, p, ks));
+  // (the pruned weights have the unpruned model's bias: one order for both)
+  const orders = biasOrderMemo();
+  return models.map((w) => validationPsp(w, rows, p, ks, orders));
 }
 
 /** The model kinds POP prunes. */
@@ -596,17 +598,9 @@ export async function runPrune(cmd: PruneCommand): Promise<Record<string, unknow
     const rows = valid ?? splitRows(train, cmd.valFraction ?? 0.2, cmd.seed ?? 0).valid;
     // "POP search" (its label cuts), then "POP curve" (its points: popCurve's 6 ε and 6 λ by
     // default), with rate and ETA on a terminal
-    const points = curve ? (cmd.epsilons?.length ?? 6) + (cmd.lambdas?.length ?? 6) : 0;
-    const report = searchProgress(progress, L, points, ks);
-    const r = pruneModel(
-      content,
-      rows,
-      counts,
-      p,
-      { ...popOpts, curve, cache: report.cache },
-      input,
-    );
-    report.done();
+    const observer = searchProgress(progress, ks);
+    const r = pruneModel(content, rows, counts, p, { ...popOpts, curve, observer }, input);
+    progress.done();
     written = r.pruned ? r.bytes : undefined;
     Object.assign(summary, {
       source,

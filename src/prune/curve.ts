@@ -10,12 +10,12 @@ import { type LabelWeights, linearSparseContent } from "../models/br/label_weigh
 import { linePlot, type Series } from "../plot/line_plot.ts";
 import {
   applyPop,
-  type CutCache,
   impactOrder,
   labelImpact,
   labelOptimization,
   POP_OPTION_KEYS,
   popDefaults,
+  type SearchRun,
 } from "./pop.ts";
 import {
   resolveStorage,
@@ -24,7 +24,7 @@ import {
   storedWeights,
 } from "./storage.ts";
 import { checkOptionKeys } from "../data/option_check.ts";
-import { validationPsp, type ValidationRows } from "./validation.ts";
+import { biasOrderMemo, validationPsp, type ValidationRows } from "./validation.ts";
 
 /**
  * One pruned model of a sweep.
@@ -62,7 +62,7 @@ export interface CurvePoint {
  * console.log(o.epsilons?.length); // 3
  * ```
  */
-export interface CurveOptions extends StorageOptions {
+export interface CurveOptions extends StorageOptions, SearchRun {
   /** ε values of the ε sweep (default [0, 0.005, 0.01, 0.02, 0.05, 0.1]). */
   epsilons?: number[];
   /** λ values of the λ sweep (default [0, 0.0001, 0.001, 0.01, 0.03, 0.1]). */
@@ -75,8 +75,6 @@ export interface CurveOptions extends StorageOptions {
   delta?: number;
   /** PSP cut-offs (default [1, 3, 5]). */
   ks?: number[];
-  /** Memo of label cuts (shared with other searches on the same weights, rows and δ). */
-  cache?: CutCache;
   /**
    * Size in bytes of the model a point stands for (default: the `linear-sparse` file of the
    * pruned weights with the storage options). Lets a search run on one model while sizes come
@@ -105,13 +103,17 @@ export const CURVE_OPTION_KEYS: readonly (keyof CurveOptions)[] = [
   "epsilons",
   "lambdas",
   "cache",
+  "observer",
+  "biasOrders",
   "sizeOf",
 ];
 
 /**
  * Sweeps ε (at fixed λ) and λ (at fixed ε) over POP on `w`, measuring each pruned model's size
  * and validation PSP@k (of the weights rounded as stored). Points of a sweep come in the order
- * of its parameter values. `rows` must be preprocessed as the model expects.
+ * of its parameter values. `rows` must be preprocessed as the model expects. The `cache` of label
+ * cuts may be shared with other searches on the same weights, rows and δ; the `observer` is told
+ * of each point's label search and of the points measured ({@linkcode SearchRun}).
  *
  * @throws {TypeError} for an unknown option (e.g. `lambda` for `lambdas`)
  * @throws {RangeError} on an invalid ε, λ or δ
@@ -142,15 +144,22 @@ export function popCurve(
   const lambdas = options.lambdas ?? [0, 0.0001, 0.001, 0.01, 0.03, 0.1];
   const { epsilon: fixedEps, lambda: fixedLambda, delta, ks } = popDefaults(options);
   const storage = resolveStorage(options, w.numLabels);
-  const cache = options.cache ?? new Map();
+  // every point's search and measure validates cuts of `w`: one cut memo and one bias order
+  const run: SearchRun = {
+    cache: options.cache ?? new Map(),
+    observer: options.observer,
+    biasOrders: options.biasOrders ?? biasOrderMemo(),
+  };
   const order = impactOrder(labelImpact(labelCounts, propensities));
   const cutAt = (epsilon: number) =>
-    labelOptimization(w, rows, propensities, order, { epsilon, delta, ks }, cache)
-      .numPrunedLabels;
+    labelOptimization(w, rows, propensities, order, { epsilon, delta, ks }, run).numPrunedLabels;
   const sizeOf = options.sizeOf ??
     ((_m: number, _l: number, pruned: LabelWeights) =>
       encodeModelFile(linearSparseContent(pruned, storage)).length);
   const measured = new Map<string, Omit<CurvePoint, "sweep" | "epsilon">>();
+  const total = epsilons.length + lambdas.length;
+  let done = 0;
+  options.observer?.onCurvePoint?.({ done, total });
   const point = (sweep: CurvePoint["sweep"], epsilon: number, lambda: number): CurvePoint => {
     const m = cutAt(epsilon);
     const key = `${m} ${lambda}`;
@@ -163,10 +172,11 @@ export function popCurve(
         numPrunedLabels: m,
         nnz: typeof size === "number" ? pruned.labelPtr[pruned.numLabels] : size.nnz,
         bytes: typeof size === "number" ? size : size.bytes,
-        psp: validationPsp(pruned, rows, propensities, ks),
+        psp: validationPsp(pruned, rows, propensities, ks, run.biasOrders),
       };
       measured.set(key, r);
     }
+    options.observer?.onCurvePoint?.({ done: ++done, total });
     return { sweep, epsilon, ...r, psp: r.psp.slice() };
   };
   return [

@@ -27,11 +27,18 @@ export {
   type LabelOptimization,
   labelOptimization,
   pop,
+  type PopObserver,
   type PopOptions,
   type PopResult,
+  type SearchRun,
   thresholdWeights,
 } from "./pop.ts";
-export { validationPsp, type ValidationRows } from "./validation.ts";
+export {
+  type BiasOrderMemo,
+  biasOrderMemo,
+  validationPsp,
+  type ValidationRows,
+} from "./validation.ts";
 export { labelWeightsOfContent, lowRankProduct, rowPreprocessOfContent } from "./model_weights.ts";
 export { resolveStorage, type StorageOptions } from "./storage.ts";
 export { type PrunedModel, pruneModel, type PruneModelOptions } from "./prune_model.ts";

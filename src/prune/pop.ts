@@ -13,7 +13,12 @@
  * @module
  */
 import type { LabelWeights } from "../models/br/label_weights.ts";
-import { validationPsp, type ValidationRows } from "./validation.ts";
+import {
+  type BiasOrderMemo,
+  biasOrderMemo,
+  validationPsp,
+  type ValidationRows,
+} from "./validation.ts";
 import { checkOptionKeys } from "../data/option_check.ts";
 
 /**
@@ -298,12 +303,74 @@ function prefixMask(order: Int32Array, m: number, numLabels: number): Uint8Array
 export type CutCache = Map<number, number[]>;
 
 /**
+ * What a POP run tells as it goes, each member optional (called synchronously, from inside the
+ * run): the label searches it begins, the label cuts they evaluate, and the points of a curve.
+ * `tagstream prune` turns it into its "POP search" and "POP curve" progress.
+ *
+ * @example
+ * ```ts
+ * import { labelOptimization, type PopObserver } from "./pop.ts";
+ * const w = { numFeatures: 2, numLabels: 2, labelPtr: Int32Array.of(0, 2, 4),
+ *   featIdx: Int32Array.of(0, 1, 0, 1), values: Float32Array.of(1, -1, -1, 1) };
+ * const v = {
+ *   x: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) },
+ *   y: { numRows: 2, numCols: 2, indptr: Int32Array.of(0, 1, 2), indices: Int32Array.of(0, 1) },
+ * };
+ * const seen: string[] = [];
+ * const observer: PopObserver = {
+ *   onSearch: (e) => seen.push(`search of ${e.numLabels} labels`),
+ *   onEvaluation: (e) => seen.push(`cut ${e.cut}: PSP@1 ${e.psp[0]}`),
+ * };
+ * labelOptimization(w, v, Float64Array.of(0.5, 0.5), Int32Array.of(0, 1), { delta: 1, ks: [1] }, { observer });
+ * console.log(seen); // [ "search of 2 labels", "cut 0: PSP@1 100", "cut 1: PSP@1 100", "cut 2: PSP@1 50" ]
+ * ```
+ */
+export interface PopObserver {
+  /** A label search begins, on `numLabels` labels: POP's own, then one per point of a curve. */
+  onSearch?(e: { numLabels: number }): void;
+  /**
+   * The search validated a cut: the model with its `cut` lowest-impact labels cut to δ weights
+   * (0: the unpruned model) has PSP@k `psp` (one per k). A cut found in the run's
+   * {@linkcode CutCache} is not validated again, and not told.
+   */
+  onEvaluation?(e: { cut: number; psp: readonly number[] }): void;
+  /** `popCurve`: its sweeps begin (`done` 0), then each point is measured (`done` 1 to `total`). */
+  onCurvePoint?(e: { done: number; total: number }): void;
+}
+
+/**
+ * What the label searches and validations of one POP run share, each member optional.
+ *
+ * @example
+ * ```ts
+ * import type { SearchRun } from "./pop.ts";
+ * const run: SearchRun = { cache: new Map(), observer: { onEvaluation: (e) => console.log(e.cut) } };
+ * console.log(run.cache?.size); // 0
+ * ```
+ */
+export interface SearchRun {
+  /**
+   * Memo of the evaluated cuts, valid only for the same weights, rows, δ and ks (default: one
+   * per call).
+   */
+  cache?: CutCache;
+  /** Told of the run's progress. */
+  observer?: PopObserver;
+  /**
+   * Memo of the order of the validated weights' bias (`biasOrderMemo()` of ./validation.ts;
+   * default: one per call), kept only as long as the run holds it.
+   */
+  biasOrders?: BiasOrderMemo;
+}
+
+/**
  * Algorithm 1: binary search for the largest number m of lowest-impact labels (in `order`) that
  * can keep only δ weights with every PSP@k ≥ (1 − ε) q*_k on the validation rows (the rows
  * must already be preprocessed as the model expects). Since the search only visits m where
  * the constraint held for its lower bound, m never decreases when ε grows.
  *
- * @param cache optional memo of evaluated cuts (only valid for the same w, rows, δ and ks)
+ * @param run what the searches of a run share: the memo of evaluated cuts, the observer told of
+ * each search and evaluated cut, the bias-order memo ({@linkcode SearchRun})
  * @throws {RangeError} when no validation row has a label (PSP@k would be 0 for every cut)
  *
  * @example
@@ -325,18 +392,21 @@ export function labelOptimization(
   propensities: ArrayLike<number>,
   order: Int32Array,
   options: PopOptions = {},
-  cache: CutCache = new Map(),
+  run: SearchRun = {},
 ): LabelOptimization {
   const { epsilon: eps, delta, ks } = checkedPopOptions(options);
   checkOrder(order, w.numLabels, "POP");
+  const cache = run.cache ?? new Map();
+  const orders = run.biasOrders ?? biasOrderMemo();
   let evaluations = 0;
   const evaluate = (m: number): number[] => {
     let psp = cache.get(m);
     if (psp === undefined) {
       const model = m === 0 ? w : keepTopDelta(w, prefixMask(order, m, w.numLabels), delta);
-      psp = validationPsp(model, rows, propensities, ks);
+      psp = validationPsp(model, rows, propensities, ks, orders);
       cache.set(m, psp);
       evaluations++;
+      run.observer?.onEvaluation?.({ cut: m, psp: psp.slice() });
     }
     return psp;
   };
@@ -348,6 +418,7 @@ export function labelOptimization(
         `whatever is pruned, so ε cannot bound the search (give labelled validation rows)`,
     );
   }
+  run.observer?.onSearch?.({ numLabels: L });
   const baseline = evaluate(0);
   let lo = 0, hi = L;
   while (hi - lo > 1) {
@@ -409,7 +480,8 @@ export interface PopResult extends LabelOptimization {
  * @param rows validation rows, already preprocessed as the model expects
  * @param labelCounts training positives per label (uⱼ)
  * @param propensities label propensities (wⱼ = 1/pⱼ)
- * @param cache optional memo shared by searches on the same w, rows, δ and ks
+ * @param run what the run shares ({@linkcode SearchRun}): a memo of cuts shared by searches on
+ * the same w, rows, δ and ks, an observer of the search, the bias-order memo
  *
  * @example
  * ```ts
@@ -430,13 +502,15 @@ export function pop(
   labelCounts: ArrayLike<number>,
   propensities: ArrayLike<number>,
   options: PopOptions = {},
-  cache?: CutCache,
+  run: SearchRun = {},
 ): PopResult {
   const { lambda, delta, ks } = checkedPopOptions(options);
   const order = impactOrder(labelImpact(labelCounts, propensities));
-  const opt = labelOptimization(w, rows, propensities, order, options, cache);
+  // (the thresholded model has the search's bias: its order is the search's)
+  const biasOrders = run.biasOrders ?? biasOrderMemo();
+  const opt = labelOptimization(w, rows, propensities, order, options, { ...run, biasOrders });
   const model = thresholdWeights(opt.model, lambda, delta);
-  const final = validationPsp(model, rows, propensities, ks);
+  const final = validationPsp(model, rows, propensities, ks, biasOrders);
   return {
     ...opt,
     model,

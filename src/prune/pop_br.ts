@@ -17,14 +17,15 @@ import { preprocessRows } from "../data/preprocess.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";
 import {
   applyPop,
-  type CutCache,
   impactOrder,
   labelImpact,
   pop,
   POP_OPTION_KEYS,
   popDefaults,
+  type PopObserver,
   type PopOptions,
   type PopResult,
+  type SearchRun,
 } from "./pop.ts";
 import {
   resolveStorage,
@@ -33,7 +34,7 @@ import {
   storedWeights,
 } from "./storage.ts";
 import { booleanOption, checkOptionKeys, shown } from "../data/option_check.ts";
-import type { ValidationRows } from "./validation.ts";
+import { biasOrderMemo, type ValidationRows } from "./validation.ts";
 
 /**
  * Options of {@linkcode popBr}.
@@ -58,9 +59,14 @@ export interface PopBrOptions extends PopOptions, StorageOptions {
   labelNames?: readonly string[];
   meta?: Record<string, unknown>;
   /** Also sweep ε and λ on the held-out rows; sizes are those of the retrained model's files. */
-  curve?: Omit<CurveOptions, "delta" | "ks" | "cache" | "weightType" | "indexType" | "sizeOf">;
+  curve?: Omit<
+    CurveOptions,
+    keyof SearchRun | "delta" | "ks" | "weightType" | "indexType" | "sizeOf"
+  >;
   /** Called as BR trains: phase, labels done, labels in all. */
   onProgress?: (phase: "fit" | "full", done: number, total: number) => void;
+  /** Told of POP's label search on the held-out rows, then of the curve's (`curve`). */
+  observer?: PopObserver;
 }
 
 /** The keys of {@linkcode PopBrOptions} and of its `curve`. */
@@ -75,6 +81,7 @@ const POP_BR_KEYS = [
   "meta",
   "curve",
   "onProgress",
+  "observer",
 ];
 const POP_BR_CURVE_KEYS = ["epsilons", "lambdas", "epsilon", "lambda"];
 
@@ -167,7 +174,12 @@ export function popBr(
   };
   const counts = labelCounts(train.y);
   const order = impactOrder(labelImpact(counts, propensities));
-  const cache: CutCache = new Map();
+  // the search and the curve validate cuts of the fit-split model on the same rows
+  const run: SearchRun = {
+    cache: new Map(),
+    observer: options.observer,
+    biasOrders: biasOrderMemo(),
+  };
   const fitBr = (ds: Dataset, phase: "fit" | "full") =>
     trainBr(ds.x, ds.y, {
       seed,
@@ -187,7 +199,7 @@ export function popBr(
     x: preprocessRows(valid.x, { l2Normalize }),
     y: valid.y,
   };
-  const search = pop(probe, validation, counts, propensities, popOpts, cache);
+  const search = pop(probe, validation, counts, propensities, popOpts, run);
   const searchSeconds = (performance.now() - t0) / 1000;
 
   const t1 = performance.now();
@@ -225,7 +237,7 @@ export function popBr(
       ...options.curve,
       delta,
       ks: options.ks,
-      cache,
+      ...run,
       ...storage,
       // each point's size and weights are those of the file its setting writes (the full
       // model, cut and thresholded), its PSP@k the probe's on the held-out rows

@@ -11,15 +11,15 @@ import { encodeModelFile } from "../format/model_file.ts";
 import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
 import { preprocessRows } from "../data/preprocess.ts";
 import {
-  type CutCache,
   pop,
   POP_OPTION_KEYS,
   popDefaults,
   type PopOptions,
   type PopResult,
+  type SearchRun,
   withinTolerance,
 } from "./pop.ts";
-import { modelColumns, validationPsp, type ValidationRows } from "./validation.ts";
+import { biasOrderMemo, modelColumns, validationPsp, type ValidationRows } from "./validation.ts";
 import { labelWeightsOfContent, rowPreprocessOfContent } from "./model_weights.ts";
 import {
   resolveStorage,
@@ -41,20 +41,26 @@ import { smallestWithin, thresholdingNote, toleranceShortfall } from "./toleranc
  * console.log(o.delta); // 5
  * ```
  */
-export interface PruneModelOptions extends PopOptions, StorageOptions {
+export interface PruneModelOptions extends PopOptions, StorageOptions, SearchRun {
   /** Extra metadata recorded in the pruned file's `meta` (besides `pop`). */
   meta?: Record<string, unknown>;
-  /** Memo of label cuts shared with other searches on the same model and rows. */
-  cache?: CutCache;
   /**
-   * Also sweep ε and λ (see {@linkcode popCurve}; δ, ks, storage and cache are this call's);
-   * the points are returned as `curve`.
+   * Also sweep ε and λ (see {@linkcode popCurve}; δ, ks, storage, the cut memo `cache` and the
+   * `observer` are this call's); the points are returned as `curve`.
    */
-  curve?: Omit<CurveOptions, "delta" | "ks" | "cache" | "weightType" | "indexType">;
+  curve?: Omit<CurveOptions, keyof SearchRun | "delta" | "ks" | "weightType" | "indexType">;
 }
 
 /** The keys of {@linkcode PruneModelOptions} and of its `curve`. */
-const PRUNE_MODEL_KEYS = [...POP_OPTION_KEYS, ...STORAGE_OPTION_KEYS, "meta", "cache", "curve"];
+const PRUNE_MODEL_KEYS = [
+  ...POP_OPTION_KEYS,
+  ...STORAGE_OPTION_KEYS,
+  "meta",
+  "cache",
+  "observer",
+  "biasOrders",
+  "curve",
+];
 const PRUNE_CURVE_KEYS = ["epsilons", "lambdas", "epsilon", "lambda", "sizeOf"];
 
 /**
@@ -127,6 +133,9 @@ function weightBytes(c: ModelFileContent): number {
  * is smaller AND within the tolerance ε on every validation PSP@k (the constraint of the paper's Eq. 1); otherwise the original is kept and `reason` says
  * why (with the curve, it names the smallest swept λ that would have qualified, if any).
  *
+ * An `observer` (`PopObserver` of ./pop.ts) is told of the run as it goes: POP's label search,
+ * each cut it validates, then, with `curve`, each point's search and each point measured.
+ *
  * @param originalFile the input file's bytes, returned unchanged when the original is kept
  * (default: `content` re-encoded)
  * @throws {TypeError} for a model kind POP cannot prune, or an unknown option (also in `curve`)
@@ -181,13 +190,19 @@ export function pruneModel(
     y: rows.y,
   };
   const { epsilon: eps, lambda, delta, ks } = popDefaults(options);
-  const cache = options.cache ?? new Map();
+  // what the search, the stored weights' validation and the curve share: all the weights they
+  // validate are cuts of `weights`, so one bias order serves them all (dropped on return)
+  const run: SearchRun = {
+    cache: options.cache ?? new Map(),
+    observer: options.observer,
+    biasOrders: options.biasOrders ?? biasOrderMemo(),
+  };
   const popOptions = { epsilon: eps, lambda, delta, ks };
-  const search = pop(weights, prepared, labelCounts, propensities, popOptions, cache);
+  const search = pop(weights, prepared, labelCounts, propensities, popOptions, run);
   const stored = storedWeights(search.model, storage.weightType);
   const storedPsp = storage.weightType === "f32"
     ? search.final
-    : validationPsp(stored, prepared, propensities, ks);
+    : validationPsp(stored, prepared, propensities, ks, run.biasOrders);
   const popMeta = {
     epsilon: eps,
     lambda,
@@ -233,7 +248,7 @@ export function pruneModel(
       ...options.curve,
       delta: options.delta,
       ks,
-      cache,
+      ...run,
       ...storage,
       sizeOf: (m, lam, w) =>
         encodeModelFile(build(w, { ...popMeta, lambda: lam, numPrunedLabels: m })).length,

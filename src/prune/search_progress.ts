@@ -1,12 +1,11 @@
 /**
- * Progress of a POP run on a model file ({@linkcode pruneModel} of `./prune_model.ts`), reported
- * through the memo of label cuts the run shares between its searches: every search begins by
- * reading the unpruned model's PSP@k (cut 0) from it, and stores each cut it evaluates in it.
+ * Progress of a POP run (e.g. {@linkcode pruneModel} of `./prune_model.ts`), told by its
+ * observer ({@linkcode PopObserver} of `./pop.ts`), as ticks of a {@linkcode Progress}.
  *
  * @module
  */
 import type { Progress } from "../progress/mod.ts";
-import type { CutCache } from "./pop.ts";
+import type { PopObserver } from "./pop.ts";
 
 /**
  * Evaluations of POP's label search at most, on `numLabels` labels: the unpruned model, the
@@ -23,30 +22,13 @@ export function searchEvaluations(numLabels: number): number {
 }
 
 /**
- * A memo of label cuts that reports a POP run's progress, from {@linkcode searchProgress}.
- *
- * @example
- * ```ts
- * import type { SearchProgress } from "./search_progress.ts";
- * const s: SearchProgress = { cache: new Map(), done: () => {} };
- * console.log(s.cache.size); // 0
- * ```
- */
-export interface SearchProgress {
-  /** The memo to pass as `pruneModel`'s `cache`. */
-  readonly cache: CutCache;
-  /** Ends the report once the run returned (the last point of the curve is then done). */
-  done(): void;
-}
-
-/**
- * A memo of label cuts (pass its `cache` as `pruneModel`'s `cache`) that reports the run on
+ * An observer of a POP run (pass it as `pruneModel`'s `observer`) that reports the run on
  * `progress`: "POP search", of at most {@linkcode searchEvaluations} label cuts, ticked as each
  * is evaluated (info: the `cut`, labels cut to δ weights, and its PSP@k at the first k); then,
- * when the run sweeps ε and λ for the plot, "POP curve" of `curvePoints` points, ticked as each
- * point is done. Call its `done()` after the run.
+ * when the run sweeps ε and λ for the plot, "POP curve" of its points, ticked as each point is
+ * done (the searches of the curve's points tick nothing). Call `progress.done()` after the run.
  *
- * @param ks the cut-offs of the PSP@k the cuts hold (the first names the info)
+ * @param ks the cut-offs of the PSP@k the run evaluates (the first names the info)
  *
  * @example
  * ```ts
@@ -58,43 +40,34 @@ export interface SearchProgress {
  *   const d = (e as CustomEvent<ProgressDetail>).detail;
  *   seen.push(`${d.label} ${d.done}/${d.total}`);
  * });
- * const s = searchProgress(p, 4, 1, [1]);
- * s.cache.get(0); // a search begins with the unpruned model
- * s.cache.set(0, [50]);
- * s.cache.get(0); // the curve's search
- * s.done();
+ * const o = searchProgress(p, [1]);
+ * o.onSearch?.({ numLabels: 4 }); // the run's label search
+ * o.onEvaluation?.({ cut: 0, psp: [50] });
+ * o.onCurvePoint?.({ done: 0, total: 1 }); // the curve
+ * o.onSearch?.({ numLabels: 4 }); // its point's search
+ * o.onCurvePoint?.({ done: 1, total: 1 });
+ * p.done();
  * console.log(seen); // [ "POP search 0/4", "POP search 1/4", "POP search 1/4", "POP curve 0/1", "POP curve 1/1", "POP curve 1/1" ]
  * ```
  */
-export function searchProgress(
-  progress: Progress,
-  numLabels: number,
-  curvePoints: number,
-  ks: readonly number[],
-): SearchProgress {
-  let searches = 0;
+export function searchProgress(progress: Progress, ks: readonly number[]): PopObserver {
+  let phase: "before" | "search" | "curve" = "before";
   const psp = `PSP@${ks[0]}`;
-  const cache = new class extends Map<number, number[]> {
-    override get(m: number): number[] | undefined {
-      if (m === 0) {
-        // a label search begins: the run's own, then one per point of the curve
-        searches++;
-        if (searches === 1) progress.start(searchEvaluations(numLabels), "POP search");
-        else if (searches === 2) progress.start(curvePoints, "POP curve");
-        else progress.tick();
-      }
-      return super.get(m);
-    }
-    override set(m: number, v: number[]): this {
-      if (searches === 1) progress.tick(1, { cut: m, [psp]: v[0] });
-      return super.set(m, v);
-    }
-  }();
   return {
-    cache,
-    done() {
-      if (searches >= 2) progress.tick();
-      progress.done();
+    onSearch({ numLabels }) {
+      // the run's own search; those of the curve's points are the curve's
+      if (phase !== "before") return;
+      phase = "search";
+      progress.start(searchEvaluations(numLabels), "POP search");
+    },
+    onEvaluation({ cut, psp: v }) {
+      if (phase === "search") progress.tick(1, { cut, [psp]: v[0] });
+    },
+    onCurvePoint({ done, total }) {
+      if (done === 0) {
+        phase = "curve";
+        progress.start(total, "POP curve");
+      } else if (phase === "curve") progress.tick();
     },
   };
 }

@@ -40,6 +40,8 @@ export interface ValidationRows {
  *
  * @param propensities one propensity per label of `w`
  * @param ks increasing cut-offs (default [1, 3, 5])
+ * @param biasOrders the order of `w.bias` (default: a sort); a run validating many copies of one
+ * bias passes its {@linkcode biasOrderMemo}
  * @throws {RangeError} when the rows and labels disagree
  *
  * @example
@@ -59,6 +61,7 @@ export function validationPsp(
   rows: ValidationRows,
   propensities: ArrayLike<number>,
   ks: readonly number[] = [1, 3, 5],
+  biasOrders: BiasOrderMemo = biasOrderOf,
 ): number[] {
   const { x, y } = rows;
   if (x.numRows !== y.numRows) {
@@ -71,7 +74,7 @@ export function validationPsp(
   }
   const psp = new PspAtK(propensities, ks);
   const maxK = Math.max(...ks);
-  const top = sparseTopK(w);
+  const top = sparseTopK(w, biasOrders);
   for (let i = 0; i < x.numRows; i++) {
     const s = x.indptr[i], e = x.indptr[i + 1];
     const t = top(x.indices.subarray(s, e), x.values.subarray(s, e), maxK);
@@ -81,25 +84,47 @@ export function validationPsp(
   return ks.map((k) => r[`PSP@${k}`]);
 }
 
-/** The last bias ordered by {@linkcode biasOrderFor}, its bits and its order. */
-let lastBias: { bits: Uint32Array; order: Int32Array } | undefined;
+/**
+ * A memo of bias orders, as `validationPsp` and `sparseTopK` take it: `biasOrderOf(bias)`, reusing
+ * the previous call's order when `bias` holds the same values (the validations of a POP run are
+ * of cuts of one model, each with a copy of its bias: a comparison of L values instead of a sort
+ * of L labels). It holds the last bias and its order (8 bytes a label) for as long as it is
+ * referenced: create one per run with {@linkcode biasOrderMemo}.
+ *
+ * @example
+ * ```ts
+ * import { type BiasOrderMemo, biasOrderMemo } from "./validation.ts";
+ * const orders: BiasOrderMemo = biasOrderMemo();
+ * console.log([...orders(Float32Array.of(0, 2, 1))]); // [ 1, 2, 0 ]
+ * ```
+ */
+export type BiasOrderMemo = (bias: Float32Array) => Int32Array;
 
 /**
- * `biasOrderOf(bias)`, reusing the previous call's order when `bias` holds the same values (the
- * POP search validates many cuts of one model, each with a copy of its bias): a comparison of L
- * values instead of a sort of L labels.
+ * A new {@linkcode BiasOrderMemo}, empty: what the validations of one run share, dropped with it
+ * (nothing is kept between runs).
+ *
+ * @example
+ * ```ts
+ * import { biasOrderMemo } from "./validation.ts";
+ * const orders = biasOrderMemo();
+ * const a = orders(Float32Array.of(-1, 3)), b = orders(Float32Array.of(-1, 3));
+ * console.log([...a], a === b, orders(Float32Array.of(3, -1)) === a); // [ 1, 0 ] true false
+ * ```
  */
-function biasOrderFor(bias: Float32Array): Int32Array {
-  const bits = new Uint32Array(bias.buffer, bias.byteOffset, bias.length);
-  const last = lastBias;
-  if (last !== undefined && last.bits.length === bits.length) {
-    let same = true;
-    for (let l = 0; l < bits.length && same; l++) same = last.bits[l] === bits[l];
-    if (same) return last.order;
-  }
-  const order = biasOrderOf(bias);
-  lastBias = { bits: bits.slice(), order };
-  return order;
+export function biasOrderMemo(): BiasOrderMemo {
+  let last: { bits: Uint32Array; order: Int32Array } | undefined;
+  return (bias) => {
+    const bits = new Uint32Array(bias.buffer, bias.byteOffset, bias.length);
+    if (last !== undefined && last.bits.length === bits.length) {
+      let same = true;
+      for (let l = 0; l < bits.length && same; l++) same = last.bits[l] === bits[l];
+      if (same) return last.order;
+    }
+    const order = biasOrderOf(bias);
+    last = { bits: bits.slice(), order };
+    return order;
+  };
 }
 
 /**
@@ -110,8 +135,11 @@ function biasOrderFor(bias: Float32Array): Int32Array {
  * −∞). The row's postings score the labels it touches; the others score their bias and are
  * walked by decreasing bias (ties by the smaller label) until they cannot beat the k-th best —
  * the SDK's `linear-sparse` top k. Building it costs one transpose of the weights and one sort
- * of the bias (skipped when the previous call had the same bias); a row costs its postings plus
- * at most k + (labels it touches) steps of the walk, whatever the number of labels.
+ * of the bias (`biasOrders` may skip it: a {@linkcode BiasOrderMemo} that already ordered the
+ * same bias); a row costs its postings plus at most k + (labels it touches) steps of the walk,
+ * whatever the number of labels.
+ *
+ * @param biasOrders the order of `w.bias` by decreasing value (default: `biasOrderOf`, a sort)
  *
  * @example
  * ```ts
@@ -125,10 +153,11 @@ function biasOrderFor(bias: Float32Array): Int32Array {
  */
 export function sparseTopK(
   w: LabelWeights,
+  biasOrders: BiasOrderMemo = biasOrderOf,
 ): (indices: Int32Array, values: Float32Array | Float64Array, k: number) => TopK {
   const L = w.numLabels, d = w.numFeatures, bias = w.bias;
   const { featPtr, labelIdx, weights } = toFeatureMajor(w);
-  const order = bias ? biasOrderFor(bias) : undefined;
+  const order = bias ? biasOrders(bias) : undefined;
   const s = new Float64Array(L), mark = new Uint8Array(L), touched = new Int32Array(L);
   return (indices, values, k) => {
     let n = 0;

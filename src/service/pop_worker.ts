@@ -19,6 +19,7 @@ import type { ModelFileContent } from "../format/types.ts";
 import { encodeModelFile } from "../format/model_file.ts";
 import { popDefaults } from "../prune/pop.ts";
 import { type PrunedModel, pruneModel, type PruneModelOptions } from "../prune/prune_model.ts";
+import { biasOrderMemo } from "../prune/validation.ts";
 import { smallestWithin, toleranceShortfall } from "../prune/tolerance.ts";
 import type { CutCache } from "../prune/pop.ts";
 import type { ValidationRows } from "../prune/validation.ts";
@@ -87,7 +88,8 @@ export function answerPop(r: PopRequest): PopAnswer {
       return { id: r.id, error: `its ${nnz} weights exceed the POP limit of ${max}` };
     }
     const cache: CutCache = r.options.cache ?? new Map();
-    const options = { ...r.options, cache };
+    // one cut memo and one bias order for the prune and withinEpsilon's sweeps of one model
+    const options = { ...r.options, cache, biasOrders: r.options.biasOrders ?? biasOrderMemo() };
     const p = pruneModel(content, r.rows, r.counts, r.propensities, options, r.original);
     if (content.kind === "linear-sparse" && p.pruned && !p.withinTolerance) {
       return { id: r.id, ...withinEpsilon(content, r, options, p) };

@@ -58,7 +58,7 @@ Deno.test("popCurve: size never grows with ε or λ, and matches pop() at each s
       counts,
       p,
       { epsilon: q.epsilon, lambda: q.lambda, delta: 2 },
-      cache,
+      { cache },
     );
     assert(r.numPrunedLabels === q.numPrunedLabels, `m at ε=${q.epsilon}`);
     assert(again.numPrunedLabels === r.numPrunedLabels && again.evaluations === 0, "cache");

@@ -40,7 +40,10 @@ must hold rows; a flag the run would ignore is an error naming it.
   --out FILE            pruned model file (default MODEL.pop.tsm; NAME.br.pop.tsm with
                         --train br; DIR/model.pop.tsm with --state-dir)
   --plot FILE.svg | --no-plot   the size-vs-PSP@k curve (default: the --out path with .svg;
-                        the name must end in .svg)
+                        the name must end in .svg). It runs the label search again at each
+                        --epsilons value and measures a pruned file per point (12 by default):
+                        most of a run's time (3/4 of it for a file of 10^5 labels); --no-plot
+                        skips it
   --valid FILE          validation rows (XC file) instead of a split of the training file
                         (without it, a split the model may have learned: a warning)
   --val-fraction F      validation share of the training file (default 0.2)
