@@ -38,6 +38,7 @@ import { readFileIfExists, writeFileAtomic } from "./checkpoint.ts";
 import { FileFollower, RefusedLineLog } from "./file_source.ts";
 import { FileLines, isGzipFile } from "../data/file_lines.ts";
 import type { StreamLearner, StreamPosition } from "./learner.ts";
+import { checkpointBackoff } from "./checkpoint_backoff.ts";
 import { CheckpointChain } from "./checkpoint_chain.ts";
 import { openState } from "./open_state.ts";
 import type { StreamEntry } from "./redis_client.ts";
@@ -129,12 +130,18 @@ export class LearningService implements ServiceHandle {
   #progressAtCheckpoint: number;
   #appliedAtCheckpoint: number;
   /**
-   * Milliseconds the last checkpoint took, not counting its wait for its turn nor the file loop's
-   * turns during its write (see #writeCheckpoint), and when it ended (durable). Spacing: see
-   * #afterIngest.
+   * Milliseconds the last checkpoint attempt took, not counting its wait for its turn nor the file
+   * loop's turns during its write (see #writeCheckpoint), and when it ended (durable, or failed).
+   * Spacing: see #afterIngest.
    */
   #checkpointCostMs = 0;
   #checkpointEndMs = 0;
+  /**
+   * The events applied when the last checkpoint attempt (written or failed) took its snapshot, and
+   * the checkpoint timer's ticks since it (the spacing after failed attempts: see #afterIngest).
+   */
+  #appliedAtAttempt: number;
+  #ticksSinceAttempt = 0;
   /** Milliseconds the file loop has held the thread, in all (see #writeCheckpoint). */
   #fileLoopMs = 0;
   #appliedAtPublish: number;
@@ -210,6 +217,7 @@ export class LearningService implements ServiceHandle {
     this.walReplayed = walReplayed;
     this.#log = options.log ?? ((m) => console.error(m));
     this.#appliedAtCheckpoint = learner.applied - walReplayed;
+    this.#appliedAtAttempt = this.#appliedAtCheckpoint;
     this.#progressAtCheckpoint = this.#appliedAtCheckpoint + learner.rejected +
       learner.duplicates - walReplayedDuplicates;
     this.#appliedAtPublish = learner.applied;
@@ -299,9 +307,10 @@ export class LearningService implements ServiceHandle {
     const ckMs = (o.checkpointSeconds ?? 5) * 1000;
     if (checkpoints && ckMs > 0) {
       this.#timers.push(setInterval(() => {
+        // after failed attempts, every checkpointBackoff(failed)-th tick that finds it due
         if (
-          this.#dirty() && !this.#ckActive &&
-          performance.now() - this.#checkpointEndMs >= 10 * this.#checkpointCostMs
+          this.#dirty() && this.#spacedFromLastAttempt() &&
+          ++this.#ticksSinceAttempt >= checkpointBackoff(this.#checkpointsFailed)
         ) this.#backgroundCheckpoint();
       }, ckMs));
     }
@@ -590,10 +599,12 @@ export class LearningService implements ServiceHandle {
     // replay after a crash, while taking one every 5000 events would stall a big model's learning
     // most of the time. At most about a tenth of the learning thread goes to checkpoints.
     // (checkpointEvery 0: none)
+    // After failed attempts (a full disk), both spacings grow: see checkpoint_backoff.ts.
     const ckEvery = o.checkpointEvery ?? 5000;
     if (
-      ckEvery > 0 && l.applied - this.#appliedAtCheckpoint >= ckEvery && !this.#ckActive &&
-      performance.now() - this.#checkpointEndMs >= 10 * this.#checkpointCostMs
+      ckEvery > 0 &&
+      l.applied - this.#appliedAtAttempt >= ckEvery * checkpointBackoff(this.#checkpointsFailed) &&
+      this.#spacedFromLastAttempt()
     ) {
       this.#backgroundCheckpoint();
     }
@@ -611,6 +622,16 @@ export class LearningService implements ServiceHandle {
   #error(what: string, e: unknown): void {
     this.lastError = `${what}: ${(e as Error)?.message ?? String(e)}`;
     this.#log(`error in ${this.lastError}`);
+  }
+
+  /**
+   * Whether no checkpoint is being written and the last attempt ended at least 10 times its own
+   * duration ago (times the back-off after failed attempts).
+   */
+  #spacedFromLastAttempt(): boolean {
+    return !this.#ckActive &&
+      performance.now() - this.#checkpointEndMs >=
+        10 * this.#checkpointCostMs * checkpointBackoff(this.#checkpointsFailed);
   }
 
   #backgroundCheckpoint(): void {
@@ -684,6 +705,16 @@ export class LearningService implements ServiceHandle {
         progress: l.applied + l.rejected + l.duplicates,
       };
     });
+    // a failed attempt spaces the next one too (see #afterIngest): from its events and its end
+    this.#appliedAtAttempt = snap.applied;
+    this.#ticksSinceAttempt = 0;
+    const attemptEnded = () => {
+      this.#checkpointEndMs = performance.now();
+      this.#checkpointCostMs = Math.max(
+        0,
+        this.#checkpointEndMs - t0 - (this.#fileLoopMs - fileLoopMs0),
+      );
+    };
     try {
       await this.#files.write(snap.taken);
     } catch (e) {
@@ -691,6 +722,7 @@ export class LearningService implements ServiceHandle {
       if (this.#deadLetters !== undefined) this.#deadLetters.changed = true;
       this.#storageFailed("checkpoint", e);
       this.#checkpointsFailed++;
+      attemptEnded();
       throw e;
     }
     this.#checkpointError = undefined;
@@ -704,11 +736,7 @@ export class LearningService implements ServiceHandle {
     this.#progressAtCheckpoint = snap.progress;
     this.checkpointsWritten++;
     if (snap.taken.delta) this.#checkpointDeltas++;
-    this.#checkpointEndMs = performance.now();
-    this.#checkpointCostMs = Math.max(
-      0,
-      this.#checkpointEndMs - t0 - (this.#fileLoopMs - fileLoopMs0),
-    );
+    attemptEnded();
     this.#lastCheckpoint = {
       delta: snap.taken.delta,
       bytes: snap.taken.bytes.length,
@@ -1067,9 +1095,11 @@ export class LearningService implements ServiceHandle {
    * Stops the sources and timers, writes a final checkpoint (acknowledging what it covers) and
    * closes the write-ahead log. Queued events are saved in the checkpoint, not learned early, so
    * batches stay aligned across restarts. With `checkpointEvery: 0` no final checkpoint is
-   * written (the queued events are lost with the state, which nobody resumes from).
+   * written (the queued events are lost with the state, which nobody resumes from), nor with
+   * `{ checkpoint: false }`: the state directory keeps its last checkpoint and the write-ahead
+   * log (`train`'s XC pass, interrupted or refused, saves nothing of a partial pass).
    */
-  async stop(): Promise<void> {
+  async stop(options: { checkpoint?: boolean } = {}): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
     for (const t of this.#timers) clearInterval(t);
@@ -1078,7 +1108,9 @@ export class LearningService implements ServiceHandle {
     // a copy in flight ends before the last checkpoint records what still waits
     await this.#deadLetters?.stop();
     try {
-      if (this.options.checkpointEvery !== 0) await this.checkpoint();
+      if (this.options.checkpointEvery !== 0 && options.checkpoint !== false) {
+        await this.checkpoint();
+      }
     } finally {
       await this.#publishing?.catch(() => {});
       this.options.buildModel?.close?.();
