@@ -35,6 +35,16 @@ Deno.test("train names the line of an unlearnable row and writes nothing", async
     );
     const written = await Deno.stat(out).then(() => true, () => false);
     assert(!written, "no model file");
+    // with --state-dir: the rows before the refused one are not checkpointed either (the service
+    // is stopped without its last checkpoint)
+    const state = `${dir}/state`;
+    await expectRun(
+      ["train", "--model", "leml", "--data", `${dir}/big.txt`, "--state-dir", state, "--quiet"],
+      2,
+      /Cannot learn line 3 of .*big\.txt/,
+    );
+    const saved = await Deno.stat(`${state}/checkpoint.msgpack`).then(() => true, () => false);
+    assert(!saved, "a checkpoint of the rows before the refused one");
     await expectRun(
       [
         "train",

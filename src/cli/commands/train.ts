@@ -328,111 +328,119 @@ async function trainXc(
   }).catch((e) => {
     throw trainCheckpointError(namedCheckpointError(e, stateDir), stateDir, data, false);
   });
-  const l = service?.learner ??
-    StreamLearner.create(factory, { ...learnerOptions, modelOptions, labelNames: names });
-  const applied0 = l.applied, rejected0 = l.rejected;
-  const first = keepFirstRejects(l);
-  // Dataset label index → learner label index (identity for a fresh learner).
-  const map = Int32Array.from(names, (n) => l.parser.labels.idOf(n, true));
-  const identity = map.every((v, i) => v === i);
-  const progress = quiet ? Progress.silent() : new Progress();
-  progress.start(ds.x.numRows, `${factory.kind} on ${ds.name}`);
-  const t0 = performance.now();
-  // Ctrl-C / SIGTERM end the pass cleanly: nothing written from a partial pass
-  let rowsDone = 0, yieldedAt = t0;
-  for (let i = 0; i < ds.x.numRows && sig.signal === undefined; i++) {
-    const y = ds.y.indices.subarray(ds.y.indptr[i], ds.y.indptr[i + 1]);
-    const labels = identity ? y : Int32Array.from(y, (v) => map[v]).sort();
-    const e: Example = { id: `${ds.name}:${i + 2}`, x: rowView(ds.x, i), labels };
-    const refusal = l.refusal(e);
-    if (refusal !== undefined) {
-      // rows are lines (after XC's header) unless bad lines were skipped: then name the row
-      const where = skipping ? `row ${i + 1}` : `line ${i + (format === "xc" ? 2 : 1)}`;
-      // the model counts columns from 0; a LIBSVM file numbers its features from 1
-      const why = format === "libsvm"
-        ? refusal.replace(/^feature (\d+)/, (_, j) => `feature ${Number(j) + 1}`)
-        : refusal;
-      throw new RangeError(`Cannot learn ${where} of ${data}: ${why}; nothing written`);
+  try {
+    const l = service?.learner ??
+      StreamLearner.create(factory, { ...learnerOptions, modelOptions, labelNames: names });
+    const applied0 = l.applied, rejected0 = l.rejected;
+    const first = keepFirstRejects(l);
+    // Dataset label index → learner label index (identity for a fresh learner).
+    const map = Int32Array.from(names, (n) => l.parser.labels.idOf(n, true));
+    const identity = map.every((v, i) => v === i);
+    const progress = quiet ? Progress.silent() : new Progress();
+    progress.start(ds.x.numRows, `${factory.kind} on ${ds.name}`);
+    const t0 = performance.now();
+    // Ctrl-C / SIGTERM end the pass cleanly: nothing written from a partial pass
+    let rowsDone = 0, yieldedAt = t0;
+    for (let i = 0; i < ds.x.numRows && sig.signal === undefined; i++) {
+      const y = ds.y.indices.subarray(ds.y.indptr[i], ds.y.indptr[i + 1]);
+      const labels = identity ? y : Int32Array.from(y, (v) => map[v]).sort();
+      const e: Example = { id: `${ds.name}:${i + 2}`, x: rowView(ds.x, i), labels };
+      const refusal = l.refusal(e);
+      if (refusal !== undefined) {
+        // rows are lines (after XC's header) unless bad lines were skipped: then name the row
+        const where = skipping ? `row ${i + 1}` : `line ${i + (format === "xc" ? 2 : 1)}`;
+        // the model counts columns from 0; a LIBSVM file numbers its features from 1
+        const why = format === "libsvm"
+          ? refusal.replace(/^feature (\d+)/, (_, j) => `feature ${Number(j) + 1}`)
+          : refusal;
+        throw new RangeError(`Cannot learn ${where} of ${data}: ${why}; nothing written`);
+      }
+      l.ingest(e);
+      rowsDone = i + 1;
+      if ((i & 255) === 255) {
+        progress.tick(256, { "P@1": l.window.precisionAt1, "P@5": l.window.precisionAt5 });
+      }
+      // a signal is seen within ~50 ms whatever the learner's speed (every 256 rows was seconds
+      // of a slow one: leml rank 256 with 5,000 labels takes ~20 ms a row)
+      if (performance.now() - yieldedAt > 50) {
+        await yieldToEvents();
+        yieldedAt = performance.now();
+      }
     }
-    l.ingest(e);
-    rowsDone = i + 1;
-    if ((i & 255) === 255) {
-      progress.tick(256, { "P@1": l.window.precisionAt1, "P@5": l.window.precisionAt5 });
+    const out = stringFlag(f, "out");
+    if (sig.signal !== undefined) {
+      progress.done();
+      // the state directory keeps its checkpoint from before the run: a partial pass is not
+      // saved (a new run passes over the whole file again)
+      console.error(
+        `[tagstream] interrupted by ${sig.signal} after ${rowsDone} of ${ds.x.numRows} rows of ` +
+          `${data}: nothing written${out ? ` to ${out}` : ""}${
+            stateDir ? `; ${stateDir} keeps the state it had before this run` : ""
+          }`,
+      );
+      return {
+        ...summary(l, {}),
+        interrupted: sig.signal,
+        data,
+        rows: ds.x.numRows,
+        rowsLearned: rowsDone,
+        stateDir: stateDir ?? null,
+        out: null,
+        modelBytes: null,
+      };
     }
-    // a signal is seen within ~50 ms whatever the learner's speed (every 256 rows was seconds
-    // of a slow one: leml rank 256 with 5,000 labels takes ~20 ms a row)
-    if (performance.now() - yieldedAt > 50) {
-      await yieldToEvents();
-      yieldedAt = performance.now();
-    }
-  }
-  const out = stringFlag(f, "out");
-  if (sig.signal !== undefined) {
+    l.flush();
+    const seconds = (performance.now() - t0) / 1000;
+    progress.tick(ds.x.numRows & 255, { "P@1": l.window.precisionAt1 });
     progress.done();
-    // the state directory keeps its checkpoint from before the run: a partial pass is not
-    // saved (a new run passes over the whole file again)
-    console.error(
-      `[tagstream] interrupted by ${sig.signal} after ${rowsDone} of ${ds.x.numRows} rows of ` +
-        `${data}: nothing written${out ? ` to ${out}` : ""}${
-          stateDir ? `; ${stateDir} keeps the state it had before this run` : ""
-        }`,
-    );
+    await service?.stop();
+    const applied = l.applied - applied0;
+    // lines the loader skipped (--on-error skip) are rejected lines too, listed first
+    const skipped = ds.report.skipped;
+    const rejected = skipped + (l.rejected - rejected0);
+    run.rejected = rejected;
+    const rejects: Reject[] = [
+      ...ds.report.errors.map((e) => ({ source: data, line: e.line, reason: e.message })),
+      ...first,
+    ].slice(0, FIRST_REJECTS);
+    if (rejected > applied) {
+      console.error(
+        `[tagstream] rejected ${rejected} of ${rejected + applied} lines of ${data}; first ` +
+          `reasons:\n${rejects.map((r) => `  line ${r.line}: ${r.reason}`).join("\n")}`,
+      );
+    }
+    const learnedNothing = applied === 0;
+    if (learnedNothing) {
+      console.error(
+        `[tagstream] learned nothing from ${data}: no model written${out ? ` to ${out}` : ""}`,
+      );
+    }
+    const modelBytes = learnedNothing ? undefined : await writeOut(l, out);
     return {
-      ...summary(l, {}),
-      interrupted: sig.signal,
+      ...summary(l, {}, rejects),
+      rejected: l.rejected + skipped,
+      learnedNothing,
       data,
       rows: ds.x.numRows,
-      rowsLearned: rowsDone,
+      trainSeconds: seconds,
+      eventsPerSecond: ds.x.numRows / seconds,
       stateDir: stateDir ?? null,
-      out: null,
-      modelBytes: null,
+      out: learnedNothing ? null : out ?? null,
+      modelBytes: modelBytes ?? null,
+      ...(skipped > 0
+        ? {
+          skipped,
+          skippedFirst: ds.report.errors.map((e) => e.message),
+        }
+        : {}),
     };
-  }
-  l.flush();
-  const seconds = (performance.now() - t0) / 1000;
-  progress.tick(ds.x.numRows & 255, { "P@1": l.window.precisionAt1 });
-  progress.done();
-  await service?.stop();
-  const applied = l.applied - applied0;
-  // lines the loader skipped (--on-error skip) are rejected lines too, listed first
-  const skipped = ds.report.skipped;
-  const rejected = skipped + (l.rejected - rejected0);
-  run.rejected = rejected;
-  const rejects: Reject[] = [
-    ...ds.report.errors.map((e) => ({ source: data, line: e.line, reason: e.message })),
-    ...first,
-  ].slice(0, FIRST_REJECTS);
-  if (rejected > applied) {
-    console.error(
-      `[tagstream] rejected ${rejected} of ${rejected + applied} lines of ${data}; first ` +
-        `reasons:\n${rejects.map((r) => `  line ${r.line}: ${r.reason}`).join("\n")}`,
+  } finally {
+    // an interrupted or refused pass saves nothing (a full one has stopped with its checkpoint
+    // already): the service stops without its last checkpoint, its write-ahead log closed
+    await service?.stop({ checkpoint: false }).catch((e) =>
+      noteAlsoFailed("stopping the service", namedStateDirError(e, stateDir!))
     );
   }
-  const learnedNothing = applied === 0;
-  if (learnedNothing) {
-    console.error(
-      `[tagstream] learned nothing from ${data}: no model written${out ? ` to ${out}` : ""}`,
-    );
-  }
-  const modelBytes = learnedNothing ? undefined : await writeOut(l, out);
-  return {
-    ...summary(l, {}, rejects),
-    rejected: l.rejected + skipped,
-    learnedNothing,
-    data,
-    rows: ds.x.numRows,
-    trainSeconds: seconds,
-    eventsPerSecond: ds.x.numRows / seconds,
-    stateDir: stateDir ?? null,
-    out: learnedNothing ? null : out ?? null,
-    modelBytes: modelBytes ?? null,
-    ...(skipped > 0
-      ? {
-        skipped,
-        skippedFirst: ds.report.errors.map((e) => e.message),
-      }
-      : {}),
-  };
 }
 
 /** `--on-error fail|skip`, or undefined when not given. */
