@@ -33,11 +33,26 @@ export const DELTA_DIR = "checkpoint.deltas";
 const NAME_RE = /^delta-([0-9a-f]{16})-(\d{8})\.msgpack$/;
 
 /**
+ * What a read-only load (an offline command's: `eval`, `inspect`, `export`, `prune --state-dir`)
+ * had read when it met a damaged incremental checkpoint: the base checkpoint file, the deltas
+ * applied after it, and the deltas after the damaged one (not read).
+ */
+export interface ReadOnlyLoad {
+  /** The base checkpoint read (`DIR/checkpoint.msgpack`). */
+  readonly base: string;
+  /** The incremental checkpoints applied before the damaged one. */
+  readonly applied: number;
+  /** The incremental checkpoints after the damaged one. */
+  readonly after: number;
+}
+
+/**
  * An incremental checkpoint of a state directory that cannot be read or applied, refusing the
  * start (or an offline command's read) without `repair`: the delta file and what is wrong, for a
  * command to say its own way on. The message says serve's: `REASON. Refusing to start; 'serve
  * --repair' sets it and the deltas after it aside and resumes from the checkpoint before it
- * (their events are lost)` (a read-only load's, without "Refusing to start").
+ * (their events are lost)`; a read-only load's says what the reader read and refuses, and that
+ * the directory's writer (`serve --repair`, or train's advice) sets the damage aside.
  *
  * @example
  * ```ts
@@ -54,19 +69,32 @@ export class DamagedDeltaError extends SyntaxError {
   readonly reason: string;
 
   /**
-   * The delta `path` that cannot be applied, and why (`reason`); `readOnly`: found by a load that
-   * starts nothing (an offline command's).
+   * The delta `path` that cannot be applied, and why (`reason`); `read`: found by a load that
+   * starts nothing (an offline command's), having read that much.
    */
-  constructor(path: string, reason: string, readOnly = false, options?: ErrorOptions) {
+  constructor(path: string, reason: string, read?: ReadOnlyLoad, options?: ErrorOptions) {
     super(
-      `${reason}. ${readOnly ? "" : "Refusing to start; "}'serve --repair' sets it and the ` +
-        `deltas after it aside and resumes from the checkpoint before it (their events are lost)`,
+      read === undefined
+        ? `${reason}. Refusing to start; 'serve --repair' sets it and the deltas after it aside ` +
+          `and resumes from the checkpoint before it (their events are lost)`
+        : readerWords(reason, read),
       options,
     );
     this.name = "DamagedDeltaError";
     this.path = path;
     this.reason = reason;
   }
+}
+
+/** A damaged delta in a reader's words (see {@linkcode DamagedDeltaError}). */
+function readerWords(reason: string, read: ReadOnlyLoad): string {
+  const deltas = (n: number) => `${n} incremental checkpoint${n === 1 ? "" : "s"}`;
+  return `${reason}. This command only reads the state directory: it read ${read.base} and the ` +
+    `${deltas(read.applied)} after it, and refuses a model without this one${
+      read.after > 0 ? ` and the ${deltas(read.after)} after it` : ""
+    } (their events). The directory's writer sets the damage aside: 'serve --repair' (it ` +
+    `resumes from the checkpoint before this one; the events of this one and those after it ` +
+    `are lost), or train, which names the mv to run`;
 }
 
 /**
@@ -230,7 +258,10 @@ export class CheckpointChain {
         const reason = `Cannot apply checkpoint delta ${path}: ${(e as Error).message}`;
         if (!options.repair) {
           // a read-only load is an offline command's, which does not start anything
-          throw new DamagedDeltaError(path, reason, options.readOnly, { cause: e });
+          const read = options.readOnly
+            ? { base: `${stateDir}/checkpoint.msgpack`, applied, after: mine.length - i - 1 }
+            : undefined;
+          throw new DamagedDeltaError(path, reason, read, { cause: e });
         }
         const at = (options.at ?? new Date().toISOString()).replace(/[:.]/g, "-");
         const movedTo: string[] = [];

@@ -83,7 +83,11 @@ Deno.test("offline commands: a damaged incremental checkpoint is named, and noth
     await Deno.writeFile(`${deltas}/${name}`, bytes.subarray(0, bytes.length >> 1));
     const re = new RegExp(`Cannot apply checkpoint delta ${deltas}/${name}: checkpoint is damaged`);
     await refused(dir, state, re);
-    const r = await expectRun(["inspect", "--state-dir", state], 2, /'serve --repair' sets it/);
+    const r = await expectRun(
+      ["inspect", "--state-dir", state],
+      2,
+      /writer sets the damage aside: 'serve --repair'/,
+    );
     assert(!r.err.includes("Refusing to start"), r.err);
     // read-only: the damaged delta is where it was
     assert((await Deno.readFile(`${deltas}/${name}`)).length === bytes.length >> 1, "moved");
