@@ -49,7 +49,7 @@ for (const command of ["train", "serve"]) {
           ],
           stdout: "piped",
           stderr: "piped",
-          env: { NO_COLOR: "1" },
+          env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
         }).spawn();
         // a hang guard of 120 s, not a timing: past it the test fails saying so
         let last: Awaited<ReturnType<typeof checkpointed>>, hung = false;

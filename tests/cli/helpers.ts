@@ -11,7 +11,11 @@ import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 export { assert, assertEquals, withTempDir } from "../helpers.ts";
 
 /**
- * Runs the CLI's `main(args)` in this process, capturing what it logs to stdout and stderr.
+ * Runs the CLI's `main(args)` in this process, capturing what it logs to stdout and stderr. A
+ * `serve --no-auth` runs as a child process instead ({@linkcode runDenoScript}, without
+ * `$TAGSTREAM_TOKEN`): serve reads the token from the process's environment and refuses
+ * `--no-auth` while it is set, so a developer's exported token would fail the test, and a test
+ * must not change the environment that the tests running beside it read.
  *
  * @example
  * ```ts
@@ -23,6 +27,10 @@ export { assert, assertEquals, withTempDir } from "../helpers.ts";
 export async function runMain(
   args: string[],
 ): Promise<{ code: number; out: string; err: string }> {
+  if (args[0] === "serve" && args.includes("--no-auth")) {
+    const r = await runDenoScript(MAIN, ["--allow-all"], args);
+    return { code: r.code, out: r.stdout.trimEnd(), err: r.stderr.trimEnd() };
+  }
   const log = console.log, error = console.error;
   const out: string[] = [], err: string[] = [];
   console.log = (...a: unknown[]) => out.push(a.join(" "));
@@ -135,8 +143,12 @@ export interface RunResult {
   stderr: string;
 }
 
+/** The CLI's entry point, as a path for `deno run`. */
+const MAIN = new URL("../../src/cli/main.ts", import.meta.url).pathname;
+
 /**
- * Runs `deno run PERMISSIONS SCRIPT ARGS` (with `NO_COLOR=1`) to the end and collects its exit
+ * Runs `deno run PERMISSIONS SCRIPT ARGS` (with `NO_COLOR=1`, and without `$TAGSTREAM_TOKEN`: a
+ * developer's exported token must not change what `serve` does) to the end and collects its exit
  * code and output.
  *
  * @example
@@ -156,7 +168,7 @@ export async function runDenoScript(
     args: ["run", ...permissions, script, ...args],
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
   }).output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
