@@ -35,7 +35,7 @@ import { PrecisionAtK } from "../src/metrics/precision.ts";
 import { PspAtK } from "../src/metrics/psp.ts";
 import { propensities } from "../src/metrics/propensity.ts";
 import type { EstimatorFactory } from "../src/models/estimator.ts";
-import type { LabelWeights } from "../src/models/br/label_weights.ts";
+import type { LabelWeights } from "../src/models/label_weights.ts";
 import { KV_VALUE_LIMIT, prunedExport } from "./scale/prune_export.ts";
 import { serviceCosts } from "./scale/service_costs.ts";
 

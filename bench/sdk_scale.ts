@@ -40,7 +40,7 @@ import { countFlag, intFlag, listFlag, numberFlag } from "../src/cli/commands/ar
 import { type BenchScript, choiceFlag, namesFlag, refuseIgnored, runBench } from "./args.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
 import type { ModelFileContent } from "../src/format/types.ts";
-import { linearSparseContent } from "../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../src/models/label_weights.ts";
 import { decodeModel } from "../sdk/decode.ts";
 import { featurizer, type SparseInput } from "../sdk/features.ts";
 import { KINDS } from "../sdk/kinds/mod.ts";

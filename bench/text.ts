@@ -38,7 +38,7 @@ import { loadFactory } from "../src/models/registry.ts";
 import { loadModel } from "../sdk/mod.ts";
 import type { TextSettings } from "../sdk/tokenizer.ts";
 import { encodeModelFile } from "../src/format/model_file.ts";
-import { linearSparseContent } from "../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../src/models/label_weights.ts";
 import type { OvaEstimator } from "../src/models/ova/mod.ts";
 import { thresholdWeights } from "../src/prune/pop.ts";
 import { type BenchScript, checkDirectory, dataDirOf, runBench } from "./args.ts";

@@ -208,6 +208,51 @@ Deno.test("no import cycle between files of src/", async () => {
   );
 });
 
+/**
+ * The model folders of `src/models/` (`br/`, `ova/`, ...) are siblings: one never imports
+ * another (what two models share lives in a shared module directly under `src/models/`, e.g.
+ * label_weights.ts, linear_sparse_file.ts), and a shared module imports no model folder
+ * (registry.ts aside: it is the list of the models). Returns the edges that break this.
+ */
+function modelSiblingImports(edges: readonly { from: string; to: string }[]): string[] {
+  const modelOf = (f: string) => /^models\/([^/]+)\//.exec(f)?.[1];
+  const out: string[] = [];
+  for (const e of edges) {
+    if (!e.from.startsWith("models/") || !e.to.startsWith("models/")) continue;
+    const a = modelOf(e.from), b = modelOf(e.to);
+    if (b === undefined || a === b || e.from === "models/registry.ts") continue;
+    out.push(
+      a === undefined
+        ? `src/${e.from} (shared) imports src/${e.to} of the model ${b}`
+        : `src/${e.from} imports src/${e.to}: the model ${a} reaches into the model ${b}`,
+    );
+  }
+  return out;
+}
+
+Deno.test("a model of src/models/ imports no other model; the shared modules import none", async () => {
+  const edges = await fileEdges();
+  assert(edges.some((e) => e.from === "models/ova/estimator.ts"), "no import of ova found");
+  const problems = modelSiblingImports(edges);
+  assert(problems.length === 0, problems.join("\n"));
+  // the check itself
+  assertEquals(
+    modelSiblingImports([
+      { from: "models/ova/estimator.ts", to: "models/br/label_weights.ts" },
+      { from: "models/label_weights.ts", to: "models/br/dcd.ts" },
+      { from: "models/registry.ts", to: "models/br/mod.ts" },
+      { from: "models/br/estimator.ts", to: "models/br/dcd.ts" },
+      { from: "models/br/estimator.ts", to: "models/label_weights.ts" },
+      { from: "prune/pop.ts", to: "models/br/mod.ts" },
+    ]),
+    [
+      "src/models/ova/estimator.ts imports src/models/br/label_weights.ts: the model ova " +
+      "reaches into the model br",
+      "src/models/label_weights.ts (shared) imports src/models/br/dcd.ts of the model br",
+    ],
+  );
+});
+
 Deno.test("the layer check finds upward imports, same-layer imports, cycles and new folders", () => {
   const layers = [["random"], ["data"], ["models"], ["cli"]];
   assertEquals(layerViolation({ from: "models", to: "data" }, layers), undefined);

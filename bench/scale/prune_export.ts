@@ -17,11 +17,7 @@ import type { SparseVector } from "../../src/data/types.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
-import {
-  type LabelWeights,
-  linearSparseContent,
-  nnzOf,
-} from "../../src/models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent, nnzOf } from "../../src/models/label_weights.ts";
 import { thresholdWeights } from "../../src/prune/pop.ts";
 import { rowPreprocessOfContent } from "../../src/prune/model_weights.ts";
 import { resolveStorage } from "../../src/prune/storage.ts";
@@ -214,7 +210,7 @@ function metricsOf(p: PrecisionAtK, psp: PspAtK): Record<string, number> {
  * ```ts
  * import { compareFiles, pruneToBytes } from "./prune_export.ts";
  * import { encodeModelFile } from "../../src/format/model_file.ts";
- * import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+ * import { linearSparseContent } from "../../src/models/label_weights.ts";
  * const w = {
  *   numFeatures: 2, numLabels: 2, labelPtr: Int32Array.of(0, 1, 2),
  *   featIdx: Int32Array.of(0, 1), values: Float32Array.of(1, 1),
@@ -355,7 +351,7 @@ export interface PrunedExportOptions {
  * ```ts
  * import { prunedExport } from "./prune_export.ts";
  * import { encodeModelFile } from "../../src/format/model_file.ts";
- * import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+ * import { linearSparseContent } from "../../src/models/label_weights.ts";
  * const w = {
  *   numFeatures: 2, numLabels: 2, labelPtr: Int32Array.of(0, 2, 4),
  *   featIdx: Int32Array.of(0, 1, 0, 1), values: Float32Array.of(1, 0.1, 0.2, 2),

@@ -36,7 +36,7 @@
 import { type Dataset, labelCounts, loadDataset, loadXcFile, splitRows } from "../data/dataset.ts";
 import { resolveDataDir } from "../data/data_dir.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
-import type { LabelWeights } from "../models/br/label_weights.ts";
+import type { LabelWeights } from "../models/label_weights.ts";
 import { preprocessRows, type RowPreprocess } from "../data/preprocess.ts";
 import { propensities as propensitiesOf } from "../metrics/propensity.ts";
 import { curveSvg } from "../prune/curve.ts";

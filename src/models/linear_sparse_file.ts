@@ -1,9 +1,10 @@
 /**
  * The writer of `linear-sparse` model files (docs/model-format.md): feature-major sparse weights,
  * an optional f32 bias and its `biasOrder`, with the shared model-file options. Every model
- * whose file is `linear-sparse` (br, ova) writes it with {@linkcode linearSparseFile}; POP
- * writes its pruned weights with {@linkcode linearSparseContentOf} (through
- * `linearSparseContent` of ./br/label_weights.ts, which transposes label-major weights first).
+ * whose file is `linear-sparse` (br, ova, popularity) writes it with
+ * {@linkcode linearSparseFile}; POP writes its pruned weights with
+ * {@linkcode linearSparseContentOf} (through `linearSparseContent` of ./label_weights.ts, which
+ * transposes label-major weights first).
  *
  * @module
  */
@@ -53,7 +54,7 @@ export interface LinearSparseContentOptions extends Omit<ModelFileOptions, "quan
   params?: Record<string, number | string | boolean | number[]>;
   /**
    * Storage of `weights`: "f32" (default) or "f16" (half precision, 2 bytes; pair it with
-   * `roundWeights` of ./br/label_weights.ts to evaluate exactly what the file holds).
+   * `roundWeights` of ./label_weights.ts to evaluate exactly what the file holds).
    */
   weightType?: "f32" | "f16";
   /**
@@ -67,6 +68,11 @@ export interface LinearSparseContentOptions extends Omit<ModelFileOptions, "quan
    * bounded in bytes may rather spend them on weights.
    */
   biasOrder?: boolean;
+  /**
+   * Whether the file's `params` begin with `nnz` (default true). The popularity file's params
+   * are only its own (`trainer`, `threshold`: docs/model-format.md), and its bytes stay so.
+   */
+  nnzParam?: boolean;
   /**
    * Names the caller in errors about the label or feature names, the feature space and the
    * preprocessing (default "linearSparseContent"), e.g. "br.toModelFile".
@@ -152,7 +158,7 @@ export function linearSparseContentOf(
     kind: "linear-sparse",
     numFeatures,
     numLabels,
-    params: { nnz, ...options.params },
+    params: options.nnzParam === false ? { ...options.params } : { nnz, ...options.params },
     tensors,
   };
   return applyModelFileOptions(content, options, options.where ?? "linearSparseContent");
@@ -180,6 +186,10 @@ export interface LinearSparseModel {
    * the pipeline's preprocessing (the caller's `preprocess`).
    */
   normalizes?: boolean;
+  /** Whether the file records `biasOrder` (default true; see {@linkcode LinearSparseContentOptions}). */
+  biasOrder?: boolean;
+  /** Whether `params` begin with `nnz` (default true; see {@linkcode LinearSparseContentOptions}). */
+  nnzParam?: boolean;
 }
 
 /**
@@ -215,14 +225,48 @@ export function linearSparseFile(
   model: LinearSparseModel,
 ): Uint8Array {
   checkModelFileOptions(options, model.where);
-  const content = linearSparseContentOf(f, numFeatures, numLabels, bias, {
+  const content = linearSparseModelContent(f, numFeatures, numLabels, bias, options, model);
+  return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
+}
+
+/**
+ * The content {@linkcode linearSparseFile} encodes, for a model that also hands out its content
+ * (popularity's `toModelContent`): the model's metadata merged under the caller's, `l2Normalize`
+ * when the model normalizes rows, written by {@linkcode linearSparseContentOf}. The options are
+ * not checked here (see `checkModelFileOptions`); `quantize` is the encoder's (ignored here).
+ *
+ * @throws {TypeError} or {RangeError} naming `model.where` when the options do not fit the
+ * content (see `applyModelFileOptions`)
+ *
+ * @example
+ * ```ts
+ * import { linearSparseModelContent } from "./linear_sparse_file.ts";
+ * const c = linearSparseModelContent(
+ *   { featPtr: Int32Array.of(0, 0), labelIdx: new Int32Array(0), weights: new Float32Array(0) },
+ *   1, 2, Float32Array.of(0.5, -0.5),
+ *   { meta: { run: 1 } },
+ *   { where: "demo.toModelFile", meta: { trainer: "demo" }, params: { threshold: 0.5 }, biasOrder: false, nnzParam: false },
+ * );
+ * console.log(c.params, c.meta, Object.keys(c.tensors)); // { threshold: 0.5 } { trainer: "demo", run: 1 } [ "featPtr", "labelIdx", "weights", "bias" ]
+ * ```
+ */
+export function linearSparseModelContent(
+  f: FeatureMajor,
+  numFeatures: number,
+  numLabels: number,
+  bias: Float32Array | undefined,
+  options: ModelFileOptions,
+  model: LinearSparseModel,
+): ModelFileContent {
+  return linearSparseContentOf(f, numFeatures, numLabels, bias, {
     ...options,
     preprocess: model.normalizes
       ? { ...options.preprocess, l2Normalize: true }
       : options.preprocess,
     meta: model.meta || options.meta ? { ...model.meta, ...options.meta } : undefined,
     params: model.params,
+    biasOrder: model.biasOrder,
+    nnzParam: model.nnzParam,
     where: model.where,
   });
-  return encodeModelFile(content, options.quantize ? { quantize: options.quantize } : undefined);
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { encodeModelFile } from "../format/model_file.ts";
-import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../models/label_weights.ts";
 import { linePlot, type Series } from "../plot/line_plot.ts";
 import {
   applyPop,

@@ -8,7 +8,7 @@
  */
 import type { ModelFileContent, Tensor } from "../format/types.ts";
 import { dequantize } from "../format/quantize.ts";
-import { fromFeatureMajor, type LabelWeights } from "../models/br/label_weights.ts";
+import { fromFeatureMajor, type LabelWeights } from "../models/label_weights.ts";
 import type { RowPreprocess } from "../data/preprocess.ts";
 
 function tensor(content: ModelFileContent, name: string, what: string): Tensor {

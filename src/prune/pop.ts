@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { LabelWeights } from "../models/br/label_weights.ts";
+import type { LabelWeights } from "../models/label_weights.ts";
 import {
   type BiasOrderMemo,
   biasOrderMemo,

@@ -11,7 +11,7 @@ import { encodeModelFile } from "../format/model_file.ts";
 import type { ModelFileContent } from "../format/types.ts";
 import type { DcdOptions } from "../models/br/dcd.ts";
 import type { BrEstimator } from "../models/br/estimator.ts";
-import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../models/label_weights.ts";
 import { trainBr } from "../models/br/mod.ts";
 import { preprocessRows } from "../data/preprocess.ts";
 import { type CurveOptions, type CurvePoint, popCurve } from "./curve.ts";

@@ -8,7 +8,7 @@
  */
 import type { ModelFileContent } from "../format/types.ts";
 import { encodeModelFile } from "../format/model_file.ts";
-import { type LabelWeights, linearSparseContent } from "../models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../models/label_weights.ts";
 import { preprocessRows } from "../data/preprocess.ts";
 import {
   pop,

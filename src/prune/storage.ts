@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type LabelWeights, roundWeights } from "../models/br/label_weights.ts";
+import { type LabelWeights, roundWeights } from "../models/label_weights.ts";
 
 /**
  * How a pruned model is stored.

@@ -5,7 +5,7 @@
  * @module
  */
 import type { BinaryCsr, CsrMatrix } from "../data/types.ts";
-import { type LabelWeights, toFeatureMajor } from "../models/br/label_weights.ts";
+import { type LabelWeights, toFeatureMajor } from "../models/label_weights.ts";
 import { biasOrderOf } from "../models/linear_sparse_file.ts";
 import { PspAtK } from "../metrics/psp.ts";
 import { type TopK, topKTouched } from "../../sdk/internal.ts";

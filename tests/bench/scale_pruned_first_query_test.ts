@@ -4,7 +4,7 @@
 // against 1.5 for the unpruned one over 200 rows. The first query is now reported apart.
 import { compareFiles, prunedExport } from "../../bench/scale/prune_export.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { assert, assertEquals } from "../helpers.ts";
 
 const L = 3000, D = 50;

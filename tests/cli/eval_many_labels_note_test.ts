@@ -3,7 +3,7 @@
 // says so on stderr before scoring, naming --top and what it changes; with --top, or on fewer
 // labels, it says nothing. The help states --k's cap of 1000.
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { assert, assertEquals, runMain, withTempDir } from "./helpers.ts";
 
 /** A linear-sparse model of `L` labels (label l ← feature l % 4) and a 3-row XC test file. */

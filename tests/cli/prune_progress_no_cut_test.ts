@@ -4,7 +4,7 @@
 // the curve ticked past its total (13/12 on bibtex). One search, and the curve's points, now.
 import { runPrune } from "../../src/cli/prune.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { Progress, type ProgressDetail } from "../../src/progress/mod.ts";
 import { assert, assertEquals, withTempDir } from "../helpers.ts";
 

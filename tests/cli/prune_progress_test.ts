@@ -4,7 +4,7 @@
 // ETA on a terminal (the `progress` events are what the bar draws).
 import { runPrune } from "../../src/cli/prune.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { Progress, type ProgressDetail } from "../../src/progress/mod.ts";
 import { assert, assertEquals, withTempDir } from "../helpers.ts";
 

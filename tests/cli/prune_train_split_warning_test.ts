@@ -5,7 +5,7 @@
 // out of the fit).
 import { runPrune } from "../../src/cli/prune.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { assert, assertEquals, withTempDir } from "../helpers.ts";
 
 /** A 3-label toy dataset and a linear-sparse model of it in `dir`. */

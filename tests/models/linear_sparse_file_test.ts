@@ -9,7 +9,8 @@ import {
   linearSparseContentOf,
   linearSparseFile,
 } from "../../src/models/linear_sparse_file.ts";
-import * as labelWeights from "../../src/models/br/label_weights.ts";
+import * as labelWeights from "../../src/models/label_weights.ts";
+import * as brApi from "../../src/models/br/mod.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileOptions } from "../../src/models/estimator.ts";
@@ -115,7 +116,11 @@ Deno.test("br and ova write their files through linearSparseFile: the model's me
   }
 });
 
-Deno.test("br/label_weights.ts still hands on the writer's names for its importers", () => {
-  assert(labelWeights.linearSparseContentOf === linearSparseContentOf);
-  assert(labelWeights.biasOrderOf === biasOrderOf);
+Deno.test("br/mod.ts still exports the writer's and the label-major weights' names, from the shared modules", () => {
+  assert(brApi.linearSparseContentOf === linearSparseContentOf);
+  assert(brApi.linearSparseContent === labelWeights.linearSparseContent);
+  assert(brApi.toFeatureMajor === labelWeights.toFeatureMajor);
+  // the label-major module is not a second door to the writer
+  assert(!("linearSparseContentOf" in labelWeights) && !("biasOrderOf" in labelWeights));
+  assertEquals([...biasOrderOf(BIAS)], [1, 2, 0]);
 });

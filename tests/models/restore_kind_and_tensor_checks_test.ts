@@ -3,7 +3,8 @@
  * rules and words (`checkStateKind`, `requireTensor` of src/models/state_check.ts): no state or a
  * state of another kind is a TypeError naming both kinds, a tensor missing or of another array
  * class a TypeError naming the class it got, a tensor of the wrong length a RangeError naming
- * both lengths.
+ * both lengths. (Every model of the registry, knn, sleec and coembed too:
+ * restore_damaged_state_test.ts.)
  */
 import { BrEstimator } from "../../src/models/br/estimator.ts";
 import { OvaEstimator } from "../../src/models/ova/estimator.ts";
@@ -88,7 +89,7 @@ Deno.test("popularity.restore and leml.restore: no state, another kind, another 
     messageOf(() =>
       PopularityEstimator.fromState(withTensors(ps, (t) => t.counts = Float32Array.of(0, 1)))
     ),
-    "TypeError: popularity.restore: tensor counts must be a Float64Array, got Float32Array",
+    "TypeError: popularity.restore: tensor counts must be a Float64Array of length 2, got Float32Array",
   );
   const l = new LemlStream({ rank: 2, numFeatures: 3, numLabels: 2, seed: 1 });
   assertEquals(

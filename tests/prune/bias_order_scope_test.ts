@@ -8,7 +8,7 @@
 // Run as a script (`deno run -A bias_order_scope_test.ts A|B`) it prints the digest of one run.
 import { pruneModel } from "../../src/prune/prune_model.ts";
 import { biasOrderMemo } from "../../src/prune/validation.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { stripComments, tsFiles } from "../source_files.ts";
 import { assertEquals } from "../helpers.ts";

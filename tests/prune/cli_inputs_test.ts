@@ -6,7 +6,7 @@
 //   but one "within ε" and wrote the result.
 import { runPrune } from "../../src/cli/prune.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { assertThrowsMsg, withTempDir } from "../helpers.ts";
 
 Deno.test("deno task prune --train br refuses a labels file of another length, naming it", async () => {

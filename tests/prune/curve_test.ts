@@ -5,7 +5,7 @@ import { type CutCache, pop } from "../../src/prune/pop.ts";
 import { validationPsp } from "../../src/prune/validation.ts";
 import { trainDcd } from "../../src/models/br/dcd.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent, roundWeights } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent, roundWeights } from "../../src/models/label_weights.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";

@@ -14,7 +14,7 @@ import {
   roundWeights,
   scoreFeatureMajor,
   toFeatureMajor,
-} from "../../src/models/br/label_weights.ts";
+} from "../../src/models/label_weights.ts";
 import { LemlBatch } from "../../src/models/leml/mod.ts";
 import { Rng } from "../../src/random/mod.ts";
 import { randomLabelWeights } from "../models/br/helpers.ts";

@@ -5,7 +5,7 @@ import { applyPop } from "../../src/prune/pop.ts";
 import { validationPsp } from "../../src/prune/validation.ts";
 import { labelWeightsOfContent } from "../../src/prune/model_weights.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
-import { roundWeights } from "../../src/models/br/label_weights.ts";
+import { roundWeights } from "../../src/models/label_weights.ts";
 import { preprocessRows } from "../../src/data/preprocess.ts";
 import { BrEstimator, trainBr } from "../../src/models/br/mod.ts";
 import { loadModel } from "../../sdk/mod.ts";

@@ -15,7 +15,7 @@ import {
   type PopObserver,
 } from "../../src/prune/pop.ts";
 import { trainBr } from "../../src/models/br/mod.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { labelCounts } from "../../src/data/dataset.ts";

@@ -9,7 +9,7 @@ import {
 } from "../../src/prune/pop.ts";
 import { validationPsp } from "../../src/prune/validation.ts";
 import { trainDcd } from "../../src/models/br/dcd.ts";
-import type { LabelWeights } from "../../src/models/br/label_weights.ts";
+import type { LabelWeights } from "../../src/models/label_weights.ts";
 import { randomLabelWeights } from "../models/br/helpers.ts";
 import { makeBatch, plantedData } from "../models/estimator_checks.ts";
 import { propensities } from "../../src/metrics/propensity.ts";

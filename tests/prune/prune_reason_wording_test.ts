@@ -4,7 +4,7 @@
 import { pruneModel } from "../../src/prune/prune_model.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { propensities } from "../../src/metrics/propensity.ts";
 import { assert } from "../helpers.ts";
 

@@ -5,7 +5,7 @@
 import { pruneModel } from "../../src/prune/prune_model.ts";
 import { popCurve } from "../../src/prune/curve.ts";
 import { resolveStorage, storedWeights } from "../../src/prune/storage.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { assertEquals, assertThrowsMsg } from "../helpers.ts";
 
 // 2 labels over 4 features; label 0's weight on feature 1 is 70000

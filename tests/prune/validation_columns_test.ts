@@ -4,7 +4,7 @@
 // (and reported) scores the model never gives — here PSP@1 0 instead of 100, which let the
 // search cut anything.
 import { pruneModel } from "../../src/prune/prune_model.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { PspAtK } from "../../src/metrics/psp.ts";
 import { runPrune } from "../../src/cli/prune.ts";

@@ -8,7 +8,7 @@ import {
   type LabelWeights,
   scoreFeatureMajor,
   toFeatureMajor,
-} from "../../src/models/br/label_weights.ts";
+} from "../../src/models/label_weights.ts";
 import { sparseTopK, validationPsp, type ValidationRows } from "../../src/prune/validation.ts";
 import { PspAtK } from "../../src/metrics/psp.ts";
 import { topKDense } from "../../sdk/internal.ts";

@@ -8,11 +8,8 @@
 import { encodeModelFile } from "../../src/format/model_file.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import type { ModelFileContent } from "../../src/format/types.ts";
-import {
-  biasOrderOf,
-  type LabelWeights,
-  linearSparseContent,
-} from "../../src/models/br/label_weights.ts";
+import { type LabelWeights, linearSparseContent } from "../../src/models/label_weights.ts";
+import { biasOrderOf } from "../../src/models/linear_sparse_file.ts";
 import { decodeModel } from "../../sdk/decode.ts";
 import { featurizer, type ModelInput } from "../../sdk/features.ts";
 import { biasOrder, linearSparse } from "../../sdk/kinds/linear_sparse.ts";

@@ -16,7 +16,7 @@ import { labelWeightsOfContent, rowPreprocessOfContent } from "../../src/prune/m
 import { withinTolerance } from "../../src/prune/pop.ts";
 import { answerPop } from "../../src/service/pop_worker.ts";
 import { encodeModelFile } from "../../src/format/model_file.ts";
-import { linearSparseContent } from "../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../src/models/label_weights.ts";
 import { publishWithPop } from "./helpers.ts";
 
 // 4 labels, each told by any of its 40 features (a row has 3 of them): every weight matters a

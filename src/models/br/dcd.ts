@@ -7,7 +7,7 @@
  */
 import type { BinaryCsr, CsrMatrix } from "../../data/types.ts";
 import { Rng } from "../../random/mod.ts";
-import type { LabelWeights } from "./label_weights.ts";
+import type { LabelWeights } from "../label_weights.ts";
 import { defineSettings, type ModelSettings, SEED_SPEC } from "../settings.ts";
 import { checkTrainingSet } from "../training_check.ts";
 

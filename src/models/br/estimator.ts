@@ -17,7 +17,7 @@ import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { topKDense } from "../../../sdk/internal.ts";
-import { type LabelWeights, toFeatureMajor } from "./label_weights.ts";
+import { type LabelWeights, toFeatureMajor } from "../label_weights.ts";
 import { linearSparseFile } from "../linear_sparse_file.ts";
 import { BR_SETTINGS, type BrSettings } from "./settings.ts";
 import { checkFinite, checkStateKind, checkSums, requireTensor } from "../state_check.ts";

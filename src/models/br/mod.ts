@@ -17,19 +17,23 @@ export { type BrConfig, BrEstimator } from "./estimator.ts";
 export { BR_SETTINGS, type BrSettings } from "./settings.ts";
 export { DCD_SETTINGS, type DcdOptions, type DcdSettings, trainDcd } from "./dcd.ts";
 export { preprocessRows, type RowPreprocess } from "../../data/preprocess.ts";
+// the label-major weights and the linear-sparse writer are shared by br, ova and POP (../);
+// exported here as before, for the API's stability
 export {
-  type FeatureMajor,
   fromFeatureMajor,
   type LabelWeights,
   linearSparseContent,
-  linearSparseContentOf,
-  type LinearSparseContentOptions,
   nnzOf,
   roundWeights,
   scoreFeatureMajor,
   toFeatureMajor,
   validateLabelWeights,
-} from "./label_weights.ts";
+} from "../label_weights.ts";
+export {
+  type FeatureMajor,
+  linearSparseContentOf,
+  type LinearSparseContentOptions,
+} from "../linear_sparse_file.ts";
 
 /**
  * Creates and restores streaming BR estimators (options: {@linkcode BR_SETTINGS}; strings are

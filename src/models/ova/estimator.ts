@@ -40,7 +40,7 @@ import { checkBatch } from "../../data/batch_check.ts";
 import { learnOneVia } from "../learn_one.ts";
 import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
-import type { LabelWeights } from "../br/label_weights.ts";
+import type { LabelWeights } from "../label_weights.ts";
 import { type FeatureMajor, linearSparseFile } from "../linear_sparse_file.ts";
 import { SmallRng } from "../../random/mod.ts";
 import { OVA_SETTINGS, type OvaConfig } from "./config.ts";

@@ -13,8 +13,12 @@ import type { Batch, SparseVector } from "../../data/types.ts";
 import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import type { ModelFileContent } from "../../format/types.ts";
 import { topKDense } from "../../../sdk/internal.ts";
-import { encodeModelFile } from "../../format/model_file.ts";
-import { applyModelFileOptions, checkModelFileOptions } from "../file_options.ts";
+import {
+  type FeatureMajor,
+  linearSparseFile,
+  type LinearSparseModel,
+  linearSparseModelContent,
+} from "../linear_sparse_file.ts";
 import { POPULARITY_SETTINGS, type PopularitySettings } from "./settings.ts";
 import { checkCounts, checkScalar, checkStateKind, requireTensor } from "../state_check.ts";
 
@@ -157,30 +161,45 @@ export class PopularityEstimator implements Estimator {
    */
   toModelContent(options: ModelFileOptions = {}): ModelFileContent {
     const D = this.#numFeatures, L = this.#numLabels;
-    const bias = this.predictScores({ indices: new Int32Array(0), values: new Float32Array(0) });
-    const content: ModelFileContent = {
-      kind: "linear-sparse",
-      numFeatures: D,
-      numLabels: L,
-      params: { trainer: "popularity", threshold: this.threshold },
-      meta: { trainer: "popularity", rows: this.#rows },
-      tensors: {
-        featPtr: { dtype: "i32", shape: [D + 1], data: new Int32Array(D + 1) },
-        labelIdx: { dtype: "i32", shape: [0], data: new Int32Array(0) },
-        weights: { dtype: "f32", shape: [0], data: new Float32Array(0) },
-        bias: { dtype: "f32", shape: [L], data: bias },
-      },
-    };
-    return applyModelFileOptions(content, options, "popularity.toModelFile");
+    return linearSparseModelContent(this.#noWeights(), D, L, this.#bias(), options, this.#file());
   }
 
-  /** Inference-only model file (`linear-sparse`, see {@linkcode toModelContent}). */
+  /**
+   * Inference-only model file (`linear-sparse`, see {@linkcode toModelContent}), written by the
+   * one writer of `linear-sparse` files (`linearSparseFile` of ../linear_sparse_file.ts).
+   */
   toModelFile(options: ModelFileOptions = {}): Uint8Array {
-    checkModelFileOptions(options, "popularity.toModelFile");
-    return encodeModelFile(
-      this.toModelContent(options),
-      options.quantize ? { quantize: options.quantize } : undefined,
-    );
+    const D = this.#numFeatures, L = this.#numLabels;
+    return linearSparseFile(this.#noWeights(), D, L, this.#bias(), options, this.#file());
+  }
+
+  /** The empty weight matrix of the file: every feature without weights. */
+  #noWeights(): FeatureMajor {
+    return {
+      featPtr: new Int32Array(this.#numFeatures + 1),
+      labelIdx: new Int32Array(0),
+      weights: new Float32Array(0),
+    };
+  }
+
+  /** The file's bias: every label's score (the same for every row). */
+  #bias(): Float32Array {
+    return this.predictScores({ indices: new Int32Array(0), values: new Float32Array(0) });
+  }
+
+  /**
+   * What the file records besides the scores: its params are popularity's own (no `nnz`) and it
+   * has no `biasOrder` (as it never had: the file's bytes are those of before the writer was
+   * shared; docs/model-format.md).
+   */
+  #file(): LinearSparseModel {
+    return {
+      where: "popularity.toModelFile",
+      meta: { trainer: "popularity", rows: this.#rows },
+      params: { trainer: "popularity", threshold: this.threshold },
+      biasOrder: false,
+      nnzParam: false,
+    };
   }
 
   /** Full state: threshold, sizes, row count and label counts (copies). */
@@ -210,12 +229,10 @@ export class PopularityEstimator implements Estimator {
   static fromState(state: ModelState): PopularityEstimator {
     const where = "popularity.restore";
     checkStateKind(state, "popularity", where);
-    // (a state without tensors or scalars is refused naming the first one missing)
-    const counts = requireTensor(state.tensors, "counts", Float64Array, where);
-    const scalars = state.scalars ?? {}, { numFeatures, numLabels } = scalars;
-    if (counts.length !== numLabels) {
-      throw new RangeError(`${where}: ${counts.length} counts for numLabels ${numLabels}`);
-    }
+    // (a state without scalars or tensors is refused naming the first one missing)
+    const scalars = state.scalars ?? {}, { numFeatures } = scalars;
+    const numLabels = checkScalar(scalars, "numLabels", where);
+    const counts = requireTensor(state.tensors, "counts", Float64Array, where, numLabels);
     // a label is counted once per row that carries it: every count is a whole number of rows
     // (a NaN or fractional count, or one above the rows, would be served as a score)
     const rows = checkScalar(scalars, "rows", where);

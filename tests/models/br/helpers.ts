@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { LabelWeights } from "../../../src/models/br/label_weights.ts";
+import type { LabelWeights } from "../../../src/models/label_weights.ts";
 import { Rng } from "../../../src/random/mod.ts";
 
 /**

@@ -4,7 +4,7 @@ import {
   scoreFeatureMajor,
   toFeatureMajor,
   validateLabelWeights,
-} from "../../../src/models/br/label_weights.ts";
+} from "../../../src/models/label_weights.ts";
 import { BrEstimator } from "../../../src/models/br/estimator.ts";
 import { randomLabelWeights } from "./helpers.ts";
 import { assert } from "../../helpers.ts";

@@ -4,7 +4,7 @@ import type { Example } from "../../../src/data/types.ts";
 import { makeBatch } from "../estimator_checks.ts";
 import { learn, syntheticRows } from "./helpers.ts";
 import { assert, assertBadInput, assertEquals } from "../../helpers.ts";
-import { linearSparseContent } from "../../../src/models/br/label_weights.ts";
+import { linearSparseContent } from "../../../src/models/label_weights.ts";
 import { encodeModelFile } from "../../../src/format/model_file.ts";
 
 /** `n` synthetic rows over 400 features. */

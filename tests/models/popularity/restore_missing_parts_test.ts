@@ -13,9 +13,12 @@ Deno.test("popularity.restore: a state missing its tensors or scalars is refused
   const cases: [unknown, RegExp][] = [
     [
       { ...st, tensors: undefined },
-      /^popularity\.restore: tensor counts must be a Float64Array, got none$/,
+      /^popularity\.restore: tensor counts must be a Float64Array of length 2, got none$/,
     ],
-    [{ ...st, scalars: undefined }, /^popularity\.restore: 2 counts for numLabels undefined/],
+    [
+      { ...st, scalars: undefined },
+      /^popularity\.restore: scalar numLabels must be a number, got undefined$/,
+    ],
     [null, /^popularity\.restore: state kind is undefined, not "popularity"$/],
   ];
   for (const [bad, message] of cases) {

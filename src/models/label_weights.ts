@@ -1,28 +1,20 @@
 /**
  * Per-label sparse weight vectors (label-major CSR) of a linear multi-label model: the form the
- * batch BR trainer produces and POP prunes, with conversions to and from the feature-major
- * `linear-sparse` model-file tensors (docs/model-format.md; the file's writer is
- * ../linear_sparse_file.ts).
+ * batch BR trainer produces, `ova` hands to POP (`toLabelWeights`) and POP prunes, with
+ * conversions to and from the feature-major `linear-sparse` model-file tensors
+ * (docs/model-format.md; the file's writer is ./linear_sparse_file.ts). Shared by the models
+ * (br, ova) and src/prune: no model imports another for it.
  *
  * @module
  */
-import type { SparseVector } from "../../data/types.ts";
-import type { ModelFileContent } from "../../format/types.ts";
-import { float16ToFloat32, float32ToFloat16 } from "../../format/quantize.ts";
+import type { SparseVector } from "../data/types.ts";
+import type { ModelFileContent } from "../format/types.ts";
+import { float16ToFloat32, float32ToFloat16 } from "../format/quantize.ts";
 import {
   type FeatureMajor,
   linearSparseContentOf,
   type LinearSparseContentOptions,
-} from "../linear_sparse_file.ts";
-
-// the writer of linear-sparse files lives in ../linear_sparse_file.ts; re-exported here for the
-// importers of this module
-export {
-  biasOrderOf,
-  type FeatureMajor,
-  linearSparseContentOf,
-  type LinearSparseContentOptions,
-} from "../linear_sparse_file.ts";
+} from "./linear_sparse_file.ts";
 
 /**
  * Label-major sparse weights: for label `l`, features `featIdx[labelPtr[l]..labelPtr[l+1])`
@@ -262,7 +254,7 @@ export function roundWeights(w: LabelWeights, type: "f32" | "f16"): LabelWeights
 
 /**
  * The `linear-sparse` model-file content of label-major weights: {@linkcode toFeatureMajor},
- * then `linearSparseContentOf` of ../linear_sparse_file.ts (encode it with `encodeModelFile`
+ * then `linearSparseContentOf` of ./linear_sparse_file.ts (encode it with `encodeModelFile`
  * from src/format/model_file.ts). With a bias it also writes `biasOrder` (`biasOrderOf`).
  *
  * @example
