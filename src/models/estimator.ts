@@ -79,6 +79,13 @@ export interface Estimator {
    */
   learnRefusal?(x: SparseVector): string | undefined;
   /**
+   * Optional: what the user of the model as learned so far should know and would not see
+   * otherwise, in a sentence naming the model and the setting (e.g. knn's `k` above the rows it
+   * stored: each query votes over all of them), or undefined when there is nothing to say. For a
+   * trainer's summary (`tagstream train`); it changes nothing of the model.
+   */
+  trainingNote?(): string | undefined;
+  /**
    * Optional: the state of a prediction replica — only what prediction needs (no optimizer
    * moments, no replay rows), as fresh arrays the caller owns (they may be transferred to
    * another thread). `factory.restore(state, { adopt: true })` of it predicts exactly like this

@@ -8,10 +8,12 @@
  */
 import type { Batch, SparseVector } from "../data/types.ts";
 import { oneRowBatch } from "../data/one_row_batch.ts";
+import { checkRow } from "./query_check.ts";
 
 /**
  * Learns one example through `model.learnMany`, for a model whose `learnMany` errors begin with
- * `<name>.learnMany: `. Checks first that `x` is a sparse row (a `TypeError` for a value that is
+ * `<name>.learnMany: `. Checks first that `x` is a sparse row to learn (`checkRow(x, where,
+ * "learn")` of ./query_check.ts, the check of every query too: a `TypeError` for a value that is
  * not an object with an `Int32Array` of indices and a `Float32Array` of values, a `RangeError`
  * when their lengths differ), and `y` as {@linkcode oneRowBatch} does. An error of `learnMany`
  * is re-thrown, the same object, with its message naming `<name>.learnOne` instead and without
@@ -41,38 +43,13 @@ export function learnOneVia(
   name: string,
 ): void {
   const where = `${name}.learnOne`;
-  checkSparseRow(x, where);
+  checkRow(x, where, "learn");
   const batch = oneRowBatch(x, y, where);
   try {
     model.learnMany(batch);
   } catch (e) {
     throw renamed(e, `${name}.learnMany: `, `${where}: `);
   }
-}
-
-/** Throws unless `x` is an object holding an Int32Array of indices and as many Float32 values. */
-function checkSparseRow(x: SparseVector, where: string): void {
-  if (x === null || typeof x !== "object") {
-    throw new TypeError(
-      `${where}: x must be a sparse row { indices, values }, got ${x === null ? "null" : typeof x}`,
-    );
-  }
-  if (!(x.indices instanceof Int32Array)) notTyped(x.indices, "x.indices", "an Int32Array", where);
-  if (!(x.values instanceof Float32Array)) notTyped(x.values, "x.values", "a Float32Array", where);
-  if (x.indices.length !== x.values.length) {
-    throw new RangeError(
-      `${where}: x has ${x.indices.length} indices but ${x.values.length} values`,
-    );
-  }
-}
-
-function notTyped(v: unknown, field: string, type: string, where: string): never {
-  const got = v === undefined || v === null
-    ? String(v)
-    : typeof v === "object"
-    ? v.constructor?.name ?? "object"
-    : typeof v;
-  throw new TypeError(`${where}: ${field} must be ${type}, got ${got}`);
 }
 
 /** `e` with its message (and stack) worded for `learnOne` when it begins with `from`. */

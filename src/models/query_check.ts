@@ -1,8 +1,9 @@
 /**
- * The check every trainer model's `predictTopK` and `predictScores` run on their query: the row
- * is what {@linkcode SparseVector} promises (as many values as indices, indices non-negative and
- * strictly increasing, finite values) and `k` is a count. Feature indices at or beyond the model's
- * feature space are allowed: a model ignores features it has not seen.
+ * The checks every trainer model runs on what a caller hands it: the row of `predictTopK`,
+ * `predictScores` and `learnOne` is what {@linkcode SparseVector} promises (as many values as
+ * indices, indices non-negative and strictly increasing, finite values; {@linkcode checkRow}),
+ * and `k` is a count. Feature indices at or beyond the model's feature space are allowed in a
+ * query: a model ignores features it has not seen.
  *
  * @module
  */
@@ -10,33 +11,68 @@ import type { SparseVector } from "../data/types.ts";
 import { checkRowEntries } from "../data/batch_check.ts";
 
 /**
- * Throws a `RangeError` naming `where` and the entry at fault unless `x` is a well-formed row (a
- * `TypeError` when it is not an object with `indices` and `values`).
+ * The one check of a sparse row a caller hands a model: `predictTopK`/`predictScores` (a query)
+ * and `learnOne` (a row to learn). Throws a `TypeError` naming `where` when `x` is not an object
+ * (`got null`, `got 5`), a `RangeError` when it has not as many values as indices, and then:
+ *
+ * - `"query"` (default): a `TypeError` when it has no `indices` or `values`; a `RangeError`
+ *   naming the entry at fault unless its indices are non-negative and strictly increasing and
+ *   its values finite (any array of numbers is read: a query is only read).
+ * - `"learn"`: a `TypeError` unless `indices` is an `Int32Array` and `values` a `Float32Array`
+ *   (a learned row is stored as a batch's arrays: `x.indices must be an Int32Array, got
+ *   Array`); its entries are left to the model's `learnMany`, which checks them with the same
+ *   words (`learnOneVia` of ./learn_one.ts names `learnOne`), so a learned row is not read twice.
  *
  * @example
  * ```ts
  * import { checkRow } from "./query_check.ts";
  * checkRow({ indices: Int32Array.of(0, 7), values: Float32Array.of(1, 0.5) }, "demo"); // fine
- * try {
- *   checkRow({ indices: Int32Array.of(7, 0), values: Float32Array.of(1, 0.5) }, "demo");
- * } catch (e) {
- *   console.log((e as Error).message); // "demo: x: feature indices are not strictly increasing (0 after 7)"
+ * for (const f of [
+ *   () => checkRow({ indices: Int32Array.of(7, 0), values: Float32Array.of(1, 0.5) }, "demo"),
+ *   () => checkRow({ indices: [0], values: [1] } as never, "demo.learnOne", "learn"),
+ * ]) {
+ *   try { f(); } catch (e) { console.log((e as Error).message); }
  * }
+ * // demo: x: feature indices are not strictly increasing (0 after 7)
+ * // demo.learnOne: x.indices must be an Int32Array, got Array
  * ```
  */
-export function checkRow(x: SparseVector, where: string): void {
-  if (x === null || typeof x !== "object" || x.indices == null || x.values == null) {
+export function checkRow(
+  x: SparseVector,
+  where: string,
+  purpose: "query" | "learn" = "query",
+): void {
+  if (x === null || typeof x !== "object") {
+    throw new TypeError(`${where}: x must be a sparse row { indices, values }, got ${String(x)}`);
+  }
+  if (purpose === "learn") {
+    if (!(x.indices instanceof Int32Array)) {
+      notTyped(x.indices, "x.indices", "an Int32Array", where);
+    }
+    if (!(x.values instanceof Float32Array)) {
+      notTyped(x.values, "x.values", "a Float32Array", where);
+    }
+  } else if (x.indices == null || x.values == null) {
     throw new TypeError(
-      `${where}: x must be a sparse row { indices, values }, got ${
-        x === null || typeof x !== "object" ? String(x) : "an object without indices or values"
-      }`,
+      `${where}: x must be a sparse row { indices, values }, got an object without indices or values`,
     );
   }
   const { indices, values } = x;
   if (values.length !== indices.length) {
     throw new RangeError(`${where}: x has ${indices.length} indices but ${values.length} values`);
   }
-  checkRowEntries(indices, values, 0, indices.length, () => `${where}: x`, "feature");
+  if (purpose === "query") {
+    checkRowEntries(indices, values, 0, indices.length, () => `${where}: x`, "feature");
+  }
+}
+
+function notTyped(v: unknown, field: string, type: string, where: string): never {
+  const got = v === undefined || v === null
+    ? String(v)
+    : typeof v === "object"
+    ? v.constructor?.name ?? "object"
+    : typeof v;
+  throw new TypeError(`${where}: ${field} must be ${type}, got ${got}`);
 }
 
 /**

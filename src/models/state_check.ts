@@ -52,11 +52,14 @@ export function checkStateKind(state: unknown, kind: string, where: string): voi
 /**
  * The tensor `name` of a state: an instance of `type` (of `length` entries when given). Returns
  * it. `tensors` may be missing (a state without tensors): the first tensor asked for is then
- * refused as missing.
+ * refused as missing. Every model's restore asks for its tensors with it, so that the same damage
+ * gets the same words in every model.
  *
- * @throws {TypeError} `<where>: tensor <name> must be a <type>[ of length n], got <what>` when it
- * is missing or of another class
- * @throws {RangeError} `<where>: tensor <name> must be a <type> of length n, got length m`
+ * @param lengthOf where `length` comes from, shown after it (e.g. "[numLabels, rank] = 3 × 8")
+ * @throws {TypeError} `<where>: tensor <name> must be a <type>[ of length n[ (lengthOf)]], got
+ * <what>` when it is missing or of another class
+ * @throws {RangeError} `<where>: tensor <name> must be a <type> of length n[ (lengthOf)], got
+ * length m`
  *
  * @example
  * ```ts
@@ -76,10 +79,11 @@ export function requireTensor<T extends ArrayLike<number>>(
   type: ArrayClass<T>,
   where: string,
   length?: number,
+  lengthOf?: string,
 ): T {
   const a = tensors?.[name];
   const want = `${where}: tensor ${name} must be a ${type.name}${
-    length === undefined ? "" : ` of length ${length}`
+    length === undefined ? "" : ` of length ${length}${lengthOf ? ` (${lengthOf})` : ""}`
   }`;
   if (!(a instanceof type)) {
     const got = a === undefined || a === null

@@ -453,27 +453,27 @@ Deno.test("CoEmbed restore: non-finite factors, bad moments and replay rows are 
   feed(m, 60, 200, 20, 10);
   const D = m.numFeatures, L = m.numLabels;
   check.refusals("learner state", (s) => coembedFactory.restore(s), m.toState(), [
-    ["NaN P", (t) => t.P[4] = NaN, /^CoEmbed restore: P\[4\] = NaN is not finite$/],
+    ["NaN P", (t) => t.P[4] = NaN, /^coembed\.restore: P\[4\] = NaN is not finite$/],
     [
       "infinite first moment",
       (t) => t.m_V[0] = Infinity,
-      /^CoEmbed restore: m_V\[0\] = Infinity is not finite$/,
+      /^coembed\.restore: m_V\[0\] = Infinity is not finite$/,
     ],
     [
       "negative second moment",
       (t) => t.v_b[0] = -1,
-      /^CoEmbed restore: v_b\[0\] = -1 is not a sum >= 0$/,
+      /^coembed\.restore: v_b\[0\] = -1 is not a sum >= 0$/,
     ],
     [
       "rng past 32 bits",
       (_t, sc) => sc.replayRng = 2 ** 33,
-      /^CoEmbed restore: scalar replayRng 8589934592 is not a generator state$/,
+      /^coembed\.restore: scalar replayRng 8589934592 is not a generator state$/,
     ],
     ["numFeatures past maxFeatures", (_t, sc, c) => {
       sc.numFeatures = 1500;
       c.maxFeatures = 1000;
     }, /^coembed: numFeatures 1500 is above maxFeatures 1000/],
-    ...reservoirCases(D, L, "CoEmbed restore"),
+    ...reservoirCases(D, L, "coembed.restore"),
   ]);
   check.refusals(
     "replica state",
@@ -510,16 +510,16 @@ Deno.test("SLEEC restore: non-finite cluster arrays, stored rows past the sizes 
   feed(m, 80, 30, 8, 11);
   const D = m.numFeatures, L = m.numLabels;
   check.refusals("stream state", (s) => SleecStream.fromState(s), m.toState(), [
-    ["NaN V", (t) => t["l0.c0.V"][1] = NaN, /^SLEEC state: l0\.c0\.V\[1\] = NaN is not finite$/],
+    ["NaN V", (t) => t["l0.c0.V"][1] = NaN, /^sleec\.restore: l0\.c0\.V\[1\] = NaN is not finite$/],
     [
       "negative second moment",
       (t) => t["l0.c0.adamV"][0] = -1,
-      /^SLEEC state: l0\.c0\.adamV\[0\] = -1 is not a sum >= 0$/,
+      /^sleec\.restore: l0\.c0\.adamV\[0\] = -1 is not a sum >= 0$/,
     ],
     [
       "NaN point",
       (t) => t["l0.c0.points"][0] = NaN,
-      /^SLEEC state: l0\.c0\.points\[0\] = NaN is not finite$/,
+      /^sleec\.restore: l0\.c0\.points\[0\] = NaN is not finite$/,
     ],
     [
       "stored feature past the features",
@@ -528,28 +528,30 @@ Deno.test("SLEEC restore: non-finite cluster arrays, stored rows past the sizes 
         t["l0.c0.xIdx"][p[1] - 1] = D;
       },
       new RegExp(
-        `^SLEEC state: l0\\.c0\\.xIdx row 0: feature index ${D} is out of range \\[0, ${D}\\)$`,
+        `^sleec\\.restore: l0\\.c0\\.xIdx row 0: feature index ${D} is out of range \\[0, ${D}\\)$`,
       ),
     ],
     [
       "stored label past the labels",
       (t) => t["l0.c0.labels"][0] = L + 7,
-      new RegExp(`^SLEEC state: l0\\.c0\\.labels\\[0\\] = ${L + 7} is out of range \\[0, ${L}\\)$`),
+      new RegExp(
+        `^sleec\\.restore: l0\\.c0\\.labels\\[0\\] = ${L + 7} is out of range \\[0, ${L}\\)$`,
+      ),
     ],
     [
       "NaN stored value",
       (t) => t["l0.c0.xVal"][0] = NaN,
-      /^SLEEC state: l0\.c0\.xIdx row 0: non-finite value at feature \d+ \(NaN\)$/,
+      /^sleec\.restore: l0\.c0\.xIdx row 0: non-finite value at feature \d+ \(NaN\)$/,
     ],
     [
       "seen below size",
       (_t, sc) => sc["l0.c0.seen"] = 0,
-      /^SLEEC state: scalar l0\.c0\.seen must be an integer >= \d+, got 0$/,
+      /^sleec\.restore: scalar l0\.c0\.seen must be an integer >= \d+, got 0$/,
     ],
     [
       "fractional Adam step",
       (_t, sc) => sc["l0.c0.adamStep"] = 1.5,
-      /^SLEEC state: scalar l0\.c0\.adamStep must be an integer >= 0, got 1\.5$/,
+      /^sleec\.restore: scalar l0\.c0\.adamStep must be an integer >= 0, got 1\.5$/,
     ],
   ]);
   const replica = (s: ModelState) => SleecReplica.fromState(s, false);

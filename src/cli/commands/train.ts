@@ -208,6 +208,8 @@ function summary(
   rejects: readonly Reject[] = [],
 ): TrainSummary {
   const ignored = l.parser.ignoredFields;
+  // what the model says its user should know (e.g. knn's k above the rows it learnt)
+  const note = l.estimator.trainingNote?.();
   return {
     model: l.estimator.kind,
     eventsApplied: l.applied,
@@ -221,6 +223,7 @@ function summary(
     numLabels: l.estimator.numLabels,
     prequentialP1: Number.isFinite(l.window.cumulativeP1) ? l.window.cumulativeP1 : null,
     prequentialP5: Number.isFinite(l.window.cumulativeP5) ? l.window.cumulativeP5 : null,
+    ...(note !== undefined ? { note } : {}),
     ...extra,
   };
 }

@@ -48,7 +48,7 @@ export class CoEmbedEstimator extends CoEmbedLearner implements Estimator {
   static override restore(state: ModelState): CoEmbedEstimator {
     if (isReplicaState(state)) {
       throw new TypeError(
-        "CoEmbed restore: a replica state holds only the predictor (restore it with the factory)",
+        "coembed.restore: a replica state holds only the predictor (restore it with the factory)",
       );
     }
     const { core, rowsSeen, reservoir, warmStarted, limits } = restoreCore(state);

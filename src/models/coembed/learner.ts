@@ -26,7 +26,9 @@ import {
   checkGeneratorState,
   checkReservoirRows,
   checkScalar,
+  checkStateKind,
   checkSums,
+  requireTensor,
 } from "../state_check.ts";
 import { learnOneVia } from "../learn_one.ts";
 import type { Batch, BinaryCsr, CsrMatrix, SparseVector } from "../../data/types.ts";
@@ -566,7 +568,9 @@ export class CoEmbedLearner {
  * tensor of the shape the settings and sizes give (all before anything is allocated), finite
  * factors and first moments, second moments >= 0, replay rows within the sizes (sorted,
  * finite), and factors whose scores stay within float32 for every finite row (what `learnMany`
- * guarantees); a `RangeError` names the field.
+ * guarantees); a `RangeError` names the field. No state or one of another kind, a tensor missing
+ * or of another array class, a missing scalar are `TypeError`s naming it (the words of every
+ * model's restore: ../state_check.ts).
  *
  * @example
  * ```ts
@@ -577,7 +581,7 @@ export class CoEmbedLearner {
  * try {
  *   restoreCore(s);
  * } catch (e) {
- *   console.log((e as Error).message); // CoEmbed restore: P[0] = NaN is not finite
+ *   console.log((e as Error).message); // coembed.restore: P[0] = NaN is not finite
  * }
  * ```
  */
@@ -590,19 +594,13 @@ export function restoreCore(
   warmStarted: boolean;
   limits: SpaceLimits;
 } {
-  if (state.kind !== "coembed") {
-    throw new TypeError(`CoEmbed restore: state kind "${state.kind}" is not "coembed"`);
-  }
+  const where = "coembed.restore";
+  checkStateKind(state, "coembed", where);
   // the settings with the rules of `create` (ranges, NL sizes, stream passes) before anything
   // is allocated from them
   const config = restoredConfig(state.config);
-  const s = state.scalars;
-  for (const k of ["numFeatures", "numLabels", "step", "rowsSeen"]) {
-    if (!Number.isInteger(s[k]) || s[k] < 0) {
-      throw new RangeError(`CoEmbed restore: scalar ${k} is ${s[k]}, not an integer >= 0`);
-    }
-  }
-  const where = "CoEmbed restore";
+  const s = state.scalars ?? {};
+  for (const k of ["numFeatures", "numLabels", "step", "rowsSeen"]) checkScalar(s, k, where);
   // the limits first: sizes past them are refused before the factors are allocated
   const limits = storedLimits("coembed", state.config, s.numFeatures, s.numLabels);
   const t = state.tensors;
@@ -619,16 +617,9 @@ export function restoreCore(
   for (const name of GLOBAL_NAMES) {
     const [rows, rowsOf, cols, colsOf] = shapes[name];
     const shape = colsOf === "" ? `[${rowsOf}]` : `[${rowsOf}, ${colsOf}]`;
+    const of = `${shape} = ${colsOf === "" ? rows : `${rows} × ${cols}`}`;
     for (const field of [name, `m_${name}`, `v_${name}`]) {
-      const a = t[field];
-      if (!(a instanceof Float64Array) || a.length !== rows * cols) {
-        throw new RangeError(
-          `CoEmbed restore: tensor ${field} must be a Float64Array of ${rows * cols} ` +
-            `(${shape} = ${colsOf === "" ? rows : `${rows} × ${cols}`}), got ${
-              a instanceof Float64Array ? a.length : a?.constructor.name ?? "none"
-            }`,
-        );
-      }
+      requireTensor(t, field, Float64Array, where, rows * cols, of);
     }
   }
   if (t.resXIndptr !== undefined) {
@@ -672,7 +663,7 @@ export function restoreCore(
         rngState: s.replayRng,
       },
       t,
-      "CoEmbed",
+      "coembed",
     );
   const warmStarted = s.warmStarted === undefined ? s.rowsSeen > 0 : s.warmStarted === 1;
   return { core, rowsSeen: s.rowsSeen, reservoir, warmStarted, limits };

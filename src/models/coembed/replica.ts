@@ -84,7 +84,8 @@ export function replicaState(t: PredictorTensors, gamma: number, copy: boolean):
  * ```
  */
 export function isReplicaState(state: ModelState): boolean {
-  return state.kind === "coembed" && state.scalars.replica === REPLICA;
+  // (no state, or one without scalars, is not one: its restore names what is missing)
+  return state?.kind === "coembed" && state.scalars?.replica === REPLICA;
 }
 
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: string): T {

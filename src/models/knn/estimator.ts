@@ -14,6 +14,7 @@ import type { Estimator, ModelFileOptions, ModelState, TopK } from "../estimator
 import { topKSparse } from "../../../sdk/internal.ts";
 import { KNN_SETTINGS, type KnnSettings } from "./settings.ts";
 import { CosineIndex, type Neighbours } from "./index.ts";
+import { checkScalar, checkStateKind, requireTensor } from "../state_check.ts";
 
 /**
  * Options of {@linkcode KnnEstimator}.
@@ -26,7 +27,10 @@ import { CosineIndex, type Neighbours } from "./index.ts";
  * ```
  */
 export interface KnnOptions extends SpaceLimitSettings {
-  /** Number of neighbours (default 10). */
+  /**
+   * Number of neighbours (default 10). While fewer rows are stored, a query votes over all of
+   * them ({@linkcode KnnEstimator.trainingNote} says so).
+   */
   k?: number;
   /**
    * Vote share above which a label counts as predicted (score > 0); default 0.5. Scores are
@@ -102,6 +106,28 @@ export class KnnEstimator implements Estimator {
   /** Number of stored training rows. */
   get numRows(): number {
     return this.#index.numRows;
+  }
+
+  /**
+   * Says when `k` is above the rows stored: every query then votes over all of them (the model
+   * answers with what it has, as it does at the start of every stream), which a `k` chosen for
+   * more data may not mean. Undefined otherwise.
+   *
+   * @example
+   * ```ts
+   * import { KnnEstimator } from "./estimator.ts";
+   * const m = new KnnEstimator({ k: 100 });
+   * m.learnOne({ indices: Int32Array.of(0), values: Float32Array.of(1) }, [0]);
+   * console.log(m.trainingNote());
+   * // knn: k = 100 neighbours but only 1 row learnt: each query votes over every row learnt (a similarity-weighted popularity); learn more rows or lower k
+   * ```
+   */
+  trainingNote(): string | undefined {
+    const n = this.#index.numRows;
+    if (n >= this.k) return undefined;
+    return `knn: k = ${this.k} neighbours but only ${n} row${n === 1 ? "" : "s"} learnt: ` +
+      "each query votes over every row learnt (a similarity-weighted popularity); learn more " +
+      "rows or lower k";
   }
 
   /** Stores every row of the batch (the batch is not mutated). */
@@ -259,8 +285,12 @@ export class KnnEstimator implements Estimator {
   }
 
   /**
-   * Rebuilds an estimator from {@linkcode KnnEstimator.toState}. Its config is checked as
-   * `create` checks options (an unknown key is a TypeError naming it, a bad value a RangeError).
+   * Rebuilds an estimator from {@linkcode KnnEstimator.toState}. The state is checked first,
+   * with the words of every model's restore (../state_check.ts): no state or another kind, a
+   * tensor missing or of another array class, a missing scalar are TypeErrors naming it; a
+   * tensor of the wrong length, stored rows that do not hold together or past the sizes are
+   * RangeErrors naming the part. Its config is checked as `create` checks options (an unknown
+   * key is a TypeError naming it, a bad value a RangeError).
    *
    * @example
    * ```ts
@@ -272,68 +302,39 @@ export class KnnEstimator implements Estimator {
    * ```
    */
   static fromState(state: ModelState): KnnEstimator {
-    if (state.kind !== "knn") {
-      throw new TypeError(`knn.restore: state kind is '${state.kind}', expected 'knn'`);
-    }
+    const where = "knn.restore";
+    checkStateKind(state, "knn", where);
     const t = state.tensors;
-    for (const name of ["rowPtr", "rowIdx", "labelPtr", "labelIdx"]) {
-      if (!(t[name] instanceof Int32Array)) {
-        throw new TypeError(`knn.restore: tensor '${name}' is missing or not an Int32Array`);
-      }
-    }
-    if (!(t.rowVal instanceof Float32Array)) {
-      throw new TypeError("knn.restore: tensor 'rowVal' is missing or not a Float32Array");
-    }
+    const rowPtr = requireTensor(t, "rowPtr", Int32Array, where);
+    const rowIdx = requireTensor(t, "rowIdx", Int32Array, where);
+    const rowVal = requireTensor(t, "rowVal", Float32Array, where);
+    // one label row per stored row
+    const labelPtr = requireTensor(
+      t,
+      "labelPtr",
+      Int32Array,
+      where,
+      rowPtr.length,
+      "one per entry of rowPtr",
+    );
+    const labelIdx = requireTensor(t, "labelIdx", Int32Array, where);
     // a state that does not hold together (truncated tensors, entries past its sizes) would
     // answer wrongly or read past its arrays: refused here, naming the part
-    const rowPtr = t.rowPtr as Int32Array, labelPtr = t.labelPtr as Int32Array;
     const n = rowPtr.length - 1;
-    if (n < 0 || labelPtr.length !== n + 1) {
-      throw new RangeError(
-        `knn.restore: rowPtr has ${rowPtr.length} entries but labelPtr ${labelPtr.length}`,
-      );
-    }
-    const { numFeatures, numLabels } = state.scalars;
-    for (const [name, v] of [["numFeatures", numFeatures], ["numLabels", numLabels]] as const) {
-      if (!(Number.isSafeInteger(v) && v >= 0)) {
-        throw new RangeError(`knn.restore: ${name} must be a non-negative integer, got ${v}`);
-      }
-    }
+    if (n < 0) throw new RangeError(`${where}: tensor rowPtr is empty (no row pointer)`);
+    const scalars = state.scalars ?? {};
+    const numFeatures = checkScalar(scalars, "numFeatures", where);
+    const numLabels = checkScalar(scalars, "numLabels", where);
     const row = (i: number) => `stored row ${i}`;
-    const needD = checkCsr(
-      rowPtr,
-      t.rowIdx as Int32Array,
-      n,
-      0,
-      "rows",
-      "feature",
-      "knn.restore",
-      row,
-      t.rowVal,
-    );
-    const needL = checkCsr(
-      labelPtr,
-      t.labelIdx as Int32Array,
-      n,
-      0,
-      "labels",
-      "label",
-      "knn.restore",
-      row,
-    );
+    const needD = checkCsr(rowPtr, rowIdx, n, 0, "rows", "feature", where, row, rowVal);
+    const needL = checkCsr(labelPtr, labelIdx, n, 0, "labels", "label", where, row);
     if (needD > numFeatures || needL > numLabels) {
       throw new RangeError(
-        `knn.restore: the stored rows need ${needD} features and ${needL} labels, the state ` +
+        `${where}: the stored rows need ${needD} features and ${needL} labels, the state ` +
           `declares ${numFeatures} and ${numLabels}`,
       );
     }
-    const index = CosineIndex.fromArrays({
-      rowPtr: t.rowPtr as Int32Array,
-      rowIdx: t.rowIdx as Int32Array,
-      rowVal: t.rowVal,
-      labelPtr: t.labelPtr as Int32Array,
-      labelIdx: t.labelIdx as Int32Array,
-    });
+    const index = CosineIndex.fromArrays({ rowPtr, rowIdx, rowVal, labelPtr, labelIdx });
     // every key of the config checked as `create` checks it (a key that is not a setting is
     // refused, naming it, not dropped: the model would differ from the one saved)
     return new KnnEstimator({ ...withStoredLimits(state.config), numFeatures, numLabels }, index);

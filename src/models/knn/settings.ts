@@ -20,7 +20,7 @@ import { LIMIT_SPECS, type SpaceLimitSettings } from "../space_limits.ts";
 export interface KnnSettings extends SpaceLimitSettings {
   /** Unused: kNN is deterministic (accepted so that every model takes a seed). */
   seed?: number;
-  /** Number of neighbours (default 10). */
+  /** Number of neighbours (default 10; while fewer rows are learnt, a query votes over all). */
   k?: number;
   /** Vote share above which a label counts as predicted (default 0.5). */
   threshold?: number;
@@ -41,7 +41,13 @@ export interface KnnSettings extends SpaceLimitSettings {
  */
 export const KNN_SETTINGS: ModelSettings<KnnSettings> = defineSettings<KnnSettings>("knn", {
   seed: { ...SEED_SPEC, doc: "Unused (kNN is deterministic)." },
-  k: { kind: "int", default: 10, min: 1, max: 1 << 20, doc: "Number of neighbours." },
+  k: {
+    kind: "int",
+    default: 10,
+    min: 1,
+    max: 1 << 20,
+    doc: "Number of neighbours. While fewer rows are learnt, a query votes over all of them.",
+  },
   threshold: {
     kind: "number",
     default: 0.5,

@@ -17,7 +17,8 @@ import { LowRankScorer } from "./lowrank.ts";
 import { hashUniform } from "../../random/mod.ts";
 import { preprocessRows } from "../../data/preprocess.ts";
 import { spaceLimits, withStoredLimits } from "../space_limits.ts";
-import { checkFinite, checkScalar } from "../state_check.ts";
+import { checkFinite, checkScalar, checkStateKind, requireTensor } from "../state_check.ts";
+import { shown } from "../../data/option_check.ts";
 
 /**
  * Options of {@linkcode LemlBatch}: the declared {@linkcode LEML_BATCH_SETTINGS}.
@@ -291,8 +292,13 @@ export class LemlBatch extends LowRankScorer implements Estimator {
    * ```
    */
   static fromState(state: ModelState): LemlBatch {
-    if (state.kind !== "leml" || state.config.trainer !== "batch") {
-      throw new TypeError(`leml batch restore: not a batch LEML state (${state.kind})`);
+    checkStateKind(state, "leml", "leml batch restore");
+    if (state.config?.trainer !== "batch") {
+      throw new TypeError(
+        `leml batch restore: not a batch LEML state (config.trainer is ${
+          shown(state.config?.trainer)
+        }, not "batch")`,
+      );
     }
     const { trainer: _t, ...config } = withStoredLimits(state.config);
     const m = new LemlBatch(config);
@@ -302,10 +308,7 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     spaceLimits(where, { ...m.config, numFeatures: D, numLabels: L });
     const k = m.rank;
     for (const [name, len] of [["W", D * k], ["H", L * k], ["bias", L]] as const) {
-      if (!t[name] || t[name].length !== len) {
-        throw new RangeError(`leml batch restore: tensor ${name} should have length ${len}`);
-      }
-      checkFinite(t[name], name, where);
+      checkFinite(requireTensor(t, name, Float32Array, where, len), name, where);
     }
     // the stored rows, which every later learnMany refits on: checked as learnMany checked them
     // (sorted indices, finite values), and within the sizes

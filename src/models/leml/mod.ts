@@ -15,6 +15,7 @@ import type { EstimatorFactory } from "../estimator.ts";
 import { LemlStream } from "./stream.ts";
 import { LemlBatch } from "./batch_estimator.ts";
 import { LEML_BATCH_SETTINGS, LEML_SETTINGS } from "./settings.ts";
+import { checkStateKind } from "../state_check.ts";
 
 export { LemlStream } from "./stream.ts";
 export {
@@ -49,10 +50,13 @@ export const factory: EstimatorFactory = {
     LEML_SETTINGS.checkUsed(options);
     return new LemlStream(options);
   },
-  restore: (state, options) =>
-    state.config.trainer === "batch"
+  restore(state, options) {
+    // (no state, or one of another kind, is refused before its config is read)
+    checkStateKind(state, "leml", "leml.restore");
+    return state.config?.trainer === "batch"
       ? LemlBatch.fromState(state)
-      : LemlStream.fromState(state, options?.adopt ?? false),
+      : LemlStream.fromState(state, options?.adopt ?? false);
+  },
 };
 
 export { type LemlBatchOptions, type LemlFactors, trainLemlBatch } from "./batch.ts";

@@ -18,6 +18,7 @@ import type { LemlOptimizer } from "./optimizer.ts";
 import type { LemlStreamConfig } from "./settings.ts";
 import { spaceLimits } from "../space_limits.ts";
 import {
+  type ArrayClass,
   checkCounts,
   checkFinite,
   checkGeneratorState,
@@ -25,6 +26,7 @@ import {
   checkReservoirRows,
   checkScalar,
   checkSums,
+  requireTensor,
 } from "../state_check.ts";
 
 /**
@@ -181,15 +183,12 @@ export function loadLemlStreamState(
   spaceLimits(where, { numFeatures: D, numLabels: L, ...p.limits });
   const k = p.config.rank;
   const t = state.tensors;
-  const need = (name: string, len: number): ArrayLike<number> => {
-    const a = t[name];
-    if (!a || a.length !== len) {
-      throw new RangeError(
-        `leml.restore: tensor ${name} has length ${a?.length ?? "none"}, expected ${len}`,
-      );
-    }
-    return a;
-  };
+  // a float32 tensor (factors, moments) of `len` entries, or one of `type`
+  const need = <T extends ArrayLike<number> = Float32Array>(
+    name: string,
+    len: number,
+    type: ArrayClass<T> = Float32Array as unknown as ArrayClass<T>,
+  ): T => requireTensor(t, name, type, where, len);
   // checked whole before anything is loaded
   checkScalar(sc, "step", where);
   checkGeneratorState(sc, "rngState", where);
@@ -211,16 +210,18 @@ export function loadLemlStreamState(
     if (sc.replayRng !== undefined) checkGeneratorState(sc, "replayRng", where);
   }
   if (p.local) {
-    if (t.lastTouch !== undefined) checkCounts(need("lastTouch", L), "lastTouch", where);
+    if (t.lastTouch !== undefined) {
+      checkCounts(need("lastTouch", L, Int32Array), "lastTouch", where);
+    }
     if (t.gram !== undefined) {
-      checkFinite(need("gram", k * k), "gram", where);
-      checkFinite(need("gramHb", k), "gramHb", where);
+      checkFinite(need("gram", k * k, Float64Array), "gram", where);
+      checkFinite(need("gramHb", k, Float64Array), "gramHb", where);
     }
     for (const name of ["gramUpdates", "gramRecomputes", "refreshRowsSince", "refreshCount"]) {
       if (sc[name] !== undefined) checkScalar(sc, name, where);
     }
     if (t.labelPool !== undefined) {
-      const pool = need("labelPool", POOL_SIZE);
+      const pool = need("labelPool", POOL_SIZE, Int32Array);
       const size = sc.labelPoolSize === undefined
         ? 0
         : checkScalar(sc, "labelPoolSize", where, 0, POOL_SIZE);
@@ -237,7 +238,7 @@ export function loadLemlStreamState(
     ]] as const
   ) {
     const values = need(name, len);
-    if (adopt && values instanceof Float32Array) rows.adopt(values);
+    if (adopt) rows.adopt(values);
     else rows.load(values);
   }
   if (p.config.optimizer === "adam") {
@@ -265,11 +266,11 @@ export function loadLemlStreamState(
     // the cached Gram, the sampler and the counters continue exactly; a state without them
     // (a replica's) recomputes the Gram and counts every label as touched now
     loc.lastTouch = t.lastTouch !== undefined
-      ? Int32Array.from(need("lastTouch", L))
+      ? need("lastTouch", L, Int32Array).slice()
       : new Int32Array(L).fill(step);
     if (t.gram !== undefined) {
-      loc.gram.gram = Float64Array.from(need("gram", k * k));
-      loc.gram.hb = Float64Array.from(need("gramHb", k));
+      loc.gram.gram = need("gram", k * k, Float64Array).slice();
+      loc.gram.hb = need("gramHb", k, Float64Array).slice();
       loc.gram.updates = state.scalars.gramUpdates ?? 0;
       loc.gram.recomputes = state.scalars.gramRecomputes ?? 0;
     } else {
@@ -278,7 +279,7 @@ export function loadLemlStreamState(
     }
     if (t.labelPool !== undefined) {
       loc.pool = LabelPool.restore(
-        Int32Array.from(need("labelPool", POOL_SIZE)),
+        need("labelPool", POOL_SIZE, Int32Array).slice(),
         state.scalars.labelPoolPos ?? 0,
         state.scalars.labelPoolSize ?? 0,
       );

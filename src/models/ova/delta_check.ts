@@ -236,10 +236,7 @@ export function checkLearnerFields(
   replay: boolean,
   where: string,
 ): void {
-  const win = t.window;
-  if (!(win instanceof Int32Array)) {
-    throw new TypeError(`${where}: tensor window must be a Int32Array`);
-  }
+  const win = requireTensor(t, "window", Int32Array, where);
   if (win.length > windowCapacity) {
     throw new RangeError(`${where}: window of ${win.length} > ${windowCapacity}`);
   }

@@ -62,7 +62,8 @@ export function sleecReplicaState(model: KnnModel): ModelState {
  * ```
  */
 export function isSleecReplicaState(state: ModelState): boolean {
-  return state.kind === "sleec" && state.scalars.replica === 1;
+  // (no state, or one without scalars, is not one: its restore names what is missing)
+  return state?.kind === "sleec" && state.scalars?.replica === 1;
 }
 
 /**

@@ -28,6 +28,7 @@ import { encodeKnnModel } from "./model_file.ts";
 import { type KnnModel, KnnPredictor } from "./predictor.ts";
 import { StreamCluster } from "./stream_cluster.ts";
 import { isSleecReplicaState, sleecReplicaState } from "./replica.ts";
+import { checkScalar, checkStateKind } from "../state_check.ts";
 
 /**
  * Options of {@linkcode SleecStream}: any {@linkcode SleecConfig} field plus the initial sizes.
@@ -322,21 +323,14 @@ export class SleecStream implements Estimator {
    * ```
    */
   static fromState(state: ModelState): SleecStream {
-    if (state.kind !== "sleec") {
-      throw new TypeError(`SleecStream.fromState: state of kind "${state.kind}", not "sleec"`);
-    }
+    const where = "sleec.restore";
+    checkStateKind(state, "sleec", where);
     if (isSleecReplicaState(state)) {
       throw new TypeError(
-        "SleecStream.fromState: a replica state holds only the kNN model (restore it with the factory)",
+        `${where}: a replica state holds only the kNN model (restore it with the factory)`,
       );
     }
-    const scalar = (name: string): number => {
-      const v = state.scalars[name];
-      if (typeof v !== "number" || !Number.isInteger(v) || v < 0) {
-        throw new TypeError(`SLEEC state: scalar ${name} is missing`);
-      }
-      return v;
-    };
+    const scalar = (name: string): number => checkScalar(state.scalars ?? {}, name, where);
     const m = new SleecStream({
       ...(withStoredLimits(state.config) as SleecStreamOptions),
       numFeatures: scalar("numFeatures"),

@@ -15,7 +15,14 @@
 import type { CsrMatrix } from "../../data/types.ts";
 import type { ModelState } from "../estimator.ts";
 import { checkRowEntries } from "../../data/batch_check.ts";
-import { checkFinite, checkIndices, checkScalar, checkSums } from "../state_check.ts";
+import {
+  type ArrayClass,
+  checkFinite,
+  checkIndices,
+  checkScalar,
+  checkSums,
+  requireTensor,
+} from "../state_check.ts";
 import { adamUpdateRows } from "../../optim/adam.ts";
 import { hashUniform } from "../../random/mod.ts";
 import type { SleecConfig } from "./config.ts";
@@ -375,30 +382,26 @@ export class StreamCluster {
   ): StreamCluster {
     const c = new StreamCluster(cfg, seedKey, numFeatures);
     const r = cfg.rank;
+    const where = "sleec.restore", sc = state.scalars;
+    // a finite number (missing or not a number: a TypeError, as checkScalar's)
     const scalar = (name: string): number => {
-      const v = state.scalars[`${prefix}.${name}`];
-      if (typeof v !== "number" || !Number.isFinite(v)) {
-        throw new TypeError(`SLEEC state: scalar ${prefix}.${name} is missing`);
+      const v = sc[`${prefix}.${name}`];
+      if (typeof v !== "number") {
+        throw new TypeError(`${where}: scalar ${prefix}.${name} must be a number, got ${typeof v}`);
+      }
+      if (!Number.isFinite(v)) {
+        throw new RangeError(`${where}: scalar ${prefix}.${name} must be finite, got ${v}`);
       }
       return v;
     };
-    const tensor = <T>(name: string, type: { new (n: number): T }, length?: number): T => {
-      const t = state.tensors[`${prefix}.${name}`];
-      if (!(t instanceof (type as unknown as typeof Float32Array))) {
-        throw new TypeError(`SLEEC state: tensor ${prefix}.${name} is missing or mistyped`);
-      }
-      if (length !== undefined && t.length !== length) {
-        throw new RangeError(
-          `SLEEC state: tensor ${prefix}.${name} has ${t.length} values, expected ${length}`,
-        );
-      }
-      return t.slice() as unknown as T;
-    };
-    const where = "SLEEC state", sc = state.scalars;
-    const count = (name: string, min = 0, max = Infinity) => {
-      scalar(name); // missing: a TypeError
-      return checkScalar(sc, `${prefix}.${name}`, where, min, max);
-    };
+    // a copy of the tensor (the shared words: ../state_check.ts)
+    const tensor = <T extends Float32Array | Float64Array | Int32Array>(
+      name: string,
+      type: ArrayClass<T>,
+      length?: number,
+    ): T => requireTensor(state.tensors, `${prefix}.${name}`, type, where, length).slice() as T;
+    const count = (name: string, min = 0, max = Infinity) =>
+      checkScalar(sc, `${prefix}.${name}`, where, min, max);
     const m = count("size", 0, cfg.reservoirSize);
     const seen = count("seen", m);
     const adamStep = count("adamStep"), sinceEmbed = count("sinceEmbed");

@@ -113,19 +113,19 @@ Deno.test("coembed restore: a tensor of another shape than the settings give is 
     // more directions than the stored Q has rows for
     [
       withConfig(nl, { numRff: 32 }),
-      /tensor Q must be a Float64Array of \d+ \(\[2·numRff, rankS\]/,
+      /tensor Q must be a Float64Array of length \d+ \(\[2·numRff, rankS\]/,
     ],
     [
       withConfig(l, { rankX: 11 }),
-      /tensor V must be a Float64Array of \d+ \(\[numFeatures, rankX\]/,
+      /tensor V must be a Float64Array of length \d+ \(\[numFeatures, rankX\]/,
     ],
     [
       { ...l, scalars: { ...l.scalars, numLabels: l.scalars.numLabels + 1 } },
-      /tensor P must be a Float64Array of \d+ \(\[numLabels, rankS\]/,
+      /tensor P must be a Float64Array of length \d+ \(\[numLabels, rankS\]/,
     ],
     [
       { ...l, tensors: { ...l.tensors, v_b: new Float64Array(1) } },
-      /tensor v_b must be a Float64Array of \d+ \(\[numLabels\] = \d+\), got 1/,
+      /tensor v_b must be a Float64Array of length \d+ \(\[numLabels\] = \d+\), got length 1/,
     ],
   ];
   for (const [state, re] of cases) {
@@ -145,7 +145,7 @@ Deno.test("coembed restore: sizes the state's tensors do not hold are refused be
   };
   const msg = messageOf(() => CoEmbedLearner.restore(huge));
   assert(
-    /^CoEmbed restore: tensor V must be a Float64Array of 68719476736 \(\[numFeatures, rankX\]/
+    /^coembed\.restore: tensor V must be a Float64Array of length 68719476736 \(\[numFeatures, rankX\]/
       .test(msg),
     `got "${msg}"`,
   );

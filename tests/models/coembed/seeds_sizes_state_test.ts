@@ -91,7 +91,7 @@ Deno.test("s28 coembed: a state's warmStarted must be 0 or 1", () => {
   for (const bad of [7, 0.5, NaN, -1]) {
     const s = m.toState();
     s.scalars.warmStarted = bad;
-    assertBadInput([[() => restoreCore(s), /CoEmbed restore: scalar warmStarted must be/]]);
+    assertBadInput([[() => restoreCore(s), /coembed\.restore: scalar warmStarted must be/]]);
   }
   for (const ok of [0, 1]) {
     const s = m.toState();

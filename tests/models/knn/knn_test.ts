@@ -121,7 +121,11 @@ Deno.test("kNN restore refuses a state that does not hold together, naming the p
   } catch (e) {
     scalar = e;
   }
-  assert(scalar instanceof RangeError && /numLabels must be a non-negative/.test(scalar.message));
+  assert(
+    scalar instanceof RangeError &&
+      /^knn\.restore: scalar numLabels must be an integer >= 0, got -1$/.test(scalar.message),
+    String(scalar),
+  );
   assert(factory.restore(s).predictTopK(randomRow(rand, 20, false), 2).labels.length === 2);
 });
 
