@@ -114,7 +114,8 @@ export function modelNamesUsage(dflt: string): string {
 /** Help text of {@linkcode LEARNER_FLAGS}. */
 export const LEARNER_USAGE = `Model and learner:
   --model NAME            ${modelNamesUsage(DEFAULT_MODEL)}
-  --seed S                model seed, an integer in [0, 2^32 - 1] (default 0)
+  --seed S                model seed, an integer in [0, 2^32 - 1] (default 0; knn and
+                          popularity draw no random numbers)
   --option KEY=VALUE      model option, repeatable (e.g. --model leml --option rank=32, or
                           --model br --option learningRate=0.05); an unknown key, a bad
                           value or a key the other options leave unused is an error naming
