@@ -789,7 +789,9 @@ export class LearningService implements ServiceHandle {
     const context: PublishContext = {
       estimator: est,
       labelNames,
-      labelCounts: l.labelCounts(),
+      // one count per label of the model: a model created with more labels than the stream has
+      // named yet (--option numLabels) counts the unnamed ones 0
+      labelCounts: countsOfEvery(l.labelCounts(), est.numLabels),
       applied,
       meta,
       validation: l.recentEvents(),
@@ -1145,4 +1147,12 @@ function withoutDeadLetters(position: StreamPosition): StreamPosition {
 
 function finiteOrNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;
+}
+
+/** `counts` with one entry per label of a model of `numLabels` labels (0 for the labels past it). */
+function countsOfEvery(counts: Float64Array, numLabels: number): Float64Array {
+  if (counts.length >= numLabels) return counts;
+  const all = new Float64Array(numLabels);
+  all.set(counts);
+  return all;
 }
