@@ -103,6 +103,21 @@ export function plantedEvents(n: number, start = 0): string[] {
   return out;
 }
 
+/**
+ * `n` NDJSON lines for POP publishing tests: event i has feature `i % 10` (value 1), which tells
+ * its label `t<i % 5>`, and 30 weak features (0.01) among 200, so that many small weights exist
+ * for POP to prune.
+ */
+export function popEvents(n: number): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const f: Record<string, number> = { [String(i % 10)]: 1 };
+    for (let j = 0; j < 30; j++) f[String(20 + ((i * 7 + j * 13) % 200))] = 0.01;
+    lines.push(JSON.stringify({ features: f, labels: [`t${i % 5}`] }));
+  }
+  return lines;
+}
+
 /** What `p` settles with, or a "timed out" error after 30 s (a hang guard, not a timing assert). */
 export async function settled<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

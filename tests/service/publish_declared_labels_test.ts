@@ -9,7 +9,7 @@ import { factory as br } from "../../src/models/br/mod.ts";
 import { decodeModelFile } from "../../sdk/internal.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { popModelBuilder } from "../../src/service/publish_pop.ts";
-import { assert, assertEquals, serviceOptions, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, popEvents, serviceOptions, withTempDir } from "./helpers.ts";
 
 Deno.test("POP publishing prunes a model declared with more labels than the stream has named", async () => {
   await withTempDir(async (dir) => {
@@ -20,13 +20,7 @@ Deno.test("POP publishing prunes a model declared with more labels than the stre
       buildModel: builder,
       validationEvents: 200,
     }));
-    const lines: string[] = [];
-    for (let i = 0; i < 300; i++) {
-      const f: Record<string, number> = { [String(i % 10)]: 1 };
-      for (let j = 0; j < 30; j++) f[String(20 + ((i * 7 + j * 13) % 200))] = 0.01;
-      lines.push(JSON.stringify({ features: f, labels: [`t${i % 5}`] }));
-    }
-    await s.ingestBody(lines.join("\n"), "http");
+    await s.ingestBody(popEvents(300).join("\n"), "http");
     s.learner.flush();
     assertEquals([s.learner.estimator.numLabels, s.learner.parser.labels.size], [40, 5]);
     const m = await s.publish();

@@ -11,6 +11,7 @@ import {
   assert,
   assertEquals,
   plantedEvents,
+  popEvents,
   serviceOptions,
   waitUntil,
   withTempDir,
@@ -125,13 +126,7 @@ Deno.test("POP publishing prunes a BR model on the latest events (in a worker)",
       buildModel: builder,
       validationEvents: 200,
     }));
-    const lines: string[] = [];
-    for (let i = 0; i < 300; i++) {
-      const f: Record<string, number> = { [String(i % 10)]: 1 };
-      for (let j = 0; j < 30; j++) f[String(20 + ((i * 7 + j * 13) % 200))] = 0.01;
-      lines.push(JSON.stringify({ features: f, labels: [`t${i % 5}`] }));
-    }
-    await s.ingestBody(lines.join("\n"), "http");
+    await s.ingestBody(popEvents(300).join("\n"), "http");
     s.learner.flush();
     const m = await s.publish();
     const c = decodeModelFile(m.bytes);
