@@ -68,7 +68,9 @@ metrics over the test rows (stdErr); prints one JSON object.
 
   --state-dir DIR       the model of a serve/train state directory, as a restart would serve
                         it: its checkpoint and the write-ahead log's events after it, replayed
-                        in memory ("fromLog": how many)
+                        in memory ("fromLog": how many); "note" says what the model
+                        tells its user, as train's summary (e.g. knn's k above the rows
+                        it learnt)
   --model-file FILE     a model file, scored through the SDK (-: stdin)
   --dataset NAME        test on DATA_DIR/NAME.test.txt, propensities from NAME.train.txt,
                         label names from NAME.labels.txt
@@ -462,6 +464,9 @@ export const evalCommand: Command = {
     if (labelsFlag !== undefined) await checkFile(`--labels ${labelsFlag}`, labelsFlag);
     let model: EvalModel;
     let fromLog: number | undefined;
+    // what the state's model says its user should know (e.g. knn's k above the rows it learnt),
+    // under train's name for it: the same sentence, read from the same field
+    let modelNote: string | undefined;
     const stateWarnings: string[] = [];
     if (stateDir !== undefined) {
       await checkDir(`--state-dir ${stateDir}`, stateDir);
@@ -472,6 +477,7 @@ export const evalCommand: Command = {
       fromLog = log.replayed;
       stateWarnings.push(...log.warnings);
       const est = l.estimator, names = l.parser.labels.names, parser = l.parser;
+      modelNote = est.trainingNote?.();
       const readsText = parser.limits.text !== undefined;
       const readsIndices = parser.featureKeys === "index" && parser.limits.hashing === undefined;
       const input = (e: LabelledEvent) => {
@@ -555,6 +561,7 @@ export const evalCommand: Command = {
         format,
         model: modelName,
         ...(fromLog !== undefined ? { fromLog } : {}),
+        ...(modelNote !== undefined ? { note: modelNote } : {}),
         rows: r.rows,
         unknownLabels: r.unknownLabels,
         features: { model: model.numFeatures },
@@ -625,6 +632,7 @@ export const evalCommand: Command = {
       test: testPath,
       model: modelName,
       ...(fromLog !== undefined ? { fromLog } : {}),
+      ...(modelNote !== undefined ? { note: modelNote } : {}),
       rows: r.rows,
       unknownLabels: r.unknownLabels,
       features: { model: model.numFeatures, test: test.numFeatures },

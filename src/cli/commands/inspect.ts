@@ -21,7 +21,8 @@ Prints a model file's header (format version, kind, numbers of features and labe
 space with a text model's tokenizer settings, preprocessing, parameters), its tensors (dtype,
 shape, bytes) and its metadata (training metrics, model version); or a state directory's
 checkpoint and published model (the counts include the events of the write-ahead log after the
-checkpoint, replayed in memory as a restart replays them: events.fromLog; nothing is written).
+checkpoint, replayed in memory as a restart replays them: events.fromLog; nothing is written),
+with the model's note when it has one (as train's summary: e.g. knn's k above the rows learnt).
 
   --json        one JSON object instead of text
   --labels N    label names shown (default 10)
@@ -213,6 +214,8 @@ function text(d: Record<string, unknown>, indent = ""): string {
  * A state directory's description (checkpoint, write-ahead log, published model). The counts are
  * those a restart resumes with: the log's records after the checkpoint are replayed in memory
  * (`events.fromLog`; damage a start would refuse is listed in `walDamage`). Nothing is written.
+ * `note` is what the model says its user should know, when it says something (the `note` of
+ * `tagstream train`'s summary, e.g. knn's `k` above the rows it learnt).
  *
  * @example
  * ```ts
@@ -229,9 +232,13 @@ export async function describeState(dir: string): Promise<Record<string, unknown
   const log = await replayLog(dir, l), replayed = log.replayed;
   const w = l.window;
   const fin = (v: number) => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
+  // what the model says its user should know (e.g. knn's k above the rows it learnt), under
+  // the name train's summary gives it
+  const note = l.estimator.trainingNote?.();
   const out: Record<string, unknown> = {
     stateDir: dir,
     model: l.estimator.kind,
+    ...(note !== undefined ? { note } : {}),
     savedAt,
     events: {
       applied: l.applied,

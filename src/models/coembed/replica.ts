@@ -16,7 +16,7 @@ import { encodeModelFile } from "../../format/model_file.ts";
 import { topKDense } from "../../../sdk/internal.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
-import { checkFinite } from "../state_check.ts";
+import { checkFinite, checkScalar, checkStateKind, requireTensor } from "../state_check.ts";
 import { predictorFileContent } from "./learner.ts";
 import { restoredConfig } from "./settings.ts";
 import { type PredictorTensors, RandomFeaturesPredictor, scoreOverflow } from "./predictor.ts";
@@ -33,6 +33,8 @@ const VARIANTS = ["L", "NL"] as const;
 const ABSENT = ["zero", "missing"] as const;
 const INPUTS = ["projected", "raw"] as const;
 const ARRAYS = ["Q", "P", "bias", "V", "W"] as const;
+/** Where a replica state's damage is named. */
+const WHERE = "CoEmbed replica";
 
 /**
  * The replica state of predictor tensors (fresh copies when `copy`, else the arrays
@@ -91,9 +93,7 @@ export function isReplicaState(state: ModelState): boolean {
 function oneOf<T extends string>(v: unknown, allowed: readonly T[], field: string): T {
   if (!allowed.includes(v as T)) {
     throw new TypeError(
-      `CoEmbed replica: config.${field} is ${JSON.stringify(v)}, expected one of ${
-        allowed.join(", ")
-      }`,
+      `${WHERE}: config.${field} is ${JSON.stringify(v)}, expected one of ${allowed.join(", ")}`,
     );
   }
   return v as T;
@@ -128,52 +128,56 @@ export class CoEmbedReplica extends PredictionReplica {
 
   /**
    * The replica of a {@linkcode replicaState} (with `adopt`, its arrays are used as they are;
-   * otherwise copied). Throws a `TypeError`/`RangeError` naming the bad field (a tensor that
-   * is not finite, a size or `lambdaX` out of range, a rank, `numRff` or `gamma` past what
-   * `create` allows, a tensor of another shape, a label whose scores can reach beyond float32)
-   * before anything is taken.
+   * otherwise copied). Every value is checked before anything is taken, with the shared rules
+   * of ../state_check.ts: no state or one of another kind, a missing scalar, or a tensor missing
+   * or of another array class is a `TypeError`; a size that is not an integer >= 0, a tensor of
+   * another length than the sizes give or that is not finite, `lambdaX` out of range, a rank,
+   * `numRff` or `gamma` past what `create` allows, a label whose scores can reach beyond float32
+   * is a `RangeError` naming the field.
    */
   static fromState(state: ModelState, adopt = false): CoEmbedReplica {
+    checkStateKind(state, "coembed", WHERE);
     if (!isReplicaState(state)) {
-      throw new TypeError("CoEmbed replica: the state is not a CoEmbed replica state");
+      throw new TypeError(`${WHERE}: the state is not a CoEmbed replica state`);
     }
     const s = state.scalars, c = state.config;
-    for (const k of ["numFeatures", "numLabels", "rankS", "rankX", "numRff"]) {
-      if (!Number.isInteger(s[k]) || s[k] < 0) {
-        throw new RangeError(`CoEmbed replica: scalar ${k} is ${s[k]}, not an integer >= 0`);
-      }
-    }
+    const [D, L, rankS, rankX, numRff] = ["numFeatures", "numLabels", "rankS", "rankX", "numRff"]
+      .map((k) => checkScalar(s, k, WHERE));
     const gamma = Number(c.gamma);
     if (!(gamma > 0) || !Number.isFinite(gamma)) {
-      throw new RangeError(`CoEmbed replica: config.gamma is ${c.gamma}, not a number > 0`);
-    }
-    const arrays: Partial<Record<(typeof ARRAYS)[number], Float32Array>> = {};
-    for (const name of ARRAYS) {
-      const a = state.tensors[name];
-      if (a === undefined) continue;
-      if (!(a instanceof Float32Array)) {
-        throw new TypeError(`CoEmbed replica: tensor ${name} must be a Float32Array`);
-      }
-      // every score is a sum over these: one NaN would be served to every query
-      checkFinite(a, name, "CoEmbed replica");
-      arrays[name] = adopt ? a : a.slice();
+      throw new RangeError(`${WHERE}: config.gamma is ${c.gamma}, not a number > 0`);
     }
     const lambdaX = Number(c.lambdaX);
     if (!(lambdaX >= 0) || !Number.isFinite(lambdaX)) {
-      throw new RangeError(`CoEmbed replica: config.lambdaX is ${c.lambdaX}, not a number >= 0`);
+      throw new RangeError(`${WHERE}: config.lambdaX is ${c.lambdaX}, not a number >= 0`);
     }
-    for (const name of ["Q", "P", "bias", "V"] as const) {
-      if (arrays[name] === undefined) {
-        throw new RangeError(`CoEmbed replica: tensor ${name} is missing`);
-      }
+    const variant = oneOf(c.variant, VARIANTS, "variant");
+    const nl = variant === "NL";
+    // every tensor of the shape the sizes give (W only in NL: the L predictor has none)
+    const shapes: (readonly [(typeof ARRAYS)[number], number, string, number, string])[] = [
+      ["Q", nl ? 2 * numRff : D, nl ? "2·numRff" : "numFeatures", rankS, "rankS"],
+      ["P", L, "numLabels", rankS, "rankS"],
+      ["bias", L, "numLabels", 1, ""],
+      ["V", D, "numFeatures", rankX, "rankX"],
+      ...(nl ? [["W", D, "numFeatures", numRff, "numRff"] as const] : []),
+    ];
+    const arrays: Partial<Record<(typeof ARRAYS)[number], Float32Array>> = {};
+    for (const [name, rows, rowsOf, cols, colsOf] of shapes) {
+      const of = colsOf === ""
+        ? `[${rowsOf}] = ${rows}`
+        : `[${rowsOf}, ${colsOf}] = ${rows} × ${cols}`;
+      const a = requireTensor(state.tensors, name, Float32Array, WHERE, rows * cols, of);
+      // every score is a sum over these: one NaN would be served to every query
+      checkFinite(a, name, WHERE);
+      arrays[name] = adopt ? a : a.slice();
     }
     const t: PredictorTensors = {
-      variant: oneOf(c.variant, VARIANTS, "variant"),
-      numFeatures: s.numFeatures,
-      numLabels: s.numLabels,
-      rankS: s.rankS,
-      rankX: s.rankX,
-      numRff: s.numRff,
+      variant,
+      numFeatures: D,
+      numLabels: L,
+      rankS,
+      rankX,
+      numRff,
       lambdaX,
       absent: oneOf(c.absent, ABSENT, "absent"),
       input: oneOf(c.input, INPUTS, "input"),
@@ -192,12 +196,11 @@ export class CoEmbedReplica extends PredictionReplica {
       ...(t.variant === "NL" ? { numRff: t.numRff } : {}),
       gamma,
     });
-    // the predictor checks every tensor's size against the sizes
     const replica = new CoEmbedReplica(t, gamma);
     // finite tensors whose scores are not (the learner never serves such a model)
     const overflow = scoreOverflow(t.variant, t.numLabels, t.rankS, t.P, t.Q, t.bias);
     if (overflow !== undefined) {
-      throw new RangeError(`CoEmbed replica: ${overflow}, beyond float32`);
+      throw new RangeError(`${WHERE}: ${overflow}, beyond float32`);
     }
     return replica;
   }

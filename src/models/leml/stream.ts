@@ -49,7 +49,7 @@ import { RowReservoir } from "../../data/reservoir.ts";
 import { checkBatch, checkCsr, type SpaceLimits } from "../../data/batch_check.ts";
 import { withStoredLimits } from "../space_limits.ts";
 import { shown } from "../../data/option_check.ts";
-import { checkFinite, checkStateKind } from "../state_check.ts";
+import { checkFinite, checkStateKind, requireTensor } from "../state_check.ts";
 import { learnOneVia } from "../learn_one.ts";
 import { learnWithReplay } from "./replay.ts";
 import type { RefreshResult, RefreshStats } from "./refresh.ts";
@@ -606,17 +606,15 @@ export class LemlStream extends LowRankScorer implements Estimator {
     const m = new LemlStream({ ...config, numFeatures: 0, numLabels: 0 });
     m.#reservoir = loadLemlStreamState(m.#parts(), state, adopt);
     m.step = state.scalars.step;
-    const queries = state.tensors.calibration;
-    if (queries !== undefined) {
+    if (state.tensors.calibration !== undefined) {
+      const queries = requireTensor(state.tensors, "calibration", Float32Array, "leml.restore");
       if (queries.length % m.config.rank !== 0) {
         throw new RangeError(
           `leml.restore: tensor calibration has length ${queries.length}, not a multiple of the rank ${m.config.rank}`,
         );
       }
       checkFinite(queries, "calibration", "leml.restore");
-      m.calibration = adopt && queries instanceof Float32Array
-        ? queries
-        : Float32Array.from(queries);
+      m.calibration = adopt ? queries : queries.slice();
     }
     return m;
   }

@@ -14,11 +14,34 @@ import type { SparseVector } from "../../data/types.ts";
 import type { ModelFileContent, Tensor } from "../../format/types.ts";
 import type { ModelFileOptions, ModelState, TopK } from "../estimator.ts";
 import { PredictionReplica } from "../replica.ts";
-import { checkFinite, checkScalar } from "../state_check.ts";
+import {
+  type ArrayClass,
+  checkFinite,
+  checkScalar,
+  checkStateKind,
+  requireTensor,
+} from "../state_check.ts";
+import { SLEEC_SETTINGS } from "./config.ts";
 import { encodeKnnModel, knnModelContent, knnModelFromContent } from "./model_file.ts";
 import { type KnnModel, KnnPredictor } from "./predictor.ts";
 
 const PARAMS = ["rank", "k", "numLearners", "numClusters"] as const;
+/** Where a replica state's damage is named. */
+const WHERE = "SLEEC replica";
+
+/**
+ * The last entry of a row pointer, checked to start at 0 and never decrease (the next tensor's
+ * length comes from it).
+ */
+function pointerEnd(ptr: Int32Array, name: string): number {
+  if (ptr[0] !== 0) throw new RangeError(`${WHERE}: ${name}[0] = ${ptr[0]}, not 0`);
+  for (let i = 1; i < ptr.length; i++) {
+    if (!(ptr[i] >= ptr[i - 1])) {
+      throw new RangeError(`${WHERE}: ${name}[${i}] = ${ptr[i]} is below ${name}[${i - 1}]`);
+    }
+  }
+  return ptr[ptr.length - 1];
+}
 
 /**
  * The replica state of a kNN-embedding model (fresh flat copies of its arrays).
@@ -92,44 +115,66 @@ export class SleecReplica extends PredictionReplica {
 
   /**
    * The replica of a {@linkcode sleecReplicaState} (with `adopt`, its arrays are used as they
-   * are; otherwise copied). Throws a `TypeError`/`RangeError` naming the bad entry (sizes
-   * that are not non-negative integers, a float tensor that is not finite, an index out of
-   * range) before anything is taken.
+   * are; otherwise copied). Every value is checked before anything is taken, with the shared
+   * rules of ../state_check.ts: no state or one of another kind, a missing scalar, or a tensor
+   * missing or of another array class is a `TypeError`; a size or parameter that is not an
+   * integer in its range, a tensor of another length than the sizes give, a float tensor that
+   * is not finite, a pointer that decreases or an index out of range is a `RangeError` naming
+   * the field.
    */
   static fromState(state: ModelState, adopt = false): SleecReplica {
+    checkStateKind(state, "sleec", WHERE);
     if (!isSleecReplicaState(state)) {
-      throw new TypeError("SLEEC replica: the state is not a SLEEC replica state");
+      throw new TypeError(`${WHERE}: the state is not a SLEEC replica state`);
     }
     const s = state.scalars;
     // the sizes size every answer (a fractional or negative count of labels would fail at the
-    // first query, not here)
-    checkScalar(s, "numFeatures", "SLEEC replica");
-    checkScalar(s, "numLabels", "SLEEC replica");
+    // first query, not here), and with the parameters every tensor
+    const D = checkScalar(s, "numFeatures", WHERE);
+    const L = checkScalar(s, "numLabels", WHERE);
+    const r = checkScalar(s, "rank", WHERE, 1, SLEEC_SETTINGS.specs.rank.max);
+    checkScalar(s, "k", WHERE, 1);
+    checkScalar(s, "numLearners", WHERE, 1);
+    const C = checkScalar(s, "numClusters", WHERE);
     const tensors: Record<string, Tensor> = {};
-    for (const [name, data] of Object.entries(state.tensors)) {
-      if (!(data instanceof Float32Array || data instanceof Int32Array)) {
-        throw new TypeError(`SLEEC replica: tensor ${name} must be a Float32Array or Int32Array`);
-      }
-      // centroids, V and the points: a NaN would be served (the indices are checked below)
-      if (data instanceof Float32Array) checkFinite(data, name, "SLEEC replica");
-      const d = adopt ? data : data.slice();
+    const take = <T extends Float32Array | Int32Array>(
+      name: string,
+      type: ArrayClass<T>,
+      length: number,
+      lengthOf: string,
+    ): T => {
+      const data = requireTensor(state.tensors, name, type, WHERE, length, lengthOf);
+      // centroids, V and the points: a NaN would be served (the indices are checked by
+      // knnModelFromContent)
+      if (data instanceof Float32Array) checkFinite(data, name, WHERE);
+      const d = adopt ? data : data.slice() as T;
       tensors[name] = {
         dtype: d instanceof Float32Array ? "f32" : "i32",
         shape: [d.length],
         data: d,
       };
-    }
+      return d;
+    };
+    take("centroids", Float32Array, C * D, `[numClusters, numFeatures] = ${C} × ${D}`);
+    take("clusterLearner", Int32Array, C, `[numClusters] = ${C}`);
+    take("V", Float32Array, C * D * r, `[numClusters · numFeatures, rank] = ${C * D} × ${r}`);
+    const pointPtr = take("pointPtr", Int32Array, C + 1, `[numClusters + 1] = ${C + 1}`);
+    const P = pointerEnd(pointPtr, "pointPtr");
+    take("points", Float32Array, P * r, `[pointPtr[${C}], rank] = ${P} × ${r}`);
+    const labelPtr = take("labelPtr", Int32Array, P + 1, `[pointPtr[${C}] + 1] = ${P + 1}`);
+    const n = pointerEnd(labelPtr, "labelPtr");
+    take("labels", Int32Array, n, `[labelPtr[${P}]] = ${n}`);
     const params: Record<string, number | boolean> = { weighted: s.weighted === 1 };
     for (const p of PARAMS) params[p] = s[p];
     if (s.votePower !== undefined) params.votePower = s.votePower;
     const content: ModelFileContent = {
       kind: "knn-embedding",
-      numFeatures: s.numFeatures,
-      numLabels: s.numLabels,
+      numFeatures: D,
+      numLabels: L,
       params,
       tensors,
     };
-    // checks every parameter and tensor, naming the bad one
+    // checks the rest (cluster learners and labels in range, votePower), naming the bad one
     return new SleecReplica(knnModelFromContent(content));
   }
 

@@ -75,11 +75,20 @@ Deno.test("CoEmbed replica: cannot learn; bad replica states are clear errors", 
     ],
     [() => r.learnMany({} as never), /replica cannot learn/],
     [() => CoEmbedEstimator.restore(m.toReplicaState()), /replica state holds only the predictor/],
-    [with_(() => {}, (t) => delete t.P), /tensor P is missing/],
-    [with_(() => {}, (t) => (t.W = new Float32Array(3))), /W must have 6 × 16 entries/],
+    [
+      with_(() => {}, (t) => delete t.P),
+      /^CoEmbed replica: tensor P must be a Float32Array of length \d+ \(.*\), got none$/,
+    ],
+    [
+      with_(() => {}, (t) => (t.W = new Float32Array(3))),
+      /tensor W must be a Float32Array of length 96 \(\[numFeatures, numRff\] = 6 × 16\), got length 3$/,
+    ],
     [with_(() => {}, (t) => (t.Q = new Float64Array(32 * 3))), /tensor Q must be a Float32Array/],
     [with_((s) => (s.config.variant = "XL")), /config.variant is "XL", expected one of L, NL/],
-    [with_((s) => (s.scalars.rankS = -1)), /scalar rankS is -1/],
+    [
+      with_((s) => (s.scalars.rankS = -1)),
+      /^CoEmbed replica: scalar rankS must be an integer >= 0, got -1$/,
+    ],
     [with_((s) => (s.config.gamma = 0)), /config.gamma is 0/],
   ]);
 });

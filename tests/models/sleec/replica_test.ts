@@ -55,9 +55,15 @@ Deno.test("SLEEC replica: cannot learn; bad replica states are clear errors", ()
   assertBadInput([
     [() => r.learnOne(x, [0]), /sleec replica: a prediction replica cannot learn/],
     [() => SleecStream.fromState(m.toReplicaState()), /replica state holds only the kNN model/],
-    [edited((s) => delete s.tensors.points), /missing tensor "points"/],
+    [
+      edited((s) => delete s.tensors.points),
+      /^SLEEC replica: tensor points must be a Float32Array of length \d+ \(.*\), got none$/,
+    ],
     [edited((s) => (s.tensors.V = new Float64Array(3))), /tensor V must be a Float32Array/],
-    [edited((s) => (s.scalars.k = 0)), /param "k" must be an integer >= 1/],
-    [edited((s) => (s.scalars.numClusters += 1)), /tensor "centroids" has \d+ values/],
+    [edited((s) => (s.scalars.k = 0)), /^SLEEC replica: scalar k must be an integer >= 1, got 0$/],
+    [
+      edited((s) => (s.scalars.numClusters += 1)),
+      /^SLEEC replica: tensor centroids must be a Float32Array of length \d+ \(.*\), got length \d+$/,
+    ],
   ]);
 });
