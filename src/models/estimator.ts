@@ -81,8 +81,9 @@ export interface Estimator {
   /**
    * Optional: what the user of the model as learned so far should know and would not see
    * otherwise, in a sentence naming the model and the setting (e.g. knn's `k` above the rows it
-   * stored: each query votes over all of them), or undefined when there is nothing to say. For a
-   * trainer's summary (`tagstream train`); it changes nothing of the model.
+   * stored: each query votes over all of them), or undefined when there is nothing to say. Shown as
+   * `note` by `tagstream train`'s summary and by `eval --state-dir` and `inspect --state-dir`; it
+   * changes nothing of the model.
    */
   trainingNote?(): string | undefined;
   /**
