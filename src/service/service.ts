@@ -50,6 +50,7 @@ import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
 import { lineTooLong } from "./event_limits.ts";
+import { GrowthRefusalLog } from "./growth_guard.ts";
 import { checkServiceOptions } from "./service_options.ts";
 import type {
   IngestResult,
@@ -162,8 +163,20 @@ export class LearningService implements ServiceHandle {
   #loops: Promise<void>[] = [];
   /** The `ingestBody` calls in flight (`stop()` waits for them before its last checkpoint). */
   readonly #bodies = new Set<Promise<IngestResult>>();
-  #startedMs = performance.now();
+  /**
+   * When `open` began (`performance.now()`, and the wall clock), before the checkpoint's loading
+   * and the write-ahead log's replay: `uptimeSeconds` counts from it.
+   */
+  #openedMs: number;
+  #openedAt: number;
+  /**
+   * When `open` was done (state opened, log replayed, published model loaded): the events/s since
+   * start count from it.
+   */
+  #readyMs = performance.now();
   #appliedAtStart: number;
+  /** The events refused by a growth limit, on the log (HTTP, Redis) and in `/metrics`. */
+  #growthRefusals: GrowthRefusalLog;
   #rate = new RateMeter();
   #yielder = new TaskYielder();
   /**
@@ -204,8 +217,11 @@ export class LearningService implements ServiceHandle {
     walReplayedDuplicates: number,
     repairReport: RepairReport | undefined,
     checkpointAtStart: boolean,
+    opened: { ms: number; at: number },
   ) {
     this.options = options;
+    this.#openedMs = opened.ms;
+    this.#openedAt = opened.at;
     this.repairReport = repairReport;
     this.walReplayedDuplicates = walReplayedDuplicates;
     this.#checkpointAtStart = checkpointAtStart || walReplayed > 0 || walReplayedDuplicates > 0;
@@ -216,6 +232,7 @@ export class LearningService implements ServiceHandle {
     this.#wal = wal;
     this.walReplayed = walReplayed;
     this.#log = options.log ?? ((m) => console.error(m));
+    this.#growthRefusals = new GrowthRefusalLog(this.#log);
     this.#appliedAtCheckpoint = learner.applied - walReplayed;
     this.#appliedAtAttempt = this.#appliedAtCheckpoint;
     this.#progressAtCheckpoint = this.#appliedAtCheckpoint + learner.rejected +
@@ -234,6 +251,7 @@ export class LearningService implements ServiceHandle {
    * before anything is opened
    */
   static async open(options: ServiceOptions): Promise<LearningService> {
+    const opened = { ms: performance.now(), at: Date.now() };
     checkServiceOptions(options);
     const st = await openState(options);
     const s = new LearningService(
@@ -244,8 +262,10 @@ export class LearningService implements ServiceHandle {
       st.replayedDuplicates,
       st.report,
       st.checkpointAtStart,
+      opened,
     );
     await s.#loadPublished();
+    s.#readyMs = performance.now();
     return s;
   }
   async #loadPublished(): Promise<void> {
@@ -321,6 +341,8 @@ export class LearningService implements ServiceHandle {
         if (l.pendingCount > 0 && performance.now() - this.#lastIngestMs >= flushMs) l.flush();
       }, Math.max(10, Math.floor(flushMs / 2))));
     }
+    // the growth refusals held back are reported even when no more come
+    this.#timers.push(setInterval(() => this.#growthRefusals.tick(), 1000));
     if (checkpoints && this.#checkpointAtStart) await this.checkpoint();
     const l = this.#learner;
     if (this.#published === undefined && l.applied > 0 && (o.publishEvery ?? 5000) > 0) {
@@ -547,7 +569,10 @@ export class LearningService implements ServiceHandle {
           return (err as Error).message;
         }
       }
-      for (const r of rejects) l.reject(source, r.line, r.reason);
+      for (const r of rejects) {
+        l.reject(source, r.line, r.reason);
+        this.#growthRefusals.refused(source, r.reason);
+      }
       let slice = performance.now();
       for (let i = 0; i < events.length; i++) {
         // the id check is made here, in log order (not at parsing): of two bodies racing with
@@ -814,10 +839,20 @@ export class LearningService implements ServiceHandle {
     return this.#rate.rate(this.#learner.applied);
   }
 
-  /** Metrics for `GET /metrics` (precision in percent; null before any event was scored). */
+  /**
+   * Metrics for `GET /metrics` (precision in percent; null before any event was scored).
+   * `uptimeSeconds` and `startedAt`: since `open` began, before the state's loading, the
+   * write-ahead log's replay and the published model's loading, which took
+   * `checkpoint.openSeconds`; `eventsPerSecondSinceStart`:
+   * the events applied since the service was ready (the replayed ones not counted) over the
+   * seconds since then. `growth`: the growth limits in force, the vocabularies against them,
+   * the events each refused since start (`refused`, by flag) and `warnings` while a vocabulary is
+   * full (`GET /health` shows them).
+   */
   async metrics(): Promise<Record<string, unknown>> {
     const l = this.#learner;
-    const secs = (performance.now() - this.#startedMs) / 1000;
+    const now = performance.now();
+    const secs = (now - this.#readyMs) / 1000;
     const mem = Deno.memoryUsage();
     let redis: Record<string, unknown> | null = null;
     if (this.#redis !== undefined) {
@@ -878,7 +913,9 @@ export class LearningService implements ServiceHandle {
       },
       eventsPerSecond: this.recentRate(),
       eventsPerSecondSinceStart: secs > 0 ? (l.applied - this.#appliedAtStart) / secs : 0,
-      uptimeSeconds: secs,
+      uptimeSeconds: (now - this.#openedMs) / 1000,
+      startedAt: new Date(this.#openedAt).toISOString(),
+      growth: this.#growthMetrics(),
       checkpoint: {
         applied: this.#appliedAtCheckpoint,
         written: this.checkpointsWritten,
@@ -886,6 +923,7 @@ export class LearningService implements ServiceHandle {
         last: this.#lastCheckpoint ?? null,
         walReplayed: this.walReplayed,
         walReplayedDuplicates: this.walReplayedDuplicates,
+        openSeconds: (this.#readyMs - this.#openedMs) / 1000,
       },
       redis,
       // without the rejects waiting for their dead-letter copy, which the position carries for
@@ -903,6 +941,50 @@ export class LearningService implements ServiceHandle {
       storage: this.storage,
       repair: this.repairReport ?? null,
       lastError: this.lastError ?? null,
+    };
+  }
+
+  /** `/metrics` → `growth` (see {@linkcode LearningService.metrics}); null without limits. */
+  #growthMetrics(): Record<string, unknown> | null {
+    const p = this.#learner.parser;
+    const g = p.growthLimits;
+    if (g === undefined) return null;
+    const refused = this.#growthRefusals.counts;
+    const labels = p.labels.size;
+    // name keys (not hashed): the feature vocabulary; index keys: the widest event so far
+    const named = p.featureKeys === "name" && p.limits.hashing === undefined;
+    const features = named ? p.features.size : p.mark().extent;
+    const warnings: string[] = [];
+    if (g.maxLabels !== undefined && labels >= g.maxLabels) {
+      warnings.push(
+        `the label vocabulary is full (--max-labels ${g.maxLabels} names): events with a new ` +
+          `label are refused (${
+            refused["--max-labels"]
+          } since start); raise --max-labels at a restart`,
+      );
+    }
+    if (named && g.maxFeatures !== undefined && features >= g.maxFeatures) {
+      warnings.push(
+        `the feature vocabulary is full (--max-features ${g.maxFeatures} names): events with a ` +
+          `new feature are refused (${
+            refused["--max-features"]
+          } since start); raise --max-features at a restart`,
+      );
+    }
+    return {
+      maxLabels: g.maxLabels ?? null,
+      labels,
+      maxNewLabels: g.maxNewLabels ?? null,
+      maxFeatures: g.maxFeatures ?? null,
+      features,
+      maxFeatureGrowth: g.maxFeatureGrowth ?? null,
+      refused: {
+        maxLabels: refused["--max-labels"],
+        maxNewLabels: refused["--max-new-labels"],
+        maxFeatures: refused["--max-features"],
+        maxFeatureGrowth: refused["--max-feature-growth"],
+      },
+      warnings,
     };
   }
 
@@ -958,7 +1040,10 @@ export class LearningService implements ServiceHandle {
       } else {
         const r = l.ingestLine(line, "redis", e.id);
         if (r.ok) any = true;
-        else dead.push({ id: e.id, line, reason: r.reason });
+        else {
+          dead.push({ id: e.id, line, reason: r.reason });
+          this.#growthRefusals.refused(`redis ${src.key}`, r.reason, `entry ${e.id}`);
+        }
       }
       l.position.redis = { key: src.key, group: src.group, lastId: e.id };
       this.#unacked.push(e.id);
@@ -1052,7 +1137,11 @@ export class LearningService implements ServiceHandle {
           } else if (!isBlankLine(line.text)) {
             const r = l.ingestLine(line.text, path, line.line);
             if (r.ok) any = true;
-            else refused?.refused(line.line, r.reason);
+            else {
+              refused?.refused(line.line, r.reason);
+              // counted for /metrics; the file's refused lines have their own log (or summary)
+              this.#growthRefusals.refused(path, r.reason, undefined, false);
+            }
           }
           l.position.file = { path, offset: line.offset, line: line.line, ino: f.ino };
         }
@@ -1109,6 +1198,7 @@ export class LearningService implements ServiceHandle {
     await Promise.allSettled([...this.#bodies]);
     // a copy in flight ends before the last checkpoint records what still waits
     await this.#deadLetters?.stop();
+    this.#growthRefusals.end();
     try {
       if (this.options.checkpointEvery !== 0 && options.checkpoint !== false) {
         await this.checkpoint();

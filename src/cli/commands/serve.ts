@@ -33,7 +33,13 @@ import { DEFAULT_MODEL, LEARNER_USAGE, usageWithModelOptions } from "./learner_f
 import { checkEventFile, checkFollowFile, checkStateDir } from "./path_checks.ts";
 import { PUBLISH_USAGE } from "./publish.ts";
 import { namedCheckpointError, namedStateDirError } from "./state.ts";
-import { log, SERVE_FLAGS, serviceOptionsFromFlags } from "./serve_flags.ts";
+import {
+  growthLimitsFromFlags,
+  growthLimitsLine,
+  log,
+  SERVE_FLAGS,
+  serviceOptionsFromFlags,
+} from "./serve_flags.ts";
 import { noteAlsoFailed, runEveryStep } from "./stop_steps.ts";
 import { refuseChangedSettings } from "./resume_settings.ts";
 import { MAX_INT32, MAX_TIMER_MS } from "../../service/option_rules.ts";
@@ -184,6 +190,20 @@ function stoppingView(service: ServiceHandle, begun: () => boolean): ServiceHand
   };
 }
 
+/**
+ * The label vocabulary's and the feature space's sizes of the model `service` opened (the widest
+ * event so far with index keys, the feature vocabulary's size with named features).
+ */
+function modelSizes(service: ServiceHandle): { labels: number; features: number } {
+  const l = service.predictor;
+  const p = l.parser;
+  const named = p.featureKeys === "name" && p.limits.hashing === undefined;
+  return {
+    labels: p.labels.size,
+    features: named ? p.features.size : Math.max(p.mark().extent, l.estimator.numFeatures),
+  };
+}
+
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: "serve",
@@ -288,6 +308,8 @@ export const serveCommand: Command = {
         throw namedStateDirError(e, stateDir);
       });
     }
+    // every growth limit at once, with the model's sizes (the refusals name one flag at a time)
+    log(growthLimitsLine(growthLimitsFromFlags(f), modelSizes(service)));
     // A background failure must never take the server down.
     globalThis.addEventListener("unhandledrejection", (e) => {
       e.preventDefault();

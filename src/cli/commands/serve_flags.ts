@@ -26,6 +26,7 @@ import { installFaultFromEnv } from "../../service/storage_faults.ts";
 import { DEFAULT_ID_WINDOW } from "../../service/id_window.ts";
 import { MAX_TIMER_MS } from "../../service/option_rules.ts";
 import { redactRedisUrl } from "../../service/redis_client.ts";
+import type { GrowthLimits } from "../../service/event_limits.ts";
 
 /**
  * The service's log lines (stderr).
@@ -126,6 +127,57 @@ function refuseIdleRedisFlags(f: Flags, source: string | undefined): void {
 }
 
 /**
+ * The growth limits that `serve` flags ask for (`--max-features`, `--max-labels`,
+ * `--max-feature-growth`, `--max-new-labels`, defaults filled in).
+ *
+ * @example
+ * ```ts
+ * import { parseFlags } from "./args.ts";
+ * import { growthLimitsFromFlags, SERVE_FLAGS } from "./serve_flags.ts";
+ * const f = parseFlags("serve", ["--state-dir", "s", "--max-labels", "1000000"], SERVE_FLAGS);
+ * console.log(growthLimitsFromFlags(f).maxLabels); // 1000000
+ * ```
+ */
+export function growthLimitsFromFlags(f: Flags): Required<GrowthLimits> {
+  return {
+    maxFeatures: intFlag(f, "max-features", SERVE_MAX_FEATURES, 1, 2 ** 31 - 1)!,
+    maxLabels: intFlag(f, "max-labels", 65536, 1, 2 ** 31 - 1)!,
+    maxFeatureGrowth: intFlag(f, "max-feature-growth", 131072, 1, 2 ** 31 - 1)!,
+    maxNewLabels: intFlag(f, "max-new-labels", 1024, 1, 2 ** 31 - 1)!,
+  };
+}
+
+/**
+ * The log line of `serve`'s start naming every growth limit in force and how far the model is
+ * from it: an operator starting a stream of 10⁶ labels and features used to find the flags to
+ * raise one refusal at a time (`--max-features`, then `--max-feature-growth`, then, 29k events
+ * later, `--max-labels`).
+ *
+ * @param limits the limits in force ({@linkcode growthLimitsFromFlags})
+ * @param now the label vocabulary's size, and the feature space's (the widest event so far, or
+ *   the feature vocabulary's size with named features)
+ *
+ * @example
+ * ```ts
+ * import { growthLimitsLine } from "./serve_flags.ts";
+ * const limits = { maxFeatures: 262144, maxLabels: 65536, maxFeatureGrowth: 131072, maxNewLabels: 1024 };
+ * console.log(growthLimitsLine(limits, { labels: 0, features: 0 }));
+ * // growth limits (an event over one is refused, and reported here): --max-labels 65536 (0 labels now), ...
+ * ```
+ */
+export function growthLimitsLine(
+  limits: Required<GrowthLimits>,
+  now: { labels: number; features: number },
+): string {
+  return "growth limits (an event over one is refused, and reported here): " +
+    `--max-labels ${limits.maxLabels} (${now.labels} labels now), ` +
+    `--max-features ${limits.maxFeatures} (${now.features} features now), ` +
+    `--max-feature-growth ${limits.maxFeatureGrowth} columns per event, ` +
+    `--max-new-labels ${limits.maxNewLabels} per event; a wider stream (10⁶ labels or ` +
+    "features) needs --max-labels, --max-features and --max-feature-growth raised together";
+}
+
+/**
  * The {@linkcode ServiceOptions} that `serve` flags ask for (the same on the serving thread
  * and on the learning thread).
  *
@@ -150,19 +202,13 @@ export async function serviceOptionsFromFlags(f: Flags): Promise<ServiceOptions>
   // fault injection for tests and bench/service_chaos.ts (see storage_faults.ts)
   installFaultFromEnv(Deno.env.toObject());
   const learner = learnerOptionFlags(f);
-  const maxFeatures = intFlag(f, "max-features", SERVE_MAX_FEATURES, 1, 2 ** 31 - 1)!;
-  const maxLabels = intFlag(f, "max-labels", 65536, 1, 2 ** 31 - 1)!;
-  checkSizeOptions(learner.modelOptions ?? {}, { maxFeatures, maxLabels });
+  const growth = growthLimitsFromFlags(f);
+  checkSizeOptions(learner.modelOptions ?? {}, growth);
   return {
     ...learner,
     repair: f.values.repair === true,
     dedupWindow: intFlag(f, "dedup-window", DEFAULT_ID_WINDOW, 0, 2 ** 28),
-    growth: {
-      maxFeatures,
-      maxLabels,
-      maxFeatureGrowth: intFlag(f, "max-feature-growth", 131072, 1, 2 ** 31 - 1),
-      maxNewLabels: intFlag(f, "max-new-labels", 1024, 1, 2 ** 31 - 1),
-    },
+    growth,
     factory: await loadFactory(stringFlag(f, "model", DEFAULT_MODEL)!),
     stateDir,
     checkpointEvery: intFlag(f, "checkpoint-every", 5000, 1),

@@ -4,6 +4,14 @@
  * checkpoint cannot be written; `deadLetter`: rejected Redis entries cannot be copied to the
  * dead-letter stream, so they stay pending, unacknowledged).
  *
+ * A full vocabulary (`--max-labels`, or `--max-features` of named features) is a `warnings` entry
+ * of the answer, whatever its status: `{"status": "ok", "warnings": ["the label vocabulary is
+ * full ..."]}`. Not "degraded": a 503 takes the instance out of a load balancer's rotation or has
+ * a liveness probe restart it, while it still answers `/predict` and learns every event within
+ * its vocabulary, and a restart with the same flags changes nothing (it only replays the log).
+ * The operator acts on it from the log (each refusal is reported), `/metrics` → `growth` (an
+ * alert on `tagstream_growth_refused_max_labels`) or this warning.
+ *
  * @module
  */
 import { Hono } from "hono";
@@ -64,9 +72,11 @@ export function healthRoutes(service: ServiceHandle): Hono {
       );
       body.deadLetter = dead;
     }
+    const warnings = (m as { growth?: { warnings?: unknown } | null }).growth?.warnings;
+    if (Array.isArray(warnings) && warnings.length > 0) body.warnings = warnings;
     if (reasons.length > 0) {
       return json({ status: "degraded", reason: reasons.join("; "), ...body }, 503);
     }
-    return json({ status: "ok" }, 200);
+    return json({ status: "ok", ...body }, 200);
   });
 }
