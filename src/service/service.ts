@@ -50,7 +50,7 @@ import { TaskYielder } from "./task_yielder.ts";
 import type { ServiceHandle } from "./service_handle.ts";
 import { RateMeter } from "./rate_meter.ts";
 import { lineTooLong } from "./event_limits.ts";
-import { GrowthRefusalLog } from "./growth_guard.ts";
+import { GrowthRefusalLog } from "./growth_refusal_log.ts";
 import { checkServiceOptions } from "./service_options.ts";
 import type {
   IngestResult,

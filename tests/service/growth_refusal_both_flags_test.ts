@@ -4,7 +4,7 @@
 // to 991606 columns"). The refusal names both flags when both are exceeded (either path: the
 // growth guard's own check, or the parser's width), and one flag when only one is.
 import { EventParser } from "../../src/service/events.ts";
-import { growthLimitOf } from "../../src/service/growth_guard.ts";
+import { growthLimitOf } from "../../src/service/growth_refusal_log.ts";
 import { assert, assertEquals } from "./helpers.ts";
 
 const reason = (p: EventParser, index: number): string => {

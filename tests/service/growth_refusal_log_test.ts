@@ -4,7 +4,7 @@
 // label after ~29k events without a word. They are now logged for the HTTP and Redis sources (the
 // first ones with their reason and what to do, then a count per interval, a total at stop),
 // counted in `/metrics` → `growth`, and a full vocabulary is a warning of `GET /health` (200).
-import { GrowthRefusalLog } from "../../src/service/growth_guard.ts";
+import { GrowthRefusalLog } from "../../src/service/growth_refusal_log.ts";
 import { LearningService } from "../../src/service/service.ts";
 import { createApp } from "../../src/service/http_app.ts";
 import { RedisClient } from "../../src/service/redis_client.ts";
