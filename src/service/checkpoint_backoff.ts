@@ -10,9 +10,10 @@ export const CHECKPOINT_BACKOFF_CAP = 16;
 
 /**
  * How many times the usual spacing a background checkpoint waits after `failed` failed attempts in
- * a row: 1 while none failed, then 2, 4, 8 and at most {@linkcode CHECKPOINT_BACKOFF_CAP}. The
- * usual spacing is `--checkpoint-every` events, the checkpoint timer's interval and 10 times the
- * last attempt's own duration; a checkpoint written resets the count (explicit checkpoints —
+ * a row: 1 while none failed, then 2, 4, 8 and at most {@linkcode CHECKPOINT_BACKOFF_CAP}. It
+ * multiplies the usual spacing's `--checkpoint-every` events and checkpoint timer's ticks (the
+ * spacing of 10 times the last attempt's own duration, a failed one's too, is not multiplied: a
+ * paused Redis source waits for the timer's retry); a checkpoint written resets the count (explicit checkpoints —
  * `POST /checkpoint`, a stop's last one — are never held back).
  *
  * @example

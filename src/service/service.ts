@@ -650,13 +650,14 @@ export class LearningService implements ServiceHandle {
   }
 
   /**
-   * Whether no checkpoint is being written and the last attempt ended at least 10 times its own
-   * duration ago (times the back-off after failed attempts).
+   * Whether no checkpoint is being written and the last attempt, written or failed, ended at
+   * least 10 times its own duration ago. (The back-off after failed attempts multiplies the event
+   * count and the timer's ticks, not this: a paused Redis source waits for the timer's retry,
+   * which should not grow with a slow failing write.)
    */
   #spacedFromLastAttempt(): boolean {
     return !this.#ckActive &&
-      performance.now() - this.#checkpointEndMs >=
-        10 * this.#checkpointCostMs * checkpointBackoff(this.#checkpointsFailed);
+      performance.now() - this.#checkpointEndMs >= 10 * this.#checkpointCostMs;
   }
 
   #backgroundCheckpoint(): void {
@@ -712,6 +713,13 @@ export class LearningService implements ServiceHandle {
     // between the steps of its write, which goes on beside learning (a 24 kB checkpoint "took"
     // 100 ms behind the file loop's 20 ms slices, spacing the next one a second apart).
     let t0 = 0, fileLoopMs0 = 0;
+    const attemptEnded = () => {
+      this.#checkpointEndMs = performance.now();
+      this.#checkpointCostMs = Math.max(
+        0,
+        this.#checkpointEndMs - (t0 || this.#checkpointEndMs) - (this.#fileLoopMs - fileLoopMs0),
+      );
+    };
     const snap = await this.#enqueue(() => {
       t0 = performance.now();
       fileLoopMs0 = this.#fileLoopMs;
@@ -720,7 +728,19 @@ export class LearningService implements ServiceHandle {
         l.position.wal = p;
       }
       this.#stampDeadLetters();
-      const taken = this.#files.take(l);
+      // a failed attempt spaces the next one too (see #afterIngest): from its events and its end
+      this.#appliedAtAttempt = l.applied;
+      this.#ticksSinceAttempt = 0;
+      let taken;
+      try {
+        taken = this.#files.take(l);
+      } catch (e) {
+        // the state could not be built or encoded (e.g. out of memory): no storage fault, but
+        // an attempt as costly, spaced as a failed write is
+        this.#checkpointsFailed++;
+        attemptEnded();
+        throw e;
+      }
       const covered = this.#unacked;
       this.#unacked = [];
       return {
@@ -730,16 +750,6 @@ export class LearningService implements ServiceHandle {
         progress: l.applied + l.rejected + l.duplicates,
       };
     });
-    // a failed attempt spaces the next one too (see #afterIngest): from its events and its end
-    this.#appliedAtAttempt = snap.applied;
-    this.#ticksSinceAttempt = 0;
-    const attemptEnded = () => {
-      this.#checkpointEndMs = performance.now();
-      this.#checkpointCostMs = Math.max(
-        0,
-        this.#checkpointEndMs - t0 - (this.#fileLoopMs - fileLoopMs0),
-      );
-    };
     try {
       await this.#files.write(snap.taken);
     } catch (e) {

@@ -55,3 +55,35 @@ Deno.test("failed background checkpoints are spaced by events doubling: 4 attemp
     }
   });
 });
+
+Deno.test("a checkpoint whose state cannot be built (before any write) is spaced as a failed write is", async () => {
+  await withTempDir(async (dir) => {
+    const s = await LearningService.open(
+      serviceOptions(dir, { checkpointEvery: 10, checkpointSeconds: 0 }),
+    );
+    // the learner's state cannot be built (e.g. out of memory for its arrays)
+    const l = s.learner as unknown as { toCheckpointBase: () => unknown };
+    const build = l.toCheckpointBase.bind(l);
+    let attempts = 0;
+    l.toCheckpointBase = () => {
+      attempts++;
+      throw new RangeError("Array buffer allocation failed");
+    };
+    try {
+      await s.start();
+      for (let b = 0; b < 40; b++) {
+        const r = await s.ingestBody(plantedEvents(5, 5 * b).join("\n"), "http");
+        assertEquals([r.accepted, r.durable], [5, true]);
+        for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 0));
+      }
+      assert(attempts >= 1, "no checkpoint attempted");
+      assert(attempts <= 4, `${attempts} failed checkpoint attempts in 200 events`);
+      // each attempt rotates the write-ahead log: a segment per attempt, not per body
+      const segments = [...Deno.readDirSync(`${dir}/wal`)].length;
+      assert(segments <= 6, `${segments} write-ahead-log segments`);
+    } finally {
+      l.toCheckpointBase = build;
+      await s.stop();
+    }
+  });
+});
