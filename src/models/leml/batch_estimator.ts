@@ -303,8 +303,8 @@ export class LemlBatch extends LowRankScorer implements Estimator {
     const { trainer: _t, ...config } = withStoredLimits(state.config);
     const m = new LemlBatch(config);
     const t = state.tensors, where = "leml batch restore";
-    const D = checkScalar(state.scalars, "numFeatures", where);
-    const L = checkScalar(state.scalars, "numLabels", where);
+    const D = checkScalar(state.scalars ?? {}, "numFeatures", where);
+    const L = checkScalar(state.scalars ?? {}, "numLabels", where);
     spaceLimits(where, { ...m.config, numFeatures: D, numLabels: L });
     const k = m.rank;
     for (const [name, len] of [["W", D * k], ["H", L * k], ["bias", L]] as const) {

@@ -161,9 +161,10 @@ export function lemlReplicaState(p: LemlStreamParts): ModelState {
  * moments (sums >= 0), the replay rows (features and labels within the sizes, sorted, finite)
  * and the label pool (labels within the sizes).
  *
- * @throws {TypeError} when a scalar is missing or not a number
- * @throws {RangeError} naming the field when a tensor is missing, has the wrong length or holds
- * a value out of range
+ * @throws {TypeError} when a scalar is missing or not a number, or a tensor is missing or of
+ * another array class
+ * @throws {RangeError} naming the field when a tensor has the wrong length or holds a value out
+ * of range
  *
  * @example
  * ```ts
@@ -178,7 +179,7 @@ export function loadLemlStreamState(
   state: ModelState,
   adopt: boolean,
 ): RowReservoir {
-  const where = "leml.restore", sc = state.scalars;
+  const where = "leml.restore", sc = state.scalars ?? {};
   const D = checkScalar(sc, "numFeatures", where), L = checkScalar(sc, "numLabels", where);
   spaceLimits(where, { numFeatures: D, numLabels: L, ...p.limits });
   const k = p.config.rank;
