@@ -89,12 +89,12 @@ export class DamagedDeltaError extends SyntaxError {
 /** A damaged delta in a reader's words (see {@linkcode DamagedDeltaError}). */
 function readerWords(reason: string, read: ReadOnlyLoad): string {
   const deltas = (n: number) => `${n} incremental checkpoint${n === 1 ? "" : "s"}`;
+  // (`reason` names the file, or the one after a missing delta: "from this one on" holds both)
   return `${reason}. This command only reads the state directory: it read ${read.base} and the ` +
-    `${deltas(read.applied)} after it, and refuses a model without this one${
-      read.after > 0 ? ` and the ${deltas(read.after)} after it` : ""
-    } (their events). The directory's writer sets the damage aside: 'serve --repair' (it ` +
-    `resumes from the checkpoint before this one; the events of this one and those after it ` +
-    `are lost), or train, which names the mv to run`;
+    `${deltas(read.applied)} after it, and refuses a model without the events from this one on (` +
+    `this one${read.after > 0 ? ` and the ${deltas(read.after)} after it` : ""}). The ` +
+    `directory's writer sets the damage aside: 'serve --repair' (it resumes from the checkpoint ` +
+    `before this one; the events from this one on are lost), or train, which names the mv to run`;
 }
 
 /**

@@ -18,5 +18,5 @@ Deno.test("the tests of serve --no-auth pass with TAGSTREAM_TOKEN exported", asy
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-  assert(out.code === 0 && /ok \| 3 passed \| 0 failed/.test(text), text);
+  assert(out.code === 0 && /ok \| \d+ passed \| 0 failed/.test(text), text);
 });

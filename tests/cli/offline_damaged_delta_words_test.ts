@@ -47,8 +47,8 @@ Deno.test("eval, inspect and export on a damaged incremental checkpoint say what
         new RegExp(`Cannot apply checkpoint delta ${second}: checkpoint is damaged`),
         new RegExp(
           `This command only reads the state directory: it read ${state}/checkpoint\\.msgpack ` +
-            `and the 1 incremental checkpoint after it, and refuses a model without this one and ` +
-            `the 1 incremental checkpoint after it`,
+            `and the 1 incremental checkpoint after it, and refuses a model without the events ` +
+            `from this one on \\(this one and the 1 incremental checkpoint after it\\)`,
         ),
         /The directory's writer sets the damage aside: 'serve --repair'/,
         /or train, which names the mv to run/,

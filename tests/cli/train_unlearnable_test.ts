@@ -36,7 +36,7 @@ Deno.test("train names the line of an unlearnable row and writes nothing", async
     const written = await Deno.stat(out).then(() => true, () => false);
     assert(!written, "no model file");
     // with --state-dir: the rows before the refused one are not checkpointed either (the service
-    // is stopped without its last checkpoint)
+    // is stopped without its last checkpoint; a regression guard: a plain stop() would write one)
     const state = `${dir}/state`;
     await expectRun(
       ["train", "--model", "leml", "--data", `${dir}/big.txt`, "--state-dir", state, "--quiet"],

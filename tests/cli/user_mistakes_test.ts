@@ -502,7 +502,8 @@ Deno.test("train: Ctrl-C on an XC run says what was kept and writes nothing", as
     assertEquals(await exists(`${dir}/m.tsm`), false);
     assertEquals(await exists(`${dir}/m.tsm.tmp`), false);
     // the state directory keeps what it had before the run (nothing): the service is stopped
-    // without its last checkpoint, which would hold part of the pass (a rerun reads it all)
+    // without its last checkpoint, which would hold part of the pass (a rerun reads it all; a
+    // regression guard: a plain stop() would write one)
     assert(/state keeps the state it had before this run/.test(err), err);
     assertEquals(await exists(`${dir}/state/checkpoint.msgpack`), false);
     assertEquals(await exists(`${dir}/state/checkpoint.deltas`), false);
