@@ -14,7 +14,7 @@
  * @module
  */
 import type { Batch, Example, SparseVector } from "../data/types.ts";
-import { Vocabulary } from "../data/vocabulary.ts";
+import { type PackedNames, Vocabulary } from "../data/vocabulary.ts";
 import { examplesToBatch } from "../data/batcher.ts";
 import type { Estimator, EstimatorFactory, ModelState, TopK } from "../models/estimator.ts";
 import { UNLIMITED } from "../models/space_limits.ts";
@@ -230,6 +230,53 @@ export class StreamLearner {
     ck: LearnerCheckpoint,
     options: { adopt?: boolean; dedupWindow?: number } = {},
   ): StreamLearner {
+    const steps = StreamLearner.fromCheckpointSteps(factory, ck, options);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+    }
+  }
+
+  /**
+   * {@linkcode StreamLearner.fromCheckpoint} in steps, for the serving thread's replica: the
+   * generator yields after about `step` names added or values restored (the model's part in
+   * steps when its factory has `restoreSteps`, e.g. "ova"; in one step otherwise) and returns
+   * the same learner. The checkpoint must not change meanwhile. With `names`, the
+   * vocabularies' names come packed ({@linkcode packNames}; the checkpoint's `features` and
+   * `labels` are then empty): one string crosses the threads instead of 10⁶ (whose clone took
+   * 70-240 ms, and the maps built from them up to a second, in one go).
+   *
+   * @throws {TypeError|RangeError|SyntaxError} (from `next()`) as
+   * {@linkcode StreamLearner.fromCheckpoint} does (a name twice or past the limit in `names`:
+   * a {@linkcode CheckpointFieldError} naming `labels` or `features`)
+   *
+   * @example
+   * ```ts
+   * import { factory } from "../models/ova/mod.ts";
+   * import { StreamLearner } from "./learner.ts";
+   * import { packNames } from "../data/vocabulary.ts";
+   * const l = StreamLearner.create(factory, { batchSize: 1 });
+   * for (const n of ["a", "b", "c"]) l.ingestLine(`{"features": {"0": 1}, "labels": ["${n}"]}`, "demo", 1);
+   * const { ck } = l.toReplicaCheckpoint();
+   * const names = { labels: packNames(ck.labels.names), features: packNames(ck.features.names) };
+   * ck.labels = { names: [] };
+   * const steps = StreamLearner.fromCheckpointSteps(factory, ck, { names, step: 1 });
+   * let r = steps.next(), yields = 0;
+   * for (; !r.done; r = steps.next()) yields++;
+   * console.log(yields > 1, r.value.predict({ "0": 1 }, 3).labels.length); // true 3
+   * ```
+   */
+  static *fromCheckpointSteps(
+    factory: EstimatorFactory,
+    ck: LearnerCheckpoint,
+    options: {
+      adopt?: boolean;
+      dedupWindow?: number;
+      names?: { labels: PackedNames; features: PackedNames };
+      step?: number;
+    } = {},
+  ): Generator<void, StreamLearner, void> {
+    const step = options.step ?? Infinity, packed = options.names;
     if (ck === null || typeof ck !== "object" || ck.format !== CHECKPOINT_FORMAT) {
       // (a delta file, or another program's, copied over it carries a format of its own)
       const format = ck !== null && typeof ck === "object" ? ck.format : undefined;
@@ -244,15 +291,32 @@ export class StreamLearner {
         `Checkpoint version ${ck.version} is not supported (expected ${CHECKPOINT_VERSION})`,
       );
     }
-    const labels = checkpointPart("labels", () => Vocabulary.fromJSON(ck.labels).names);
-    checkCheckpointFields(ck, labels.length);
+    const labels = packed === undefined
+      ? checkpointPart("labels", () => Vocabulary.fromJSON(ck.labels).names)
+      : [];
+    checkCheckpointFields(
+      ck,
+      packed === undefined
+        ? labels.length
+        : checkpointPart("labels", () => packedCount(packed.labels)),
+    );
     if (ck.kind !== factory.kind) throw new CheckpointKindError(ck.kind, factory.kind);
-    const features = checkpointPart("features", () => Vocabulary.fromJSON(ck.features).names);
+    if (step !== Infinity) yield;
+    const features = packed === undefined
+      ? checkpointPart("features", () => Vocabulary.fromJSON(ck.features).names)
+      : [];
     const limits = ck.options.limits;
     const parser = checkpointPart(
       "options.limits",
       () => new EventParser(features, labels, limits),
     );
+    if (packed !== undefined) {
+      // the label names stay packed (prediction maps indices to names, never names to
+      // indices); the feature names are mapped (a query by names needs it), a few at a time
+      checkpointPart("labels", () => parser.labels.adoptPacked(packed.labels));
+      yield* addPacked(parser.features, packed.features, "features", step);
+    }
+    if (step !== Infinity) yield;
     const window = checkpointPart("window", () => PrequentialWindow.fromState(ck.window));
     if (window.size !== ck.options.windowSize) {
       throw new CheckpointFieldError(
@@ -264,9 +328,25 @@ export class StreamLearner {
     const ids = ck.ids === undefined
       ? new IdWindow(options.dedupWindow ?? DEFAULT_ID_WINDOW)
       : checkpointPart("ids", () => IdWindow.fromState(ck.ids!, options.dedupWindow));
+    // (in steps only through the restore it mirrors: not for a factory replacing `restore`)
+    const stepped = (factory as { restoreSteps?: RestoreSteps }).restoreSteps;
+    let model: Estimator;
+    if (
+      step === Infinity || typeof stepped !== "function" || stepped.restores !== factory.restore
+    ) {
+      model = checkpointPart("state", () => factory.restore(ck.state, options));
+    } else {
+      try {
+        model = yield* stepped(ck.state, step);
+      } catch (e) {
+        model = checkpointPart("state", () => {
+          throw e;
+        });
+      }
+    }
     const l = new StreamLearner(
       factory,
-      checkpointPart("state", () => factory.restore(ck.state, options)),
+      model,
       parser,
       window,
       ck.options.batchSize,
@@ -592,11 +672,11 @@ export class StreamLearner {
     const est = this.#estimator;
     if (est.numLabels === 0 || k === 0) return { labels: [], scores: [] };
     const t = est.predictTopK(x, Math.min(k, est.numLabels));
-    const names = this.parser.labels.names;
+    const names = this.parser.labels;
     const labels: string[] = new Array(t.labels.length);
     const scores: number[] = new Array(t.labels.length);
     for (let i = 0; i < t.labels.length; i++) {
-      labels[i] = names[t.labels[i]] ?? String(t.labels[i]);
+      labels[i] = names.nameOf(t.labels[i]) ?? String(t.labels[i]);
       scores[i] = jsonScore(t.scores[i]); // JSON has no Infinity
     }
     return { labels, scores };
@@ -715,7 +795,10 @@ export class StreamLearner {
     const vocab = (v: Vocabulary, add: { from: number; names: string[] }, what: string) =>
       newNames(v, add, `Replica delta: ${what}`);
     const newFeatures = vocab(this.parser.features, d.features, "feature");
-    const newLabels = vocab(this.parser.labels, d.labels, "label");
+    // (label names still packed: checked without the name → index map, see packedNewNames)
+    const newLabels = this.parser.labels.packed
+      ? packedNewNames(this.parser.labels, d.labels, "Replica delta: label")
+      : vocab(this.parser.labels, d.labels, "label");
     const numLabels = this.parser.labels.size + newLabels.length;
     checkLabelCounts(d.labelCounts, numLabels, "Replica delta");
     const window = PrequentialWindow.fromState(d.window);
@@ -724,7 +807,7 @@ export class StreamLearner {
     }
     est.applyReplicaDelta(d.state);
     for (const n of newFeatures) this.parser.features.idOf(n, true);
-    for (const n of newLabels) this.parser.labels.idOf(n, true);
+    this.parser.labels.addNew(newLabels);
     this.#setCounts(d.labelCounts);
     this.#window = window;
     this.applied = d.applied;
@@ -942,6 +1025,96 @@ export class StreamLearner {
         ? { chain: this.#chain, chainSeq: this.#chainSeq }
         : {}),
     };
+  }
+}
+
+/**
+ * A factory's restore in steps (e.g. "ova"'s `restoreSteps`), and the factory's `restore` it
+ * mirrors (`restores`).
+ */
+type RestoreSteps = ((state: ModelState, step?: number) => Generator<void, Estimator, void>) & {
+  restores?: unknown;
+};
+
+/**
+ * The names of a delta's `add` that `v` (its names still packed) does not have, checked as
+ * `newNames` (./learner_checks.ts) checks them but for a fresh name that `v` has already, which
+ * would need the name → index map (the learner's vocabulary, which made them, never adds a
+ * name twice).
+ */
+function packedNewNames(
+  v: Vocabulary,
+  add: { from: number; names: string[] },
+  what: string,
+): string[] {
+  if (
+    !add || !Number.isInteger(add.from) || add.from < 0 || add.from > v.size ||
+    !Array.isArray(add.names)
+  ) {
+    throw new RangeError(`${what} names must follow ${v.size} names`);
+  }
+  const known = Math.min(v.size, add.from + add.names.length);
+  for (let i = add.from; i < known; i++) {
+    if (add.names[i - add.from] !== v.nameOf(i)) {
+      throw new RangeError(`${what} name ${i} differs from the one here`);
+    }
+  }
+  const fresh = add.names.slice(known - add.from);
+  const seen = new Set<string>();
+  for (const n of fresh) {
+    if (typeof n !== "string") throw new RangeError(`${what} name ${shown(n)} is not a string`);
+    if (seen.has(n)) throw new RangeError(`${what} name '${n.slice(0, 40)}' twice`);
+    seen.add(n);
+  }
+  if (v.size + fresh.length > v.maxSize) {
+    throw new RangeError(`${what}: more than ${v.maxSize} names`);
+  }
+  return fresh;
+}
+
+/** How many names a packed list holds (a TypeError when it is not one). */
+function packedCount(p: PackedNames): number {
+  if (
+    p === null || typeof p !== "object" || typeof p.text !== "string" ||
+    !(p.ends instanceof Int32Array)
+  ) {
+    throw new TypeError("packed names must be {text: string, ends: Int32Array}");
+  }
+  return p.ends.length;
+}
+
+/**
+ * Adds packed names to an empty vocabulary, `step` at a time (a name twice, past the limit or
+ * out of the text: a CheckpointFieldError naming `field`).
+ */
+function* addPacked(
+  v: Vocabulary,
+  p: PackedNames,
+  field: string,
+  step: number,
+): Generator<void, void, void> {
+  const n = checkpointPart(field, () => packedCount(p));
+  const { text, ends } = p;
+  let start = 0, work = 0;
+  for (let i = 0; i < n; i++) {
+    const end = ends[i];
+    if (!(end >= start && end <= text.length)) {
+      throw new CheckpointFieldError(
+        field,
+        `is damaged: name ${i} ends at ${end}, out of the text`,
+      );
+    }
+    const name = text.slice(start, end);
+    start = end;
+    checkpointPart(field, () => {
+      if (v.idOf(name, true) !== i) {
+        throw new RangeError(`${shown(name)} (name ${i + 1}) is there twice`);
+      }
+    });
+    if (++work >= step) {
+      work = 0;
+      yield;
+    }
   }
 }
 

@@ -24,8 +24,9 @@
  *   message and fields, rebuilt here as the same class: a caller sees the error it would see
  *   with the service on its own thread); `{event: "closed"}` when the thread ends without being
  *   asked to (`close()`, `Deno.exit()`): it is then lost, as after an uncaught error;
- *   `{event: "snapshot", ck, stopping, costMs}` — the learner as a checkpoint without its
- *   queued events, sent every `snapshotMs` (default 100) while the model, counts or version
+ *   `{event: "snapshot", ck, names, stopping, costMs}` — the learner as a checkpoint without
+ *   its queued events (its vocabularies' names packed apart in `names`: one string each, see
+ *   `packNames`), sent every `snapshotMs` (default 100) while the model, counts or version
  *   change, but not sooner than 10 times the last snapshot's cost, or the last replica's
  *   rebuild time on the serving thread, after it (a big model: snapshots take at most about a
  *   tenth of the learner's time, and rebuilds about a tenth of the serving thread's), and at
@@ -51,15 +52,36 @@
  * tensors (a replica that only predicts, instead of regenerating the random Fourier directions:
  * 37-48 → 0.2 ms per rebuild on bibtex); SLEEC: the kNN-embedding model (5.6-11.5 → 0.9-2.1 ms).
  *
- * Replica: `StreamLearner.fromCheckpoint` of the latest full snapshot, brought up to date by
- * the deltas since, so `/predict` answers with the model as it was one snapshot interval ago,
- * plus the time to rebuild or update it (`/metrics` → `learnerThread`: `replicaApplied`,
- * `replicas` (full snapshots applied), `replicaBuildMs`, `snapshotCostMs`, `deltas` (deltas
- * applied), `deltaBytes`, `deltaCostMs` and `deltaApplyMs` of the last one, `resyncs`).
+ * Replica: the latest full snapshot rebuilt (`StreamLearner.fromCheckpointSteps`), brought up
+ * to date by the deltas since, so `/predict` answers with the model as it was one snapshot
+ * interval ago, plus the time to rebuild or update it (`/metrics` → `learnerThread`:
+ * `replicaApplied`, `replicas` (full snapshots applied), `replicaBuildMs`, `snapshotCostMs`,
+ * `deltas` (deltas applied), `deltaBytes`, `deltaCostMs` and `deltaApplyMs` of the last one,
+ * `resyncs`).
+ *
+ * A full rebuild never holds `/predict` up for long, whatever L: it runs in slices of about
+ * `sliceMs` (1 ms) with a turn for waiting requests between them (./task_yielder.ts), the
+ * previous replica answering until the new one is complete (double-buffered: nothing of the
+ * replica answering changes during a rebuild); the deltas that come during one are applied to
+ * the new replica before it takes over. A full snapshot that comes during a rebuild waits for it
+ * (with the deltas that follow it) and is rebuilt next; a newer one replaces it (a rebuild in
+ * progress is never dropped, so that the replica is refreshed however often snapshots come).
+ * The label names stay packed in the replica (`Vocabulary.adoptPacked`: prediction maps
+ * indices to names, never names to indices), the feature names are mapped a few at a time, and
+ * the model is restored in steps when its factory has `restoreSteps` ("ova"), in one step
+ * otherwise. A delta is applied in place, in one go: one of more than `maxDeltaApplyBytes`
+ * (1 MiB) is not, and a full snapshot is asked for instead (`deltasTooBig`). `/metrics` →
+ * `learnerThread` also has `replicaBuildWallMs` (arrival to answering), `replicaSlices`,
+ * `replicaMaxSliceMs`, `rebuilding`, `replicasSuperseded`; `replicaBuildMs` is the sum of the
+ * slices (what the snapshot spacing counts).
+ *
  * At L = 10⁶ labels ("ova", D = 10⁶, 50 non-zeros and 5 labels a row, 150k rows learned,
  * 9.7M weights; 2 cores): a full snapshot is 86 MB (81 ms to take, 258 ms to restore the model;
- * with the 10⁶-name vocabularies 132 ms to take, 132 ms to clone and 1.7 s to rebuild), a delta
- * per 100 ms of learning (512 rows) 2.1-2.3 MB, 15-17 ms to take and 21-23 ms to apply.
+ * with the 10⁶-name vocabularies 132 ms to take, 132 ms to clone and 1.7 s to rebuild, in one
+ * go, before the slices and the packed names), a delta per 100 ms of learning (512 rows)
+ * 2.1-2.3 MB, 15-17 ms to take and 21-23 ms to apply. Under 8 senders posting 500 events at a
+ * time (bench/replica_stall.ts), the one-go rebuilds held `/predict` up to 0.96 s (4 probes
+ * over 500 ms in 120k events); see the README for the sliced numbers.
  *
  * Label index (issue 15; on unless `labelIndex.enabled` is false, `serve --no-label-index`): a
  * replica of a model that can hold the model file's label index (LEML, CoEmbed) with at least
@@ -90,7 +112,8 @@ import {
   wrongType,
 } from "../data/option_check.ts";
 import { factoryOption } from "./option_rules.ts";
-import { VocabularyError } from "../data/vocabulary.ts";
+import { type PackedNames, packNames, VocabularyError } from "../data/vocabulary.ts";
+import { TaskYielder } from "./task_yielder.ts";
 import { WalDamageError } from "./wal_reader.ts";
 import { CheckpointDamageError } from "./checkpoint.ts";
 import {
@@ -114,7 +137,10 @@ interface WorkerScope {
 interface Snapshot {
   event: "snapshot";
   delta?: undefined;
+  /** The learner without its queued events, its vocabularies' names empty (see `names`). */
   ck: LearnerCheckpoint;
+  /** The vocabularies' names, packed (one string each rather than 10⁶ to clone). */
+  names?: { labels: PackedNames; features: PackedNames };
   stopping: boolean;
   /** Milliseconds the learning thread spent taking and sending it. */
   costMs: number;
@@ -130,6 +156,23 @@ interface DeltaSnapshot {
   /** Bytes of its arrays and names. */
   bytes: number;
 }
+
+/** A full rebuild in progress on the serving thread. */
+interface Build {
+  m: Snapshot;
+  /** Its number among the full snapshots received (see `#snapshotsReceived`). */
+  gen: number;
+  steps: Generator<void, StreamLearner, void>;
+  /** `performance.now()` when the snapshot came. */
+  at: number;
+  /** Milliseconds of its slices so far. */
+  ms: number;
+  slices: number;
+  maxSliceMs: number;
+}
+
+/** Names added or values restored per step of a rebuild (a step is well under a millisecond). */
+const BUILD_STEP = 8192;
 
 /** Bytes of a replica delta's arrays and names (what crosses the threads). */
 function deltaBytes(d: ReplicaDelta): number {
@@ -321,13 +364,63 @@ export class LearnerThread implements ServiceHandle {
   #retryAfterSeconds = 2;
   #failed: string | undefined;
   #nextId = 1;
-  #calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #calls = new Map<
+    number,
+    { op: string; resolve: (v: unknown) => void; reject: (e: Error) => void }
+  >();
   #rate = new RateMeter();
   #stopped: Promise<void> | undefined;
   /** Replicas built so far (the first one included). */
   replicas = 1;
-  /** Milliseconds the last replica took to rebuild on the serving thread. */
+  /**
+   * Milliseconds the last replica took to rebuild on the serving thread: the sum of its slices
+   * (the time it held `/predict` up, at most about {@linkcode LearnerThread.sliceMs} at a time).
+   */
   replicaBuildMs = 0;
+  /** Milliseconds from the last full snapshot's arrival to its replica answering. */
+  replicaBuildWallMs = 0;
+  /** Slices the last full rebuild took (requests are answered between them). */
+  replicaSlices = 0;
+  /** The longest slice of the last full rebuild (ms). */
+  replicaMaxSliceMs = 0;
+  /** Full snapshots dropped unbuilt because a newer one came while they waited for a rebuild. */
+  replicasSuperseded = 0;
+  /**
+   * A full rebuild runs in slices of about this many milliseconds (its steps run until the
+   * slice is over), with a turn for waiting requests between them (./task_yielder.ts); the
+   * previous replica answers until the new one is complete. 0: one step per slice. (At 10⁶
+   * labels under 8 senders, bench/replica_stall.ts: /predict p99 27 ms with 4 ms slices, 19.5
+   * ms with 1 ms; the turns cost about 30 µs each.)
+   */
+  sliceMs = 1;
+  /**
+   * A delta of more bytes than this is not applied (in place, in one go: at 10⁶ labels about
+   * 230 ns a weight, 75 ms for 3.9 MB alone, 82-137 ms for 0.4-0.5 MB under load, 7.8 MB up to
+   * 1.2 s): a full snapshot, rebuilt in slices, is asked for instead (`resync`). Default 1 MiB.
+   */
+  maxDeltaApplyBytes = 1024 * 1024;
+  /** Deltas not applied for their size (a full snapshot asked for instead). */
+  deltasTooBig = 0;
+  /** The full rebuild in progress (the current replica answers meanwhile). */
+  #build: Build | undefined;
+  /** Deltas that came during the rebuild: applied to the new replica when it is complete. */
+  #queued: DeltaSnapshot[] = [];
+  /**
+   * A full snapshot that came during a rebuild, with the deltas that followed it: rebuilt when
+   * the one in progress is complete (a newer one replaces it). The rebuild in progress is never
+   * dropped, so that the replica is refreshed however often snapshots come.
+   */
+  #next: { m: Snapshot; gen: number; queued: DeltaSnapshot[] } | undefined;
+  /** Full snapshots received, and the number of the one the replica was last rebuilt from. */
+  #snapshotsReceived = 0;
+  #builtGen = 0;
+  /**
+   * Answers to checkpoint/publish/stop held until the replica holds the full snapshot received
+   * before them (`gen`).
+   */
+  #afterBuild: { gen: number; settle: () => void }[] = [];
+  readonly #yielder = new TaskYielder();
+  #yielderClosed: Promise<void> | undefined;
   /** Milliseconds the learning thread spent on the last snapshot. */
   snapshotCostMs = 0;
   /**
@@ -359,7 +452,13 @@ export class LearnerThread implements ServiceHandle {
   ) {
     this.#worker = worker;
     this.#factory = factory;
-    this.#predictor = StreamLearner.fromCheckpoint(factory, first.ck, { adopt: true });
+    const steps = StreamLearner.fromCheckpointSteps(factory, first.ck, {
+      adopt: true,
+      names: first.names,
+    });
+    let r = steps.next();
+    while (!r.done) r = steps.next();
+    this.#predictor = r.value;
     this.#applied = first.ck.applied;
     this.#indexer = new ReplicaIndexer(index);
     this.#indexReplica();
@@ -488,8 +587,13 @@ export class LearnerThread implements ServiceHandle {
       const call = this.#calls.get(m.id);
       if (call === undefined) return;
       this.#calls.delete(m.id);
-      if (m.ok) call.resolve(m.value);
-      else call.reject(rebuildError(m.error!));
+      const settle = () => m.ok ? call.resolve(m.value) : call.reject(rebuildError(m.error!));
+      // "resolves once the replica is refreshed": the snapshot sent before the answer may still
+      // be rebuilding (or wait for the one in progress)
+      const gen = this.#snapshotsReceived;
+      if (gen > this.#builtGen && call.op !== "ingest" && call.op !== "metrics") {
+        this.#afterBuild.push({ gen, settle });
+      } else settle();
       return;
     }
     if (m.event === "snapshot" && m.delta) {
@@ -497,61 +601,191 @@ export class LearnerThread implements ServiceHandle {
         this.deltasSkipped++; // sent before the worker saw the resync
         return;
       }
-      const t0 = performance.now();
-      try {
-        // in place: requests are answered between messages, never during one
-        this.#predictor.applyReplicaDelta(m.d);
-      } catch (e) {
-        // never take the serving thread down: keep answering, ask for a full snapshot
-        this.replicaError = `${(e as Error)?.message ?? String(e)}`;
+      if (m.bytes > this.maxDeltaApplyBytes) {
+        // too big to apply in one go: a full snapshot instead, rebuilt in slices
+        this.deltasTooBig++;
         this.#awaitingFull = true;
-        this.resyncs++;
+        if (this.#next !== undefined) this.#next.queued = [];
+        else this.#queued = [];
         this.#worker.postMessage({ op: "resync" });
         return;
       }
-      this.replicaError = undefined;
-      this.deltaApplyMs = performance.now() - t0;
-      this.#worker.postMessage({ op: "rebuilt", ms: this.deltaApplyMs });
-      this.deltaCostMs = m.costMs;
-      this.deltaBytes = m.bytes;
-      this.deltas++;
-      this.#applied = Math.max(this.#applied, m.d.applied);
-      if (m.stopping) this.#stopping = true;
-      this.#indexReplica(); // a model that learned from the delta dropped its index
+      if (this.#next !== undefined) {
+        this.#next.queued.push(m); // it follows the snapshot waiting to be rebuilt
+        return;
+      }
+      if (this.#build !== undefined) {
+        this.#queued.push(m); // it follows the snapshot being rebuilt
+        return;
+      }
+      if (this.#applyDelta(this.#predictor, m)) this.#indexReplica();
     } else if (m.event === "snapshot") {
-      const t0 = performance.now();
-      try {
-        // The snapshot is this thread's own copy: the replica keeps its arrays.
-        this.#predictor = StreamLearner.fromCheckpoint(this.#factory, m.ck, { adopt: true });
-      } catch (e) {
-        // never take the serving thread down: keep answering from the previous replica, and ask
-        // for another full snapshot (the deltas that follow build on this one)
-        this.replicaError = `${(e as Error)?.message ?? String(e)}`;
-        this.#awaitingFull = true;
-        this.resyncs++;
-        // spaced by what the failed attempt cost here, as a rebuild is
-        this.#worker.postMessage({ op: "rebuilt", ms: performance.now() - t0 });
-        this.#worker.postMessage({ op: "resync" });
+      const gen = ++this.#snapshotsReceived;
+      this.#awaitingFull = false; // the deltas from now on follow this snapshot
+      if (this.#build !== undefined) {
+        // rebuilt once the one in progress is complete (a snapshot waiting is dropped for it)
+        if (this.#next !== undefined) this.replicasSuperseded++;
+        this.#next = { m, gen, queued: [] };
         return;
       }
-      this.replicaError = undefined;
-      this.#awaitingFull = false;
-      this.replicaBuildMs = performance.now() - t0;
-      this.#worker.postMessage({ op: "rebuilt", ms: this.replicaBuildMs });
-      this.snapshotCostMs = m.costMs;
-      this.replicas++;
-      this.#applied = Math.max(this.#applied, m.ck.applied);
-      if (m.stopping) this.#stopping = true;
-      this.#indexReplica();
+      this.#startBuild(m, gen, []);
     } else if (m.event === "published") {
       this.#published = m.model;
     }
+  }
+
+  /** Starts rebuilding the replica from the full snapshot `m`, then the deltas `queued`. */
+  #startBuild(m: Snapshot, gen: number, queued: DeltaSnapshot[]): void {
+    const steps = StreamLearner.fromCheckpointSteps(this.#factory, m.ck, {
+      adopt: true,
+      names: m.names,
+      step: BUILD_STEP,
+    });
+    const b: Build = { m, gen, steps, at: performance.now(), ms: 0, slices: 0, maxSliceMs: 0 };
+    this.#build = b;
+    this.#queued = queued;
+    this.#runBuild(b).catch((e) => this.#buildFailed(b, e));
+  }
+
+  /** Starts the snapshot that waited for the rebuild just ended, if one did. */
+  #startNext(): void {
+    const n = this.#next;
+    if (n === undefined || this.#failed !== undefined) return;
+    this.#next = undefined;
+    this.#startBuild(n.m, n.gen, n.queued);
+  }
+
+  /**
+   * Applies a delta to `replica` in place (in one go: see `maxDeltaApplyBytes`); false (and a
+   * resync asked for) when it does not apply.
+   */
+  #applyDelta(replica: StreamLearner, m: DeltaSnapshot): boolean {
+    const t0 = performance.now();
+    try {
+      replica.applyReplicaDelta(m.d);
+    } catch (e) {
+      // never take the serving thread down: keep answering, ask for a full snapshot
+      this.replicaError = `${(e as Error)?.message ?? String(e)}`;
+      this.#awaitingFull = true;
+      this.#queued = [];
+      this.resyncs++;
+      this.#worker.postMessage({ op: "resync" });
+      return false;
+    }
+    this.replicaError = undefined;
+    this.deltaApplyMs = performance.now() - t0;
+    this.#worker.postMessage({ op: "rebuilt", ms: this.deltaApplyMs });
+    this.deltaCostMs = m.costMs;
+    this.deltaBytes = m.bytes;
+    this.deltas++;
+    this.#applied = Math.max(this.#applied, m.d.applied);
+    if (m.stopping) this.#stopping = true;
+    return true;
+  }
+
+  /**
+   * Runs a full rebuild in slices of about `sliceMs`: the first one at once (a small model's
+   * rebuild is over in it, before the next message), then each after a turn for waiting
+   * requests; the current replica answers until the new one is complete, then the deltas that
+   * came meanwhile are applied to it and it takes over.
+   */
+  async #runBuild(b: Build): Promise<void> {
+    while (this.#slice(b)) {
+      await this.#yielder.yield();
+      if (this.#build !== b || this.#failed !== undefined) return; // ended
+    }
+  }
+
+  /** One slice of a rebuild; whether there is more to do. */
+  #slice(b: Build): boolean {
+    const t0 = performance.now();
+    let r: IteratorResult<void, StreamLearner>;
+    try {
+      r = b.steps.next();
+      while (!r.done && performance.now() - t0 < this.sliceMs) r = b.steps.next();
+    } catch (e) {
+      b.ms += performance.now() - t0;
+      this.#buildFailed(b, e);
+      return false;
+    }
+    const ms = performance.now() - t0;
+    b.ms += ms;
+    b.slices++;
+    b.maxSliceMs = Math.max(b.maxSliceMs, ms);
+    if (!r.done) return true;
+    this.#build = undefined;
+    const replica = r.value, queued = this.#queued;
+    this.#queued = [];
+    this.replicaError = undefined;
+    // (#awaitingFull was cleared when the snapshot came: set since, a resync is on its way)
+    this.replicaBuildMs = b.ms;
+    this.replicaBuildWallMs = performance.now() - b.at;
+    this.replicaSlices = b.slices;
+    this.replicaMaxSliceMs = b.maxSliceMs;
+    this.#worker.postMessage({ op: "rebuilt", ms: b.ms });
+    this.snapshotCostMs = b.m.costMs;
+    this.replicas++;
+    this.#applied = Math.max(this.#applied, b.m.ck.applied);
+    if (b.m.stopping) this.#stopping = true;
+    let ok = true;
+    for (const d of queued) if (ok) ok = this.#applyDelta(replica, d);
+    // (a delta that did not apply left the new replica as the full snapshot made it)
+    this.#predictor = replica;
+    this.#builtGen = b.gen;
+    this.#indexReplica();
+    this.#startNext();
+    this.#settleAfterBuild();
+    return false;
+  }
+
+  /**
+   * A full rebuild that failed: the replica answers as it was; the snapshot that waited is
+   * rebuilt next, else a full snapshot is asked for. (The answers held for it are given: the
+   * replica will not hold it.)
+   */
+  #buildFailed(b: Build, e: unknown): void {
+    if (this.#build !== b) return;
+    this.#build = undefined;
+    this.#queued = [];
+    this.#builtGen = Math.max(this.#builtGen, b.gen);
+    this.replicaError = `${(e as Error)?.message ?? String(e)}`;
+    this.resyncs++;
+    if (this.#failed === undefined) {
+      // spaced by what the failed attempt cost here, as a rebuild is
+      this.#worker.postMessage({ op: "rebuilt", ms: b.ms });
+      if (this.#next === undefined) {
+        this.#awaitingFull = true;
+        this.#worker.postMessage({ op: "resync" });
+      }
+    }
+    this.#startNext();
+    this.#settleAfterBuild();
+  }
+
+  /** Gives the answers held for a snapshot the replica now holds (all of them: `all`). */
+  #settleAfterBuild(all = false): void {
+    const waiting = this.#afterBuild;
+    this.#afterBuild = [];
+    for (const w of waiting) {
+      if (all || w.gen <= this.#builtGen) w.settle();
+      else this.#afterBuild.push(w);
+    }
+  }
+
+  /** Whether a full rebuild is in progress (the previous replica answering meanwhile). */
+  get rebuilding(): boolean {
+    return this.#build !== undefined;
   }
 
   #fail(message: string): void {
     clearTimeout(this.#indexTimer);
     this.#indexTimer = undefined;
     this.#indexer.close();
+    this.#build = undefined; // (its slices stop)
+    this.#next = undefined;
+    this.#queued = [];
+    this.#settleAfterBuild(true);
+    this.#yielderClosed ??= this.#yielder.close();
     this.#failed = message;
     this.#stopping = true;
     for (const c of this.#calls.values()) c.reject(new Error(message));
@@ -567,7 +801,7 @@ export class LearnerThread implements ServiceHandle {
     if (this.#failed !== undefined) return Promise.reject(new Error(this.#failed));
     const id = this.#nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.#calls.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.#calls.set(id, { op, resolve: resolve as (v: unknown) => void, reject });
       this.#worker.postMessage({ id, op, ...fields }, transfer ?? []);
     });
   }
@@ -619,6 +853,12 @@ export class LearnerThread implements ServiceHandle {
       replicaApplied: this.#predictor.applied,
       replicas: this.replicas,
       replicaBuildMs: Math.round(this.replicaBuildMs * 1000) / 1000,
+      replicaBuildWallMs: Math.round(this.replicaBuildWallMs * 1000) / 1000,
+      replicaSlices: this.replicaSlices,
+      replicaMaxSliceMs: Math.round(this.replicaMaxSliceMs * 1000) / 1000,
+      rebuilding: this.#build !== undefined,
+      replicasSuperseded: this.replicasSuperseded,
+      deltasTooBig: this.deltasTooBig,
       snapshotCostMs: Math.round(this.snapshotCostMs * 1000) / 1000,
       replicaError: this.replicaError ?? null,
       deltas: this.deltas,
@@ -655,6 +895,7 @@ export class LearnerThread implements ServiceHandle {
         if (this.#failed === undefined) await this.#call("stop");
       } finally {
         this.#fail("the learner thread has stopped");
+        await this.#yielderClosed;
       }
     })();
     return this.#stopped;
@@ -753,8 +994,13 @@ export function serveLearnerThread(
       const { ck, owned } = l.toReplicaBase();
       // The replica state's arrays are fresh copies: hand them over instead of cloning them.
       if (owned) own(Object.values(ck.state.tensors));
+      // the names as one string each: 10⁶ strings took 70-240 ms to clone on the serving thread
+      const names = { labels: packNames(ck.labels.names), features: packNames(ck.features.names) };
+      ck.labels = { names: [] };
+      ck.features = { names: [] };
+      own([names.labels.ends, names.features.ends]);
       const costMs = performance.now() - t0;
-      scope.postMessage({ event: "snapshot", ck, stopping: service.stopping, costMs }, [
+      scope.postMessage({ event: "snapshot", ck, names, stopping: service.stopping, costMs }, [
         ...transfer,
       ]);
     }

@@ -118,6 +118,26 @@ export function popEvents(n: number): string[] {
   return lines;
 }
 
+/**
+ * Runs `fn` with `Worker` recording the workers it makes (restored after), e.g. to dispatch a
+ * message as if one of them had sent it.
+ */
+export async function recordingWorkers<T>(fn: (made: Worker[]) => Promise<T>): Promise<T> {
+  const Real = globalThis.Worker;
+  const made: Worker[] = [];
+  globalThis.Worker = class extends Real {
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      made.push(this);
+    }
+  };
+  try {
+    return await fn(made);
+  } finally {
+    globalThis.Worker = Real;
+  }
+}
+
 /** What `p` settles with, or a "timed out" error after 30 s (a hang guard, not a timing assert). */
 export async function settled<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -7,26 +7,9 @@ import { factory as leml } from "../../src/models/leml/mod.ts";
 import { factory as br } from "../../src/models/br/mod.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
 import { popModelBuilder } from "../../src/service/publish_pop.ts";
-import { assert, assertEquals, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, recordingWorkers, withTempDir } from "./helpers.ts";
 
 const LEARNER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
-
-/** Runs `fn` with `Worker` recording the workers it makes (restored after). */
-async function recordingWorkers<T>(fn: (made: Worker[]) => Promise<T>): Promise<T> {
-  const Real = globalThis.Worker;
-  const made: Worker[] = [];
-  globalThis.Worker = class extends Real {
-    constructor(url: string | URL, options?: WorkerOptions) {
-      super(url, options);
-      made.push(this);
-    }
-  };
-  try {
-    return await fn(made);
-  } finally {
-    globalThis.Worker = Real;
-  }
-}
 
 /** What a worker's error event would be for a message that cannot be deserialised. */
 const unreadable = () => new MessageEvent("messageerror");

@@ -46,6 +46,47 @@ export class BiasHeap {
     for (let i = (n >> 1) - 1; i >= 0; i--) this.#down(i);
   }
 
+  /**
+   * `new BiasHeap(bias, n)` in steps: the generator yields after about `step` labels placed or
+   * sifted, and returns the same heap (the biases must not change meanwhile).
+   *
+   * @example
+   * ```ts
+   * import { BiasHeap } from "./bias_heap.ts";
+   * const steps = BiasHeap.buildSteps(Float32Array.of(0.5, 2, -1, 2), 4, 1);
+   * let r = steps.next(), yields = 0;
+   * for (; !r.done; r = steps.next()) yields++;
+   * console.log(yields > 1, r.value.top()); // true 1
+   * ```
+   */
+  static *buildSteps(
+    bias: Float32Array,
+    n: number,
+    step = 1 << 16,
+  ): Generator<void, BiasHeap, void> {
+    const h = new BiasHeap(bias, 0);
+    h.#heap = new Int32Array(Math.max(16, n));
+    h.#pos = new Int32Array(Math.max(16, n));
+    let work = 0;
+    for (let l = 0; l < n; l++) {
+      h.#heap[l] = l;
+      h.#pos[l] = l;
+      if (++work >= step) {
+        work = 0;
+        yield;
+      }
+    }
+    h.#n = n;
+    for (let i = (n >> 1) - 1; i >= 0; i--) {
+      h.#down(i);
+      if (++work >= step) {
+        work = 0;
+        yield;
+      }
+    }
+    return h;
+  }
+
   /** Labels in the heap. */
   get size(): number {
     return this.#n;

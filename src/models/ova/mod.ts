@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EstimatorFactory } from "../estimator.ts";
+import type { EstimatorFactory, ModelState } from "../estimator.ts";
 import { OvaEstimator } from "./estimator.ts";
 import { OVA_SETTINGS } from "./config.ts";
 
@@ -29,14 +29,32 @@ export { InvertedWeights } from "./inverted_weights.ts";
  * console.log(m.kind, m.numLabels); // ova 2
  * ```
  */
-export const factory: EstimatorFactory = {
+export const factory: EstimatorFactory & {
+  /**
+   * {@linkcode OvaEstimator.restoreSteps}: a restore in steps (the serving thread's replica).
+   * Its `restores` is the `restore` it steps through: a factory that replaces `restore` (a
+   * wrapper spreading this one) is restored in one step by its own.
+   */
+  restoreSteps: RestoreSteps;
+} = {
   kind: "ova",
   settings: OVA_SETTINGS,
   create(options) {
     OVA_SETTINGS.checkUsed(options);
     return new OvaEstimator(OVA_SETTINGS.parse(options));
   },
-  restore(state) {
-    return OvaEstimator.restore(state);
-  },
+  restore,
+  restoreSteps: Object.assign(
+    (state: ModelState, step?: number) => OvaEstimator.restoreSteps(state, step),
+    { restores: restore },
+  ),
 };
+
+/** A restore in steps, and the one-step restore it mirrors. */
+type RestoreSteps = ((state: ModelState, step?: number) => Generator<void, OvaEstimator, void>) & {
+  restores: EstimatorFactory["restore"];
+};
+
+function restore(state: ModelState): OvaEstimator {
+  return OvaEstimator.restore(state);
+}
