@@ -114,3 +114,85 @@ Deno.test("restore of every model: no state, another kind, a tensor missing, of 
   }
   assert(failed.length === 0, `\n  ${failed.join("\n  ")}`);
 });
+
+Deno.test("restore of every replica state (toReplicaState, adopted): no state, another kind, each tensor missing, of another class or one entry longer", async () => {
+  const failed: string[] = [];
+  let replicas = 0;
+  for (const name of MODEL_NAMES) {
+    const factory = await loadFactory(name);
+    const m = factory.create({ seed: 1, numFeatures: 4, numLabels: 3 });
+    for (const [x, y] of ROWS) {
+      m.learnOne({ indices: Int32Array.from(x), values: Float32Array.from(x, () => 1) }, y);
+    }
+    if (m.toReplicaState === undefined) continue;
+    replicas++;
+    // a fresh state per case: an adopted state's arrays become the replica's
+    const s = () => m.toReplicaState!();
+    const cases: [string, () => unknown, RegExp][] = [
+      [
+        "null",
+        () => null,
+        new RegExp(`^TypeError: ${WHERE}: state kind is undefined, not "${name}"$`),
+      ],
+      [
+        "another kind",
+        () => ({ ...s(), kind: "other" }),
+        new RegExp(`^TypeError: ${WHERE}: state kind is "other", not "${name}"$`),
+      ],
+    ];
+    for (const [field, a] of Object.entries(s().tensors)) {
+      const Class = a.constructor as new (n: number) => typeof a;
+      const want = `${WHERE}: tensor ${esc(field)} must be a ${Class.name}`;
+      cases.push(
+        [
+          `${field} missing`,
+          () => withTensors(s(), (t) => delete t[field]),
+          new RegExp(`^TypeError: ${want}( of length \\d+)?( \\([^)]*\\))?, got none$`),
+        ],
+        [
+          `${field} as an Array`,
+          () => withTensors(s(), (t) => t[field] = Array.from(t[field] as ArrayLike<number>)),
+          new RegExp(`^TypeError: ${want}( of length \\d+)?( \\([^)]*\\))?, got Array$`),
+        ],
+        [
+          `${field} one entry longer`,
+          () => withTensors(s(), (t) => t[field] = new Class(a.length + 1)),
+          new RegExp(
+            `^RangeError: ${want} of length ${a.length}( \\([^)]*\\))?, got length ${
+              a.length + 1
+            }$`,
+          ),
+        ],
+      );
+    }
+    for (const [what, state, re] of cases) {
+      const got = refusalOf(
+        () => factory.restore(state() as ModelState, { adopt: true }),
+        "accepted",
+      );
+      if (!re.test(got)) failed.push(`${name} replica, ${what}: ${got}`);
+    }
+    // the undamaged replica state restores, and predicts like the model
+    const r = factory.restore(s(), { adopt: true });
+    const x = { indices: Int32Array.of(0, 1), values: Float32Array.of(1, 1) };
+    assert(r.predictScores(x).join() === m.predictScores(x).join(), name);
+  }
+  assert(replicas >= 5, `only ${replicas} models have a replica state`);
+  assert(failed.length === 0, `\n  ${failed.join("\n  ")}`);
+});
+
+Deno.test("restore of a leml replica state: its optional calibration queries as a plain Array are a TypeError", async () => {
+  const factory = await loadFactory("leml");
+  const m = factory.create({ seed: 1, numFeatures: 4, numLabels: 3, rank: 2 });
+  const s = m.toReplicaState!();
+  // (a model of 4096 labels or more sends them: one query of `rank` entries here)
+  const got = refusalOf(
+    () => factory.restore(withTensors(s, (t) => t.calibration = [0.5, 0.5]), { adopt: true }),
+    "accepted",
+  );
+  assert(
+    got === "TypeError: leml.restore: tensor calibration must be a Float32Array, got Array",
+    got,
+  );
+  factory.restore(withTensors(s, (t) => t.calibration = Float32Array.of(0.5, 0.5)));
+});

@@ -64,7 +64,7 @@ Deno.test("ova.restore: another kind, another array class, another length, a rep
   );
   assertEquals(
     messageOf(restore(withTensors(s, (t) => t.weights = Array.from(t.weights as Float32Array)))),
-    "TypeError: ova.restore: tensor weights must be a Float32Array, got Array",
+    "TypeError: ova.restore: tensor weights must be a Float32Array of length 2 (featPtr[3] = 2), got Array",
   );
   assertEquals(
     messageOf(restore(withTensors(s, (t) => t.counts = new Float64Array(3)))),

@@ -12,7 +12,10 @@ Deno.test("ova.restore: a state missing its scalars or tensors is refused, namin
   for (const replica of [false, true]) {
     const st = replica ? m.toReplicaState() : m.toState();
     const cases: [unknown, string][] = [
-      [{ ...st, tensors: undefined }, "ova.restore: tensor labels must be a Int32Array, got none"],
+      [
+        { ...st, tensors: undefined },
+        "ova.restore: tensor featPtr must be a Int32Array of length 2, got none",
+      ],
       [
         { ...st, scalars: undefined },
         "ova.restore: scalar numFeatures must be a non-negative integer, got undefined",
