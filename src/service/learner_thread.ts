@@ -199,6 +199,7 @@ type FromWorker =
   | { event: "ready"; retryAfterSeconds?: number }
   | { event: "failed"; error: ErrorRecord }
   | { event: "published"; model: PublishedModel }
+  | { event: "metrics"; value: Record<string, unknown>; at: number }
   | { event: "closed" };
 
 /**
@@ -370,6 +371,8 @@ export class LearnerThread implements ServiceHandle {
   >();
   #rate = new RateMeter();
   #stopped: Promise<void> | undefined;
+  /** The learning thread's last pushed metrics and when it took them (wall clock, ms). */
+  #latest: { value: Record<string, unknown>; at: number } | undefined;
   /** Replicas built so far (the first one included). */
   replicas = 1;
   /**
@@ -631,6 +634,8 @@ export class LearnerThread implements ServiceHandle {
       this.#startBuild(m, gen, []);
     } else if (m.event === "published") {
       this.#published = m.model;
+    } else if (m.event === "metrics") {
+      this.#latest = { value: m.value, at: m.at };
     }
   }
 
@@ -846,10 +851,32 @@ export class LearnerThread implements ServiceHandle {
     return this.#call<IngestResult>("ingest", { bytes, source }, [bytes.buffer as ArrayBuffer]);
   }
 
-  /** The learning thread's metrics, plus the replica's: events it covers and rebuild time. */
+  /**
+   * The metrics the learning thread pushed last (once a second while it runs), at once, with
+   * the replica's and their age (`metricsAgeSeconds`); undefined before the first push. `GET
+   * /metrics` and `GET /health` answer from them: asking the thread waits for whatever it is
+   * doing (a full checkpoint of a 10⁶-label model holds it 1-4 s).
+   */
+  latestMetrics(): Record<string, unknown> | undefined {
+    const l = this.#latest;
+    if (l === undefined) return undefined;
+    return {
+      ...l.value,
+      metricsAgeSeconds: Math.max(0, Date.now() - l.at) / 1000,
+      learnerThread: this.#threadMetrics(),
+    };
+  }
+
+  /** The learning thread's metrics, asked now, plus the replica's: events it covers and rebuild time. */
   async metrics(): Promise<Record<string, unknown>> {
     const m = await this.#call<Record<string, unknown>>("metrics");
-    m.learnerThread = {
+    this.#latest = { value: m, at: Date.now() };
+    return { ...m, metricsAgeSeconds: 0, learnerThread: this.#threadMetrics() };
+  }
+
+  /** `/metrics` → `learnerThread`: the replica's side. */
+  #threadMetrics(): Record<string, unknown> {
+    return {
       replicaApplied: this.#predictor.applied,
       replicas: this.replicas,
       replicaBuildMs: Math.round(this.replicaBuildMs * 1000) / 1000,
@@ -868,7 +895,6 @@ export class LearnerThread implements ServiceHandle {
       resyncs: this.resyncs,
       labelIndex: this.#indexer.metrics(this.#predictor.estimator),
     };
-    return m;
   }
 
   /** Writes a checkpoint now; resolves once it is durable and the replica is refreshed. */
@@ -916,12 +942,13 @@ export class LearnerThread implements ServiceHandle {
  */
 export function serveLearnerThread(
   open: (init: unknown) => Promise<LearningService>,
-  options: { snapshotMs?: number } = {},
+  options: { snapshotMs?: number; metricsMs?: number } = {},
 ): void {
   const scope = globalThis as unknown as WorkerScope;
   const snapshotMs = options.snapshotMs ?? 100;
   let service: LearningService | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let metricsTimer: ReturnType<typeof setInterval> | undefined;
   let sent = "";
   let sentPublished: PublishedModel | undefined;
   /** Whether `stop` was asked for (the thread then ends as expected) or "closed" was sent. */
@@ -949,6 +976,20 @@ export function serveLearnerThread(
     const reason = (e as PromiseRejectionEvent).reason as Error;
     console.error(`[tagstream] unhandled rejection: ${reason?.message ?? String(reason)}`);
   });
+  // the metrics pushed every metricsMs (default 1 s), which GET /metrics and /health answer from
+  let pushing = false;
+  const pushMetrics = async () => {
+    if (service === undefined || pushing || ended) return;
+    pushing = true;
+    try {
+      const value = await service.metrics();
+      if (!ended) scope.postMessage({ event: "metrics", value, at: Date.now() });
+    } catch {
+      // the next tick tries again (a request asking for them gets the error)
+    } finally {
+      pushing = false;
+    }
+  };
   let notBefore = 0;
   let lastSentAt = 0;
   /** The serving thread asked for a full snapshot (a delta did not apply). */
@@ -1048,6 +1089,7 @@ export function serveLearnerThread(
       }
       scope.postMessage({ event: "ready", retryAfterSeconds: service.retryAfterSeconds });
       timer = setInterval(() => update(true), snapshotMs);
+      metricsTimer = setInterval(pushMetrics, options.metricsMs ?? 1000);
       return;
     }
     const s = service!;
@@ -1072,6 +1114,7 @@ export function serveLearnerThread(
         case "stop":
           ended = true;
           clearInterval(timer);
+          clearInterval(metricsTimer);
           await s.stop();
           update(false);
           break;

@@ -49,6 +49,11 @@ export interface ServiceHandle {
   ingestBody(body: Uint8Array | string, source: string): Promise<IngestResult>;
   /** Metrics for `GET /metrics`. */
   metrics(): Promise<Record<string, unknown>>;
+  /**
+   * The latest metrics at once, without waiting for the learner (with `metricsAgeSeconds`), if
+   * the service keeps them (a `LearnerThread`); undefined: ask {@linkcode ServiceHandle.metrics}.
+   */
+  latestMetrics?(): Record<string, unknown> | undefined;
   /** Writes a checkpoint now; resolves once it is durable. */
   checkpoint(): Promise<void>;
   /** Builds and publishes a model file now. */

@@ -183,6 +183,7 @@ function stoppingView(service: ServiceHandle, begun: () => boolean): ServiceHand
     },
     ingestBody: (body, source) => service.ingestBody(body, source),
     metrics: () => service.metrics(),
+    latestMetrics: () => service.latestMetrics?.(),
     checkpoint: () => service.checkpoint(),
     publish: () => service.publish(),
     recentRate: () => service.recentRate(),

@@ -95,7 +95,13 @@ export function metricsRoutes(
     }
     let metrics: Record<string, unknown>;
     try {
-      metrics = await service.metrics();
+      // the learner thread's last pushed metrics (their age in metricsAgeSeconds), unless
+      // ?fresh=1 asks it now (asking waits for what it is doing: 1-4 s full checkpoints at 10⁶
+      // labels) or it is stopping or lost (asked: a lost one answers 503)
+      const latest = c.req.query("fresh") === undefined && !service.stopping
+        ? service.latestMetrics?.()
+        : undefined;
+      metrics = latest ?? await service.metrics();
     } catch (e) {
       // a stopping service may still answer (it is asked); one lost (a dead learner thread) not
       if (!service.stopping) throw e;
