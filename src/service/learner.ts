@@ -795,10 +795,8 @@ export class StreamLearner {
     const vocab = (v: Vocabulary, add: { from: number; names: string[] }, what: string) =>
       newNames(v, add, `Replica delta: ${what}`);
     const newFeatures = vocab(this.parser.features, d.features, "feature");
-    // (label names still packed: checked without the name → index map, see packedNewNames)
-    const newLabels = this.parser.labels.packed
-      ? packedNewNames(this.parser.labels, d.labels, "Replica delta: label")
-      : vocab(this.parser.labels, d.labels, "label");
+    // (label names still packed are checked without the name → index map: see newNames)
+    const newLabels = vocab(this.parser.labels, d.labels, "label");
     const numLabels = this.parser.labels.size + newLabels.length;
     checkLabelCounts(d.labelCounts, numLabels, "Replica delta");
     const window = PrequentialWindow.fromState(d.window);
@@ -1035,42 +1033,6 @@ export class StreamLearner {
 type RestoreSteps = ((state: ModelState, step?: number) => Generator<void, Estimator, void>) & {
   restores?: unknown;
 };
-
-/**
- * The names of a delta's `add` that `v` (its names still packed) does not have, checked as
- * `newNames` (./learner_checks.ts) checks them but for a fresh name that `v` has already, which
- * would need the name → index map (the learner's vocabulary, which made them, never adds a
- * name twice).
- */
-function packedNewNames(
-  v: Vocabulary,
-  add: { from: number; names: string[] },
-  what: string,
-): string[] {
-  if (
-    !add || !Number.isInteger(add.from) || add.from < 0 || add.from > v.size ||
-    !Array.isArray(add.names)
-  ) {
-    throw new RangeError(`${what} names must follow ${v.size} names`);
-  }
-  const known = Math.min(v.size, add.from + add.names.length);
-  for (let i = add.from; i < known; i++) {
-    if (add.names[i - add.from] !== v.nameOf(i)) {
-      throw new RangeError(`${what} name ${i} differs from the one here`);
-    }
-  }
-  const fresh = add.names.slice(known - add.from);
-  const seen = new Set<string>();
-  for (const n of fresh) {
-    if (typeof n !== "string") throw new RangeError(`${what} name ${shown(n)} is not a string`);
-    if (seen.has(n)) throw new RangeError(`${what} name '${n.slice(0, 40)}' twice`);
-    seen.add(n);
-  }
-  if (v.size + fresh.length > v.maxSize) {
-    throw new RangeError(`${what}: more than ${v.maxSize} names`);
-  }
-  return fresh;
-}
 
 /** How many names a packed list holds (a TypeError when it is not one). */
 function packedCount(p: PackedNames): number {

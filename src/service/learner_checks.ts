@@ -47,7 +47,10 @@ export function pendingFrom(pending: LearnerCheckpoint["pending"]): Example[] {
 
 /**
  * The names of `add` that `v` does not have yet, after checking that `add` follows `v` (names
- * it has already must agree). `what` starts the error messages.
+ * it has already must agree). `what` starts the error messages. A fresh name `v` has already is
+ * refused, unless `v`'s names are still packed (`Vocabulary.adoptPacked`: looking it up would
+ * unpack them, building the name → index map of up to 10⁶ names; the learner's vocabulary,
+ * which made them, never adds a name twice); a name twice among the fresh ones always is.
  *
  * @example
  * ```ts
@@ -71,7 +74,7 @@ export function newNames(
   // names the learner already has (a full snapshot newer than the delta's base) must agree
   const known = Math.min(v.size, add.from + add.names.length);
   for (let i = add.from; i < known; i++) {
-    if (add.names[i - add.from] !== v.names[i]) {
+    if (add.names[i - add.from] !== v.nameOf(i)) {
       throw new RangeError(`${what} name ${i} differs from the one here`);
     }
   }
@@ -79,7 +82,7 @@ export function newNames(
   const seen = new Set<string>();
   for (const n of fresh) {
     if (typeof n !== "string") throw new RangeError(`${what} name ${shown(n)} is not a string`);
-    if (v.idOf(n, false) >= 0 || seen.has(n)) {
+    if (seen.has(n) || (!v.packed && v.idOf(n, false) >= 0)) {
       throw new RangeError(`${what} name '${String(n).slice(0, 40)}' twice`);
     }
     seen.add(n);
