@@ -14,7 +14,9 @@ export {
 } from "../data/helpers.ts";
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import { mulberry32 } from "../mulberry32.ts";
-import type { ServiceOptions } from "../../src/service/service.ts";
+import { LearningService, type ServiceOptions } from "../../src/service/service.ts";
+import { factory as ova } from "../../src/models/ova/mod.ts";
+import { syntheticExamples } from "../../src/data/synthetic.ts";
 import type { BuiltModel } from "../../src/service/service_types.ts";
 import type { Estimator } from "../../src/models/estimator.ts";
 import type { Example } from "../../src/data/types.ts";
@@ -136,6 +138,30 @@ export async function recordingWorkers<T>(fn: (made: Worker[]) => Promise<T>): P
   } finally {
     globalThis.Worker = Real;
   }
+}
+
+/** `n` events with index features and labels "L<l>" from a synthetic stream (ova tests). */
+export function syntheticEvents(n: number, seed: number, numLabels: number): string[] {
+  return [...syntheticExamples({ rows: n, numFeatures: 800, numLabels, avgNnz: 10, seed })].map(
+    (e, i) =>
+      JSON.stringify({
+        id: `s${seed}-${i}`,
+        features: Object.fromEntries([...e.x.indices].map((j, p) => [String(j), e.x.values[p]])),
+        labels: [...e.labels].map((l) => `L${l}`),
+      }),
+  );
+}
+
+/** An ova service on this thread with the options of {@linkcode OVA_THREAD_FLAGS}. */
+export function openOvaSameThread(dir: string): Promise<LearningService> {
+  return LearningService.open({
+    factory: ova,
+    stateDir: dir,
+    batchSize: 8,
+    modelOptions: { seed: 3, maxLabelsPerFeature: 16 },
+    publishEvery: 0,
+    log: () => {},
+  });
 }
 
 /** What `p` settles with, or a "timed out" error after 30 s (a hang guard, not a timing assert). */

@@ -1,7 +1,6 @@
 import { factory as leml } from "../../src/models/leml/mod.ts";
 import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 import type { EstimatorFactory } from "../../src/models/estimator.ts";
-import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { loadFactory } from "../../src/models/registry.ts";
 import { createApp } from "../../src/service/http_app.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
@@ -10,9 +9,11 @@ import {
   assert,
   assertEquals,
   assertThrowsMsg,
+  openOvaSameThread,
   OVA_THREAD_FLAGS,
   plantedEvents,
   serviceOptions,
+  syntheticEvents,
   waitUntil,
   withTempDir,
 } from "./helpers.ts";
@@ -311,30 +312,6 @@ Deno.test("learner thread: a slow replica rebuild spaces the snapshots out", asy
     }
   });
 });
-
-/** `n` events with index features and labels "L<l>" from a synthetic stream (ova tests). */
-function syntheticEvents(n: number, seed: number, numLabels: number): string[] {
-  return [...syntheticExamples({ rows: n, numFeatures: 800, numLabels, avgNnz: 10, seed })].map(
-    (e, i) =>
-      JSON.stringify({
-        id: `s${seed}-${i}`,
-        features: Object.fromEntries([...e.x.indices].map((j, p) => [String(j), e.x.values[p]])),
-        labels: [...e.labels].map((l) => `L${l}`),
-      }),
-  );
-}
-
-/** An ova service on this thread with the options of OVA_THREAD_FLAGS. */
-function openOvaSameThread(dir: string): Promise<LearningService> {
-  return LearningService.open({
-    factory: ova,
-    stateDir: dir,
-    batchSize: 8,
-    modelOptions: { seed: 3, maxLabelsPerFeature: 16 },
-    publishEvery: 0,
-    log: () => {},
-  });
-}
 
 /** Asserts that the served replica answers exactly like the same-thread learner. */
 function assertServesLike(t: LearnerThread, s: LearningService, where: string): void {

@@ -5,22 +5,10 @@
 // snapshot is applied again.
 import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 import type { EstimatorFactory } from "../../src/models/estimator.ts";
-import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
-import { assert, assertEquals, OVA_THREAD_FLAGS, withTempDir } from "./helpers.ts";
+import { assert, assertEquals, OVA_THREAD_FLAGS, syntheticEvents, withTempDir } from "./helpers.ts";
 
 const WORKER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
-
-function events(n: number, seed: number, numLabels: number): string {
-  return [...syntheticExamples({ rows: n, numFeatures: 800, numLabels, avgNnz: 10, seed })].map(
-    (e, i) =>
-      JSON.stringify({
-        id: `s${seed}-${i}`,
-        features: Object.fromEntries([...e.x.indices].map((j, p) => [String(j), e.x.values[p]])),
-        labels: [...e.labels].map((l) => `L${l}`),
-      }),
-  ).join("\n");
-}
 
 Deno.test("learner thread: a full snapshot that fails during a resync is asked for again; the error clears", async () => {
   let failDelta = false, failRestore = false;
@@ -52,9 +40,9 @@ Deno.test("learner thread: a full snapshot that fails during a resync is asked f
       labelIndex: { enabled: false },
     });
     try {
-      await t.ingestBody(events(1600, 1, 200), "http");
+      await t.ingestBody(syntheticEvents(1600, 1, 200).join("\n"), "http");
       await t.checkpoint();
-      await t.ingestBody(events(16, 2, 300), "http");
+      await t.ingestBody(syntheticEvents(16, 2, 300).join("\n"), "http");
       await t.checkpoint();
       const lt0 = (await t.metrics()).learnerThread as Record<string, number>;
       assert(lt0.deltas >= 1, JSON.stringify(lt0));
@@ -63,7 +51,7 @@ Deno.test("learner thread: a full snapshot that fails during a resync is asked f
       const t0 = performance.now();
       // feed and wait until the replica covers every event applied (a hang guard, not a timing)
       while (true) {
-        await t.ingestBody(events(16, seed++, 300), "http");
+        await t.ingestBody(syntheticEvents(16, seed++, 300).join("\n"), "http");
         await t.checkpoint();
         await new Promise((r) => setTimeout(r, 150));
         if (!failDelta && !failRestore && t.predictor.applied === t.applied) break;

@@ -4,30 +4,25 @@
 // a full snapshot. Checked by counting steps and slices and by comparing answers, never by time.
 import { factory as ova, type OvaEstimator } from "../../src/models/ova/mod.ts";
 import { factory as leml } from "../../src/models/leml/mod.ts";
-import { syntheticExamples } from "../../src/data/synthetic.ts";
 import { type PackedNames, packNames } from "../../src/data/vocabulary.ts";
 import { type LearnerCheckpoint, StreamLearner } from "../../src/service/learner.ts";
 import { LearnerThread } from "../../src/service/learner_thread.ts";
-import { LearningService } from "../../src/service/service.ts";
+import type { LearningService } from "../../src/service/service.ts";
 import { assert, assertEquals, assertThrowsMsg } from "../helpers.ts";
-import { OVA_THREAD_FLAGS, recordingWorkers, waitUntil, withTempDir } from "./helpers.ts";
+import {
+  openOvaSameThread,
+  OVA_THREAD_FLAGS,
+  recordingWorkers,
+  syntheticEvents,
+  waitUntil,
+  withTempDir,
+} from "./helpers.ts";
 
 const WORKER = new URL("../../src/cli/commands/serve_learner.ts", import.meta.url);
 
-function events(n: number, seed: number, numLabels: number): string[] {
-  return [...syntheticExamples({ rows: n, numFeatures: 800, numLabels, avgNnz: 10, seed })].map(
-    (e, i) =>
-      JSON.stringify({
-        id: `s${seed}-${i}`,
-        features: Object.fromEntries([...e.x.indices].map((j, p) => [String(j), e.x.values[p]])),
-        labels: [...e.labels].map((l) => `L${l}`),
-      }),
-  );
-}
-
 function learner(n: number, seed = 1): StreamLearner {
   const l = StreamLearner.create(ova, { batchSize: 8, modelOptions: { seed: 3 } });
-  events(n, seed, 300).forEach((line, i) => l.ingestLine(line, "test", i + 1));
+  syntheticEvents(n, seed, 300).forEach((line, i) => l.ingestLine(line, "test", i + 1));
   return l;
 }
 
@@ -42,7 +37,7 @@ function packed(l: StreamLearner): {
 }
 
 function answers(l: StreamLearner): unknown[] {
-  return events(30, 77, 300).map((line) => {
+  return syntheticEvents(30, 77, 300).map((line) => {
     const f = JSON.parse(line).features;
     const x = l.parser.featuresForPredict(f, l.estimator.numFeatures);
     return [l.predict(f, 5), [...l.estimator.predictScores(x)]];
@@ -102,7 +97,7 @@ Deno.test("a replica's label names stay packed through its rebuild and deltas, a
   const replica = r.value;
   assert(replica.parser.labels.packed, "the label names were unpacked");
   // events with labels the replica has not seen yet
-  events(40, 5, 600).forEach((line, i) => l.ingestLine(line, "test", 1000 + i));
+  syntheticEvents(40, 5, 600).forEach((line, i) => l.ingestLine(line, "test", 1000 + i));
   l.flush();
   const d = l.toReplicaDelta()!;
   assert(d.labels.names.length > 0, "no new label in the delta");
@@ -116,17 +111,6 @@ Deno.test("a replica's label names stay packed through its rebuild and deltas, a
 });
 
 /** An ova service on this thread with the options of OVA_THREAD_FLAGS. */
-function openOvaSameThread(dir: string): Promise<LearningService> {
-  return LearningService.open({
-    factory: ova,
-    stateDir: dir,
-    batchSize: 8,
-    modelOptions: { seed: 3, maxLabelsPerFeature: 16 },
-    publishEvery: 0,
-    log: () => {},
-  });
-}
-
 function assertServesLike(t: LearnerThread, s: LearningService, where: string): void {
   const r = t.predictor, l = s.learner;
   assertEquals(r.parser.labels.names, l.parser.labels.names, `${where}: label names`);
@@ -147,12 +131,12 @@ Deno.test("learner thread: a full snapshot is rebuilt in slices while the previo
       try {
         t.sliceMs = 0; // one step a slice: many slices
         t.maxDeltaApplyBytes = 0; // every refresh a full snapshot
-        const bulk = events(1600, 1, 200).join("\n");
+        const bulk = syntheticEvents(1600, 1, 200).join("\n");
         assertEquals(await t.ingestBody(bulk, "http"), await s.ingestBody(bulk, "http"));
         await t.checkpoint();
         assertServesLike(t, s, "after the bulk");
         const before = t.predictor;
-        const more = events(400, 2, 300).join("\n");
+        const more = syntheticEvents(400, 2, 300).join("\n");
         assertEquals(await t.ingestBody(more, "http"), await s.ingestBody(more, "http"));
         // while a rebuild is on, the replica answering does not change, nor its answers: checked
         // between its slices (a microtask queued by each step runs after the slice, before the
@@ -218,12 +202,12 @@ Deno.test("learner thread: a delta too big to apply in one go is replaced by a f
       });
       const s = await openOvaSameThread(dirB);
       try {
-        const bulk = events(1600, 1, 200).join("\n");
+        const bulk = syntheticEvents(1600, 1, 200).join("\n");
         assertEquals(await t.ingestBody(bulk, "http"), await s.ingestBody(bulk, "http"));
         await t.checkpoint();
         t.maxDeltaApplyBytes = 1000; // a delta of 16 events is more
         const replicas = t.replicas;
-        const later = events(16, 2, 300).join("\n");
+        const later = syntheticEvents(16, 2, 300).join("\n");
         assertEquals(await t.ingestBody(later, "http"), await s.ingestBody(later, "http"));
         await t.checkpoint();
         await waitUntil(
