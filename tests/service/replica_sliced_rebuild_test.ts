@@ -111,6 +111,28 @@ Deno.test("a replica's label names stay packed through its rebuild and deltas, a
 });
 
 /** An ova service on this thread with the options of OVA_THREAD_FLAGS. */
+/**
+ * Makes every rebuild's step (`StreamLearner.fromCheckpointSteps`) queue `between` as a microtask:
+ * it runs after the step's slice, before the turn requests get (where a request would be
+ * answered, or a message arrive). Returns the undo.
+ */
+function betweenSteps(between: () => void): () => void {
+  const real = StreamLearner.fromCheckpointSteps;
+  (StreamLearner as { fromCheckpointSteps: unknown }).fromCheckpointSteps = function* (
+    ...args: Parameters<typeof real>
+  ) {
+    const g = real.apply(StreamLearner, args);
+    let r = g.next();
+    while (!r.done) {
+      queueMicrotask(between);
+      yield;
+      r = g.next();
+    }
+    return r.value;
+  };
+  return () => (StreamLearner as { fromCheckpointSteps: unknown }).fromCheckpointSteps = real;
+}
+
 function assertServesLike(t: LearnerThread, s: LearningService, where: string): void {
   const r = t.predictor, l = s.learner;
   assertEquals(r.parser.labels.names, l.parser.labels.names, `${where}: label names`);
@@ -144,28 +166,16 @@ Deno.test("learner thread: a full snapshot is rebuilt in slices while the previo
         let seenRebuilding = 0;
         let during: { replica: StreamLearner; answers: unknown[] } | undefined;
         const problems: string[] = [];
-        const real = StreamLearner.fromCheckpointSteps;
-        (StreamLearner as { fromCheckpointSteps: unknown }).fromCheckpointSteps = function* (
-          ...args: Parameters<typeof real>
-        ) {
-          const g = real.apply(StreamLearner, args);
-          let r = g.next();
-          while (!r.done) {
-            queueMicrotask(() => {
-              if (!t.rebuilding) return;
-              seenRebuilding++;
-              during ??= { replica: t.predictor, answers: answers(t.predictor) };
-              if (t.predictor !== during.replica) problems.push("the replica changed");
-              else if (seenRebuilding % 16 === 0) {
-                const now = JSON.stringify(answers(t.predictor));
-                if (now !== JSON.stringify(during.answers)) problems.push("answers changed");
-              }
-            });
-            yield;
-            r = g.next();
+        const undo = betweenSteps(() => {
+          if (!t.rebuilding) return;
+          seenRebuilding++;
+          during ??= { replica: t.predictor, answers: answers(t.predictor) };
+          if (t.predictor !== during.replica) problems.push("the replica changed");
+          else if (seenRebuilding % 16 === 0) {
+            const now = JSON.stringify(answers(t.predictor));
+            if (now !== JSON.stringify(during.answers)) problems.push("answers changed");
           }
-          return r.value;
-        };
+        });
         try {
           await t.checkpoint();
           // (the delta was too big: the full snapshot it asked for may come after the answer)
@@ -174,7 +184,7 @@ Deno.test("learner thread: a full snapshot is rebuilt in slices while the previo
             "the full snapshot rebuilt",
           );
         } finally {
-          (StreamLearner as { fromCheckpointSteps: unknown }).fromCheckpointSteps = real;
+          undo();
         }
         assertEquals(problems, [], "during the rebuild");
         assert(seenRebuilding > 0, "no turn during a rebuild");
@@ -252,7 +262,7 @@ Deno.test("learner thread: full snapshots coming faster than a rebuild never sta
         factory: ova,
         labelIndex: { enabled: false },
       });
-      const real = StreamLearner.fromCheckpointSteps;
+      let undo = () => {};
       try {
         t.sliceMs = 0; // one step a slice: a rebuild takes many slices
         const a = learner(600, 1), b = learner(900, 2);
@@ -266,21 +276,11 @@ Deno.test("learner thread: full snapshots coming faster than a rebuild never sta
         const SENDS = 300;
         let sent = 0, replicasWhileSending = t.replicas;
         const replicas = t.replicas;
-        const steps = function* (...args: Parameters<typeof real>) {
-          const g = real.apply(StreamLearner, args);
-          let r = g.next();
-          while (!r.done) {
-            queueMicrotask(() => {
-              if (sent >= SENDS) return;
-              made[0].dispatchEvent(snapshot(++sent % 2 === 1 ? a : b));
-              if (sent < SENDS) replicasWhileSending = t.replicas;
-            });
-            yield;
-            r = g.next();
-          }
-          return r.value;
-        };
-        (StreamLearner as { fromCheckpointSteps: unknown }).fromCheckpointSteps = steps;
+        undo = betweenSteps(() => {
+          if (sent >= SENDS) return;
+          made[0].dispatchEvent(snapshot(++sent % 2 === 1 ? a : b));
+          if (sent < SENDS) replicasWhileSending = t.replicas;
+        });
         made[0].dispatchEvent(snapshot(a));
         await waitUntil(() => sent >= SENDS && !t.rebuilding, "the snapshots and rebuilds end");
         assert(
@@ -292,7 +292,7 @@ Deno.test("learner thread: full snapshots coming faster than a rebuild never sta
         const lt = (await t.metrics()).learnerThread as Record<string, number>;
         assert(lt.replicasSuperseded > 0, JSON.stringify(lt));
       } finally {
-        (StreamLearner as { fromCheckpointSteps: unknown }).fromCheckpointSteps = real;
+        undo();
         await t.stop();
       }
     });
