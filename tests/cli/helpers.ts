@@ -45,6 +45,33 @@ export async function runMain(
 }
 
 /**
+ * The command `tagstream serve --no-auth --quiet --port 0 --state-dir DIR ARGS` as a child
+ * process (stdout and stderr piped; `TAGSTREAM_TOKEN` empty whatever the developer exported).
+ *
+ * @example
+ * ```ts
+ * import { serveCommand } from "./helpers.ts";
+ * const cmd = serveCommand("/tmp/state", ["--model", "ova"]);
+ * console.log(cmd instanceof Deno.Command); // true
+ * ```
+ */
+export function serveCommand(stateDir: string, args: string[]): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      new URL("../../src/cli/main.ts", import.meta.url).pathname,
+      "serve",
+      ...["--no-auth", "--quiet", "--port", "0", "--state-dir", stateDir],
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
+  });
+}
+
+/**
  * Runs `tagstream serve --no-auth --quiet --port 0 --state-dir DIR ARGS` as a child process for at
  * most `ms`; a run still going then is killed (`code` null: it started serving).
  *
@@ -62,24 +89,7 @@ export async function runServe(
   args: string[],
   ms = 20_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      new URL("../../src/cli/main.ts", import.meta.url).pathname,
-      "serve",
-      "--no-auth",
-      "--quiet",
-      "--port",
-      "0",
-      "--state-dir",
-      stateDir,
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
-  }).spawn();
+  const child = serveCommand(stateDir, args).spawn();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -2,23 +2,11 @@
 // at a time (`--max-features`, then `--max-feature-growth`, then `--max-labels` after ~29k
 // events). `serve` now logs, at its start, every growth limit in force and the model's sizes,
 // with the three flags a wider stream needs raised together.
-import { assert, withTempDir } from "./helpers.ts";
+import { assert, serveCommand, withTempDir } from "./helpers.ts";
 
 /** `serve`'s stderr from its start until it listens (then it is stopped). */
 async function startupLog(dir: string, extra: string[]): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      new URL("../../src/cli/main.ts", import.meta.url).pathname,
-      "serve",
-      ...["--no-auth", "--quiet", "--port", "0", "--state-dir", dir, "--model", "ova"],
-      ...extra,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1", TAGSTREAM_TOKEN: "" },
-  }).spawn();
+  const child = serveCommand(dir, ["--model", "ova", ...extra]).spawn();
   const stderr = new Response(child.stderr).text();
   try {
     const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
