@@ -395,14 +395,24 @@ export class InvertedWeights {
     const weights = new Float32Array(this.#size);
     const sums = withSums ? new Float32Array(this.#size) : undefined;
     const logs = new Uint8Array(F);
+    const K = this.keys, W = this.weights, S = this.sums;
     let e = 0;
     for (let j = 0; j < F; j++) {
       const off = this.#eOff[j], n = this.#count[j];
       if (off >= 0) {
         logs[j] = this.#log[j];
-        keys.set(this.keys.subarray(off, off + n), e);
-        weights.set(this.weights.subarray(off, off + n), e);
-        if (sums) sums.set(this.sums.subarray(off, off + n), e);
+        if (n <= 64) {
+          // most blocks are short: a loop, not three views (a view each was most of the time)
+          for (let i = 0; i < n; i++) {
+            keys[e + i] = K[off + i];
+            weights[e + i] = W[off + i];
+          }
+          if (sums) { for (let i = 0; i < n; i++) sums[e + i] = S[off + i]; }
+        } else {
+          keys.set(K.subarray(off, off + n), e);
+          weights.set(W.subarray(off, off + n), e);
+          if (sums) sums.set(S.subarray(off, off + n), e);
+        }
         e += n;
       }
       ptr[j + 1] = e;
