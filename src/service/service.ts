@@ -143,6 +143,8 @@ export class LearningService implements ServiceHandle {
    */
   #appliedAtAttempt: number;
   #ticksSinceAttempt = 0;
+  /** Whether the checkpoint timer runs (`checkpointSeconds` > 0; see `start`). */
+  #checkpointTimer = false;
   /** Milliseconds the file loop has held the thread, in all (see #writeCheckpoint). */
   #fileLoopMs = 0;
   #appliedAtPublish: number;
@@ -325,7 +327,8 @@ export class LearningService implements ServiceHandle {
     // checkpointEvery 0: no checkpoints of its own (a state directory nobody resumes from)
     const checkpoints = o.checkpointEvery !== 0;
     const ckMs = (o.checkpointSeconds ?? 5) * 1000;
-    if (checkpoints && ckMs > 0) {
+    this.#checkpointTimer = checkpoints && ckMs > 0;
+    if (this.#checkpointTimer) {
       this.#timers.push(setInterval(() => {
         // after failed attempts, every checkpointBackoff(failed)-th tick that finds it due
         if (
@@ -1078,7 +1081,15 @@ export class LearningService implements ServiceHandle {
     while (!this.#stopping) {
       if (this.#checkpointError !== undefined) {
         // The state directory cannot take a checkpoint: stop reading (nothing read now could be
-        // acknowledged) until one succeeds again (the checkpoint timer retries).
+        // acknowledged) until one succeeds again. The checkpoint timer retries; without one
+        // (--checkpoint-seconds 0) nothing else would (no event comes while the source waits):
+        // this loop does, every second times the back-off after failed attempts.
+        if (
+          !this.#checkpointTimer && this.options.checkpointEvery !== 0 &&
+          this.#spacedFromLastAttempt() &&
+          performance.now() - this.#checkpointEndMs >=
+            1000 * checkpointBackoff(this.#checkpointsFailed)
+        ) this.#backgroundCheckpoint();
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
