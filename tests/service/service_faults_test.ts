@@ -161,6 +161,8 @@ Deno.test("disk full without the checkpoint timer: the Redis source resumes once
         await waitUntil(
           async () => s.applied === 6 && s.storage.ok && await redis.xpendingCount(key, "g") === 0,
           "all acknowledged once the disk has room",
+          // (the retries back off up to 16 s after failures: a bound, not a timing)
+          40_000,
         );
       } finally {
         setStorageFault(undefined);
