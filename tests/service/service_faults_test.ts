@@ -94,15 +94,23 @@ Deno.test("disk full: /events answers 503 with Retry-After, applies nothing, /he
   });
 });
 
-Deno.test("disk full: the Redis source stops acknowledging until a checkpoint succeeds", async () => {
+/**
+ * A full disk fails the checkpoints of a service reading a Redis stream (`checkpointSeconds`):
+ * the source stops acknowledging, /health says why; once the disk has room, every entry is applied
+ * and acknowledged within `waitMs`.
+ */
+async function redisPausedByFullDisk(
+  key: string,
+  checkpointSeconds: number,
+  waitMs = 10000,
+): Promise<void> {
   const server = await startRedisServer();
   const redis = await RedisClient.connect(server.url);
   try {
     await withTempDir(async (dir) => {
-      const key = "faults:events";
       const s = await LearningService.open(serviceOptions(dir, {
         checkpointEvery: 2,
-        checkpointSeconds: 0.2,
+        checkpointSeconds,
         redis: { url: server.url, key, group: "g", consumer: "c" },
       }));
       await s.start();
@@ -120,6 +128,7 @@ Deno.test("disk full: the Redis source stops acknowledging until a checkpoint su
         await waitUntil(
           async () => s.applied === 6 && s.storage.ok && await redis.xpendingCount(key, "g") === 0,
           "all acknowledged once the disk has room",
+          waitMs,
         );
       } finally {
         setStorageFault(undefined);
@@ -130,50 +139,17 @@ Deno.test("disk full: the Redis source stops acknowledging until a checkpoint su
     redis.close();
     await server.stop();
   }
-});
+}
+
+Deno.test("disk full: the Redis source stops acknowledging until a checkpoint succeeds", () =>
+  redisPausedByFullDisk("faults:events", 0.2));
 
 // Without the checkpoint timer (--checkpoint-seconds 0) nothing retried a failed checkpoint: the
 // Redis source, paused while checkpoints fail, brought no event that could, so it stayed paused
 // for good. The source's loop retries then, every second times the back-off.
-Deno.test("disk full without the checkpoint timer: the Redis source resumes once a checkpoint succeeds", async () => {
-  const server = await startRedisServer();
-  const redis = await RedisClient.connect(server.url);
-  try {
-    await withTempDir(async (dir) => {
-      const key = "faults:events:no-timer";
-      const s = await LearningService.open(serviceOptions(dir, {
-        checkpointEvery: 2,
-        checkpointSeconds: 0,
-        redis: { url: server.url, key, group: "g", consumer: "c" },
-      }));
-      await s.start();
-      let full = true;
-      setStorageFault((_p, size) => full ? Math.floor(size / 2) : undefined);
-      try {
-        for (const l of plantedEvents(6)) await redis.xadd(key, { event: l });
-        await waitUntil(() => s.applied >= 2 && !s.storage.ok, "a checkpoint failed");
-        await new Promise((r) => setTimeout(r, 500));
-        assertEquals(await redis.xpendingCount(key, "g") > 0, true);
-        const h = await createApp({ service: s }).request("/health");
-        assertEquals(h.status, 503);
-        assert(/checkpoint: .*No space left/.test((await h.json()).reason), "health reason");
-        full = false;
-        await waitUntil(
-          async () => s.applied === 6 && s.storage.ok && await redis.xpendingCount(key, "g") === 0,
-          "all acknowledged once the disk has room",
-          // (the retries back off up to 16 s after failures: a bound, not a timing)
-          40_000,
-        );
-      } finally {
-        setStorageFault(undefined);
-        await s.stop();
-      }
-    });
-  } finally {
-    redis.close();
-    await server.stop();
-  }
-});
+Deno.test("disk full without the checkpoint timer: the Redis source resumes once a checkpoint succeeds", () =>
+  // (the retries back off up to 16 s after failures: a bound, not a timing)
+  redisPausedByFullDisk("faults:events:no-timer", 0, 40_000));
 
 Deno.test("checkpoint bit flips refuse to start naming the file and offset; --repair sets it aside", async () => {
   await withTempDir(async (dir) => {
